@@ -1,0 +1,19 @@
+// Every setting the core reads, with its default and what it does.
+// Environment variables override these; plugins declare their own in their
+// manifest (`config`), and config/example.env documents them all.
+export interface Setting {
+  default: string;
+  description: string;
+}
+
+export const coreSettings: Record<string, Setting> = {
+  PORT: { default: "8080", description: "TCP port the server listens on." },
+  HOST: { default: "0.0.0.0", description: "Address the server binds to." },
+  HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs; created on start." },
+  HEARTH_PLUGINS: { default: "", description: "Colon-separated folders of drop-in plugins, loaded at start." },
+  HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
+  HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },
+  HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
+  HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
+  HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },
+};

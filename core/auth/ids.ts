@@ -1,0 +1,19 @@
+// Identifiers and secrets. Ids are short and URL-safe; tokens carry 256 bits.
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** A random 16-character id (80 bits), lowercase Crockford base32. */
+export function newId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let s = "";
+  for (const b of bytes) s += ALPHABET[b & 31];
+  return s;
+}
+
+export function newToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return "hth_" + Buffer.from(bytes).toString("base64url");
+}
+
+export function hashToken(token: string): string {
+  return new Bun.CryptoHasher("sha256").update(token).digest("hex");
+}

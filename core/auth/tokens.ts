@@ -1,0 +1,159 @@
+// Accounts and bearer tokens. Tokens are stored only as sha256 hashes and
+// looked up by hash, so comparing them takes no secret-dependent time.
+import { and, eq } from "drizzle-orm";
+import { HearthError, invalid, unauthenticated } from "../errors.ts";
+import type { Account, Caller } from "../plugin.ts";
+import type { Store } from "../db/index.ts";
+import { accounts, tokens } from "../db/schema.ts";
+import { hashToken, newId, newToken } from "./ids.ts";
+
+export const USERNAME = /^[a-z0-9_-]{3,32}$/;
+
+export async function ensureAccount(store: Store, username: string, opts: { admin?: boolean } = {}): Promise<Account> {
+  if (!USERNAME.test(username)) throw invalid("username", "usernames are 3-32 characters of a-z, 0-9, _ and -");
+  return store.write(() => {
+    const found = store.wdb.select().from(accounts).where(eq(accounts.username, username)).get();
+    if (found) {
+      if (opts.admin && !found.admin) store.wdb.update(accounts).set({ admin: true }).where(eq(accounts.id, found.id)).run();
+      return { id: found.id, username: found.username, admin: found.admin || !!opts.admin };
+    }
+    const first = !store.wdb.select({ id: accounts.id }).from(accounts).limit(1).get();
+    const row = { id: newId(), username, admin: !!opts.admin || first, created: Date.now() };
+    store.wdb.insert(accounts).values(row).run();
+    return { id: row.id, username, admin: row.admin };
+  });
+}
+
+export function findAccount(store: Store, username: string): Account | null {
+  const r = store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  return r ? { id: r.id, username: r.username, admin: r.admin } : null;
+}
+
+export interface IssuedToken {
+  token: string;
+  id: string;
+  scopes: "*" | string[];
+  expires: string | null;
+}
+
+export async function issueToken(
+  store: Store,
+  account: Account,
+  opts: { name?: string; scopes?: "*" | string[]; expires?: Date | null; now?: Date } = {},
+): Promise<IssuedToken> {
+  const token = newToken();
+  const id = newId();
+  const scopes = opts.scopes ?? "*";
+  await store.write(() => {
+    store.wdb
+      .insert(tokens)
+      .values({
+        id,
+        account: account.id,
+        hash: hashToken(token),
+        name: opts.name ?? "token",
+        scopes: scopes === "*" ? "*" : scopes.join(","),
+        created: (opts.now ?? new Date()).getTime(),
+        expires: opts.expires ? opts.expires.getTime() : null,
+      })
+      .run();
+  });
+  return { token, id, scopes, expires: opts.expires ? opts.expires.toISOString() : null };
+}
+
+export async function revokeToken(store: Store, accountId: string, id: string, cache?: TokenCache): Promise<boolean> {
+  const done = await store.write(() =>
+    store.wdb
+      .update(tokens)
+      .set({ revoked: Date.now() })
+      .where(and(eq(tokens.id, id), eq(tokens.account, accountId)))
+      .returning({ hash: tokens.hash })
+      .all(),
+  );
+  for (const r of done) cache?.forget(r.hash);
+  return done.length > 0;
+}
+
+interface Cached {
+  caller: Caller;
+  expires: number | null;
+  at: number;
+}
+
+/**
+ * Bearer lookups are on every call's path, so resolved tokens are kept in
+ * memory briefly. Revocation through revokeToken clears its entry at once.
+ */
+export class TokenCache {
+  private map = new Map<string, Cached>();
+  private touched = new Map<string, number>();
+  constructor(
+    private store: Store,
+    private ttlMs = 30_000,
+  ) {}
+
+  forget(hash: string) {
+    this.map.delete(hash);
+  }
+  clear() {
+    this.map.clear();
+  }
+
+  /** Resolves a bearer token to a caller, or throws 401. */
+  identify(token: string, now: number): Caller {
+    const hash = hashToken(token);
+    let hit = this.map.get(hash);
+    if (!hit || now - hit.at > this.ttlMs) {
+      const row = this.store.rdb
+        .select({
+          id: tokens.id,
+          scopes: tokens.scopes,
+          expires: tokens.expires,
+          revoked: tokens.revoked,
+          accountId: accounts.id,
+          username: accounts.username,
+          admin: accounts.admin,
+        })
+        .from(tokens)
+        .innerJoin(accounts, eq(accounts.id, tokens.account))
+        .where(eq(tokens.hash, hash))
+        .get();
+      if (!row || row.revoked) {
+        this.map.delete(hash);
+        throw unauthenticated("the token is not valid (unknown or revoked)");
+      }
+      hit = {
+        caller: {
+          account: { id: row.accountId, username: row.username, admin: row.admin },
+          scopes: row.scopes === "*" ? "*" : row.scopes.split(",").filter(Boolean),
+          via: "token",
+          tokenId: row.id,
+        },
+        expires: row.expires,
+        at: now,
+      };
+      if (this.map.size > 10_000) this.map.clear();
+      this.map.set(hash, hit);
+    }
+    if (hit.expires !== null && hit.expires <= now) throw unauthenticated("the token has expired");
+    this.touch(hit.caller.tokenId!, now);
+    return hit.caller;
+  }
+
+  /** Records last use at most once a minute per token, off the request path. */
+  private touch(id: string, now: number) {
+    const last = this.touched.get(id) ?? 0;
+    if (now - last < 60_000) return;
+    this.touched.set(id, now);
+    queueMicrotask(() => {
+      this.store.exclusive(() => this.store.writer.run("UPDATE tokens SET last_used = ? WHERE id = ?", [now, id])).catch(() => {});
+    });
+  }
+}
+
+export function assertScope(caller: Caller, service: string) {
+  if (caller.scopes === "*" || caller.scopes.includes(service)) return;
+  throw new HearthError("forbidden", `this token's scope does not include "${service}" (it allows: ${caller.scopes.join(", ") || "nothing"})`, {
+    extra: { missing_scope: service },
+  });
+}

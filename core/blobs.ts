@@ -1,0 +1,39 @@
+// Content-addressed blobs under <data>/blobs/ab/cdef…, written atomically
+// (temp file + rename) so a crash never leaves a half file under a real name.
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Blobs } from "./plugin.ts";
+
+export function makeBlobs(dataDir: string): Blobs {
+  const root = join(dataDir, "blobs");
+  const path = (hash: string) => {
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
+    return join(root, hash.slice(0, 2), hash.slice(2));
+  };
+  return {
+    path,
+    async put(bytes) {
+      const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      const final = path(hash);
+      if (await Bun.file(final).exists()) return hash;
+      await mkdir(join(root, hash.slice(0, 2)), { recursive: true });
+      const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
+      await Bun.write(tmp, bytes);
+      await rename(tmp, final);
+      return hash;
+    },
+    async read(hash) {
+      return new Uint8Array(await Bun.file(path(hash)).arrayBuffer());
+    },
+    async exists(hash) {
+      return Bun.file(path(hash)).exists();
+    },
+    async remove(hash) {
+      await rm(path(hash), { force: true });
+    },
+  };
+}
+
+export async function blobSize(blobs: Blobs, hash: string): Promise<number> {
+  return (await stat(blobs.path(hash))).size;
+}

@@ -1,0 +1,24 @@
+// Capability providers. The core provides db, sqlite, blobs, index, emit and
+// call; other modules (upstream, ai, mail, ...) register theirs here when
+// imported by the runtime, and augment CapabilityTypes in plugin.ts.
+import type { Caller } from "./plugin.ts";
+import { registerCapabilityName } from "./registry.ts";
+import type { Runtime } from "./runtime.ts";
+
+export interface CapabilityScope {
+  rt: Runtime;
+  service: string;
+  /** "read" calls get read-only database access; "write" calls the writer, inside their transaction. */
+  kind: "read" | "write" | "instance";
+  caller: Caller;
+  requestId: string;
+}
+
+export type CapabilityFactory = (scope: CapabilityScope) => unknown;
+
+export const capabilityFactories = new Map<string, CapabilityFactory>();
+
+export function provideCapability(name: string, factory: CapabilityFactory) {
+  capabilityFactories.set(name, factory);
+  registerCapabilityName(name);
+}

@@ -1,0 +1,87 @@
+// The store: one SQLite file in WAL mode with two connections. Writes go
+// through one writer connection, one transaction per call, serialised by an
+// async lock so an awaiting handler never interleaves with another write.
+// Reads use a separate read-only connection and so see only committed data.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Database } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { Db } from "../plugin.ts";
+
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+function tune(db: Database, readonly: boolean) {
+  db.run("PRAGMA busy_timeout = 5000");
+  if (!readonly) {
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA synchronous = NORMAL");
+  }
+  db.run("PRAGMA foreign_keys = ON");
+  db.run("PRAGMA cache_size = -16000");
+}
+
+export class Store {
+  readonly writer: Database;
+  readonly reader: Database;
+  readonly wdb: Db;
+  readonly rdb: Db;
+  private lock = new Lock();
+  /** Marks the async context of the write transaction in progress, so nested calls join it. */
+  private inTx = new AsyncLocalStorage<true>();
+
+  constructor(readonly file: string) {
+    this.writer = new Database(file, { create: true, strict: true });
+    tune(this.writer, false);
+    this.reader = new Database(file, { readonly: true, strict: true });
+    tune(this.reader, true);
+    this.wdb = drizzle({ client: this.writer });
+    this.rdb = drizzle({ client: this.reader });
+  }
+
+  /**
+   * Runs fn inside one write transaction: everything fn wrote commits
+   * together, or nothing does. Nested calls (ctx.call from a write) join the
+   * outer transaction.
+   */
+  async write<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inTx.getStore()) return await fn();
+    return this.lock.run(() =>
+      this.inTx.run(true, async () => {
+        this.writer.run("BEGIN IMMEDIATE");
+        try {
+          const out = await fn();
+          this.writer.run("COMMIT");
+          return out;
+        } catch (e) {
+          if (this.writer.inTransaction) this.writer.run("ROLLBACK");
+          throw e;
+        }
+      }),
+    );
+  }
+
+  /** True inside a write transaction's async context. */
+  inWrite(): boolean {
+    return this.inTx.getStore() === true;
+  }
+
+  /** Serialised access to the writer without a transaction of ours (for work that manages its own). */
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inTx.getStore()) return Promise.resolve(fn());
+    return this.lock.run(() => this.inTx.run(true, async () => fn()));
+  }
+
+  close() {
+    this.reader.close();
+    this.writer.close();
+  }
+}

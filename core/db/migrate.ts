@@ -1,0 +1,55 @@
+// Applies drizzle-kit migrations (journal + SQL files) for one owner: the core
+// or a plugin. Each owner keeps its own record of applied migrations, so a
+// drop-in plugin's migrations never interleave with another's. Migrations can
+// come from disk or be embedded (the single binary has no plugins folder).
+import type { Database } from "bun:sqlite";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface MigrationSet {
+  journal: { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] };
+  sql: Record<string, string>;
+}
+
+export function readMigrations(dir: string): MigrationSet | null {
+  const journalPath = join(dir, "meta", "_journal.json");
+  if (!existsSync(journalPath)) return null;
+  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
+  const sql: Record<string, string> = {};
+  for (const e of journal.entries) sql[e.tag] = readFileSync(join(dir, `${e.tag}.sql`), "utf8");
+  return { journal, sql };
+}
+
+export function applyMigrations(db: Database, owner: string, set: MigrationSet): number {
+  db.run(
+    "CREATE TABLE IF NOT EXISTS hearth_migrations (owner TEXT NOT NULL, tag TEXT NOT NULL, hash TEXT NOT NULL, applied INTEGER NOT NULL, PRIMARY KEY (owner, tag))",
+  );
+  const done = new Set(
+    db
+      .query<{ tag: string }, [string]>("SELECT tag FROM hearth_migrations WHERE owner = ?")
+      .all(owner)
+      .map((r) => r.tag),
+  );
+  let applied = 0;
+  const entries = [...set.journal.entries].sort((a, b) => a.idx - b.idx);
+  for (const e of entries) {
+    if (done.has(e.tag)) continue;
+    const text = set.sql[e.tag];
+    if (text === undefined) throw new Error(`migration ${owner}/${e.tag} is in the journal but its SQL is missing`);
+    const statements = text
+      .split("--> statement-breakpoint")
+      .map((s) => s.trim())
+      .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0);
+    db.transaction(() => {
+      for (const s of statements) db.run(s);
+      db.run("INSERT INTO hearth_migrations (owner, tag, hash, applied) VALUES (?, ?, ?, ?)", [
+        owner,
+        e.tag,
+        new Bun.CryptoHasher("sha256").update(text).digest("hex"),
+        Date.now(),
+      ]);
+    })();
+    applied++;
+  }
+  return applied;
+}

@@ -1,0 +1,92 @@
+// One refusal shape for every surface (HTTP, MCP, CLI): DESIGN.md's error table.
+export type ErrorKind =
+  | "invalid_argument"
+  | "unauthenticated"
+  | "payment_required"
+  | "forbidden"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "too_large"
+  | "rate_limited"
+  | "not_configured"
+  | "upstream_failed"
+  | "upstream_unavailable"
+  | "upstream_timeout"
+  | "internal";
+
+const statusOf: Record<ErrorKind, number> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  not_configured: 501,
+  upstream_failed: 502,
+  upstream_unavailable: 503,
+  upstream_timeout: 504,
+  internal: 500,
+};
+
+export interface ErrorBody {
+  status: number;
+  kind: ErrorKind;
+  message: string;
+  field?: string;
+  retry: boolean;
+  request_id?: string;
+  [extra: string]: unknown;
+}
+
+export class HearthError extends Error {
+  readonly status: number;
+  readonly kind: ErrorKind;
+  readonly field?: string;
+  readonly retry: boolean;
+  /** Extra members of the error body (candidates of a conflict, a payment challenge, ...). */
+  readonly extra?: Record<string, unknown>;
+  /** Response headers that belong with this refusal (Retry-After, WWW-Authenticate, ...). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    opts: { field?: string; retry?: boolean; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.kind = kind;
+    this.status = statusOf[kind];
+    this.field = opts.field;
+    this.retry = opts.retry ?? (kind.startsWith("upstream_") || kind === "rate_limited");
+    this.extra = opts.extra;
+    this.headers = opts.headers;
+  }
+
+  body(requestId?: string): ErrorBody {
+    const b: ErrorBody = { status: this.status, kind: this.kind, message: this.message, retry: this.retry };
+    if (this.field) b.field = this.field;
+    if (this.extra) Object.assign(b, this.extra);
+    if (requestId) b.request_id = requestId;
+    return b;
+  }
+}
+
+export const invalid = (field: string, message: string) => new HearthError("invalid_argument", message, { field });
+export const notFound = (message: string) => new HearthError("not_found", message);
+export const forbidden = (message: string) => new HearthError("forbidden", message);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new HearthError("conflict", message, { extra });
+export const tooLarge = (message: string, field?: string) => new HearthError("too_large", message, { field });
+export const notConfigured = (message: string) => new HearthError("not_configured", message);
+export const unauthenticated = (message: string) => new HearthError("unauthenticated", message);
+export const upstream = (kind: "upstream_failed" | "upstream_unavailable" | "upstream_timeout", message: string) =>
+  new HearthError(kind, message, { retry: true });
+
+/** Anything thrown that is not a HearthError becomes a 500 without its stack. */
+export function asHearthError(e: unknown): HearthError {
+  if (e instanceof HearthError) return e;
+  return new HearthError("internal", "internal error");
+}

@@ -1,0 +1,60 @@
+// /api/v1/<service>/<method>: the HTTP convention over dispatch.
+import { dispatch, lookup } from "../dispatch.ts";
+import { HearthError, invalid, tooLarge } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+import { coerceQuery } from "../validate.ts";
+import { identify } from "./identify.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
+
+async function readBody(req: Request, limit: number): Promise<Record<string, unknown> | null> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(`the request body is ${declared} bytes; the limit is ${limit}`);
+  const buf = await req.arrayBuffer();
+  if (buf.byteLength > limit) throw tooLarge(`the request body is ${buf.byteLength} bytes; the limit is ${limit}`);
+  if (buf.byteLength === 0) return null;
+  const text = new TextDecoder().decode(buf);
+  if (text.trim() === "") return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw invalid("body", `the body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("body", "the body must be a JSON object of arguments");
+  return parsed as Record<string, unknown>;
+}
+
+export function requestIdFor(req: Request): string {
+  const given = req.headers.get("x-request-id");
+  return given && /^[\w.-]{8,64}$/.test(given) ? given : crypto.randomUUID();
+}
+
+export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: string): Promise<Response> {
+  const started = performance.now();
+  const requestId = requestIdFor(req);
+  let status = 200;
+  let callerId: string | null = null;
+  try {
+    const verb = req.method;
+    if (verb !== "GET" && verb !== "POST" && verb !== "HEAD")
+      throw new HearthError("method_not_allowed", `use GET for reads and POST for writes (got ${verb})`, { headers: { Allow: "GET, POST" } });
+    const entry = lookup(rt, service, method);
+    const url = new URL(req.url);
+    const caller = await identify(rt, req, address);
+    callerId = caller.account?.id ?? null;
+    let args: Record<string, unknown>;
+    if (verb === "POST") {
+      const body = await readBody(req, Number(rt.config.HEARTH_BODY_LIMIT));
+      args = body ?? coerceQuery(entry, url.searchParams);
+    } else args = coerceQuery(entry, url.searchParams);
+    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
+    return jsonResponse(200, { result }, requestId);
+  } catch (e) {
+    const res = errorResponse(e, requestId);
+    status = res.status;
+    if (status === 500) rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
+    return res;
+  } finally {
+    rt.log.line({ rid: requestId, service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
+  }
+}

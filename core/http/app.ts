@@ -1,0 +1,61 @@
+// The Elysia app: the API route, plugin routes, health, and whatever pages modules mount.
+import { Elysia } from "elysia";
+import { asHearthError, HearthError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+import { handleApi, requestIdFor } from "./api.ts";
+import { identify } from "./identify.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
+
+// Routes are added in loops from the registry, so the app is typed loosely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type App = Elysia<any, any, any, any, any, any, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RouteArgs = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null; [k: string]: any };
+
+/** Modules that serve pages or extra routes register a mount here (sessions, MCP, ...). */
+export type Mount = (app: App, rt: Runtime) => void;
+export const mounts: Mount[] = [];
+
+/** Elysia's context type depends on the route; handlers here read only request, params and server. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const route = (fn: (c: RouteArgs) => unknown) => fn as (c: any) => unknown;
+
+export const clientAddress = ({ request, server }: Pick<RouteArgs, "request" | "server">) => server?.requestIP(request)?.address ?? "";
+
+export function createApp(rt: Runtime): App {
+  const app: App = new Elysia();
+  app.all("/api/v1/:service/:method", route((c) => handleApi(rt, c.request, c.params.service, c.params.method, clientAddress(c))), {
+    parse: "none",
+  });
+  app.get("/health", () => jsonResponse(200, { result: { ok: true, services: rt.registry.services().length } }, crypto.randomUUID()));
+
+  for (const p of rt.registry.plugins.values()) {
+    for (const r of p.def.routes ?? []) {
+      const handler = route(async (c) => {
+        const rid = requestIdFor(c.request);
+        try {
+          const caller = await identify(rt, c.request, clientAddress(c));
+          const go = () => {
+            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", caller, rid, r.path, new URL(c.request.url).origin);
+            return r.run(c.request, Object.assign(ctx, { params: c.params }));
+          };
+          return await (r.method === "GET" ? go() : rt.store.write(go));
+        } catch (e) {
+          if (asHearthError(e).kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });
+          return errorResponse(e, rid);
+        }
+      });
+      if (r.method === "GET") app.get(r.path, handler);
+      else app.post(r.path, handler, { parse: "none" });
+    }
+  }
+  for (const m of mounts) m(app, rt);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  app.onError(({ code, request, error }: any) => {
+    const rid = requestIdFor(request);
+    if (code === "NOT_FOUND") return errorResponse(new HearthError("not_found", `nothing at ${new URL(request.url).pathname}`), rid);
+    rt.log.error("unhandled", { rid, error: String((error as Error)?.stack ?? error) });
+    return errorResponse(error, rid);
+  });
+  return app;
+}

@@ -1,0 +1,31 @@
+// Who is calling, from the request. Each identifier looks at the request and
+// either answers with a caller, declines (null), or refuses (throws).
+import type { Caller } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { unauthenticated } from "../errors.ts";
+
+export type Identifier = (rt: Runtime, req: Request, address: string) => Caller | null | Promise<Caller | null>;
+
+const bearer: Identifier = (rt, req) => {
+  const h = req.headers.get("authorization");
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+  return rt.tokens.identify(m[1], rt.clock.now().getTime());
+};
+
+/** Identifiers in order; modules for sessions and payments add theirs. */
+export const identifiers: Identifier[] = [bearer];
+
+export const stranger = (address: string): Caller => ({ account: null, scopes: [], via: "none", address });
+
+export async function identify(rt: Runtime, req: Request, address: string): Promise<Caller> {
+  for (const id of identifiers) {
+    const c = await id(rt, req, address);
+    if (c) {
+      c.address ??= address;
+      return c;
+    }
+  }
+  return stranger(address);
+}

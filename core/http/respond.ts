@@ -1,0 +1,17 @@
+import { asHearthError, HearthError } from "../errors.ts";
+
+const JSON_HEADERS = "application/json; charset=utf-8";
+
+export function jsonResponse(status: number, body: unknown, requestId: string, headers?: Record<string, string>): Response {
+  const h: Record<string, string> = { "content-type": JSON_HEADERS, "x-request-id": requestId };
+  if (headers) Object.assign(h, headers);
+  return new Response(JSON.stringify(body), { status, headers: h });
+}
+
+export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>): Response {
+  const err = asHearthError(e);
+  const headers: Record<string, string> = { ...(err.headers ?? {}), ...(extraHeaders ?? {}) };
+  return jsonResponse(err.status, { error: err.body(err.kind === "internal" ? requestId : undefined) }, requestId, headers);
+}
+
+export { HearthError };

@@ -1,0 +1,178 @@
+// The plugin contract. A plugin declares each method once; every surface
+// (HTTP, MCP, CLI, OpenAPI, prices, scopes) is derived from this declaration.
+import type { Static, TObject } from "@sinclair/typebox";
+import type { Database } from "bun:sqlite";
+import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+
+export type Access = "public" | "account";
+export type MethodKind = "read" | "write";
+
+export interface Account {
+  id: string;
+  username: string;
+  admin: boolean;
+}
+
+/** Who is calling. Identity always comes from here, never from an argument. */
+export interface Caller {
+  account: Account | null;
+  /** Services this caller may use: "*" for all. */
+  scopes: "*" | string[];
+  via: "token" | "session" | "payment" | "local" | "none";
+  tokenId?: string;
+  /** Client address, for rate limits on strangers. */
+  address?: string;
+  /** Set by surfaces that act for the agent, so withheld methods stay withheld. */
+  agent?: boolean;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  info(msg: string, data?: Record<string, unknown>): void;
+  warn(msg: string, data?: Record<string, unknown>): void;
+  error(msg: string, data?: Record<string, unknown>): void;
+}
+
+export type Db = BunSQLiteDatabase<Record<string, never>>;
+
+/** Content-addressed blob store under the data folder. */
+export interface Blobs {
+  /** Stores bytes atomically (temp file + rename); returns the sha256 hex. */
+  put(bytes: Uint8Array): Promise<string>;
+  path(hash: string): string;
+  read(hash: string): Promise<Uint8Array>;
+  exists(hash: string): Promise<boolean>;
+  remove(hash: string): Promise<void>;
+}
+
+export interface IndexEntry {
+  kind: string;
+  ref: string;
+  /** Account id for private records; null for public ones. */
+  owner: string | null;
+  title: string;
+  body: string;
+}
+
+export interface IndexHit {
+  kind: string;
+  ref: string;
+  owner: string | null;
+  title: string;
+  snippet: string;
+  rank: number;
+}
+
+/** Full-text index on SQLite FTS5 shared by plugins that search. */
+export interface FullTextIndex {
+  put(entry: IndexEntry): void;
+  remove(kind: string, ref: string): void;
+  /** owner: only that owner's entries; "public": only ownerless; undefined: any. */
+  search(q: { query: string; kind?: string | string[]; owner?: string | "public" | { any: (string | null)[] }; limit?: number }): IndexHit[];
+}
+
+export interface ActivityEvent {
+  /** A short machine word: "post.published", "app.created", "room.started". */
+  type: string;
+  /** One public sentence about what happened. Never a private record. */
+  text: string;
+  url?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Capabilities a plugin may declare in `needs`. Modules that provide one
+ * augment this interface (declaration merging) and register a factory with
+ * `provideCapability`, so core/plugin.ts never lists providers by hand.
+ */
+export interface CapabilityTypes {
+  db: Db;
+  /** The raw bun:sqlite connection behind `db`, for FTS and hand-written SQL. */
+  sqlite: Database;
+  blobs: Blobs;
+  index: FullTextIndex;
+  emit: (event: ActivityEvent) => void;
+  /** Calls another method through the same dispatch, as the same caller. */
+  call: (service: string, method: string, args?: Record<string, unknown>) => Promise<unknown>;
+}
+
+export type Capability = keyof CapabilityTypes;
+
+export interface BaseCtx {
+  caller: Caller;
+  requestId: string;
+  service: string;
+  method: string;
+  clock: Clock;
+  config: Readonly<Record<string, string>>;
+  log: Logger;
+  /** The caller's account; throws 401 when there is none. */
+  readonly account: Account;
+  /** Base URL of this instance as the caller reached it, for links in answers. */
+  baseUrl: string;
+}
+
+export type Ctx = BaseCtx & CapabilityTypes;
+
+export type Price<A> = number | ((args: A, ctx: BaseCtx) => number);
+
+export interface MethodDef<S extends TObject = TObject, R = unknown> {
+  kind: MethodKind;
+  /** What it does, units, defaults, limits: shown on every surface. */
+  description: string;
+  args: S;
+  access: Access;
+  /** Credits per call (a credit is $0.01). Storage-only methods are 0. */
+  price?: Price<Static<S>>;
+  /** Methods the agent may not call (events/delete). */
+  withheldFromAgent?: boolean;
+  /** Reaches a provider outside the instance. */
+  openWorld?: boolean;
+  /** Removes something. */
+  destructive?: boolean;
+  /**
+   * Writes run in one database transaction by default, so a failure leaves
+   * nothing half-written. A write that waits on the network may opt out and
+   * take care of its own atomicity.
+   */
+  transaction?: boolean;
+  run: (args: Static<S>, ctx: Ctx) => R | Promise<R>;
+}
+
+/** A page or endpoint outside /api/v1 that a plugin serves (public pages, feeds, webhooks, live streams). */
+export interface RouteDef {
+  method: "GET" | "POST";
+  /** Elysia path pattern; must start with "/<service>" (e.g. "/blog/feed.xml", "/docs/:id"). */
+  path: string;
+  /** GET routes get read access; POST routes run in one write transaction. The caller is identified as for the API. */
+  run: (req: Request, ctx: Ctx & { params: Record<string, string> }) => Response | Promise<Response>;
+}
+
+export interface PluginDef {
+  /** The service name: folder == route == tool prefix. */
+  name: string;
+  description: string;
+  needs?: Capability[];
+  /** Settings this plugin reads from ctx.config, with defaults; documented in config/example.env. */
+  config?: Record<string, { default: string; description: string }>;
+  methods: Record<string, MethodDef<any, any>>;
+  routes?: RouteDef[];
+  /** Called once after migrations, with a context acting as the instance. */
+  start?: (ctx: Ctx) => void | Promise<void>;
+  stop?: () => void | Promise<void>;
+}
+
+export function definePlugin<P extends PluginDef>(plugin: P): P {
+  return plugin;
+}
+
+export function read<S extends TObject, R>(def: Omit<MethodDef<S, R>, "kind">): MethodDef<S, R> {
+  return { ...def, kind: "read" };
+}
+
+export function write<S extends TObject, R>(def: Omit<MethodDef<S, R>, "kind">): MethodDef<S, R> {
+  return { ...def, kind: "write" };
+}

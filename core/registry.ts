@@ -1,0 +1,196 @@
+// Discovers plugins, validates their manifests and builds the method table
+// that every surface derives from.
+import { TypeGuard, type TObject, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { MigrationSet } from "./db/migrate.ts";
+import { readMigrations } from "./db/migrate.ts";
+import type { Capability, MethodDef, PluginDef } from "./plugin.ts";
+import { hasDefaults } from "./validate.ts";
+
+export const CAPABILITIES: readonly Capability[] = ["db", "sqlite", "blobs", "index", "emit", "call"];
+const knownCapabilities = new Set<string>(CAPABILITIES);
+/** Capabilities provided by modules outside the core list register here. */
+export function registerCapabilityName(name: string) {
+  knownCapabilities.add(name);
+}
+
+export interface MethodEntry {
+  service: string;
+  name: string;
+  /** "<service>/<method>" */
+  path: string;
+  /** "<service>_<method>" */
+  tool: string;
+  def: MethodDef<TObject, unknown>;
+  check: TypeCheck<TObject>;
+  argNames: string[];
+  required: string[];
+  /** Whether any argument declares a default to fill in. */
+  withDefaults: boolean;
+  plugin: LoadedPlugin;
+}
+
+export interface LoadedPlugin {
+  def: PluginDef;
+  file: string;
+  builtin: boolean;
+  migrations: MigrationSet | null;
+  methods: MethodEntry[];
+}
+
+export class ManifestError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`invalid plugin manifest ${file}: ${field}: ${reason}`);
+  }
+}
+
+const NAME = /^[a-z][a-z0-9]{0,31}$/;
+const METHOD = /^[a-z][a-z0-9_]{0,47}$/;
+
+export function validateManifest(file: string, p: unknown, folder?: string): asserts p is PluginDef {
+  const fail = (field: string, reason: string): never => {
+    throw new ManifestError(file, field, reason);
+  };
+  if (!p || typeof p !== "object") fail("default export", "must be a plugin made with definePlugin({...})");
+  const m = p as Record<string, unknown>;
+  if (typeof m.name !== "string" || !NAME.test(m.name)) fail("name", "must be a lowercase service name (a-z, 0-9, starting with a letter)");
+  if (folder !== undefined && m.name !== folder) fail("name", `must equal its folder name "${folder}" (got "${m.name}")`);
+  if (typeof m.description !== "string" || !m.description.trim()) fail("description", "must be a non-empty string");
+  if (m.needs !== undefined) {
+    if (!Array.isArray(m.needs)) fail("needs", "must be an array of capability names");
+    for (const n of m.needs as unknown[])
+      if (typeof n !== "string" || !knownCapabilities.has(n)) fail("needs", `unknown capability ${JSON.stringify(n)} (known: ${[...knownCapabilities].join(", ")})`);
+  }
+  if (m.config !== undefined) {
+    if (!m.config || typeof m.config !== "object") fail("config", "must be an object of settings");
+    for (const [k, s] of Object.entries(m.config as Record<string, unknown>)) {
+      const st = s as Record<string, unknown>;
+      if (!/^[A-Z][A-Z0-9_]*$/.test(k)) fail(`config.${k}`, "setting names are UPPER_SNAKE_CASE");
+      if (!st || typeof st.default !== "string" || typeof st.description !== "string") fail(`config.${k}`, "needs a string default and description");
+    }
+  }
+  if (m.routes !== undefined) {
+    if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
+    (m.routes as Record<string, unknown>[]).forEach((r, i) => {
+      if (r?.method !== "GET" && r?.method !== "POST") fail(`routes[${i}].method`, 'must be "GET" or "POST"');
+      const path = r.path as string;
+      if (typeof r.path !== "string" || !(path === `/${m.name}` || path.startsWith(`/${m.name}/`) || path.startsWith(`/${m.name}.`)))
+        fail(`routes[${i}].path`, `must start with "/${m.name}"`);
+      if (path.startsWith("/api/")) fail(`routes[${i}].path`, "may not be under /api");
+      if (typeof r.run !== "function") fail(`routes[${i}].run`, "must be a function (req, ctx) => Response");
+    });
+  }
+  for (const hook of ["start", "stop"]) if (m[hook] !== undefined && typeof m[hook] !== "function") fail(hook, "must be a function");
+  if (!m.methods || typeof m.methods !== "object" || Object.keys(m.methods).length === 0) fail("methods", "must declare at least one method");
+  for (const [name, def] of Object.entries(m.methods as Record<string, unknown>)) {
+    const at = `methods.${name}`;
+    if (!METHOD.test(name)) fail(at, "method names are lowercase words (a-z, 0-9, _)");
+    const d = def as Record<string, unknown>;
+    if (!d || typeof d !== "object") fail(at, "must be made with read({...}) or write({...})");
+    if (d.kind !== "read" && d.kind !== "write") fail(`${at}.kind`, 'must be "read" or "write" (use read() or write())');
+    if (typeof d.description !== "string" || !d.description.trim()) fail(`${at}.description`, "must be a non-empty string");
+    if (!TypeGuard.IsObject(d.args as TSchema)) fail(`${at}.args`, "must be a TypeBox T.Object({...})");
+    if (d.access !== "public" && d.access !== "account") fail(`${at}.access`, 'must be "public" or "account"');
+    if (d.price !== undefined && typeof d.price !== "function" && !(typeof d.price === "number" && d.price >= 0 && Number.isFinite(d.price)))
+      fail(`${at}.price`, "must be a non-negative number of credits or a function of the arguments");
+    if (typeof d.run !== "function") fail(`${at}.run`, "must be a function (args, ctx) => result");
+  }
+}
+
+export class Registry {
+  readonly plugins = new Map<string, LoadedPlugin>();
+  readonly methods = new Map<string, MethodEntry>();
+
+  add(def: unknown, file: string, opts: { builtin: boolean; folder?: string; migrations: MigrationSet | null }) {
+    validateManifest(file, def, opts.folder);
+    const existing = this.plugins.get(def.name);
+    if (existing) throw new ManifestError(file, "name", `service "${def.name}" is already provided by ${existing.file}`);
+    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [] };
+    for (const [name, m] of Object.entries(def.methods).sort(([a], [b]) => a.localeCompare(b))) {
+      const args = m.args as TObject;
+      let check: TypeCheck<TObject>;
+      try {
+        check = TypeCompiler.Compile(args);
+      } catch (e) {
+        throw new ManifestError(file, `methods.${name}.args`, `schema does not compile: ${(e as Error).message}`);
+      }
+      const entry: MethodEntry = {
+        service: def.name,
+        name,
+        path: `${def.name}/${name}`,
+        tool: `${def.name}_${name}`,
+        def: m as MethodDef<TObject, unknown>,
+        check,
+        argNames: Object.keys(args.properties),
+        required: (args.required as string[] | undefined) ?? [],
+        withDefaults: hasDefaults(args),
+        plugin,
+      };
+      plugin.methods.push(entry);
+      this.methods.set(entry.path, entry);
+    }
+    this.plugins.set(def.name, plugin);
+  }
+
+  get(service: string, method: string): MethodEntry | undefined {
+    return this.methods.get(`${service}/${method}`);
+  }
+
+  /** Every method, by service then name: the order every listing uses. */
+  list(): MethodEntry[] {
+    return [...this.methods.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  services(): string[] {
+    return [...this.plugins.keys()].sort();
+  }
+}
+
+/** Plugin folders inside a directory (each holding index.ts), or the directory itself when it is one. */
+export function pluginFolders(dir: string): string[] {
+  const abs = resolve(dir);
+  if (!existsSync(abs)) throw new ManifestError(abs, "HEARTH_PLUGINS", "folder does not exist");
+  if (existsSync(join(abs, "index.ts")) || existsSync(join(abs, "index.js"))) return [abs];
+  return readdirSync(abs)
+    .filter((n) => !n.startsWith(".") && statSync(join(abs, n)).isDirectory())
+    .filter((n) => existsSync(join(abs, n, "index.ts")) || existsSync(join(abs, n, "index.js")))
+    .sort()
+    .map((n) => join(abs, n));
+}
+
+export async function loadFolder(reg: Registry, folder: string, builtin: boolean) {
+  const file = existsSync(join(folder, "index.ts")) ? join(folder, "index.ts") : join(folder, "index.js");
+  let mod: { default?: unknown };
+  try {
+    mod = await import(file);
+  } catch (e) {
+    throw new ManifestError(file, "import", (e as Error).message);
+  }
+  const name = folder.split("/").pop()!;
+  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, "migrations")) });
+}
+
+export interface BuiltinPlugin {
+  def: unknown;
+  file: string;
+  folder: string;
+  migrations: MigrationSet | null;
+}
+
+/**
+ * Builds the registry: built-in plugins (from the plugins folder, or embedded
+ * in the single binary), then every drop-in folder named by HEARTH_PLUGINS.
+ */
+export async function buildRegistry(opts: { pluginsDir?: string; embedded?: BuiltinPlugin[]; extra?: string }): Promise<Registry> {
+  const reg = new Registry();
+  if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
+  else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
+  for (const dir of (opts.extra ?? "").split(":").filter(Boolean)) for (const f of pluginFolders(dir)) await loadFolder(reg, f, false);
+  return reg;
+}

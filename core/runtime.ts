@@ -1,0 +1,165 @@
+// The running instance: configuration, store, registry and the capability
+// factories, with start-up (migrations, plugin start hooks) and shutdown.
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { makeBlobs } from "./blobs.ts";
+import { capabilityFactories, provideCapability, type CapabilityScope } from "./capabilities.ts";
+import { coreSettings, resolveConfig } from "./config.ts";
+import { Store } from "./db/index.ts";
+import { makeIndex } from "./db/fts.ts";
+import { applyMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
+import { activity } from "./db/schema.ts";
+import { dispatch } from "./dispatch.ts";
+import { unauthenticated } from "./errors.ts";
+import { makeLogger } from "./log.ts";
+import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
+import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { TokenCache } from "./auth/tokens.ts";
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface RuntimeOptions {
+  env?: Record<string, string | undefined>;
+  clock?: Clock;
+  /** Built-in plugins compiled into the binary; when absent they are read from pluginsDir. */
+  embedded?: BuiltinPlugin[];
+  embeddedCoreMigrations?: MigrationSet;
+  pluginsDir?: string;
+  logger?: Logger & { line(data: Record<string, unknown>): void };
+}
+
+/** A price or payment step filled in by the payments module; the default refuses priced calls from strangers. */
+export interface Metering {
+  /** Called before validation; may throw 401/402/403. Returns what to charge on success. */
+  before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number }): unknown;
+  /** Called inside the call's transaction after the handler succeeded. */
+  commit?(plan: unknown, requestId: string): void;
+}
+
+export class Runtime {
+  readonly config: Record<string, string>;
+  readonly dataDir: string;
+  readonly store: Store;
+  readonly blobs: Blobs;
+  readonly clock: Clock;
+  readonly log: Logger & { line(data: Record<string, unknown>): void };
+  readonly tokens: TokenCache;
+  metering: Metering | null = null;
+  private started = false;
+
+  private constructor(
+    readonly registry: Registry,
+    config: Record<string, string>,
+    opts: RuntimeOptions,
+  ) {
+    this.config = config;
+    this.dataDir = resolve(config.HEARTH_DATA);
+    mkdirSync(this.dataDir, { recursive: true });
+    this.store = new Store(join(this.dataDir, "hearth.db"));
+    this.blobs = makeBlobs(this.dataDir);
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
+    this.tokens = new TokenCache(this.store);
+    this.coreMigrations = opts.embeddedCoreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
+  }
+  private coreMigrations: MigrationSet | null;
+
+  static async create(opts: RuntimeOptions = {}): Promise<Runtime> {
+    const env = opts.env ?? process.env;
+    const registry = await buildRegistry({
+      embedded: opts.embedded,
+      pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
+      extra: env.HEARTH_PLUGINS,
+    });
+    const settings = { ...coreSettings };
+    for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
+    return new Runtime(registry, resolveConfig(settings, env), opts);
+  }
+
+  /** Applies migrations (core first, then each plugin) and runs plugin start hooks. */
+  async start() {
+    if (this.started) return;
+    if (!this.coreMigrations) throw new Error("core migrations are missing");
+    applyMigrations(this.store.writer, "core", this.coreMigrations);
+    for (const p of this.registry.plugins.values()) if (p.migrations) applyMigrations(this.store.writer, p.def.name, p.migrations);
+    for (const p of this.registry.plugins.values()) {
+      if (p.def.start) await p.def.start(this.instanceCtx(p.def.name));
+    }
+    this.started = true;
+  }
+
+  async stop() {
+    for (const p of this.registry.plugins.values()) await p.def.stop?.();
+    this.store.close();
+  }
+
+  /** A context acting as the instance itself, for start hooks and scheduled work. */
+  instanceCtx(service: string): Ctx {
+    return this.makeCtx(service, "instance", { account: null, scopes: "*", via: "local" }, `start-${service}`, "", "");
+  }
+
+  private protos = new Map<string, object>();
+
+  /** Builds a handler's context holding exactly the capabilities its plugin declared. */
+  makeCtx(service: string, kind: CapabilityScope["kind"], caller: Caller, requestId: string, method: string, baseUrl: string): Ctx {
+    const plugin = this.registry.plugins.get(service)!;
+    let proto = this.protos.get(service);
+    if (!proto) {
+      proto = makeProto(service, plugin.def.needs ?? []);
+      this.protos.set(service, proto);
+    }
+    const ctx = Object.create(proto) as Record<string, unknown>;
+    ctx.caller = caller;
+    ctx.requestId = requestId;
+    ctx.service = service;
+    ctx.method = method;
+    ctx.clock = this.clock;
+    ctx.config = this.config;
+    ctx.log = this.log;
+    ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
+    const scope: CapabilityScope = { rt: this, service, kind, caller, requestId };
+    for (const need of plugin.def.needs ?? []) ctx[need] = capabilityFactories.get(need)!(scope);
+    return ctx as unknown as Ctx;
+  }
+}
+
+function makeProto(service: string, needs: string[]): object {
+  const proto: PropertyDescriptorMap = {
+    account: {
+      get(this: Ctx) {
+        const a = this.caller.account;
+        if (!a) throw unauthenticated("this method needs an account: send a token");
+        return a;
+      },
+    },
+  };
+  for (const name of capabilityFactories.keys()) {
+    if (needs.includes(name)) continue;
+    proto[name] = {
+      get() {
+        throw new Error(`plugin "${service}" uses ctx.${name} without declaring "${name}" in needs`);
+      },
+    };
+  }
+  return Object.create(null, proto);
+}
+
+// The core's own capabilities.
+provideCapability("db", (s) => (s.kind === "read" ? s.rt.store.rdb : s.rt.store.wdb));
+provideCapability("sqlite", (s) => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer));
+provideCapability("blobs", (s) => s.rt.blobs);
+provideCapability("index", (s) =>
+  makeIndex(
+    s.service,
+    () => s.rt.store.writer,
+    () => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
+  ),
+);
+provideCapability("emit", (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
+  const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
+  if (s.kind === "write") s.rt.store.wdb.insert(activity).values(row).run();
+  else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
+});
+provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}) =>
+  dispatch(s.rt, { service, method, args, caller: s.caller, requestId: s.requestId }),
+);

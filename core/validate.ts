@@ -1,0 +1,126 @@
+// Argument validation and query-string coercion, both driven by the method's schema.
+import { Kind, type TSchema } from "@sinclair/typebox";
+import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
+import { invalid } from "./errors.ts";
+import type { MethodEntry } from "./registry.ts";
+
+function field(e: ValueError): string {
+  return e.path.replace(/^\//, "").split("/")[0] || "body";
+}
+
+function describe(e: ValueError, name: string): string {
+  const s = e.schema as Record<string, unknown>;
+  const got = (v: unknown) => (typeof v === "string" ? (v.length > 40 ? `${v.length} characters` : JSON.stringify(v)) : JSON.stringify(v));
+  switch (e.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return `${name} is required`;
+    case ValueErrorType.String:
+      return `${name} must be a string`;
+    case ValueErrorType.Number:
+    case ValueErrorType.Integer:
+      return `${name} must be ${e.type === ValueErrorType.Integer ? "a whole number" : "a number"} (got ${got(e.value)})`;
+    case ValueErrorType.Boolean:
+      return `${name} must be true or false (got ${got(e.value)})`;
+    case ValueErrorType.Array:
+      return `${name} must be a list`;
+    case ValueErrorType.Object:
+      return `${name} must be an object`;
+    case ValueErrorType.StringMinLength:
+      return s.minLength === 1 ? `${name} must not be empty` : `${name} must be at least ${s.minLength} characters (got ${String(e.value).length})`;
+    case ValueErrorType.StringMaxLength:
+      return `${name} must be at most ${s.maxLength} characters (got ${String(e.value).length})`;
+    case ValueErrorType.StringPattern:
+    case ValueErrorType.StringFormat:
+      return `${name} is not in the expected form${s.description ? ` (${s.description})` : ""} (got ${got(e.value)})`;
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `${name} must be at least ${s.minimum} (got ${got(e.value)})`;
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `${name} must be at most ${s.maximum} (got ${got(e.value)})`;
+    case ValueErrorType.NumberExclusiveMinimum:
+      return `${name} must be greater than ${s.exclusiveMinimum} (got ${got(e.value)})`;
+    case ValueErrorType.ArrayMinItems:
+      return `${name} needs at least ${s.minItems} item(s)`;
+    case ValueErrorType.ArrayMaxItems:
+      return `${name} takes at most ${s.maxItems} item(s)`;
+    case ValueErrorType.Union:
+    case ValueErrorType.Literal: {
+      const options = ((s.anyOf as TSchema[] | undefined) ?? [s]).map((o) => (o as { const?: unknown }).const).filter((v) => v !== undefined);
+      return options.length ? `${name} must be one of ${options.map((o) => JSON.stringify(o)).join(", ")} (got ${got(e.value)})` : `${name}: ${e.message}`;
+    }
+    default:
+      return `${name}: ${e.message}`;
+  }
+}
+
+export function hasDefaults(schema: TSchema): boolean {
+  return Object.values((schema as { properties?: Record<string, TSchema> }).properties ?? {}).some((p) => "default" in p);
+}
+
+/** Rejects unknown arguments by name, fills schema defaults, and checks every rule. */
+export function validateArgs(entry: MethodEntry, args: Record<string, unknown>): Record<string, unknown> {
+  for (const k in args) {
+    if (!entry.argNames.includes(k))
+      throw invalid(k, `unknown argument "${k}": ${entry.path} takes ${entry.argNames.length ? entry.argNames.join(", ") : "no arguments"}`);
+  }
+  // undefined and null both mean "not given" for an optional argument.
+  for (const k in args) if (args[k] === undefined || (args[k] === null && !entry.required.includes(k))) delete args[k];
+  const filled = entry.withDefaults ? (Value.Default(entry.def.args, args) as Record<string, unknown>) : args;
+  if (!entry.check.Check(filled)) {
+    const e = entry.check.Errors(filled).First()!;
+    const f = field(e);
+    throw invalid(f, describe(e, f));
+  }
+  return filled;
+}
+
+/** Turns query-string values into the types the schema asks for. */
+export function coerceQuery(entry: MethodEntry, params: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const props = entry.def.args.properties as Record<string, TSchema>;
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    const schema = props[key];
+    if (!schema) {
+      out[key] = values[values.length - 1];
+      continue;
+    }
+    out[key] = coerceValue(schema, values, key);
+  }
+  return out;
+}
+
+export function coerceValue(schema: TSchema, values: string[], key: string): unknown {
+  const kind = schema[Kind];
+  if (kind === "Array") {
+    const list = values.length === 1 ? values[0].split(",").map((v) => v.trim()).filter((v) => v !== "") : values;
+    const items = (schema as unknown as { items: TSchema }).items;
+    return list.map((v) => coerceValue(items, [v], key));
+  }
+  if (values.length > 1) throw invalid(key, `${key} was given ${values.length} times; give it once`);
+  const v = values[0];
+  switch (kind) {
+    case "Number":
+    case "Integer": {
+      if (v.trim() === "") return v;
+      const n = Number(v);
+      return Number.isFinite(n) ? n : v;
+    }
+    case "Boolean": {
+      const l = v.toLowerCase();
+      if (l === "true" || l === "1" || l === "yes" || l === "") return true;
+      if (l === "false" || l === "0" || l === "no") return false;
+      return v;
+    }
+    case "Object":
+    case "Record":
+      try {
+        return JSON.parse(v);
+      } catch {
+        throw invalid(key, `${key} must be a JSON object`);
+      }
+    default:
+      return v;
+  }
+}

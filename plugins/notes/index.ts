@@ -1,0 +1,74 @@
+import { Type as T } from "@sinclair/typebox";
+import { and, asc, eq } from "drizzle-orm";
+import { notFound } from "../../core/errors.ts";
+import { definePlugin, read, write } from "../../core/plugin.ts";
+import { notes } from "./schema.ts";
+
+const Title = T.String({ minLength: 1, maxLength: 500, description: "The note's title, its key." });
+
+const shape = (n: typeof notes.$inferSelect) => ({
+  title: n.title,
+  text: n.text,
+  created: new Date(n.created).toISOString(),
+  updated: new Date(n.updated).toISOString(),
+});
+
+export default definePlugin({
+  name: "notes",
+  description: "Notes: a title and what is under it. The title is the key.",
+  needs: ["db"],
+  methods: {
+    add: write({
+      description: "Writes a note; an existing title is rewritten.",
+      args: T.Object({ title: Title, text: T.String({ maxLength: 1_000_000, description: "The note's text." }) }),
+      access: "account",
+      run({ title, text }, ctx) {
+        const now = ctx.clock.now().getTime();
+        const [row] = ctx.db
+          .insert(notes)
+          .values({ owner: ctx.account.id, title, text, created: now, updated: now })
+          .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text, updated: now } })
+          .returning()
+          .all();
+        return shape(row);
+      },
+    }),
+    delete: write({
+      description: "Deletes one note by title.",
+      args: T.Object({ title: Title }),
+      access: "account",
+      destructive: true,
+      run({ title }, ctx) {
+        const gone = ctx.db
+          .delete(notes)
+          .where(and(eq(notes.owner, ctx.account.id), eq(notes.title, title)))
+          .returning({ title: notes.title })
+          .all();
+        if (gone.length === 0) throw notFound(`no note titled "${title}"`);
+        return { deleted: title };
+      },
+    }),
+    get: read({
+      description: "Reads one note by its title.",
+      args: T.Object({ title: Title }),
+      access: "account",
+      run({ title }, ctx) {
+        const row = ctx.db
+          .select()
+          .from(notes)
+          .where(and(eq(notes.owner, ctx.account.id), eq(notes.title, title)))
+          .get();
+        if (!row) throw notFound(`no note titled "${title}"`);
+        return shape(row);
+      },
+    }),
+    list: read({
+      description: "Every note the caller has written, with its text, by title.",
+      args: T.Object({}),
+      access: "account",
+      run(_args, ctx) {
+        return ctx.db.select().from(notes).where(eq(notes.owner, ctx.account.id)).orderBy(asc(notes.title)).all().map(shape);
+      },
+    }),
+  },
+});
