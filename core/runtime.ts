@@ -15,6 +15,7 @@ import { makeLogger } from "./log.ts";
 import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
 import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { TokenCache } from "./auth/tokens.ts";
+import "./modules.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 

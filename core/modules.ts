@@ -1,0 +1,4 @@
+// Core modules that register capabilities, identifiers, HTTP mounts or CLI
+// commands when imported. The runtime imports this file once; each module
+// adds one line here.
+export {};
