@@ -1,0 +1,123 @@
+import { Type as T } from "@sinclair/typebox";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { newId } from "../../core/auth/ids.ts";
+import { invalid, notFound } from "../../core/errors.ts";
+import { definePlugin, read, write } from "../../core/plugin.ts";
+import { contacts } from "./schema.ts";
+
+type Row = typeof contacts.$inferSelect;
+const shape = (c: Row) => ({
+  id: c.id,
+  name: c.name,
+  email: c.email || null,
+  phone: c.phone || null,
+  note: c.note || null,
+  created: new Date(c.created).toISOString(),
+  updated: new Date(c.updated).toISOString(),
+});
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9 ()./-]{3,32}$/;
+const digits = (s: string) => s.replace(/\D/g, "");
+/** LIKE with the caller's text taken literally. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export default definePlugin({
+  name: "contacts",
+  description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
+  needs: ["db"],
+  methods: {
+    add: write({
+      description: "Saves a contact. A name already in the address book (in any case) is updated, not duplicated; omitted fields keep their value.",
+      args: T.Object({
+        name: T.String({ minLength: 1, maxLength: 200 }),
+        email: T.Optional(T.String({ maxLength: 320 })),
+        phone: T.Optional(T.String({ maxLength: 32 })),
+        note: T.Optional(T.String({ maxLength: 10_000 })),
+      }),
+      access: "account",
+      run(a, ctx) {
+        const name = a.name.trim().replace(/\s+/g, " ");
+        if (!name) throw invalid("name", "name must not be blank");
+        const email = a.email?.trim();
+        if (email && !EMAIL.test(email)) throw invalid("email", `email is not an address (got ${JSON.stringify(a.email)})`);
+        const phone = a.phone?.trim();
+        if (phone && !PHONE.test(phone)) throw invalid("phone", `phone may hold digits, spaces, +, (, ), ., / and - only (got ${JSON.stringify(a.phone)})`);
+        const now = ctx.clock.now().getTime();
+        const key = name.toLowerCase();
+        const found = ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get();
+        if (found) {
+          const next: Row = {
+            ...found,
+            name,
+            email: email ?? found.email,
+            phone: phone ?? found.phone,
+            phoneDigits: phone !== undefined ? digits(phone) : found.phoneDigits,
+            note: a.note ?? found.note,
+            updated: now,
+          };
+          ctx.db.update(contacts).set(next).where(eq(contacts.id, found.id)).run();
+          return { ...shape(next), updated_existing: true };
+        }
+        const row: Row = {
+          id: newId(),
+          owner: ctx.account.id,
+          name,
+          nameKey: key,
+          email: email ?? "",
+          phone: phone ?? "",
+          phoneDigits: digits(phone ?? ""),
+          note: a.note ?? "",
+          created: now,
+          updated: now,
+        };
+        ctx.db.insert(contacts).values(row).run();
+        return { ...shape(row), updated_existing: false };
+      },
+    }),
+    delete: write({
+      description: "Removes a contact by id.",
+      args: T.Object({ id: T.String({ minLength: 1, maxLength: 64 }) }),
+      access: "account",
+      destructive: true,
+      run({ id }, ctx) {
+        const gone = ctx.db
+          .delete(contacts)
+          .where(and(eq(contacts.id, id), eq(contacts.owner, ctx.account.id)))
+          .returning({ id: contacts.id })
+          .all();
+        if (!gone.length) throw notFound(`no contact with id "${id}"`);
+        return { deleted: id };
+      },
+    }),
+    find: read({
+      description: "Finds contacts whose name contains the query (any case), or whose email or phone number contains it.",
+      args: T.Object({ query: T.String({ minLength: 1, maxLength: 200 }) }),
+      access: "account",
+      run({ query }, ctx) {
+        const q = query.trim().toLowerCase();
+        if (!q) throw invalid("query", "query must not be blank");
+        const like = `%${likeEscape(q)}%`;
+        const d = digits(q);
+        const conds = [sql`${contacts.nameKey} LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.email}) LIKE ${like} ESCAPE '\\'`];
+        // Only a query that is mostly a number is compared by digits, so "Anne 2" does not match every phone with a 2.
+        if (d.length >= 3 && d.length >= q.replace(/\s/g, "").length - 2) conds.push(sql`${contacts.phoneDigits} LIKE ${`%${d}%`}`);
+        return ctx.db
+          .select()
+          .from(contacts)
+          .where(and(eq(contacts.owner, ctx.account.id), sql`(${sql.join(conds, sql` OR `)})`))
+          .orderBy(asc(contacts.nameKey))
+          .all()
+          .map(shape);
+      },
+    }),
+    list: read({
+      description: "Everyone in the caller's address book, by name.",
+      args: T.Object({}),
+      access: "account",
+      run(_a, ctx) {
+        return ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).orderBy(asc(contacts.nameKey)).all().map(shape);
+      },
+    }),
+  },
+});

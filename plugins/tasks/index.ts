@@ -1,0 +1,143 @@
+import { Type as T } from "@sinclair/typebox";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { newId } from "../../core/auth/ids.ts";
+import { notFound } from "../../core/errors.ts";
+import { definePlugin, read, write } from "../../core/plugin.ts";
+import { parseDue } from "./due.ts";
+import { tasks } from "./schema.ts";
+
+const Status = T.Union([T.Literal("todo"), T.Literal("doing"), T.Literal("done")], { description: "todo, doing or done" });
+const Id = T.String({ minLength: 1, maxLength: 64, description: "The task's id, from tasks/list." });
+
+type Row = typeof tasks.$inferSelect;
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+const shape = (t: Row) => ({
+  id: t.id,
+  title: t.title,
+  detail: t.detail,
+  assignee: t.assignee,
+  due: iso(t.due),
+  status: t.status,
+  result: t.result,
+  created: iso(t.created),
+  updated: iso(t.updated),
+  done: iso(t.done),
+});
+
+// Open tasks first (earliest due, then oldest), then done ones, most recently finished first.
+const openFirst = [
+  sql`CASE WHEN ${tasks.status} = 'done' THEN 1 ELSE 0 END`,
+  sql`CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} ELSE COALESCE(${tasks.due}, 9e15) END`,
+  asc(tasks.created),
+];
+
+function own(ctx: { db: import("../../core/plugin.ts").Db; account: { id: string } }, id: string): Row {
+  const row = ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
+  if (!row) throw notFound(`no task with id "${id}"`);
+  return row;
+}
+
+export default definePlugin({
+  name: "tasks",
+  description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
+  needs: ["db"],
+  methods: {
+    create: write({
+      description:
+        'Adds a task. assignee is "me" (default) or "agent"; a task assigned to the agent can be picked up by the agent itself. due is RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC).',
+      args: T.Object({
+        title: T.String({ minLength: 1, maxLength: 500 }),
+        detail: T.Optional(T.String({ maxLength: 20_000 })),
+        assignee: T.Optional(T.Union([T.Literal("me"), T.Literal("agent")], { description: "me (default) or agent" })),
+        due: T.Optional(T.String({ description: 'RFC3339 or "YYYY-MM-DD HH:MM"' })),
+      }),
+      access: "account",
+      run(a, ctx) {
+        const now = ctx.clock.now().getTime();
+        const row: Row = {
+          id: newId(),
+          owner: ctx.account.id,
+          title: a.title,
+          detail: a.detail ?? "",
+          assignee: a.assignee ?? "me",
+          due: a.due === undefined || a.due === "" ? null : parseDue(a.due),
+          status: "todo",
+          result: "",
+          created: now,
+          updated: now,
+          done: null,
+        };
+        ctx.db.insert(tasks).values(row).run();
+        return shape(row);
+      },
+    }),
+    delete: write({
+      description: "Removes a task.",
+      args: T.Object({ id: Id }),
+      access: "account",
+      destructive: true,
+      run({ id }, ctx) {
+        own(ctx, id);
+        ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
+        return { deleted: id };
+      },
+    }),
+    list: read({
+      description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status.",
+      args: T.Object({ status: T.Optional(Status) }),
+      access: "account",
+      run({ status }, ctx) {
+        const where = status ? and(eq(tasks.owner, ctx.account.id), eq(tasks.status, status)) : eq(tasks.owner, ctx.account.id);
+        return ctx.db
+          .select()
+          .from(tasks)
+          .where(where)
+          .orderBy(...openFirst)
+          .all()
+          .map(shape);
+      },
+    }),
+    next: read({
+      description: "The next task assigned to the agent: the open one due earliest, then the oldest. Null when there is none.",
+      args: T.Object({}),
+      access: "account",
+      run(_a, ctx) {
+        const row = ctx.db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.owner, ctx.account.id), eq(tasks.assignee, "agent"), sql`${tasks.status} != 'done'`))
+          .orderBy(sql`COALESCE(${tasks.due}, 9e15)`, asc(tasks.created))
+          .limit(1)
+          .get();
+        return row ? shape(row) : null;
+      },
+    }),
+    update: write({
+      description: "Changes a task's title, detail, state (todo, doing, done) or result. Omitted fields keep their value.",
+      args: T.Object({
+        id: Id,
+        title: T.Optional(T.String({ minLength: 1, maxLength: 500 })),
+        detail: T.Optional(T.String({ maxLength: 20_000 })),
+        status: T.Optional(Status),
+        result: T.Optional(T.String({ maxLength: 20_000 })),
+      }),
+      access: "account",
+      run(a, ctx) {
+        const row = own(ctx, a.id);
+        const now = ctx.clock.now().getTime();
+        const next: Row = {
+          ...row,
+          title: a.title ?? row.title,
+          detail: a.detail ?? row.detail,
+          status: a.status ?? row.status,
+          result: a.result ?? row.result,
+          updated: now,
+        };
+        if (next.status === "done" && row.status !== "done") next.done = now;
+        if (next.status !== "done") next.done = null;
+        ctx.db.update(tasks).set(next).where(eq(tasks.id, row.id)).run();
+        return shape(next);
+      },
+    }),
+  },
+});
