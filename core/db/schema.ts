@@ -6,6 +6,37 @@ export const accounts = sqliteTable("accounts", {
   username: text("username").notNull().unique(),
   admin: integer("admin", { mode: "boolean" }).notNull().default(false),
   created: integer("created").notNull(),
+  /** argon2id hash (Bun.password); null for accounts made by the CLI that have never set one. */
+  password: text("password"),
+});
+
+/** Browser sessions. The cookie carries a secret; only its sha256 is stored. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    hash: text("hash").primaryKey(),
+    account: text("account")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** Per-session token that POSTs resting on the cookie must echo in X-CSRF-Token. */
+    csrf: text("csrf").notNull(),
+    created: integer("created").notNull(),
+    expires: integer("expires").notNull(),
+    lastSeen: integer("last_seen").notNull(),
+  },
+  (t) => [index("sessions_account").on(t.account)],
+);
+
+/** Invitations to sign up when sign-up is invite-only. The code is stored as its sha256. */
+export const invites = sqliteTable("invites", {
+  hash: text("hash").primaryKey(),
+  createdBy: text("created_by")
+    .notNull()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  created: integer("created").notNull(),
+  expires: integer("expires").notNull(),
+  usedBy: text("used_by"),
+  used: integer("used"),
 });
 
 export const tokens = sqliteTable(
