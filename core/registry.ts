@@ -164,7 +164,24 @@ export function pluginFolders(dir: string): string[] {
     .map((n) => join(abs, n));
 }
 
+let sdkServed = false;
+/** Lets drop-in plugins import "hearth" and "@sinclair/typebox" wherever their folder is. */
+async function serveSdk() {
+  if (sdkServed) return;
+  sdkServed = true;
+  const sdk = await import("./sdk.ts");
+  const typebox = await import("@sinclair/typebox");
+  Bun.plugin({
+    name: "hearth-sdk",
+    setup(build) {
+      build.module("hearth", () => ({ exports: { ...sdk }, loader: "object" }));
+      build.module("@sinclair/typebox", () => ({ exports: { ...typebox }, loader: "object" }));
+    },
+  });
+}
+
 export async function loadFolder(reg: Registry, folder: string, builtin: boolean) {
+  if (!builtin) await serveSdk();
   const file = existsSync(join(folder, "index.ts")) ? join(folder, "index.ts") : join(folder, "index.js");
   let mod: { default?: unknown };
   try {

@@ -17,6 +17,12 @@ import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts"
 import { TokenCache } from "./auth/tokens.ts";
 import "./modules.ts";
 
+/** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
+let embeddedBuild: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet } | undefined;
+export function setEmbeddedBuild(b: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet }) {
+  embeddedBuild = b;
+}
+
 export const systemClock: Clock = { now: () => new Date() };
 
 export interface RuntimeOptions {
@@ -61,14 +67,14 @@ export class Runtime {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);
-    this.coreMigrations = opts.embeddedCoreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
+    this.coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
   }
   private coreMigrations: MigrationSet | null;
 
   static async create(opts: RuntimeOptions = {}): Promise<Runtime> {
     const env = opts.env ?? process.env;
     const registry = await buildRegistry({
-      embedded: opts.embedded,
+      embedded: opts.embedded ?? embeddedBuild?.plugins,
       pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
       extra: env.HEARTH_PLUGINS,
     });
@@ -77,12 +83,20 @@ export class Runtime {
     return new Runtime(registry, resolveConfig(settings, env), opts);
   }
 
-  /** Applies migrations (core first, then each plugin) and runs plugin start hooks. */
-  async start() {
-    if (this.started) return;
+  /** Applies migrations: the core's first, then each plugin's. */
+  migrate() {
+    if (this.migrated) return;
     if (!this.coreMigrations) throw new Error("core migrations are missing");
     applyMigrations(this.store.writer, "core", this.coreMigrations);
     for (const p of this.registry.plugins.values()) if (p.migrations) applyMigrations(this.store.writer, p.def.name, p.migrations);
+    this.migrated = true;
+  }
+  private migrated = false;
+
+  /** Migrates and runs plugin start hooks. */
+  async start() {
+    if (this.started) return;
+    this.migrate();
     for (const p of this.registry.plugins.values()) {
       if (p.def.start) await p.def.start(this.instanceCtx(p.def.name));
     }

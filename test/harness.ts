@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount, issueToken } from "../core/auth/tokens.ts";
 import { createApp } from "../core/http/app.ts";
-import type { Clock } from "../core/plugin.ts";
+import type { Clock, Logger } from "../core/plugin.ts";
 import { Runtime } from "../core/runtime.ts";
 
 export interface CallResult {
@@ -28,9 +28,11 @@ export class TestClock implements Clock {
   }
 }
 
-export async function startHearth(opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string } = {}) {
+export async function startHearth(
+  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
+) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...opts.env }, clock: opts.clock });
+  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = createApp(rt).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;

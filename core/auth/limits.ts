@@ -1,0 +1,126 @@
+// Rate limits: a token bucket per caller and class of call, in memory. Each
+// check is a map lookup and a little arithmetic, so it can sit on every call.
+import { HearthError } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Runtime } from "../runtime.ts";
+
+export type LimitClass = "reads" | "writes" | "priced" | "signin";
+
+const SETTING: Record<LimitClass, string> = {
+  reads: "HEARTH_RATE_READS",
+  writes: "HEARTH_RATE_WRITES",
+  priced: "HEARTH_RATE_PRICED",
+  signin: "HEARTH_RATE_SIGNIN",
+};
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+const MAX_BUCKETS = 50_000;
+
+/** Buckets that refill `perMinute` tokens a minute up to `perMinute`, so a burst of a minute's worth is allowed. */
+export class Buckets {
+  private map = new Map<string, Bucket>();
+  constructor(readonly perMinute: number) {}
+
+  /** Takes one token for key; returns 0 when allowed, else the seconds until one is free. */
+  take(key: string, now: number): number {
+    const cap = this.perMinute;
+    const perMs = cap / 60_000;
+    let b = this.map.get(key);
+    if (!b) {
+      if (this.map.size >= MAX_BUCKETS) this.prune(now);
+      b = { tokens: cap, at: now };
+      this.map.set(key, b);
+    } else {
+      b.tokens = Math.min(cap, b.tokens + Math.max(0, now - b.at) * perMs);
+      b.at = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
+  }
+
+  /**
+   * Forgets buckets that have refilled (they hold nothing a fresh one would
+   * not); if that frees too little, the oldest half goes. Runs only when the
+   * map is full, so its cost spreads over the inserts that filled it.
+   */
+  private prune(now: number) {
+    const perMs = this.perMinute / 60_000;
+    for (const [k, b] of this.map) if (b.tokens + (now - b.at) * perMs >= this.perMinute) this.map.delete(k);
+    if (this.map.size < MAX_BUCKETS / 2) return;
+    let drop = this.map.size / 2;
+    for (const k of this.map.keys()) {
+      if (drop-- <= 0) break;
+      this.map.delete(k);
+    }
+  }
+
+  get size() {
+    return this.map.size;
+  }
+}
+
+export function rateLimited(message: string, retryAfter: number) {
+  return new HearthError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) }, extra: { retry_after: retryAfter } });
+}
+
+/** Per-instance limiter state: one set of buckets per class, made from the instance's settings. */
+export class Limiter {
+  private buckets = new Map<LimitClass, Buckets | null>();
+  constructor(private config: Record<string, string>) {}
+
+  private of(cls: LimitClass): Buckets | null {
+    let b = this.buckets.get(cls);
+    if (b === undefined) {
+      const n = Number(this.config[SETTING[cls]] ?? "0");
+      b = Number.isFinite(n) && n > 0 ? new Buckets(n) : null;
+      this.buckets.set(cls, b);
+    }
+    return b;
+  }
+
+  /** Throws 429 with Retry-After when key has used up its share of cls. */
+  check(cls: LimitClass, key: string, now: number, what: string) {
+    const b = this.of(cls);
+    if (!b) return;
+    const wait = b.take(key, now);
+    if (wait > 0) throw rateLimited(`too many ${what}: at most ${b.perMinute} a minute; try again in ${wait} s`, wait);
+  }
+}
+
+const limiters = new WeakMap<Runtime, Limiter>();
+export function limiterOf(rt: Runtime): Limiter {
+  let l = limiters.get(rt);
+  if (!l) limiters.set(rt, (l = new Limiter(rt.config)));
+  return l;
+}
+
+/** Who a limit counts against: the token, else the account, else the client address. */
+export function callerKey(caller: Caller): string | null {
+  if (caller.via === "local") return null;
+  if (caller.tokenId) return `t:${caller.tokenId}`;
+  if (caller.account) return `a:${caller.account.id}`;
+  return `ip:${caller.address ?? ""}`;
+}
+
+export function classOf(rt: Runtime, entry: MethodEntry): LimitClass {
+  const p = entry.def.price;
+  const priced = rt.config.HEARTH_METERING !== "off" && (typeof p === "function" || (typeof p === "number" && p > 0));
+  if (priced) return "priced";
+  return entry.def.kind === "write" ? "writes" : "reads";
+}
+
+/** The check on the call path: one bucket per caller and class. */
+export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller) {
+  const key = callerKey(caller);
+  if (key === null) return;
+  const cls = classOf(rt, entry);
+  limiterOf(rt).check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
+}

@@ -1,0 +1,49 @@
+// `bun run build`: compiles dist/hearth (or one binary per --target) with every
+// built-in plugin and every migration embedded, since a lone binary has no
+// plugins folder beside it. Drop-in plugins still load from HEARTH_PLUGINS.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pluginFolders } from "./registry.ts";
+
+const root = join(import.meta.dir, "..");
+const dist = join(root, "dist");
+mkdirSync(dist, { recursive: true });
+
+const lines: string[] = [`import { setEmbeddedBuild } from ${JSON.stringify(join(root, "core/runtime.ts"))};`];
+let n = 0;
+function migrationsExpr(dir: string): string {
+  const journalFile = join(dir, "meta", "_journal.json");
+  if (!existsSync(journalFile)) return "null";
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  const j = `j${n++}`;
+  lines.push(`import ${j} from ${JSON.stringify(journalFile)} with { type: "json" };`);
+  const sql = journal.entries.map((e) => {
+    const v = `s${n++}`;
+    lines.push(`import ${v} from ${JSON.stringify(join(dir, `${e.tag}.sql`))} with { type: "text" };`);
+    return `${JSON.stringify(e.tag)}: ${v}`;
+  });
+  return `{ journal: ${j}, sql: { ${sql.join(", ")} } }`;
+}
+
+const plugins = pluginFolders(join(root, "plugins")).map((folder) => {
+  const name = folder.split("/").pop()!;
+  const v = `p${n++}`;
+  lines.push(`import ${v} from ${JSON.stringify(join(folder, "index.ts"))};`);
+  return `{ def: ${v}, file: ${JSON.stringify(`plugins/${name}/index.ts`)}, folder: ${JSON.stringify(name)}, migrations: ${migrationsExpr(join(folder, "migrations"))} }`;
+});
+const core = migrationsExpr(join(root, "core/db/migrations"));
+lines.push(`import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))};`);
+lines.push(`setEmbeddedBuild({ plugins: [\n  ${plugins.join(",\n  ")}\n], coreMigrations: ${core} });`);
+lines.push(`process.exit(await main(process.argv.slice(2)));`);
+const entry = join(dist, ".entry.ts");
+writeFileSync(entry, lines.join("\n") + "\n");
+
+const targets = process.argv.includes("--release") ? ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-arm64"] : process.argv.filter((a) => a.startsWith("bun-"));
+const builds = targets.length ? targets.map((t) => ({ target: t, out: join(dist, `hearth-${t.replace(/^bun-/, "")}`) })) : [{ target: "", out: join(dist, "hearth") }];
+for (const b of builds) {
+  const cmd = ["bun", "build", "--compile", "--minify-syntax", "--minify-whitespace", entry, "--outfile", b.out];
+  if (b.target) cmd.push(`--target=${b.target}`);
+  const p = Bun.spawnSync(cmd, { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if (p.exitCode !== 0) process.exit(p.exitCode ?? 1);
+  console.log(`built ${b.out}`);
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bun
+// `hearth`: serve, call any method of a running instance, list methods, make tokens.
+// Exit codes: 0 ok, 1 refused, 2 usage.
+import { ensureAccount, issueToken } from "../auth/tokens.ts";
+import { createApp } from "../http/app.ts";
+import { coreSettings, resolveConfig } from "../config.ts";
+import { Runtime } from "../runtime.ts";
+import { coerceValue } from "../validate.ts";
+import { HearthError } from "../errors.ts";
+import type { TSchema } from "@sinclair/typebox";
+import { parseFlags } from "./args.ts";
+import { cliCommands } from "./commands.ts";
+import pkg from "../../package.json" with { type: "json" };
+
+const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
+const err = (s: string) => process.stderr.write(s.endsWith("\n") ? s : s + "\n");
+const show = (v: unknown) => out(process.stdout.isTTY ? JSON.stringify(v, null, 2) : JSON.stringify(v));
+
+const USAGE = `hearth ${pkg.version}: your personal services behind one API
+
+usage:
+  hearth [serve]                          start the server (PORT, HEARTH_DATA, ...)
+  hearth help [service]                   list methods with their arguments
+  hearth <service> <method> [--arg value] call a method on HEARTH_URL with HEARTH_TOKEN
+  hearth token create --user NAME [--scopes notes,tasks] [--admin] [--name LABEL]
+                                          create the account if missing; print a new token
+  hearth version`;
+
+async function serve(): Promise<number> {
+  const rt = await Runtime.create();
+  await rt.start();
+  const app = createApp(rt).listen({ port: Number(rt.config.PORT), hostname: rt.config.HOST });
+  const where = `http://${rt.config.HOST === "0.0.0.0" ? "127.0.0.1" : rt.config.HOST}:${app.server!.port}`;
+  rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
+  if (process.stderr.isTTY) err(`hearth listening on ${where} (data in ${rt.dataDir})`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await app.stop();
+    await rt.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return new Promise<number>(() => {});
+}
+
+async function help(service?: string): Promise<number> {
+  const rt = await Runtime.create();
+  const entries = rt.registry.list().filter((e) => !service || e.service === service);
+  if (service && entries.length === 0) {
+    err(`no service "${service}"; services: ${rt.registry.services().join(", ")}`);
+    return 2;
+  }
+  const lines: string[] = [USAGE, "", `methods (${entries.length}):`];
+  for (const e of entries) {
+    const props = e.def.args.properties as Record<string, TSchema>;
+    const args = e.argNames.map((n) => (e.required.includes(n) ? `--${n}*` : `[--${n}]`) + (props[n].type ? ` ${props[n].type}` : "")).join(" ");
+    const price = typeof e.def.price === "number" && e.def.price > 0 ? ` (${e.def.price} credits)` : typeof e.def.price === "function" ? " (priced)" : "";
+    lines.push(`  ${e.service} ${e.name} ${args}`.trimEnd(), `      ${e.def.kind === "write" ? "POST" : "GET "} ${e.def.description}${price}`);
+  }
+  out(lines.join("\n"));
+  return 0;
+}
+
+async function tokenCreate(argv: string[]): Promise<number> {
+  const { flags } = parseFlags(argv);
+  const user = flags.get("user")?.[0];
+  if (!user || user === "true") {
+    err("usage: hearth token create --user NAME [--scopes notes,tasks] [--admin] [--name LABEL]");
+    return 2;
+  }
+  const scopesFlag = flags.get("scopes")?.[0];
+  const rt = await Runtime.create();
+  rt.migrate();
+  let scopes: "*" | string[] = "*";
+  if (scopesFlag && scopesFlag !== "*") {
+    scopes = scopesFlag.split(",").map((s) => s.trim()).filter(Boolean);
+    const unknown = scopes.filter((s) => !rt.registry.plugins.has(s));
+    if (unknown.length) {
+      err(`unknown scope(s): ${unknown.join(", ")}; services are: ${rt.registry.services().join(", ")}`);
+      await rt.stop();
+      return 2;
+    }
+  }
+  const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
+  const t = await issueToken(rt.store, account, { scopes, name: flags.get("name")?.[0] ?? "cli" });
+  await rt.stop();
+  out(t.token);
+  return 0;
+}
+
+async function callMethod(service: string, method: string, argv: string[]): Promise<number> {
+  const settings = resolveConfig(coreSettings, process.env);
+  const rt = await Runtime.create();
+  const entry = rt.registry.get(service, method);
+  if (!entry) {
+    if (!rt.registry.plugins.has(service)) err(`no service or command "${service}"\n\n${USAGE}`);
+    else err(`no method "${method}" in ${service}; it has: ${rt.registry.plugins.get(service)!.methods.map((m) => m.name).join(", ")}`);
+    return 2;
+  }
+  const { flags, rest } = parseFlags(argv);
+  if (rest.length) {
+    err(`unexpected argument "${rest[0]}": give arguments as --name value`);
+    return 2;
+  }
+  const props = entry.def.args.properties as Record<string, TSchema>;
+  const args: Record<string, unknown> = {};
+  try {
+    for (const [k, values] of flags) args[k] = props[k] ? coerceValue(props[k], values, k) : values[values.length - 1];
+  } catch (e) {
+    err((e as Error).message);
+    return 2;
+  }
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (settings.HEARTH_TOKEN) headers.authorization = `Bearer ${settings.HEARTH_TOKEN}`;
+  let res: Response;
+  try {
+    res = await fetch(`${settings.HEARTH_URL.replace(/\/$/, "")}/api/v1/${service}/${method}`, { method: "POST", headers, body: JSON.stringify(args) });
+  } catch (e) {
+    err(`cannot reach ${settings.HEARTH_URL} (${(e as Error).message}); is hearth serving there? Set HEARTH_URL.`);
+    return 1;
+  }
+  const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { message: string; kind: string } } | null;
+  if (res.ok && body && "result" in body) {
+    show(body.result);
+    return 0;
+  }
+  err(body?.error ? `${body.error.kind} (${res.status}): ${body.error.message}` : `HTTP ${res.status}`);
+  return 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, second, ...rest] = argv;
+  try {
+    if (!first || first === "serve") return await serve();
+    if (first === "help" || first === "--help" || first === "-h") return await help(second);
+    if (first === "version" || first === "--version") {
+      out(pkg.version);
+      return 0;
+    }
+    if (first === "token") {
+      if (second === "create") return await tokenCreate(rest);
+      err("usage: hearth token create --user NAME [--scopes notes,tasks] [--admin]");
+      return 2;
+    }
+    const command = cliCommands.get(first);
+    if (command) return await command.run(argv.slice(1));
+    if (!second) {
+      err(`"${first}" needs a method: hearth ${first} <method> [--arg value]; see hearth help ${first}`);
+      return 2;
+    }
+    return await callMethod(first, second, rest);
+  } catch (e) {
+    if (e instanceof HearthError) {
+      err(`${e.kind}: ${e.message}`);
+      return 1;
+    }
+    err(e instanceof Error ? e.message : String(e));
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  process.exit(code);
+}

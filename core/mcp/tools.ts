@@ -1,0 +1,97 @@
+// MCP tools derived from the registry and nothing else: one tool per method,
+// named <service>_<method>, so a drop-in plugin's methods appear with no edit.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** Credits per call as the instance charges it; null when the price depends on the arguments. */
+export function creditsOf(rt: Runtime, entry: MethodEntry): number | null {
+  if (rt.config.HEARTH_METERING === "off") return 0;
+  const p = entry.def.price ?? 0;
+  return typeof p === "number" ? p : null;
+}
+
+export function priceText(credits: number | null): string {
+  if (credits === null) return "Price: depends on the arguments; the answer says what was charged.";
+  if (credits === 0) return "Price: free.";
+  return `Price: ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call.`;
+}
+
+/**
+ * TypeBox schemas are JSON Schema plus symbol-keyed metadata; a JSON round
+ * trip leaves the plain schema. Unknown arguments are refused by dispatch, so
+ * the schema says so too unless the plugin chose otherwise.
+ */
+export function inputSchemaOf(entry: MethodEntry): Tool["inputSchema"] {
+  const schema = JSON.parse(JSON.stringify(entry.def.args)) as Record<string, unknown>;
+  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
+  schema.type = "object";
+  return schema as Tool["inputSchema"];
+}
+
+export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
+  const def = entry.def;
+  const credits = creditsOf(rt, entry);
+  const access = def.access === "account" ? "Needs an account (a Bearer token)." : "Open to anyone.";
+  const readOnly = def.kind === "read";
+  return {
+    name: entry.tool,
+    description: `${def.description.trim()}\n\n${priceText(credits)} ${access}`,
+    inputSchema: inputSchemaOf(entry),
+    annotations: {
+      title: `${entry.service} ${entry.name.replace(/_/g, " ")}`,
+      readOnlyHint: readOnly,
+      // The protocol's defaults assume the worst, so both are stated.
+      destructiveHint: !readOnly && def.destructive === true,
+      openWorldHint: def.openWorld === true,
+    },
+    _meta: {
+      price: credits === null ? { credits: null, varies: true } : { credits, usd: credits / 100 },
+      access: def.access,
+      http: `${readOnly ? "GET" : "POST"} /api/v1/${entry.path}`,
+    },
+  };
+}
+
+/** Tool definitions are pure functions of the registry, so they are built once per runtime. */
+const cache = new WeakMap<Runtime, { tools: Tool[]; entries: MethodEntry[]; byName: Map<string, MethodEntry> }>();
+
+export function toolTable(rt: Runtime) {
+  let t = cache.get(rt);
+  if (!t) {
+    const entries = rt.registry.list();
+    t = { entries, tools: entries.map((e) => toolOf(rt, e)), byName: new Map(entries.map((e) => [e.tool, e])) };
+    cache.set(rt, t);
+  }
+  return t;
+}
+
+/** `?tools=news,web`: service names (or whole tool names) to expose; null means every one. */
+export function parseFilter(raw: string | null | undefined): Set<string> | null {
+  if (!raw) return null;
+  const names = raw
+    .split(",")
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  return names.length ? new Set(names) : null;
+}
+
+export function inFilter(entry: MethodEntry, filter: Set<string> | null): boolean {
+  return !filter || filter.has(entry.service) || filter.has(entry.tool);
+}
+
+/** A token limited to some services sees only those; a stranger sees everything it could try. */
+export function inScope(entry: MethodEntry, caller: Caller): boolean {
+  if (caller.scopes === "*") return true;
+  if (!caller.account && caller.via !== "token" && caller.via !== "session") return true;
+  return caller.scopes.includes(entry.service);
+}
+
+export function visibleTools(rt: Runtime, caller: Caller, filter: Set<string> | null): Tool[] {
+  const t = toolTable(rt);
+  if (!filter && caller.scopes === "*") return t.tools;
+  const out: Tool[] = [];
+  for (let i = 0; i < t.entries.length; i++) if (inFilter(t.entries[i], filter) && inScope(t.entries[i], caller)) out.push(t.tools[i]);
+  return out;
+}

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { startHearth, type Hearth } from "../harness.ts";
+
+let h: Hearth;
+let token: string;
+const lines: Record<string, unknown>[] = [];
+const logger = {
+  info: () => {},
+  warn: () => {},
+  error: (msg: string, data?: Record<string, unknown>) => lines.push({ msg, ...data }),
+  line: (d: Record<string, unknown>) => lines.push(d),
+};
+
+beforeAll(async () => {
+  h = await startHearth({ env: { HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins"), HEARTH_BODY_LIMIT: "2048" }, logger });
+  token = await h.token("alice");
+});
+afterAll(() => h.stop());
+
+const raw = (path: string, init?: RequestInit) => fetch(`${h.url}${path}`, init);
+
+describe("the calling convention", () => {
+  test("a read answers 200 with result and a request id", async () => {
+    const r = await h.call("probe/echo", { n: 5 });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ result: { n: 5, d: 7 } });
+    expect(r.headers.get("x-request-id")).toMatch(/^[\w-]{8,}$/);
+  });
+
+  test("query strings are coerced by the schema", async () => {
+    const r = await raw("/api/v1/probe/echo?n=2.5&i=3&flag=false&list=a,b&list2=x".replace("&list2=x", "") + "&word=red&obj=%7B%22a%22%3A1%7D");
+    expect((await r.json()).result).toEqual({ n: 2.5, i: 3, flag: false, list: ["a", "b"], word: "red", obj: { a: 1 }, d: 7 });
+    const rep = await raw("/api/v1/probe/echo?list=a&list=b%2Cc");
+    expect((await rep.json()).result.list).toEqual(["a", "b,c"]);
+  });
+
+  test("a read also accepts POST with a JSON body", async () => {
+    const r = await h.call("probe/echo", { list: ["x"], flag: true }, { method: "POST" });
+    expect(r.body.result).toEqual({ list: ["x"], flag: true, d: 7 });
+  });
+
+  test("GET on a write is 405", async () => {
+    const r = await h.call("notes/add", { title: "a", text: "b" }, { token, method: "GET" });
+    expect(r.status).toBe(405);
+    expect(r.body.error.kind).toBe("method_not_allowed");
+    expect(r.headers.get("allow")).toBe("POST");
+  });
+
+  test("unknown service or method is 404", async () => {
+    const a = await raw("/api/v1/nope/list");
+    expect(a.status).toBe(404);
+    expect((await a.json()).error).toMatchObject({ status: 404, kind: "not_found", retry: false });
+    const b = await raw("/api/v1/notes/nope", { headers: { authorization: `Bearer ${token}` } });
+    expect(b.status).toBe(404);
+    expect((await b.json()).error.message).toContain("add");
+  });
+
+  test("bad arguments are 400 naming the field", async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ n: "abc" }, "n", "must be a number"],
+      [{ n: 101 }, "n", "at most 100"],
+      [{ i: 1.5 }, "i", "whole number"],
+      [{ word: "green" }, "word", '"red", "blue"'],
+      [{ flag: "maybe" }, "flag", "true or false"],
+      [{ bogus: 1 }, "bogus", "unknown argument"],
+    ];
+    for (const [args, field, msg] of cases) {
+      const r = await h.call("probe/echo", args);
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe(field);
+      expect(r.body.error.message).toContain(msg);
+    }
+    const missing = await h.call("notes/add", { title: "t" }, { token });
+    expect(missing.body.error).toEqual({ status: 400, kind: "invalid_argument", message: "text is required", field: "text", retry: false });
+  });
+
+  test("a key given twice is 400", async () => {
+    const r = await raw("/api/v1/probe/echo?n=1&n=2");
+    expect(r.status).toBe(400);
+    expect((await r.json()).error.field).toBe("n");
+  });
+
+  test("a body that is not a JSON object is 400; over the cap is 413", async () => {
+    for (const body of ["[1,2]", "42", "{not json", '"str"']) {
+      const r = await raw("/api/v1/probe/echo", { method: "POST", headers: { "content-type": "application/json" }, body });
+      expect(r.status).toBe(400);
+      expect((await r.json()).error.field).toBe("body");
+    }
+    const big = await raw("/api/v1/notes/add", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ title: "big", text: "x".repeat(5000) }),
+    });
+    expect(big.status).toBe(413);
+    expect((await big.json()).error.kind).toBe("too_large");
+  });
+
+  test("other verbs are 405", async () => {
+    const r = await raw("/api/v1/probe/echo", { method: "DELETE" });
+    expect(r.status).toBe(405);
+  });
+
+  test("an unexpected failure is a 500 with a request id and no stack", async () => {
+    const r = await raw("/api/v1/probe/crash");
+    expect(r.status).toBe(500);
+    const text = await r.text();
+    expect(text).not.toContain("secret internal detail");
+    expect(text).not.toContain("probe.ts");
+    const body = JSON.parse(text);
+    expect(body.error.kind).toBe("internal");
+    expect(body.error.request_id).toBe(r.headers.get("x-request-id"));
+  });
+
+  test("unknown paths get the error shape", async () => {
+    const r = await raw("/no/such/page");
+    expect(r.status).toBe(404);
+    expect((await r.json()).error.kind).toBe("not_found");
+  });
+});
+
+describe("callers", () => {
+  test("an account method without credentials is 401; a bad token is 401", async () => {
+    expect((await h.call("notes/list")).status).toBe(401);
+    const bad = await h.call("notes/list", {}, { token: "hth_nope" });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.kind).toBe("unauthenticated");
+    const malformed = await h.call("notes/list", {}, { headers: { authorization: "Basic abc" } });
+    expect(malformed.status).toBe(401);
+  });
+
+  test("a token's scope is enforced and named", async () => {
+    const scoped = await h.token("alice", { scopes: ["notes"] });
+    expect((await h.call("notes/list", {}, { token: scoped })).status).toBe(200);
+    const r = await h.call("tasks/list", {}, { token: scoped });
+    expect(r.status).toBe(403);
+    expect(r.body.error.message).toContain('"tasks"');
+  });
+
+  test("a priced method refuses strangers until payment exists, and runs for an account", async () => {
+    const r = await h.call("probe/priced");
+    expect([401, 402]).toContain(r.status);
+    expect((await h.call("probe/priced", {}, { token })).status).toBe(200);
+  });
+});
+
+describe("atomic writes", () => {
+  test("a write that fails leaves nothing half-written, even through nested calls", async () => {
+    const r = await h.call("probe/halfway", { title: "ghost" }, { token });
+    expect(r.status).toBe(400);
+    expect((await h.call("notes/get", { title: "ghost" }, { token })).status).toBe(404);
+  });
+
+  test("concurrent writes all land", async () => {
+    await Promise.all(Array.from({ length: 40 }, (_, i) => h.call("notes/add", { title: `c${i}`, text: String(i) }, { token })));
+    const list = await h.call("notes/list", {}, { token });
+    expect(list.body.result.filter((n: { title: string }) => n.title.startsWith("c")).length).toBe(40);
+  });
+});
+
+describe("logging", () => {
+  test("one structured line per call with service, method, status, ms and caller, never the token", async () => {
+    lines.length = 0;
+    await h.call("notes/get", { title: "c1" }, { token });
+    await new Promise((r) => setTimeout(r, 5));
+    const mine = lines.filter((l) => l.service === "notes" && l.method === "get");
+    expect(mine.length).toBe(1);
+    expect(mine[0]).toMatchObject({ status: 200 });
+    expect(typeof mine[0].ms).toBe("number");
+    expect(typeof mine[0].caller).toBe("string");
+    expect(JSON.stringify(lines)).not.toContain(token);
+  });
+});

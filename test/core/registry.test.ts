@@ -1,0 +1,58 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { Type as T } from "@sinclair/typebox";
+import { buildRegistry, ManifestError, Registry } from "../../core/registry.ts";
+import { definePlugin, read } from "../../core/plugin.ts";
+
+const fixtures = join(import.meta.dir, "../fixtures");
+
+test("every built-in plugin loads and names follow the spec", async () => {
+  const reg = await buildRegistry({ pluginsDir: join(import.meta.dir, "../../plugins") });
+  expect(reg.services()).toContain("notes");
+  for (const m of reg.list()) {
+    expect(m.path).toBe(`${m.service}/${m.name}`);
+    expect(m.tool).toBe(`${m.service}_${m.name}`);
+  }
+});
+
+test("a drop-in plugin folder needs no edit anywhere else", async () => {
+  const reg = await buildRegistry({ pluginsDir: join(import.meta.dir, "../../plugins"), extra: join(fixtures, "plugins") });
+  expect(reg.get("probe", "echo")?.tool).toBe("probe_echo");
+});
+
+test("a bad manifest stops start-up naming the file and the field", async () => {
+  const err = await buildRegistry({ extra: join(fixtures, "bad") }).catch((e) => e);
+  expect(err).toBeInstanceOf(ManifestError);
+  expect(err.message).toContain(join(fixtures, "bad/badaccess/index.ts"));
+  expect(err.message).toContain("methods.look.access");
+});
+
+test("manifest rules", () => {
+  const ok = { name: "x", description: "d", methods: { m: read({ description: "d", args: T.Object({}), access: "public", run: () => 1 }) } };
+  const cases: [unknown, string][] = [
+    [{ ...ok, name: "Bad Name" }, "name"],
+    [{ ...ok, description: "" }, "description"],
+    [{ ...ok, needs: ["teleport"] }, "needs"],
+    [{ ...ok, methods: {} }, "methods"],
+    [{ ...ok, methods: { m: { ...ok.methods.m, args: { type: "object" } } } }, "methods.m.args"],
+    [{ ...ok, methods: { m: { ...ok.methods.m, price: -1 } } }, "methods.m.price"],
+    [{ ...ok, methods: { m: { ...ok.methods.m, run: "no" } } }, "methods.m.run"],
+    [{ ...ok, methods: { "Bad-Name": ok.methods.m } }, "methods.Bad-Name"],
+    [{ ...ok, routes: [{ method: "GET", path: "/other/x", run: () => new Response() }] }, "routes[0].path"],
+    [{ ...ok, config: { lower: { default: "", description: "" } } }, "config.lower"],
+  ];
+  for (const [def, field] of cases) {
+    const reg = new Registry();
+    let caught: unknown;
+    try {
+      reg.add(def, "plugins/x/index.ts", { builtin: true, migrations: null });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ManifestError);
+    expect((caught as ManifestError).field).toBe(field);
+  }
+  const reg = new Registry();
+  reg.add(definePlugin(ok), "plugins/x/index.ts", { builtin: true, migrations: null });
+  expect(() => reg.add(definePlugin(ok), "elsewhere/x/index.ts", { builtin: false, migrations: null })).toThrow(/already provided/);
+});
