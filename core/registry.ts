@@ -128,7 +128,8 @@ export class Registry {
         def: m as MethodDef<TObject, unknown>,
         check,
         argNames: Object.keys(args.properties),
-        required: (args.required as string[] | undefined) ?? [],
+        // An argument with a default is optional to callers: validation fills it in.
+        required: ((args.required as string[] | undefined) ?? []).filter((n) => !("default" in (args.properties[n] as object))),
         withDefaults: hasDefaults(args),
         plugin,
       };

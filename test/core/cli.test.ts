@@ -1,0 +1,105 @@
+// The CLI and the single binary, run as a person would: real processes, real ports.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "../..");
+const main = join(root, "core/cli/main.ts");
+
+async function run(cmd: string[], env: Record<string, string>) {
+  const p = Bun.spawn(cmd, { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { stdout, stderr, code };
+}
+
+async function waitUp(url: string, proc: { exitCode: number | null }) {
+  for (let i = 0; i < 200; i++) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {}
+    await Bun.sleep(25);
+  }
+  throw new Error("server did not come up");
+}
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const p = s.port!;
+  s.stop(true);
+  return p;
+}
+
+function suite(name: string, cmd: () => string[], before?: () => Promise<void>) {
+  describe(name, () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-cli-"));
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", HEARTH_URL: url };
+    let server: ReturnType<typeof Bun.spawn>;
+    let token = "";
+
+    beforeAll(async () => {
+      await before?.();
+      const t = await run([...cmd(), "token", "create", "--user", "carol", "--scopes", "notes,tasks"], env);
+      expect(t.code).toBe(0);
+      token = t.stdout.trim();
+      expect(token).toMatch(/^hth_[\w-]{40,}$/);
+      server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+      await waitUp(url, server);
+    });
+    afterAll(async () => {
+      server?.kill();
+      await server?.exited;
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("calls methods with typed arguments and prints the JSON result", async () => {
+      const add = await run([...cmd(), "tasks", "create", "--title", "from the cli", "--due", "2026-06-01 10:00"], { ...env, HEARTH_TOKEN: token });
+      expect(add.stderr).toBe("");
+      expect(add.code).toBe(0);
+      expect(JSON.parse(add.stdout)).toMatchObject({ title: "from the cli", due: "2026-06-01T10:00:00.000Z" });
+      const list = await run([...cmd(), "tasks", "list", "--status", "todo"], { ...env, HEARTH_TOKEN: token });
+      expect(JSON.parse(list.stdout).map((t: { title: string }) => t.title)).toEqual(["from the cli"]);
+    });
+
+    test("a refusal exits 1 with the message on stderr; bad usage exits 2", async () => {
+      const scoped = await run([...cmd(), "contacts", "list"], { ...env, HEARTH_TOKEN: token });
+      expect(scoped.code).toBe(1);
+      expect(scoped.stderr).toContain("forbidden");
+      const invalid = await run([...cmd(), "notes", "get"], { ...env, HEARTH_TOKEN: token });
+      expect(invalid.code).toBe(1);
+      expect(invalid.stderr).toContain("title is required");
+      expect((await run([...cmd(), "nosuch", "thing"], env)).code).toBe(2);
+      expect((await run([...cmd(), "notes", "nosuch"], env)).code).toBe(2);
+      expect((await run([...cmd(), "token", "create"], env)).code).toBe(2);
+    });
+
+    test("help lists every method from the registry", async () => {
+      const h = await run([...cmd(), "help"], env);
+      expect(h.code).toBe(0);
+      for (const m of ["notes add", "tasks next", "contacts find"]) expect(h.stdout).toContain(m);
+    });
+  });
+}
+
+suite("hearth from source", () => ["bun", main]);
+
+const binary = join(root, "dist/hearth");
+suite(
+  "dist/hearth, the single binary",
+  () => [binary],
+  async () => {
+    const b = await run(["bun", join(root, "core/build.ts")], {});
+    if (b.code !== 0) throw new Error(`build failed: ${b.stderr}`);
+  },
+);
+
+test("the binary still loads drop-in plugins from HEARTH_PLUGINS", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
+  const h = await run([binary, "help", "probe"], { HEARTH_DATA: join(dir, "data"), HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins") });
+  rmSync(dir, { recursive: true, force: true });
+  expect(h.code).toBe(0);
+  expect(h.stdout).toContain("probe echo");
+});

@@ -1,0 +1,44 @@
+// Holds the registry to the published API: every method that exists must
+// match methods.json (verb, required arguments, no argument the spec lacks).
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildRegistry } from "../../core/registry.ts";
+
+const specFile = join(import.meta.dir, "../../../shared/spec/methods.json");
+interface SpecMethod {
+  service: string;
+  method: string;
+  verb: "GET" | "POST";
+  args: { name: string; required: boolean }[];
+}
+
+test.skipIf(!existsSync(specFile))("registered methods match the spec", async () => {
+  const spec = JSON.parse(readFileSync(specFile, "utf8")) as { count: number; methods: SpecMethod[] };
+  const reg = await buildRegistry({ pluginsDir: join(import.meta.dir, "../../plugins") });
+  const bySpec = new Map(spec.methods.map((m) => [`${m.service}/${m.method}`, m]));
+  const problems: string[] = [];
+  let covered = 0;
+  for (const m of spec.methods) {
+    const entry = reg.get(m.service, m.method);
+    if (!entry) continue;
+    covered++;
+    const verb = entry.def.kind === "write" ? "POST" : "GET";
+    if (verb !== m.verb) problems.push(`${entry.path}: spec says ${m.verb}, registry says ${verb}`);
+    const specArgs = new Set(m.args.map((a) => a.name));
+    for (const a of m.args) {
+      if (!entry.argNames.includes(a.name)) problems.push(`${entry.path}: lacks argument ${a.name}`);
+      else if (a.required && !entry.required.includes(a.name)) problems.push(`${entry.path}: ${a.name} must be required`);
+      else if (!a.required && entry.required.includes(a.name)) problems.push(`${entry.path}: ${a.name} must be optional`);
+    }
+    for (const a of entry.argNames) if (!specArgs.has(a)) problems.push(`${entry.path}: has argument ${a} the spec lacks`);
+  }
+  // A spec service's plugin must not carry methods the spec does not list.
+  for (const e of reg.list()) {
+    if (spec.methods.some((m) => m.service === e.service) && !bySpec.has(e.path)) problems.push(`${e.path}: not in the spec`);
+  }
+  const missing = spec.methods.filter((m) => !reg.get(m.service, m.method)).map((m) => `${m.service}/${m.method}`);
+  console.log(`spec coverage: ${covered}/${spec.count}${missing.length ? ` (missing: ${missing.join(", ")})` : ""}`);
+  expect(problems).toEqual([]);
+  expect(covered).toBeGreaterThan(0);
+});
