@@ -2,3 +2,5 @@
 // commands when imported. The runtime imports this file once; each module
 // adds one line here.
 export {};
+import "./mcp/index.ts";
+import "./upstream/index.ts";

@@ -1,0 +1,115 @@
+// /mcp: MCP over Streamable HTTP on the SDK's Web-standard transport.
+// An initialize request opens a session; any other request without a session
+// id is answered statelessly, so `curl -X POST /mcp` with tools/list works.
+// A browser's GET gets a page on how to connect.
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { asHearthError } from "../errors.ts";
+import { requestIdFor } from "../http/api.ts";
+import { clientAddress, route, type App } from "../http/app.ts";
+import { identify, stranger } from "../http/identify.ts";
+import type { Runtime } from "../runtime.ts";
+import { mcpPage } from "./page.ts";
+import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
+import { McpSessions } from "./sessions.ts";
+import { parseFilter } from "./tools.ts";
+
+const contextOf: ContextOf = (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth;
+
+function rpcError(status: number, code: number, message: string, data?: unknown, headers?: Record<string, string>): Response {
+  const error: Record<string, unknown> = { code, message };
+  if (data !== undefined) error.data = data;
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...(headers ?? {}) },
+  });
+}
+
+/**
+ * Answers are always JSON here, so a POST that accepts JSON (or anything),
+ * or that sends JSON without saying so, as plain curl does, is taken as the
+ * transport expects.
+ */
+function asMcpPost(req: Request): Request {
+  const accept = req.headers.get("accept") ?? "";
+  const type = req.headers.get("content-type") ?? "";
+  const acceptOk = accept.includes("application/json") && accept.includes("text/event-stream");
+  const typeOk = /^application\/([\w.+-]*\+)?json\b/i.test(type);
+  if (acceptOk && typeOk) return req;
+  const h = new Headers(req.headers);
+  if (!acceptOk && (accept === "" || accept.includes("*/*") || accept.includes("application/json"))) h.set("accept", "application/json, text/event-stream");
+  if (!typeOk && (type === "" || type.startsWith("application/x-www-form-urlencoded"))) h.set("content-type", "application/json");
+  return new Request(req.url, { method: req.method, headers: h });
+}
+
+async function readJson(req: Request, limit: number): Promise<{ body: unknown } | Response> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) return rpcError(413, -32000, `the request body is ${declared} bytes; the limit is ${limit}`);
+  const text = await req.text();
+  if (text.length > limit) return rpcError(413, -32000, `the request body is over the limit of ${limit} bytes`);
+  try {
+    return { body: JSON.parse(text) };
+  } catch (e) {
+    return rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`);
+  }
+}
+
+const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
+
+export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request, address: string): Promise<Response> {
+  const url = new URL(req.url);
+  const filter = parseFilter(url.searchParams.get("tools"));
+  const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
+  if (req.method === "GET" && !wantsStream) {
+    const caller = await identify(rt, req, address).catch(() => stranger(address));
+    return mcpPage(rt, url, caller, filter);
+  }
+
+  const requestId = requestIdFor(req);
+  let ctx: McpCallContext;
+  try {
+    ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin, requestId };
+  } catch (e) {
+    const err = asHearthError(e);
+    return rpcError(err.status, -32001, err.message, { error: err.body() }, { "www-authenticate": 'Bearer realm="hearth"', ...(err.headers ?? {}) });
+  }
+  const authInfo: AuthInfo = {
+    token: "",
+    clientId: ctx.caller.account?.username ?? "",
+    scopes: ctx.caller.scopes === "*" ? ["*"] : ctx.caller.scopes,
+    extra: { hearth: ctx },
+  };
+
+  const sid = req.headers.get("mcp-session-id");
+  if (sid) {
+    const transport = sessions.get(sid);
+    if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
+    if (req.method !== "POST") return transport.handleRequest(req, { authInfo });
+    const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
+    if (read instanceof Response) return read;
+    return transport.handleRequest(asMcpPost(req), { authInfo, parsedBody: read.body });
+  }
+
+  if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
+  const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
+  if (read instanceof Response) return read;
+  const post = asMcpPost(req);
+  if (isInitialize(read.body)) {
+    const transport = await sessions.open();
+    return transport.handleRequest(post, { authInfo, parsedBody: read.body });
+  }
+  // Stateless: a transport that answers this one request, as the SDK asks.
+  const server = createMcpServer(rt, contextOf);
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(post, { authInfo, parsedBody: read.body });
+  } finally {
+    void server.close();
+  }
+}
+
+export function mountMcp(app: App, rt: Runtime) {
+  const sessions = new McpSessions(rt, contextOf);
+  app.all("/mcp", route((c) => handleMcp(rt, sessions, c.request, clientAddress(c))), { parse: "none" });
+}

@@ -1,0 +1,48 @@
+// The SDK's MCP server, answering tools/list and tools/call from the registry.
+// The same server serves Streamable HTTP (one per session, or one per
+// stateless request) and stdio; only where the caller comes from differs.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { Caller } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { callTool } from "./call.ts";
+import { inFilter, visibleTools, toolTable } from "./tools.ts";
+
+/** What one MCP request runs as: who calls, which tools this endpoint exposes, and where links point. */
+export interface McpCallContext {
+  caller: Caller;
+  filter: Set<string> | null;
+  baseUrl: string;
+  requestId: string;
+}
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ContextOf = (extra: Extra) => McpCallContext;
+
+export const SERVER_INFO = { name: "hearth", title: "Hearth", version: "0.1.0" };
+
+const INSTRUCTIONS =
+  "Hearth's methods as tools: each tool is <service>_<method> and does what the HTTP method /api/v1/<service>/<method> does, at the same price. " +
+  'A refusal comes back as a tool error whose structured content is {"error": {status, kind, message, field?}}; a success as {"result": …}.';
+
+// Only used for elicitation, which this server never asks for; one instance spares building Ajv per server.
+let validator: AjvJsonSchemaValidator | null = null;
+
+export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
+  validator ??= new AjvJsonSchemaValidator();
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => {
+    const c = contextOf(extra);
+    return { tools: visibleTools(rt, c.caller, c.filter) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const c = contextOf(extra);
+    const entry = toolTable(rt).byName.get(req.params.name);
+    // An unknown tool is a protocol error, not a tool result, as the protocol asks.
+    if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${req.params.name}" here; tools/list names them`);
+    return callTool(rt, { entry, args: req.params.arguments, meta: req.params._meta, caller: c.caller, requestId: c.requestId, baseUrl: c.baseUrl });
+  });
+  return server;
+}

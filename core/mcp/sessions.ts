@@ -1,0 +1,85 @@
+// MCP sessions for clients that keep one. A session holds no identity: every
+// HTTP request is identified afresh from its own headers, so a session id
+// alone grants nothing. Sessions are kept in memory, bounded in number and
+// dropped when idle; a client whose session is gone is told 404 and starts
+// a new one, as the protocol asks.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Runtime } from "../runtime.ts";
+import { createMcpServer, type ContextOf } from "./server.ts";
+
+interface Session {
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport;
+  seen: number;
+}
+
+export class McpSessions {
+  private map = new Map<string, Session>();
+
+  constructor(
+    private rt: Runtime,
+    private contextOf: ContextOf,
+    readonly max = 1000,
+    readonly idleMs = 60 * 60 * 1000,
+  ) {}
+
+  get size() {
+    return this.map.size;
+  }
+
+  /** A fresh session-keeping transport; it is registered once its initialize request is accepted. */
+  async open(): Promise<WebStandardStreamableHTTPServerTransport> {
+    this.sweep();
+    const server = createMcpServer(this.rt, this.contextOf);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        while (this.map.size >= this.max) this.drop(this.map.keys().next().value!);
+        this.map.set(id, { server, transport, seen: this.now() });
+      },
+      onsessionclosed: (id) => {
+        this.map.delete(id);
+      },
+    });
+    await server.connect(transport);
+    return transport;
+  }
+
+  /** The live session with this id, or null when it never existed, was closed or sat idle too long. */
+  get(id: string): WebStandardStreamableHTTPServerTransport | null {
+    const s = this.map.get(id);
+    if (!s) return null;
+    const now = this.now();
+    if (now - s.seen > this.idleMs) {
+      this.drop(id);
+      return null;
+    }
+    s.seen = now;
+    // Re-inserting keeps the map in least-recently-used order for eviction.
+    this.map.delete(id);
+    this.map.set(id, s);
+    return s.transport;
+  }
+
+  closeAll() {
+    for (const id of [...this.map.keys()]) this.drop(id);
+  }
+
+  private now() {
+    return this.rt.clock.now().getTime();
+  }
+
+  private sweep() {
+    const now = this.now();
+    for (const [id, s] of this.map) if (now - s.seen > this.idleMs) this.drop(id);
+  }
+
+  private drop(id: string) {
+    const s = this.map.get(id);
+    if (!s) return;
+    this.map.delete(id);
+    void s.server.close().catch(() => {});
+  }
+}

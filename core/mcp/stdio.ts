@@ -1,0 +1,76 @@
+// `hearth mcp`: MCP on stdin/stdout for desktop clients that launch a command.
+// It talks to dispatch in-process against the local data folder, acting as
+// the account of HEARTH_TOKEN (with that token's scopes) or of `--user NAME`.
+// Background work (plugin start hooks) stays with `hearth serve`, so running
+// both on one data folder does nothing twice.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { findAccount } from "../auth/tokens.ts";
+import { parseFlags } from "../cli/args.ts";
+import type { CliCommand } from "../cli/commands.ts";
+import { asHearthError } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import { createMcpServer } from "./server.ts";
+import { parseFilter } from "./tools.ts";
+
+const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks]   (acts as HEARTH_TOKEN's account unless --user is given)";
+const err = (s: string) => process.stderr.write(s + "\n");
+
+export const mcpCommand: CliCommand = {
+  summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
+  usage: USAGE,
+  async run(argv) {
+    const { flags, rest } = parseFlags(argv);
+    if (rest.length || flags.has("help")) {
+      err(USAGE);
+      return 2;
+    }
+    const user = flags.get("user")?.[0];
+    if (user === "true") {
+      err(USAGE);
+      return 2;
+    }
+    const token = process.env.HEARTH_TOKEN ?? "";
+    if (!user && !token) {
+      err(`hearth mcp needs to know whom it acts for: set HEARTH_TOKEN to a token of this instance, or pass --user NAME\n${USAGE}`);
+      return 2;
+    }
+    // Loaded here: this module is itself imported while the runtime module loads.
+    const { Runtime } = await import("../runtime.ts");
+    const rt = await Runtime.create();
+    rt.migrate();
+    let callerNow: () => Caller;
+    try {
+      if (user) {
+        const account = findAccount(rt.store, user.toLowerCase());
+        if (!account) {
+          err(`no account "${user}" in ${rt.dataDir}; create one with: hearth token create --user ${user}`);
+          await rt.stop();
+          return 1;
+        }
+        const caller: Caller = { account, scopes: "*", via: "local" };
+        callerNow = () => caller;
+      } else {
+        // Checked now so a bad token fails at launch, and again on each call so revocation and expiry hold.
+        rt.tokens.identify(token, rt.clock.now().getTime());
+        callerNow = () => rt.tokens.identify(token, rt.clock.now().getTime());
+      }
+    } catch (e) {
+      err(`HEARTH_TOKEN: ${asHearthError(e).message} (in ${rt.dataDir})`);
+      await rt.stop();
+      return 1;
+    }
+    const filter = parseFilter(flags.get("tools")?.[0]);
+    const server = createMcpServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "", requestId: crypto.randomUUID() }));
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = resolve;
+      process.stdin.once("end", () => void server.close());
+      process.once("SIGTERM", () => void server.close());
+      process.once("SIGINT", () => void server.close());
+    });
+    await server.connect(transport);
+    await closed;
+    await rt.stop();
+    return 0;
+  },
+};
