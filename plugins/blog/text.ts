@@ -1,0 +1,39 @@
+// Titles, snippets and tags derived from what an author wrote.
+import { lexer } from "marked";
+import { plainText } from "../docs/markdown.ts";
+
+const TITLE_MAX = 80;
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.!?-]+$/, "")}…`;
+}
+
+/** The first sentence of the body's first block (a heading counts), trimmed to a sensible length on a word boundary. */
+export function titleFrom(content: string): string {
+  const first = lexer(content).find((t) => t.type === "heading" || t.type === "paragraph" || t.type === "text");
+  const text = plainText(first?.type === "heading" ? first.text : (first?.raw ?? content)) || plainText(content);
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;
+  return clip(sentence.replace(/[.]$/, ""), TITLE_MAX) || "Untitled";
+}
+
+export function snippetOf(content: string, max = 200): string {
+  return clip(plainText(content), max);
+}
+
+/** "Garden, #Food ,garden,  slow cooking" -> "garden,food,slow-cooking" */
+export function normaliseTags(tags: string): string {
+  const seen = new Set<string>();
+  for (const raw of tags.split(",")) {
+    const t = raw
+      .trim()
+      .replace(/^#+/, "")
+      .toLowerCase()
+      .replace(/\s+/g, "-")
+      .slice(0, 40);
+    if (t) seen.add(t);
+  }
+  return [...seen].join(",");
+}
