@@ -16,4 +16,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
   HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
   HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },
+  HEARTH_CONTACT: { default: "", description: "An e-mail or URL for provider operators, sent in the User-Agent of outside requests (OpenStreetMap services ask for one)." },
+  UPSTREAM_TIMEOUT_MS: { default: "", description: "Timeout for outside providers in milliseconds; empty keeps each provider's own (10 s mostly). <PROVIDER>_TIMEOUT_MS overrides one." },
+  UPSTREAM_RETRY_MS: { default: "250", description: "Pause before the one retry after a transient provider failure, in milliseconds." },
 };

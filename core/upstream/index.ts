@@ -1,0 +1,340 @@
+// Upstream: the one way a plugin reaches an outside provider (capability
+// `http`, declared in a plugin's `needs`).
+//
+//   const f = await ctx.http.get("OPEN_METEO", "/v1/forecast", {
+//     query: { latitude: 51.5, longitude: -0.12 },  // undefined values are left out
+//     ttl: 1800,            // seconds a copy is fresh: served without asking again
+//     revalidate: 1800,     // seconds after that a copy is served at once while a refresh runs (default: ttl, at most a day)
+//     keep: 7 * 86400,      // seconds after ttl a copy still answers when the provider fails (default: a week)
+//     parse: (json) => ..., // validates and shapes the body; a throw that is not a HearthError => 502, and nothing is cached
+//   });
+//   f.data          // what parse returned (the JSON itself without parse)
+//   f.cached        // true when no request went out for this answer
+//   f.stale         // true when the copy is past its ttl (refreshing, or the provider failed)
+//   f.about         // { source, attribution?, as_of, age_seconds, cached, stale? } to put in the answer
+//
+// Options also take `as: "text"` (XML, CSV: parse gets the string), `method:
+// "POST"` with `body` and `contentType`, `headers`, `accept: [404]` (statuses
+// that are answers, not failures), `onFresh(data)` (runs on the database
+// writer when a fresh copy is stored: archive snapshots), and `ttl: Infinity`
+// for data that never changes (a past day's weather).
+//
+// `ctx.http.peek(provider, path, opts)` says, without waiting, whether get()
+// would answer from cache; a method's price function uses it so a cached
+// answer costs nothing. `servedFromCache(requestId)` tells metering the same
+// after the call: true when the call used cached copies and sent nothing.
+//
+// Providers are named in UPPER_SNAKE (providers.ts lists the known ones;
+// defineProvider adds more). `<NAME>_URL` replaces the base URL,
+// `<NAME>_TIMEOUT_MS` the timeout (UPSTREAM_TIMEOUT_MS for all), `<NAME>_RATE`
+// the rate cap as "count/seconds" ("off" for none). A provider whose URL is
+// replaced keeps its concurrency cap but not the public service's rate cap,
+// unless `<NAME>_RATE` says otherwise. Requests carry a User-Agent naming
+// this instance and HEARTH_CONTACT, as the OpenStreetMap services ask.
+//
+// Failures: unreachable, 503 or 429 => 503 upstream_unavailable; no answer
+// in time => 504 upstream_timeout; any other status, a body that is not
+// JSON, or one parse refuses => 502 upstream_failed. All say retry: true.
+// A connection failure or a 502/503/504 is retried once first.
+import { hostname } from "node:os";
+import { provideCapability } from "../capabilities.ts";
+import { HearthError, upstream } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+import { cacheOf, detached, type Entry } from "./cache.ts";
+import { Gate } from "./limiter.ts";
+import { providerNamed, type ProviderDef, type RateCap } from "./providers.ts";
+import { send } from "./wire.ts";
+import pkg from "../../package.json";
+
+export { defineProvider, type ProviderDef } from "./providers.ts";
+
+export interface GetOptions<T> {
+  query?: Record<string, string | number | boolean | undefined | null | (string | number)[]>;
+  ttl: number;
+  revalidate?: number;
+  keep?: number;
+  as?: "json" | "text";
+  parse?: (body: any, status: number) => T;
+  method?: "GET" | "POST";
+  body?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  accept?: number[];
+  onFresh?: (data: T) => void;
+}
+
+export interface About {
+  source: string;
+  attribution?: string;
+  /** When the provider gave this copy (RFC3339). */
+  as_of: string;
+  age_seconds: number;
+  cached: boolean;
+  stale?: true;
+}
+
+export interface Fetched<T> {
+  data: T;
+  status: number;
+  provider: string;
+  url: string;
+  fetchedAt: Date;
+  ageSeconds: number;
+  cached: boolean;
+  stale: boolean;
+  about: About;
+}
+
+export interface Upstream {
+  get<T = any>(provider: string, path: string, opts: GetOptions<T>): Promise<Fetched<T>>;
+  peek(provider: string, path: string, opts: Pick<GetOptions<unknown>, "query" | "method" | "body">): boolean;
+}
+
+declare module "../plugin.ts" {
+  interface CapabilityTypes {
+    http: Upstream;
+  }
+}
+
+const DAY = 86_400;
+
+interface Usage {
+  network: number;
+  cached: number;
+}
+// Per request id, for metering; bounded because calls nobody meters never collect theirs.
+const usage = new Map<string, Usage>();
+function note(requestId: string, kind: keyof Usage) {
+  let u = usage.get(requestId);
+  if (!u) {
+    u = { network: 0, cached: 0 };
+    usage.set(requestId, u);
+    if (usage.size > 10_000) usage.delete(usage.keys().next().value!);
+  }
+  u[kind]++;
+}
+
+/** What a call's upstream requests were: how many went out and how many were answered from cache. */
+export function upstreamUsage(requestId: string): Usage | undefined {
+  return usage.get(requestId);
+}
+
+/** True when the call was answered from cached copies only, so it should not be charged. */
+export function servedFromCache(requestId: string): boolean {
+  const u = usage.get(requestId);
+  return !!u && u.cached > 0 && u.network === 0;
+}
+
+/** Waits for background refreshes and cache writes under way (tests; shutdown). */
+export async function settle(rt: Runtime): Promise<void> {
+  const c = cacheOf(rt);
+  while (c.pending.size) await Promise.allSettled([...c.pending]);
+}
+
+const gates = new WeakMap<Runtime, Map<string, Gate>>();
+const inflight = new WeakMap<Runtime, Map<string, Promise<Entry>>>();
+
+function settingsFor(rt: Runtime, p: ProviderDef) {
+  const cfg = rt.config;
+  const override = cfg[`${p.name}_URL`];
+  const base = (override || p.url).replace(/\/+$/, "");
+  const timeoutMs = Number(cfg[`${p.name}_TIMEOUT_MS`] || cfg.UPSTREAM_TIMEOUT_MS || p.timeoutMs || 10_000);
+  let rate: RateCap | undefined = override ? undefined : p.rate;
+  const rateSetting = cfg[`${p.name}_RATE`];
+  if (rateSetting === "off") rate = undefined;
+  else if (rateSetting) {
+    const m = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(rateSetting);
+    if (m) rate = { count: Number(m[1]), perMs: Number(m[2]) * 1000 };
+  }
+  return { base, timeoutMs, rate, overridden: !!override };
+}
+
+function gateFor(rt: Runtime, p: ProviderDef, path: string): Gate[] {
+  let m = gates.get(rt);
+  if (!m) gates.set(rt, (m = new Map()));
+  const s = settingsFor(rt, p);
+  const out: Gate[] = [];
+  let g = m.get(p.name);
+  if (!g) m.set(p.name, (g = new Gate(p.label, p.concurrency ?? 4, s.rate)));
+  out.push(g);
+  if (!s.overridden || cfgHasRate(rt, p))
+    for (const [prefix, cap] of Object.entries(p.lanes ?? {})) {
+      if (!path.startsWith(prefix)) continue;
+      const k = `${p.name} ${prefix}`;
+      let lane = m.get(k);
+      if (!lane) m.set(k, (lane = new Gate(p.label, Number.MAX_SAFE_INTEGER, cap)));
+      out.push(lane);
+    }
+  return out;
+}
+
+const cfgHasRate = (rt: Runtime, p: ProviderDef) => !!rt.config[`${p.name}_RATE`] && rt.config[`${p.name}_RATE`] !== "off";
+
+function userAgent(rt: Runtime): string {
+  const instance = rt.config.HEARTH_PUBLIC_URL || `instance on ${hostname()}`;
+  const contact = rt.config.HEARTH_CONTACT;
+  return `Hearth/${pkg.version} (+${instance}${contact ? `; ${contact}` : ""})`;
+}
+
+function queryString(q: GetOptions<unknown>["query"]): string {
+  if (!q) return "";
+  const parts = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined || v === null) continue;
+    parts.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  const s = parts.toString();
+  return s ? `?${s}` : "";
+}
+
+function cacheKey(provider: string, path: string, opts: Pick<GetOptions<unknown>, "query" | "method" | "body">): { key: string; target: string } {
+  const target = path + queryString(opts.query);
+  const key = new Bun.CryptoHasher("sha256").update(`${provider}\n${opts.method ?? "GET"}\n${target}\n${opts.body ?? ""}`).digest("hex");
+  return { key, target };
+}
+
+function parsedOf<T>(e: Entry, opts: GetOptions<T>): T {
+  const fn = opts.parse ?? identity;
+  e.parsed ??= new Map();
+  let memo = e.parsed.get(fn);
+  if (!memo) {
+    try {
+      const raw = opts.as === "text" ? e.body : JSON.parse(e.body);
+      memo = { value: fn(raw, e.status) };
+    } catch (err) {
+      memo = { error: err };
+    }
+    e.parsed.set(fn, memo);
+  }
+  if ("error" in memo) throw memo.error;
+  return memo.value as T;
+}
+const identity = (x: unknown) => x;
+
+function shape<T>(rt: Runtime, p: ProviderDef, e: Entry, data: T, cached: boolean, stale: boolean): Fetched<T> {
+  const now = rt.clock.now().getTime();
+  const ageSeconds = Math.max(0, Math.round((now - e.fetched) / 1000));
+  const about: About = { source: p.label, as_of: new Date(e.fetched).toISOString(), age_seconds: ageSeconds, cached };
+  if (p.attribution) about.attribution = p.attribution;
+  if (stale) about.stale = true;
+  return { data, status: e.status, provider: p.name, url: e.url, fetchedAt: new Date(e.fetched), ageSeconds, cached, stale, about };
+}
+
+const finite = (n: number) => Number.isFinite(n);
+
+/** Fetches, checks and stores a fresh copy; concurrent misses for one key share a request. */
+function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, opts: GetOptions<T>): Promise<Entry> {
+  let m = inflight.get(rt);
+  if (!m) inflight.set(rt, (m = new Map()));
+  const running = m.get(key);
+  if (running) return running;
+  const job = (async () => {
+    const s = settingsFor(rt, p);
+    const gatesHere = gateFor(rt, p, target);
+    const releases: (() => void)[] = [];
+    let answer;
+    try {
+      for (const g of gatesHere) releases.push(await g.enter(s.timeoutMs));
+      const headers: Record<string, string> = {
+        "user-agent": userAgent(rt),
+        accept: opts.as === "text" ? "*/*" : "application/json",
+        ...(p.headers ?? {}),
+        ...(opts.headers ?? {}),
+      };
+      if (opts.contentType) headers["content-type"] = opts.contentType;
+      answer = await send({
+        label: p.label,
+        url: s.base + target,
+        method: opts.method ?? "GET",
+        headers,
+        body: opts.body,
+        timeoutMs: s.timeoutMs,
+        maxBytes: p.maxBytes ?? 20_000_000,
+        accept: opts.accept ?? [],
+        retryDelayMs: Number(rt.config.UPSTREAM_RETRY_MS || 250),
+      });
+    } finally {
+      for (const r of releases) r();
+    }
+    const now = rt.clock.now().getTime();
+    const ttl = opts.ttl;
+    const revalidate = opts.revalidate ?? Math.min(ttl, DAY);
+    const keep = opts.keep ?? 7 * DAY;
+    const entry: Entry = {
+      key,
+      provider: p.name,
+      url: s.base + target,
+      status: answer.status,
+      body: answer.body,
+      fetched: now,
+      freshUntil: finite(ttl) ? now + ttl * 1000 : null,
+      reviseUntil: finite(ttl) && finite(revalidate) ? now + (ttl + revalidate) * 1000 : null,
+      keepUntil: finite(ttl) && finite(keep) ? now + (ttl + Math.max(keep, revalidate)) * 1000 : null,
+    };
+    // Parse before storing: garbage is refused and never cached. A HearthError
+    // from parse is an answer about the request (no such product) and is kept.
+    let data: T;
+    try {
+      data = parsedOf(entry, opts);
+    } catch (err) {
+      if (!(err instanceof HearthError)) {
+        rt.log.warn("upstream answer refused", { provider: p.name, url: entry.url, error: String(err) });
+        throw upstream("upstream_failed", opts.as !== "text" && err instanceof SyntaxError ? `${p.label} sent an answer that is not JSON` : `${p.label} sent an answer in a form this instance does not understand`);
+      }
+      cacheOf(rt).put(entry);
+      return entry;
+    }
+    cacheOf(rt).put(entry, opts.onFresh ? () => opts.onFresh!(data) : undefined);
+    return entry;
+  })();
+  m.set(key, job);
+  const done = () => m.delete(key);
+  job.then(done, done);
+  return job;
+}
+
+function makeUpstream(rt: Runtime, requestId: string): Upstream {
+  return {
+    async get<T>(provider: string, path: string, opts: GetOptions<T>): Promise<Fetched<T>> {
+      const p = providerNamed(provider);
+      const { key, target } = cacheKey(p.name, path, opts);
+      const cache = cacheOf(rt);
+      const now = rt.clock.now().getTime();
+      const held = cache.get(key);
+      if (held && (held.freshUntil === null || now < held.freshUntil)) {
+        note(requestId, "cached");
+        return shape(rt, p, held, parsedOf(held, opts), true, false);
+      }
+      if (held && held.reviseUntil !== null && now < held.reviseUntil) {
+        const bg = detached(() => refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })));
+        cache.track(bg);
+        note(requestId, "cached");
+        return shape(rt, p, held, parsedOf(held, opts), true, true);
+      }
+      try {
+        const fresh = await refresh(rt, p, key, target, opts);
+        note(requestId, "network");
+        return shape(rt, p, fresh, parsedOf(fresh, opts), false, false);
+      } catch (err) {
+        const e = err instanceof HearthError ? err : null;
+        const failed = e && e.kind.startsWith("upstream_");
+        if (failed && held && (held.keepUntil === null || now < held.keepUntil)) {
+          rt.log.warn("upstream failed; serving the last copy", { provider: p.name, error: e.message });
+          note(requestId, "cached");
+          return shape(rt, p, held, parsedOf(held, opts), true, true);
+        }
+        throw err;
+      }
+    },
+    peek(provider, path, opts) {
+      const p = providerNamed(provider);
+      const { key } = cacheKey(p.name, path, opts);
+      const held = cacheOf(rt).get(key);
+      if (!held) return false;
+      const now = rt.clock.now().getTime();
+      return held.freshUntil === null || now < held.freshUntil || (held.reviseUntil !== null && now < held.reviseUntil);
+    },
+  };
+}
+
+provideCapability("http", (s) => makeUpstream(s.rt, s.requestId));

@@ -1,0 +1,111 @@
+// One request on the wire: timeout, a byte cap, one retry on a transient
+// failure, and every failure mapped to DESIGN.md's upstream_* kinds.
+import { HearthError, upstream } from "../errors.ts";
+
+export interface WireRequest {
+  label: string;
+  url: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  maxBytes: number;
+  /** Statuses besides 2xx that are answers rather than failures (404 for "no such product"). */
+  accept: number[];
+  retryDelayMs: number;
+}
+
+export interface WireAnswer {
+  status: number;
+  body: string;
+}
+
+/** Connection refused, reset, or a gateway between us and the provider that gave up. */
+const transientStatus = new Set([502, 503, 504]);
+
+class Transient extends Error {
+  constructor(readonly error: HearthError) {
+    super(error.message);
+  }
+}
+
+export async function send(req: WireRequest): Promise<WireAnswer> {
+  try {
+    return await once(req);
+  } catch (e) {
+    if (!(e instanceof Transient)) throw e;
+    await new Promise((r) => setTimeout(r, req.retryDelayMs));
+    try {
+      return await once(req);
+    } catch (again) {
+      throw again instanceof Transient ? again.error : again;
+    }
+  }
+}
+
+async function once(req: WireRequest): Promise<WireAnswer> {
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, req.timeoutMs);
+  const late = () => upstream("upstream_timeout", `${req.label} did not answer within ${(req.timeoutMs / 1000).toFixed(1)} s`);
+  try {
+    let res: Response;
+    try {
+      res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: abort.signal, redirect: "follow" });
+    } catch {
+      if (timedOut) throw late();
+      throw new Transient(upstream("upstream_unavailable", `${req.label} could not be reached`));
+    }
+    const ok = (res.status >= 200 && res.status < 300) || req.accept.includes(res.status);
+    if (!ok) {
+      void res.body?.cancel().catch(() => {});
+      if (res.status === 429) {
+        const after = res.headers.get("retry-after");
+        throw new HearthError("upstream_unavailable", `${req.label} is limiting requests from this instance (HTTP 429)`, {
+          retry: true,
+          headers: after && /^\d+$/.test(after) ? { "Retry-After": after } : undefined,
+        });
+      }
+      if (transientStatus.has(res.status)) throw new Transient(upstream(res.status === 503 ? "upstream_unavailable" : "upstream_failed", `${req.label} answered HTTP ${res.status}`));
+      throw upstream("upstream_failed", `${req.label} answered HTTP ${res.status}`);
+    }
+    let body: string;
+    try {
+      body = await readCapped(res, req.maxBytes, req.label);
+    } catch (e) {
+      if (e instanceof HearthError) throw e;
+      if (timedOut) throw late();
+      throw new Transient(upstream("upstream_failed", `${req.label} broke off its answer`));
+    }
+    return { status: res.status, body };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readCapped(res: Response, maxBytes: number, label: string): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  const tooBig = () => upstream("upstream_failed", `${label} sent more than ${Math.round(maxBytes / 1e6)} MB`);
+  if (declared > maxBytes) {
+    void res.body?.cancel().catch(() => {});
+    throw tooBig();
+  }
+  if (!res.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => {});
+      throw tooBig();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
