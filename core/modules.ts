@@ -4,3 +4,4 @@
 export {};
 import "./mcp/index.ts";
 import "./upstream/index.ts";
+import "./auth/module.ts";

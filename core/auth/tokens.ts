@@ -1,6 +1,6 @@
 // Accounts and bearer tokens. Tokens are stored only as sha256 hashes and
 // looked up by hash, so comparing them takes no secret-dependent time.
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { HearthError, invalid, unauthenticated } from "../errors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Store } from "../db/index.ts";
@@ -156,4 +156,81 @@ export function assertScope(caller: Caller, service: string) {
   throw new HearthError("forbidden", `this token's scope does not include "${service}" (it allows: ${caller.scopes.join(", ") || "nothing"})`, {
     extra: { missing_scope: service },
   });
+}
+
+export interface TokenInfo {
+  id: string;
+  name: string;
+  scopes: "*" | string[];
+  created: string;
+  last_used: string | null;
+  expires: string | null;
+  expired: boolean;
+}
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/** An account's tokens that are not revoked, newest first; expired ones say so. */
+export function listTokens(store: Store, accountId: string, now: number): TokenInfo[] {
+  return store.rdb
+    .select()
+    .from(tokens)
+    .where(and(eq(tokens.account, accountId), isNull(tokens.revoked)))
+    .orderBy(desc(tokens.created), desc(tokens.id))
+    .all()
+    .map((t) => ({
+      id: t.id,
+      name: t.name,
+      scopes: t.scopes === "*" ? "*" : t.scopes.split(",").filter(Boolean),
+      created: iso(t.created)!,
+      last_used: iso(t.lastUsed),
+      expires: iso(t.expires),
+      expired: t.expires !== null && t.expires <= now,
+    }));
+}
+
+/**
+ * Reads a requested scope: "*" (or nothing) for every service, else service
+ * names that must each be in the registry. The names come from the registry,
+ * so a service added later is a scope at once.
+ */
+export function parseScopes(raw: unknown, services: string[]): "*" | string[] {
+  if (raw === undefined || raw === null || raw === "*" || raw === "") return "*";
+  const list = typeof raw === "string" ? raw.split(",") : Array.isArray(raw) ? raw : null;
+  if (!list || list.some((s) => typeof s !== "string")) throw invalid("scopes", 'scopes is "*" or a list of service names');
+  const names = [...new Set((list as string[]).map((s) => s.trim()).filter(Boolean))];
+  if (names.includes("*")) return "*";
+  if (names.length === 0) throw invalid("scopes", "choose at least one service, or all services");
+  const known = new Set(services);
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length) throw invalid("scopes", `no service named ${unknown.map((u) => `"${u}"`).join(", ")} (services are: ${services.join(", ")})`);
+  return names.sort();
+}
+
+export const TOKEN_NAME_MAX = 100;
+
+export function parseTokenName(raw: unknown): string {
+  if (raw === undefined || raw === null || raw === "") throw invalid("name", "give the token a name, so you know it again when you revoke it");
+  if (typeof raw !== "string") throw invalid("name", "name is a string");
+  const n = raw.trim();
+  if (!n) throw invalid("name", "give the token a name, so you know it again when you revoke it");
+  if (n.length > TOKEN_NAME_MAX) throw invalid("name", `a token's name has at most ${TOKEN_NAME_MAX} characters (got ${n.length})`);
+  return n;
+}
+
+/** An expiry from an RFC3339 time ("expires") or a number of days ("days"); null for none. */
+export function parseExpiry(input: { expires?: unknown; days?: unknown }, now: number): Date | null {
+  const { expires, days } = input;
+  if (days !== undefined && days !== null && days !== "") {
+    const d = typeof days === "number" ? days : Number(days);
+    if (!Number.isFinite(d) || d <= 0 || d > 3650) throw invalid("days", "days is a number of days between 0 and 3650");
+    return new Date(now + Math.round(d * 86_400_000));
+  }
+  if (expires === undefined || expires === null || expires === "" || expires === "never") return null;
+  if (typeof expires !== "string" || !/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(expires))
+    throw invalid("expires", 'expires is an RFC3339 time such as "2027-01-31T00:00:00Z" (or a date, or "never")');
+  const at = new Date(expires);
+  if (Number.isNaN(at.getTime())) throw invalid("expires", `"${expires}" is not a real time`);
+  if (at.getTime() <= now) throw invalid("expires", "expires must be in the future");
+  return at;
 }

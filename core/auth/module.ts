@@ -1,0 +1,25 @@
+// Identity for people: the session identifier for every surface that
+// identifies requests, and the sign-in, sign-up and /token pages.
+import { clientAddress, mounts, route } from "../http/app.ts";
+import { identifiers } from "../http/identify.ts";
+import { signinPage, signinPost, signoutPost, signupPage, signupPost, sessionInfo } from "../http/pages/signin.ts";
+import { inviteCreate, tokenCreate, tokenGet, tokenRevoke } from "../http/pages/token.ts";
+import { identifySession } from "./sessions.ts";
+
+// After the bearer identifier: a request carrying a token never rests on the cookie.
+identifiers.push((rt, req) => identifySession(rt, req));
+
+mounts.push((app, rt) => {
+  const noParse = { parse: "none" as const };
+  app.get("/signin", route((c) => signinPage(rt, c.request)));
+  app.post("/signin", route((c) => signinPost(rt, c.request, clientAddress(c))), noParse);
+  app.get("/signup", route((c) => signupPage(rt, c.request)));
+  app.post("/signup", route((c) => signupPost(rt, c.request, clientAddress(c))), noParse);
+  app.post("/signout", route((c) => signoutPost(rt, c.request, false)), noParse);
+  app.post("/signout/all", route((c) => signoutPost(rt, c.request, true)), noParse);
+  app.get("/session", route((c) => sessionInfo(rt, c.request)));
+  app.get("/token", route((c) => tokenGet(rt, c.request)));
+  app.post("/token", route((c) => tokenCreate(rt, c.request)), noParse);
+  app.post("/token/revoke", route((c) => tokenRevoke(rt, c.request)), noParse);
+  app.post("/invites", route((c) => inviteCreate(rt, c.request)), noParse);
+});

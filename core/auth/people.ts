@@ -1,0 +1,155 @@
+// Accounts for people: sign-up under the instance's policy, sign-in with a
+// password, invitations. Passwords are kept only as argon2id hashes.
+import { and, eq, gt, isNull } from "drizzle-orm";
+import type { Store } from "../db/index.ts";
+import { accounts, invites } from "../db/schema.ts";
+import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticated } from "../errors.ts";
+import type { Account } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { backoffOf } from "./backoff.ts";
+import { hashToken, newId, newSecret } from "./ids.ts";
+import { limiterOf, rateLimited } from "./limits.ts";
+import { USERNAME } from "./tokens.ts";
+
+/**
+ * Handles that would mislead as a person's name or a mail address, or that
+ * name parts of the instance itself.
+ */
+export const RESERVED = new Set([
+  "abuse", "admin", "administrator", "agent", "anonymous", "api", "auth", "billing", "daemon", "everyone",
+  "guest", "help", "hearth", "hostmaster", "info", "instance", "localhost", "mail", "mailer-daemon", "me",
+  "moderator", "no-reply", "nobody", "noreply", "null", "operator", "owner", "postmaster", "root", "security",
+  "server", "signin", "signup", "staff", "support", "system", "team", "token", "undefined", "webmaster", "www",
+]);
+
+export const PASSWORD_MIN = 8;
+/** Hashing cost grows with length; a cap keeps one request from tying up the server. */
+export const PASSWORD_MAX = 256;
+
+export type SignupPolicy = "open" | "invite" | "closed";
+
+export function signupPolicy(config: Record<string, string>): SignupPolicy {
+  const p = (config.HEARTH_SIGNUP ?? "invite").trim().toLowerCase();
+  if (p === "open" || p === "invite" || p === "closed") return p;
+  throw notConfigured(`HEARTH_SIGNUP must be open, invite or closed (it is "${config.HEARTH_SIGNUP}")`);
+}
+
+/** Lowercases and checks a handle chosen at sign-up. */
+export function checkUsername(raw: unknown): string {
+  if (typeof raw !== "string" || raw.trim() === "") throw invalid("username", "choose a username");
+  const u = raw.trim().toLowerCase();
+  if (!USERNAME.test(u)) throw invalid("username", "a username is 3 to 32 characters of a-z, 0-9, _ and -");
+  if (RESERVED.has(u)) throw invalid("username", `"${u}" is reserved; choose another username`);
+  return u;
+}
+
+export function checkPassword(raw: unknown, username: string): string {
+  if (typeof raw !== "string" || raw === "") throw invalid("password", "choose a password");
+  const n = [...raw].length;
+  if (n < PASSWORD_MIN) throw invalid("password", `a password needs at least ${PASSWORD_MIN} characters (got ${n})`);
+  if (n > PASSWORD_MAX) throw invalid("password", `a password may have at most ${PASSWORD_MAX} characters (got ${n})`);
+  if (raw.toLowerCase() === username) throw invalid("password", "the password may not be the username");
+  return raw;
+}
+
+export function hashPassword(pw: string): Promise<string> {
+  return Bun.password.hash(pw, { algorithm: "argon2id" });
+}
+
+// Verified against when the username is unknown, so a miss costs the same
+// time whether or not the account exists.
+let decoy: Promise<string> | null = null;
+const decoyHash = () => (decoy ??= hashPassword(newSecret()));
+
+export function hasAccounts(store: Store): boolean {
+  return !!store.rdb.select({ id: accounts.id }).from(accounts).limit(1).get();
+}
+
+/** Counts an attempt against the client address (sign-in and sign-up share the tighter limit). */
+export function limitAttempt(rt: Runtime, address: string) {
+  limiterOf(rt).check("signin", `ip:${address}`, rt.clock.now().getTime(), "sign-in attempts");
+}
+
+export interface SignUp {
+  username: unknown;
+  password: unknown;
+  invite?: unknown;
+}
+
+/** Creates an account with a password; the first account on an instance is its admin. */
+export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
+  const username = checkUsername(input.username);
+  const password = checkPassword(input.password, username);
+  const policy = signupPolicy(rt.config);
+  const inviteCode = typeof input.invite === "string" ? input.invite.trim() : "";
+  // Refuse early, before paying for a hash, when the answer cannot change.
+  if (hasAccounts(rt.store)) {
+    if (policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
+    if (policy === "invite" && !inviteCode) throw invalid("invite", "sign-up on this instance needs an invitation code from its admin");
+  }
+  const hash = await hashPassword(password);
+  const now = rt.clock.now().getTime();
+  return rt.store.write(() => {
+    const db = rt.store.wdb;
+    const first = !db.select({ id: accounts.id }).from(accounts).limit(1).get();
+    let invite: string | null = null;
+    if (!first && policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
+    if (!first && policy === "invite") {
+      const row = db
+        .select({ hash: invites.hash })
+        .from(invites)
+        .where(and(eq(invites.hash, hashToken(inviteCode)), isNull(invites.used), gt(invites.expires, now)))
+        .get();
+      if (!row) throw invalid("invite", "this invitation code is not valid: it is unknown, used or expired");
+      invite = row.hash;
+    }
+    if (db.select({ id: accounts.id }).from(accounts).where(eq(accounts.username, username)).get())
+      throw conflict(`the username "${username}" is taken; choose another`, { field: "username" });
+    const account = { id: newId(), username, admin: first, created: now, password: hash };
+    db.insert(accounts).values(account).run();
+    if (invite) db.update(invites).set({ used: now, usedBy: account.id }).where(eq(invites.hash, invite)).run();
+    return { id: account.id, username, admin: first };
+  });
+}
+
+/**
+ * Checks a username and password. Misses slow further tries for that
+ * username (429 with Retry-After during the wait) and never say which of the
+ * two was wrong.
+ */
+export async function signIn(rt: Runtime, input: { username: unknown; password: unknown }): Promise<Account> {
+  const username = typeof input.username === "string" ? input.username.trim().toLowerCase() : "";
+  const password = typeof input.password === "string" ? input.password : "";
+  if (!username) throw invalid("username", "enter your username");
+  if (!password) throw invalid("password", "enter your password");
+  if (password.length > PASSWORD_MAX * 4) throw invalid("password", `a password has at most ${PASSWORD_MAX} characters`);
+  const backoff = backoffOf(rt);
+  const wait = backoff.wait(username, rt.clock.now().getTime());
+  if (wait > 0) throw rateLimited(`too many failed sign-ins for "${username}": try again in ${wait} s`, wait);
+  const row = rt.store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  const ok = row?.password ? await Bun.password.verify(password, row.password) : (await Bun.password.verify(password, await decoyHash()), false);
+  if (!row || !ok) {
+    backoff.fail(username, rt.clock.now().getTime());
+    throw unauthenticated("the username or password is wrong");
+  }
+  backoff.succeed(username);
+  return { id: row.id, username: row.username, admin: row.admin };
+}
+
+/** Sets or changes an account's password (for accounts made without one, and for changes). */
+export async function setPassword(store: Store, accountId: string, username: string, password: unknown) {
+  const hash = await hashPassword(checkPassword(password, username));
+  await store.write(() => store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, accountId)).run());
+}
+
+export const INVITE_DAYS = 7;
+
+/** An admin makes a one-use invitation code; only its hash is kept. */
+export async function createInvite(rt: Runtime, by: Account): Promise<{ code: string; expires: string }> {
+  if (!by.admin) throw new HearthError("forbidden", "only an admin can invite people");
+  const code = newSecret();
+  const now = rt.clock.now().getTime();
+  const expires = now + INVITE_DAYS * 86_400_000;
+  await rt.store.write(() => rt.store.wdb.insert(invites).values({ hash: hashToken(code), createdBy: by.id, created: now, expires }).run());
+  return { code, expires: new Date(expires).toISOString() };
+}

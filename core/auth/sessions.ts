@@ -1,0 +1,122 @@
+// Browser sessions: a secret in an HttpOnly, SameSite=Lax cookie, looked up
+// by its sha256 on every request, so signing out takes effect at once. POSTs
+// that rest on the cookie must echo the session's CSRF token.
+import { eq, lt } from "drizzle-orm";
+import { accounts, sessions } from "../db/schema.ts";
+import { forbidden } from "../errors.ts";
+import type { Account, Caller } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { hashToken, newSecret, safeEqual } from "./ids.ts";
+
+export const COOKIE = "hearth_session";
+export const CSRF_HEADER = "x-csrf-token";
+
+export interface Session {
+  hash: string;
+  account: Account;
+  csrf: string;
+  expires: number;
+}
+
+export function readCookie(req: Request, name: string): string | null {
+  const header = req.headers.get("cookie");
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+/** Secure when the page was reached over https, directly, through a proxy that says so, or by configuration. */
+export function isSecure(rt: Runtime, req: Request): boolean {
+  if (new URL(req.url).protocol === "https:") return true;
+  if ((req.headers.get("x-forwarded-proto") ?? "").split(",")[0].trim().toLowerCase() === "https") return true;
+  return (rt.config.HEARTH_PUBLIC_URL ?? "").startsWith("https://");
+}
+
+export function sessionCookie(rt: Runtime, req: Request, secret: string, maxAgeSeconds: number): string {
+  return [`${COOKIE}=${secret}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(isSecure(rt, req) ? ["Secure"] : [])].join("; ");
+}
+
+export function clearCookie(rt: Runtime, req: Request): string {
+  return sessionCookie(rt, req, "", 0);
+}
+
+function sessionDays(rt: Runtime): number {
+  const d = Number(rt.config.HEARTH_SESSION_DAYS);
+  return Number.isFinite(d) && d > 0 ? d : 30;
+}
+
+/** Starts a session; returns the Set-Cookie value and the session's CSRF token. */
+export async function startSession(rt: Runtime, req: Request, account: Account): Promise<{ cookie: string; csrf: string }> {
+  const secret = newSecret();
+  const csrf = newSecret();
+  const now = rt.clock.now().getTime();
+  const ttl = Math.round(sessionDays(rt) * 86_400_000);
+  await rt.store.write(() => {
+    // Expired rows are of no use to anyone; sign-in is a quiet moment to drop them.
+    rt.store.wdb.delete(sessions).where(lt(sessions.expires, now)).run();
+    rt.store.wdb.insert(sessions).values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now }).run();
+  });
+  return { cookie: sessionCookie(rt, req, secret, Math.floor(ttl / 1000)), csrf };
+}
+
+/** The live session the request's cookie names, or null. */
+export function findSession(rt: Runtime, req: Request): Session | null {
+  const secret = readCookie(req, COOKIE);
+  if (!secret || secret.length > 200) return null;
+  const hash = hashToken(secret);
+  const row = rt.store.rdb
+    .select({
+      csrf: sessions.csrf,
+      expires: sessions.expires,
+      id: accounts.id,
+      username: accounts.username,
+      admin: accounts.admin,
+    })
+    .from(sessions)
+    .innerJoin(accounts, eq(accounts.id, sessions.account))
+    .where(eq(sessions.hash, hash))
+    .get();
+  if (!row || row.expires <= rt.clock.now().getTime()) return null;
+  return { hash, account: { id: row.id, username: row.username, admin: row.admin }, csrf: row.csrf, expires: row.expires };
+}
+
+export async function endSession(rt: Runtime, s: Session) {
+  await rt.store.write(() => rt.store.wdb.delete(sessions).where(eq(sessions.hash, s.hash)).run());
+}
+
+/** Signs the account out on every browser; returns how many sessions ended. */
+export async function endAllSessions(rt: Runtime, accountId: string): Promise<number> {
+  const gone = await rt.store.write(() => rt.store.wdb.delete(sessions).where(eq(sessions.account, accountId)).returning({ hash: sessions.hash }).all());
+  return gone.length;
+}
+
+export function csrfMatches(s: Session, given: string | null | undefined): boolean {
+  return typeof given === "string" && given.length > 0 && safeEqual(given, s.csrf);
+}
+
+/** Refuses a POST resting on the session cookie that does not carry the session's CSRF token. */
+export function requireCsrf(s: Session, given: string | null | undefined) {
+  if (!csrfMatches(s, given))
+    throw forbidden(`a POST signed in with the session cookie needs the header X-CSRF-Token (the session's token, given on its pages and by GET /session); nothing was changed`);
+}
+
+export function sessionCaller(s: Session): Caller {
+  return { account: s.account, scopes: "*", via: "session" };
+}
+
+/**
+ * The identifier for the API and plugin routes: a request with a live
+ * session cookie is that account; a POST must also carry X-CSRF-Token.
+ * A stale cookie identifies nobody (the request proceeds as a stranger).
+ */
+export function identifySession(rt: Runtime, req: Request): Caller | null {
+  if (!req.headers.has("cookie")) return null;
+  const s = findSession(rt, req);
+  if (!s) return null;
+  if (req.method !== "GET" && req.method !== "HEAD") requireCsrf(s, req.headers.get(CSRF_HEADER));
+  return sessionCaller(s);
+}

@@ -1,0 +1,72 @@
+// Reading what a page's form (or a program's JSON) posted, and refusing posts
+// that another site's page made the browser send.
+import { forbidden, invalid, tooLarge } from "../../errors.ts";
+
+const FORM_LIMIT = 64 * 1024;
+
+export interface Posted {
+  /** true when the body was JSON (the caller is a program and wants JSON back). */
+  json: boolean;
+  get(name: string): string | undefined;
+  all(name: string): string[];
+  /** The raw value, for JSON fields that are not strings (scopes as a list, days as a number). */
+  value(name: string): unknown;
+}
+
+export async function readPosted(req: Request): Promise<Posted> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > FORM_LIMIT) throw tooLarge(`the request body is ${declared} bytes; the limit here is ${FORM_LIMIT}`);
+  const text = await req.text();
+  if (text.length > FORM_LIMIT) throw tooLarge(`the request body is over ${FORM_LIMIT} bytes`);
+  const type = (req.headers.get("content-type") ?? "").toLowerCase();
+  if (type.includes("application/json")) {
+    let o: unknown = {};
+    if (text.trim()) {
+      try {
+        o = JSON.parse(text);
+      } catch (e) {
+        throw invalid("body", `the body is not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    if (!o || typeof o !== "object" || Array.isArray(o)) throw invalid("body", "the body must be a JSON object");
+    const obj = o as Record<string, unknown>;
+    return {
+      json: true,
+      get: (n) => (typeof obj[n] === "string" ? (obj[n] as string) : obj[n] === undefined || obj[n] === null ? undefined : String(obj[n])),
+      all: (n) => (Array.isArray(obj[n]) ? (obj[n] as unknown[]).map(String) : obj[n] === undefined ? [] : [String(obj[n])]),
+      value: (n) => obj[n],
+    };
+  }
+  const params = new URLSearchParams(type.includes("application/x-www-form-urlencoded") || !type ? text : "");
+  return {
+    json: false,
+    get: (n) => params.get(n) ?? undefined,
+    all: (n) => params.getAll(n),
+    value: (n) => {
+      const v = params.getAll(n);
+      return v.length === 0 ? undefined : v.length === 1 ? v[0] : v;
+    },
+  };
+}
+
+/**
+ * Browsers name the page that made a POST in Origin; one from another site is
+ * refused. This guards the forms that work before a session exists (sign-in,
+ * sign-up), where there is no CSRF token yet.
+ */
+export function requireSameOrigin(req: Request) {
+  const origin = req.headers.get("origin");
+  if (origin === null) return;
+  let host: string | null = null;
+  try {
+    host = origin === "null" ? null : new URL(origin).host;
+  } catch {}
+  const own = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host;
+  if (host !== own) throw forbidden("this form was posted from another site; open the page on this instance and try again");
+}
+
+/** A path on this instance to go to after signing in; anything else becomes the fallback. */
+export function localPath(raw: string | null | undefined, fallback: string): string {
+  if (!raw || !raw.startsWith("/") || raw.startsWith("//") || raw.startsWith("/\\") || /[\r\n]/.test(raw)) return fallback;
+  return raw;
+}

@@ -1,0 +1,144 @@
+// The shared page shell for server-rendered pages: escaped templates, one
+// small inline stylesheet, no script and no asset from outside the instance,
+// so every page works offline, on a phone, and with a screen reader.
+
+/** HTML that is already safe to insert as is. */
+export class Html {
+  constructor(readonly text: string) {}
+  toString() {
+    return this.text;
+  }
+}
+
+/** Marks trusted markup (never text that came from a person or a request). */
+export const raw = (text: string) => new Html(text);
+
+export function escape(v: unknown): string {
+  return String(v).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+function part(v: unknown): string {
+  if (v === null || v === undefined || v === false) return "";
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return v.map(part).join("");
+  return escape(v);
+}
+
+/** Template tag: every interpolated value is escaped unless it is Html (or an array of them). */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += part(values[i]) + strings[i + 1];
+  return new Html(out);
+}
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1d1b18;--bg:#fbfaf7;--muted:#5c5750;--line:#d9d4cb;--accent:#8a3b12;--ok:#1f6b33;--bad:#a11d1d;--field:#fff}
+@media (prefers-color-scheme:dark){:root{--fg:#eeeae3;--bg:#1b1a18;--muted:#b3ada3;--line:#44403a;--accent:#f0a36b;--ok:#7fd18f;--bad:#ff8f8f;--field:#26241f}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;font:1.0625rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+a{color:var(--accent)}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem;z-index:1}
+header,main,footer{max-width:44rem;margin:0 auto;padding:1rem}
+header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:baseline;justify-content:space-between;border-bottom:1px solid var(--line)}
+header .brand{font-weight:700;text-decoration:none;color:var(--fg)}
+header nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header form{display:inline;margin:0}
+h1{font-size:1.6rem;line-height:1.2;margin:.5rem 0 1rem}
+h2{font-size:1.2rem;margin:2rem 0 .5rem}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+.hint{color:var(--muted);font-size:.93rem;margin:.2rem 0}
+input[type=text],input[type=password],input[type=date],select{width:100%;max-width:28rem;font:inherit;padding:.6rem .7rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg)}
+fieldset{border:1px solid var(--line);border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem 1rem}
+legend{font-weight:600;padding:0 .25rem}
+.choice{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.5rem 0}
+.choice input{margin-top:.35rem;width:1.1rem;height:1.1rem;flex:none}
+.services{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:0 1rem;margin-left:1.6rem}
+button{font:inherit;font-weight:600;padding:.6rem 1.1rem;border-radius:.4rem;border:1px solid var(--accent);background:var(--accent);color:var(--bg);cursor:pointer;min-height:2.75rem}
+button.quiet{background:transparent;color:var(--accent)}
+button:focus-visible,a:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.alert{border-left:4px solid var(--bad);padding:.5rem .8rem;margin:1rem 0;background:color-mix(in srgb,var(--bad) 10%,transparent)}
+.notice{border-left:4px solid var(--ok);padding:.5rem .8rem;margin:1rem 0;background:color-mix(in srgb,var(--ok) 10%,transparent)}
+.secret{display:block;font:1rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all;padding:.75rem;border:1px dashed var(--accent);border-radius:.4rem;background:var(--field);user-select:all}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.5rem .4rem;border-bottom:1px solid var(--line);vertical-align:top}
+@media (max-width:36rem){table,thead,tbody,tr,th,td{display:block}thead{position:absolute;left:-999px}tr{border-bottom:1px solid var(--line);padding:.5rem 0}td{border:0;padding:.15rem 0}td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}}
+footer{color:var(--muted);font-size:.9rem}
+`;
+
+/** Content-Security-Policy for pages built here: no scripts, nothing from elsewhere, forms post only to this instance. */
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  /** Who is signed in; shown in the header with a sign-out button. */
+  account?: { username: string; admin?: boolean } | null;
+  /** The session's CSRF token: published for in-page scripts and used by the sign-out form. */
+  csrf?: string;
+  status?: number;
+  headers?: Record<string, string>;
+  /** A page that needs scripts or other sources widens this for itself. */
+  csp?: string;
+  /** Extra markup for <head> (a page's own style or script, served by this instance). */
+  head?: Html;
+}
+
+export function renderPage(o: PageOptions): string {
+  const who = o.account
+    ? html`<nav aria-label="Account"><a href="/token">Tokens</a><span>Signed in as <strong>${o.account.username}</strong></span>
+<form method="post" action="/signout"><input type="hidden" name="csrf" value="${o.csrf ?? ""}"><button class="quiet" type="submit">Sign out</button></form></nav>`
+    : html`<nav aria-label="Account"><a href="/signin">Sign in</a><a href="/signup">Sign up</a></nav>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(o.title)} · Hearth</title>
+${o.csrf ? `<meta name="csrf-token" content="${escape(o.csrf)}">` : ""}
+<style>${STYLE}</style>
+${o.head ? o.head.text : ""}
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header><a class="brand" href="/">Hearth</a>${who.text}</header>
+<main id="main">
+<h1>${escape(o.title)}</h1>
+${o.body.text}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A page as a Response: never cached (pages here carry personal state), framed by nobody. */
+export function page(o: PageOptions): Response {
+  return new Response(renderPage(o), {
+    status: o.status ?? 200,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": o.csp ?? PAGE_CSP,
+      "referrer-policy": "same-origin",
+      "x-content-type-options": "nosniff",
+      ...(o.headers ?? {}),
+    },
+  });
+}
+
+/** A 303 to a path on this instance (after a form post, so reloading does not post again). */
+export function seeOther(path: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { location: path, "cache-control": "no-store", ...headers } });
+}
+
+/** A message box: an alert for refusals (announced by screen readers), a notice otherwise. */
+export function message(kind: "alert" | "notice", text: string | null | undefined): Html {
+  if (!text) return html``;
+  return kind === "alert" ? html`<p class="alert" role="alert">${text}</p>` : html`<p class="notice" role="status">${text}</p>`;
+}
+
+/** True when the client asked for a page rather than JSON (browsers put text/html in Accept). */
+export function wantsHtml(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").includes("text/html");
+}

@@ -1,0 +1,144 @@
+// Sign-up, sign-in and sign-out: pages for people, JSON for programs.
+import { hasAccounts, limitAttempt, PASSWORD_MIN, signIn, signUp, signupPolicy } from "../../auth/people.ts";
+import { clearCookie, CSRF_HEADER, endAllSessions, endSession, findSession, requireCsrf, startSession } from "../../auth/sessions.ts";
+import { asHearthError, unauthenticated } from "../../errors.ts";
+import type { Account } from "../../plugin.ts";
+import type { Runtime } from "../../runtime.ts";
+import { errorResponse, jsonResponse } from "../respond.ts";
+import { localPath, readPosted, requireSameOrigin, type Posted } from "./form.ts";
+import { html, message, page, seeOther, type Html } from "./layout.ts";
+
+const rid = () => crypto.randomUUID();
+
+function signinForm(o: { next: string; username?: string; error?: string; notice?: string }): Html {
+  return html`${message("alert", o.error)}${message("notice", o.notice)}
+<form method="post" action="/signin">
+<input type="hidden" name="next" value="${o.next}">
+<label for="username">Username</label>
+<input type="text" id="username" name="username" value="${o.username ?? ""}" autocomplete="username" autocapitalize="none" spellcheck="false" required>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<p><button type="submit">Sign in</button></p>
+</form>
+<p>No account yet? <a href="/signup">Sign up</a>.</p>`;
+}
+
+function signupForm(rt: Runtime, o: { username?: string; invite?: string; error?: string }): { body: Html; open: boolean } {
+  const first = !hasAccounts(rt.store);
+  const policy = first ? "open" : signupPolicy(rt.config);
+  if (policy === "closed")
+    return { open: false, body: html`${message("alert", o.error)}<p>Sign-up is closed on this instance. Ask its admin for an account.</p><p><a href="/signin">Sign in</a></p>` };
+  const body = html`${message("alert", o.error)}
+${first ? html`<p class="notice" role="status">This is the first account on this instance: it will be the admin.</p>` : ""}
+<form method="post" action="/signup">
+<label for="username">Username</label>
+<p class="hint" id="username-hint">3 to 32 characters: lowercase letters, digits, _ and -. It is also your handle on this instance.</p>
+<input type="text" id="username" name="username" value="${o.username ?? ""}" autocomplete="username" autocapitalize="none" spellcheck="false"
+ pattern="[a-z0-9_\\-]{3,32}" minlength="3" maxlength="32" aria-describedby="username-hint" required>
+<label for="password">Password</label>
+<p class="hint" id="password-hint">At least ${PASSWORD_MIN} characters.</p>
+<input type="password" id="password" name="password" autocomplete="new-password" minlength="${PASSWORD_MIN}" aria-describedby="password-hint" required>
+${
+  policy === "invite"
+    ? html`<label for="invite">Invitation code</label><p class="hint" id="invite-hint">Sign-up here is by invitation: the admin gives you a code or a link.</p>
+<input type="text" id="invite" name="invite" value="${o.invite ?? ""}" autocomplete="off" spellcheck="false" aria-describedby="invite-hint" required>`
+    : ""
+}
+<p><button type="submit">Create account</button></p>
+</form>
+<p>Have an account? <a href="/signin">Sign in</a>.</p>`;
+  return { open: true, body };
+}
+
+/** A refusal: JSON for programs, the form again with the message for people. */
+function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Response): Response {
+  const err = asHearthError(e);
+  if (posted?.json !== false) return errorResponse(err, rid());
+  const res = again(err.message);
+  const headers = new Headers(res.headers);
+  for (const [k, v] of Object.entries(err.headers ?? {})) headers.set(k, v);
+  return new Response(res.body, { status: err.status, headers });
+}
+
+async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {
+  const { cookie, csrf } = await startSession(rt, req, account);
+  if (posted.json) return jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie });
+  return seeOther(next, { "set-cookie": cookie });
+}
+
+export function signinPage(rt: Runtime, req: Request): Response {
+  const url = new URL(req.url);
+  const next = localPath(url.searchParams.get("next"), "/token");
+  const s = findSession(rt, req);
+  if (s) return seeOther(next);
+  return page({ title: "Sign in", body: signinForm({ next, notice: url.searchParams.has("out") ? "You are signed out." : undefined }) });
+}
+
+export async function signinPost(rt: Runtime, req: Request, address: string): Promise<Response> {
+  let posted: Posted | null = null;
+  let next = "/token";
+  try {
+    requireSameOrigin(req);
+    limitAttempt(rt, address);
+    posted = await readPosted(req);
+    next = localPath(posted.get("next"), "/token");
+    const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") });
+    rt.log.info("signed in", { username: account.username, address });
+    return await signedIn(rt, req, account, posted, next);
+  } catch (e) {
+    const err = asHearthError(e);
+    if (err.status === 401 || err.status === 429) rt.log.warn("sign-in refused", { username: posted?.get("username")?.slice(0, 64), address, status: err.status });
+    return refuse(e, posted, (msg) => page({ title: "Sign in", body: signinForm({ next, username: posted?.get("username"), error: msg }) }));
+  }
+}
+
+export function signupPage(rt: Runtime, req: Request): Response {
+  if (findSession(rt, req)) return seeOther("/token");
+  const invite = new URL(req.url).searchParams.get("invite") ?? undefined;
+  const { body } = signupForm(rt, { invite });
+  return page({ title: "Sign up", body });
+}
+
+export async function signupPost(rt: Runtime, req: Request, address: string): Promise<Response> {
+  let posted: Posted | null = null;
+  try {
+    requireSameOrigin(req);
+    limitAttempt(rt, address);
+    posted = await readPosted(req);
+    const account = await signUp(rt, { username: posted.get("username"), password: posted.get("password"), invite: posted.get("invite") });
+    rt.log.info("signed up", { username: account.username, admin: account.admin, address });
+    return await signedIn(rt, req, account, posted, "/token");
+  } catch (e) {
+    return refuse(e, posted, (msg) => page({ title: "Sign up", body: signupForm(rt, { username: posted?.get("username"), invite: posted?.get("invite"), error: msg }).body }));
+  }
+}
+
+/** Ends this session, or with everywhere every session of the account. Needs the session's CSRF token. */
+export async function signoutPost(rt: Runtime, req: Request, everywhere: boolean): Promise<Response> {
+  let posted: Posted | null = null;
+  try {
+    posted = await readPosted(req);
+    const s = findSession(rt, req);
+    if (!s) {
+      if (!posted.json) return seeOther("/signin", { "set-cookie": clearCookie(rt, req) });
+      throw unauthenticated("not signed in");
+    }
+    const given = req.headers.get(CSRF_HEADER) ?? (posted.json ? undefined : posted.get("csrf"));
+    requireCsrf(s, given);
+    const ended = everywhere ? await endAllSessions(rt, s.account.id) : (await endSession(rt, s), 1);
+    const cookie = clearCookie(rt, req);
+    if (posted.json) return jsonResponse(200, { result: { signed_out: ended } }, rid(), { "set-cookie": cookie });
+    return seeOther("/signin?out=1", { "set-cookie": cookie });
+  } catch (e) {
+    return refuse(e, posted, (msg) => page({ title: "Sign out", body: html`${message("alert", msg)}<p><a href="/token">Back</a></p>` }));
+  }
+}
+
+/** The signed-in account and its CSRF token, for in-page scripts and programs holding a session. */
+export function sessionInfo(rt: Runtime, req: Request): Response {
+  const s = findSession(rt, req);
+  if (!s) return errorResponse(unauthenticated("not signed in: POST /signin first"), rid());
+  return jsonResponse(200, { result: { username: s.account.username, admin: s.account.admin, csrf: s.csrf, expires: new Date(s.expires).toISOString() } }, rid(), {
+    "cache-control": "no-store",
+  });
+}

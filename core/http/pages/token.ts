@@ -1,0 +1,219 @@
+// {base}/token: signed-in people make, see and revoke their tokens. The same
+// over JSON for programs holding a session: POST /token, GET /token,
+// POST /token/revoke. Scopes are the registry's services, never a kept list.
+import { createInvite, INVITE_DAYS, signupPolicy } from "../../auth/people.ts";
+import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../../auth/sessions.ts";
+import { issueToken, listTokens, parseExpiry, parseScopes, parseTokenName, revokeToken, TOKEN_NAME_MAX, type IssuedToken, type TokenInfo } from "../../auth/tokens.ts";
+import { asHearthError, invalid, notFound, unauthenticated } from "../../errors.ts";
+import type { Runtime } from "../../runtime.ts";
+import { errorResponse, jsonResponse } from "../respond.ts";
+import { readPosted, type Posted } from "./form.ts";
+import { html, message, page, seeOther, wantsHtml, type Html } from "./layout.ts";
+
+const rid = () => crypto.randomUUID();
+
+const EXPIRY_CHOICES: [string, string][] = [
+  ["", "Never"],
+  ["1", "1 day"],
+  ["7", "7 days"],
+  ["30", "30 days"],
+  ["90", "90 days"],
+  ["365", "1 year"],
+];
+
+const when = (iso: string | null) => (iso ? iso.slice(0, 16).replace("T", " ") + " UTC" : null);
+
+function scopeText(scopes: "*" | string[]) {
+  return scopes === "*" ? "All services" : scopes.join(", ");
+}
+
+function createForm(rt: Runtime, s: Session, o: { name?: string; chosen?: string[]; days?: string } = {}): Html {
+  const services = rt.registry.services();
+  const chosen = new Set(o.chosen ?? []);
+  const some = chosen.size > 0;
+  return html`<form method="post" action="/token">
+<input type="hidden" name="csrf" value="${s.csrf}">
+<label for="name">Name</label>
+<p class="hint" id="name-hint">Where the token will be used, so you know it again: "laptop", "phone", "backup script".</p>
+<input type="text" id="name" name="name" value="${o.name ?? ""}" maxlength="${TOKEN_NAME_MAX}" aria-describedby="name-hint" required>
+<fieldset>
+<legend>Scope</legend>
+<label class="choice"><input type="radio" name="scope" value="*" ${some ? "" : html`checked`}> All services</label>
+<label class="choice"><input type="radio" name="scope" value="some" ${some ? html`checked` : ""}> Only the services ticked here:</label>
+<div class="services">
+${services.map(
+  (n) => html`<label class="choice"><input type="checkbox" name="scopes" value="${n}" ${chosen.has(n) ? html`checked` : ""}> ${n}</label>`,
+)}
+</div>
+<p class="hint">A ticked service limits the token to the ticked ones, whichever scope is chosen above.</p>
+</fieldset>
+<label for="days">Expires after</label>
+<select id="days" name="days">
+${EXPIRY_CHOICES.map(([v, label]) => html`<option value="${v}" ${(o.days ?? "") === v ? html`selected` : ""}>${label}</option>`)}
+</select>
+<p><button type="submit">Create token</button></p>
+</form>`;
+}
+
+function tokenTable(s: Session, list: TokenInfo[]): Html {
+  if (list.length === 0) return html`<p>You have no tokens yet.</p>`;
+  return html`<table>
+<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
+<tbody>
+${list.map(
+  (t) => html`<tr>
+<td data-label="Name">${t.name}</td>
+<td data-label="Scope">${scopeText(t.scopes)}</td>
+<td data-label="Created">${when(t.created)}</td>
+<td data-label="Last used">${when(t.last_used) ?? "Never"}</td>
+<td data-label="Expires">${t.expired ? html`<strong>Expired</strong> ${when(t.expires)}` : (when(t.expires) ?? "Never")}</td>
+<td><form method="post" action="/token/revoke"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${t.id}">
+<button class="quiet" type="submit" aria-label="Revoke ${t.name}">Revoke</button></form></td>
+</tr>`,
+)}
+</tbody>
+</table>`;
+}
+
+function adminPart(rt: Runtime, s: Session, invite?: { url: string; expires: string }): Html {
+  if (!s.account.admin) return html``;
+  const policy = signupPolicy(rt.config);
+  const said = { open: "Anyone who finds this instance can sign up.", invite: "People sign up with an invitation code.", closed: "Sign-up is closed." }[policy];
+  return html`<h2>Invite someone</h2>
+<p>${said} <span class="hint">(HEARTH_SIGNUP is ${policy}.)</span></p>
+${
+  invite
+    ? html`<p class="notice" role="status">Send this link to the person you invite. It works once, until ${when(invite.expires)}:</p>
+<code class="secret" id="invite-link">${invite.url}</code>`
+    : ""
+}
+${
+  policy === "invite"
+    ? html`<form method="post" action="/invites"><input type="hidden" name="csrf" value="${s.csrf}"><button class="quiet" type="submit">Make an invitation link (${INVITE_DAYS} days)</button></form>`
+    : ""
+}`;
+}
+
+function tokenPage(
+  rt: Runtime,
+  s: Session,
+  o: { issued?: IssuedToken & { name: string }; error?: string; notice?: string; form?: { name?: string; chosen?: string[]; days?: string }; status?: number; invite?: { url: string; expires: string }; headers?: Record<string, string> } = {},
+): Response {
+  const list = listTokens(rt.store, s.account.id, rt.clock.now().getTime());
+  const issued = o.issued
+    ? html`<section aria-labelledby="new-token-title" class="notice">
+<h2 id="new-token-title">Your new token “${o.issued.name}”</h2>
+<p>Copy it now: it is shown only this once. Scope: ${scopeText(o.issued.scopes)}. Expires: ${when(o.issued.expires) ?? "never"}.</p>
+<code class="secret" id="new-token">${o.issued.token}</code>
+<p class="hint">Send it with each call as the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+</section>`
+    : html``;
+  const body = html`${message("alert", o.error)}${message("notice", o.notice)}${issued}
+<p>A token lets a program or an agent call this instance's methods as you. Give each one only the services it needs.</p>
+<h2>Create a token</h2>
+${createForm(rt, s, o.form)}
+<h2>Your tokens</h2>
+${tokenTable(s, list)}
+<h2>Sessions</h2>
+<form method="post" action="/signout/all"><input type="hidden" name="csrf" value="${s.csrf}"><button class="quiet" type="submit">Sign out everywhere</button></form>
+${adminPart(rt, s, o.invite)}`;
+  return page({ title: "Tokens", body, account: s.account, csrf: s.csrf, status: o.status, headers: o.headers });
+}
+
+function needSession(rt: Runtime, req: Request): Session {
+  const s = findSession(rt, req);
+  if (!s) throw unauthenticated("sign in first: POST /signin (or open /signin in a browser)");
+  return s;
+}
+
+/** CSRF for these routes: the header, or for a page's form its hidden field. */
+function checkCsrf(req: Request, s: Session, posted: Posted) {
+  requireCsrf(s, req.headers.get(CSRF_HEADER) ?? (posted.json ? undefined : posted.get("csrf")));
+}
+
+export function tokenGet(rt: Runtime, req: Request): Response {
+  const html = wantsHtml(req);
+  const s = findSession(rt, req);
+  if (!s) {
+    if (html) return seeOther("/signin?next=/token");
+    return errorResponse(unauthenticated("sign in first: POST /signin (or open /signin in a browser)"), rid());
+  }
+  if (html) {
+    const done = new URL(req.url).searchParams.get("done");
+    return tokenPage(rt, s, { notice: done === "revoked" ? "The token is revoked: calls with it are refused from now on." : undefined });
+  }
+  return jsonResponse(200, { result: listTokens(rt.store, s.account.id, rt.clock.now().getTime()) }, rid(), { "cache-control": "no-store" });
+}
+
+export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> {
+  let posted: Posted | null = null;
+  let s: Session | null = null;
+  try {
+    posted = await readPosted(req);
+    s = needSession(rt, req);
+    checkCsrf(req, s, posted);
+    const name = parseTokenName(posted.value("name"));
+    let scopesRaw = posted.value("scopes");
+    if (!posted.json) {
+      const ticked = posted.all("scopes");
+      if (ticked.length === 0 && posted.get("scope") === "some") throw invalid("scopes", "tick at least one service, or choose all services");
+      scopesRaw = ticked.length ? ticked : "*";
+    }
+    const scopes = parseScopes(scopesRaw, rt.registry.services());
+    const now = rt.clock.now();
+    const expires = parseExpiry({ expires: posted.value("expires"), days: posted.value("days") }, now.getTime());
+    const issued = await issueToken(rt.store, s.account, { name, scopes, expires, now });
+    rt.log.info("token created", { account: s.account.id, token: issued.id, scopes: scopes === "*" ? "*" : scopes.join(",") });
+    if (posted.json) return jsonResponse(200, { result: issued }, rid(), { "cache-control": "no-store" });
+    return tokenPage(rt, s, { issued: { ...issued, name } });
+  } catch (e) {
+    const err = asHearthError(e);
+    if (!posted || posted.json || !s || err.status === 401 || err.status === 403) return formRefusal(err, posted);
+    return tokenPage(rt, s, {
+      error: err.message,
+      status: err.status,
+      form: { name: posted.get("name"), chosen: posted.all("scopes"), days: posted.get("days") },
+    });
+  }
+}
+
+export async function tokenRevoke(rt: Runtime, req: Request): Promise<Response> {
+  let posted: Posted | null = null;
+  try {
+    posted = await readPosted(req);
+    const s = needSession(rt, req);
+    checkCsrf(req, s, posted);
+    const id = posted.get("id");
+    if (!id) throw invalid("id", "give the id of the token to revoke (GET /token lists them)");
+    if (!(await revokeToken(rt.store, s.account.id, id, rt.tokens))) throw notFound(`you have no token with id "${id}"`);
+    rt.log.info("token revoked", { account: s.account.id, token: id });
+    if (posted.json) return jsonResponse(200, { result: { revoked: id } }, rid());
+    return seeOther("/token?done=revoked");
+  } catch (e) {
+    return formRefusal(asHearthError(e), posted);
+  }
+}
+
+export async function inviteCreate(rt: Runtime, req: Request): Promise<Response> {
+  let posted: Posted | null = null;
+  try {
+    posted = await readPosted(req);
+    const s = needSession(rt, req);
+    checkCsrf(req, s, posted);
+    const inv = await createInvite(rt, s.account);
+    const base = rt.config.HEARTH_PUBLIC_URL || new URL(req.url).origin;
+    const url = `${base.replace(/\/$/, "")}/signup?invite=${inv.code}`;
+    rt.log.info("invitation made", { account: s.account.id });
+    if (posted.json) return jsonResponse(200, { result: { code: inv.code, url, expires: inv.expires } }, rid(), { "cache-control": "no-store" });
+    return tokenPage(rt, s, { invite: { url, expires: inv.expires } });
+  } catch (e) {
+    return formRefusal(asHearthError(e), posted);
+  }
+}
+
+/** JSON for programs; for a page's form a short page saying what went wrong, with a way back. */
+function formRefusal(err: ReturnType<typeof asHearthError>, posted: Posted | null): Response {
+  if (!posted || posted.json) return errorResponse(err, rid());
+  const back = err.status === 401 ? html`<p><a href="/signin?next=/token">Sign in</a></p>` : html`<p><a href="/token">Back to your tokens</a></p>`;
+  return page({ title: "Not done", body: html`${message("alert", err.message)}${back}`, status: err.status, headers: err.headers });
+}
