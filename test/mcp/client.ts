@@ -1,0 +1,29 @@
+// Connects the SDK's own MCP client to a running Hearth, as any MCP client would.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+export async function mcpClient(base: string, o: { token?: string; query?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp${o.query ?? ""}`), { requestInit: { headers } });
+  const client = new Client({ name: "hearth-test", version: "1.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    transport,
+    call: (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    close: () => client.close(),
+  };
+}
+
+/** A JSON-RPC request over plain HTTP, without the SDK, as curl would send it. */
+export async function rpc(base: string, method: string, params?: unknown, headers: Record<string, string> = {}, path = "/mcp") {
+  const res = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) }) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
