@@ -5,3 +5,4 @@ export {};
 import "./mcp/index.ts";
 import "./upstream/index.ts";
 import "./auth/module.ts";
+import "./scheduler/index.ts";

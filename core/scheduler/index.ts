@@ -1,0 +1,60 @@
+// ctx.schedule: the instance scheduler as a capability. A plugin registers
+// its firing handler in start() and sets or removes schedules from its write
+// methods; the scheduler keeps one timer for the whole instance.
+import { provideCapability } from "../capabilities.ts";
+import type { Runtime } from "../runtime.ts";
+import type { Repeat } from "./recurrence.ts";
+import { Scheduler, type FiringHandler, type FiringRecord, type RunReport } from "./scheduler.ts";
+
+export type { Firing, FiringHandler, FiringRecord, RunReport } from "./scheduler.ts";
+export { Scheduler } from "./scheduler.ts";
+
+export interface Schedule {
+  /** In start(): the service's handler for its firings; catches up on what fell due while down (within `grace` ms). */
+  handle(fn: FiringHandler, opts?: { grace?: number }): Promise<RunReport>;
+  /**
+   * Adds or replaces the schedule `ref` from a write method, owned by the
+   * caller and limited to its scopes (or the scopes given). Returns the first
+   * firing time (ms), or null when nothing will fire.
+   */
+  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; scopes?: "*" | string[] }): number | null;
+  /** Cancels the schedule `ref`; false when there was none. */
+  remove(ref: string): boolean;
+  /** The next unclaimed firing (ms), null when none is left, undefined when `ref` is not scheduled. */
+  next(ref: string): number | null | undefined;
+  /** Past firings of `ref`, newest first: done, failed, claimed (interrupted or under way) or missed. */
+  history(ref: string, limit?: number): FiringRecord[];
+}
+
+declare module "../plugin.ts" {
+  interface CapabilityTypes {
+    schedule: Schedule;
+  }
+}
+
+const schedulers = new WeakMap<Runtime, Scheduler>();
+
+/** The instance's scheduler; tests and the benchmark drive it with runDue(). */
+export function schedulerOf(rt: Runtime): Scheduler {
+  let s = schedulers.get(rt);
+  if (!s) {
+    s = new Scheduler(rt);
+    schedulers.set(rt, s);
+  }
+  return s;
+}
+
+provideCapability("schedule", (scope): Schedule => {
+  const sch = schedulerOf(scope.rt);
+  const { service, kind, caller } = scope;
+  const writable = () => {
+    if (kind === "read") throw new Error(`ctx.schedule changes need a write method (${service} called it from a read)`);
+  };
+  return {
+    handle: (fn, opts) => sch.handle(service, fn, opts),
+    set: (job) => (writable(), sch.set(service, caller, job)),
+    remove: (ref) => (writable(), sch.remove(service, ref)),
+    next: (ref) => sch.nextDue(service, ref, kind),
+    history: (ref, limit) => sch.history(service, ref, kind, limit),
+  };
+});

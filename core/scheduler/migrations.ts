@@ -1,0 +1,10 @@
+// The scheduler's drizzle-kit migrations, imported rather than read from disk
+// so a compiled binary carries them. Add one import per new migration.
+import type { MigrationSet } from "../db/migrate.ts";
+import journal from "./migrations/meta/_journal.json";
+import m0000 from "./migrations/0000_schedule.sql" with { type: "text" };
+
+export const schedulerMigrations: MigrationSet = {
+  journal,
+  sql: { "0000_schedule": m0000 },
+};

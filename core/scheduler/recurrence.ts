@@ -1,0 +1,126 @@
+// Times with a fixed UTC offset, and the arithmetic of repeating schedules.
+// A schedule keeps the wall-clock time of its first occurrence in the offset
+// it was given in, so "daily at 09:00+01:00" stays at 09:00+01:00; a monthly
+// schedule on the 29th-31st falls on the last day of shorter months.
+
+export const REPEATS = ["hourly", "daily", "weekly", "monthly"] as const;
+export type Repeat = (typeof REPEATS)[number];
+
+/** A repeating (or one-off, when repeat is null) schedule: instants are UTC milliseconds, offset is minutes east of UTC. */
+export interface Recurrence {
+  start: number;
+  offset: number;
+  repeat: Repeat | null;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const fixedPeriod: Record<Exclude<Repeat, "monthly">, number> = { hourly: HOUR, daily: DAY, weekly: 7 * DAY };
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+export type ParsedTime = { ok: true; at: number; offset: number } | { ok: false; reason: string };
+
+const daysIn = (year: number, month0: number) => new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
+
+/**
+ * Parses an RFC 3339 date-time that carries its UTC offset. A time without
+ * one is refused rather than guessed, since the server's zone is not the
+ * caller's. Fractions of a second are dropped: schedules fire on seconds.
+ */
+export function parseTime(text: string): ParsedTime {
+  const m = RFC3339.exec(text.trim());
+  const example = "e.g. 2026-11-21T09:00:00+01:00 or 2026-11-21T08:00:00Z";
+  if (!m) return { ok: false, reason: `must be an RFC 3339 date-time with an offset, ${example} (got ${JSON.stringify(text)})` };
+  if (!m[8]) return { ok: false, reason: `needs a timezone offset (Z or ±hh:mm), ${example} (got ${JSON.stringify(text)})` };
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+  if (month < 1 || month > 12) return { ok: false, reason: `has month ${month}; months run 1-12` };
+  if (day < 1 || day > daysIn(year, month - 1)) return { ok: false, reason: `has day ${day}, but ${m[1]}-${m[2]} has ${daysIn(year, month - 1)} days` };
+  if (hour > 23 || minute > 59 || second > 59) return { ok: false, reason: `has an impossible time of day ${m[4]}:${m[5]}:${m[6] ?? "00"}` };
+  let offset = 0;
+  const z = m[8];
+  if (z !== "Z" && z !== "z") {
+    const digits = z.replace(":", "");
+    const oh = Number(digits.slice(1, 3));
+    const om = Number(digits.slice(3, 5));
+    if (oh > 23 || om > 59) return { ok: false, reason: `has an impossible offset ${z}` };
+    offset = (z[0] === "-" ? -1 : 1) * (oh * 60 + om);
+  }
+  const at = Date.UTC(year, month - 1, day, hour, minute, second) - offset * 60_000;
+  return { ok: true, at, offset };
+}
+
+/** Formats an instant as RFC 3339 in the given offset ("Z" for UTC). */
+export function formatTime(at: number, offset: number): string {
+  const d = new Date(at + offset * 60_000);
+  const p = (n: number, w = 2) => String(n).padStart(w, "0");
+  const base = `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}T${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+  if (offset === 0) return `${base}Z`;
+  const a = Math.abs(offset);
+  return `${base}${offset < 0 ? "-" : "+"}${p(Math.floor(a / 60))}:${p(a % 60)}`;
+}
+
+/** The wall-clock fields of an instant in an offset (UTC getters on the shifted instant). */
+export function wallClock(at: number, offset: number): Date {
+  return new Date(at + offset * 60_000);
+}
+
+/** The k-th occurrence (k >= 0) of a schedule. */
+export function occurrence(r: Recurrence, k: number): number {
+  if (k === 0 || r.repeat === null) return r.start;
+  if (r.repeat !== "monthly") return r.start + k * fixedPeriod[r.repeat];
+  const w = wallClock(r.start, r.offset);
+  const months = w.getUTCMonth() + k;
+  const year = w.getUTCFullYear() + Math.floor(months / 12);
+  const month = ((months % 12) + 12) % 12;
+  const day = Math.min(w.getUTCDate(), daysIn(year, month));
+  const timeOfDay = r.start + r.offset * 60_000 - Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), w.getUTCDate());
+  return Date.UTC(year, month, day) + timeOfDay - r.offset * 60_000;
+}
+
+/** Index of the first occurrence at or after t; null when a one-off is already past. */
+export function indexAtOrAfter(r: Recurrence, t: number): number | null {
+  if (t <= r.start) return 0;
+  if (r.repeat === null) return null;
+  if (r.repeat !== "monthly") return Math.ceil((t - r.start) / fixedPeriod[r.repeat]);
+  const a = wallClock(r.start, r.offset);
+  const b = wallClock(t, r.offset);
+  // The month difference is right or one too many; step to the exact index.
+  let k = Math.max(0, (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() - 1);
+  while (occurrence(r, k) < t) k++;
+  return k;
+}
+
+/** Index of the last occurrence at or before t; null when none has happened yet. */
+export function indexAtOrBefore(r: Recurrence, t: number): number | null {
+  if (t < r.start) return null;
+  if (r.repeat === null) return 0;
+  if (r.repeat !== "monthly") return Math.floor((t - r.start) / fixedPeriod[r.repeat]);
+  const k = indexAtOrAfter(r, t)!;
+  return occurrence(r, k) === t ? k : k - 1;
+}
+
+/** First occurrence at or after t, or null. */
+export function nextAtOrAfter(r: Recurrence, t: number): number | null {
+  const k = indexAtOrAfter(r, t);
+  return k === null ? null : occurrence(r, k);
+}
+
+/** First occurrence strictly after t, or null. */
+export function nextAfter(r: Recurrence, t: number): number | null {
+  return nextAtOrAfter(r, t + 1);
+}
+
+/** Occurrences starting in [from, to), at most `limit` of them. */
+export function occurrencesBetween(r: Recurrence, from: number, to: number, limit = 100_000): number[] {
+  const out: number[] = [];
+  let k = indexAtOrAfter(r, from);
+  if (k === null) return out;
+  for (; out.length < limit; k++) {
+    const at = occurrence(r, k);
+    if (at >= to) break;
+    out.push(at);
+    if (r.repeat === null) break;
+  }
+  return out;
+}

@@ -1,0 +1,318 @@
+// One scheduler per running instance. Every service's schedules live in one
+// table; a single croner timer is armed for the earliest unclaimed firing
+// across all of them (never a job per schedule), so 100,000 future events
+// cost one timer and one index.
+//
+// A firing is claimed before it runs: inside one write transaction the job's
+// next due time moves on and a (service, ref, due) row is inserted into the
+// ledger. That row's primary key is the exactly-once guarantee: a restart, a
+// crash mid-firing or a second process on the same database file finds the
+// firing already claimed and never runs it again.
+import { Cron } from "croner";
+import { applyMigrations } from "../db/migrate.ts";
+import { asHearthError } from "../errors.ts";
+import type { Caller, Ctx } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { schedulerMigrations } from "./migrations.ts";
+import { indexAtOrAfter, indexAtOrBefore, nextAtOrAfter, occurrence, type Recurrence, type Repeat } from "./recurrence.ts";
+
+/** What a handler is told about the firing it runs. */
+export interface Firing {
+  service: string;
+  ref: string;
+  due: Date;
+  /** Milliseconds between the due time and the claim. */
+  late: number;
+  /** Whether this instance offers a method ("mail/send"), so a handler uses a service once it is installed. */
+  offers(path: string): boolean;
+}
+
+/**
+ * Runs one firing, outside any transaction: it reads through ctx.db and
+ * changes things through ctx.call, so a slow provider never holds the write
+ * lock. What it returns (JSON) is kept in the ledger as the firing's outcome.
+ */
+export type FiringHandler = (firing: Firing, ctx: Ctx) => unknown;
+
+export interface FiringRecord {
+  due: number;
+  status: "claimed" | "done" | "failed" | "missed";
+  count: number;
+  claimed: number;
+  finished: number | null;
+  detail: unknown;
+}
+
+export interface RunReport {
+  fired: { service: string; ref: string; due: number; late: number; status: "done" | "failed" }[];
+  missed: { service: string; ref: string; first: number; last: number; count: number }[];
+}
+
+interface JobRow {
+  service: string;
+  ref: string;
+  owner: string | null;
+  scopes: string;
+  start: number;
+  offset: number;
+  repeat: Repeat | null;
+  next_due: number;
+}
+
+interface Claim {
+  job: JobRow;
+  due: number;
+  claimed: number;
+}
+
+/** Jobs claimed per transaction; a burst of due firings is taken in slices this big. */
+const BATCH = 500;
+/** The timer never sleeps longer than this, so jobs another process added are noticed. */
+const MAX_SLEEP_MS = 60_000;
+
+export class Scheduler {
+  private handlers = new Map<string, { fn: FiringHandler; grace: number }>();
+  private timer: Cron | null = null;
+  private armedFor: number | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private ready = false;
+  private stopped = false;
+
+  constructor(readonly rt: Runtime) {}
+
+  /** Creates the tables on first use; inside a caller's transaction this joins it as a savepoint. */
+  private ensure() {
+    if (this.ready) return;
+    applyMigrations(this.rt.store.writer, "scheduler", schedulerMigrations);
+    this.ready = true;
+  }
+
+  /**
+   * Registers the service's firing handler, runs what fell due while the
+   * instance was down (within `grace` ms; older firings are recorded as
+   * missed, not replayed) and arms the timer.
+   */
+  async handle(service: string, fn: FiringHandler, opts: { grace?: number } = {}): Promise<RunReport> {
+    this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0) });
+    this.stopped = false;
+    await this.rt.store.exclusive(() => this.ensure());
+    return this.runDue();
+  }
+
+  /**
+   * Adds or replaces a schedule, in the caller's write transaction. Returns
+   * the first firing: the first occurrence not older than the service's grace
+   * window, so "remind me now" still fires; null when nothing is left.
+   */
+  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; scopes?: "*" | string[] }): number | null {
+    this.ensure();
+    const now = this.rt.clock.now().getTime();
+    const grace = this.handlers.get(service)?.grace ?? 0;
+    const next = nextAtOrAfter(job, now - grace);
+    const scopes = job.scopes ?? caller.scopes;
+    this.rt.store.writer.run(
+      `INSERT INTO schedule_jobs (service, ref, owner, scopes, start, offset, repeat, next_due, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (service, ref) DO UPDATE SET owner = excluded.owner, scopes = excluded.scopes, start = excluded.start,
+         offset = excluded.offset, repeat = excluded.repeat, next_due = excluded.next_due`,
+      [service, job.ref, caller.account?.id ?? null, scopes === "*" ? "*" : JSON.stringify(scopes), job.start, job.offset, job.repeat, next, now],
+    );
+    // Waking early when the transaction later rolls back costs one empty run.
+    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next);
+    return next;
+  }
+
+  /** Cancels a schedule and forgets its ledger; a stale timer wakes once to find nothing. */
+  remove(service: string, ref: string): boolean {
+    this.ensure();
+    const w = this.rt.store.writer;
+    w.run("DELETE FROM schedule_firings WHERE service = ? AND ref = ?", [service, ref]);
+    return w.run("DELETE FROM schedule_jobs WHERE service = ? AND ref = ?", [service, ref]).changes > 0;
+  }
+
+  /** The next unclaimed firing of a schedule (null: nothing left), or undefined when there is no such schedule. */
+  nextDue(service: string, ref: string, kind: "read" | "write" | "instance"): number | null | undefined {
+    if (!this.ready) return undefined;
+    const row = this.db(kind).query<{ next_due: number | null }, [string, string]>("SELECT next_due FROM schedule_jobs WHERE service = ? AND ref = ?").get(service, ref);
+    return row ? row.next_due : undefined;
+  }
+
+  /** The ledger of a schedule, newest first. */
+  history(service: string, ref: string, kind: "read" | "write" | "instance", limit = 20): FiringRecord[] {
+    if (!this.ready) return [];
+    return this.db(kind)
+      .query<Omit<FiringRecord, "detail"> & { detail: string | null }, [string, string, number]>(
+        "SELECT due, status, count, claimed, finished, detail FROM schedule_firings WHERE service = ? AND ref = ? ORDER BY due DESC LIMIT ?",
+      )
+      .all(service, ref, limit)
+      .map((r) => ({ ...r, detail: r.detail === null ? null : JSON.parse(r.detail) }));
+  }
+
+  private db(kind: "read" | "write" | "instance") {
+    return kind === "read" ? this.rt.store.reader : this.rt.store.writer;
+  }
+
+  /**
+   * Claims and runs every firing due at `at` (default: the instance clock's
+   * now). The timer calls this; tests call it after moving their clock.
+   * Calls queue behind each other, so one process never races itself.
+   */
+  runDue(at?: Date): Promise<RunReport> {
+    const run = this.chain.then(() => this.drain(at));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async drain(at?: Date): Promise<RunReport> {
+    const report: RunReport = { fired: [], missed: [] };
+    if (this.handlers.size === 0 || !this.ready) return report;
+    for (;;) {
+      const now = (at ?? this.rt.clock.now()).getTime();
+      // A look through the reader first, so an idle wake never takes the write lock.
+      const earliest = this.earliest("read");
+      if (earliest === null || earliest > now) break;
+      const { claims, seen } = await this.rt.store.write(() => this.claim(now, report));
+      if (claims.length) await this.fire(claims, report);
+      if (seen < BATCH) break;
+    }
+    this.arm(this.earliest("read"));
+    return report;
+  }
+
+  private services(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  private earliest(kind: "read" | "write"): number | null {
+    const s = this.services();
+    const row = this.db(kind)
+      .query<{ next_due: number }, string[]>(
+        `SELECT next_due FROM schedule_jobs WHERE next_due IS NOT NULL AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT 1`,
+      )
+      .get(...s);
+    return row ? row.next_due : null;
+  }
+
+  /** Inside the write transaction: re-reads what is due (another process may have claimed it) and claims it. */
+  private claim(now: number, report: RunReport): { claims: Claim[]; seen: number } {
+    const w = this.rt.store.writer;
+    const s = this.services();
+    const due = w
+      .query<JobRow, (string | number)[]>(
+        `SELECT service, ref, owner, scopes, start, offset, repeat, next_due FROM schedule_jobs
+         WHERE next_due IS NOT NULL AND next_due <= ? AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT ${BATCH}`,
+      )
+      .all(now, ...s);
+    const insert = w.prepare<unknown, [string, string, number, string, number, number, number | null, string | null]>(
+      "INSERT INTO schedule_firings (service, ref, due, status, count, claimed, finished, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    );
+    const advance = w.prepare<unknown, [number | null, string, string]>("UPDATE schedule_jobs SET next_due = ? WHERE service = ? AND ref = ?");
+    const claims: Claim[] = [];
+    for (const job of due) {
+      const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat };
+      const grace = this.handlers.get(job.service)!.grace;
+      const first = indexAtOrAfter(r, job.next_due) ?? 0;
+      const last = Math.max(first, indexAtOrBefore(r, now) ?? first);
+      const lastAt = occurrence(r, last);
+      const runs = now - lastAt <= grace;
+      const missedTo = runs ? last - 1 : last;
+      if (missedTo >= first) {
+        const m = { first: occurrence(r, first), last: occurrence(r, missedTo), count: missedTo - first + 1 };
+        insert.run(job.service, job.ref, m.first, "missed", m.count, now, now, JSON.stringify({ last: m.last, grace }));
+        report.missed.push({ service: job.service, ref: job.ref, ...m });
+      }
+      if (runs && insert.run(job.service, job.ref, lastAt, "claimed", 1, now, null, null).changes === 1) claims.push({ job, due: lastAt, claimed: now });
+      advance.run(r.repeat === null ? null : occurrence(r, last + 1), job.service, job.ref);
+    }
+    return { claims, seen: due.length };
+  }
+
+  private async fire(claims: Claim[], report: RunReport) {
+    const offers = (path: string) => this.rt.registry.methods.has(path);
+    const outcomes = await Promise.all(
+      claims.map(async (c) => {
+        const { job } = c;
+        const late = c.claimed - c.due;
+        try {
+          const caller = this.callerFor(job);
+          if (!caller) return { c, late, status: "failed" as const, detail: { error: "the account that scheduled this no longer exists" } };
+          const ctx = this.rt.makeCtx(job.service, "read", caller, `schedule-${crypto.randomUUID()}`, "schedule", "");
+          const out = await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx);
+          return { c, late, status: "done" as const, detail: out ?? null };
+        } catch (e) {
+          const he = asHearthError(e);
+          if (he.kind === "internal") this.rt.log.error("scheduled firing failed", { service: job.service, ref: job.ref, due: c.due, error: String((e as Error)?.stack ?? e) });
+          return { c, late, status: "failed" as const, detail: { error: he.message, status: he.status } };
+        }
+      }),
+    );
+    const finished = this.rt.clock.now().getTime();
+    await this.rt.store.write(() => {
+      const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number]>(
+        "UPDATE schedule_firings SET status = ?, finished = ?, detail = ? WHERE service = ? AND ref = ? AND due = ?",
+      );
+      for (const o of outcomes) upd.run(o.status, finished, JSON.stringify(o.detail), o.c.job.service, o.c.job.ref, o.c.due);
+    });
+    for (const o of outcomes) report.fired.push({ service: o.c.job.service, ref: o.c.job.ref, due: o.c.due, late: o.late, status: o.status });
+  }
+
+  /** The firing runs as the account that scheduled it, with no more than the scopes it had. */
+  private callerFor(job: JobRow): Caller | null {
+    if (job.owner === null) return { account: null, scopes: "*", via: "local" };
+    const a = this.rt.store.reader
+      .query<{ id: string; username: string; admin: number }, [string]>("SELECT id, username, admin FROM accounts WHERE id = ?")
+      .get(job.owner);
+    if (!a) return null;
+    return { account: { id: a.id, username: a.username, admin: !!a.admin }, scopes: job.scopes === "*" ? "*" : JSON.parse(job.scopes), via: "local" };
+  }
+
+  /**
+   * Arms the one timer. Due times are on the instance clock, which tests
+   * inject; the timer waits the difference in real time, so with a test
+   * clock it is the test that moves time and calls runDue.
+   */
+  private arm(at: number | null) {
+    this.timer?.stop();
+    this.timer = null;
+    this.armedFor = null;
+    if (this.stopped || this.handlers.size === 0) return;
+    const now = this.rt.clock.now().getTime();
+    const target = at === null ? now + MAX_SLEEP_MS : Math.min(at, now + MAX_SLEEP_MS);
+    this.armedFor = target;
+    const when = new Date(Date.now() + Math.max(0, target - now));
+    this.timer = new Cron(when, { maxRuns: 1, unref: true, allowPast: true }, () => this.wake());
+  }
+
+  private wake() {
+    this.timer = null;
+    this.armedFor = null;
+    if (this.stopped) return;
+    if (this.closed()) return this.stop();
+    this.runDue().catch((e) => {
+      if (this.closed()) return this.stop();
+      this.rt.log.error("scheduler run failed", { error: String((e as Error)?.stack ?? e) });
+      this.arm(null);
+    });
+  }
+
+  /** The runtime closes its store on stop; a timer outliving it must not touch it. */
+  private closed(): boolean {
+    try {
+      void this.rt.store.writer.inTransaction;
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** When the timer is set to go off next (instance clock), for status pages and tests. */
+  get nextWake(): number | null {
+    return this.armedFor;
+  }
+
+  stop() {
+    this.stopped = true;
+    this.timer?.stop();
+    this.timer = null;
+    this.armedFor = null;
+  }
+}

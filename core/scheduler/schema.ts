@@ -1,0 +1,46 @@
+// Tables of the instance scheduler: what is scheduled, and the ledger of
+// firings. A firing is claimed by inserting its (service, ref, due) row before
+// it runs, so no restart or second process can run it again.
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const scheduleJobs = sqliteTable(
+  "schedule_jobs",
+  {
+    service: text("service").notNull(),
+    /** The owning service's id for what fires (an event id, ...). */
+    ref: text("ref").notNull(),
+    /** Account the firing runs as; null runs as the instance. */
+    owner: text("owner"),
+    /** Scopes of the caller who scheduled it ("*" or a JSON list), so a firing never exceeds them. */
+    scopes: text("scopes").notNull(),
+    /** First occurrence, ms since epoch. */
+    start: integer("start").notNull(),
+    /** Minutes east of UTC in which repeats keep their wall-clock time. */
+    offset: integer("offset").notNull(),
+    /** hourly, daily, weekly, monthly; null fires once. */
+    repeat: text("repeat"),
+    /** The next firing not yet claimed; null when nothing is left to fire. */
+    nextDue: integer("next_due"),
+    created: integer("created").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.service, t.ref] }), index("schedule_jobs_next_due").on(t.nextDue)],
+);
+
+export const scheduleFirings = sqliteTable(
+  "schedule_firings",
+  {
+    service: text("service").notNull(),
+    ref: text("ref").notNull(),
+    /** The occurrence this row is for (for a missed run: the first one missed). */
+    due: integer("due").notNull(),
+    /** claimed -> done | failed; or missed (never run, past the grace window). */
+    status: text("status").notNull(),
+    /** Occurrences this row stands for: 1, or how many were missed in a row. */
+    count: integer("count").notNull().default(1),
+    claimed: integer("claimed").notNull(),
+    finished: integer("finished"),
+    /** What the handler reported (JSON), or why it failed. */
+    detail: text("detail"),
+  },
+  (t) => [primaryKey({ columns: [t.service, t.ref, t.due] })],
+);
