@@ -1,0 +1,168 @@
+import { Type as T } from "@sinclair/typebox";
+import { desc, eq } from "drizzle-orm";
+import { notFound } from "../../core/errors.ts";
+import { ownership } from "../../core/owned.ts";
+import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
+import { TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
+import { files } from "./schema.ts";
+import { serveFile } from "./serve.ts";
+
+type File = typeof files.$inferSelect;
+
+// Files are never public as records; a share link opens one file, not the record.
+const owned = ownership<File>({ what: "file", ownerColumn: files.owner, ownerOf: (f) => f.owner });
+
+const DEFAULT_MAX = 25 * 1024 * 1024;
+const random = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString("base64url");
+const maxBytes = (ctx: Ctx) => {
+  const n = Number(ctx.config.HEARTH_FILES_MAX_BYTES);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_MAX;
+};
+
+const Id = T.String({ minLength: 1, maxLength: 64, description: "The file's id, as put returned it." });
+
+const meta = (ctx: Ctx, f: File) => ({
+  id: f.id,
+  name: f.name,
+  type: f.type,
+  size: f.size,
+  encoding: f.encoding,
+  url: `${ctx.baseUrl}/files/${f.id}`,
+  share_url: f.share ? `${ctx.baseUrl}/files/shared/${f.share}` : null,
+  created: new Date(f.created).toISOString(),
+});
+
+function find(ctx: Ctx, id: string): File {
+  return owned.own(ctx.db.select().from(files).where(eq(files.id, id)).get(), ctx.caller, id);
+}
+
+export default definePlugin({
+  name: "files",
+  description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link.",
+  needs: ["db", "blobs"],
+  config: {
+    HEARTH_FILES_MAX_BYTES: {
+      default: String(DEFAULT_MAX),
+      description: "Largest file files/put accepts, in bytes (413 past it). Base64 adds a third, so HEARTH_BODY_LIMIT must be about 4/3 of this for uploads to reach it.",
+    },
+  },
+  start(ctx) {
+    const needed = Math.ceil((maxBytes(ctx) * 4) / 3) + 4096;
+    const body = Number(ctx.config.HEARTH_BODY_LIMIT);
+    if (Number.isFinite(body) && body < needed)
+      ctx.log.warn("files/put cannot reach HEARTH_FILES_MAX_BYTES: the JSON body limit refuses larger uploads first", {
+        HEARTH_BODY_LIMIT: body,
+        HEARTH_FILES_MAX_BYTES: maxBytes(ctx),
+        largest_file_bytes: Math.floor(((body - 4096) * 3) / 4),
+        set_HEARTH_BODY_LIMIT_to: needed,
+      });
+  },
+  methods: {
+    put: write({
+      description:
+        'Stores a file and returns its URL. `content` is text, or base64 when `encoding` is "base64"; `type` is guessed from the name when omitted. Size capped by HEARTH_FILES_MAX_BYTES (default 25 MiB).',
+      args: T.Object({
+        name: T.String({ minLength: 1, maxLength: 255, pattern: "^[^/\\\\\\u0000-\\u001f\\u007f]+$", description: "The file name, with its extension; no slashes." }),
+        content: T.String({ description: "The content: plain text, or base64 when encoding is base64." }),
+        encoding: T.Optional(T.Literal("base64", { description: '"base64" for binary content; omitted for text.' })),
+        type: T.Optional(T.String({ maxLength: 200, pattern: TYPE_PATTERN, description: "Content type, e.g. image/png; guessed from the name when omitted." })),
+      }),
+      access: "account",
+      async run(args, ctx) {
+        const bytes = toBytes(args.content, args.encoding, maxBytes(ctx));
+        const encoding = args.encoding === "base64" ? "base64" : "text";
+        const hash = await ctx.blobs.put(bytes);
+        const row = ctx.db
+          .insert(files)
+          .values({
+            id: random(12),
+            owner: owned.owner(ctx.caller),
+            name: args.name,
+            type: typeFor(args.name, args.type, encoding),
+            size: bytes.byteLength,
+            hash,
+            encoding,
+            created: ctx.clock.now().getTime(),
+          })
+          .returning()
+          .get();
+        return meta(ctx, row);
+      },
+    }),
+    list: read({
+      description: "The caller's files, newest first, without their content.",
+      args: T.Object({}),
+      access: "account",
+      run(_args, ctx) {
+        return ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(desc(files.created), desc(files.id)).all().map((f) => meta(ctx, f));
+      },
+    }),
+    get: read({
+      description: "Reads a stored file back: its metadata and content (text as stored, base64 for a file stored as base64).",
+      args: T.Object({ id: Id }),
+      access: "account",
+      async run({ id }, ctx) {
+        const f = find(ctx, id);
+        if (!(await ctx.blobs.exists(f.hash))) throw notFound(`the content of file ${JSON.stringify(id)} is missing from the store`);
+        const bytes = await ctx.blobs.read(f.hash);
+        const content = f.encoding === "base64" ? Buffer.from(bytes).toString("base64") : new TextDecoder().decode(bytes);
+        return { ...meta(ctx, f), content };
+      },
+    }),
+    share: write({
+      description:
+        "Makes an unguessable link that opens the file for anyone who has it (`shared` true, the default), or withdraws it (`shared` false); a new link is made each time.",
+      args: T.Object({
+        id: Id,
+        shared: T.Boolean({ default: true, description: "True makes a link; false withdraws it." }),
+      }),
+      access: "account",
+      run({ id, shared }, ctx) {
+        const f = find(ctx, id);
+        const row = ctx.db
+          .update(files)
+          .set({ share: shared ? random(24) : null })
+          .where(eq(files.id, f.id))
+          .returning()
+          .get();
+        return meta(ctx, row);
+      },
+    }),
+    delete: write({
+      description: "Deletes a file the caller owns; its bytes go when no other file holds the same content. Irreversible.",
+      args: T.Object({ id: Id }),
+      access: "account",
+      destructive: true,
+      async run({ id }, ctx) {
+        const f = find(ctx, id);
+        ctx.db.delete(files).where(eq(files.id, f.id)).run();
+        const still = ctx.db.select({ id: files.id }).from(files).where(eq(files.hash, f.hash)).limit(1).get();
+        // Last, so nothing after it in this transaction can fail and roll back a row whose bytes are gone.
+        if (!still) await ctx.blobs.remove(f.hash);
+        return { deleted: f.id, name: f.name };
+      },
+    }),
+  },
+  routes: [
+    {
+      method: "GET",
+      path: "/files/shared/:token",
+      run(req, ctx) {
+        const f = /^[\w-]{32}$/.test(ctx.params.token) ? ctx.db.select().from(files).where(eq(files.share, ctx.params.token)).get() : undefined;
+        if (!f) return new Response("no file is shared at this address", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
+        return serveFile(req, f, ctx.blobs);
+      },
+    },
+    {
+      method: "GET",
+      path: "/files/:id",
+      run(req, ctx) {
+        const f = ctx.db.select().from(files).where(eq(files.id, ctx.params.id)).get();
+        // Someone else's file answers exactly as a missing one does.
+        if (!f || !ctx.caller.account || f.owner !== ctx.caller.account.id)
+          return new Response("no file of yours at this address", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
+        return serveFile(req, f, ctx.blobs);
+      },
+    },
+  ],
+});
