@@ -1,0 +1,180 @@
+// Accounts for people: sign-up rules and policy, the first admin, invitations,
+// sign-in, and the growing wait after failed sign-ins.
+import { afterEach, describe, expect, test } from "bun:test";
+import { delayAfter } from "../../core/auth/backoff.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { get, post, signIn, signUp } from "./people.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+describe("sign-up", () => {
+  test("the first account is the admin; the next is not", async () => {
+    h = await startHearth({ env: { HEARTH_SIGNUP: "open" } });
+    const a = await post(h, "/signup", { username: "Alice", password: "a long passphrase" });
+    expect(a.status).toBe(200);
+    expect(a.body.result).toMatchObject({ username: "alice", admin: true });
+    const b = await post(h, "/signup", { username: "bob", password: "another passphrase" });
+    expect(b.body.result).toMatchObject({ username: "bob", admin: false });
+    const row = h.rt.store.reader.query("SELECT password FROM accounts WHERE username = 'bob'").get() as { password: string };
+    expect(row.password.startsWith("$argon2id$")).toBe(true);
+    expect(row.password).not.toContain("another passphrase");
+  });
+
+  test("usernames are lowercase handles of 3-32 a-z0-9_-, reserved names refused, taken names conflict", async () => {
+    h = await startHearth({ env: { HEARTH_SIGNUP: "open" } });
+    for (const [username, pattern] of [
+      ["ab", /3 to 32/],
+      ["a".repeat(33), /3 to 32/],
+      ["al ice", /3 to 32/],
+      ["élise", /3 to 32/],
+      ["admin", /reserved/],
+      ["postmaster", /reserved/],
+    ] as const) {
+      const r = await post(h, "/signup", { username, password: "a long passphrase" });
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe("username");
+      expect(r.body.error.message).toMatch(pattern);
+    }
+    await signUp(h, "carol");
+    const again = await post(h, "/signup", { username: "CAROL", password: "a long passphrase" });
+    expect(again.status).toBe(409);
+    expect(again.body.error.kind).toBe("conflict");
+  });
+
+  test("passwords need 8 to 256 characters and may not be the username", async () => {
+    h = await startHearth({ env: { HEARTH_SIGNUP: "open" } });
+    for (const password of ["short", "x".repeat(257), "dave-the-user"]) {
+      const r = await post(h, "/signup", { username: "dave-the-user", password });
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe("password");
+    }
+    const none = h.rt.store.reader.query("SELECT count(*) AS n FROM accounts").get() as { n: number };
+    expect(none.n).toBe(0);
+  });
+
+  test("invite-only by default once the admin exists; an admin's code works once", async () => {
+    h = await startHearth();
+    const admin = await signUp(h, "alice");
+    const refused = await post(h, "/signup", { username: "bob", password: "a long passphrase" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.field).toBe("invite");
+    const bad = await post(h, "/signup", { username: "bob", password: "a long passphrase", invite: "made-up" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/not valid/);
+
+    const inv = await post(h, "/invites", {}, { cookie: admin.cookie, "x-csrf-token": admin.csrf });
+    expect(inv.status).toBe(200);
+    expect(inv.body.result.url).toBe(`${h.url}/signup?invite=${inv.body.result.code}`);
+    const bob = await signUp(h, "bob", "a long passphrase", { invite: inv.body.result.code });
+    expect(bob.cookie).toStartWith("hearth_session=");
+    const reused = await post(h, "/signup", { username: "carol", password: "a long passphrase", invite: inv.body.result.code });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error.field).toBe("invite");
+
+    // Only an admin invites.
+    const byBob = await post(h, "/invites", {}, { cookie: bob.cookie, "x-csrf-token": bob.csrf });
+    expect(byBob.status).toBe(403);
+  });
+
+  test("an invitation expires after its days", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock });
+    const admin = await signUp(h, "alice");
+    const inv = await post(h, "/invites", {}, { cookie: admin.cookie, "x-csrf-token": admin.csrf });
+    clock.advance(8 * 86_400_000);
+    const late = await post(h, "/signup", { username: "bob", password: "a long passphrase", invite: inv.body.result.code });
+    expect(late.status).toBe(400);
+    expect(late.body.error.field).toBe("invite");
+  });
+
+  test("closed sign-up refuses everyone after the admin with 403", async () => {
+    h = await startHearth({ env: { HEARTH_SIGNUP: "closed" } });
+    await signUp(h, "alice");
+    const r = await post(h, "/signup", { username: "bob", password: "a long passphrase" });
+    expect(r.status).toBe(403);
+    expect(r.body.error.message).toMatch(/closed/);
+    const page = await get(h, "/signup", { accept: "text/html" });
+    expect(page.text).toContain("Sign-up is closed");
+  });
+
+  test("a form posted from another site is refused", async () => {
+    h = await startHearth();
+    const r = await post(h, "/signup", { username: "alice", password: "a long passphrase" }, { origin: "https://evil.example" });
+    expect(r.status).toBe(403);
+    const none = h.rt.store.reader.query("SELECT count(*) AS n FROM accounts").get() as { n: number };
+    expect(none.n).toBe(0);
+  });
+});
+
+describe("sign-in", () => {
+  test("right password signs in; a wrong one or an unknown name gets the same 401", async () => {
+    h = await startHearth();
+    await signUp(h, "alice");
+    const s = await signIn(h, "alice");
+    expect(s.csrf.length).toBeGreaterThan(20);
+    const wrong = await post(h, "/signin", { username: "alice", password: "not the passphrase" });
+    const unknown = await post(h, "/signin", { username: "nobody-here", password: "not the passphrase" });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.error.message).toBe(unknown.body.error.message);
+    expect(wrong.headers.get("set-cookie")).toBeNull();
+  });
+
+  test("an account made without a password cannot be signed into", async () => {
+    h = await startHearth();
+    await h.token("eve");
+    const r = await post(h, "/signin", { username: "eve", password: "anything at all" });
+    expect(r.status).toBe(401);
+  });
+
+  test("failures make that username wait longer each time; others are not slowed; success resets", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock, env: { HEARTH_RATE_SIGNIN: "0", HEARTH_SIGNUP: "open" } });
+    await signUp(h, "alice");
+    await signUp(h, "zed", "zed's passphrase");
+    const miss = () => post(h!, "/signin", { username: "alice", password: "wrong guess!" });
+    for (let i = 0; i < 3; i++) expect((await miss()).status).toBe(401);
+    // The third miss starts a 1 s wait; during it even the right password is refused unchecked.
+    const waiting = await post(h, "/signin", { username: "alice", password: "a long passphrase" });
+    expect(waiting.status).toBe(429);
+    expect(waiting.body.error.kind).toBe("rate_limited");
+    expect(waiting.headers.get("retry-after")).toBe("1");
+    // Someone else signs in meanwhile.
+    expect((await signIn(h, "zed", "zed's passphrase")).cookie).toStartWith("hearth_session=");
+
+    clock.advance(1000);
+    expect((await miss()).status).toBe(401);
+    const longer = await miss();
+    expect(longer.status).toBe(429);
+    expect(longer.headers.get("retry-after")).toBe("2");
+    clock.advance(2000);
+    expect((await signIn(h, "alice")).cookie).toStartWith("hearth_session=");
+    // Success wiped the count: the next miss is free again.
+    expect((await miss()).status).toBe(401);
+    expect((await miss()).status).toBe(401);
+  });
+
+  test("the wait doubles and stops at 15 minutes", () => {
+    expect([1, 2, 3, 4, 5, 6].map(delayAfter)).toEqual([0, 0, 1000, 2000, 4000, 8000]);
+    expect(delayAfter(40)).toBe(15 * 60_000);
+  });
+
+  test("sign-in attempts per address have their own tight limit with Retry-After", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock, env: { HEARTH_RATE_SIGNIN: "2" } });
+    const a = await post(h, "/signin", { username: "a1234", password: "whatever123" });
+    const b = await post(h, "/signin", { username: "b1234", password: "whatever123" });
+    expect([a.status, b.status]).toEqual([401, 401]);
+    const c = await post(h, "/signin", { username: "c1234", password: "whatever123" });
+    expect(c.status).toBe(429);
+    expect(Number(c.headers.get("retry-after"))).toBe(30);
+    // API calls are counted apart from sign-ins.
+    expect((await h.call("notes/list")).status).toBe(401);
+    clock.advance(30_000);
+    expect((await post(h, "/signin", { username: "c1234", password: "whatever123" })).status).toBe(401);
+  });
+});
