@@ -1,0 +1,144 @@
+import { Type as T } from "@sinclair/typebox";
+import { invalid } from "../../core/errors.ts";
+import { definePlugin, read } from "../../core/plugin.ts";
+import { qibla } from "./qibla.ts";
+import { reflectionFor } from "./reflection.ts";
+import { searchTexts } from "./search.ts";
+import { HADITH_COLLECTION, HADITH_SOURCE, QURAN_SOURCE, hadithRef, loadHadith, loadQuran, verseRef } from "./texts.ts";
+import { conventionNames, prayerTimes } from "./times.ts";
+
+const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in decimal degrees." });
+const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
+const BOOKS = 97;
+
+// The instance archives each day's reflection once; this remembers, per running
+// instance (its config object), the last day already written.
+const archived = new WeakMap<object, string>();
+
+export default definePlugin({
+  name: "prayer",
+  description: "Prayer times and the qibla by calculation, and the Quran, the hadith and the names of Allah from texts shipped with the instance. Works offline.",
+  needs: ["index"],
+  methods: {
+    times: read({
+      description:
+        "Today's prayer times (Fajr, sunrise, Dhuhr, Asr, Maghrib, Isha) at a location, in its time zone, and which prayer is next. `method` picks the twilight convention: isna (default, 15°/15°), mwl (18°/17°), egypt (19.5°/17.5°), karachi (18°/18°), gulf (19.5°, Isha 90 min after Maghrib), diyanet (18°/17°), muis (20°/18°), jakim (20°/18°).",
+      args: T.Object({
+        lat: Lat,
+        lon: Lon,
+        tz: T.String({ default: "UTC", minLength: 1, maxLength: 64, description: "IANA time zone, e.g. Europe/London (default UTC)." }),
+        method: T.Union(
+          conventionNames.map((n) => T.Literal(n)),
+          { default: "isna", description: "Calculation convention (default isna)." },
+        ),
+      }),
+      access: "public",
+      run: ({ lat, lon, tz, method }, ctx) => prayerTimes(lat, lon, tz, method, ctx.clock.now()),
+    }),
+
+    qibla: read({
+      description: "Compass bearing to face for prayer: degrees clockwise from true north towards the Kaaba, with the distance to it.",
+      args: T.Object({ lat: Lat, lon: Lon }),
+      access: "public",
+      run: ({ lat, lon }) => qibla(lat, lon),
+    }),
+
+    verse: read({
+      description: "A chapter (surah) of the Quran in Arabic with its English translation, or one verse of it when `verse` is given.",
+      args: T.Object({
+        chapter: T.Integer({ minimum: 1, maximum: 114, description: "Chapter (surah) number, 1-114." }),
+        verse: T.Optional(T.Integer({ minimum: 1, description: "Verse number within the chapter; omit for the whole chapter." })),
+      }),
+      access: "public",
+      async run({ chapter, verse }) {
+        const c = (await loadQuran())[chapter - 1];
+        const surah = { number: c.id, name: c.name, transliteration: c.transliteration, meaning: c.translation, revealed: c.type, verses: c.total_verses };
+        if (verse !== undefined) {
+          if (verse > c.total_verses) throw invalid("verse", `chapter ${chapter} (${c.transliteration}) has ${c.total_verses} verses (got ${verse})`);
+          const v = c.verses[verse - 1];
+          return { reference: verseRef(c, v), surah, verse: { number: v.id, text: v.text, translation: v.translation }, source: QURAN_SOURCE };
+        }
+        return {
+          reference: `${c.transliteration} ${c.id}`,
+          surah,
+          verses: c.verses.map((v) => ({ number: v.id, text: v.text, translation: v.translation })),
+          source: QURAN_SOURCE,
+        };
+      },
+    }),
+
+    saying: read({
+      description: `A hadith (saying of the Prophet) from ${HADITH_COLLECTION}, chosen at random; \`book\` (1-${BOOKS}) keeps to one of its books.`,
+      args: T.Object({
+        book: T.Optional(T.Integer({ minimum: 1, maximum: BOOKS, description: `Book number within ${HADITH_COLLECTION}, 1-${BOOKS}; omit for any book.` })),
+      }),
+      access: "public",
+      async run({ book }) {
+        const books = await loadHadith();
+        let b;
+        let h;
+        if (book !== undefined) {
+          b = books.find((x) => x.book === book)!;
+          h = b.hadiths[Math.floor(Math.random() * b.hadiths.length)];
+        } else {
+          // Every hadith equally likely, not every book.
+          let i = Math.floor(Math.random() * books.reduce((n, x) => n + x.hadiths.length, 0));
+          b = books.find((x) => (i < x.hadiths.length ? true : ((i -= x.hadiths.length), false)))!;
+          h = b.hadiths[i];
+        }
+        return {
+          reference: hadithRef(b, h),
+          collection: HADITH_COLLECTION,
+          book: b.book,
+          book_title: b.title,
+          number: h.n,
+          narrator: h.narrator,
+          text: h.text,
+          source: HADITH_SOURCE,
+        };
+      },
+    }),
+
+    reflection: read({
+      description: "Today's reflection (UTC day): a Quran verse with its surah, a saying of the Prophet and one of the names of Allah — the same for everyone all day. Each day's is kept in the archive.",
+      args: T.Object({}),
+      access: "public",
+      async run(_args, ctx) {
+        const day = ctx.clock.now().toISOString().slice(0, 10);
+        const r = await reflectionFor(day);
+        if (archived.get(ctx.config) !== day) {
+          ctx.index.put({
+            kind: "prayer",
+            ref: `reflection:${day}`,
+            owner: null,
+            title: `Reflection for ${day}: ${r.verse.reference}; ${r.name.transliteration}`,
+            body: [
+              `${r.verse.reference} — ${r.verse.translation}`,
+              `${r.saying.reference} — ${r.saying.narrator}: ${r.saying.text}`,
+              `${r.name.transliteration} (${r.name.arabic}), ${r.name.meaning}: ${r.name.description}`,
+            ].join("\n\n"),
+          });
+          archived.set(ctx.config, day);
+        }
+        return { ...r, sources: { quran: QURAN_SOURCE, hadith: HADITH_SOURCE } };
+      },
+    }),
+
+    search: read({
+      description:
+        "Searches the Quran (English translation), the hadith of Sahih al-Bukhari and the names of Allah for a plain-language question; passages sharing the most of its words rank first.",
+      args: T.Object({ query: T.String({ minLength: 1, maxLength: 500, description: "A plain-language question or a few words." }) }),
+      access: "public",
+      async run({ query }) {
+        const found = await searchTexts(query, { quran: 5, hadith: 5, name: 3 });
+        return {
+          query,
+          // No embedding model is reachable from here, so passages are matched by their words (stemmed), not by meaning.
+          matched_by: "words",
+          ...found,
+          sources: { quran: QURAN_SOURCE, hadith: HADITH_SOURCE },
+        };
+      },
+    }),
+  },
+});

@@ -1,0 +1,261 @@
+// prayer: times checked against timetables the authorities published, the
+// qibla against known bearings, the shipped texts, the daily reflection and
+// its archive entry, and every argument rule — all offline, through HTTP.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startHearth, TestClock } from "../harness.ts";
+
+let h: Awaited<ReturnType<typeof startHearth>>;
+const clock = new TestClock();
+beforeAll(async () => {
+  h = await startHearth({ clock });
+});
+afterAll(() => h.stop());
+
+const minutes = (hhmm: string) => {
+  const [hh, mm] = hhmm.split(":").map(Number);
+  return hh * 60 + mm;
+};
+/** Published tables round to the minute and authorities add precautions; they state a 2-minute variance. */
+function near(got: Record<string, string>, published: Record<string, string>) {
+  for (const [prayer, want] of Object.entries(published)) {
+    const diff = Math.abs(minutes(got[prayer]) - minutes(want));
+    if (diff > 2) throw new Error(`${prayer}: got ${got[prayer]}, published ${want}`);
+  }
+}
+
+describe("times", () => {
+  test("Singapore, 1 January 2020, MUIS: matches the timetable MUIS published", async () => {
+    clock.set("2020-01-01T01:00:00Z"); // 09:00 in Singapore
+    const r = await h.call("prayer/times", { lat: 1.370844612058886, lon: 103.80145644060552, tz: "Asia/Singapore", method: "muis" });
+    expect(r.status).toBe(200);
+    const t = r.body.result;
+    expect(t.date).toBe("2020-01-01");
+    expect(t.method).toMatchObject({ name: "muis", fajr_angle: 20, isha_angle: 18 });
+    near(t.times, { fajr: "05:44", sunrise: "07:07", dhuhr: "13:10", asr: "16:34", maghrib: "19:10", isha: "20:25" });
+    expect(t.next).toMatchObject({ prayer: "dhuhr", tomorrow: false });
+    expect(t.next.in_minutes).toBe(Math.ceil((Date.parse(t.next.at) - clock.now().getTime()) / 60000));
+  });
+
+  test("Ankara, winter and summer 2019, Diyanet: matches the published timetable", async () => {
+    const place = { lat: 39.939382, lon: 32.819713, tz: "Europe/Istanbul", method: "diyanet" };
+    clock.set("2019-01-01T09:00:00Z");
+    let r = await h.call("prayer/times", place);
+    expect(r.body.result.date).toBe("2019-01-01");
+    near(r.body.result.times, { fajr: "06:33", sunrise: "08:03", dhuhr: "12:57", asr: "15:20", maghrib: "17:40", isha: "19:05" });
+    clock.set("2019-07-01T09:00:00Z");
+    r = await h.call("prayer/times", place);
+    near(r.body.result.times, { fajr: "03:21", sunrise: "05:16", dhuhr: "12:57", asr: "16:55", maghrib: "20:28", isha: "22:15" });
+  });
+
+  test("defaults are ISNA and UTC; the convention moves only Fajr and Isha", async () => {
+    clock.set("2026-03-01T12:00:00Z");
+    const at = { lat: 51.5074, lon: -0.1278 };
+    const isna = (await h.call("prayer/times", at)).body.result;
+    expect(isna.tz).toBe("UTC");
+    expect(isna.method).toMatchObject({ name: "isna", fajr_angle: 15, isha_angle: 15 });
+    const egypt = (await h.call("prayer/times", { ...at, method: "egypt" })).body.result;
+    // A deeper twilight angle means an earlier Fajr and a later Isha.
+    expect(minutes(egypt.times.fajr)).toBeLessThan(minutes(isna.times.fajr));
+    expect(minutes(egypt.times.isha)).toBeGreaterThan(minutes(isna.times.isha));
+    expect(egypt.times.maghrib).toBe(isna.times.maghrib);
+    const gulf = (await h.call("prayer/times", { ...at, method: "gulf" })).body.result;
+    expect(gulf.method).toMatchObject({ fajr_angle: 19.5, isha_minutes_after_maghrib: 90 });
+    expect(minutes(gulf.times.isha) - minutes(gulf.times.maghrib)).toBe(90);
+  });
+
+  test("every convention answers", async () => {
+    for (const method of ["isna", "mwl", "egypt", "karachi", "gulf", "diyanet", "muis", "jakim"]) {
+      const r = await h.call("prayer/times", { lat: 3.139, lon: 101.6869, tz: "Asia/Kuala_Lumpur", method });
+      expect(r.status).toBe(200);
+      expect(r.body.result.method.name).toBe(method);
+      for (const p of ["fajr", "sunrise", "dhuhr", "asr", "maghrib", "isha"]) expect(r.body.result.times[p]).toMatch(/^\d\d:\d\d$/);
+    }
+  });
+
+  test("after Isha the next prayer is tomorrow's Fajr", async () => {
+    clock.set("2020-01-01T15:00:00Z"); // 23:00 in Singapore
+    const r = await h.call("prayer/times", { lat: 1.3708, lon: 103.8015, tz: "Asia/Singapore", method: "muis" });
+    expect(r.body.result.next).toMatchObject({ prayer: "fajr", tomorrow: true });
+    expect(r.body.result.next.at.startsWith("2020-01-01T21:4")).toBe(true); // 05:4x on 2 January, local
+  });
+
+  test("the date is the one in the asked zone, not the server's", async () => {
+    clock.set("2020-01-01T20:00:00Z"); // already 2 January in Singapore
+    const r = await h.call("prayer/times", { lat: 1.3708, lon: 103.8015, tz: "Asia/Singapore" });
+    expect(r.body.result.date).toBe("2020-01-02");
+  });
+
+  test("argument rules", async () => {
+    const bad = [
+      [{ lat: 10, lon: 10, tz: "Mars/Olympus" }, "tz"],
+      [{ lat: 10, lon: 10, method: "ummalqura" }, "method"],
+      [{ lat: 91, lon: 10 }, "lat"],
+      [{ lat: 10, lon: -181 }, "lon"],
+      [{ lat: 10 }, "lon"],
+      [{ lat: "north", lon: 10 }, "lat"],
+      [{ lat: 10, lon: 10, when: "today" }, "when"],
+    ] as const;
+    for (const [args, field] of bad) {
+      const r = await h.call("prayer/times", args as Record<string, unknown>);
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe(field);
+    }
+  });
+});
+
+describe("qibla", () => {
+  test("bearings from true north for known cities", async () => {
+    const known: [number, number, number][] = [
+      [40.7128, -74.0059, 58.4817], // New York
+      [51.5074, -0.1278, 118.987], // London
+      [-33.8688, 151.2093, 277.4996], // Sydney
+      [35.6895, 139.6917, 293.021], // Tokyo
+    ];
+    for (const [lat, lon, bearing] of known) {
+      const r = await h.call("prayer/qibla", { lat, lon });
+      expect(r.status).toBe(200);
+      expect(Math.abs(r.body.result.bearing - bearing)).toBeLessThan(0.05);
+    }
+    const london = (await h.call("prayer/qibla", { lat: 51.5074, lon: -0.1278 })).body.result;
+    expect(london.compass).toBe("ESE");
+    expect(london.distance_km).toBeGreaterThan(4700);
+    expect(london.distance_km).toBeLessThan(4900);
+  });
+
+  test("argument rules", async () => {
+    expect((await h.call("prayer/qibla", { lat: -91, lon: 0 })).body.error.field).toBe("lat");
+    expect((await h.call("prayer/qibla", { lat: 0 })).body.error.field).toBe("lon");
+  });
+});
+
+describe("verse", () => {
+  test("one verse, with its surah, Arabic and translation", async () => {
+    const r = await h.call("prayer/verse", { chapter: 2, verse: 255 });
+    expect(r.status).toBe(200);
+    const v = r.body.result;
+    expect(v.reference).toBe("Al-Baqarah 2:255");
+    expect(v.surah).toMatchObject({ number: 2, transliteration: "Al-Baqarah", verses: 286 });
+    expect(v.verse.translation).toStartWith("Allah - there is no deity except Him, the Ever-Living");
+    const { loadQuran } = await import("../../plugins/prayer/texts.ts");
+    expect(v.verse.text).toBe((await loadQuran())[1].verses[254].text);
+    expect(v.verse.text).toMatch(/^[\u0600-\u06FF\u0750-\u077F\s]+$/);
+  });
+
+  test("a whole chapter", async () => {
+    const r = await h.call("prayer/verse", { chapter: 112 });
+    expect(r.body.result.surah).toMatchObject({ number: 112, transliteration: "Al-Ikhlas", verses: 4 });
+    expect(r.body.result.verses.map((v: { number: number }) => v.number)).toEqual([1, 2, 3, 4]);
+    expect(r.body.result.verses[0].translation).toContain("He is Allah, [who is] One");
+  });
+
+  test("chapter 1-114 and a verse within the chapter's range", async () => {
+    for (const [args, field, msg] of [
+      [{ chapter: 0 }, "chapter", /at least 1/],
+      [{ chapter: 115 }, "chapter", /at most 114/],
+      [{ chapter: 1.5 }, "chapter", /whole number/],
+      [{ chapter: 1, verse: 8 }, "verse", /has 7 verses/],
+      [{ chapter: 2, verse: 0 }, "verse", /at least 1/],
+      [{}, "chapter", /required/],
+    ] as const) {
+      const r = await h.call("prayer/verse", args as Record<string, unknown>);
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe(field);
+      expect(r.body.error.message).toMatch(msg);
+    }
+    expect((await h.call("prayer/verse", { chapter: 2, verse: 286 })).status).toBe(200);
+  });
+});
+
+describe("saying", () => {
+  test("from the given book, and real: the text is the collection's", async () => {
+    const { loadHadith } = await import("../../plugins/prayer/texts.ts");
+    const books = await loadHadith();
+    for (let i = 0; i < 5; i++) {
+      const r = await h.call("prayer/saying", { book: 30 });
+      expect(r.status).toBe(200);
+      const s = r.body.result;
+      expect(s).toMatchObject({ collection: "Sahih al-Bukhari", book: 30, book_title: "Fasting" });
+      expect(books[29].hadiths.find((x) => x.n === s.number)!.text).toBe(s.text);
+      expect(s.reference).toBe(`Sahih al-Bukhari, book 30 (Fasting), hadith ${s.number}`);
+    }
+    const any = await h.call("prayer/saying");
+    expect(any.body.result.book).toBeGreaterThanOrEqual(1);
+    expect(any.body.result.book).toBeLessThanOrEqual(97);
+  });
+
+  test("book must be 1-97", async () => {
+    for (const book of [0, 98, 2.5]) {
+      const r = await h.call("prayer/saying", { book });
+      expect(r.status).toBe(400);
+      expect(r.body.error.field).toBe("book");
+    }
+  });
+});
+
+describe("reflection", () => {
+  const archived = () =>
+    h.rt.store.reader
+      .query("SELECT ref, title, body FROM search_index WHERE service = 'prayer' AND kind = 'prayer' ORDER BY ref")
+      .all() as { ref: string; title: string; body: string }[];
+
+  test("the same all day for everyone, another the next day, each archived once", async () => {
+    clock.set("2026-11-21T00:05:00Z");
+    const a = (await h.call("prayer/reflection")).body.result;
+    clock.set("2026-11-21T23:55:00Z");
+    const token = await h.token("reader");
+    const b = (await h.call("prayer/reflection", {}, { token })).body.result;
+    expect(b).toEqual(a);
+    expect(a.date).toBe("2026-11-21");
+    expect(a.verse.reference).toBe(`${a.verse.surah.transliteration} ${a.verse.surah.number}:${a.verse.verse}`);
+    expect(a.saying.text.length).toBeGreaterThan(0);
+    expect(a.name.number).toBeGreaterThanOrEqual(1);
+    expect(a.name.number).toBeLessThanOrEqual(99);
+
+    let rows = archived();
+    expect(rows.map((r) => r.ref)).toEqual(["reflection:2026-11-21"]);
+    expect(rows[0].body).toContain(a.verse.translation);
+    expect(rows[0].body).toContain(a.name.transliteration);
+
+    clock.set("2026-11-22T08:00:00Z");
+    const c = (await h.call("prayer/reflection")).body.result;
+    expect(c.date).toBe("2026-11-22");
+    expect([c.verse.reference, c.saying.reference, c.name.number]).not.toEqual([a.verse.reference, a.saying.reference, a.name.number]);
+    rows = archived();
+    expect(rows.map((r) => r.ref)).toEqual(["reflection:2026-11-21", "reflection:2026-11-22"]);
+  });
+
+  test("takes no arguments", async () => {
+    const r = await h.call("prayer/reflection", { day: "monday" });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("day");
+  });
+});
+
+describe("search", () => {
+  test("finds verses, hadith and names by the question's words", async () => {
+    const r = await h.call("prayer/search", { query: "What does the Quran say about hardship and ease?" });
+    expect(r.status).toBe(200);
+    const refs = r.body.result.verses.map((v: { reference: string }) => v.reference);
+    expect(refs.some((x: string) => x === "Ash-Sharh 94:5" || x === "Ash-Sharh 94:6")).toBe(true);
+    for (const v of r.body.result.verses) expect(v.translation.toLowerCase()).toMatch(/hardship|ease/);
+
+    const p = (await h.call("prayer/search", { query: "patience at the first stroke of a calamity" })).body.result;
+    expect(p.hadith[0].text).toContain("The real patience is at the first stroke of a calamity");
+    expect(p.hadith[0].reference).toMatch(/^Sahih al-Bukhari, book 23 /);
+
+    const n = (await h.call("prayer/search", { query: "the most merciful" })).body.result;
+    expect(n.names.some((x: { transliteration: string }) => x.transliteration === "Ar Raheem")).toBe(true);
+  });
+
+  test("a question of only common words finds nothing rather than everything", async () => {
+    const r = await h.call("prayer/search", { query: "what is the" });
+    expect(r.status).toBe(200);
+    expect(r.body.result).toMatchObject({ verses: [], hadith: [], names: [] });
+  });
+
+  test("query is required and bounded", async () => {
+    expect((await h.call("prayer/search", {})).body.error.field).toBe("query");
+    expect((await h.call("prayer/search", { query: "" })).body.error.field).toBe("query");
+    expect((await h.call("prayer/search", { query: "x".repeat(501) })).body.error.field).toBe("query");
+  });
+});
