@@ -1,0 +1,88 @@
+// Live delivery of new messages to browsers over Server-Sent Events. One hub
+// per running instance (keyed by its settings object, which each instance
+// owns), so two instances in one process never hear each other's rooms.
+export interface LiveMessage {
+  id: number;
+  room: string;
+  author: string;
+  content: string;
+  at: string;
+}
+
+type Listener = (m: LiveMessage) => void;
+
+export class Hub {
+  private rooms = new Map<string, Set<Listener>>();
+  count = 0;
+
+  subscribe(room: string, fn: Listener): () => void {
+    let set = this.rooms.get(room);
+    if (!set) this.rooms.set(room, (set = new Set()));
+    set.add(fn);
+    this.count++;
+    return () => {
+      if (set.delete(fn)) this.count--;
+      if (set.size === 0) this.rooms.delete(room);
+    };
+  }
+
+  publish(m: LiveMessage) {
+    for (const fn of this.rooms.get(m.room) ?? []) fn(m);
+  }
+}
+
+const hubs = new WeakMap<object, Hub>();
+export function hubFor(instance: object): Hub {
+  let hub = hubs.get(instance);
+  if (!hub) hubs.set(instance, (hub = new Hub()));
+  return hub;
+}
+
+const encoder = new TextEncoder();
+export const sseEvent = (m: LiveMessage) => encoder.encode(`id: ${m.id}\nevent: message\ndata: ${JSON.stringify(m)}\n\n`);
+
+// Under Bun's default idle timeout (10 s), so a quiet room's connection stays open.
+const HEARTBEAT_MS = 8000;
+
+/** An event stream that first replays `backlog`, then carries each new message in the room until the client goes. */
+export function eventStream(hub: Hub, room: string, backlog: LiveMessage[]): Response {
+  let stop = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode("retry: 3000\n\n"));
+      for (const m of backlog) controller.enqueue(sseEvent(m));
+      let last = backlog.at(-1)?.id ?? 0;
+      const unsubscribe = hub.subscribe(room, (m) => {
+        if (m.id <= last) return;
+        last = m.id;
+        try {
+          controller.enqueue(sseEvent(m));
+        } catch {
+          stop();
+        }
+      });
+      const beat = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(": ping\n\n"));
+        } catch {
+          stop();
+        }
+      }, HEARTBEAT_MS);
+      stop = () => {
+        clearInterval(beat);
+        unsubscribe();
+      };
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
