@@ -1,0 +1,65 @@
+// What happens when an event fires. The owner gets the reminder by mail, and
+// a prompt runs through the agent with its answer mailed too. Each step is
+// taken only once the instance offers the method it needs; until then the
+// firing's record says what would have been sent and why it was not.
+import { eq } from "drizzle-orm";
+import { asHearthError } from "../../core/errors.ts";
+import type { Ctx } from "../../core/plugin.ts";
+import { formatTime } from "../../core/scheduler/recurrence.ts";
+import type { Firing } from "../../core/scheduler/index.ts";
+import { events } from "./schema.ts";
+
+/** Methods that run a prompt through the agent, in order of preference; each takes { prompt }. */
+export const AGENT_METHODS = ["agent/ask", "agent/run"];
+
+interface Message {
+  to: string;
+  subject: string;
+  body: string;
+}
+
+async function send(f: Firing, ctx: Ctx, m: Message) {
+  if (!f.offers("mail/send")) return { ...m, sent: false, reason: "mail not configured: this instance has no mail service (mail/send)" };
+  try {
+    const result = await ctx.call("mail", "send", { ...m });
+    return { ...m, sent: true, result };
+  } catch (e) {
+    const he = asHearthError(e);
+    return { ...m, sent: false, reason: he.message, status: he.status };
+  }
+}
+
+function answerText(a: unknown): string {
+  if (typeof a === "string") return a;
+  const o = a as Record<string, unknown> | null;
+  for (const k of ["answer", "text", "content", "reply"]) if (o && typeof o[k] === "string") return o[k] as string;
+  return JSON.stringify(a);
+}
+
+export async function fireEvent(f: Firing, ctx: Ctx) {
+  const ev = ctx.db.select().from(events).where(eq(events.id, f.ref)).get();
+  if (!ev) return { skipped: "the event was deleted before it fired" };
+  const owner = ctx.account;
+  const at = formatTime(f.due.getTime(), ev.offset);
+  const lines = [ev.title, `When: ${at} for ${ev.minutes} minutes${ev.repeat ? `, repeating ${ev.repeat}` : ""}`];
+  if (ev.note) lines.push("", ev.note);
+  const out: Record<string, unknown> = { at, late_ms: f.late };
+  out.reminder = await send(f, ctx, { to: owner.username, subject: `Reminder: ${ev.title}`, body: lines.join("\n") });
+  if (ev.prompt) {
+    const answerMail = { to: owner.username, subject: `${ev.title}: the answer` };
+    const agent = AGENT_METHODS.find((p) => f.offers(p));
+    if (!agent) {
+      out.prompt = { prompt: ev.prompt, ran: false, reason: `agent not configured: this instance has no agent service (${AGENT_METHODS[0]})`, would_mail: answerMail };
+    } else {
+      const [service, method] = agent.split("/");
+      try {
+        const answer = answerText(await ctx.call(service, method, { prompt: ev.prompt }));
+        out.prompt = { prompt: ev.prompt, ran: true, via: agent, answer, mail: await send(f, ctx, { ...answerMail, body: answer }) };
+      } catch (e) {
+        const he = asHearthError(e);
+        out.prompt = { prompt: ev.prompt, ran: false, via: agent, reason: he.message, status: he.status, would_mail: answerMail };
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,225 @@
+import { Type as T } from "@sinclair/typebox";
+import { and, asc, eq } from "drizzle-orm";
+import { newId, newSecret } from "../../core/auth/ids.ts";
+import { invalid, notFound } from "../../core/errors.ts";
+import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
+import type { FiringRecord } from "../../core/scheduler/index.ts";
+import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "../../core/scheduler/recurrence.ts";
+import { fireEvent } from "./fire.ts";
+import { freeSlots, type Interval } from "./free.ts";
+import { renderCalendar } from "./ics.ts";
+import { eventFeeds, events } from "./schema.ts";
+
+type Row = typeof events.$inferSelect;
+
+const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
+const MAX_WINDOW_DAYS = 90;
+const HISTORY_SHOWN = 5;
+
+const Minutes = (description: string) => T.Optional(T.Integer({ minimum: 1, maximum: 1440, default: 30, description }));
+const Repeat = T.Union(
+  REPEATS.map((r) => T.Literal(r)),
+  { description: "hourly, daily, weekly or monthly; omit for once. Monthly on the 29th-31st falls on the last day of shorter months." },
+);
+
+const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null });
+
+function time(field: string, text: string) {
+  const t = parseTime(text);
+  if (!t.ok) throw invalid(field, `${field} ${t.reason}`);
+  return t;
+}
+
+function historyEntry(h: FiringRecord, offset: number) {
+  const entry: Record<string, unknown> = { at: formatTime(h.due, offset), status: h.status };
+  if (h.status === "missed") {
+    entry.count = h.count;
+    entry.until = formatTime((h.detail as { last: number }).last, offset);
+    entry.reason = "the instance was down past the grace window, so this was not replayed late";
+  } else if (h.status === "claimed") entry.note = "started but not finished: the instance stopped mid-firing, and a firing is never run twice";
+  else if (h.detail !== null) entry.outcome = h.detail;
+  return entry;
+}
+
+function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean) {
+  const out: Record<string, unknown> = {
+    id: e.id,
+    title: e.title,
+    when: formatTime(e.start, e.offset),
+    note: e.note,
+    minutes: e.minutes,
+    repeat: e.repeat ?? null,
+    prompt: e.prompt ?? null,
+    next: next === null ? null : formatTime(next, e.offset),
+    ends: next === null ? null : formatTime(next + e.minutes * MIN, e.offset),
+  };
+  if (withHistory) out.history = ctx.schedule.history(e.id, HISTORY_SHOWN).map((h) => historyEntry(h, e.offset));
+  return out;
+}
+
+function feedUrls(ctx: Ctx, key: string) {
+  const url = `${ctx.baseUrl}/events/${key}.ics`;
+  return { url, webcal: url.replace(/^https?:/, "webcal:") };
+}
+
+function graceMs(config: Readonly<Record<string, string>>): number {
+  const m = Number(config.EVENTS_GRACE_MINUTES);
+  return Number.isFinite(m) && m >= 0 ? m * MIN : 10 * MIN;
+}
+
+export default definePlugin({
+  name: "events",
+  description: "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent.",
+  needs: ["db", "schedule", "call"],
+  config: {
+    EVENTS_GRACE_MINUTES: {
+      default: "10",
+      description: "Firings missed while the instance was down run once on start if missed by less than this many minutes; older ones are recorded as missed.",
+    },
+  },
+  methods: {
+    create: write({
+      description:
+        "Schedules a reminder or event at `when` (RFC 3339 with an offset), optionally repeating in that offset's wall-clock time, optionally running `prompt` through the agent when it fires (the answer is mailed to you). Returns the event with its id and next firing time.",
+      args: T.Object({
+        title: T.String({ minLength: 1, maxLength: 500, description: "What it is." }),
+        when: T.String({ minLength: 1, maxLength: 64, description: "Start, RFC 3339 with an offset: 2026-11-21T09:00:00+01:00." }),
+        note: T.Optional(T.String({ maxLength: 10_000, description: "Anything to remember with it." })),
+        minutes: Minutes("Duration in minutes, 1-1440 (default 30)."),
+        repeat: T.Optional(Repeat),
+        prompt: T.Optional(T.String({ minLength: 1, maxLength: 10_000, description: "An instruction run through the agent each time it fires." })),
+      }),
+      access: "account",
+      run(args, ctx) {
+        const when = time("when", args.when);
+        const row: Row = {
+          id: newId(),
+          owner: ctx.account.id,
+          title: args.title,
+          note: args.note ?? "",
+          start: when.at,
+          offset: when.offset,
+          minutes: args.minutes ?? 30,
+          repeat: args.repeat ?? null,
+          prompt: args.prompt ?? null,
+          created: ctx.clock.now().getTime(),
+        };
+        ctx.db.insert(events).values(row).run();
+        // Reminders are mailed to the owner even when the token that made the event was scoped to events alone.
+        const scopes = ctx.caller.scopes === "*" ? "*" : [...new Set([...ctx.caller.scopes, "mail"])];
+        const next = ctx.schedule.set({ ref: row.id, start: row.start, offset: row.offset, repeat: row.repeat, scopes });
+        return shape(row, next, ctx, false);
+      },
+    }),
+    delete: write({
+      description: "Cancels one of your events by id (from events/list). Withheld from the agent: only a person or a program may call it.",
+      args: T.Object({ id: T.String({ minLength: 1, maxLength: 64, description: "The event's id, from events/list." }) }),
+      access: "account",
+      destructive: true,
+      withheldFromAgent: true,
+      run({ id }, ctx) {
+        const gone = ctx.db
+          .delete(events)
+          .where(and(eq(events.id, id), eq(events.owner, ctx.account.id)))
+          .returning({ id: events.id })
+          .all();
+        if (gone.length === 0) throw notFound(`no event with id "${id}"`);
+        ctx.schedule.remove(id);
+        return { deleted: id };
+      },
+    }),
+    list: read({
+      description:
+        "Your upcoming events and reminders, soonest first, each with its id; a repeating event shows its next occurrence, and each shows what its recent firings did.",
+      args: T.Object({}),
+      access: "account",
+      run(_args, ctx) {
+        const now = ctx.clock.now().getTime();
+        const rows = ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).orderBy(asc(events.start)).all();
+        const upcoming: { e: Row; next: number }[] = [];
+        for (const e of rows) {
+          // The current occurrence stays listed until it ends.
+          const k = indexAtOrAfter(recurrence(e), now - e.minutes * MIN + 1);
+          if (k !== null) upcoming.push({ e, next: occurrence(recurrence(e), k) });
+        }
+        upcoming.sort((a, b) => a.next - b.next || a.e.created - b.e.created);
+        return upcoming.map(({ e, next }) => shape(e, next, ctx, true));
+      },
+    }),
+    free: read({
+      description:
+        "Open slots at least `minutes` long within working hours (`day_start`..`day_end`, hours in the offset of `from`) between `from` (default now) and `to` (default a week later, at most 90 days), where none of your events, repeats included, is booked.",
+      args: T.Object({
+        from: T.Optional(T.String({ maxLength: 64, description: "RFC 3339 with an offset; default now (UTC)." })),
+        to: T.Optional(T.String({ maxLength: 64, description: "RFC 3339 with an offset; default one week after from." })),
+        minutes: Minutes("Slot length in minutes, 1-1440 (default 30)."),
+        day_start: T.Optional(T.Integer({ minimum: 0, maximum: 23, default: 9, description: "Working day starts at this hour, 0-23 (default 9)." })),
+        day_end: T.Optional(T.Integer({ minimum: 1, maximum: 24, default: 18, description: "Working day ends at this hour, 1-24 (default 18); after day_start." })),
+      }),
+      access: "account",
+      run(args, ctx) {
+        const dayStart = args.day_start ?? 9;
+        const dayEnd = args.day_end ?? 18;
+        if (dayStart >= dayEnd) throw invalid("day_end", `day_end (${dayEnd}) must be later than day_start (${dayStart})`);
+        const from = args.from !== undefined ? time("from", args.from) : { at: Math.ceil(ctx.clock.now().getTime() / MIN) * MIN, offset: 0 };
+        const to = args.to !== undefined ? time("to", args.to).at : from.at + 7 * DAY;
+        if (to <= from.at) throw invalid("to", "to must be later than from");
+        if (to - from.at > MAX_WINDOW_DAYS * DAY) throw invalid("to", `the window from from to to may be at most ${MAX_WINDOW_DAYS} days (got ${((to - from.at) / DAY).toFixed(1)})`);
+        const minutes = args.minutes ?? 30;
+        const busy: Interval[] = [];
+        for (const e of ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()) {
+          const len = e.minutes * MIN;
+          for (const s of occurrencesBetween(recurrence(e), from.at - len + 1, to)) busy.push({ start: s, end: s + len });
+        }
+        const slots = freeSlots(busy, { from: from.at, to, minutes, dayStart, dayEnd, offset: from.offset });
+        return {
+          from: formatTime(from.at, from.offset),
+          to: formatTime(to, from.offset),
+          minutes,
+          slots: slots.map((s) => ({ start: formatTime(s.start, from.offset), end: formatTime(s.end, from.offset), minutes: Math.floor((s.end - s.start) / MIN) })),
+        };
+      },
+    }),
+    feed: write({
+      description:
+        "The secret address of your calendar as an iCalendar feed, for phone and desktop calendars to subscribe to. `rotate` makes a new address and retires the old one.",
+      args: T.Object({ rotate: T.Optional(T.Boolean({ default: false, description: "Retire the current address and make a new one." })) }),
+      access: "account",
+      withheldFromAgent: true,
+      run({ rotate }, ctx) {
+        const owner = ctx.account.id;
+        const existing = ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
+        if (existing && !rotate) return { ...feedUrls(ctx, existing.key), rotated: false };
+        const key = newSecret();
+        ctx.db
+          .insert(eventFeeds)
+          .values({ owner, key, created: ctx.clock.now().getTime() })
+          .onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: ctx.clock.now().getTime() } })
+          .run();
+        return { ...feedUrls(ctx, key), rotated: !!existing };
+      },
+    }),
+  },
+  routes: [
+    {
+      method: "GET",
+      path: "/events/:file",
+      run(req, ctx) {
+        const file = ctx.params.file ?? "";
+        const key = file.endsWith(".ics") ? file.slice(0, -4) : "";
+        const feed = key ? ctx.db.select().from(eventFeeds).where(eq(eventFeeds.key, key)).get() : undefined;
+        if (!feed) throw notFound("no calendar at this address");
+        const rows = ctx.db.select().from(events).where(eq(events.owner, feed.owner)).orderBy(asc(events.start)).all();
+        const host = new URL(ctx.baseUrl || req.url).host;
+        const body = renderCalendar({ name: `Events on ${host}`, host, events: rows, now: ctx.clock.now().getTime() });
+        return new Response(body, {
+          headers: { "content-type": "text/calendar; charset=utf-8", "cache-control": "private, max-age=300", "content-disposition": 'inline; filename="events.ics"' },
+        });
+      },
+    },
+  ],
+  async start(ctx) {
+    await ctx.schedule.handle(fireEvent, { grace: graceMs(ctx.config) });
+  },
+});

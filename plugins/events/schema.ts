@@ -1,0 +1,29 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const events = sqliteTable(
+  "events_events",
+  {
+    id: text("id").primaryKey(),
+    owner: text("owner").notNull(),
+    title: text("title").notNull(),
+    note: text("note").notNull().default(""),
+    /** First occurrence, ms since epoch. */
+    start: integer("start").notNull(),
+    /** Minutes east of UTC the event was given in; repeats keep their wall-clock time in it. */
+    offset: integer("offset").notNull(),
+    minutes: integer("minutes").notNull(),
+    /** hourly, daily, weekly, monthly; null: once. */
+    repeat: text("repeat", { enum: ["hourly", "daily", "weekly", "monthly"] }),
+    /** Run through the agent at each firing; its answer is mailed to the owner. */
+    prompt: text("prompt"),
+    created: integer("created").notNull(),
+  },
+  (t) => [index("events_events_owner").on(t.owner, t.start)],
+);
+
+/** The secret that makes an account's iCalendar feed URL unguessable. */
+export const eventFeeds = sqliteTable("events_feeds", {
+  owner: text("owner").primaryKey(),
+  key: text("key").notNull().unique(),
+  created: integer("created").notNull(),
+});
