@@ -9,11 +9,18 @@ import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 
 /**
- * Looks at a tools/call request's `_meta` (where a payment travels over MCP)
- * and may answer with the caller it proves, or decline with null.
+ * Where modules take part in a tools/call without editing this file: payments
+ * over MCP travel in the request's `_meta`, their refusal has its own result
+ * shape, and their receipt goes back in the result's `_meta`.
  */
-export type MetaIdentifier = (rt: Runtime, meta: Record<string, unknown>, caller: Caller) => Caller | null | Promise<Caller | null>;
-export const metaIdentifiers: MetaIdentifier[] = [];
+export const mcpHooks = {
+  /** May replace the identified caller from the request's `_meta`; returns it unchanged to decline. */
+  caller: [] as ((rt: Runtime, meta: Record<string, unknown> | undefined, caller: Caller) => Caller | Promise<Caller>)[],
+  /** May give the tool result for a refusal; its structuredContent keeps HTTP's "error" beside its own members. */
+  errorResult: [] as ((e: unknown) => CallToolResult | undefined)[],
+  /** What to merge into a successful result's `_meta` for this caller. */
+  resultMeta: [] as ((caller: Caller) => Record<string, unknown> | undefined)[],
+};
 
 export interface ToolCall {
   entry: MethodEntry;
@@ -30,17 +37,9 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   let caller = call.caller;
   let body: Record<string, unknown>;
   let status = 200;
+  let special: CallToolResult | undefined;
   try {
-    if (call.meta && metaIdentifiers.length) {
-      for (const id of metaIdentifiers) {
-        const c = await id(rt, call.meta, caller);
-        if (c) {
-          c.address ??= caller.address;
-          caller = c;
-          break;
-        }
-      }
-    }
+    for (const hook of mcpHooks.caller) caller = await hook(rt, call.meta, caller);
     // dispatch fills defaults into the object it is given; the client's stays untouched.
     const args = { ...(call.args ?? {}) };
     const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl });
@@ -50,10 +49,24 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
     status = err.status;
     if (err.kind === "internal") rt.log.error("call failed", { rid: requestId, service: entry.service, method: entry.name, via: "mcp", error: String((e as Error)?.stack ?? e) });
     body = { error: err.body(err.kind === "internal" ? requestId : undefined) };
+    for (const hook of mcpHooks.errorResult) if ((special = hook(e))) break;
   } finally {
     rt.log.line({ rid: requestId, service: entry.service, method: entry.name, status, via: "mcp", ms: Math.round((performance.now() - started) * 100) / 100, caller: caller.account?.id ?? null });
   }
+  if (special) {
+    const sc = { ...(special.structuredContent ?? {}) };
+    sc.error ??= body.error;
+    return { ...special, structuredContent: sc, isError: true };
+  }
   const out: CallToolResult = { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   if (status !== 200) out.isError = true;
+  else {
+    let meta: Record<string, unknown> | undefined;
+    for (const hook of mcpHooks.resultMeta) {
+      const more = hook(caller);
+      if (more) meta = { ...meta, ...more };
+    }
+    if (meta) out._meta = meta;
+  }
   return out;
 }

@@ -8,6 +8,9 @@ import type { Runtime } from "../runtime.ts";
 /** Credits per call as the instance charges it; null when the price depends on the arguments. */
 export function creditsOf(rt: Runtime, entry: MethodEntry): number | null {
   if (rt.config.HEARTH_METERING === "off") return 0;
+  // The payments module lists prices with the instance's overrides applied; the declared price stands in without it.
+  const prices = (rt.metering as unknown as { prices?: { listed?(e: MethodEntry): number | null } } | null)?.prices;
+  if (prices?.listed) return prices.listed(entry);
   const p = entry.def.price ?? 0;
   return typeof p === "number" ? p : null;
 }

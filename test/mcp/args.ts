@@ -13,7 +13,7 @@ const FORMATS: Record<string, string> = {
 };
 
 export function minimalValue(s: TSchema): unknown {
-  const schema = s as Record<string, any>;
+  const schema = s as Record<string | symbol, any>;
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if (Array.isArray(schema.anyOf)) return minimalValue(schema.anyOf[0]);
