@@ -1,0 +1,80 @@
+// Rate limits per caller and class of call: 429 rate_limited with Retry-After,
+// refilled as time passes, counted apart for each token, account and address.
+import { afterEach, describe, expect, test } from "bun:test";
+import { Buckets } from "../../core/auth/limits.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { GUESTBOOK, signUp } from "./people.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+describe("API rate limits", () => {
+  test("over the limit: 429 rate_limited with Retry-After, until the bucket refills", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock, env: { HEARTH_RATE_READS: "3" } });
+    const token = await h.token("alice");
+    for (let i = 0; i < 3; i++) expect((await h.call("notes/list", {}, { token })).status).toBe(200);
+    const over = await h.call("notes/list", {}, { token });
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ status: 429, kind: "rate_limited", retry: true, retry_after: 20 });
+    expect(over.headers.get("retry-after")).toBe("20");
+    clock.advance(19_000);
+    expect((await h.call("notes/list", {}, { token })).status).toBe(429);
+    clock.advance(1_000);
+    expect((await h.call("notes/list", {}, { token })).status).toBe(200);
+  });
+
+  test("each token, each signed-in account and each stranger's address has its own share", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_READS: "2", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
+    const t1 = await h.token("alice");
+    const t2 = await h.token("alice");
+    const s = await signUp(h, "bob");
+    for (const t of [t1, t1]) expect((await h.call("notes/list", {}, { token: t })).status).toBe(200);
+    expect((await h.call("notes/list", {}, { token: t1 })).status).toBe(429);
+    expect((await h.call("notes/list", {}, { token: t2 })).status).toBe(200);
+    expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(200);
+    // Strangers are counted by address (all of this test's strangers share 127.0.0.1).
+    expect((await h.call("guestbook/list")).status).toBe(200);
+    expect((await h.call("guestbook/list")).status).toBe(200);
+    expect((await h.call("guestbook/list")).status).toBe(429);
+  });
+
+  test("reads, writes and priced calls are counted apart", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_READS: "1", HEARTH_RATE_WRITES: "1", HEARTH_RATE_PRICED: "1", HEARTH_PLUGINS: GUESTBOOK } });
+    const token = await h.token("alice");
+    expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(200);
+    expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(429);
+    expect((await h.call("notes/list", {}, { token })).status).toBe(200);
+    expect((await h.call("notes/list", {}, { token })).status).toBe(429);
+    // A priced method has its own class (whatever payment then says about it).
+    expect((await h.call("guestbook/appraise", {}, { token })).status).not.toBe(429);
+    expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(429);
+  });
+
+  test("0 turns a class off", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_READS: "0" } });
+    const token = await h.token("alice");
+    for (let i = 0; i < 30; i++) expect((await h.call("notes/list", {}, { token })).status).toBe(200);
+  });
+});
+
+describe("buckets", () => {
+  test("refill at the configured rate up to a minute's worth", () => {
+    const b = new Buckets(60);
+    for (let i = 0; i < 60; i++) expect(b.take("k", 0)).toBe(0);
+    expect(b.take("k", 0)).toBe(1);
+    expect(b.take("k", 1000)).toBe(0);
+    // A long quiet time refills no more than the cap.
+    for (let i = 0; i < 60; i++) expect(b.take("k", 3_600_000)).toBe(0);
+    expect(b.take("k", 3_600_000)).toBeGreaterThan(0);
+  });
+
+  test("memory stays bounded under many callers", () => {
+    const b = new Buckets(10);
+    for (let i = 0; i < 120_000; i++) b.take(`ip:${i}`, i);
+    expect(b.size).toBeLessThanOrEqual(50_000);
+  });
+});
