@@ -1,0 +1,90 @@
+// `hearth mcp` over stdio, driven by the SDK's StdioClientTransport, against
+// the same data folder a running server uses.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startHearth, type Hearth } from "../harness.ts";
+
+const root = join(import.meta.dir, "..", "..");
+const main = join(root, "core", "cli", "main.ts");
+let h: Hearth;
+let alice: string;
+
+beforeAll(async () => {
+  h = await startHearth();
+  alice = await h.token("alice");
+  expect((await h.call("notes/add", { title: "Garden", text: "plant beans" }, { token: alice })).status).toBe(200);
+});
+afterAll(() => h.stop());
+
+async function stdioClient(args: string[], env: Record<string, string>) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [main, "mcp", ...args], cwd: root, env: { HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env }, stderr: "pipe" });
+  const client = new Client({ name: "hearth-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, call: (name: string, a: Record<string, unknown>) => client.callTool({ name, arguments: a }) as Promise<CallToolResult> };
+}
+
+test("with HEARTH_TOKEN: initialize, list every method, call as the token's account", async () => {
+  const c = await stdioClient([], { HEARTH_TOKEN: alice });
+  try {
+    expect(c.client.getServerVersion()?.name).toBe("hearth");
+    const { tools } = await c.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(h.rt.registry.list().map((e) => e.tool).sort());
+    const got = await c.call("notes_get", { title: "Garden" });
+    const http = await h.call("notes/get", { title: "Garden" }, { token: alice });
+    expect(got.isError).toBeUndefined();
+    expect(got.structuredContent).toEqual(http.body);
+    const missing = await c.call("notes_get", { title: "Orchard" });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toEqual((await h.call("notes/get", { title: "Orchard" }, { token: alice })).body);
+  } finally {
+    await c.client.close();
+  }
+}, 30_000);
+
+test("a scoped HEARTH_TOKEN sees only its scope; --tools narrows further", async () => {
+  const scoped = await h.token("alice", { scopes: ["notes"] });
+  const c = await stdioClient(["--tools", "notes"], { HEARTH_TOKEN: scoped });
+  try {
+    const { tools } = await c.client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(h.rt.registry.list().filter((e) => e.service === "notes").map((e) => e.tool).sort());
+  } finally {
+    await c.client.close();
+  }
+}, 30_000);
+
+test("--user acts as that account, writing to the shared data folder", async () => {
+  const c = await stdioClient(["--user", "alice"], {});
+  try {
+    const added = await c.call("notes_add", { title: "Shed", text: "fix the door" });
+    expect(added.isError).toBeUndefined();
+    const http = await h.call("notes/get", { title: "Shed" }, { token: alice });
+    expect(http.status).toBe(200);
+    expect(http.body.result.text).toBe("fix the door");
+  } finally {
+    await c.client.close();
+  }
+}, 30_000);
+
+async function run(args: string[], env: Record<string, string>) {
+  const p = Bun.spawn([process.execPath, main, "mcp", ...args], { cwd: root, env: { PATH: process.env.PATH ?? "", HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [code, stderr] = await Promise.all([p.exited, new Response(p.stderr).text()]);
+  return { code, stderr };
+}
+
+test("without a token or --user it refuses to start and says what to set", async () => {
+  const r = await run([], {});
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("HEARTH_TOKEN");
+}, 30_000);
+
+test("a bad token or an unknown user is refused at launch", async () => {
+  const bad = await run([], { HEARTH_TOKEN: "hth_nope" });
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain("not valid");
+  const nobody = await run(["--user", "nobody"], {});
+  expect(nobody.code).toBe(1);
+  expect(nobody.stderr).toContain('no account "nobody"');
+}, 30_000);
