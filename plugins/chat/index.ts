@@ -98,13 +98,18 @@ export default definePlugin({
       },
     }),
     messages: read({
-      description: "A room's recent conversation, oldest to newest.",
+      description: "A room's recent conversation, oldest to newest. Without `room`, the room with the latest message.",
       args: T.Object({
-        room: Room,
+        room: T.Optional(Room),
         limit: T.Integer({ minimum: 1, maximum: 200, default: 50, description: "How many of the latest messages (default 50, max 200)." }),
       }),
       access: "public",
       run(args, ctx) {
+        if (args.room === undefined) {
+          const latest = ctx.db.select({ room: messages.room }).from(messages).orderBy(desc(messages.id)).limit(1).get();
+          if (!latest) throw notFound("no chat room has any messages yet");
+          return recent(ctx, latest.room, args.limit);
+        }
         const room = slug(args.room);
         if (!roomExists(ctx, room)) throw notFound(`no chat room ${JSON.stringify(room)}`);
         return recent(ctx, room, args.limit);

@@ -76,7 +76,9 @@ describe("chat", () => {
     expect((await send("no/slashes", "x")).body.error.field).toBe("room");
     const unknown = await h.call("chat/messages", { room: "nowhere" });
     expect(unknown.status).toBe(404);
-    expect((await h.call("chat/messages", {})).body.error.field).toBe("room");
+    // Without a room: the one with the latest message.
+    await send("latest-room", "most recent");
+    expect((await h.call("chat/messages", {})).body.result.map((m: any) => [m.room, m.content])).toEqual([["latest-room", "most recent"]]);
   });
 
   test("rooms: activity in the last 24 hours, busiest first, limit default 20", async () => {
@@ -88,6 +90,8 @@ describe("chat", () => {
         t.advance(1000);
         return h2.call("chat/send", { room, content: "x" }, { token: tok });
       };
+      expect((await h2.call("chat/messages")).status).toBe(404);
+      expect((await h2.call("chat/rooms")).body.result).toEqual([]);
       await say("stale");
       t.advance(25 * 60 * 60 * 1000);
       for (let i = 0; i < 22; i++) await say(`room-${i}`);
