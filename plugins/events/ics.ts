@@ -1,10 +1,13 @@
 // The iCalendar (RFC 5545) feed of an account's events. Each event keeps its
 // own fixed UTC offset as a VTIMEZONE, so repeats expand on the same
 // wall-clock time and month days the scheduler fires on.
-import { wallClock } from "../../core/scheduler/recurrence.ts";
+import { occurrence, wallClock } from "../../core/scheduler/recurrence.ts";
 import type { events } from "./schema.ts";
 
 type Row = typeof events.$inferSelect;
+
+/** Februaries listed ahead of now for monthly events on the 29th or 30th; the feed is rebuilt on every fetch. */
+const RDATE_YEARS = 10;
 
 const p2 = (n: number) => String(n).padStart(2, "0");
 
@@ -35,8 +38,9 @@ export function fold(line: string): string {
   return parts.join("\r\n ");
 }
 
-const tzid = (offset: number) => `UTC${offset < 0 ? "-" : "+"}${p2(Math.floor(Math.abs(offset) / 60))}:${p2(Math.abs(offset) % 60)}`;
 const utcOffset = (offset: number) => `${offset < 0 ? "-" : "+"}${p2(Math.floor(Math.abs(offset) / 60))}${p2(Math.abs(offset) % 60)}`;
+/** A parameter value may not hold a colon unquoted, so the zone is named "UTC+0100", not "UTC+01:00". */
+const tzid = (offset: number) => `UTC${utcOffset(offset)}`;
 
 function stamp(at: number, offset: number): string {
   const d = wallClock(at, offset);
@@ -47,15 +51,29 @@ function dateTime(name: string, at: number, offset: number): string {
   return offset === 0 ? `${name}:${stamp(at, 0)}Z` : `${name};TZID=${tzid(offset)}:${stamp(at, offset)}`;
 }
 
-/** Monthly on the 29th-31st means the month's last day when it is shorter: the last of those days that exists. */
-function rrule(e: Row): string | null {
-  if (!e.repeat) return null;
-  if (e.repeat !== "monthly") return `RRULE:FREQ=${e.repeat.toUpperCase()}`;
-  const day = wallClock(e.start, e.offset).getUTCDate();
-  if (day <= 28) return `RRULE:FREQ=MONTHLY;BYMONTHDAY=${day}`;
-  const days = [];
-  for (let d = 28; d <= day; d++) days.push(d);
-  return `RRULE:FREQ=MONTHLY;BYMONTHDAY=${days.join(",")};BYSETPOS=-1`;
+/**
+ * Monthly on the 29th-31st falls on the last day of shorter months. The 31st
+ * is simply the last day (BYMONTHDAY=-1). For the 29th and 30th a rule would
+ * need BYSETPOS over BYMONTHDAY, which common clients ignore, so the rule
+ * skips February and each February in range is listed as an RDATE.
+ */
+function repeatLines(e: Row, now: number): string[] {
+  if (!e.repeat) return [];
+  if (e.repeat !== "monthly") return [`RRULE:FREQ=${e.repeat.toUpperCase()}`];
+  const w = wallClock(e.start, e.offset);
+  const day = w.getUTCDate();
+  if (day <= 28) return [`RRULE:FREQ=MONTHLY;BYMONTHDAY=${day}`];
+  if (day === 31) return ["RRULE:FREQ=MONTHLY;BYMONTHDAY=-1"];
+  const r = { start: e.start, offset: e.offset, repeat: e.repeat };
+  const dates: string[] = [];
+  const lastYear = wallClock(now, e.offset).getUTCFullYear() + RDATE_YEARS;
+  for (let y = w.getUTCFullYear(); y <= lastYear; y++) {
+    const k = (y - w.getUTCFullYear()) * 12 + 1 - w.getUTCMonth();
+    if (k > 0 && new Date(Date.UTC(y, 2, 0)).getUTCDate() < day) dates.push(stamp(occurrence(r, k), e.offset));
+  }
+  const lines = [`RRULE:FREQ=MONTHLY;BYMONTHDAY=${day}`];
+  if (dates.length) lines.push(e.offset === 0 ? `RDATE:${dates.map((d) => `${d}Z`).join(",")}` : `RDATE;TZID=${tzid(e.offset)}:${dates.join(",")}`);
+  return lines;
 }
 
 export function renderCalendar(o: { name: string; host: string; events: Row[]; now: number }): string {
@@ -78,8 +96,7 @@ export function renderCalendar(o: { name: string; host: string; events: Row[]; n
     lines.push(dateTime("DTSTART", e.start, e.offset), dateTime("DTEND", e.start + e.minutes * 60_000, e.offset));
     lines.push(`SUMMARY:${escapeText(e.title)}`);
     if (e.note) lines.push(`DESCRIPTION:${escapeText(e.note)}`);
-    const rule = rrule(e);
-    if (rule) lines.push(rule);
+    lines.push(...repeatLines(e, o.now));
     lines.push("END:VEVENT");
   }
   lines.push("END:VCALENDAR");
