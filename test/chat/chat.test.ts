@@ -146,3 +146,18 @@ describe("chat", () => {
     expect(res.headers.get("content-security-policy")).toMatch(/script-src 'nonce-[0-9a-f]+'/);
   });
 });
+
+test("live connections are capped by HEARTH_CHAT_LIVE_MAX", async () => {
+  const h3 = await startHearth({ env: { HEARTH_CHAT_LIVE_MAX: "1" } });
+  try {
+    await h3.call("chat/send", { room: "capped", content: "x" }, { token: await h3.token("dave") });
+    const first = await fetch(`${h3.url}/chat/capped/live`);
+    expect(first.status).toBe(200);
+    const second = await fetch(`${h3.url}/chat/capped/live`);
+    expect(second.status).toBe(503);
+    expect(second.headers.get("retry-after")).toBe("30");
+    await first.body!.cancel();
+  } finally {
+    await h3.stop();
+  }
+});
