@@ -19,6 +19,10 @@
 // writer when a fresh copy is stored: archive snapshots), and `ttl: Infinity`
 // for data that never changes (a past day's weather).
 //
+// An accepted status outside 2xx is cached an hour at most. parse may throw a
+// HearthError: invalid/not_found are answers and are cached; upstream_* ones
+// are failures (nothing cached; a stale copy answers if there is one).
+//
 // `ctx.http.peek(provider, path, opts)` says, without waiting, whether get()
 // would answer from cache; a method's price function uses it so a cached
 // answer costs nothing. `servedFromCache(requestId)` tells metering the same
@@ -271,12 +275,21 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
       reviseUntil: finite(ttl) && finite(revalidate) ? now + (ttl + revalidate) * 1000 : null,
       keepUntil: finite(ttl) && finite(keep) ? now + (ttl + Math.max(keep, revalidate)) * 1000 : null,
     };
+    // An accepted error status (404: no such product) is an answer, but one
+    // that may change soon: it is kept an hour at most.
+    if (answer.status >= 300 && (entry.freshUntil === null || entry.freshUntil > now + 3_600_000)) {
+      entry.freshUntil = now + 3_600_000;
+      entry.reviseUntil = entry.freshUntil;
+      entry.keepUntil = entry.freshUntil;
+    }
     // Parse before storing: garbage is refused and never cached. A HearthError
-    // from parse is an answer about the request (no such product) and is kept.
+    // from parse is an answer about the request (no such product) and is kept,
+    // unless it says the provider failed.
     let data: T;
     try {
       data = parsedOf(entry, opts);
     } catch (err) {
+      if (err instanceof HearthError && err.kind.startsWith("upstream_")) throw err;
       if (!(err instanceof HearthError)) {
         rt.log.warn("upstream answer refused", { provider: p.name, url: entry.url, error: String(err) });
         throw upstream("upstream_failed", opts.as !== "text" && err instanceof SyntaxError ? `${p.label} sent an answer that is not JSON` : `${p.label} sent an answer in a form this instance does not understand`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { grantCredits } from "../../core/pay/grant.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
@@ -41,6 +42,7 @@ beforeAll(async () => {
     },
   });
   token = await h.token("alice");
+  await h.rt.store.write(() => grantCredits(h.rt.store.wdb, { username: "alice", amount: 100, by: "test", at: clock.now().getTime() }));
 });
 afterAll(async () => {
   await settle(h.rt);
