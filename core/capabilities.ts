@@ -22,3 +22,6 @@ export function provideCapability(name: string, factory: CapabilityFactory) {
   capabilityFactories.set(name, factory);
   registerCapabilityName(name);
 }
+
+/** Core modules that fill in a runtime's hooks (metering, ...) register here; each runs as a runtime is made. */
+export const runtimeSetups: ((rt: Runtime) => void)[] = [];

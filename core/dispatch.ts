@@ -47,10 +47,10 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 
   const args = validateArgs(entry, input.args);
 
-  const price = rt.config.HEARTH_METERING === "off" ? 0 : priceOf(entry, args, rt, caller);
+  const price = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   let plan: unknown = null;
   if (price > 0) {
-    if (rt.metering) plan = await rt.metering.before({ rt, entry, args, caller, price });
+    if (rt.metering) plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl });
     else if (!caller.account) throw unauthenticated(`${entry.path} costs ${price} credit(s) per call: send a token`);
   }
 
@@ -59,10 +59,15 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const run = async () => {
     const ctx = rt.makeCtx(entry.service, kind, caller, input.requestId, entry.name, input.baseUrl ?? "");
     const out = await def.run(args, ctx);
-    if (plan !== null && rt.metering?.commit) rt.metering.commit(plan, input.requestId);
+    if (plan !== null && rt.metering?.commit) await rt.metering.commit(plan, input.requestId);
     return out === undefined ? null : out;
   };
-  if (def.kind === "write" && def.transaction !== false && !inWrite) return rt.store.write(run);
-  if (plan !== null && !inWrite) return rt.store.write(run);
-  return run();
+  try {
+    if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(run);
+    if (plan !== null && !inWrite) return await rt.store.write(run);
+    return await run();
+  } catch (e) {
+    if (plan !== null) rt.metering?.release?.(plan);
+    throw e;
+  }
 }

@@ -6,3 +6,4 @@ import "./mcp/index.ts";
 import "./upstream/index.ts";
 import "./auth/module.ts";
 import "./scheduler/index.ts";
+import "./pay/index.ts";

@@ -3,11 +3,11 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeBlobs } from "./blobs.ts";
-import { capabilityFactories, provideCapability, type CapabilityScope } from "./capabilities.ts";
+import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
 import { coreSettings, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
 import { makeIndex } from "./db/fts.ts";
-import { applyMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
+import { applyMigrations, moduleMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
 import { unauthenticated } from "./errors.ts";
@@ -37,10 +37,14 @@ export interface RuntimeOptions {
 
 /** A price or payment step filled in by the payments module; the default refuses priced calls from strangers. */
 export interface Metering {
-  /** Called before validation; may throw 401/402/403. Returns what to charge on success. */
-  before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number }): unknown;
-  /** Called inside the call's transaction after the handler succeeded. */
-  commit?(plan: unknown, requestId: string): void;
+  /** The price in credits of this call, with the instance's overrides applied. */
+  price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number;
+  /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
+  before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string }): unknown;
+  /** Called inside the call's transaction after the handler succeeded; a throw undoes the call's writes. */
+  commit?(plan: unknown, requestId: string): void | Promise<void>;
+  /** Called when the call failed, so anything held for the plan is let go. */
+  release?(plan: unknown): void;
 }
 
 export class Runtime {
@@ -68,6 +72,7 @@ export class Runtime {
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);
     this.coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
+    for (const setup of runtimeSetups) setup(this);
   }
   private coreMigrations: MigrationSet | null;
 
@@ -88,6 +93,7 @@ export class Runtime {
     if (this.migrated) return;
     if (!this.coreMigrations) throw new Error("core migrations are missing");
     applyMigrations(this.store.writer, "core", this.coreMigrations);
+    for (const m of moduleMigrations) applyMigrations(this.store.writer, m.owner, m.set);
     for (const p of this.registry.plugins.values()) if (p.migrations) applyMigrations(this.store.writer, p.def.name, p.migrations);
     this.migrated = true;
   }

@@ -4,7 +4,7 @@ import { limitCall } from "../auth/limits.ts";
 import { HearthError, invalid, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
-import { identify } from "./identify.ts";
+import { headersFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 async function readBody(req: Request, limit: number): Promise<Record<string, unknown> | null> {
@@ -50,7 +50,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
-    return jsonResponse(200, { result }, requestId);
+    return jsonResponse(200, { result }, requestId, headersFor(caller));
   } catch (e) {
     const res = errorResponse(e, requestId);
     status = res.status;

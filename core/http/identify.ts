@@ -17,6 +17,18 @@ const bearer: Identifier = (rt, req) => {
 /** Identifiers in order; modules for sessions and payments add theirs. */
 export const identifiers: Identifier[] = [bearer];
 
+/** Headers a module adds to a successful answer for this caller (a payment receipt, ...). */
+export const answerHeaders: ((caller: Caller) => Record<string, string> | undefined)[] = [];
+
+export function headersFor(caller: Caller): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const h of answerHeaders) {
+    const more = h(caller);
+    if (more) out = { ...out, ...more };
+  }
+  return out;
+}
+
 export const stranger = (address: string): Caller => ({ account: null, scopes: [], via: "none", address });
 
 export async function identify(rt: Runtime, req: Request, address: string): Promise<Caller> {

@@ -1,0 +1,57 @@
+// `hearth credits grant --user NAME --amount N [--note TEXT]` and
+// `hearth credits balance --user NAME`: run against the local database, as
+// the instance's owner, without a running server.
+import { findAccount } from "../auth/tokens.ts";
+import { parseFlags } from "../cli/args.ts";
+import { cliCommands } from "../cli/commands.ts";
+import { HearthError } from "../errors.ts";
+import { Runtime } from "../runtime.ts";
+import { grantCredits } from "./grant.ts";
+import { balanceOf, recent, shapeEntry } from "./ledger.ts";
+
+const USAGE = "usage: hearth credits grant --user NAME --amount N [--note TEXT]\n       hearth credits balance --user NAME";
+
+cliCommands.set("credits", {
+  summary: "grant credits to an account, or show its balance",
+  usage: USAGE,
+  async run(argv) {
+    const [sub, ...rest] = argv;
+    const { flags } = parseFlags(rest);
+    const user = flags.get("user")?.[0]?.toLowerCase();
+    if ((sub !== "grant" && sub !== "balance") || !user || user === "true") {
+      process.stderr.write(USAGE + "\n");
+      return 2;
+    }
+    const rt = await Runtime.create();
+    try {
+      rt.migrate();
+      if (sub === "balance") {
+        const acct = findAccount(rt.store, user);
+        if (!acct) {
+          process.stderr.write(`no account named "${user}"\n`);
+          return 1;
+        }
+        process.stdout.write(JSON.stringify({ user, balance: balanceOf(rt.store.rdb, acct.id), recent: recent(rt.store.rdb, acct.id, 10).map(shapeEntry) }) + "\n");
+        return 0;
+      }
+      const raw = flags.get("amount")?.[0] ?? "";
+      const amount = Number(raw);
+      if (!/^-?\d+$/.test(raw)) {
+        process.stderr.write(`--amount must be a whole number of credits (got "${raw}")\n${USAGE}\n`);
+        return 2;
+      }
+      const note = flags.get("note")?.[0];
+      const out = await rt.store.write(() => grantCredits(rt.store.wdb, { username: user, amount, note, by: "cli", at: rt.clock.now().getTime() }));
+      process.stdout.write(JSON.stringify(out) + "\n");
+      return 0;
+    } catch (e) {
+      if (e instanceof HearthError) {
+        process.stderr.write(`${e.kind} (${e.status}): ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    } finally {
+      await rt.stop();
+    }
+  },
+});

@@ -1,0 +1,39 @@
+// Payments: the credits ledger, prices, and x402 for callers without an
+// account. Importing this module fills in every runtime's metering, the
+// payment identifier, the receipt header, GET /api/v1/prices and the
+// `credits` CLI command.
+import { runtimeSetups } from "../capabilities.ts";
+import { mounts, route } from "../http/app.ts";
+import { answerHeaders, identifiers } from "../http/identify.ts";
+import { jsonResponse } from "../http/respond.ts";
+import "./cli.ts";
+import "./local.ts";
+import { PayMetering, receiptHeaders } from "./metering.ts";
+import "./migrations.ts";
+import { overridesFile, readOverrides } from "./prices.ts";
+import { decodePaymentHeader, paymentCaller, paymentOf } from "./x402.ts";
+
+runtimeSetups.push((rt) => {
+  rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
+});
+
+// After bearer tokens and sessions: an identified caller pays with credits, not with this header.
+identifiers.push((_rt, req, address) => {
+  const v2 = req.headers.get("payment-signature");
+  const v1 = req.headers.get("x-payment");
+  if (!v2 && !v1) return null;
+  const header = v2 ? "PAYMENT-SIGNATURE" : "X-PAYMENT";
+  return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { address, field: header });
+});
+
+answerHeaders.push((caller) => receiptHeaders(paymentOf(caller)));
+
+mounts.push((app, rt) => {
+  app.get(
+    "/api/v1/prices",
+    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID())),
+  );
+});
+
+export { paymentCaller, paymentOf, paymentRequiredOf, receiptOf } from "./x402.ts";
+export { mcpPayment } from "./mcp.ts";

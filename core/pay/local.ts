@@ -1,0 +1,54 @@
+// Paying this instance from inside it: the `x402` capability dispatches a
+// tool as a stranger and, when the tool asks for payment, has the payer sign
+// and retries with the payment, so an in-process payment takes exactly the
+// path an outside client's does (challenge, verify, run, settle).
+import { provideCapability } from "../capabilities.ts";
+import { dispatch } from "../dispatch.ts";
+import { HearthError, notFound } from "../errors.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Runtime } from "../runtime.ts";
+import { paymentCaller, paymentOf, paymentRequiredOf, type PaymentPayload, type PaymentRequired, type SettleResponse } from "./x402.ts";
+
+export interface PaidCall {
+  result: unknown;
+  /** The settlement when the call was paid; null when it was free. */
+  settlement: SettleResponse | null;
+  /** What was asked, when the call was paid. */
+  required: PaymentRequired | null;
+}
+
+export interface InstancePayments {
+  /** Calls `tool` ("service_method" or "service/method") on this instance without an account, paying with what `sign` returns when asked. */
+  call(tool: string, args: Record<string, unknown>, sign: (required: PaymentRequired) => Promise<PaymentPayload>): Promise<PaidCall>;
+}
+
+declare module "../plugin.ts" {
+  interface CapabilityTypes {
+    x402: InstancePayments;
+  }
+}
+
+export function findTool(rt: Runtime, tool: string): MethodEntry {
+  const entry = tool.includes("/") ? rt.registry.methods.get(tool) : rt.registry.list().find((e) => e.tool === tool);
+  if (!entry) throw notFound(`this instance has no tool "${tool}"`);
+  return entry;
+}
+
+provideCapability("x402", (s): InstancePayments => ({
+  async call(tool, args, sign) {
+    const entry = findTool(s.rt, tool);
+    const base = { service: entry.service, method: entry.name, args, requestId: s.requestId, baseUrl: s.rt.config.HEARTH_PUBLIC_URL || undefined };
+    const stranger = { account: null, scopes: [] as string[], via: "none" as const };
+    try {
+      return { result: await dispatch(s.rt, { ...base, caller: stranger }), settlement: null, required: null };
+    } catch (e) {
+      const required = paymentRequiredOf(e);
+      if (!required) throw e;
+      const caller = paymentCaller(await sign(required), { field: "payment" });
+      const result = await dispatch(s.rt, { ...base, requestId: `${s.requestId}.paid`, caller });
+      return { result, settlement: paymentOf(caller)?.receipt ?? null, required };
+    }
+  },
+}));
+
+export { HearthError };

@@ -1,0 +1,215 @@
+// The price/pay step of dispatch: credits for accounts, x402 for strangers.
+// Verify happens before the handler runs; the charge (a ledger entry) or the
+// settlement happens inside the call's transaction after it succeeded, so a
+// call that fails is never charged and a charge that fails undoes the call.
+import { HTTPFacilitatorClient, encodePaymentResponseHeader } from "@x402/core/http";
+import type { SettleResponse } from "@x402/core/types";
+import { and, eq } from "drizzle-orm";
+import { HearthError, upstream } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Metering, Runtime } from "../runtime.ts";
+import { append, balanceOf } from "./ledger.ts";
+import { Prices } from "./prices.ts";
+import { payX402 } from "./schema.ts";
+import { challenge, noPayments, paymentOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
+import { servedFromCache } from "../upstream/index.ts";
+
+interface CreditPlan {
+  kind: "credits";
+  account: string;
+  credits: number;
+  entry: MethodEntry;
+  caller: Caller;
+  baseUrl: string;
+}
+
+interface PaymentPlan {
+  kind: "x402";
+  credits: number;
+  entry: MethodEntry;
+  terms: Terms;
+  baseUrl: string;
+  ctx: PaymentContext;
+  key: string;
+  payer: string;
+  nonce: string;
+  amount: string;
+  /** Exactly what the facilitator verified, sent again to settle. */
+  body: { payload: Record<string, unknown>; requirements: Record<string, unknown> };
+}
+
+type Plan = CreditPlan | PaymentPlan;
+
+interface Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+}
+
+const same = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+const plural = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+
+export class PayMetering implements Metering {
+  readonly prices: Prices;
+  /** Authorizations between verify and settle, so a concurrent replay is refused before the chain knows. */
+  private inFlight = new Set<string>();
+  private facilitator: HTTPFacilitatorClient | null = null;
+
+  constructor(
+    private rt: Runtime,
+    overrides: Map<string, number>,
+  ) {
+    this.prices = new Prices(rt, overrides);
+  }
+
+  price(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number {
+    return this.prices.of(entry, args, caller);
+  }
+
+  private base(baseUrl?: string) {
+    return this.rt.config.HEARTH_PUBLIC_URL || baseUrl || `http://127.0.0.1:${this.rt.config.PORT}`;
+  }
+
+  private client(): HTTPFacilitatorClient {
+    this.facilitator ??= new HTTPFacilitatorClient({ url: this.rt.config.X402_FACILITATOR_URL, timeoutMs: 30_000 });
+    return this.facilitator;
+  }
+
+  async before(s: { entry: MethodEntry; caller: Caller; price: number; baseUrl?: string }): Promise<Plan> {
+    const { entry, caller, price } = s;
+    const baseUrl = this.base(s.baseUrl);
+    const terms = termsOf(this.rt.config);
+    if (caller.account) {
+      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, caller.account.id);
+      if (balance < price) throw this.short(entry, price, balance, baseUrl);
+      return { kind: "credits", account: caller.account.id, credits: price, entry, caller, baseUrl };
+    }
+    if (!terms) throw noPayments(entry, price);
+    const ctx = paymentOf(caller);
+    if (!ctx) throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
+    return this.verify(entry, price, terms, baseUrl, ctx);
+  }
+
+  private short(entry: MethodEntry, price: number, balance: number, baseUrl: string): HearthError {
+    const msg = `${entry.path} costs ${plural(price)}; the balance is ${plural(balance)}`;
+    const terms = termsOf(this.rt.config);
+    return terms ? challenge(terms, entry, price, baseUrl, msg) : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`);
+  }
+
+  private async verify(entry: MethodEntry, credits: number, terms: Terms, baseUrl: string, ctx: PaymentContext): Promise<PaymentPlan> {
+    const refuse = (why: string) => challenge(terms, entry, credits, baseUrl, `payment refused: ${why}`);
+    const wanted = requirementsOf(terms, credits);
+    const p = ctx.payload;
+    let requirements: Record<string, unknown>;
+    if (ctx.version === 2) {
+      const accepted = p.accepted as Record<string, unknown> | undefined;
+      if (!accepted || typeof accepted !== "object") throw refuse("the payload names no accepted requirements");
+      if (accepted.scheme !== "exact" || accepted.network !== wanted.network || !same(accepted.asset, wanted.asset) || !same(accepted.payTo, wanted.payTo))
+        throw refuse(`it is not for these terms (exact, ${wanted.network}, ${wanted.asset}, to ${wanted.payTo})`);
+      if (accepted.amount !== wanted.amount) throw refuse(`it is for ${String(accepted.amount)} atomic units; this call costs ${wanted.amount}`);
+      requirements = wanted;
+    } else {
+      const v1 = requirementsV1Of(terms, credits, resourceOf(entry, baseUrl));
+      if (p.scheme !== "exact" || p.network !== v1.network) throw refuse(`it is not for these terms (exact on ${v1.network})`);
+      requirements = v1;
+    }
+    const auth = (p.payload as Record<string, unknown>).authorization as Authorization | undefined;
+    if (!auth || typeof auth !== "object" || typeof auth.from !== "string" || typeof auth.nonce !== "string")
+      throw refuse("the payload carries no EIP-3009 authorization (from, to, value, validAfter, validBefore, nonce)");
+    if (String(auth.value) !== wanted.amount) throw refuse(`it authorizes ${String(auth.value)} atomic units; this call costs ${wanted.amount}`);
+    if (!same(auth.to, wanted.payTo)) throw refuse(`it pays ${auth.to}, not ${wanted.payTo}`);
+
+    const key = `${wanted.network}|${wanted.asset.toLowerCase()}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`;
+    if (this.inFlight.has(key) || this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) throw refuse("this authorization was already used");
+    this.inFlight.add(key);
+    try {
+      let result;
+      try {
+        result = await this.client().verify(p as never, requirements as never);
+      } catch (e) {
+        const data = (e as { invalidReason?: string; invalidMessage?: string }) ?? {};
+        if (data.invalidReason) throw refuse(data.invalidMessage || data.invalidReason);
+        throw upstream("upstream_unavailable", `the payment facilitator at ${this.rt.config.X402_FACILITATOR_URL} could not verify the payment: ${(e as Error).message}`);
+      }
+      if (!result.isValid) throw refuse(result.invalidMessage || result.invalidReason || "the facilitator found it invalid");
+    } catch (e) {
+      this.inFlight.delete(key);
+      throw e;
+    }
+    return { kind: "x402", credits, entry, terms, baseUrl, ctx, key, payer: auth.from, nonce: auth.nonce, amount: wanted.amount, body: { payload: p, requirements } };
+  }
+
+  private used(network: string, asset: string, payer: string, nonce: string): boolean {
+    // The writer connection also sees rows of a transaction still open on it.
+    const row = this.rt.store.wdb
+      .select({ id: payX402.id })
+      .from(payX402)
+      .where(and(eq(payX402.network, network), eq(payX402.asset, asset.toLowerCase()), eq(payX402.payer, payer.toLowerCase()), eq(payX402.nonce, nonce.toLowerCase())))
+      .get();
+    return !!row;
+  }
+
+  async commit(raw: unknown, requestId: string): Promise<void> {
+    const plan = raw as Plan;
+    const now = this.rt.clock.now().getTime();
+    if (plan.kind === "credits") {
+      if (servedFromCache(requestId)) return;
+      const db = this.rt.store.wdb;
+      const balance = balanceOf(db, plan.account);
+      if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
+      append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
+      return;
+    }
+    // A cached answer costs the instance nothing, so the authorization is left unspent.
+    if (servedFromCache(requestId)) {
+      this.inFlight.delete(plan.key);
+      return;
+    }
+    let settled: SettleResponse;
+    try {
+      settled = await this.client().settle(plan.body.payload as never, plan.body.requirements as never);
+    } catch (e) {
+      const data = e as { errorReason?: string; errorMessage?: string };
+      settled = { success: false, errorReason: data.errorReason ?? "settle_failed", errorMessage: data.errorMessage ?? (e as Error).message, transaction: "", network: plan.terms.network as SettleResponse["network"] };
+    }
+    if (!settled.success) {
+      const header = plan.ctx.version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE";
+      throw challenge(plan.terms, plan.entry, plan.credits, plan.baseUrl, `payment settlement failed: ${settled.errorMessage || settled.errorReason}`, {
+        settlement: settled,
+        headers: { [header]: encodePaymentResponseHeader(settled) },
+      });
+    }
+    this.rt.store.wdb
+      .insert(payX402)
+      .values({
+        network: plan.terms.network,
+        asset: plan.terms.asset.toLowerCase(),
+        payer: plan.payer.toLowerCase(),
+        nonce: plan.nonce.toLowerCase(),
+        amount: plan.amount,
+        credits: plan.credits,
+        method: plan.entry.path,
+        requestId,
+        transaction: settled.transaction,
+        at: now,
+      })
+      .run();
+    this.inFlight.delete(plan.key);
+    plan.ctx.receipt = settled;
+  }
+
+  release(raw: unknown): void {
+    const plan = raw as Plan;
+    if (plan.kind === "x402") this.inFlight.delete(plan.key);
+  }
+}
+
+/** Headers carrying a paid call's receipt, named for the version it was paid in. */
+export function receiptHeaders(ctx: PaymentContext | undefined): Record<string, string> | undefined {
+  if (!ctx?.receipt) return undefined;
+  return { [ctx.version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE"]: encodePaymentResponseHeader(ctx.receipt) };
+}

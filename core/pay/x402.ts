@@ -1,0 +1,152 @@
+// x402 for callers without an account, independent of the transport: HTTP
+// (PAYMENT-SIGNATURE / X-PAYMENT headers) and MCP (_meta["x402/payment"]) both
+// make a payment caller here, dispatch prices the call, and the settlement
+// receipt is read back from the caller by whichever transport answers.
+import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
+import { HearthError, invalid, unauthenticated } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+
+/** What a transport hands over: the decoded payload, v1 or v2. */
+export interface PaymentContext {
+  version: 1 | 2;
+  payload: Record<string, unknown>;
+  /** The settlement, once the call succeeded and was paid. */
+  receipt?: SettleResponse;
+}
+
+const payments = new WeakMap<Caller, PaymentContext>();
+
+/**
+ * A caller that pays with this x402 payload instead of an account. `payload`
+ * is the decoded PaymentPayload object (v1 or v2); a malformed one is a 400
+ * naming `field` (the header or _meta key it came in).
+ */
+export function paymentCaller(payload: unknown, opts: { address?: string; field?: string } = {}): Caller {
+  const field = opts.field ?? "x402/payment";
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw invalid(field, "the payment must be an x402 PaymentPayload object");
+  const p = payload as Record<string, unknown>;
+  if (p.x402Version !== 1 && p.x402Version !== 2) throw invalid(field, `x402Version must be 1 or 2 (got ${JSON.stringify(p.x402Version)})`);
+  if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
+  const caller: Caller = { account: null, scopes: [], via: "payment", address: opts.address };
+  payments.set(caller, { version: p.x402Version, payload: p });
+  return caller;
+}
+
+/** Decodes a base64 PAYMENT-SIGNATURE / X-PAYMENT header value; a bad one is a 400 naming the header. */
+export function decodePaymentHeader(value: string, header: string): unknown {
+  try {
+    return decodePaymentSignatureHeader(value.trim());
+  } catch {
+    throw invalid(header, `the ${header} header must be base64-encoded JSON of an x402 PaymentPayload`);
+  }
+}
+
+export function paymentOf(caller: Caller): PaymentContext | undefined {
+  return payments.get(caller);
+}
+
+/** The settlement of a paid call, for the transport to return (PAYMENT-RESPONSE, _meta["x402/payment-response"]). */
+export function receiptOf(caller: Caller): SettleResponse | undefined {
+  return payments.get(caller)?.receipt;
+}
+
+/** The PaymentRequired carried by a 402 refusal, for transports that signal it their own way (MCP). */
+export function paymentRequiredOf(e: unknown): PaymentRequired | undefined {
+  if (!(e instanceof HearthError) || e.kind !== "payment_required" || !e.extra) return undefined;
+  const x = e.extra as Record<string, unknown>;
+  if (x.x402Version !== 2 || !Array.isArray(x.accepts)) return undefined;
+  return { x402Version: 2, error: e.message, resource: x.resource as PaymentRequired["resource"], accepts: x.accepts as PaymentRequirements[] };
+}
+
+/** The x402 terms this instance takes payment on, from its configuration. */
+export interface Terms {
+  payTo: string;
+  network: string;
+  asset: string;
+  name: string;
+  version: string;
+  /** Atomic units per credit. */
+  unit: bigint;
+  maxTimeoutSeconds: number;
+}
+
+export function termsOf(config: Readonly<Record<string, string>>): Terms | null {
+  if (!config.X402_PAY_TO) return null;
+  const decimals = Number(config.X402_ASSET_DECIMALS || "6");
+  return {
+    payTo: config.X402_PAY_TO,
+    network: config.X402_NETWORK,
+    asset: config.X402_ASSET,
+    name: config.X402_ASSET_NAME,
+    version: config.X402_ASSET_VERSION,
+    unit: 10n ** BigInt(Math.max(0, decimals - 2)),
+    maxTimeoutSeconds: Number(config.X402_MAX_TIMEOUT_SECONDS || "120"),
+  };
+}
+
+/** The v1 name of a CAIP-2 network ("eip155:8453" -> "base"), for X-PAYMENT v1 payloads. */
+export function v1NetworkOf(network: string): string | null {
+  const id = Number(network.replace(/^eip155:/, ""));
+  for (const [name, chain] of Object.entries(EVM_NETWORK_CHAIN_ID_MAP)) if (chain === id) return name;
+  return null;
+}
+
+export function resourceOf(entry: MethodEntry, baseUrl: string) {
+  return { url: `${baseUrl.replace(/\/+$/, "")}/api/v1/${entry.path}`, description: entry.def.description.trim().split("\n")[0], mimeType: "application/json" };
+}
+
+export function requirementsOf(t: Terms, credits: number): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: t.network as PaymentRequirements["network"],
+    asset: t.asset,
+    amount: (BigInt(credits) * t.unit).toString(),
+    payTo: t.payTo,
+    maxTimeoutSeconds: t.maxTimeoutSeconds,
+    extra: { name: t.name, version: t.version },
+  };
+}
+
+/** The same terms in v1's shape, which the facilitator expects alongside a v1 payload. */
+export function requirementsV1Of(t: Terms, credits: number, resource: { url: string; description: string; mimeType: string }) {
+  return {
+    scheme: "exact",
+    network: v1NetworkOf(t.network) ?? t.network,
+    maxAmountRequired: (BigInt(credits) * t.unit).toString(),
+    resource: resource.url,
+    description: resource.description,
+    mimeType: resource.mimeType,
+    payTo: t.payTo,
+    maxTimeoutSeconds: t.maxTimeoutSeconds,
+    asset: t.asset,
+    extra: { name: t.name, version: t.version },
+  };
+}
+
+/** The 402 refusal: the challenge in the body and, base64, in PAYMENT-REQUIRED (the x402 v2 HTTP transport). */
+export function challenge(
+  t: Terms,
+  entry: MethodEntry,
+  credits: number,
+  baseUrl: string,
+  message: string,
+  failed?: { settlement: SettleResponse; headers: Record<string, string> },
+): HearthError {
+  const resource = resourceOf(entry, baseUrl);
+  const accepts = [requirementsOf(t, credits)];
+  const required: PaymentRequired = { x402Version: 2, error: message, resource, accepts };
+  return new HearthError("payment_required", message, {
+    extra: { x402Version: 2, resource, accepts, ...(failed ? { "x402/payment-response": failed.settlement } : {}) },
+    headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(required), "Cache-Control": "no-store", ...failed?.headers },
+  });
+}
+
+/** The 401 for metered calls when this instance takes no payments. */
+export function noPayments(entry: MethodEntry, credits: number): HearthError {
+  return unauthenticated(`${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} per call: send "Authorization: Bearer <token>" for an account with credits`);
+}
+
+export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };

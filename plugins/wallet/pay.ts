@@ -1,0 +1,139 @@
+// wallet/pay: call a tool on a listed server and pay for it from the wallet
+// when it asks, within the per-call and per-day caps. This instance is paid
+// in-process through dispatch; other servers over the x402 HTTP transport.
+import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { and, eq, gte } from "drizzle-orm";
+import { formatUnits, parseUnits } from "viem";
+import { forbidden, HearthError, invalid, upstream } from "../../core/errors.ts";
+import type { Ctx } from "../../core/plugin.ts";
+import { ensureWallet, signerOf } from "./keys.ts";
+import { walletPayments } from "./schema.ts";
+import { SELF, serverNamed, type Server } from "./servers.ts";
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+function decimalsOf(ctx: Ctx) {
+  return Number(ctx.config.X402_ASSET_DECIMALS || "6");
+}
+
+function cap(ctx: Ctx, name: "WALLET_CAP_PER_CALL" | "WALLET_CAP_PER_DAY"): bigint {
+  try {
+    return parseUnits(ctx.config[name] || "0", decimalsOf(ctx));
+  } catch {
+    throw invalid(name, `${name} must be an amount of USDC like "1.50" (got "${ctx.config[name]}")`);
+  }
+}
+
+function spentToday(ctx: Ctx): bigint {
+  const now = ctx.clock.now();
+  const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const rows = ctx.db
+    .select({ amount: walletPayments.amount })
+    .from(walletPayments)
+    .where(and(eq(walletPayments.account, ctx.account.id), gte(walletPayments.at, dayStart)))
+    .all();
+  return rows.reduce((sum, r) => sum + BigInt(r.amount), 0n);
+}
+
+export interface PayOutcome {
+  server: string;
+  tool: string;
+  result: unknown;
+  paid: { usdc: string; atomic: string; to: string; network: string; transaction: string } | null;
+}
+
+export async function payTool(ctx: Ctx, input: { server?: string; tool: string; args?: Record<string, unknown> }): Promise<PayOutcome> {
+  const server = serverNamed(ctx.config, input.server ?? SELF);
+  const network = ctx.config.X402_NETWORK;
+  const asset = ctx.config.X402_ASSET;
+  const decimals = decimalsOf(ctx);
+  const usd = (a: bigint) => `$${formatUnits(a, decimals)}`;
+  let chosen: PaymentRequirements | null = null;
+
+  const sign = async (required: PaymentRequired): Promise<PaymentPayload> => {
+    const req = required.accepts.find((a) => a.scheme === "exact" && a.network === network && same(a.asset, asset));
+    if (!req) {
+      const offered = required.accepts.map((a) => `${a.scheme} on ${a.network} in ${a.asset}`).join("; ");
+      throw invalid("tool", `${input.tool} on ${server.name} asks for a payment this wallet cannot make (offered: ${offered || "nothing"}; the wallet holds ${asset} on ${network})`);
+    }
+    const amount = BigInt(req.amount);
+    const perCall = cap(ctx, "WALLET_CAP_PER_CALL");
+    if (amount > perCall) throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}, over the per-call cap of ${usd(perCall)} (WALLET_CAP_PER_CALL)`);
+    const perDay = cap(ctx, "WALLET_CAP_PER_DAY");
+    const spent = spentToday(ctx);
+    if (spent + amount > perDay)
+      throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}; with ${usd(spent)} paid today that is over the per-day cap of ${usd(perDay)} (WALLET_CAP_PER_DAY)`);
+    ensureWallet(ctx);
+    const signer = signerOf(ctx)!;
+    chosen = req;
+    const client = new x402Client().register(network as PaymentRequirements["network"], new ExactEvmScheme(signer));
+    return client.createPaymentPayload({ ...required, accepts: [req] });
+  };
+
+  const { result, settlement } = server.url ? await callRemote(server, input.tool, input.args ?? {}, sign) : await ctx.x402.call(input.tool, input.args ?? {}, sign);
+  if (!settlement || !chosen) return { server: server.name, tool: input.tool, result, paid: null };
+  const req = chosen as PaymentRequirements;
+  ctx.db
+    .insert(walletPayments)
+    .values({
+      account: ctx.account.id,
+      server: server.name,
+      tool: input.tool,
+      amount: req.amount,
+      payTo: req.payTo,
+      network: req.network,
+      asset: req.asset,
+      transaction: settlement.transaction,
+      at: ctx.clock.now().getTime(),
+    })
+    .run();
+  return {
+    server: server.name,
+    tool: input.tool,
+    result,
+    paid: { usdc: formatUnits(BigInt(req.amount), decimals), atomic: req.amount, to: req.payTo, network: req.network, transaction: settlement.transaction },
+  };
+}
+
+/** Another server's tool over HTTP: "service_method" is POST /api/v1/service/method, paid per the x402 HTTP transport. */
+async function callRemote(server: Server, tool: string, args: Record<string, unknown>, sign: (r: PaymentRequired) => Promise<PaymentPayload>) {
+  const m = /^([a-z][a-z0-9]*)[_/]([a-z][a-z0-9_]*)$/.exec(tool);
+  if (!m) throw invalid("tool", `tool must be "service_method" (got "${tool}")`);
+  const url = `${server.url}/api/v1/${m[1]}/${m[2]}`;
+  const post = async (headers: Record<string, string>) => {
+    try {
+      return await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(args), signal: AbortSignal.timeout(30_000) });
+    } catch (e) {
+      throw upstream("upstream_unavailable", `${server.name} (${server.url}) could not be reached: ${(e as Error).message}`);
+    }
+  };
+  const answer = async (res: Response, settlement: SettleResponse | null) => {
+    const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { message?: string } } | null;
+    if (res.ok) return { result: body && "result" in body ? body.result : body, settlement };
+    const why = body?.error?.message ?? `HTTP ${res.status}`;
+    if (res.status >= 500) throw upstream("upstream_failed", `${server.name} failed ${tool}: ${why}`);
+    throw new HearthError("upstream_failed", `${server.name} refused ${tool} (${res.status}): ${why}`, { retry: false });
+  };
+  const first = await post({});
+  if (first.status !== 402) return answer(first, null);
+  const header = first.headers.get("payment-required");
+  let required: PaymentRequired;
+  try {
+    required = header ? decodePaymentRequiredHeader(header) : ((await first.json()) as PaymentRequired);
+  } catch {
+    throw upstream("upstream_failed", `${server.name} asked for payment without a readable x402 challenge`);
+  }
+  const payload = await sign(required);
+  const paid = await post({ "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
+  const receipt = paid.headers.get("payment-response");
+  // A server that took the payment without a receipt is still recorded as paid.
+  const settled: SettleResponse | null = !paid.ok
+    ? null
+    : receipt
+      ? decodePaymentResponseHeader(receipt)
+      : { success: true, transaction: "", network: payload.accepted.network };
+  return answer(paid, settled);
+}

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { activity } from "../../core/db/schema.ts";
+import { cliCommands } from "../../core/cli/commands.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+
+const PLUGINS = join(import.meta.dir, "plugins");
+
+async function grant(h: Hearth, admin: string, user: string, amount: number) {
+  const r = await h.call("wallet/grant", { user, amount }, { token: admin });
+  expect(r.status).toBe(200);
+  return r.body.result;
+}
+
+async function credits(h: Hearth, token: string) {
+  const r = await h.call("wallet/credits", {}, { token });
+  expect(r.status).toBe(200);
+  return r.body.result;
+}
+
+describe("credits", () => {
+  let h: Hearth;
+  let admin: string;
+  beforeAll(async () => {
+    h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+    admin = await h.token("root", { admin: true });
+  });
+  afterAll(() => h.stop());
+
+  test("a priced call with no credits is refused with 402 and does not run", async () => {
+    const t = await h.token("poor");
+    const r = await h.call("meter/echo", { text: "hi" }, { token: t });
+    expect(r.status).toBe(402);
+    expect(r.body.error.kind).toBe("payment_required");
+    expect(r.body.error.message).toContain("3 credits");
+    expect((await credits(h, t)).balance).toBe(0);
+  });
+
+  test("an admin grant is an entry, and a call charges exactly its price", async () => {
+    const t = await h.token("alice");
+    const g = await grant(h, admin, "alice", 10);
+    expect(g.balance).toBe(10);
+    const r = await h.call("meter/echo", { text: "hi" }, { token: t });
+    expect(r.status).toBe(200);
+    expect(r.body.result.text).toBe("hi");
+    const c = await credits(h, t);
+    expect(c.balance).toBe(7);
+    expect(c.entries.map((e: { delta: number; reason: string; method: string | null }) => [e.delta, e.reason, e.method])).toEqual([
+      [-3, "charge", "meter/echo"],
+      [10, "grant", null],
+    ]);
+    expect(c.entries[0].request_id).toBe(r.headers.get("x-request-id"));
+  });
+
+  test("a call that fails is not charged", async () => {
+    const t = await h.token("bob");
+    await grant(h, admin, "bob", 5);
+    const r = await h.call("meter/fail", {}, { token: t });
+    expect(r.status).toBe(500);
+    expect((await credits(h, t)).balance).toBe(5);
+  });
+
+  test("a write and its charge commit together", async () => {
+    const t = await h.token("carol");
+    await grant(h, admin, "carol", 2);
+    expect((await h.call("meter/record", { text: "first" }, { token: t })).status).toBe(200);
+    const r = await h.call("meter/record", { text: "second" }, { token: t });
+    expect(r.status).toBe(402);
+    const lines = h.rt.store.rdb.select().from(activity).all().filter((a) => a.type === "meter.recorded").map((a) => a.text);
+    expect(lines).toEqual(["first"]);
+    expect((await credits(h, t)).balance).toBe(0);
+  });
+
+  test("a price that depends on the arguments is charged as computed", async () => {
+    const t = await h.token("dave");
+    await grant(h, admin, "dave", 10);
+    expect((await h.call("meter/segments", { text: "x".repeat(161) }, { token: t })).status).toBe(200);
+    expect((await credits(h, t)).balance).toBe(8);
+  });
+
+  test("50 parallel charges with credits for 20 succeed exactly 20 times", async () => {
+    const t = await h.token("erin");
+    await grant(h, admin, "erin", 60);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => h.call("meter/echo", { text: `n${i}` }, { token: t })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(20);
+    expect(statuses.filter((s) => s === 402).length).toBe(30);
+    const c = await credits(h, t);
+    expect(c.balance).toBe(0);
+  });
+
+  test("the ledger refuses to be changed in place", () => {
+    expect(() => h.rt.store.writer.run("UPDATE pay_ledger SET delta = 1000")).toThrow(/append-only/);
+    expect(() => h.rt.store.writer.run("DELETE FROM pay_ledger")).toThrow(/append-only/);
+  });
+
+  test("only an admin may grant; grants name the field they refuse", async () => {
+    const t = await h.token("frank");
+    expect((await h.call("wallet/grant", { user: "frank", amount: 5 }, { token: t })).status).toBe(403);
+    const bad = await h.call("wallet/grant", { user: "frank", amount: 0 }, { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("amount");
+    expect((await h.call("wallet/grant", { user: "nobody", amount: 5 }, { token: admin })).status).toBe(404);
+  });
+
+  test("a stranger on a priced method gets 401 when the instance takes no payments", async () => {
+    const r = await h.call("meter/echo", { text: "hi" });
+    expect(r.status).toBe(401);
+    expect(r.body.error.message).toContain("3 credits");
+    expect((await h.call("meter/free", {})).status).toBe(200);
+  });
+
+  test("GET /api/v1/prices lists every method from the registry", async () => {
+    const res = await fetch(`${h.url}/api/v1/prices`);
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: { metered: boolean; methods: { method: string; credits: number | null }[] } };
+    expect(result.metered).toBe(true);
+    const by = new Map(result.methods.map((m) => [m.method, m.credits]));
+    expect(by.size).toBe(h.rt.registry.methods.size);
+    expect(by.get("meter/echo")).toBe(3);
+    expect(by.get("meter/segments")).toBeNull();
+    expect(by.get("notes/add")).toBe(0);
+  });
+});
+
+describe("price overrides and metering off", () => {
+  test("config overrides replace a declared price everywhere", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-prices-"));
+    const file = join(dir, "prices.json");
+    writeFileSync(file, JSON.stringify({ "meter/echo": 1, "meter/free": 4, "elsewhere/thing": 9 }));
+    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0" } });
+    try {
+      const admin = await h.token("root", { admin: true });
+      const t = await h.token("gina");
+      await grant(h, admin, "gina", 5);
+      expect((await h.call("meter/echo", { text: "a" }, { token: t })).status).toBe(200);
+      expect((await h.call("meter/free", {}, { token: t })).status).toBe(200);
+      expect((await credits(h, t)).balance).toBe(0);
+      const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()) as { result: { methods: { method: string; credits: number }[] } };
+      expect(list.result.methods.find((m) => m.method === "meter/free")!.credits).toBe(4);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  test("a bad override file stops the start naming the key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-prices-"));
+    const file = join(dir, "prices.json");
+    writeFileSync(file, JSON.stringify({ "meter/echo": -1 }));
+    await expect(startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file } })).rejects.toThrow(/meter\/echo/);
+  });
+
+  test("HEARTH_METERING=off makes everything free", async () => {
+    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_METERING: "off" } });
+    try {
+      const r = await h.call("meter/echo", { text: "free" });
+      expect(r.status).toBe(200);
+      const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()) as { result: { metered: boolean; methods: { method: string; credits: number }[] } };
+      expect(list.result.metered).toBe(false);
+      expect(list.result.methods.every((m) => m.credits === 0)).toBe(true);
+    } finally {
+      await h.stop();
+    }
+  });
+});
+
+describe("hearth credits", () => {
+  test("grant and balance from the command line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-cli-"));
+    const h = await startHearth({ dataDir: dir });
+    await h.token("hank");
+    await h.stop();
+    const saved = process.env.HEARTH_DATA;
+    process.env.HEARTH_DATA = dir;
+    const writes: string[] = [];
+    const orig = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((s: string) => (writes.push(String(s)), true)) as typeof process.stdout.write;
+    try {
+      expect(await cliCommands.get("credits")!.run(["grant", "--user", "hank", "--amount", "25", "--note", "welcome"])).toBe(0);
+      expect(await cliCommands.get("credits")!.run(["balance", "--user", "hank"])).toBe(0);
+      expect(await cliCommands.get("credits")!.run(["grant", "--user", "hank"])).toBe(2);
+    } finally {
+      process.stdout.write = orig;
+      if (saved === undefined) delete process.env.HEARTH_DATA;
+      else process.env.HEARTH_DATA = saved;
+    }
+    expect(JSON.parse(writes[0]).balance).toBe(25);
+    expect(JSON.parse(writes[1]).balance).toBe(25);
+    expect(JSON.parse(writes[1]).recent[0].note).toContain("welcome");
+  });
+});
