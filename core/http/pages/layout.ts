@@ -68,7 +68,7 @@ footer{color:var(--muted);font-size:.9rem}
 
 /** Content-Security-Policy for pages built here: no scripts, nothing from elsewhere, forms post only to this instance. */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface PageOptions {
   title: string;
