@@ -1,10 +1,12 @@
 // Identity for people: the session identifier for every surface that
-// identifies requests, and the sign-in, sign-up and /token pages.
+// identifies requests, the sign-in, sign-up and /token pages, and the
+// password and invite commands.
 import { clientAddress, mounts, route } from "../http/app.ts";
 import { identifiers } from "../http/identify.ts";
 import { signinPage, signinPost, signoutPost, signupPage, signupPost, sessionInfo } from "../http/pages/signin.ts";
 import { inviteCreate, tokenCreate, tokenGet, tokenRevoke } from "../http/pages/token.ts";
 import { identifySession } from "./sessions.ts";
+import "./cli.ts";
 
 // After the bearer identifier: a request carrying a token never rests on the cookie.
 identifiers.push((rt, req) => identifySession(rt, req));

@@ -1,0 +1,76 @@
+// Account commands for the owner at the server's shell: set a password for an
+// account the CLI made (so its owner can sign in on the web), and make an
+// invitation link when sign-up is invite-only.
+import { asc, eq } from "drizzle-orm";
+import { parseFlags } from "../cli/args.ts";
+import { cliCommands } from "../cli/commands.ts";
+import { accounts } from "../db/schema.ts";
+import { HearthError } from "../errors.ts";
+import { Runtime } from "../runtime.ts";
+import { checkPassword, createInvite, setPassword } from "./people.ts";
+import { ensureAccount } from "./tokens.ts";
+
+const out = (s: string) => process.stdout.write(s + "\n");
+const err = (s: string) => process.stderr.write(s + "\n");
+
+/** The first line of stdin: a password never travels in argv, where ps and shell history see it. */
+async function readLine(): Promise<string> {
+  const text = await new Response(Bun.stdin.stream()).text();
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await Runtime.create();
+  rt.migrate();
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.stop();
+  }
+}
+
+cliCommands.set("password", {
+  summary: "set an account's password from stdin (creating the account if missing)",
+  usage: "echo 'new password' | hearth password --user NAME [--admin]",
+  async run(argv) {
+    const { flags } = parseFlags(argv);
+    const user = flags.get("user")?.[0];
+    if (!user || user === "true") {
+      err(`usage: ${this.usage}`);
+      return 2;
+    }
+    const password = await readLine();
+    return withRuntime(async (rt) => {
+      try {
+        checkPassword(password, user.toLowerCase());
+        const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
+        await setPassword(rt.store, account.id, account.username, password);
+        out(`password set for ${account.username}${account.admin ? " (admin)" : ""}`);
+        return 0;
+      } catch (e) {
+        if (!(e instanceof HearthError)) throw e;
+        err(`${e.field ? e.field + ": " : ""}${e.message}`);
+        return 1;
+      }
+    });
+  },
+});
+
+cliCommands.set("invite", {
+  summary: "print a one-use sign-up link, made in the name of the first admin",
+  usage: "hearth invite",
+  async run() {
+    return withRuntime(async (rt) => {
+      const admin = rt.store.rdb.select().from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
+      if (!admin) {
+        err("there is no admin yet: the first person to sign up at /signup becomes the admin");
+        return 1;
+      }
+      const inv = await createInvite(rt, { id: admin.id, username: admin.username, admin: true });
+      const base = (rt.config.HEARTH_PUBLIC_URL || rt.config.HEARTH_URL).replace(/\/$/, "");
+      out(`${base}/signup?invite=${inv.code}`);
+      err(`works once, until ${inv.expires}`);
+      return 0;
+    });
+  },
+});

@@ -1,0 +1,54 @@
+// The owner's account commands, run as real processes against a data folder,
+// then checked through the web: the password signs in, the invitation signs up.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startHearth } from "../harness.ts";
+import { post } from "./people.ts";
+
+const main = join(import.meta.dir, "../../core/cli/main.ts");
+const dir = mkdtempSync(join(tmpdir(), "hearth-auth-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[], stdin = "") {
+  const p = Bun.spawn(["bun", main, ...args], {
+    env: { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_URL: "http://hearth.test" },
+    stdin: new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { stdout: stdout.trim(), stderr: stderr.trim(), code };
+}
+
+test("invite before any admin says how the first account is made", async () => {
+  const r = await run(["invite"]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("first person to sign up");
+});
+
+test("password from stdin lets a CLI-made admin sign in on the web; invite makes a working link", async () => {
+  const short = await run(["password", "--user", "owner"], "short\n");
+  expect(short.code).toBe(1);
+  expect(short.stderr).toContain("at least 8");
+  const set = await run(["password", "--user", "owner", "--admin"], "the owner's passphrase\n");
+  expect(set.code).toBe(0);
+  expect(set.stdout).toBe("password set for owner (admin)");
+  const inv = await run(["invite"]);
+  expect(inv.code).toBe(0);
+  expect(inv.stdout).toMatch(/^http:\/\/hearth\.test\/signup\?invite=[\w-]{43}$/);
+  const code = new URL(inv.stdout).searchParams.get("invite");
+
+  const h = await startHearth({ dataDir: dir });
+  try {
+    const signed = await post(h, "/signin", { username: "owner", password: "the owner's passphrase" });
+    expect(signed.status).toBe(200);
+    expect(signed.body.result).toMatchObject({ username: "owner", admin: true });
+    const joined = await post(h, "/signup", { username: "friend", password: "a friend's passphrase", invite: code });
+    expect(joined.status).toBe(200);
+    expect(joined.body.result.admin).toBe(false);
+  } finally {
+    await h.stop();
+  }
+});
