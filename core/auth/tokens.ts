@@ -234,3 +234,13 @@ export function parseExpiry(input: { expires?: unknown; days?: unknown }, now: n
   if (at.getTime() <= now) throw invalid("expires", "expires must be in the future");
   return at;
 }
+
+/**
+ * For plugin pages and webhooks, which serve strangers too: a caller whose
+ * scope leaves out the service is seen there as a stranger, so a narrow
+ * token still opens public pages but carries none of its account's powers.
+ */
+export function withinScope(caller: Caller, service: string): Caller {
+  if (caller.scopes === "*" || caller.scopes.includes(service) || (caller.via !== "token" && caller.via !== "session")) return caller;
+  return { account: null, scopes: [], via: "none", address: caller.address };
+}

@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { asHearthError, HearthError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { withinScope } from "../auth/tokens.ts";
 import { handleApi, requestIdFor } from "./api.ts";
 import { identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
@@ -34,7 +35,7 @@ export function createApp(rt: Runtime): App {
       const handler = route(async (c) => {
         const rid = requestIdFor(c.request);
         try {
-          const caller = await identify(rt, c.request, clientAddress(c));
+          const caller = withinScope(await identify(rt, c.request, clientAddress(c)), p.def.name);
           const go = () => {
             const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", caller, rid, r.path, new URL(c.request.url).origin);
             return r.run(c.request, Object.assign(ctx, { params: c.params }));

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { safeEqual } from "../../core/auth/ids.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { form, get, post, signUp, type Signed } from "./people.ts";
+import { form, get, GUESTBOOK, post, signUp, type Signed } from "./people.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -80,6 +80,17 @@ describe("scope, expiry and revocation on calls", () => {
     expect(tasks.body.error.kind).toBe("forbidden");
     expect((await h.call("notes/add", { title: "a", text: "b" }, { token })).status).toBe(200);
     expect((await h.call("notes/get", { title: "a" }, { token })).body.result.text).toBe("b");
+  });
+
+  test("on a plugin's own pages a token out of scope carries no account", async () => {
+    h = await startHearth({ env: { HEARTH_PLUGINS: GUESTBOOK } });
+    const narrow = await h.token("alice", { scopes: ["notes"] });
+    const wide = await h.token("alice", { scopes: ["guestbook"] });
+    const sign = (token: string) => fetch(`${h!.url}/guestbook/sign`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "hi" });
+    expect((await sign(narrow)).status).toBe(201);
+    expect((await sign(wide)).status).toBe(201);
+    const who = (h.rt.store.reader.query("SELECT who FROM guestbook_entries").all() as { who: string }[]).map((r) => r.who);
+    expect(who).toEqual(["stranger", "alice"]);
   });
 
   test("a revoked token is 401 on the very next call", async () => {
