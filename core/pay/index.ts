@@ -6,9 +6,11 @@ import { runtimeSetups } from "../capabilities.ts";
 import { mounts, route } from "../http/app.ts";
 import { answerHeaders, identifiers } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
+import { mcpHooks } from "../mcp/call.ts";
 import "./cli.ts";
 import "./local.ts";
 import { PayMetering, receiptHeaders } from "./metering.ts";
+import { mcpPayment } from "./mcp.ts";
 import "./migrations.ts";
 import { overridesFile, readOverrides } from "./prices.ts";
 import { decodePaymentHeader, paymentCaller, paymentOf } from "./x402.ts";
@@ -28,6 +30,11 @@ identifiers.push((_rt, req, address) => {
 
 answerHeaders.push((caller) => receiptHeaders(paymentOf(caller)));
 
+// x402's MCP transport: payment in params._meta["x402/payment"], receipt in the result's _meta.
+mcpHooks.caller.push((_rt, meta, caller) => mcpPayment.caller(meta, caller));
+mcpHooks.errorResult.push((e) => mcpPayment.errorResult(e));
+mcpHooks.resultMeta.push((caller) => mcpPayment.resultMeta(caller));
+
 mounts.push((app, rt) => {
   app.get(
     "/api/v1/prices",
@@ -36,4 +43,4 @@ mounts.push((app, rt) => {
 });
 
 export { paymentCaller, paymentOf, paymentRequiredOf, receiptOf } from "./x402.ts";
-export { mcpPayment } from "./mcp.ts";
+export { mcpPayment };

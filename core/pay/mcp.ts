@@ -11,8 +11,9 @@ export const META_PAYMENT = "x402/payment";
 export const META_PAYMENT_RESPONSE = "x402/payment-response";
 
 export interface PaymentToolResult {
+  [key: string]: unknown;
   isError: true;
-  structuredContent: PaymentRequired & { [META_PAYMENT_RESPONSE]?: SettleResponse };
+  structuredContent: Record<string, unknown>;
   content: { type: "text"; text: string }[];
 }
 
@@ -33,7 +34,7 @@ export const mcpPayment = {
     const required = paymentRequiredOf(e);
     if (!required) return undefined;
     const settlement = (e as HearthError).extra?.[META_PAYMENT_RESPONSE] as SettleResponse | undefined;
-    const structured = settlement ? { ...required, [META_PAYMENT_RESPONSE]: settlement } : required;
+    const structured: Record<string, unknown> = settlement ? { ...required, [META_PAYMENT_RESPONSE]: settlement } : { ...required };
     return {
       isError: true,
       structuredContent: structured,

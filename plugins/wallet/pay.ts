@@ -69,7 +69,10 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     ensureWallet(ctx);
     const signer = signerOf(ctx)!;
     chosen = req;
-    const client = new x402Client().register(network as PaymentRequirements["network"], new ExactEvmScheme(signer));
+    // The caps above are the wallet's limits; the library's own allow-list would only know public tokens.
+    const client = new x402Client()
+      .register(network as PaymentRequirements["network"], new ExactEvmScheme(signer))
+      .setSpendControls({ allowedAssets: [{ network: network as PaymentRequirements["network"], asset }], maxAmountPerPayment: false });
     return client.createPaymentPayload({ ...required, accepts: [req] });
   };
 

@@ -1,0 +1,222 @@
+// x402 for strangers over HTTP and MCP, against a real local chain and a
+// facilitator that checks signatures and settles on it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { PaymentPayload } from "@x402/core/types";
+import { authorizationTypes } from "@x402/evm";
+import { toHex } from "viem";
+import { activity } from "../../core/db/schema.ts";
+import { payX402 } from "../../core/pay/schema.ts";
+import { mcpClient } from "../mcp/client.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+import { CHAIN_ID, NETWORK, startChain, startFacilitator, type Chain } from "./chain/evm.ts";
+import { challengeOf, payer, receiptOf } from "./client.ts";
+import { runs } from "./plugins/meter/index.ts";
+
+let chain: Chain;
+let facilitator: ReturnType<typeof startFacilitator>;
+let h: Hearth;
+let payTo: `0x${string}`;
+let alice: ReturnType<typeof payer>;
+
+const PRICE_ATOMIC = 30_000n; // meter/echo: 3 credits, a credit is $0.01 = 10^4 atomic USDC
+
+beforeAll(async () => {
+  chain = await startChain();
+  facilitator = startFacilitator(chain);
+  payTo = chain.accounts[1].address;
+  alice = payer(chain.accounts[2]);
+  await chain.mint(alice.address, 10_000_000n);
+  h = await startHearth({
+    env: {
+      HEARTH_PLUGINS: `${import.meta.dir}/plugins`,
+      HEARTH_RATE_PRICED: "0",
+      HEARTH_RATE_READS: "0",
+      HEARTH_RATE_WRITES: "0",
+      X402_PAY_TO: payTo,
+      X402_FACILITATOR_URL: facilitator.url,
+      X402_NETWORK: NETWORK,
+      X402_ASSET: chain.usdc,
+    },
+  });
+}, 30_000);
+
+afterAll(async () => {
+  await h?.stop();
+  facilitator?.stop();
+  await chain?.stop();
+});
+
+const paidRows = () => h.rt.store.rdb.select().from(payX402).all();
+
+async function challenge(path = "meter/echo", args: Record<string, unknown> = { text: "hi" }) {
+  const r = await h.call(path, args);
+  expect(r.status).toBe(402);
+  return challengeOf(r.headers);
+}
+
+/** Calls and checks that nothing ran, nothing was paid and nothing was recorded. */
+async function refusedWithNothingDone(path: string, args: Record<string, unknown>, headers: Record<string, string>) {
+  const before = { runs: runs.echo ?? 0, payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: paidRows().length };
+  const r = await h.call(path, args, { headers });
+  expect(runs.echo ?? 0).toBe(before.runs);
+  expect(await chain.balance(alice.address)).toBe(before.payer);
+  expect(await chain.balance(payTo)).toBe(before.payee);
+  expect(paidRows().length).toBe(before.rows);
+  return r;
+}
+
+describe("x402 over HTTP", () => {
+  test("a stranger on a metered method gets a standard x402 challenge", async () => {
+    const r = await h.call("meter/echo", { text: "hi" });
+    expect(r.status).toBe(402);
+    expect(r.body.error.kind).toBe("payment_required");
+    const c = challengeOf(r.headers);
+    expect(c.x402Version).toBe(2);
+    expect(c.resource.url).toBe(`${h.url}/api/v1/meter/echo`);
+    expect(c.resource.description).toContain("Echoes");
+    expect(c.accepts).toEqual([
+      { scheme: "exact", network: NETWORK, asset: chain.usdc, amount: PRICE_ATOMIC.toString(), payTo, maxTimeoutSeconds: 120, extra: { name: "USD Coin", version: "2" } },
+    ]);
+    // The body carries the same challenge for clients that read bodies.
+    expect(r.body.error.accepts).toEqual(c.accepts);
+    expect(r.body.error.x402Version).toBe(2);
+  });
+
+  test("the whole loop: 402, pay, the retry runs, the receipt and the ledger show it", async () => {
+    const before = { payer: await chain.balance(alice.address), payee: await chain.balance(payTo), runs: runs.echo ?? 0 };
+    const payload = await alice.pay(await challenge());
+    const r = await h.call("meter/echo", { text: "paid" }, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+    expect(r.status).toBe(200);
+    expect(r.body.result.text).toBe("paid");
+    expect(runs.echo).toBe(before.runs + 1);
+    const receipt = receiptOf(r.headers);
+    expect(receipt.success).toBe(true);
+    expect(receipt.network).toBe(NETWORK);
+    expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.balance(alice.address)).toBe(before.payer - PRICE_ATOMIC);
+    expect(await chain.balance(payTo)).toBe(before.payee + PRICE_ATOMIC);
+    const row = paidRows().find((p) => p.transaction === receipt.transaction)!;
+    expect(row).toMatchObject({ method: "meter/echo", credits: 3, amount: PRICE_ATOMIC.toString(), payer: alice.address.toLowerCase(), requestId: r.headers.get("x-request-id")! });
+
+    // The same payment again is refused.
+    const again = await refusedWithNothingDone("meter/echo", { text: "again" }, { "PAYMENT-SIGNATURE": alice.header(payload) });
+    expect(again.status).toBe(402);
+    expect(again.body.error.message).toContain("already used");
+  });
+
+  test("X-PAYMENT (x402 v1) is accepted too, with an X-PAYMENT-RESPONSE receipt", async () => {
+    const c = await challenge();
+    const a = c.accepts[0];
+    const v1 = await alice.pay({
+      x402Version: 1,
+      accepts: [
+        { scheme: "exact", network: "base-sepolia", maxAmountRequired: a.amount, resource: c.resource.url, description: c.resource.description, mimeType: "application/json", payTo: a.payTo, maxTimeoutSeconds: a.maxTimeoutSeconds, asset: a.asset, extra: a.extra },
+      ],
+    } as never);
+    expect(v1.x402Version).toBe(1);
+    const r = await h.call("meter/echo", { text: "v1" }, { headers: { "X-PAYMENT": alice.header(v1) } });
+    expect(r.status).toBe(200);
+    expect(receiptOf(r.headers, "x-payment-response").success).toBe(true);
+  });
+
+  test("a bad signature is refused with nothing run or charged", async () => {
+    const payload = await alice.pay(await challenge());
+    const sig = (payload.payload as { signature: string }).signature;
+    const flipped = sig.slice(0, 10) + (sig[10] === "a" ? "b" : "a") + sig.slice(11);
+    const bad = { ...payload, payload: { ...payload.payload, signature: flipped } } as PaymentPayload;
+    const r = await refusedWithNothingDone("meter/echo", { text: "x" }, { "PAYMENT-SIGNATURE": alice.header(bad) });
+    expect(r.status).toBe(402);
+    expect(r.body.error.message).toContain("payment refused");
+    expect(r.headers.get("payment-required")).toBeTruthy();
+  });
+
+  test("a payment for the wrong amount is refused with nothing run or charged", async () => {
+    const c = await challenge();
+    const cheap = await alice.pay({ ...c, accepts: [{ ...c.accepts[0], amount: "10000" }] });
+    const r = await refusedWithNothingDone("meter/echo", { text: "x" }, { "PAYMENT-SIGNATURE": alice.header(cheap) });
+    expect(r.status).toBe(402);
+    expect(r.body.error.message).toContain("30000");
+  });
+
+  test("an expired authorization is refused with nothing run or charged", async () => {
+    const c = await challenge();
+    const a = c.accepts[0];
+    const now = Math.floor(Date.now() / 1000);
+    const authorization = { from: alice.address, to: payTo, value: a.amount, validAfter: String(now - 3600), validBefore: String(now - 60), nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
+    const signature = await chain.accounts[2].signTypedData({
+      domain: { name: "USD Coin", version: "2", chainId: CHAIN_ID, verifyingContract: chain.usdc },
+      types: authorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
+    });
+    const expired: PaymentPayload = { x402Version: 2, resource: c.resource, accepted: a, payload: { signature, authorization } };
+    const r = await refusedWithNothingDone("meter/echo", { text: "x" }, { "PAYMENT-SIGNATURE": alice.header(expired) });
+    expect(r.status).toBe(402);
+  });
+
+  test("a payment on a method that needs an account is 403", async () => {
+    const c = await challenge();
+    const payload = await alice.pay(c);
+    const r = await h.call("meter/mine", {}, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+    expect(r.status).toBe(403);
+    // It was not spent, so it still pays for what it was signed for.
+    const ok = await h.call("meter/echo", { text: "later" }, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+    expect(ok.status).toBe(200);
+  });
+
+  test("a paid call that fails is not settled, and a paid write commits with its payment", async () => {
+    const before = await chain.balance(alice.address);
+    const failing = await alice.pay(await challenge("meter/fail", {}));
+    const r = await h.call("meter/fail", {}, { headers: { "PAYMENT-SIGNATURE": alice.header(failing) } });
+    expect(r.status).toBe(500);
+    expect(await chain.balance(alice.address)).toBe(before);
+
+    const w = await alice.pay(await challenge("meter/record", { text: "paid write" }));
+    const ok = await h.call("meter/record", { text: "paid write" }, { headers: { "PAYMENT-SIGNATURE": alice.header(w) } });
+    expect(ok.status).toBe(200);
+    expect(h.rt.store.rdb.select().from(activity).all().some((a) => a.text === "paid write")).toBe(true);
+    expect(await chain.balance(alice.address)).toBe(before - 20_000n);
+  });
+
+  test("a garbled payment header is a 400 naming it", async () => {
+    const r = await h.call("meter/echo", { text: "x" }, { headers: { "PAYMENT-SIGNATURE": "%%%not base64%%%" } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("PAYMENT-SIGNATURE");
+  });
+
+  test("an account short of credits gets the same challenge a stranger gets", async () => {
+    const t = await h.token("broke");
+    const r = await h.call("meter/echo", { text: "x" }, { token: t });
+    expect(r.status).toBe(402);
+    expect(challengeOf(r.headers).accepts[0].amount).toBe(PRICE_ATOMIC.toString());
+  });
+});
+
+describe("x402 over MCP", () => {
+  test("payment required is a tool error with PaymentRequired; the paid retry carries the receipt in _meta", async () => {
+    const m = await mcpClient(h.url);
+    try {
+      const first = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp" } })) as { isError?: boolean; structuredContent?: any; content: { type: string; text: string }[] };
+      expect(first.isError).toBe(true);
+      expect(first.structuredContent.x402Version).toBe(2);
+      expect(first.structuredContent.accepts[0].amount).toBe(PRICE_ATOMIC.toString());
+      const wrapped = JSON.parse(first.content[0].text);
+      expect(wrapped["x402/error"].code).toBe(402);
+      expect(wrapped["x402/error"].data.accepts).toEqual(first.structuredContent.accepts);
+
+      const before = await chain.balance(alice.address);
+      const payload = await alice.pay(first.structuredContent);
+      const paid = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp paid" }, _meta: { "x402/payment": payload } })) as any;
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result.text).toBe("mcp paid");
+      expect(paid._meta["x402/payment-response"].success).toBe(true);
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+
+      const replay = (await m.client.callTool({ name: "meter_echo", arguments: { text: "again" }, _meta: { "x402/payment": payload } })) as any;
+      expect(replay.isError).toBe(true);
+      expect(replay.structuredContent.error).toContain("already used");
+    } finally {
+      await m.close();
+    }
+  });
+});
