@@ -148,7 +148,6 @@ export default definePlugin({
         title: T.Optional(Title),
         content: T.Optional(Content),
         tags: T.Optional(Tags),
-        private: T.Optional(T.Boolean({ description: "True hides the post from everyone but its author." })),
       }),
       access: "account",
       run(args, ctx) {
@@ -159,14 +158,11 @@ export default definePlugin({
             title: args.title?.trim() || before.title,
             content: args.content ?? before.content,
             tags: args.tags === undefined ? before.tags : normaliseTags(args.tags),
-            private: args.private ?? before.private,
             updated: ctx.clock.now().getTime(),
           })
           .where(eq(posts.id, before.id))
           .returning()
           .get();
-        if (before.private && !after.private) announce(ctx, after);
-        if (!before.private && after.private) retract(ctx.db, "blog", after.id);
         return full(ctx, after);
       },
     }),

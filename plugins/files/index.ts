@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { desc, eq } from "drizzle-orm";
-import { notFound } from "../../core/errors.ts";
+import { invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import { TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
@@ -34,6 +34,22 @@ const meta = (ctx: Ctx, f: File) => ({
 
 function find(ctx: Ctx, id: string): File {
   return owned.own(ctx.db.select().from(files).where(eq(files.id, id)).get(), ctx.caller, id);
+}
+
+/** `{"shared": false}` withdraws the link; anything else (or no body) makes a new one. */
+async function sharedWanted(req: Request): Promise<boolean> {
+  const text = (await req.text()).trim();
+  if (!text) return true;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw invalid("body", 'the body must be JSON such as {"shared": false}');
+  }
+  const shared = (body as { shared?: unknown } | null)?.shared;
+  if (shared === undefined) return true;
+  if (typeof shared !== "boolean") throw invalid("shared", "shared must be true or false");
+  return shared;
 }
 
 export default definePlugin({
@@ -109,25 +125,6 @@ export default definePlugin({
         return { ...meta(ctx, f), content };
       },
     }),
-    share: write({
-      description:
-        "Makes an unguessable link that opens the file for anyone who has it (`shared` true, the default), or withdraws it (`shared` false); a new link is made each time.",
-      args: T.Object({
-        id: Id,
-        shared: T.Boolean({ default: true, description: "True makes a link; false withdraws it." }),
-      }),
-      access: "account",
-      run({ id, shared }, ctx) {
-        const f = find(ctx, id);
-        const row = ctx.db
-          .update(files)
-          .set({ share: shared ? random(24) : null })
-          .where(eq(files.id, f.id))
-          .returning()
-          .get();
-        return meta(ctx, row);
-      },
-    }),
     delete: write({
       description: "Deletes a file the caller owns; its bytes go when no other file holds the same content. Irreversible.",
       args: T.Object({ id: Id }),
@@ -144,6 +141,22 @@ export default definePlugin({
     }),
   },
   routes: [
+    {
+      // Sharing is a page action rather than an API method, so the API stays exactly the published one.
+      method: "POST",
+      path: "/files/:id/share",
+      async run(req, ctx) {
+        const f = find(ctx, ctx.params.id);
+        const shared = await sharedWanted(req);
+        const row = ctx.db
+          .update(files)
+          .set({ share: shared ? random(24) : null })
+          .where(eq(files.id, f.id))
+          .returning()
+          .get();
+        return Response.json({ result: meta(ctx, row) });
+      },
+    },
     {
       method: "GET",
       path: "/files/shared/:token",

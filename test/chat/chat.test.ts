@@ -55,9 +55,16 @@ describe("chat", () => {
       ["bob", "hi alice"],
       ["alice", "how are you?"],
     ]);
-    expect((await h.call("chat/messages", { room: "general", limit: 2 })).body.result.map((x: any) => x.content)).toEqual(["hi alice", "how are you?"]);
     const stream = (await h.call("stream/list")).body.result;
     expect(stream.filter((e: any) => e.type === "room.started" && e.text.includes("#general")).length).toBe(1);
+  });
+
+  test("messages is the latest 50, oldest first", async () => {
+    for (let i = 0; i < 55; i++) await send("long-room", `message ${i}`);
+    const m = (await h.call("chat/messages", { room: "long-room" })).body.result;
+    expect(m.length).toBe(50);
+    expect(m[0].content).toBe("message 5");
+    expect(m[49].content).toBe("message 54");
   });
 
   test("no way to post as someone else: the author comes from the caller", async () => {

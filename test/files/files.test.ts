@@ -155,20 +155,35 @@ describe("file URLs", () => {
     expect(res.headers.get("content-disposition")!.startsWith("inline;")).toBe(true);
   });
 
-  test("a share link opens the file for anyone until withdrawn", async () => {
-    const s = await h.call("files/share", { id: f.id }, { token: alice });
+  test("a share link (made by its owner) opens the file for anyone until withdrawn", async () => {
+    const share = (token: string | undefined, body?: unknown) =>
+      fetch(`${f.url}/share`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const s = await share(alice);
     expect(s.status).toBe(200);
-    const link = s.body.result.share_url;
+    const link = (await s.json()).result.share_url;
     expect(link).toMatch(/\/files\/shared\/[\w-]{32}$/);
+    expect((await h.call("files/get", { id: f.id }, { token: alice })).body.result.share_url).toBe(link);
     const res = await fetch(link);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("0123456789abcdefghij");
     expect((await fetch(link, { headers: { range: "bytes=0-1" } })).status).toBe(206);
-    expect((await h.call("files/share", { id: f.id }, { token: bob })).status).toBe(404);
-    const off = await h.call("files/share", { id: f.id, shared: false }, { token: alice });
-    expect(off.body.result.share_url).toBeNull();
+    expect((await share(bob)).status).toBe(404);
+    expect((await share(undefined)).status).toBe(401);
+    expect((await share(alice, { shared: "no" })).status).toBe(400);
+    expect((await fetch(`${f.url}/share`, { method: "GET", headers: { authorization: `Bearer ${alice}` } })).status).toBe(404);
+    const off = await share(alice, { shared: false });
+    expect((await off.json()).result.share_url).toBeNull();
     expect((await fetch(link)).status).toBe(404);
     expect((await fetch(`${h.url}/files/shared/${"x".repeat(32)}`)).status).toBe(404);
+    // A new link is a new secret: the withdrawn one stays dead.
+    const again = (await (await share(alice)).json()).result.share_url;
+    expect(again).not.toBe(link);
+    expect((await fetch(link)).status).toBe(404);
+    expect((await fetch(again)).status).toBe(200);
   });
 });
 

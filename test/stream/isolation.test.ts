@@ -77,7 +77,9 @@ test("private records never cross between accounts, on any method or page", asyn
     // files
     expect((await call("files/list")).status).toBe(token ? 200 : 401);
     expect((await call("files/get", { id: owner.file.id })).status).toBe(refused);
-    expect((await call("files/share", { id: owner.file.id })).status).toBe(refused);
+    const share = await fetch(`${owner.file.url}/share`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {} });
+    expect(share.status).toBe(refused);
+    seen.push(await share.text());
     expect((await call("files/delete", { id: owner.file.id })).status).toBe(refused);
     expect(await page(owner.file.url)).toBe(404);
 
