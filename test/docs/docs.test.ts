@@ -36,6 +36,12 @@ describe("docs", () => {
     const pageRes = await fetch(`${h.url}/docs/${doc.id}`);
     expect(pageRes.status).toBe(404);
     expect(await pageRes.text()).not.toContain("Tomatoes");
+    expect((await fetch(`${h.url}/docs/${doc.id}`, { headers: { authorization: `Bearer ${bob}` } })).status).toBe(404);
+    // Its owner may preview it, marked private and kept out of caches and search engines.
+    const own = await fetch(`${h.url}/docs/${doc.id}`, { headers: { authorization: `Bearer ${alice}` } });
+    expect(own.status).toBe(200);
+    expect(own.headers.get("cache-control")).toBe("private, no-store");
+    expect(await own.text()).toContain("only you can see this page");
   });
 
   test("write with an id replaces; someone else's id is 404 and changes nothing", async () => {
