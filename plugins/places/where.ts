@@ -1,0 +1,41 @@
+// A location given either as a place name (`near`, `place`) or as `lat` and
+// `lon`, resolved to one point.
+import { invalid } from "../../core/errors.ts";
+import type { Ctx } from "../../core/plugin.ts";
+import { resolve, type Place } from "./nominatim.ts";
+
+export interface Point {
+  lat: number;
+  lon: number;
+  /** The geocoded place when the location was given by name. */
+  place?: Place;
+}
+
+export async function locate(
+  ctx: Ctx,
+  args: { lat?: number; lon?: number; name?: string },
+  nameField: string,
+  required: boolean,
+): Promise<Point | null> {
+  const hasName = args.name !== undefined && args.name.trim() !== "";
+  const hasPoint = args.lat !== undefined || args.lon !== undefined;
+  if (hasName && hasPoint) throw invalid(nameField, `give ${nameField} or lat and lon, not both`);
+  if (hasPoint) {
+    if (args.lat === undefined) throw invalid("lat", "lat is needed with lon");
+    if (args.lon === undefined) throw invalid("lon", "lon is needed with lat");
+    return { lat: args.lat, lon: args.lon };
+  }
+  if (hasName) {
+    const { place } = await resolve(ctx, nameField, args.name!);
+    return { lat: place.lat, lon: place.lon, place };
+  }
+  if (required) throw invalid(nameField, `give ${nameField} (a place name or address) or lat and lon`);
+  return null;
+}
+
+/** Great-circle distance in metres. */
+export function metres(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
+  const r = (d: number) => (d * Math.PI) / 180;
+  const h = Math.sin(r(b.lat - a.lat) / 2) ** 2 + Math.cos(r(a.lat)) * Math.cos(r(b.lat)) * Math.sin(r(b.lon - a.lon) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
