@@ -309,6 +309,7 @@ export class Scheduler {
     return this.armedFor;
   }
 
+  /** Stops the timer until the next handle(); runDue still runs when called, for whoever drives time by hand. */
   stop() {
     this.stopped = true;
     this.timer?.stop();

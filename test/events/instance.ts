@@ -16,8 +16,8 @@ export const pluginPaths = {
 };
 
 /** A plugins folder holding links to exactly these plugin folders. */
-export function pluginsDir(folders: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), "hearth-plugins-"));
+export function pluginsDir(folders: string[], base = tmpdir()): string {
+  const dir = mkdtempSync(join(base, "hearth-plugins-"));
   for (const f of folders) symlinkSync(f, join(dir, f.split("/").pop()!));
   return dir;
 }

@@ -1,0 +1,49 @@
+// What a firing sends once mail and the agent exist: stand-in mail and agent
+// services beside the real events plugin, all called through dispatch.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { schedulerOf } from "../../core/scheduler/index.ts";
+import { TestClock } from "../harness.ts";
+import { sent } from "./fixtures/mail/index.ts";
+import { pluginPaths, startInstance } from "./instance.ts";
+
+const clock = new TestClock(Date.parse("2026-08-01T07:00:00Z"));
+let inst: Awaited<ReturnType<typeof startInstance>>;
+let alice: string;
+
+beforeAll(async () => {
+  inst = await startInstance({ plugins: [pluginPaths.events, pluginPaths.mail, pluginPaths.agent], clock });
+  alice = await inst.token("alice");
+});
+afterAll(() => inst.stop());
+
+const historyOf = async (id: string, token = alice) =>
+  (await inst.call("events/list", {}, token)).body.result.find((e: { id: string }) => e.id === id).history;
+
+test("the owner is mailed the reminder, and the prompt's answer from the agent", async () => {
+  sent.length = 0;
+  clock.set("2026-08-01T06:00:00Z");
+  const ev = (await inst.call("events/create", { title: "Weekly plan", when: "2026-08-01T09:00:00+02:00", note: "the garden", prompt: "What should I plant?" }, alice)).body.result;
+  clock.set("2026-08-01T07:00:00Z");
+  await schedulerOf(inst.rt).runDue();
+  expect(sent).toEqual([
+    { from: "alice", to: "alice", subject: "Reminder: Weekly plan", body: "Weekly plan\nWhen: 2026-08-01T09:00:00+02:00 for 30 minutes\n\nthe garden" },
+    { from: "alice", to: "alice", subject: "Weekly plan: the answer", body: "alice asked: What should I plant?" },
+  ]);
+  const [h] = await historyOf(ev.id);
+  expect(h.outcome.reminder).toMatchObject({ sent: true, result: { id: "m1" } });
+  expect(h.outcome.prompt).toMatchObject({ ran: true, via: "agent/ask", answer: "alice asked: What should I plant?", mail: { sent: true } });
+});
+
+test("a firing keeps to the scopes of the token that made the event, plus mail for the reminder", async () => {
+  sent.length = 0;
+  const eventsOnly = await inst.token("bob", { scopes: ["events"] });
+  clock.set("2026-08-02T06:00:00Z");
+  const ev = (await inst.call("events/create", { title: "Check", when: "2026-08-02T07:00:00Z", prompt: "Anything new?" }, eventsOnly)).body.result;
+  clock.set("2026-08-02T07:00:00Z");
+  await schedulerOf(inst.rt).runDue();
+  expect(sent.map((m) => [m.from, m.to, m.subject])).toEqual([["bob", "bob", "Reminder: Check"]]);
+  const [h] = await historyOf(ev.id, eventsOnly);
+  expect(h.outcome.reminder.sent).toBe(true);
+  expect(h.outcome.prompt).toMatchObject({ ran: false, via: "agent/ask", status: 403 });
+  expect(h.outcome.prompt.reason).toMatch(/scope/);
+});
