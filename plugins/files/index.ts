@@ -76,7 +76,7 @@ export default definePlugin({
   methods: {
     put: write({
       description:
-        'Stores a file and returns its URL. `content` is text, or base64 when `encoding` is "base64"; `type` is guessed from the name when omitted. Size capped by HEARTH_FILES_MAX_BYTES (default 25 MiB).',
+        'Stores a file and returns its URL, which opens it for its owner only (POST <url>/share makes a link for anyone; {"shared": false} withdraws it). `content` is text, or base64 when `encoding` is "base64"; `type` is guessed from the name when omitted. Size capped by HEARTH_FILES_MAX_BYTES (default 25 MiB).',
       args: T.Object({
         name: T.String({ minLength: 1, maxLength: 255, pattern: "^[^/\\\\\\u0000-\\u001f\\u007f]+$", description: "The file name, with its extension; no slashes." }),
         content: T.String({ description: "The content: plain text, or base64 when encoding is base64." }),
