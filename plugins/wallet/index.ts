@@ -4,9 +4,10 @@ import { forbidden } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";
+import { topUp, TOPUP_MAX } from "../../core/pay/topup.ts";
 import { usd, usdcBalance } from "./chain.ts";
 import { ensureWallet, findWallet } from "./keys.ts";
-import { payTool } from "./pay.ts";
+import { payTool, signWith } from "./pay.ts";
 import { walletPayments } from "./schema.ts";
 import { serversOf } from "./servers.ts";
 
@@ -67,6 +68,27 @@ export default definePlugin({
       access: "account",
       openWorld: true,
       run: (args, ctx) => payTool(ctx, args),
+    }),
+    topup: write({
+      description:
+        "Buys credits on this instance with USDC from the caller's wallet: send USDC to wallet/address first; this transfers exactly credits x $0.01 to the instance and adds the credits once the transfer settles.",
+      args: T.Object({ credits: T.Integer({ minimum: 1, maximum: TOPUP_MAX, description: "Credits to buy (a credit is $0.01)." }) }),
+      access: "account",
+      withheldFromAgent: true,
+      openWorld: true,
+      async run({ credits }, ctx) {
+        const out = await topUp({
+          db: ctx.db,
+          config: ctx.config,
+          account: ctx.account.id,
+          credits,
+          requestId: ctx.requestId,
+          at: ctx.clock.now().getTime(),
+          resourceUrl: `${ctx.baseUrl}/api/v1/wallet/topup`,
+          sign: (required) => signWith(ctx, required),
+        });
+        return { credits: out.credits, balance: out.balance, transaction: out.settlement.transaction, network: out.settlement.network };
+      },
     }),
     payments: read({
       description: "Payments the wallet has made, newest first.",

@@ -38,6 +38,18 @@ function spentToday(ctx: Ctx): bigint {
   return rows.reduce((sum, r) => sum + BigInt(r.amount), 0n);
 }
 
+/** Signs an EIP-3009 authorization for the (single) accepted terms with the caller's wallet key, making the wallet if needed. */
+export function signWith(ctx: Ctx, required: PaymentRequired): Promise<PaymentPayload> {
+  ensureWallet(ctx);
+  const signer = signerOf(ctx)!;
+  const network = ctx.config.X402_NETWORK as PaymentRequirements["network"];
+  // The caps are the wallet's limits; the library's own allow-list would only know public tokens.
+  const client = new x402Client()
+    .register(network, new ExactEvmScheme(signer))
+    .setSpendControls({ allowedAssets: [{ network, asset: ctx.config.X402_ASSET }], maxAmountPerPayment: false });
+  return client.createPaymentPayload(required);
+}
+
 export interface PayOutcome {
   server: string;
   tool: string;
@@ -66,14 +78,8 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     const spent = spentToday(ctx);
     if (spent + amount > perDay)
       throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}; with ${usd(spent)} paid today that is over the per-day cap of ${usd(perDay)} (WALLET_CAP_PER_DAY)`);
-    ensureWallet(ctx);
-    const signer = signerOf(ctx)!;
     chosen = req;
-    // The caps above are the wallet's limits; the library's own allow-list would only know public tokens.
-    const client = new x402Client()
-      .register(network as PaymentRequirements["network"], new ExactEvmScheme(signer))
-      .setSpendControls({ allowedAssets: [{ network: network as PaymentRequirements["network"], asset }], maxAmountPerPayment: false });
-    return client.createPaymentPayload({ ...required, accepts: [req] });
+    return signWith(ctx, { ...required, accepts: [req] });
   };
 
   const { result, settlement } = server.url ? await callRemote(server, input.tool, input.args ?? {}, sign) : await ctx.x402.call(input.tool, input.args ?? {}, sign);

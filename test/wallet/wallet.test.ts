@@ -162,6 +162,29 @@ describe("wallet", () => {
     expect(h.rt.store.rdb.select().from(walletPayments).all().filter((p) => p.server === "remote").length).toBe(1);
   });
 
+  test("a top-up turns the wallet's USDC into credits once the transfer settles", async () => {
+    const t = await h.token("topper");
+    const me = await address(t);
+    const payee = chain.accounts[1].address;
+    // Nothing in the wallet: the facilitator refuses, and no credits appear.
+    const broke = await h.call("wallet/topup", { credits: 5 }, { token: t });
+    expect(broke.status).toBe(402);
+    expect((await h.call("wallet/credits", {}, { token: t })).body.result.balance).toBe(0);
+
+    await chain.mint(me, 100_000n);
+    const before = await chain.balance(payee);
+    const r = await h.call("wallet/topup", { credits: 5 }, { token: t });
+    expect(r.status).toBe(200);
+    expect(r.body.result.balance).toBe(5);
+    expect(await chain.balance(me)).toBe(50_000n);
+    expect(await chain.balance(payee)).toBe(before + 50_000n);
+    const c = (await h.call("wallet/credits", {}, { token: t })).body.result;
+    expect(c.entries[0]).toMatchObject({ delta: 5, reason: "topup", note: `USDC ${r.body.result.transaction}` });
+    // The credits pay for calls like any others.
+    expect((await h.call("meter/echo", { text: "on credits" }, { token: t })).status).toBe(200);
+    expect((await h.call("wallet/credits", {}, { token: t })).body.result.balance).toBe(2);
+  });
+
   test("an unknown server is a 400 naming the field; the wallet needs an account", async () => {
     const r = await h.call("wallet/pay", { server: "nowhere", tool: "meter_echo" }, { token });
     expect(r.status).toBe(400);
