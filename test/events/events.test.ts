@@ -145,7 +145,7 @@ describe("list and delete", () => {
     const id = (await create({ title: "agent may not cancel", when: "2026-05-03T10:00:00Z" })).body.result.id;
     const account = h.rt.store.reader.query<{ id: string; username: string }, []>("SELECT id, username FROM accounts WHERE username = 'alice'").get()!;
     const caller = { account: { ...account, admin: false }, scopes: "*" as const, via: "local" as const, agent: true };
-    const refused = await dispatch(h.rt, { service: "events", method: "delete", args: { id }, caller, requestId: "t" }).catch((e) => e);
+    const refused = (await dispatch(h.rt, { service: "events", method: "delete", args: { id }, caller, requestId: "t" }).catch((e: unknown) => e)) as { status: number };
     expect(refused.status).toBe(403);
     expect((await h.call("events/list", {}, { token: alice })).body.result.some((e: { id: string }) => e.id === id)).toBe(true);
   });

@@ -107,7 +107,7 @@ test("a process killed mid-firing never fires that firing again", async () => {
     expect(await again.exited).toBe(0);
     expect(JSON.parse(await new Response(again.stdout).text())).toEqual({ fired: [] });
 
-    clock.set(T0 + 120_000);
+    clock.set(new Date(T0 + 120_000));
     const after = await startHearth({ clock, dataDir });
     const ev = (await after.call("events/list", {}, { token })).body.result.find((e: { id: string }) => e.id === id);
     expect(ev.history).toMatchObject([{ at: new Date(T0 + 60_000).toISOString().replace(".000Z", "Z"), status: "claimed", note: expect.stringMatching(/never run twice/) }]);
