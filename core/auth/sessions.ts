@@ -72,6 +72,7 @@ export function findSession(rt: Runtime, req: Request): Session | null {
     .select({
       csrf: sessions.csrf,
       expires: sessions.expires,
+      lastSeen: sessions.lastSeen,
       id: accounts.id,
       username: accounts.username,
       admin: accounts.admin,
@@ -80,8 +81,18 @@ export function findSession(rt: Runtime, req: Request): Session | null {
     .innerJoin(accounts, eq(accounts.id, sessions.account))
     .where(eq(sessions.hash, hash))
     .get();
-  if (!row || row.expires <= rt.clock.now().getTime()) return null;
+  const now = rt.clock.now().getTime();
+  if (!row || row.expires <= now) return null;
+  if (now - row.lastSeen > SEEN_EVERY_MS) noteSeen(rt, hash, now);
   return { hash, account: { id: row.id, username: row.username, admin: row.admin }, csrf: row.csrf, expires: row.expires };
+}
+
+/** Last activity is kept coarsely (a write every few minutes at most), off the request path. */
+const SEEN_EVERY_MS = 5 * 60_000;
+function noteSeen(rt: Runtime, hash: string, now: number) {
+  queueMicrotask(() => {
+    rt.store.exclusive(() => rt.store.writer.run("UPDATE sessions SET last_seen = ? WHERE hash = ?", [now, hash])).catch(() => {});
+  });
 }
 
 export async function endSession(rt: Runtime, s: Session) {

@@ -144,6 +144,9 @@ describe("signing out", () => {
     expect(s.setCookie).toContain(`Max-Age=${2 * 86_400}`);
     clock.advance(2 * 86_400_000 - 1000);
     expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(200);
+    // Use is noted coarsely, not on every request.
+    await h.call("notes/list", {}, { headers: { cookie: s.cookie } });
+    expect((h.rt.store.reader.query("SELECT last_seen FROM sessions").get() as { last_seen: number }).last_seen).toBe(clock.t);
     clock.advance(2000);
     expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(401);
   });
