@@ -95,6 +95,8 @@ export interface CapabilityTypes {
   blobs: Blobs;
   index: FullTextIndex;
   emit: (event: ActivityEvent) => void;
+  /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
+  writes: <T>(fn: (db: Db) => T) => Promise<T>;
   /** Calls another method through the same dispatch, as the same caller. */
   call: (service: string, method: string, args?: Record<string, unknown>) => Promise<unknown>;
 }

@@ -12,7 +12,7 @@ import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
 import { unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
-import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
+import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
 import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { TokenCache } from "./auth/tokens.ts";
 import "./modules.ts";
@@ -181,6 +181,7 @@ provideCapability("emit", (s) => (e: { type: string; text: string; url?: string;
   if (s.kind === "write") s.rt.store.wdb.insert(activity).values(row).run();
   else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
 });
+provideCapability("writes", (s) => <T>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)));
 provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}) =>
   dispatch(s.rt, { service, method, args, caller: s.caller, requestId: s.requestId }),
 );

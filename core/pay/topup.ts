@@ -1,5 +1,5 @@
 // Top-up: an account turns USDC into credits. The flow: the account's wallet
-// (wallet/address) receives USDC on the instance's chain; wallet/topup signs
+// (wallet/address) receives USDC on the instance's chain; credits/topup signs
 // an EIP-3009 transfer of exactly credits x $0.01 from that wallet to the
 // instance (X402_PAY_TO); the facilitator verifies and settles it on chain;
 // once settled, one "topup" ledger entry adds the credits, in the same
@@ -56,7 +56,7 @@ export async function topUp(input: {
       nonce: auth.nonce.toLowerCase(),
       amount: requirements.amount,
       credits: input.credits,
-      method: "wallet/topup",
+      method: "credits/topup",
       requestId: input.requestId,
       transaction: settlement.transaction,
       at: input.at,

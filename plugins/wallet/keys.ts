@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { notConfigured } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx, Db } from "../../core/plugin.ts";
 import { walletKeys } from "./schema.ts";
 
 const MIN_SECRET = 16;
@@ -34,22 +34,27 @@ export function unseal(config: Readonly<Record<string, string>>, sealed: string)
   }
 }
 
-export function findWallet(ctx: Ctx): { address: string; sealed: string } | undefined {
-  return ctx.db.select({ address: walletKeys.address, sealed: walletKeys.sealed }).from(walletKeys).where(eq(walletKeys.account, ctx.account.id)).get();
+export function findWallet(db: Db, account: string): { address: string; sealed: string } | undefined {
+  return db.select({ address: walletKeys.address, sealed: walletKeys.sealed }).from(walletKeys).where(eq(walletKeys.account, account)).get();
 }
 
-/** Makes the caller's wallet if it has none; runs in a write call. */
-export function ensureWallet(ctx: Ctx): string {
-  const found = findWallet(ctx);
+/** The caller's wallet address, made (and its key sealed) on first use. */
+export async function walletAddress(ctx: Ctx): Promise<string> {
+  return findWallet(ctx.db, ctx.account.id)?.address ?? (await ctx.writes((db) => ensureWallet(db, ctx)));
+}
+
+/** Makes the caller's wallet if it has none; db is the writer, in a transaction. */
+export function ensureWallet(db: Db, ctx: Ctx): string {
+  const found = findWallet(db, ctx.account.id);
   if (found) return found.address;
   sealingKey(ctx.config);
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
-  ctx.db.insert(walletKeys).values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() }).run();
+  db.insert(walletKeys).values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() }).run();
   return address;
 }
 
-export function signerOf(ctx: Ctx): PrivateKeyAccount | null {
-  const found = findWallet(ctx);
+export function signerOf(db: Db, ctx: Ctx): PrivateKeyAccount | null {
+  const found = findWallet(db, ctx.account.id);
   return found ? privateKeyToAccount(unseal(ctx.config, found.sealed)) : null;
 }

@@ -40,8 +40,8 @@ function spentToday(ctx: Ctx): bigint {
 
 /** Signs an EIP-3009 authorization for the (single) accepted terms with the caller's wallet key, making the wallet if needed. */
 export function signWith(ctx: Ctx, required: PaymentRequired): Promise<PaymentPayload> {
-  ensureWallet(ctx);
-  const signer = signerOf(ctx)!;
+  ensureWallet(ctx.db, ctx);
+  const signer = signerOf(ctx.db, ctx)!;
   const network = ctx.config.X402_NETWORK as PaymentRequirements["network"];
   // The caps are the wallet's limits; the library's own allow-list would only know public tokens.
   const client = new x402Client()

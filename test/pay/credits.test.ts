@@ -9,13 +9,13 @@ import { startHearth, type Hearth } from "../harness.ts";
 const PLUGINS = join(import.meta.dir, "plugins");
 
 async function grant(h: Hearth, admin: string, user: string, amount: number) {
-  const r = await h.call("wallet/grant", { user, amount }, { token: admin });
+  const r = await h.call("credits/grant", { user, amount }, { token: admin });
   expect(r.status).toBe(200);
   return r.body.result;
 }
 
 async function credits(h: Hearth, token: string) {
-  const r = await h.call("wallet/credits", {}, { token });
+  const r = await h.call("credits/balance", {}, { token });
   expect(r.status).toBe(200);
   return r.body.result;
 }
@@ -98,11 +98,11 @@ describe("credits", () => {
 
   test("only an admin may grant; grants name the field they refuse", async () => {
     const t = await h.token("frank");
-    expect((await h.call("wallet/grant", { user: "frank", amount: 5 }, { token: t })).status).toBe(403);
-    const bad = await h.call("wallet/grant", { user: "frank", amount: 0 }, { token: admin });
+    expect((await h.call("credits/grant", { user: "frank", amount: 5 }, { token: t })).status).toBe(403);
+    const bad = await h.call("credits/grant", { user: "frank", amount: 0 }, { token: admin });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe("amount");
-    expect((await h.call("wallet/grant", { user: "nobody", amount: 5 }, { token: admin })).status).toBe(404);
+    expect((await h.call("credits/grant", { user: "nobody", amount: 5 }, { token: admin })).status).toBe(404);
   });
 
   test("a stranger on a priced method gets 401 when the instance takes no payments", async () => {

@@ -128,8 +128,8 @@ describe("wallet", () => {
     expect(await chain.balance(me)).toBe(before.me - 30_000n);
     expect(await chain.balance(payee)).toBe(before.payee + 30_000n);
     expect(h.rt.store.rdb.select().from(payX402).all().some((p) => p.transaction === r.body.result.paid.transaction)).toBe(true);
-    const listed = await h.call("wallet/payments", {}, { token });
-    expect(listed.body.result[0]).toMatchObject({ server: "this", tool: "meter_echo", atomic: "30000", transaction: r.body.result.paid.transaction });
+    const recorded = h.rt.store.rdb.select().from(walletPayments).all().at(-1)!;
+    expect(recorded).toMatchObject({ server: "this", tool: "meter_echo", amount: "30000", payTo: payee, transaction: r.body.result.paid.transaction });
   });
 
   test("over the per-call cap is 403 naming the cap, and nothing is spent", async () => {
@@ -167,22 +167,22 @@ describe("wallet", () => {
     const me = await address(t);
     const payee = chain.accounts[1].address;
     // Nothing in the wallet: the facilitator refuses, and no credits appear.
-    const broke = await h.call("wallet/topup", { credits: 5 }, { token: t });
+    const broke = await h.call("credits/topup", { credits: 5 }, { token: t });
     expect(broke.status).toBe(402);
-    expect((await h.call("wallet/credits", {}, { token: t })).body.result.balance).toBe(0);
+    expect((await h.call("credits/balance", {}, { token: t })).body.result.balance).toBe(0);
 
     await chain.mint(me, 100_000n);
     const before = await chain.balance(payee);
-    const r = await h.call("wallet/topup", { credits: 5 }, { token: t });
+    const r = await h.call("credits/topup", { credits: 5 }, { token: t });
     expect(r.status).toBe(200);
     expect(r.body.result.balance).toBe(5);
     expect(await chain.balance(me)).toBe(50_000n);
     expect(await chain.balance(payee)).toBe(before + 50_000n);
-    const c = (await h.call("wallet/credits", {}, { token: t })).body.result;
+    const c = (await h.call("credits/balance", {}, { token: t })).body.result;
     expect(c.entries[0]).toMatchObject({ delta: 5, reason: "topup", note: `USDC ${r.body.result.transaction}` });
     // The credits pay for calls like any others.
     expect((await h.call("meter/echo", { text: "on credits" }, { token: t })).status).toBe(200);
-    expect((await h.call("wallet/credits", {}, { token: t })).body.result.balance).toBe(2);
+    expect((await h.call("credits/balance", {}, { token: t })).body.result.balance).toBe(2);
   });
 
   test("an unknown server is a 400 naming the field; the wallet needs an account", async () => {

@@ -1,0 +1,59 @@
+// Credits on this instance: what an account holds, admin grants, and top-ups
+// paid in USDC from the account's wallet. The ledger itself lives in core/pay,
+// since every priced call charges it.
+import { Type as T } from "@sinclair/typebox";
+import { forbidden } from "../../core/errors.ts";
+import { definePlugin, read, write } from "../../core/plugin.ts";
+import { grantCredits } from "../../core/pay/grant.ts";
+import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";
+import { topUp, TOPUP_MAX } from "../../core/pay/topup.ts";
+import { signWith } from "../wallet/pay.ts";
+
+export default definePlugin({
+  name: "credits",
+  description: "Credits on this instance (a credit is $0.01): the balance and its ledger, admin grants, and top-ups in USDC.",
+  needs: ["db"],
+  methods: {
+    balance: read({
+      description: "The caller's credits and the latest ledger entries, newest first.",
+      args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "Entries to show (default 20, max 200)." })) }),
+      access: "account",
+      run: ({ limit }, ctx) => ({ balance: balanceOf(ctx.db, ctx.account.id), entries: recent(ctx.db, ctx.account.id, limit ?? 20).map(shapeEntry) }),
+    }),
+    grant: write({
+      description: "Admin only: grants credits to an account (a negative amount takes them back); the ledger keeps every grant.",
+      args: T.Object({
+        user: T.String({ minLength: 1, maxLength: 64, description: "Username to credit." }),
+        amount: T.Integer({ description: "Credits to add (negative to take back)." }),
+        note: T.Optional(T.String({ maxLength: 200, description: "Why, kept in the ledger." })),
+      }),
+      access: "account",
+      withheldFromAgent: true,
+      run({ user, amount, note }, ctx) {
+        if (!ctx.account.admin) throw forbidden("only an admin may grant credits");
+        return grantCredits(ctx.db, { username: user.toLowerCase(), amount, note, by: ctx.account.username, at: ctx.clock.now().getTime(), requestId: ctx.requestId });
+      },
+    }),
+    topup: write({
+      description:
+        "Buys credits with USDC from the caller's wallet: send USDC to wallet/address first; this transfers exactly credits x $0.01 to the instance and adds the credits once the transfer settles.",
+      args: T.Object({ credits: T.Integer({ minimum: 1, maximum: TOPUP_MAX, description: "Credits to buy (a credit is $0.01)." }) }),
+      access: "account",
+      withheldFromAgent: true,
+      openWorld: true,
+      async run({ credits }, ctx) {
+        const out = await topUp({
+          db: ctx.db,
+          config: ctx.config,
+          account: ctx.account.id,
+          credits,
+          requestId: ctx.requestId,
+          at: ctx.clock.now().getTime(),
+          resourceUrl: `${ctx.baseUrl}/api/v1/credits/topup`,
+          sign: (required) => signWith(ctx, required),
+        });
+        return { credits: out.credits, balance: out.balance, transaction: out.settlement.transaction, network: out.settlement.network };
+      },
+    }),
+  },
+});
