@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { activity } from "../../core/db/schema.ts";
 import { cliCommands } from "../../core/cli/commands.ts";
+import { settle } from "../../core/upstream/index.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
@@ -78,6 +79,30 @@ describe("credits", () => {
     await grant(h, admin, "dave", 10);
     expect((await h.call("meter/segments", { text: "x".repeat(161) }, { token: t })).status).toBe(200);
     expect((await credits(h, t)).balance).toBe(8);
+  });
+
+  test("an answer served from cache is not charged", async () => {
+    let hits = 0;
+    const provider = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, Response.json({ n: 42 })) });
+    const c = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", METER_TEST_URL: `http://127.0.0.1:${provider.port}` } });
+    try {
+      const root = await c.token("root", { admin: true });
+      const t = await c.token("ivy");
+      await grant(c, root, "ivy", 10);
+      const first = await c.call("meter/lookup", { key: "a" }, { token: t });
+      expect(first.status).toBe(200);
+      expect(first.body.result.cached).toBe(false);
+      await settle(c.rt);
+      const second = await c.call("meter/lookup", { key: "a" }, { token: t });
+      expect(second.body.result).toEqual({ value: { n: 42 }, cached: true });
+      expect(hits).toBe(1);
+      const after = await credits(c, t);
+      expect(after.balance).toBe(8);
+      expect(after.entries.filter((e: { reason: string }) => e.reason === "charge").length).toBe(1);
+    } finally {
+      await c.stop();
+      provider.stop(true);
+    }
   });
 
   test("50 parallel charges with credits for 20 succeed exactly 20 times", async () => {

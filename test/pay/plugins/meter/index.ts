@@ -1,6 +1,10 @@
 // A drop-in plugin for the payment tests: priced methods whose runs can be
 // counted, one that fails, one priced by its arguments, and one for accounts.
 import { definePlugin, read, T, write } from "hearth";
+import { defineProvider } from "../../../../core/upstream/index.ts";
+
+// Tests point METER_TEST_URL at a loopback fixture.
+defineProvider({ name: "METER_TEST", label: "Meter test provider", url: "http://127.0.0.1:9" });
 
 /** Runs per method, so tests can tell that a refused call never ran. */
 export const runs: Record<string, number> = {};
@@ -9,7 +13,7 @@ const ran = (name: string) => (runs[name] = (runs[name] ?? 0) + 1);
 export default definePlugin({
   name: "meter",
   description: "Priced methods for testing metering.",
-  needs: ["emit"],
+  needs: ["emit", "http"],
   methods: {
     echo: read({
       description: "Echoes its text; costs 3 credits.",
@@ -51,6 +55,16 @@ export default definePlugin({
       access: "account",
       price: 1,
       run: (_a, ctx) => ({ user: ctx.account.username }),
+    }),
+    lookup: read({
+      description: "Reads a value from a provider, cached for an hour; costs 2 credits unless the cache answered.",
+      args: T.Object({ key: T.String() }),
+      access: "public",
+      price: 2,
+      run: async ({ key }, ctx) => {
+        const f = await ctx.http.get("METER_TEST", "/value", { query: { key }, ttl: 3600 });
+        return { value: f.data, cached: f.cached };
+      },
     }),
     free: read({
       description: "Costs nothing.",
