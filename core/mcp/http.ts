@@ -9,6 +9,7 @@ import { requestIdFor } from "../http/api.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
+import { directAnswer } from "./direct.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
 import { McpSessions } from "./sessions.ts";
@@ -56,7 +57,8 @@ async function readJson(req: Request, limit: number): Promise<{ body: unknown } 
 
 const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
 
-export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request, address: string): Promise<Response> {
+/** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
+export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request, address: string, direct = true): Promise<Response> {
   const url = new URL(req.url);
   const filter = parseFilter(url.searchParams.get("tools"));
   const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
@@ -87,7 +89,9 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     if (req.method !== "POST") return transport.handleRequest(req, { authInfo });
     const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
     if (read instanceof Response) return read;
-    return transport.handleRequest(asMcpPost(req), { authInfo, parsedBody: read.body });
+    const post = asMcpPost(req);
+    const quick = direct ? directAnswer(rt, ctx, read.body, post, sid) : null;
+    return quick ?? transport.handleRequest(post, { authInfo, parsedBody: read.body });
   }
 
   if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
@@ -98,6 +102,8 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     const transport = await sessions.open();
     return transport.handleRequest(post, { authInfo, parsedBody: read.body });
   }
+  const quick = direct ? directAnswer(rt, ctx, read.body, post) : null;
+  if (quick) return quick;
   // Stateless: a transport that answers this one request, as the SDK asks.
   const server = createMcpServer(rt, contextOf);
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });

@@ -3,7 +3,17 @@
 // stateless request) and stdio; only where the caller comes from differs.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ListToolsResult,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -30,19 +40,22 @@ const INSTRUCTIONS =
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per server.
 let validator: AjvJsonSchemaValidator | null = null;
 
+/** tools/list: the tools this caller may see at this endpoint. */
+export function listTools(rt: Runtime, c: McpCallContext): ListToolsResult {
+  return { tools: visibleTools(rt, c.caller, c.filter) };
+}
+
+/** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
+export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  const entry = toolTable(rt).byName.get(params.name);
+  if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
+  return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, requestId: c.requestId, baseUrl: c.baseUrl });
+}
+
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => {
-    const c = contextOf(extra);
-    return { tools: visibleTools(rt, c.caller, c.filter) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
-    const c = contextOf(extra);
-    const entry = toolTable(rt).byName.get(req.params.name);
-    // An unknown tool is a protocol error, not a tool result, as the protocol asks.
-    if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${req.params.name}" here; tools/list names them`);
-    return callTool(rt, { entry, args: req.params.arguments, meta: req.params._meta, caller: c.caller, requestId: c.requestId, baseUrl: c.baseUrl });
-  });
+  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => listTools(rt, contextOf(extra)));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callToolRequest(rt, contextOf(extra), req.params));
   return server;
 }

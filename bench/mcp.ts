@@ -1,0 +1,183 @@
+// MCP throughput: tools/call notes_get over /mcp (with a session, and
+// stateless) beside HTTP GET notes/get on the same instance, and beside the
+// SDK's own minimal Web-standard example server (a fresh McpServer and
+// transport per request, one trivial tool) on the same machine in the same run.
+//
+//   bun bench/mcp.ts            prints the table (BENCH_SECONDS, default 10 per scenario)
+//   import { benchMcp }         returns the rows, for `bun run bench`
+import autocannon from "autocannon";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface McpBenchRow {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface McpBenchResult {
+  seconds: number;
+  connections: number;
+  rows: McpBenchRow[];
+  /** MCP (session) req/s over HTTP req/s: the target is at least 0.8. */
+  mcpOverHttp: number;
+  /** MCP (session) req/s over the SDK example's: the target is above 1. */
+  mcpOverSdkExample: number;
+}
+
+const root = join(import.meta.dir, "..");
+const PROTOCOL = "2025-06-18";
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const p = s.port!;
+  s.stop(true);
+  return p;
+}
+
+async function waitUp(url: string, init?: RequestInit, timeoutMs = 15_000) {
+  const start = performance.now();
+  while (performance.now() - start < timeoutMs) {
+    try {
+      const r = await fetch(url, init);
+      if (r.status < 500) return;
+    } catch {}
+    await Bun.sleep(20);
+  }
+  throw new Error(`${url} never answered`);
+}
+
+async function load(
+  name: string,
+  o: { url: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string; seconds: number; connections: number; expect?: string; rpcIds?: boolean },
+): Promise<McpBenchRow> {
+  // Check once that the request really succeeds, so the rate is of answers and not of refusals.
+  const probe = await fetch(o.url, { method: o.method, headers: o.headers, body: o.body });
+  const text = await probe.text();
+  if (probe.status !== 200 || (o.expect && !text.includes(o.expect))) throw new Error(`${name}: probe answered ${probe.status}: ${text.slice(0, 300)}`);
+  // A client numbers its requests. Prebuilt bodies keep the load generator's own cost
+  // the same as for plain HTTP (a per-request setupRequest halves its rate on two cores).
+  const requests = o.rpcIds && o.body ? Array.from({ length: 1000 }, (_, i) => ({ method: o.method, body: o.body!.replace('"id":1', `"id":${i + 1}`) })) : undefined;
+  const r = await autocannon({ url: o.url, method: o.method, headers: o.headers, body: o.body, connections: o.connections, duration: o.seconds, pipelining: 1, requests });
+  return { name, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
+}
+
+const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+
+/** The SDK's minimal Web-standard example (its honoWebStandardStreamableHttp), served by Bun.serve. */
+async function sdkExample(port: number) {
+  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
+  const { WebStandardStreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
+  const z = await import("zod/v4");
+  const getServer = () => {
+    const server = new McpServer({ name: "sdk-example", version: "1.0.0" });
+    server.registerTool("greet", { title: "Greeting Tool", description: "A simple greeting tool", inputSchema: { name: z.string().describe("Name to greet") } }, async ({ name }) => ({
+      content: [{ type: "text", text: `Hello, ${name}!` }],
+    }));
+    return server;
+  };
+  Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    async fetch(req) {
+      const transport = new WebStandardStreamableHTTPServerTransport();
+      const server = getServer();
+      await server.connect(transport);
+      return transport.handleRequest(req);
+    },
+  });
+}
+
+export async function benchMcp(o: { seconds?: number; connections?: number } = {}): Promise<McpBenchResult> {
+  const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
+  const connections = o.connections ?? 32;
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bench-mcp-"));
+  const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
+  const cli = join(root, "core/cli/main.ts");
+  const procs: Bun.Subprocess[] = [];
+  try {
+    const token = new TextDecoder().decode(Bun.spawnSync([process.execPath, cli, "token", "create", "--user", "bench"], { env }).stdout).trim();
+    const port = freePort();
+    procs.push(Bun.spawn([process.execPath, cli, "serve"], { env: { ...env, PORT: String(port) }, stdout: "ignore", stderr: "inherit" }));
+    const base = `http://127.0.0.1:${port}`;
+    await waitUp(`${base}/health`);
+    const examplePort = freePort();
+    procs.push(Bun.spawn([process.execPath, import.meta.path, "--sdk-example", String(examplePort)], { stdout: "ignore", stderr: "inherit" }));
+    const exampleUrl = `http://127.0.0.1:${examplePort}/mcp`;
+    await waitUp(exampleUrl, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: rpc("tools/list", {}) });
+
+    const auth = { authorization: `Bearer ${token}` };
+    await fetch(`${base}/api/v1/notes/add`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench", text: "a note read under load" }) });
+
+    const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": PROTOCOL };
+    const init = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: mcpHeaders,
+      body: rpc("initialize", { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "bench", version: "1" } }),
+    });
+    const session = init.headers.get("mcp-session-id");
+    if (!session) throw new Error(`initialize gave no session: ${init.status} ${await init.text()}`);
+    await fetch(`${base}/mcp`, { method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    const call = rpc("tools/call", { name: "notes_get", arguments: { title: "bench" } });
+
+    const rows: McpBenchRow[] = [];
+    const common = { seconds, connections };
+    rows.push(await load("HTTP GET notes/get", { url: `${base}/api/v1/notes/get?title=bench`, method: "GET", headers: auth, expect: '"result"', ...common }));
+    rows.push(
+      await load("HTTP POST notes/get (JSON body)", {
+        url: `${base}/api/v1/notes/get`,
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title: "bench" }),
+        expect: '"result"',
+        ...common,
+      }),
+    );
+    rows.push(await load("MCP tools/call notes_get (session)", { url: `${base}/mcp`, method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: call, expect: '"structuredContent"', rpcIds: true, ...common }));
+    rows.push(await load("MCP tools/call notes_get (stateless)", { url: `${base}/mcp`, method: "POST", headers: mcpHeaders, body: call, expect: '"structuredContent"', ...common }));
+    rows.push(
+      await load("SDK example server tools/call greet", {
+        url: exampleUrl,
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: rpc("tools/call", { name: "greet", arguments: { name: "bench" } }),
+        expect: "Hello, bench!",
+        ...common,
+      }),
+    );
+    const [http, , session_, , example] = rows;
+    return {
+      seconds,
+      connections,
+      rows,
+      mcpOverHttp: Math.round((session_.rps / http.rps) * 100) / 100,
+      mcpOverSdkExample: Math.round((session_.rps / example.rps) * 100) / 100,
+    };
+  } finally {
+    for (const p of procs) p.kill();
+    await Promise.all(procs.map((p) => p.exited));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function mcpTable(r: McpBenchResult): string {
+  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors"];
+  const body = r.rows.map((x) => [x.name, String(x.rps), String(x.p50), String(x.p99), String(x.errors)]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(" | ")} |`;
+  return [line(head), `|${w.map((n) => "-".repeat(n + 2)).join("|")}|`, ...body.map(line)].join("\n");
+}
+
+if (import.meta.main) {
+  const i = process.argv.indexOf("--sdk-example");
+  if (i >= 0) await sdkExample(Number(process.argv[i + 1]));
+  else {
+    const r = await benchMcp();
+    console.log(`\nMCP benchmark: ${r.seconds}s per scenario, ${r.connections} connections, ${new Date().toISOString()}\n`);
+    console.log(mcpTable(r));
+    console.log(`\nMCP (session) / HTTP: ${Math.round(r.mcpOverHttp * 100)}% (target >= 80%); MCP (session) / SDK example: ${r.mcpOverSdkExample}x (target > 1)`);
+  }
+}

@@ -1,0 +1,79 @@
+// The two requests clients send by the thousand, tools/call and tools/list,
+// answered as the SDK's server answers them but without building a server and
+// transport for each one: per request, that machinery costs several times the
+// method itself. The same SDK schemas check the message and the result, the
+// same handlers answer, and the envelope is the one the SDK's JSON mode sends.
+// Anything else (initialize, notifications, batches, pings, streams, a message
+// the schemas refuse, an unsupported protocol version) goes to the SDK, which
+// then gives its own answer or refusal.
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  JSONRPCRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Runtime } from "../runtime.ts";
+import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
+
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+
+function acceptable(req: Request): boolean {
+  const accept = req.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
+  const version = req.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  return JSON_TYPE.test(req.headers.get("content-type") ?? "");
+}
+
+type Answer = (rt: Runtime, ctx: McpCallContext, msg: unknown) => Promise<unknown> | null;
+
+const answers = new Map<unknown, Answer>([
+  [
+    "tools/list",
+    (rt, ctx, msg) => {
+    const parsed = ListToolsRequestSchema.safeParse(msg);
+    return parsed.success ? Promise.resolve(listTools(rt, ctx)) : null;
+    },
+  ],
+  [
+    "tools/call",
+    (rt, ctx, msg) => {
+    const parsed = CallToolRequestSchema.safeParse(msg);
+    if (!parsed.success || parsed.data.params.task) return null;
+    return callToolRequest(rt, ctx, parsed.data.params).then((result) => {
+      const checked = CallToolResultSchema.safeParse(result);
+      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+      return checked.data;
+    });
+    },
+  ],
+]);
+
+/** The answer to one tools/call or tools/list message, or null when the SDK should take it. */
+export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
+  const answer = answers.get((msg as { method?: unknown }).method);
+  if (!answer) return null;
+  if (!acceptable(req) || !JSONRPCRequestSchema.safeParse(msg).success) return null;
+  const id = (msg as { id: string | number }).id;
+  let pending: Promise<unknown> | null;
+  try {
+    pending = answer(rt, ctx, msg);
+  } catch (e) {
+    pending = Promise.reject(e);
+  }
+  if (!pending) return null;
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  return pending.then(
+    (result) => new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers }),
+    (e: { code?: unknown; message?: string; data?: unknown }) => {
+      const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? "Internal error" };
+      if (e.data !== undefined) error.data = e.data;
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+    },
+  );
+}
