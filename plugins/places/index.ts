@@ -10,6 +10,7 @@ const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in deci
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
 const PlaceName = (what: string) => T.String({ minLength: 1, maxLength: 300, description: what });
 const LIMIT = 25;
+const NEAR = { name: "near", lat: "lat", lon: "lon" };
 
 const NEARBY_PRICE = 4;
 const SEARCH_PRICE = 5;
@@ -61,7 +62,7 @@ export default definePlugin({
       access: "public",
       openWorld: true,
       async run({ place, lat, lon }, ctx) {
-        const at = (await locate(ctx, { name: place, lat, lon }, "place", true))!;
+        const at = (await locate(ctx, { name: place, lat, lon }, { name: "place", lat: "lat", lon: "lon" }, true))!;
         const e = await elevationAt(ctx, at.lat, at.lon);
         return {
           lat: at.lat,
@@ -88,7 +89,7 @@ export default definePlugin({
       openWorld: true,
       price: (a, ctx) => (cachedAround(ctx, a, a.query) ? 0 : NEARBY_PRICE),
       async run({ near, lat, lon, query, radius }, ctx) {
-        const at = (await locate(ctx, { name: near, lat, lon }, "near", true))!;
+        const at = (await locate(ctx, { name: near, lat, lon }, NEAR, true))!;
         const r = await around(ctx, at, radius, query, LIMIT);
         return {
           center: { lat: at.lat, lon: at.lon, ...(at.place ? { place: at.place.display_name } : {}) },
@@ -115,7 +116,7 @@ export default definePlugin({
       openWorld: true,
       price: (a, ctx) => (cachedAround(ctx, a, a.query) ? 0 : SEARCH_PRICE),
       async run({ query, near, lat, lon, radius }, ctx) {
-        const at = await locate(ctx, { name: near, lat, lon }, "near", false);
+        const at = await locate(ctx, { name: near, lat, lon }, NEAR, false);
         if (!at) {
           const f = await searchPlaces(ctx, query, 10);
           return { query, count: f.data.length, places: f.data, ...f.about };

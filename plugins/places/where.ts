@@ -11,25 +11,33 @@ export interface Point {
   place?: Place;
 }
 
+/** The argument names a location is given under: a place name, or a latitude and longitude. */
+export interface Fields {
+  name: string;
+  lat: string;
+  lon: string;
+}
+
 export async function locate(
   ctx: Ctx,
   args: { lat?: number; lon?: number; name?: string },
-  nameField: string,
+  fields: Fields,
   required: boolean,
 ): Promise<Point | null> {
   const hasName = args.name !== undefined && args.name.trim() !== "";
   const hasPoint = args.lat !== undefined || args.lon !== undefined;
-  if (hasName && hasPoint) throw invalid(nameField, `give ${nameField} or lat and lon, not both`);
+  const both = `${fields.lat} and ${fields.lon}`;
+  if (hasName && hasPoint) throw invalid(fields.name, `give ${fields.name} or ${both}, not both`);
   if (hasPoint) {
-    if (args.lat === undefined) throw invalid("lat", "lat is needed with lon");
-    if (args.lon === undefined) throw invalid("lon", "lon is needed with lat");
+    if (args.lat === undefined) throw invalid(fields.lat, `${fields.lat} is needed with ${fields.lon}`);
+    if (args.lon === undefined) throw invalid(fields.lon, `${fields.lon} is needed with ${fields.lat}`);
     return { lat: args.lat, lon: args.lon };
   }
   if (hasName) {
-    const { place } = await resolve(ctx, nameField, args.name!);
+    const { place } = await resolve(ctx, fields.name, args.name!);
     return { lat: place.lat, lon: place.lon, place };
   }
-  if (required) throw invalid(nameField, `give ${nameField} (a place name or address) or lat and lon`);
+  if (required) throw invalid(fields.name, `give ${fields.name} (a place name or address) or ${both}`);
   return null;
 }
 

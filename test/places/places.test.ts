@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock } from "../harness.ts";
+import { balance as balanceOf, funded as fund } from "./credits.ts";
 import { json, provider, recorded } from "./provider.ts";
 
 const nominatim = provider({
@@ -22,7 +23,6 @@ const meteo = provider({ "/v1/elevation": () => json(recorded("open-meteo-elevat
 
 const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Awaited<ReturnType<typeof startHearth>>;
-let admin: string;
 beforeAll(async () => {
   h = await startHearth({
     clock,
@@ -36,7 +36,6 @@ beforeAll(async () => {
       HEARTH_RATE_PRICED: "0",
     },
   });
-  admin = await h.token("root", { admin: true });
 });
 afterAll(async () => {
   await settle(h.rt);
@@ -44,13 +43,7 @@ afterAll(async () => {
   for (const p of [nominatim, overpass, meteo]) p.stop();
 });
 
-async function funded(name: string, credits: number) {
-  const token = await h.token(name);
-  const g = await h.call("wallet/grant", { user: name, amount: credits }, { token: admin });
-  expect(g.status).toBe(200);
-  return token;
-}
-const balance = async (token: string) => (await h.call("wallet/credits", {}, { token })).body.result.balance as number;
+const funded = (name: string, credits: number) => fund(h, name, credits);
 
 const TRAFALGAR = { lat: 51.508, lon: -0.1281 };
 
@@ -152,13 +145,15 @@ describe("nearby", () => {
     expect(stranger.status).toBe(401);
     expect(stranger.body.error.message).toContain("4 credits");
     const token = await funded("nina", 20);
+    const me = "nina";
     const r = await h.call("places/nearby", TRAFALGAR, { token });
     expect(r.status).toBe(200);
-    expect(await balance(token)).toBe(16);
+    expect(balanceOf(h, me)).toBe(16);
   });
 
   test("nearest first, named places only, with what OSM says of each", async () => {
     const token = await funded("nora", 20);
+    const me = "nora";
     overpassAnswer = "around-trafalgar.json";
     const r = await h.call("places/nearby", { ...TRAFALGAR, radius: 500 }, { token });
     expect(r.status).toBe(200);
@@ -183,21 +178,23 @@ describe("nearby", () => {
 
   test("the same question again is served from cache and not charged", async () => {
     const token = await funded("olga", 20);
+    const me = "olga";
     const args = { ...TRAFALGAR, radius: 700, query: "coffee" };
     const first = await h.call("places/nearby", args, { token });
     expect(first.body.result.cached).toBe(false);
-    expect(await balance(token)).toBe(16);
+    expect(balanceOf(h, me)).toBe(16);
     const sent = overpass.count("/api/interpreter");
     const again = await h.call("places/nearby", args, { token });
     expect(again.body.result.cached).toBe(true);
     expect(overpass.count("/api/interpreter")).toBe(sent);
-    expect(await balance(token)).toBe(16);
+    expect(balanceOf(h, me)).toBe(16);
     // Free when cached, so a stranger may have it too.
     expect((await h.call("places/nearby", args)).status).toBe(200);
   });
 
   test("query keeps to a kind or a name, best matches first", async () => {
     const token = await funded("pia", 40);
+    const me = "pia";
     const coffee = (await h.call("places/nearby", { ...TRAFALGAR, query: "coffee" }, { token })).body.result;
     expect(coffee.places.slice(0, 2).map((p: { name: string }) => p.name).sort()).toEqual(["Café in the Crypt", "Pret A Manger"]);
     const ql = new URLSearchParams(overpass.last("/api/interpreter")!.body).get("data")!;
@@ -208,6 +205,7 @@ describe("nearby", () => {
 
   test("near a named place: geocoded first", async () => {
     const token = await funded("quin", 20);
+    const me = "quin";
     const r = await h.call("places/nearby", { near: "London" }, { token });
     expect(r.status).toBe(200);
     expect(r.body.result.center).toMatchObject({ lat: 51.5074456, lon: -0.1277653, place: "London, Greater London, England, United Kingdom" });
@@ -216,6 +214,7 @@ describe("nearby", () => {
 
   test("argument rules", async () => {
     const token = await funded("rita", 100);
+    const me = "rita";
     for (const [args, field] of [
       [{}, "near"],
       [{ lat: 51.5 }, "lon"],
@@ -231,23 +230,25 @@ describe("nearby", () => {
       expect(r.body.error.field).toBe(field);
     }
     // Refusals cost nothing.
-    expect(await balance(token)).toBe(100);
+    expect(balanceOf(h, me)).toBe(100);
   });
 });
 
 describe("search", () => {
   test("near a point: Overpass within the radius, 5 credits", async () => {
     const token = await funded("sam", 20);
+    const me = "sam";
     const r = await h.call("places/search", { query: "National Gallery", ...TRAFALGAR }, { token });
     expect(r.status).toBe(200);
     expect(r.body.result.radius_m).toBe(2000);
     expect(r.body.result.places[0].name).toBe("National Gallery");
     expect(new URLSearchParams(overpass.last("/api/interpreter")!.body).get("data")).toContain("around:2000,");
-    expect(await balance(token)).toBe(15);
+    expect(balanceOf(h, me)).toBe(15);
   });
 
   test("with no location: the geocoder's best matches anywhere", async () => {
     const token = await funded("tom", 20);
+    const me = "tom";
     const r = await h.call("places/search", { query: "King's Cross" }, { token });
     expect(r.status).toBe(200);
     expect(r.body.result.places[0]).toMatchObject({ name: "London King's Cross", category: "railway", type: "station" });
@@ -256,6 +257,7 @@ describe("search", () => {
 
   test("argument rules", async () => {
     const token = await funded("uma", 100);
+    const me = "uma";
     for (const [args, field] of [
       [{}, "query"],
       [{ query: "" }, "query"],
@@ -277,6 +279,7 @@ describe("when a provider fails", () => {
 
   test("500 is a 502, garbage a 502, 503 a 503, silence a 504 — all retryable, none charged", async () => {
     const token = await funded("vic", 100);
+    const me = "vic";
     for (const [fail, status, kind] of [
       ["500", 502, "upstream_failed"],
       ["garbage", 502, "upstream_failed"],
@@ -289,11 +292,12 @@ describe("when a provider fails", () => {
       expect(r.body.error).toMatchObject({ kind, retry: true });
     }
     overpass.fail = null;
-    expect(await balance(token)).toBe(100);
+    expect(balanceOf(h, me)).toBe(100);
   });
 
   test("Overpass giving up on a query (a runtime-error remark) is a 504 and is not kept", async () => {
     const token = await funded("wes", 100);
+    const me = "wes";
     const at = fresh();
     overpassAnswer = "runtime-timeout.json";
     const r = await h.call("places/nearby", at, { token });
@@ -308,6 +312,7 @@ describe("when a provider fails", () => {
 
   test("a copy past its day is served, marked stale, while the provider is down", async () => {
     const token = await funded("xan", 100);
+    const me = "xan";
     const at = fresh();
     overpassAnswer = "around-trafalgar.json";
     expect((await h.call("places/nearby", at, { token })).status).toBe(200);

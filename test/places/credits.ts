@@ -1,0 +1,19 @@
+// Credits for test accounts, straight through the core ledger, so priced
+// calls can be paid for and their charges read back.
+import { grantCredits } from "../../core/pay/grant.ts";
+import { balanceOf } from "../../core/pay/ledger.ts";
+import type { startHearth } from "../harness.ts";
+
+type Hearth = Awaited<ReturnType<typeof startHearth>>;
+
+/** A token for a new account holding `credits`. */
+export async function funded(h: Hearth, username: string, credits: number): Promise<string> {
+  const token = await h.token(username);
+  await h.rt.store.write(() => grantCredits(h.rt.store.wdb, { username, amount: credits, by: "test", at: h.rt.clock.now().getTime() }));
+  return token;
+}
+
+export function balance(h: Hearth, username: string): number {
+  const row = h.rt.store.reader.query("SELECT id FROM accounts WHERE username = ?").get(username) as { id: string };
+  return balanceOf(h.rt.store.rdb, row.id);
+}
