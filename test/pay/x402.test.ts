@@ -178,6 +178,37 @@ describe("x402 over HTTP", () => {
     expect(await chain.balance(alice.address)).toBe(before - 20_000n);
   });
 
+  test("a settlement that fails undoes the paid work and answers 402 with the failed receipt", async () => {
+    const before = { payer: await chain.balance(alice.address), rows: paidRows().length };
+    const payload = await alice.pay(await challenge("meter/record", { text: "unpaid write" }));
+    facilitator.fail.nextSettle = "insufficient_funds";
+    const r = await h.call("meter/record", { text: "unpaid write" }, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+    expect(r.status).toBe(402);
+    expect(r.body.error.message).toContain("settlement failed");
+    expect(receiptOf(r.headers)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
+    expect(h.rt.store.rdb.select().from(activity).all().some((a) => a.text === "unpaid write")).toBe(false);
+    expect(await chain.balance(alice.address)).toBe(before.payer);
+    expect(paidRows().length).toBe(before.rows);
+  });
+
+  test("an unreachable facilitator is a 503 and nothing runs", async () => {
+    const dead = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const port = dead.port;
+    dead.stop(true);
+    const off = await startHearth({ env: { HEARTH_PLUGINS: `${import.meta.dir}/plugins`, X402_PAY_TO: payTo, X402_FACILITATOR_URL: `http://127.0.0.1:${port}`, X402_NETWORK: NETWORK, X402_ASSET: chain.usdc } });
+    try {
+      const c = challengeOf((await off.call("meter/echo", { text: "x" })).headers);
+      const payload = await alice.pay(c);
+      const ran = runs.echo ?? 0;
+      const r = await off.call("meter/echo", { text: "x" }, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+      expect(r.status).toBe(503);
+      expect(r.body.error.retry).toBe(true);
+      expect(runs.echo ?? 0).toBe(ran);
+    } finally {
+      await off.stop();
+    }
+  });
+
   test("a garbled payment header is a 400 naming it", async () => {
     const r = await h.call("meter/echo", { text: "x" }, { headers: { "PAYMENT-SIGNATURE": "%%%not base64%%%" } });
     expect(r.status).toBe(400);

@@ -81,6 +81,8 @@ export function startFacilitator(chain: Chain) {
   });
   const facilitator = registerExactEvmScheme(new x402Facilitator(), { signer, networks: NETWORK as `${string}:${string}` });
   const calls = { verify: 0, settle: 0 };
+  /** Set to make the next settle fail the way a facilitator reports it (say, the payer's funds moved after verify). */
+  const fail = { nextSettle: null as string | null };
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -95,6 +97,11 @@ export function startFacilitator(chain: Chain) {
           return Response.json(await facilitator.verify(body.paymentPayload, body.paymentRequirements));
         }
         calls.settle++;
+        if (fail.nextSettle) {
+          const errorReason = fail.nextSettle;
+          fail.nextSettle = null;
+          return Response.json({ success: false, errorReason, errorMessage: "the transfer reverted", transaction: "", network: NETWORK });
+        }
         return Response.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
       } catch (e) {
         const err = e as { invalidReason?: string; errorReason?: string; message: string };
@@ -103,5 +110,5 @@ export function startFacilitator(chain: Chain) {
       }
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, calls, fail, stop: () => server.stop(true) };
 }
