@@ -31,7 +31,8 @@ export function startFixture(routes: Record<string, (q: URLSearchParams, req: Re
         await new Promise((r) => setTimeout(r, 3000));
         return new Response("too late");
       }
-      const route = routes[url.pathname];
+      // A key ending in "*" serves every path under it.
+      const route = routes[url.pathname] ?? Object.entries(routes).find(([k]) => k.endsWith("*") && url.pathname.startsWith(k.slice(0, -1)))?.[1];
       if (!route) return new Response("not found", { status: 404 });
       return route(url.searchParams, req);
     },
