@@ -34,11 +34,25 @@ export async function locate(
     return { lat: args.lat, lon: args.lon };
   }
   if (hasName) {
+    const point = coordinates(args.name!);
+    if (point === "off-earth") throw invalid(fields.name, `${fields.name} "${args.name}" is not a latitude,longitude on Earth`);
+    if (point) return point;
     const { place } = await resolve(ctx, fields.name, args.name!);
     return { lat: place.lat, lon: place.lon, place };
   }
   if (required) throw invalid(fields.name, `give ${fields.name} (a place name or address) or ${both}`);
   return null;
+}
+
+const LAT_LON = /^\s*(-?\d{1,3}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
+
+/** A place written as "lat,lon" is already a point and needs no geocoder. */
+export function coordinates(text: string): { lat: number; lon: number } | "off-earth" | null {
+  const m = LAT_LON.exec(text);
+  if (!m) return null;
+  const lat = Number(m[1]);
+  const lon = Number(m[2]);
+  return Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { lat, lon } : "off-earth";
 }
 
 /** Great-circle distance in metres. */

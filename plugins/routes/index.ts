@@ -3,7 +3,7 @@ import { HearthError, invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import type { About } from "../../core/upstream/index.ts";
 import { resolve } from "../places/nominatim.ts";
-import { locate, type Point } from "../places/where.ts";
+import { coordinates, locate, type Point } from "../places/where.ts";
 import { keyOf, KEY } from "./google.ts";
 import { journey, parseTime, spoken, type Mode } from "./journey.ts";
 import { peekRoad } from "./osrm.ts";
@@ -82,8 +82,6 @@ async function plan(a: JourneyArgs, ctx: Ctx, steps: boolean) {
   };
 }
 
-const COORDS = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
-
 export default definePlugin({
   name: "routes",
   description: `Travel time and turn-by-turn directions by road (OSRM: drive, walk, cycle), and by public transport or with live traffic through a configured provider (${KEY}).`,
@@ -139,14 +137,11 @@ export default definePlugin({
         const sources: About[] = [];
         const rows = [];
         for (const [i, text] of a.to.entries()) {
-          const m = COORDS.exec(text);
+          const point = coordinates(text);
           let dest: Point;
-          if (m) {
-            const lat = Number(m[1]);
-            const lon = Number(m[2]);
-            if (Math.abs(lat) > 90 || Math.abs(lon) > 180) throw invalid("to", `to[${i}] "${text}" is not a latitude,longitude on Earth`);
-            dest = { lat, lon };
-          } else {
+          if (point === "off-earth") throw invalid("to", `to[${i}] "${text}" is not a latitude,longitude on Earth`);
+          if (point) dest = point;
+          else {
             const { place } = await resolve(ctx, "to", text).catch((e) => {
               throw e instanceof HearthError && e.kind === "invalid_argument" ? invalid("to", `no place found for to[${i}] "${text}"`) : e;
             });

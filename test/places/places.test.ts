@@ -203,6 +203,24 @@ describe("nearby", () => {
     expect(italian.places[0]).toMatchObject({ name: "Bella Italia", cuisine: "italian" });
   });
 
+  test("nothing beyond the radius, even when the provider sends it", async () => {
+    const token = await funded("ray", 20);
+    const r = (await h.call("places/nearby", { ...TRAFALGAR, radius: 150 }, { token })).body.result;
+    expect(r.places.length).toBeGreaterThan(0);
+    for (const p of r.places) expect(p.distance_m).toBeLessThanOrEqual(158);
+    expect(r.places.map((p: { name: string }) => p.name)).not.toContain("Bella Italia"); // about 220 m away
+  });
+
+  test("near given as \"lat,lon\" needs no geocoder", async () => {
+    const token = await funded("sue", 20);
+    const before = nominatim.count("/search");
+    const r = await h.call("places/nearby", { near: "51.508, -0.1281", radius: 400 }, { token });
+    expect(r.status).toBe(200);
+    expect(r.body.result.center).toEqual(TRAFALGAR);
+    expect(nominatim.count("/search")).toBe(before);
+    expect((await h.call("places/nearby", { near: "95,0" }, { token })).body.error.field).toBe("near");
+  });
+
   test("near a named place: geocoded first", async () => {
     const token = await funded("quin", 20);
     const me = "quin";
