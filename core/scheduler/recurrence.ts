@@ -34,6 +34,7 @@ export function parseTime(text: string): ParsedTime {
   if (!m) return { ok: false, reason: `must be an RFC 3339 date-time with an offset, ${example} (got ${JSON.stringify(text)})` };
   if (!m[8]) return { ok: false, reason: `needs a timezone offset (Z or ±hh:mm), ${example} (got ${JSON.stringify(text)})` };
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0));
+  if (year < 1900) return { ok: false, reason: `has year ${year}; years before 1900 are not scheduled` };
   if (month < 1 || month > 12) return { ok: false, reason: `has month ${month}; months run 1-12` };
   if (day < 1 || day > daysIn(year, month - 1)) return { ok: false, reason: `has day ${day}, but ${m[1]}-${m[2]} has ${daysIn(year, month - 1)} days` };
   if (hour > 23 || minute > 59 || second > 59) return { ok: false, reason: `has an impossible time of day ${m[4]}:${m[5]}:${m[6] ?? "00"}` };

@@ -41,12 +41,14 @@ export async function fireEvent(f: Firing, ctx: Ctx) {
   if (!ev) return { skipped: "the event was deleted before it fired" };
   const owner = ctx.account;
   const at = formatTime(f.due.getTime(), ev.offset);
+  // A title may hold line breaks; a subject line may not.
+  const title = ev.title.replace(/\s*[\r\n]+\s*/g, " ");
   const lines = [ev.title, `When: ${at} for ${ev.minutes} minutes${ev.repeat ? `, repeating ${ev.repeat}` : ""}`];
   if (ev.note) lines.push("", ev.note);
   const out: Record<string, unknown> = { at, late_ms: f.late };
-  out.reminder = await send(f, ctx, { to: owner.username, subject: `Reminder: ${ev.title}`, body: lines.join("\n") });
+  out.reminder = await send(f, ctx, { to: owner.username, subject: `Reminder: ${title}`, body: lines.join("\n") });
   if (ev.prompt) {
-    const answerMail = { to: owner.username, subject: `${ev.title}: the answer` };
+    const answerMail = { to: owner.username, subject: `${title}: the answer` };
     const agent = AGENT_METHODS.find((p) => f.offers(p));
     if (!agent) {
       out.prompt = { prompt: ev.prompt, ran: false, reason: `agent not configured: this instance has no agent service (${AGENT_METHODS[0]})`, would_mail: answerMail };

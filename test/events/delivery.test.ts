@@ -38,10 +38,11 @@ test("a firing keeps to the scopes of the token that made the event, plus mail f
   sent.length = 0;
   const eventsOnly = await inst.token("bob", { scopes: ["events"] });
   clock.set("2026-08-02T06:00:00Z");
-  const ev = (await inst.call("events/create", { title: "Check", when: "2026-08-02T07:00:00Z", prompt: "Anything new?" }, eventsOnly)).body.result;
+  const ev = (await inst.call("events/create", { title: "Check\r\nBcc: x@example.com", when: "2026-08-02T07:00:00Z", prompt: "Anything new?" }, eventsOnly)).body.result;
   clock.set("2026-08-02T07:00:00Z");
   await schedulerOf(inst.rt).runDue();
-  expect(sent.map((m) => [m.from, m.to, m.subject])).toEqual([["bob", "bob", "Reminder: Check"]]);
+  // A line break in the title never reaches the subject line.
+  expect(sent.map((m) => [m.from, m.to, m.subject])).toEqual([["bob", "bob", "Reminder: Check Bcc: x@example.com"]]);
   const [h] = await historyOf(ev.id, eventsOnly);
   expect(h.outcome.reminder.sent).toBe(true);
   expect(h.outcome.prompt).toMatchObject({ ran: false, via: "agent/ask", status: 403 });

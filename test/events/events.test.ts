@@ -64,6 +64,7 @@ describe("create", () => {
     ["an impossible day", { title: "x", when: "2026-02-30T09:00:00Z" }, "when", /30/],
     ["an impossible hour", { title: "x", when: "2026-03-02T25:00:00Z" }, "when", /time of day/],
     ["an impossible offset", { title: "x", when: "2026-03-02T09:00:00+24:00" }, "when", /offset/],
+    ["a two-digit-era year", { title: "x", when: "0099-03-02T09:00:00Z" }, "when", /1900/],
     ["zero minutes", { title: "x", when: "2026-03-02T09:00:00Z", minutes: 0 }, "minutes", /at least 1/],
     ["more than a day", { title: "x", when: "2026-03-02T09:00:00Z", minutes: 1441 }, "minutes", /at most 1440/],
     ["an unknown repeat", { title: "x", when: "2026-03-02T09:00:00Z", repeat: "yearly" }, "repeat", /hourly.*daily.*weekly.*monthly/],
