@@ -2,16 +2,16 @@
 // when it asks, within the per-call and per-day caps. This instance is paid
 // in-process through dispatch; other servers over the x402 HTTP transport.
 import { x402Client } from "@x402/core/client";
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { and, eq, gte } from "drizzle-orm";
 import { formatUnits, parseUnits } from "viem";
-import { forbidden, HearthError, invalid, upstream } from "../../core/errors.ts";
+import { forbidden, invalid } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import { ensureWallet, signerOf } from "./keys.ts";
 import { walletPayments } from "./schema.ts";
-import { SELF, serverNamed, type Server } from "./servers.ts";
+import { callRemote } from "./remote.ts";
+import { SELF, serverNamed } from "./servers.ts";
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -105,44 +105,4 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     result,
     paid: { usdc: formatUnits(BigInt(req.amount), decimals), atomic: req.amount, to: req.payTo, network: req.network, transaction: settlement.transaction },
   };
-}
-
-/** Another server's tool over HTTP: "service_method" is POST /api/v1/service/method, paid per the x402 HTTP transport. */
-async function callRemote(server: Server, tool: string, args: Record<string, unknown>, sign: (r: PaymentRequired) => Promise<PaymentPayload>) {
-  const m = /^([a-z][a-z0-9]*)[_/]([a-z][a-z0-9_]*)$/.exec(tool);
-  if (!m) throw invalid("tool", `tool must be "service_method" (got "${tool}")`);
-  const url = `${server.url}/api/v1/${m[1]}/${m[2]}`;
-  const post = async (headers: Record<string, string>) => {
-    try {
-      return await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(args), signal: AbortSignal.timeout(30_000) });
-    } catch (e) {
-      throw upstream("upstream_unavailable", `${server.name} (${server.url}) could not be reached: ${(e as Error).message}`);
-    }
-  };
-  const answer = async (res: Response, settlement: SettleResponse | null) => {
-    const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { message?: string } } | null;
-    if (res.ok) return { result: body && "result" in body ? body.result : body, settlement };
-    const why = body?.error?.message ?? `HTTP ${res.status}`;
-    if (res.status >= 500) throw upstream("upstream_failed", `${server.name} failed ${tool}: ${why}`);
-    throw new HearthError("upstream_failed", `${server.name} refused ${tool} (${res.status}): ${why}`, { retry: false });
-  };
-  const first = await post({});
-  if (first.status !== 402) return answer(first, null);
-  const header = first.headers.get("payment-required");
-  let required: PaymentRequired;
-  try {
-    required = header ? decodePaymentRequiredHeader(header) : ((await first.json()) as PaymentRequired);
-  } catch {
-    throw upstream("upstream_failed", `${server.name} asked for payment without a readable x402 challenge`);
-  }
-  const payload = await sign(required);
-  const paid = await post({ "PAYMENT-SIGNATURE": encodePaymentSignatureHeader(payload) });
-  const receipt = paid.headers.get("payment-response");
-  // A server that took the payment without a receipt is still recorded as paid.
-  const settled: SettleResponse | null = !paid.ok
-    ? null
-    : receipt
-      ? decodePaymentResponseHeader(receipt)
-      : { success: true, transaction: "", network: payload.accepted.network };
-  return answer(paid, settled);
 }

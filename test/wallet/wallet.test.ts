@@ -36,7 +36,7 @@ beforeAll(async () => {
   chain = await startChain();
   facilitator = startFacilitator(chain);
   remote = await startHearth({ env: env({ X402_PAY_TO: chain.accounts[3].address }) });
-  h = await startHearth({ clock, env: env({ HEARTH_SECRET: SECRET, WALLET_SERVERS: `remote=${remote.url}`, WALLET_CAP_PER_CALL: "0.04", WALLET_CAP_PER_DAY: "0.10" }) });
+  h = await startHearth({ clock, env: env({ HEARTH_SECRET: SECRET, WALLET_SERVERS: `remote=${remote.url},remotemcp=${remote.url}/mcp`, WALLET_CAP_PER_CALL: "0.04", WALLET_CAP_PER_DAY: "0.10" }) });
   token = await h.token("walt");
 }, 30_000);
 
@@ -106,7 +106,7 @@ describe("wallet", () => {
   test("list names this instance and the configured servers", async () => {
     const r = await h.call("wallet/list", {}, { token });
     expect(r.status).toBe(200);
-    expect(r.body.result.map((s: { name: string }) => s.name)).toEqual(["this", "remote"]);
+    expect(r.body.result.map((s: { name: string }) => s.name)).toEqual(["this", "remote", "remotemcp"]);
   });
 
   test("a free tool costs nothing", async () => {
@@ -160,6 +160,21 @@ describe("wallet", () => {
     clock.advance(24 * 3600 * 1000);
     expect((await h.call("wallet/pay", { tool: "meter_echo", args: { text: "next day" } }, { token })).status).toBe(200);
     expect(h.rt.store.rdb.select().from(walletPayments).all().filter((p) => p.server === "remote").length).toBe(1);
+  });
+
+  test("paying another server's tool over MCP: the tool error carries the challenge, the receipt comes back in _meta", async () => {
+    const t = await h.token("mcpwalt");
+    const me = await address(t);
+    await chain.mint(me, 100_000n);
+    const payee = chain.accounts[3].address;
+    const before = await chain.balance(payee);
+    const r = await h.call("wallet/pay", { server: "remotemcp", tool: "meter_echo", args: { text: "over mcp" } }, { token: t });
+    expect(r.status).toBe(200);
+    expect(r.body.result.result).toEqual({ result: { text: "over mcp", runs: expect.any(Number) } });
+    expect(r.body.result.paid).toMatchObject({ atomic: "30000", to: payee });
+    expect(r.body.result.paid.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.balance(payee)).toBe(before + 30_000n);
+    expect(await chain.balance(me)).toBe(70_000n);
   });
 
   test("a top-up turns the wallet's USDC into credits once the transfer settles", async () => {
