@@ -52,12 +52,12 @@ function clock(at: Date, tz: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone: tz, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(at);
 }
 
-function compute(lat: number, lon: number, ymd: [number, number, number], name: ConventionName) {
+function compute(lat: number, lon: number, ymd: [number, number, number], name: ConventionName, resolve = true) {
   const coordinates = new Coordinates(lat, lon);
   const params = conventions[name].params();
   params.highLatitudeRule = HighLatitudeRule.recommended(coordinates);
   // Inside the polar circles some days have no sunrise or no night; borrow the nearest day that has both.
-  params.polarCircleResolution = PolarCircleResolution.AqrabYaum;
+  params.polarCircleResolution = resolve ? PolarCircleResolution.AqrabYaum : PolarCircleResolution.Unresolved;
   // adhan reads the calendar date from the Date's local fields, whatever zone the process runs in.
   return new PrayerTimes(coordinates, new Date(ymd[0], ymd[1] - 1, ymd[2]), params);
 }
@@ -94,6 +94,14 @@ export function prayerTimes(lat: number, lon: number, tz: string, name: Conventi
   }
 
   const c = conventions[name] as Convention;
+  const own = compute(lat, lon, today, name, false);
+  const polar = !valid(own.sunrise) || !valid(own.maghrib);
+  const missing = PRAYERS.filter((p) => times[p] === null);
+  const note = missing.length
+    ? `the sun neither rises nor sets here today, so ${missing.join(", ")} cannot be calculated; follow the nearest place or day with a sunrise and a sunset`
+    : polar
+      ? "the sun neither rises nor sets here today; these times are borrowed from the nearest day that has a sunrise and a sunset"
+      : undefined;
   return {
     date: `${today[0]}-${String(today[1]).padStart(2, "0")}-${String(today[2]).padStart(2, "0")}`,
     tz: zone,
@@ -108,6 +116,7 @@ export function prayerTimes(lat: number, lon: number, tz: string, name: Conventi
     times,
     at,
     next,
+    ...(note ? { note } : {}),
     source: "calculated on this instance with adhan (astronomical formulas); local mosques may add a few minutes of precaution",
   };
 }

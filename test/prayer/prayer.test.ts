@@ -85,6 +85,20 @@ describe("times", () => {
     expect(r.body.result.date).toBe("2020-01-02");
   });
 
+  test("under the midnight sun the times are borrowed, and said to be; at the pole they are missing, and said to be", async () => {
+    clock.set("2026-06-21T12:00:00Z");
+    const svalbard = (await h.call("prayer/times", { lat: 78.22, lon: 15.65, tz: "Arctic/Longyearbyen" })).body.result;
+    expect(svalbard.note).toContain("borrowed from the nearest day");
+    for (const p of ["fajr", "sunrise", "dhuhr", "asr", "maghrib", "isha"]) expect(svalbard.times[p]).toMatch(/^\d\d:\d\d$/);
+    const pole = await h.call("prayer/times", { lat: 89.9, lon: 0 });
+    expect(pole.status).toBe(200);
+    expect(pole.body.result.times).toMatchObject({ fajr: null, sunrise: null, maghrib: null, isha: null });
+    expect(pole.body.result.times.dhuhr).toMatch(/^\d\d:\d\d$/);
+    expect(pole.body.result.note).toContain("cannot be calculated");
+    const london = (await h.call("prayer/times", { lat: 51.5, lon: 0 })).body.result;
+    expect(london.note).toBeUndefined();
+  });
+
   test("argument rules", async () => {
     const bad = [
       [{ lat: 10, lon: 10, tz: "Mars/Olympus" }, "tz"],
