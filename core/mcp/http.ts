@@ -31,7 +31,7 @@ function rpcError(status: number, code: number, message: string, data?: unknown,
  * or that sends JSON without saying so, as plain curl does, is taken as the
  * transport expects.
  */
-function asMcpPost(req: Request): Request {
+export function asMcpPost(req: Request): Request {
   const accept = req.headers.get("accept") ?? "";
   const type = req.headers.get("content-type") ?? "";
   const acceptOk = accept.includes("application/json") && accept.includes("text/event-stream");
