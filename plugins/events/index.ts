@@ -1,7 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq } from "drizzle-orm";
 import { newId, newSecret } from "../../core/auth/ids.ts";
-import { invalid, notFound } from "../../core/errors.ts";
+import { forbidden, invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import type { FiringRecord } from "../../core/scheduler/index.ts";
 import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "../../core/scheduler/recurrence.ts";
@@ -181,27 +181,39 @@ export default definePlugin({
         };
       },
     }),
-    feed: write({
-      description:
-        "The secret address of your calendar as an iCalendar feed, for phone and desktop calendars to subscribe to. `rotate` makes a new address and retires the old one.",
-      args: T.Object({ rotate: T.Optional(T.Boolean({ default: false, description: "Retire the current address and make a new one." })) }),
-      access: "account",
-      withheldFromAgent: true,
-      run({ rotate }, ctx) {
-        const owner = ctx.account.id;
-        const existing = ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
-        if (existing && !rotate) return { ...feedUrls(ctx, existing.key), rotated: false };
-        const key = newSecret();
-        ctx.db
-          .insert(eventFeeds)
-          .values({ owner, key, created: ctx.clock.now().getTime() })
-          .onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: ctx.clock.now().getTime() } })
-          .run();
-        return { ...feedUrls(ctx, key), rotated: !!existing };
-      },
-    }),
   },
   routes: [
+    {
+      // The feed's address is a secret for a person to paste into a calendar app, so it is handed out here
+      // rather than as an API method: the agent never sees it, and the API stays the published one.
+      method: "POST",
+      path: "/events/feed",
+      async run(req, ctx) {
+        if (ctx.caller.agent) throw forbidden("the calendar feed address is withheld from the agent");
+        const owner = ctx.account.id;
+        const body = (await req.text()).trim();
+        let rotate = new URL(req.url).searchParams.get("rotate") === "true";
+        if (body) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(body);
+          } catch {
+            throw invalid("body", "the body must be JSON, like {\"rotate\": true}, or empty");
+          }
+          const r = (parsed as { rotate?: unknown } | null)?.rotate;
+          if (r !== undefined && typeof r !== "boolean") throw invalid("rotate", "rotate must be true or false");
+          rotate ||= r === true;
+        }
+        const now = ctx.clock.now().getTime();
+        const existing = ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
+        let key = existing?.key;
+        if (!key || rotate) {
+          key = newSecret();
+          ctx.db.insert(eventFeeds).values({ owner, key, created: now }).onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: now } }).run();
+        }
+        return Response.json({ result: { ...feedUrls(ctx, key), rotated: !!existing && rotate } });
+      },
+    },
     {
       method: "GET",
       path: "/events/:file",

@@ -34,9 +34,9 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 async function feedUrl(token = alice, rotate?: boolean) {
-  const r = await h.call("events/feed", rotate ? { rotate } : {}, { token });
-  expect(r.status).toBe(200);
-  return r.body.result as { url: string; webcal: string; rotated: boolean };
+  const res = await fetch(`${h.url}/events/feed`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: rotate ? JSON.stringify({ rotate }) : undefined });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: { url: string; webcal: string; rotated: boolean } }).result;
 }
 
 function parse(text: string) {
@@ -65,7 +65,19 @@ describe("feed", () => {
     expect(a.webcal).toBe(a.url.replace(/^http:/, "webcal:"));
     expect((await feedUrl()).url).toBe(a.url);
     expect((await feedUrl(bob)).url).not.toBe(a.url);
-    expect(h.rt.registry.get("events", "feed")!.def.withheldFromAgent).toBe(true);
+  });
+
+  test("the address is given only to the account's owner, within the token's scope", async () => {
+    expect((await fetch(`${h.url}/events/feed`, { method: "POST" })).status).toBe(401);
+    const notesOnly = await h.token("alice", { scopes: ["notes"] });
+    const scoped = await fetch(`${h.url}/events/feed`, { method: "POST", headers: { authorization: `Bearer ${notesOnly}` } });
+    // Out of its scope a token counts for nothing on plugin routes, so this is a stranger's call.
+    expect(scoped.status).toBe(401);
+    const bad = await fetch(`${h.url}/events/feed`, { method: "POST", headers: { authorization: `Bearer ${alice}` }, body: '{"rotate": "yes"}' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { field: string } }).error.field).toBe("rotate");
+    // Not an API method: the agent, which sees only methods, never learns it.
+    expect(h.rt.registry.get("events", "feed")).toBeUndefined();
   });
 
   test("is valid iCalendar with every one of the account's events and nobody else's", async () => {
