@@ -1,8 +1,18 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { prepared } from "../../core/db/prepared.ts";
 import { notFound } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
+import type { Db } from "../../core/plugin.ts";
 import { notes } from "./schema.ts";
+
+const byTitle = (db: Db) =>
+  db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.owner, sql.placeholder("owner")), eq(notes.title, sql.placeholder("title"))))
+    .prepare();
+const allOf = (db: Db) => db.select().from(notes).where(eq(notes.owner, sql.placeholder("owner"))).orderBy(asc(notes.title)).prepare();
 
 const Title = T.String({ minLength: 1, maxLength: 500, description: "The note's title, its key." });
 
@@ -53,11 +63,7 @@ export default definePlugin({
       args: T.Object({ title: Title }),
       access: "account",
       run({ title }, ctx) {
-        const row = ctx.db
-          .select()
-          .from(notes)
-          .where(and(eq(notes.owner, ctx.account.id), eq(notes.title, title)))
-          .get();
+        const row = prepared(ctx.db, byTitle).get({ owner: ctx.account.id, title });
         if (!row) throw notFound(`no note titled "${title}"`);
         return shape(row);
       },
@@ -67,7 +73,7 @@ export default definePlugin({
       args: T.Object({}),
       access: "account",
       run(_args, ctx) {
-        return ctx.db.select().from(notes).where(eq(notes.owner, ctx.account.id)).orderBy(asc(notes.title)).all().map(shape);
+        return prepared(ctx.db, allOf).all({ owner: ctx.account.id }).map(shape);
       },
     }),
   },

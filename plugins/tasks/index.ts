@@ -2,7 +2,8 @@ import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
 import { notFound } from "../../core/errors.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
+import { prepared } from "../../core/db/prepared.ts";
+import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
 
@@ -31,7 +32,22 @@ const openFirst = [
   asc(tasks.created),
 ];
 
-function own(ctx: { db: import("../../core/plugin.ts").Db; account: { id: string } }, id: string): Row {
+const listAll = (db: Db) =>
+  db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.owner, sql.placeholder("owner")))
+    .orderBy(...openFirst)
+    .prepare();
+const listByStatus = (db: Db) =>
+  db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.owner, sql.placeholder("owner")), eq(tasks.status, sql.placeholder("status"))))
+    .orderBy(...openFirst)
+    .prepare();
+
+function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
   const row = ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
   if (!row) throw notFound(`no task with id "${id}"`);
   return row;
@@ -87,14 +103,8 @@ export default definePlugin({
       args: T.Object({ status: T.Optional(Status) }),
       access: "account",
       run({ status }, ctx) {
-        const where = status ? and(eq(tasks.owner, ctx.account.id), eq(tasks.status, status)) : eq(tasks.owner, ctx.account.id);
-        return ctx.db
-          .select()
-          .from(tasks)
-          .where(where)
-          .orderBy(...openFirst)
-          .all()
-          .map(shape);
+        const rows = status ? prepared(ctx.db, listByStatus).all({ owner: ctx.account.id, status }) : prepared(ctx.db, listAll).all({ owner: ctx.account.id });
+        return rows.map(shape);
       },
     }),
     next: read({
