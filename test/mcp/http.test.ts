@@ -93,15 +93,18 @@ describe("the SDK client over Streamable HTTP", () => {
       expect(get.inputSchema).toMatchObject({ type: "object", required: ["title"], additionalProperties: false });
       expect(byName.get("notes_delete")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(byName.get("notes_add")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-      for (const t of tools) {
-        const entry = h.rt.registry.get(...(t.name.split(/_(.*)/s).slice(0, 2) as [string, string]))!;
-        expect(entry).toBeDefined();
+      // The price each tool states is the one the HTTP price list states.
+      const prices = await fetch(`${h.url}/api/v1/prices`).then((r) => r.json() as Promise<{ result: { methods: { tool: string; credits: number | null }[] } }>);
+      expect(prices.result.methods.length).toBe(tools.length);
+      for (const listed of prices.result.methods) {
+        const t = byName.get(listed.tool)!;
+        const entry = h.rt.registry.list().find((e) => e.tool === listed.tool)!;
         expect(t.annotations?.openWorldHint).toBe(entry.def.openWorld === true);
-        const p = entry.def.price ?? 0;
-        if (typeof p === "number") {
-          expect(t._meta?.price).toEqual({ credits: p, usd: p / 100 });
-          if (p > 0) expect(t.description).toContain(`${p} credit`);
-        } else expect(t._meta?.price).toEqual({ credits: null, varies: true });
+        if (listed.credits === null) expect(t._meta?.price).toEqual({ credits: null, varies: true });
+        else {
+          expect(t._meta?.price).toEqual({ credits: listed.credits, usd: listed.credits / 100 });
+          if (listed.credits > 0) expect(t.description).toContain(`${listed.credits} credit`);
+        }
       }
     } finally {
       await c.close();

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startHearth, type Hearth } from "../harness.ts";
 import { minimalArgs } from "./args.ts";
 import { rpc } from "./client.ts";
@@ -61,5 +64,23 @@ test("every tool states its price and access in the description and _meta", () =
     expect(typeof t.annotations?.readOnlyHint).toBe("boolean");
     expect(typeof t.annotations?.destructiveHint).toBe("boolean");
     expect(typeof t.annotations?.openWorldHint).toBe("boolean");
+  }
+});
+
+test("an instance's price overrides and metering switch show in the tools", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "hearth-prices-")), "prices.json");
+  writeFileSync(file, JSON.stringify({ "notes/get": 3 }));
+  const priced = await startHearth({ env: { HEARTH_PRICES: file } });
+  const free = await startHearth({ env: { HEARTH_METERING: "off", HEARTH_PLUGINS: join(import.meta.dir, "plugins") } });
+  try {
+    const get = ((await rpc(priced.url, "tools/list")).body.result.tools as Tool[]).find((t) => t.name === "notes_get")!;
+    expect(get._meta?.price).toEqual({ credits: 3, usd: 0.03 });
+    expect(get.description).toContain("Price: 3 credits ($0.03) per call.");
+    const echo = ((await rpc(free.url, "tools/list")).body.result.tools as Tool[]).find((t) => t.name === "tally_echo")!;
+    expect(echo._meta?.price).toEqual({ credits: 0, usd: 0 });
+    expect(echo.description).toContain("Price: free.");
+  } finally {
+    await priced.stop();
+    await free.stop();
   }
 });
