@@ -8,6 +8,7 @@
 // ledger. That row's primary key is the exactly-once guarantee: a restart, a
 // crash mid-firing or a second process on the same database file finds the
 // firing already claimed and never runs it again.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { applyMigrations } from "../db/migrate.ts";
 import { asHearthError } from "../errors.ts";
@@ -65,6 +66,14 @@ interface Claim {
   claimed: number;
 }
 
+/**
+ * Runs a function in the empty async context of module load. A timer armed
+ * inside a write transaction would otherwise inherit that transaction's
+ * context, and its run would take itself for part of a transaction that has
+ * long committed.
+ */
+const detached: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
+
 /** Jobs claimed per transaction; a burst of due firings is taken in slices this big. */
 const BATCH = 500;
 /** The timer never sleeps longer than this, so jobs another process added are noticed. */
@@ -116,8 +125,9 @@ export class Scheduler {
          offset = excluded.offset, repeat = excluded.repeat, next_due = excluded.next_due`,
       [service, job.ref, caller.account?.id ?? null, scopes === "*" ? "*" : JSON.stringify(scopes), job.start, job.offset, job.repeat, next, now],
     );
-    // Waking early when the transaction later rolls back costs one empty run.
-    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next);
+    // The timer may go off before this transaction commits; that wake then claims through the
+    // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
+    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true);
     return next;
   }
 
@@ -157,19 +167,27 @@ export class Scheduler {
    * Calls queue behind each other, so one process never races itself.
    */
   runDue(at?: Date): Promise<RunReport> {
-    const run = this.chain.then(() => this.drain(at));
+    return this.queue(at, false);
+  }
+
+  private queue(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
+    const run = this.chain.then(() => this.drain(at, afterWrite));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
-  private async drain(at?: Date): Promise<RunReport> {
+  /** afterWrite: armed by set(), whose transaction the reader may not see yet; the first look goes through the write lock. */
+  private async drain(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
     const report: RunReport = { fired: [], missed: [] };
     if (this.handlers.size === 0 || !this.ready) return report;
     for (;;) {
       const now = (at ?? this.rt.clock.now()).getTime();
       // A look through the reader first, so an idle wake never takes the write lock.
-      const earliest = this.earliest("read");
-      if (earliest === null || earliest > now) break;
+      if (!afterWrite) {
+        const earliest = this.earliest("read");
+        if (earliest === null || earliest > now) break;
+      }
+      afterWrite = false;
       const { claims, seen } = await this.rt.store.write(() => this.claim(now, report));
       if (claims.length) await this.fire(claims, report);
       if (seen < BATCH) break;
@@ -270,7 +288,7 @@ export class Scheduler {
    * inject; the timer waits the difference in real time, so with a test
    * clock it is the test that moves time and calls runDue.
    */
-  private arm(at: number | null) {
+  private arm(at: number | null, afterWrite = false) {
     this.timer?.stop();
     this.timer = null;
     this.armedFor = null;
@@ -279,15 +297,15 @@ export class Scheduler {
     const target = at === null ? now + MAX_SLEEP_MS : Math.min(at, now + MAX_SLEEP_MS);
     this.armedFor = target;
     const when = new Date(Date.now() + Math.max(0, target - now));
-    this.timer = new Cron(when, { maxRuns: 1, unref: true, allowPast: true }, () => this.wake());
+    this.timer = detached(() => new Cron(when, { maxRuns: 1, unref: true, allowPast: true }, () => this.wake(afterWrite)));
   }
 
-  private wake() {
+  private wake(afterWrite: boolean) {
     this.timer = null;
     this.armedFor = null;
     if (this.stopped) return;
     if (this.closed()) return this.stop();
-    this.runDue().catch((e) => {
+    this.queue(undefined, afterWrite).catch((e) => {
       if (this.closed()) return this.stop();
       this.rt.log.error("scheduler run failed", { error: String((e as Error)?.stack ?? e) });
       this.arm(null);

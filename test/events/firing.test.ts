@@ -199,3 +199,32 @@ describe("restart", () => {
     }
   });
 });
+
+describe("the timer", () => {
+  test("fires a reminder due now by itself, outside the transaction that created it", async () => {
+    const clock = new TestClock(at("2026-09-01T08:00:00Z"));
+    const h = await startHearth({ clock });
+    try {
+      const token = await h.token("alice");
+      // Watch every write transaction: the creating call's, then the timer's claim and its record of the outcome.
+      const store = h.rt.store;
+      const write = store.write.bind(store);
+      const nested: boolean[] = [];
+      let done: () => void;
+      const three = new Promise<void>((r) => (done = r));
+      store.write = <T>(fn: () => T | Promise<T>) => {
+        nested.push(store.inWrite());
+        const out = write(fn);
+        if (nested.length === 3) void out.then(() => done());
+        return out;
+      };
+      // No runDue here: the croner timer, armed at creation for "now", is what runs it.
+      const id = (await h.call("events/create", { title: "now", when: "2026-09-01T08:00:00Z" }, { token })).body.result.id;
+      await three;
+      expect(nested).toEqual([false, false, false]);
+      expect(h.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id)).toEqual([{ status: "done" }]);
+    } finally {
+      await h.stop();
+    }
+  });
+});
