@@ -67,13 +67,19 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     return mcpPage(rt, url, caller, filter);
   }
 
+  // A page in a browser may not drive MCP here from another site: the protocol asks servers to refuse foreign origins.
+  const origin = req.headers.get("origin");
+  if (origin !== null && origin !== url.origin && !(rt.config.HEARTH_PUBLIC_URL && origin === new URL(rt.config.HEARTH_PUBLIC_URL).origin))
+    return rpcError(403, -32000, `Forbidden: requests from ${origin} may not use this server's MCP endpoint`);
+
   const requestId = requestIdFor(req);
   let ctx: McpCallContext;
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin, requestId };
   } catch (e) {
     const err = asHearthError(e);
-    return rpcError(err.status, -32001, err.message, { error: err.body() }, { "www-authenticate": 'Bearer realm="hearth"', ...(err.headers ?? {}) });
+    const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;
+    return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
   const authInfo: AuthInfo = {
     token: "",

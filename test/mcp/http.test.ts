@@ -1,6 +1,7 @@
 // MCP over Streamable HTTP at /mcp, driven by the SDK's own client against a running server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { startSession } from "../../core/auth/sessions.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { mcpClient, rpc } from "./client.ts";
 
@@ -160,10 +161,30 @@ describe("stateless requests and sessions", () => {
     expect(r.body.result.structuredContent).toEqual(http.body);
   });
 
+  test("a browser session is identified as over HTTP: its POSTs need the CSRF token", async () => {
+    const account = h.rt.tokens.identify(alice, h.rt.clock.now().getTime()).account!;
+    const { cookie, csrf } = await startSession(h.rt, new Request(h.url), account);
+    const jar = { cookie: cookie.split(";")[0] };
+    const params = { name: "notes_get", arguments: { title: "Shopping" } };
+    const bare = await rpc(h.url, "tools/call", params, jar);
+    expect(bare.status).toBe(403);
+    expect(bare.body.error.data.error.kind).toBe("forbidden");
+    const withCsrf = await rpc(h.url, "tools/call", params, { ...jar, "x-csrf-token": csrf });
+    expect(withCsrf.status).toBe(200);
+    expect(withCsrf.body.result.structuredContent).toEqual((await h.call("notes/get", { title: "Shopping" }, { token: alice })).body);
+  });
+
   test("a bad token is refused at the door with 401", async () => {
     const r = await rpc(h.url, "tools/list", undefined, { authorization: "Bearer hth_not_a_token" });
     expect(r.status).toBe(401);
     expect(r.body.error.data.error.kind).toBe("unauthenticated");
+  });
+
+  test("a request from another site's page is refused; one from this origin is not", async () => {
+    const foreign = await rpc(h.url, "tools/list", undefined, { origin: "https://elsewhere.example" });
+    expect(foreign.status).toBe(403);
+    const own = await rpc(h.url, "tools/list", undefined, { origin: h.url });
+    expect(own.status).toBe(200);
   });
 
   test("not JSON is a parse error", async () => {
