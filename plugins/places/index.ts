@@ -97,6 +97,7 @@ export default definePlugin({
           ...(query ? { query } : {}),
           count: r.places.length,
           places: r.places,
+          ...(r.note ? { note: r.note } : {}),
           ...r.fetched.about,
           ...(r.fetched.data.as_of ? { data_as_of: r.fetched.data.as_of } : {}),
         };
@@ -128,6 +129,7 @@ export default definePlugin({
           radius_m: radius,
           count: r.places.length,
           places: r.places,
+          ...(r.note ? { note: r.note } : {}),
           ...r.fetched.about,
           ...(r.fetched.data.as_of ? { data_as_of: r.fetched.data.as_of } : {}),
         };

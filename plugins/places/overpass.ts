@@ -25,6 +25,9 @@ export interface Poi {
 // The keys that say what a place is, most telling first.
 const KEYS = ["amenity", "shop", "tourism", "leisure", "healthcare", "historic", "office", "craft", "sport", "public_transport", "railway"];
 const DAY = 86_400;
+// Overpass cannot sort by distance, so it is asked for at most this many and
+// the nearest are picked here; a full answer means there were more.
+const CAP = 300;
 
 // Everyday words for things OSM tags under another name.
 const SYNONYMS: Record<string, [string, string][]> = {
@@ -87,7 +90,7 @@ export function buildQuery(lat: number, lon: number, radius: number, text: strin
       for (const [k, v] of SYNONYMS[w] ?? []) parts.push(`nwr${around}["${k}"="${v}"];`);
     }
   }
-  return `[out:json][timeout:25];\n(\n  ${parts.join("\n  ")}\n);\nout center tags 300;`;
+  return `[out:json][timeout:25];\n(\n  ${parts.join("\n  ")}\n);\nout center tags ${CAP};`;
 }
 
 function address(t: Record<string, string>): string | undefined {
@@ -172,7 +175,7 @@ export async function around(
   radius: number,
   text: string | undefined,
   limit: number,
-): Promise<{ places: Poi[]; fetched: Fetched<OverpassAnswer> }> {
+): Promise<{ places: Poi[]; fetched: Fetched<OverpassAnswer>; note?: string }> {
   const f = await ctx.http.get("OVERPASS", "/api/interpreter", {
     ...request(at.lat, at.lon, radius, text),
     contentType: "application/x-www-form-urlencoded",
@@ -194,5 +197,9 @@ export async function around(
     if (s > 0) scored.push({ p, s });
   }
   scored.sort((a, b) => b.s - a.s || a.p.distance_m - b.p.distance_m);
-  return { places: scored.slice(0, limit).map((x) => x.p), fetched: f };
+  const note =
+    f.data.elements.length >= CAP
+      ? `more than ${CAP} places lie within ${radius} m, and these are the nearest of the first ${CAP} OpenStreetMap gave; a smaller radius or a query finds the nearest for certain`
+      : undefined;
+  return { places: scored.slice(0, limit).map((x) => x.p), fetched: f, ...(note ? { note } : {}) };
 }

@@ -18,7 +18,14 @@ const nominatim = provider({
   "/reverse": (r) => json(recorded("nominatim", r.query.get("lat") === "51.50344" ? "reverse-downing-street.json" : "reverse-unable.json")),
 });
 let overpassAnswer = "around-trafalgar.json";
-const overpass = provider({ "/api/interpreter": () => json(recorded("overpass", overpassAnswer)) });
+/** The recorded answer with its named places repeated under new ids, as a busy city centre answers. */
+function crowded(count: number): string {
+  const base = JSON.parse(recorded("overpass", "around-trafalgar.json"));
+  const named = base.elements.filter((e: { tags: { name?: string } }) => e.tags.name);
+  base.elements = Array.from({ length: count }, (_, i) => ({ ...named[i % named.length], id: 9_000_000_000 + i }));
+  return JSON.stringify(base);
+}
+const overpass = provider({ "/api/interpreter": () => json(overpassAnswer === "crowded" ? crowded(300) : recorded("overpass", overpassAnswer)) });
 const meteo = provider({ "/v1/elevation": () => json(recorded("open-meteo-elevation", "berlin.json")) });
 
 const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
@@ -209,6 +216,17 @@ describe("nearby", () => {
     expect(r.places.length).toBeGreaterThan(0);
     for (const p of r.places) expect(p.distance_m).toBeLessThanOrEqual(158);
     expect(r.places.map((p: { name: string }) => p.name)).not.toContain("Bella Italia"); // about 220 m away
+  });
+
+  test("when Overpass sends as many as it was asked for, the answer says there were more", async () => {
+    const token = await funded("tia", 20);
+    overpassAnswer = "crowded";
+    const r = (await h.call("places/nearby", { lat: 51.5081, lon: -0.1281 }, { token })).body.result;
+    overpassAnswer = "around-trafalgar.json";
+    expect(r.count).toBe(25);
+    expect(r.note).toContain("smaller radius");
+    const calm = (await h.call("places/nearby", { lat: 51.5082, lon: -0.1281 }, { token })).body.result;
+    expect(calm.note).toBeUndefined();
   });
 
   test("near given as \"lat,lon\" needs no geocoder", async () => {
