@@ -52,6 +52,8 @@ function check(a: { mode: Mode; depart_at?: string; arrive_by?: string }, ctx: C
 /** A priced route already in the cache is free; only coordinates can be checked before the call. */
 function cachedRoad(a: JourneyArgs, ctx: unknown, steps: boolean): boolean {
   if (a.mode === "transit" || a.depart_at || a.arrive_by || a.from || a.to) return false;
+  // A configured traffic provider times every drive, and its answers are not the road cache's.
+  if (a.mode === "drive" && (ctx as Ctx).config[KEY]) return false;
   if (a.from_lat === undefined || a.from_lon === undefined || a.to_lat === undefined || a.to_lon === undefined) return false;
   return peekRoad(ctx as Ctx, a.mode, { lat: a.from_lat, lon: a.from_lon }, { lat: a.to_lat, lon: a.to_lon }, steps);
 }
@@ -76,6 +78,7 @@ async function plan(a: JourneyArgs, ctx: Ctx, steps: boolean) {
       traffic: j.traffic,
       ...(j.free_flow_s !== undefined ? { free_flow_s: j.free_flow_s, traffic_delay_s: Math.max(0, j.duration_s - j.free_flow_s) } : {}),
       ...(j.summary ? { via: j.summary } : {}),
+      ...(a.mode === "drive" && !j.traffic ? { note: `a free-flow driving time with no traffic in it; set ${KEY} for traffic-aware times` } : {}),
     },
     steps: j.steps,
     sources: j.sources,

@@ -4,7 +4,7 @@
 import { invalid } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import type { About } from "../../core/upstream/index.ts";
-import { keyOf, providerRoute, type ProviderStep } from "./google.ts";
+import { KEY, keyOf, providerRoute, type ProviderStep } from "./google.ts";
 import { roadRoute, type RoadMode, type Step } from "./osrm.ts";
 
 export type Mode = RoadMode | "transit";
@@ -48,16 +48,18 @@ export async function journey(ctx: Ctx, mode: Mode, from: Point, to: Point, opts
     return { distance_m: r.distance_m, duration_s: r.duration_s, depart_at: depart.toISOString(), arrive_at: arrive.toISOString(), traffic: false, steps: r.steps, sources: [f.about] };
   }
 
-  if (mode === "drive" && timed) {
+  // With a traffic provider configured every drive is timed in traffic, leaving now unless told otherwise.
+  if (mode === "drive" && (timed || ctx.config[KEY])) {
     const key = keyOf(ctx, "driving times for a given departure or arrival");
-    if (opts.departAt) {
-      const f = await providerRoute(ctx, key, { mode, from, to, departAt: opts.departAt });
+    if (!opts.arriveBy) {
+      const departAt = opts.departAt ?? now;
+      const f = await providerRoute(ctx, key, { mode, from, to, departAt });
       const r = f.data;
       return {
         distance_m: r.distance_m,
         duration_s: r.duration_s,
-        depart_at: opts.departAt.toISOString(),
-        arrive_at: new Date(opts.departAt.getTime() + r.duration_s * 1000).toISOString(),
+        depart_at: departAt.toISOString(),
+        arrive_at: new Date(departAt.getTime() + r.duration_s * 1000).toISOString(),
         traffic: true,
         ...(r.free_flow_s !== undefined ? { free_flow_s: r.free_flow_s } : {}),
         steps: r.steps,

@@ -84,6 +84,7 @@ describe("eta", () => {
       traffic: false,
     });
     expect(r.body.result.steps).toBeUndefined();
+    expect(r.body.result.note).toContain("GOOGLE_ROUTES_KEY");
     expect(r.body.result.sources[0]).toMatchObject({ source: "OSRM", cached: false });
     const sent = osrm.requests.at(-1)!;
     expect(sent.path).toBe("/route/v1/car/-0.12379,51.53192;-0.12696,51.51941");
@@ -314,6 +315,16 @@ describe("with a transit and traffic provider configured", () => {
       departureTime: "2026-11-21T17:30:00.000Z",
       origin: { location: { latLng: { latitude: 51.53192, longitude: -0.12379 } } },
     });
+  });
+
+  test("with the provider configured, a drive leaving now is timed in traffic too", async () => {
+    const token = await funded(g, "nat", 10);
+    const me = "nat";
+    const r = await g.call("routes/eta", { ...KX, ...BM }, { token });
+    expect(r.body.result).toMatchObject({ traffic: true, duration_s: 512, depart_at: NOW });
+    expect(r.body.result.note).toBeUndefined();
+    expect(JSON.parse(google.requests.at(-1)!.body).departureTime).toBe(NOW);
+    expect(balance(g, me)).toBe(8);
   });
 
   test("arrive_by by car: timed from the departure it implies", async () => {
