@@ -13,6 +13,34 @@ const STOP = new Set(
   ),
 );
 
+// A question asks in everyday English; the translations often say it another
+// way (or keep the Arabic word). Each asked word also looks for these.
+const RELATED: Record<string, string[]> = {
+  patience: ["patient", "sabr", "persevere"],
+  patient: ["patience", "persevere"],
+  charity: ["zakat", "sadaqa", "alms", "spend"],
+  fasting: ["fast", "ramadan", "sawm"],
+  fast: ["fasting", "ramadan"],
+  prayer: ["pray", "salat", "prostrate"],
+  pray: ["prayer", "salat"],
+  pilgrimage: ["hajj", "umrah"],
+  parents: ["mother", "father"],
+  anger: ["angry", "wrath"],
+  angry: ["anger"],
+  honesty: ["truth", "truthful", "honest"],
+  lying: ["lie", "liar", "falsehood"],
+  death: ["die", "dies", "grave"],
+  paradise: ["garden", "gardens", "jannah"],
+  hell: ["fire", "hellfire"],
+  forgiveness: ["forgive", "pardon"],
+  repentance: ["repent", "tawba"],
+  mercy: ["merciful", "compassion"],
+  gratitude: ["grateful", "thank", "thankful"],
+  orphans: ["orphan"],
+  neighbours: ["neighbour", "neighbor"],
+  knowledge: ["learn", "learning", "knowledge"],
+};
+
 let built: Promise<Database> | null = null;
 
 function build(): Promise<Database> {
@@ -35,7 +63,8 @@ function build(): Promise<Database> {
 export function questionQuery(text: string): string | null {
   const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
   if (words.length === 0) return null;
-  return [...new Set(words)].slice(0, 24).map((w) => `"${w}"*`).join(" OR ");
+  const all = words.flatMap((w) => [w, ...(RELATED[w] ?? [])]);
+  return [...new Set(all)].slice(0, 32).map((w) => `"${w}"*`).join(" OR ");
 }
 
 export async function searchTexts(query: string, perKind: { quran: number; hadith: number; name: number }) {

@@ -261,6 +261,14 @@ describe("search", () => {
     expect(n.names.some((x: { transliteration: string }) => x.transliteration === "Ar Raheem")).toBe(true);
   });
 
+  test("everyday words also find the words the translations use", async () => {
+    const r = (await h.call("prayer/search", { query: "fasting" })).body.result;
+    expect(r.verses.some((v: { translation: string }) => /ramadhan|fast/i.test(v.translation))).toBe(true);
+    // "patience" and "patient" stem apart; only the related words find a verse that never says "patience".
+    const p = (await h.call("prayer/search", { query: "patience" })).body.result;
+    expect(p.verses.some((v: { translation: string }) => /patient|persevere/i.test(v.translation) && !/patience/i.test(v.translation))).toBe(true);
+  });
+
   test("a question of only common words finds nothing rather than everything", async () => {
     const r = await h.call("prayer/search", { query: "what is the" });
     expect(r.status).toBe(200);
