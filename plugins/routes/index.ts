@@ -128,7 +128,11 @@ export default definePlugin({
         from: T.Optional(PlaceText("Where from: a place name or address.")),
         from_lat: T.Optional(Lat("start")),
         from_lon: T.Optional(Lon("start")),
-        to: T.Array(PlaceText('A destination: a place name, an address or "lat,lon".'), { minItems: 1, maxItems: 10, description: "The destinations to compare, 1 to 10." }),
+        to: T.Array(PlaceText('A destination: a place name, an address or "lat,lon".'), {
+          minItems: 1,
+          maxItems: 10,
+          description: "The destinations to compare, 1 to 10. In a query string repeat to= for each; a lone to= is split at its commas, so send a single address or \"lat,lon\" in a POST body.",
+        }),
         mode: ModeArg,
       }),
       access: "public",

@@ -259,6 +259,15 @@ describe("nearest", () => {
     expect(balance(h, me)).toBe(4);
   });
 
+  test("a single destination with commas in it goes in a POST body", async () => {
+    const token = await funded(h, "liv", 10);
+    const me = "liv";
+    const r = await h.call("routes/nearest", { ...KX, to: ["51.5194,-0.127"] }, { token, method: "POST" });
+    expect(r.status).toBe(200);
+    expect(r.body.result.destinations).toMatchObject([{ rank: 1, lat: 51.5194, lon: -0.127, reachable: true }]);
+    expect(balance(h, me)).toBe(8);
+  });
+
   test("argument rules", async () => {
     const token = await funded(h, "max", 50);
     const me = "max";
