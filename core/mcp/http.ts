@@ -43,6 +43,31 @@ export function asMcpPost(req: Request): Request {
   return new Request(req.url, { method: req.method, headers: h });
 }
 
+/**
+ * Bun sends a response's headers with its first body chunk, and a session's
+ * stream may stay silent for long; an SSE comment first lets the client see
+ * at once that the stream is open.
+ */
+function flushed(res: Response): Response {
+  if (!res.body || !(res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return res;
+  const source = res.body.getReader();
+  const opening = new TextEncoder().encode(": open\n\n");
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(opening);
+    },
+    async pull(controller) {
+      const { value, done } = await source.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return source.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, headers: res.headers });
+}
+
 async function readJson(req: Request, limit: number): Promise<{ body: unknown } | Response> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) return rpcError(413, -32000, `the request body is ${declared} bytes; the limit is ${limit}`);
@@ -92,7 +117,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   if (sid) {
     const transport = sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
-    if (req.method !== "POST") return transport.handleRequest(req, { authInfo });
+    if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
     const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
     if (read instanceof Response) return read;
     const post = asMcpPost(req);

@@ -63,10 +63,6 @@ export class McpSessions {
     return s.transport;
   }
 
-  closeAll() {
-    for (const id of [...this.map.keys()]) this.drop(id);
-  }
-
   private now() {
     return this.rt.clock.now().getTime();
   }

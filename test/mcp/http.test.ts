@@ -205,6 +205,26 @@ describe("stateless requests and sessions", () => {
     await c.close();
   });
 
+  test("a stream of server messages is offered within a session only", async () => {
+    const stateless = await fetch(`${h.url}/mcp`, { headers: { accept: "text/event-stream" } });
+    expect(stateless.status).toBe(405);
+    await stateless.body?.cancel();
+
+    const init = await rpc(h.url, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+    const sid = init.headers.get("mcp-session-id")!;
+    expect(sid).toBeString();
+    const headers = { accept: "text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" };
+    const first = await fetch(`${h.url}/mcp`, { headers });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("text/event-stream");
+    // One stream per session, as the protocol says.
+    const second = await fetch(`${h.url}/mcp`, { headers });
+    expect(second.status).toBe(409);
+    await second.body?.cancel();
+    await first.body?.cancel();
+    expect((await fetch(`${h.url}/mcp`, { method: "DELETE", headers: { "mcp-session-id": sid } })).status).toBe(200);
+  });
+
   test("an idle session expires; each request is identified by its own headers", async () => {
     const c = await mcpClient(h.url, { token: alice });
     const sid = c.transport.sessionId!;
