@@ -19,6 +19,8 @@ export interface Entry {
   freshUntil: number | null;
   reviseUntil: number | null;
   keepUntil: number | null;
+  /** fetched as RFC3339, made once. */
+  asOf?: string;
   /** Parsed forms of the body by parser, so a hot entry is parsed once. */
   parsed?: Map<Function, { value: unknown } | { error: unknown }>;
 }

@@ -2,7 +2,7 @@
 // `http`, declared in a plugin's `needs`).
 //
 //   const f = await ctx.http.get("OPEN_METEO", "/v1/forecast", {
-//     query: { latitude: 51.5, longitude: -0.12 },  // undefined values are left out
+//     query: { latitude: 51.5, longitude: -0.12 },  // undefined values are left out; arrays join with commas and must not be mutated after use
 //     ttl: 1800,            // seconds a copy is fresh: served without asking again
 //     revalidate: 1800,     // seconds after that a copy is served at once while a refresh runs (default: ttl, at most a day)
 //     keep: 7 * 86400,      // seconds after ttl a copy still answers when the provider fails (default: a week)
@@ -106,26 +106,36 @@ interface Usage {
   network: number;
   cached: number;
 }
-// Per request id, for metering; bounded because calls nobody meters never collect theirs.
-const usage = new Map<string, Usage>();
+// Per request id, for metering. Calls nobody meters never collect theirs, so
+// the record is two generations of maps: when the young one fills, the old one
+// is dropped whole (deleting from the front of one big Map is slow in JSC).
+let young = new Map<string, Usage>();
+let old = new Map<string, Usage>();
+const GENERATION = 5000;
+function usageOf(requestId: string): Usage | undefined {
+  return young.get(requestId) ?? old.get(requestId);
+}
 function note(requestId: string, kind: keyof Usage) {
-  let u = usage.get(requestId);
+  let u = usageOf(requestId);
   if (!u) {
     u = { network: 0, cached: 0 };
-    usage.set(requestId, u);
-    if (usage.size > 10_000) usage.delete(usage.keys().next().value!);
+    if (young.size >= GENERATION) {
+      old = young;
+      young = new Map();
+    }
+    young.set(requestId, u);
   }
   u[kind]++;
 }
 
 /** What a call's upstream requests were: how many went out and how many were answered from cache. */
 export function upstreamUsage(requestId: string): Usage | undefined {
-  return usage.get(requestId);
+  return usageOf(requestId);
 }
 
 /** True when the call was answered from cached copies only, so it should not be charged. */
 export function servedFromCache(requestId: string): boolean {
-  const u = usage.get(requestId);
+  const u = usageOf(requestId);
   return !!u && u.cached > 0 && u.network === 0;
 }
 
@@ -180,20 +190,48 @@ function userAgent(rt: Runtime): string {
   return `Hearth/${pkg.version} (+${instance}${contact ? `; ${contact}` : ""})`;
 }
 
+// Plain words, numbers and lists need no escaping (commas and colons are
+// allowed in a query); encodeURIComponent is the costliest step of a cached hit.
+const plain = /^[\w.\-~,:]*$/;
+const enc = (s: string) => (plain.test(s) ? s : encodeURIComponent(s));
+
+// Lists of variables are usually module constants: joined and escaped once.
+const joined = new WeakMap<readonly unknown[], string>();
+function list(v: readonly (string | number)[]): string {
+  let s = joined.get(v);
+  if (s === undefined) joined.set(v, (s = enc(v.join(","))));
+  return s;
+}
+
+// Hand-built rather than URLSearchParams: this runs on every cached answer.
+const keyNames = new Map<string, string>();
 function queryString(q: GetOptions<unknown>["query"]): string {
   if (!q) return "";
-  const parts = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) {
+  let out = "";
+  const keys = Object.keys(q);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = q[k];
     if (v === undefined || v === null) continue;
-    parts.set(k, Array.isArray(v) ? v.join(",") : String(v));
+    let name = keyNames.get(k);
+    if (name === undefined) keyNames.set(k, (name = encodeURIComponent(k)));
+    out += (out ? "&" : "?") + name + "=" + (typeof v === "number" ? String(v) : Array.isArray(v) ? list(v) : enc(String(v)));
   }
-  const s = parts.toString();
-  return s ? `?${s}` : "";
+  return out;
 }
+
+// Keys by request, remembered so a hot entry is not re-hashed on each hit.
+const keyMemo = new Map<string, string>();
 
 function cacheKey(provider: string, path: string, opts: Pick<GetOptions<unknown>, "query" | "method" | "body">): { key: string; target: string } {
   const target = path + queryString(opts.query);
-  const key = new Bun.CryptoHasher("sha256").update(`${provider}\n${opts.method ?? "GET"}\n${target}\n${opts.body ?? ""}`).digest("hex");
+  const id = `${provider}\n${opts.method ?? "GET"}\n${target}\n${opts.body ?? ""}`;
+  let key = keyMemo.get(id);
+  if (key === undefined) {
+    key = new Bun.CryptoHasher("sha256").update(id).digest("hex");
+    if (keyMemo.size >= 2048) keyMemo.delete(keyMemo.keys().next().value!);
+    keyMemo.set(id, key);
+  }
   return { key, target };
 }
 
@@ -218,7 +256,8 @@ const identity = (x: unknown) => x;
 function shape<T>(rt: Runtime, p: ProviderDef, e: Entry, data: T, cached: boolean, stale: boolean): Fetched<T> {
   const now = rt.clock.now().getTime();
   const ageSeconds = Math.max(0, Math.round((now - e.fetched) / 1000));
-  const about: About = { source: p.label, as_of: new Date(e.fetched).toISOString(), age_seconds: ageSeconds, cached };
+  e.asOf ??= new Date(e.fetched).toISOString();
+  const about: About = { source: p.label, as_of: e.asOf, age_seconds: ageSeconds, cached };
   if (p.attribution) about.attribution = p.attribution;
   if (stale) about.stale = true;
   return { data, status: e.status, provider: p.name, url: e.url, fetchedAt: new Date(e.fetched), ageSeconds, cached, stale, about };
