@@ -4,7 +4,7 @@ import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { elevationAt } from "./elevation.ts";
 import { reverse, searchPlaces } from "./nominatim.ts";
 import { around, peekAround } from "./overpass.ts";
-import { locate } from "./where.ts";
+import { coordinates, locate } from "./where.ts";
 
 const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in decimal degrees." });
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
@@ -17,8 +17,11 @@ const SEARCH_PRICE = 5;
 
 // A priced answer already in the cache costs nothing; only a point given as
 // coordinates can be checked before the call (a name needs its geocode first).
-const cachedAround = (ctx: unknown, a: { lat?: number; lon?: number; near?: string; radius: number }, text: string | undefined) =>
-  a.lat !== undefined && a.lon !== undefined && !a.near && peekAround(ctx as Ctx, a.lat, a.lon, a.radius, text);
+function cachedAround(ctx: unknown, a: { lat?: number; lon?: number; near?: string; radius: number }, text: string | undefined): boolean {
+  const named = a.near === undefined ? null : coordinates(a.near);
+  const at = named && named !== "off-earth" ? named : a.near === undefined && a.lat !== undefined && a.lon !== undefined ? { lat: a.lat, lon: a.lon } : null;
+  return !!at && peekAround(ctx as Ctx, at.lat, at.lon, a.radius, text);
+}
 
 export default definePlugin({
   name: "places",
