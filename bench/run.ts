@@ -16,7 +16,8 @@ if (!existsSync(binary) || process.env.BENCH_REBUILD !== "0") {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
-const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off" };
+// Rate limits and metering off: the benchmark measures the call path, not the limiter refusing it.
+const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0" };
 
 // Start-up: process start to first 200, median of 5 cold starts.
 const starts: number[] = [];

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount, issueToken } from "../core/auth/tokens.ts";
-import { createApp } from "../core/http/app.ts";
+import { listen } from "../core/http/serve.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { Runtime } from "../core/runtime.ts";
 
@@ -34,8 +34,8 @@ export async function startHearth(
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
   const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
-  const app = createApp(rt).listen({ port: 0, hostname: "127.0.0.1" });
-  const url = `http://127.0.0.1:${app.server!.port}`;
+  const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
+  const url = app.url;
 
   return {
     rt,
@@ -75,7 +75,7 @@ export async function startHearth(
       return { status: res.status, body: parsed, headers: res.headers };
     },
     async stop() {
-      await app.stop(true);
+      await app.stop();
       await rt.stop();
       if (!opts.dataDir) rmSync(dir, { recursive: true, force: true });
     },

@@ -2,7 +2,7 @@
 // `hearth`: serve, call any method of a running instance, list methods, make tokens.
 // Exit codes: 0 ok, 1 refused, 2 usage.
 import { ensureAccount, issueToken } from "../auth/tokens.ts";
-import { createApp } from "../http/app.ts";
+import { listen } from "../http/serve.ts";
 import { coreSettings, resolveConfig } from "../config.ts";
 import { Runtime } from "../runtime.ts";
 import { coerceValue } from "../validate.ts";
@@ -29,8 +29,8 @@ usage:
 async function serve(): Promise<number> {
   const rt = await Runtime.create();
   await rt.start();
-  const app = createApp(rt).listen({ port: Number(rt.config.PORT), hostname: rt.config.HOST });
-  const where = `http://${rt.config.HOST === "0.0.0.0" ? "127.0.0.1" : rt.config.HOST}:${app.server!.port}`;
+  const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
+  const where = app.url;
   rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
   if (process.stderr.isTTY) err(`hearth listening on ${where} (data in ${rt.dataDir})`);
   let stopping = false;

@@ -1,0 +1,38 @@
+// Binds the server. The API route is the hot path: it goes straight to Bun's
+// native router (measured: a trivial Elysia route serves ~43k req/s here,
+// Bun's routes ~80k), while every page and mount stays in the Elysia app.
+import type { Server } from "bun";
+import type { Runtime } from "../runtime.ts";
+import { handleApi } from "./api.ts";
+import { createApp, type App } from "./app.ts";
+
+export interface Listening {
+  server: Server<undefined>;
+  app: App;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
+  const app = createApp(rt);
+  const server = Bun.serve({
+    port: opts.port,
+    hostname: opts.hostname,
+    idleTimeout: 120,
+    routes: {
+      "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+    },
+    fetch: (req) => app.handle(req),
+  });
+  // Elysia reads the server from here for requestIP in its handlers.
+  app.server = server as unknown as App["server"];
+  const host = opts.hostname === "0.0.0.0" ? "127.0.0.1" : opts.hostname;
+  return {
+    server,
+    app,
+    url: `http://${host}:${server.port}`,
+    async stop() {
+      await server.stop(true);
+    },
+  };
+}
