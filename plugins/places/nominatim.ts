@@ -2,7 +2,7 @@
 // name or address into places, reverse names the place at a point. Its usage
 // policy allows one request a second, which the upstream layer's rate cap for
 // NOMINATIM enforces; answers are cached a week because places rarely move.
-import { invalid, notFound } from "../../core/errors.ts";
+import { invalid } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import type { Fetched } from "../../core/upstream/index.ts";
 
@@ -70,10 +70,6 @@ export function searchPlaces(ctx: Ctx, text: string, limit = 5): Promise<Fetched
   return ctx.http.get("NOMINATIM", "/search", { ...searchRequest(text, limit), ttl: WEEK, parse: parseSearch });
 }
 
-export function peekSearch(ctx: Ctx, text: string, limit = 5): boolean {
-  return ctx.http.peek("NOMINATIM", "/search", searchRequest(text, limit));
-}
-
 export function reverse(ctx: Ctx, lat: number, lon: number): Promise<Fetched<Place | null>> {
   return ctx.http.get("NOMINATIM", "/reverse", { ...reverseRequest(lat, lon), ttl: WEEK, parse: parseReverse });
 }
@@ -87,8 +83,4 @@ export async function resolve(ctx: Ctx, field: string, text: string): Promise<{ 
   const place = f.data[0];
   if (!place) throw invalid(field, `no place found for ${field} "${text}"; try a fuller name or give coordinates`);
   return { place, fetched: f };
-}
-
-export function noMatch(text: string) {
-  return notFound(`no place found for "${text}"`);
 }
