@@ -49,9 +49,17 @@ export class Gate {
       this.starts.push(slot);
       if (slot > now) await this.timer.sleep(slot - now);
     }
-    // A releasing request hands its place straight to the next in line.
+    // A releasing request hands its place straight to the next in line; a
+    // line longer than a few rounds of the cap means the provider is stuck.
     if (this.active < this.concurrency) this.active++;
-    else await new Promise<void>((r) => this.queue.push(r));
+    else {
+      if (this.queue.length >= this.concurrency * 16)
+        throw new HearthError("upstream_unavailable", `${this.label} is answering slowly and ${this.queue.length} requests are waiting for it: try again shortly`, {
+          retry: true,
+          headers: { "Retry-After": "5" },
+        });
+      await new Promise<void>((r) => this.queue.push(r));
+    }
     let released = false;
     return () => {
       if (released) return;
