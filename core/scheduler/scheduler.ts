@@ -76,6 +76,8 @@ const detached: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
 
 /** Jobs claimed per transaction; a burst of due firings is taken in slices this big. */
 const BATCH = 500;
+/** Handlers running at once; the rest wait their turn, already claimed. */
+const MAX_RUNNING = 32;
 /** The timer never sleeps longer than this, so jobs another process added are noticed. */
 const MAX_SLEEP_MS = 60_000;
 
@@ -163,23 +165,28 @@ export class Scheduler {
 
   /**
    * Claims and runs every firing due at `at` (default: the instance clock's
-   * now). The timer calls this; tests call it after moving their clock.
-   * Calls queue behind each other, so one process never races itself.
+   * now), resolving once they have run and their outcomes are recorded. The
+   * timer calls this; tests call it after moving their clock. Claims queue
+   * behind each other, so one process never races itself; the handlers run
+   * outside that queue, so a slow prompt never holds up the next reminder.
    */
   runDue(at?: Date): Promise<RunReport> {
     return this.queue(at, false);
   }
 
-  private queue(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
-    const run = this.chain.then(() => this.drain(at, afterWrite));
-    this.chain = run.catch(() => undefined);
-    return run;
+  private async queue(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
+    const claimed = this.chain.then(() => this.claimDue(at, afterWrite));
+    this.chain = claimed.catch(() => undefined);
+    const { claims, report } = await claimed;
+    await Promise.all(claims.map((c) => this.fire(c, report)));
+    return report;
   }
 
   /** afterWrite: armed by set(), whose transaction the reader may not see yet; the first look goes through the write lock. */
-  private async drain(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
+  private async claimDue(at: Date | undefined, afterWrite: boolean): Promise<{ claims: Claim[]; report: RunReport }> {
     const report: RunReport = { fired: [], missed: [] };
-    if (this.handlers.size === 0 || !this.ready) return report;
+    const claims: Claim[] = [];
+    if (this.handlers.size === 0 || !this.ready) return { claims, report };
     for (;;) {
       const now = (at ?? this.rt.clock.now()).getTime();
       // A look through the reader first, so an idle wake never takes the write lock.
@@ -188,12 +195,12 @@ export class Scheduler {
         if (earliest === null || earliest > now) break;
       }
       afterWrite = false;
-      const { claims, seen } = await this.rt.store.write(() => this.claim(now, report));
-      if (claims.length) await this.fire(claims, report);
-      if (seen < BATCH) break;
+      const batch = await this.rt.store.write(() => this.claim(now, report));
+      claims.push(...batch.claims);
+      if (batch.seen < BATCH) break;
     }
     this.arm(this.earliest("read"));
-    return report;
+    return { claims, report };
   }
 
   private services(): string[] {
@@ -244,33 +251,73 @@ export class Scheduler {
     return { claims, seen: due.length };
   }
 
-  private async fire(claims: Claim[], report: RunReport) {
-    const offers = (path: string) => this.rt.registry.methods.has(path);
-    const outcomes = await Promise.all(
-      claims.map(async (c) => {
-        const { job } = c;
-        const late = c.claimed - c.due;
-        try {
-          const caller = this.callerFor(job);
-          if (!caller) return { c, late, status: "failed" as const, detail: { error: "the account that scheduled this no longer exists" } };
-          const ctx = this.rt.makeCtx(job.service, "read", caller, `schedule-${crypto.randomUUID()}`, "schedule", "");
-          const out = await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx);
-          return { c, late, status: "done" as const, detail: out ?? null };
-        } catch (e) {
-          const he = asHearthError(e);
-          if (he.kind === "internal") this.rt.log.error("scheduled firing failed", { service: job.service, ref: job.ref, due: c.due, error: String((e as Error)?.stack ?? e) });
-          return { c, late, status: "failed" as const, detail: { error: he.message, status: he.status } };
-        }
-      }),
-    );
-    const finished = this.rt.clock.now().getTime();
-    await this.rt.store.write(() => {
-      const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number]>(
-        "UPDATE schedule_firings SET status = ?, finished = ?, detail = ? WHERE service = ? AND ref = ? AND due = ?",
-      );
-      for (const o of outcomes) upd.run(o.status, finished, JSON.stringify(o.detail), o.c.job.service, o.c.job.ref, o.c.due);
+  /** Runs one claimed firing when a slot is free, then records its outcome. */
+  private async fire(c: Claim, report: RunReport) {
+    const { job } = c;
+    const late = c.claimed - c.due;
+    await this.slot();
+    let status: "done" | "failed";
+    let detail: unknown;
+    try {
+      const caller = this.callerFor(job);
+      if (!caller) {
+        status = "failed";
+        detail = { error: "the account that scheduled this no longer exists" };
+      } else {
+        const ctx = this.rt.makeCtx(job.service, "read", caller, `schedule-${crypto.randomUUID()}`, "schedule", "");
+        const offers = (path: string) => this.rt.registry.methods.has(path);
+        detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx)) ?? null;
+        status = "done";
+      }
+    } catch (e) {
+      const he = asHearthError(e);
+      if (he.kind === "internal") this.rt.log.error("scheduled firing failed", { service: job.service, ref: job.ref, due: c.due, error: String((e as Error)?.stack ?? e) });
+      status = "failed";
+      detail = { error: he.message, status: he.status };
+    } finally {
+      this.release();
+    }
+    await this.record({ service: job.service, ref: job.ref, due: c.due, status, detail });
+    report.fired.push({ service: job.service, ref: job.ref, due: c.due, late, status });
+  }
+
+  private running = 0;
+  private waiting: (() => void)[] = [];
+
+  /** At most MAX_RUNNING handlers at once across the instance, so a burst of prompts does not become a burst of model calls. */
+  private slot(): Promise<void> {
+    if (this.running < MAX_RUNNING) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private outbox: { service: string; ref: string; due: number; status: string; detail: unknown }[] = [];
+  private flushing: Promise<void> | null = null;
+
+  /** Outcomes finishing together are written in one transaction. */
+  private record(o: (typeof this.outbox)[number]): Promise<void> {
+    this.outbox.push(o);
+    this.flushing ??= Promise.resolve().then(() => {
+      const batch = this.outbox;
+      this.outbox = [];
+      this.flushing = null;
+      const finished = this.rt.clock.now().getTime();
+      return this.rt.store.write(() => {
+        const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number]>(
+          "UPDATE schedule_firings SET status = ?, finished = ?, detail = ? WHERE service = ? AND ref = ? AND due = ?",
+        );
+        for (const b of batch) upd.run(b.status, finished, JSON.stringify(b.detail), b.service, b.ref, b.due);
+      });
     });
-    for (const o of outcomes) report.fired.push({ service: o.c.job.service, ref: o.c.job.ref, due: o.c.due, late: o.late, status: o.status });
+    return this.flushing;
   }
 
   /** The firing runs as the account that scheduled it, with no more than the scopes it had. */

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { TestClock } from "../harness.ts";
+import { gate } from "./fixtures/agent/index.ts";
 import { sent } from "./fixtures/mail/index.ts";
 import { pluginPaths, startInstance } from "./instance.ts";
 
@@ -47,4 +48,27 @@ test("a firing keeps to the scopes of the token that made the event, plus mail f
   expect(h.outcome.reminder.sent).toBe(true);
   expect(h.outcome.prompt).toMatchObject({ ran: false, via: "agent/ask", status: 403 });
   expect(h.outcome.prompt.reason).toMatch(/scope/);
+});
+
+test("a prompt still running does not hold up the next reminder", async () => {
+  clock.set("2026-08-03T06:00:00Z");
+  const slow = (await inst.call("events/create", { title: "Think", when: "2026-08-03T07:00:00Z", prompt: "Take your time" }, alice)).body.result.id;
+  const quick = (await inst.call("events/create", { title: "Go", when: "2026-08-03T07:00:01Z" }, alice)).body.result.id;
+  const status = (id: string) => inst.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
+  let open!: () => void;
+  gate.closed = new Promise((r) => (open = r));
+  try {
+    // The first run claims at 07:00:00 whenever it gets to its claim; the clock has moved on by then.
+    const first = schedulerOf(inst.rt).runDue(new Date("2026-08-03T07:00:00Z"));
+    clock.set("2026-08-03T07:00:01Z");
+    await schedulerOf(inst.rt).runDue();
+    expect(status(quick)).toEqual([{ status: "done" }]);
+    expect(status(slow)).toEqual([{ status: "claimed" }]);
+    open();
+    await first;
+    expect(status(slow)).toEqual([{ status: "done" }]);
+  } finally {
+    gate.closed = null;
+    open();
+  }
 });
