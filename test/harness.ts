@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount, issueToken } from "../core/auth/tokens.ts";
 import { listen } from "../core/http/serve.ts";
+import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { Runtime } from "../core/runtime.ts";
 
@@ -45,6 +46,10 @@ export async function startHearth(
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {
       const account = await ensureAccount(rt.store, username, { admin: o.admin });
       return (await issueToken(rt.store, account, { scopes: o.scopes })).token;
+    },
+    /** Grants credits to an existing account through the ledger. */
+    async grant(username: string, amount: number) {
+      await rt.store.write(() => grantCredits(rt.store.wdb, { username, amount, by: "test", at: rt.clock.now().getTime() }));
     },
     /** Calls /api/v1/<path>: GET with a query string by default for no token... or POST with JSON when method is POST. */
     async call(path: string, args: Record<string, unknown> = {}, o: { token?: string; method?: "GET" | "POST"; headers?: Record<string, string> } = {}): Promise<CallResult> {

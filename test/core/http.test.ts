@@ -137,9 +137,12 @@ describe("callers", () => {
     expect(r.body.error.message).toContain('"tasks"');
   });
 
-  test("a priced method refuses strangers until payment exists, and runs for an account", async () => {
+  test("a priced method refuses strangers and an account without credits, and runs for one with them", async () => {
     const r = await h.call("probe/priced");
     expect([401, 402]).toContain(r.status);
+    const broke = await h.call("probe/priced", {}, { token });
+    expect(broke.status).toBe(402);
+    await h.grant("alice", 10);
     expect((await h.call("probe/priced", {}, { token })).status).toBe(200);
   });
 });
