@@ -5,7 +5,7 @@ import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
 // The probe provider: /thing answers {"n": <hits>} unless told to misbehave.
-let mode: "ok" | "500" | "garbage" | "hang" | "503" | "shape" = "ok";
+let mode: "ok" | "500" | "garbage" | "hang" | "503" | "shape" | "slow" = "ok";
 let hits = 0;
 const agents: string[] = [];
 const fixture = Bun.serve({
@@ -19,9 +19,15 @@ const fixture = Bun.serve({
     if (mode === "garbage") return new Response("<html>not json", { headers: { "content-type": "text/html" } });
     if (mode === "shape") return Response.json({ m: 1 });
     if (mode === "hang") await new Promise((r) => setTimeout(r, 2000));
+    if (mode === "slow") await new Promise((r) => setTimeout(r, 50));
     return Response.json({ n: hits });
   },
 });
+
+// A port that was open a moment ago and is closed now: connections are refused.
+const closed = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+const deadUrl = `http://127.0.0.1:${closed.port}`;
+closed.stop(true);
 
 const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
@@ -34,6 +40,7 @@ beforeAll(async () => {
       HEARTH_PLUGINS: join(import.meta.dir, "plugins"),
       PROBE_URL: base,
       PROBE_LIMITED_URL: base,
+      PROBE_DEAD_URL: deadUrl,
       PROBE_LIMITED_RATE: "1/60",
       PROBE_TIMEOUT_MS: "200",
       UPSTREAM_RETRY_MS: "1",
@@ -151,4 +158,39 @@ test("a rate cap refuses past the quota with 503 and Retry-After", async () => {
   const b = await h.call("probe/get", { id: "q2", provider: "PROBE_LIMITED" }, { token });
   expect(b.status).toBe(503);
   expect(Number(b.headers.get("retry-after"))).toBeGreaterThan(0);
+});
+
+test("an unreachable provider is a 503 after one retry", async () => {
+  const r = await h.call("probe/get", { id: "x", provider: "PROBE_DEAD" }, { token });
+  expect(r.status).toBe(503);
+  expect(r.body.error).toMatchObject({ kind: "upstream_unavailable", retry: true });
+  expect(r.body.error.message).toContain("could not be reached");
+});
+
+test("callers asking for the same thing at once share one request", async () => {
+  mode = "slow";
+  const before = hits;
+  const answers = await Promise.all([1, 2, 3].map(() => h.call("probe/get", { id: "together" }, { token })));
+  mode = "ok";
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+  expect(new Set(answers.map((a) => a.body.result.n)).size).toBe(1);
+  expect(hits).toBe(before + 1);
+});
+
+test("the cache outlives the process: a restarted instance answers from the database", async () => {
+  mode = "ok";
+  const first = await h.call("probe/get", { id: "durable" }, { token });
+  expect(first.body.result.cached).toBe(false);
+  await settle(h.rt);
+  const again = await startHearth({ clock, dataDir: h.dir, env: { HEARTH_PLUGINS: join(import.meta.dir, "plugins"), PROBE_URL: `http://127.0.0.1:${fixture.port}` } });
+  try {
+    const before = hits;
+    const r = await again.call("probe/get", { id: "durable" });
+    expect(r.status).toBe(200);
+    expect(r.body.result).toMatchObject({ n: first.body.result.n, cached: true });
+    expect(hits).toBe(before);
+  } finally {
+    await settle(again.rt);
+    await again.stop();
+  }
 });

@@ -5,6 +5,7 @@ import { defineProvider } from "../../../../core/upstream/index.ts";
 import { definePlugin, read } from "../../../../core/plugin.ts";
 
 defineProvider({ name: "PROBE", label: "Probe", url: "http://127.0.0.1:9", concurrency: 1 });
+defineProvider({ name: "PROBE_DEAD", label: "Dead probe", url: "http://127.0.0.1:9", concurrency: 1 });
 defineProvider({ name: "PROBE_LIMITED", label: "Limited probe", url: "http://127.0.0.1:9", concurrency: 1, rate: { count: 1, perMs: 60_000 } });
 
 const shape = (body: any) => {
