@@ -56,16 +56,27 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 
   const inWrite = rt.store.inWrite();
   const kind = def.kind === "write" || inWrite ? "write" : "read";
-  const run = async () => {
+  const m = rt.metering;
+  const run = async (charge: boolean) => {
     const ctx = rt.makeCtx(entry.service, kind, caller, input.requestId, entry.name, input.baseUrl ?? "");
     const out = await def.run(args, ctx);
-    if (plan !== null && rt.metering?.commit) await rt.metering.commit(plan, input.requestId);
+    if (charge && plan !== null) {
+      await m?.settle?.(plan, input.requestId);
+      await m?.commit?.(plan, input.requestId);
+    }
     return out === undefined ? null : out;
   };
   try {
-    if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(run);
-    if (plan !== null && !inWrite) return await rt.store.write(run);
-    return await run();
+    if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(() => run(true));
+    if (plan !== null && !inWrite) {
+      // A read holds no lock while it works (a provider may take seconds); its
+      // payment settles after it, and its charge is one short transaction.
+      const out = await run(false);
+      await m?.settle?.(plan, input.requestId);
+      await rt.store.write(() => m?.commit?.(plan, input.requestId));
+      return out;
+    }
+    return await run(true);
   } catch (e) {
     if (plan !== null) rt.metering?.release?.(plan);
     throw e;

@@ -41,7 +41,9 @@ export interface Metering {
   price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number;
   /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
   before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string }): unknown;
-  /** Called inside the call's transaction after the handler succeeded; a throw undoes the call's writes. */
+  /** Called after the handler succeeded, before commit: takes a payment (network). Outside any lock for reads; inside the call's transaction for writes. */
+  settle?(plan: unknown, requestId: string): Promise<void>;
+  /** Called inside a write transaction after the handler (and settle) succeeded; records the charge. A throw undoes the call's writes. */
   commit?(plan: unknown, requestId: string): void | Promise<void>;
   /** Called when the call failed, so anything held for the plan is let go. */
   release?(plan: unknown): void;

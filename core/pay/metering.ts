@@ -37,6 +37,7 @@ interface PaymentPlan {
   amount: string;
   /** Exactly what the facilitator verified, sent again to settle. */
   body: { payload: Record<string, unknown>; requirements: Record<string, unknown> };
+  settled?: SettleResponse;
 }
 
 type Plan = CreditPlan | PaymentPlan;
@@ -153,22 +154,12 @@ export class PayMetering implements Metering {
     return !!row;
   }
 
-  async commit(raw: unknown, requestId: string): Promise<void> {
+  /** Takes an x402 payment once the call succeeded; outside any lock for reads, so the chain's seconds block no one. */
+  async settle(raw: unknown, requestId: string): Promise<void> {
     const plan = raw as Plan;
-    const now = this.rt.clock.now().getTime();
-    if (plan.kind === "credits") {
-      if (servedFromCache(requestId)) return;
-      const db = this.rt.store.wdb;
-      const balance = balanceOf(db, plan.account);
-      if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
-      append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
-      return;
-    }
+    if (plan.kind !== "x402") return;
     // A cached answer costs the instance nothing, so the authorization is left unspent.
-    if (servedFromCache(requestId)) {
-      this.inFlight.delete(plan.key);
-      return;
-    }
+    if (servedFromCache(requestId)) return;
     let settled: SettleResponse;
     try {
       settled = await this.client().settle(plan.body.payload as never, plan.body.requirements as never);
@@ -183,8 +174,25 @@ export class PayMetering implements Metering {
         headers: { [header]: encodePaymentResponseHeader(settled) },
       });
     }
-    this.rt.store.wdb
-      .insert(payX402)
+    plan.settled = settled;
+  }
+
+  /** Records the charge inside a write transaction: a ledger entry for credits, the settled authorization for x402. */
+  commit(raw: unknown, requestId: string): void {
+    const plan = raw as Plan;
+    const now = this.rt.clock.now().getTime();
+    const db = this.rt.store.wdb;
+    if (plan.kind === "credits") {
+      if (servedFromCache(requestId)) return;
+      const balance = balanceOf(db, plan.account);
+      if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
+      append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
+      return;
+    }
+    const settled = plan.settled;
+    this.inFlight.delete(plan.key);
+    if (!settled) return;
+    db.insert(payX402)
       .values({
         network: plan.terms.network,
         asset: plan.terms.asset.toLowerCase(),
@@ -198,7 +206,6 @@ export class PayMetering implements Metering {
         at: now,
       })
       .run();
-    this.inFlight.delete(plan.key);
     plan.ctx.receipt = settled;
   }
 
