@@ -67,7 +67,16 @@ export async function benchUpstream(o: { seconds?: number; connections?: number 
   });
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-upstream-"));
   const port = freePort();
-  const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", PORT: String(port), HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", OPEN_METEO_AIR_URL: `http://127.0.0.1:${provider.port}` };
+  const env = {
+    ...process.env,
+    HEARTH_DATA: join(dir, "data"),
+    HEARTH_LOG: "off",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    HEARTH_RATE_READS: "0",
+    HEARTH_RATE_WRITES: "0",
+    OPEN_METEO_AIR_URL: `http://127.0.0.1:${provider.port}`,
+  };
   const cli = join(root, "core/cli/main.ts");
   const token = new TextDecoder().decode(Bun.spawnSync([process.execPath, cli, "token", "create", "--user", "bench"], { env }).stdout).trim();
   const server = Bun.spawn([process.execPath, cli, "serve"], { env, stdout: "ignore", stderr: "inherit" });
@@ -75,7 +84,11 @@ export async function benchUpstream(o: { seconds?: number; connections?: number 
   try {
     await ready(`${base}/health`);
     const auth = { authorization: `Bearer ${token}` };
-    await fetch(`${base}/api/v1/notes/add`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench", text: "a note read under load" }) });
+    await fetch(`${base}/api/v1/notes/add`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ title: "bench", text: "a note read under load" }),
+    });
     const air = `${base}/api/v1/weather/air?lat=52.55&lon=13.45`;
     // Per-caller rate limits are off: this measures the read path, not the limiter.
     // Warm the cache: the first call fetches, the rest are served from it.
@@ -97,6 +110,7 @@ export async function benchUpstream(o: { seconds?: number; connections?: number 
 if (import.meta.main) {
   const r = await benchUpstream();
   console.log(`\nCached public read beside a database read: ${r.seconds}s per scenario, ${r.connections} connections\n`);
-  for (const row of r.rows) console.log(`${row.name.padEnd(36)} ${String(row.rps).padStart(7)} req/s   p50 ${row.p50} ms   p99 ${row.p99} ms   errors ${row.errors}`);
+  for (const row of r.rows)
+    console.log(`${row.name.padEnd(36)} ${String(row.rps).padStart(7)} req/s   p50 ${row.p50} ms   p99 ${row.p99} ms   errors ${row.errors}`);
   console.log(`\nweather/air cached / notes/get: ${r.ratio} (target >= 1); provider asked ${r.providerHits} time(s)`);
 }

@@ -36,7 +36,17 @@ const MAX_ENTRIES = 512;
 const MAX_CHARS = 32_000_000;
 const PURGE_EVERY_MS = 3_600_000;
 
-type Row = { key: string; provider: string; url: string; status: number; body: string; fetched: number; fresh_until: number | null; revise_until: number | null; keep_until: number | null };
+type Row = {
+  key: string;
+  provider: string;
+  url: string;
+  status: number;
+  body: string;
+  fetched: number;
+  fresh_until: number | null;
+  revise_until: number | null;
+  keep_until: number | null;
+};
 
 export class ResponseCache {
   private mem = new Map<string, Entry>();
@@ -105,15 +115,18 @@ export class ResponseCache {
         .then(() =>
           this.rt.store.exclusive(() => {
             const w = this.rt.store.writer;
-            w.run(
-              "INSERT OR REPLACE INTO upstream_cache (key, provider, url, status, body, fetched, fresh_until, revise_until, keep_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-              [entry.key, entry.provider, entry.url, entry.status, entry.body, entry.fetched, entry.freshUntil, entry.reviseUntil, entry.keepUntil],
-            );
-            alsoOnWriter?.();
-            if (now - this.lastPurge > PURGE_EVERY_MS) {
-              this.lastPurge = now;
-              w.run("DELETE FROM upstream_cache WHERE keep_until IS NOT NULL AND keep_until < ?", [now]);
-            }
+            // One transaction: the copy and what was recorded with it land together.
+            w.transaction(() => {
+              w.run(
+                "INSERT OR REPLACE INTO upstream_cache (key, provider, url, status, body, fetched, fresh_until, revise_until, keep_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [entry.key, entry.provider, entry.url, entry.status, entry.body, entry.fetched, entry.freshUntil, entry.reviseUntil, entry.keepUntil],
+              );
+              alsoOnWriter?.();
+              if (now - this.lastPurge > PURGE_EVERY_MS) {
+                this.lastPurge = now;
+                w.run("DELETE FROM upstream_cache WHERE keep_until IS NOT NULL AND keep_until < ?", [now]);
+              }
+            })();
           }),
         )
         .catch((e) => this.rt.log.warn("upstream cache write failed", { provider: entry.provider, error: String(e) })),

@@ -331,7 +331,12 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
       if (err instanceof HearthError && err.kind.startsWith("upstream_")) throw err;
       if (!(err instanceof HearthError)) {
         rt.log.warn("upstream answer refused", { provider: p.name, url: entry.url, error: String(err) });
-        throw upstream("upstream_failed", opts.as !== "text" && err instanceof SyntaxError ? `${p.label} sent an answer that is not JSON` : `${p.label} sent an answer in a form this instance does not understand`);
+        throw upstream(
+          "upstream_failed",
+          opts.as !== "text" && err instanceof SyntaxError
+            ? `${p.label} sent an answer that is not JSON`
+            : `${p.label} sent an answer in a form this instance does not understand`,
+        );
       }
       cacheOf(rt).put(entry);
       return entry;
@@ -358,7 +363,9 @@ function makeUpstream(rt: Runtime, requestId: string): Upstream {
         return shape(rt, p, held, parsedOf(held, opts), true, false);
       }
       if (held && held.reviseUntil !== null && now < held.reviseUntil) {
-        const bg = detached(() => refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })));
+        const bg = detached(() =>
+          refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })),
+        );
         cache.track(bg);
         note(requestId, "cached");
         return shape(rt, p, held, parsedOf(held, opts), true, true);

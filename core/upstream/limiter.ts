@@ -41,10 +41,14 @@ export class Gate {
       const slot = this.starts.length < count ? now : Math.max(now, this.starts[this.starts.length - count] + perMs);
       if (slot - now > maxWaitMs) {
         const seconds = Math.max(1, Math.ceil((slot - now) / 1000));
-        throw new HearthError("upstream_unavailable", `${this.label} allows ${count} request(s) per ${perMs / 1000} s and that quota is used up: try again in ${seconds} s`, {
-          retry: true,
-          headers: { "Retry-After": String(seconds) },
-        });
+        throw new HearthError(
+          "upstream_unavailable",
+          `${this.label} allows ${count} request(s) per ${perMs / 1000} s and that quota is used up: try again in ${seconds} s`,
+          {
+            retry: true,
+            headers: { "Retry-After": String(seconds) },
+          },
+        );
       }
       this.starts.push(slot);
       if (slot > now) await this.timer.sleep(slot - now);
@@ -54,10 +58,14 @@ export class Gate {
     if (this.active < this.concurrency) this.active++;
     else {
       if (this.queue.length >= this.concurrency * 16)
-        throw new HearthError("upstream_unavailable", `${this.label} is answering slowly and ${this.queue.length} requests are waiting for it: try again shortly`, {
-          retry: true,
-          headers: { "Retry-After": "5" },
-        });
+        throw new HearthError(
+          "upstream_unavailable",
+          `${this.label} is answering slowly and ${this.queue.length} requests are waiting for it: try again shortly`,
+          {
+            retry: true,
+            headers: { "Retry-After": "5" },
+          },
+        );
       await new Promise<void>((r) => this.queue.push(r));
     }
     let released = false;

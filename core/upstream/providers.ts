@@ -63,7 +63,13 @@ defineProvider({ name: "OPEN_METEO_MARINE", url: "https://marine-api.open-meteo.
 defineProvider({ name: "OPEN_METEO_ARCHIVE", url: "https://archive-api.open-meteo.com", ...openMeteo });
 defineProvider({ name: "OPEN_METEO_GEOCODING", url: "https://geocoding-api.open-meteo.com", ...openMeteo });
 defineProvider({ name: "USGS", label: "USGS Earthquake Hazards Program", url: "https://earthquake.usgs.gov", concurrency: 2, rate: perSecond(2) });
-defineProvider({ name: "GDACS", label: "GDACS (Global Disaster Alert and Coordination System)", url: "https://www.gdacs.org", concurrency: 2, rate: perSecond(1) });
+defineProvider({
+  name: "GDACS",
+  label: "GDACS (Global Disaster Alert and Coordination System)",
+  url: "https://www.gdacs.org",
+  concurrency: 2,
+  rate: perSecond(1),
+});
 defineProvider({
   name: "EA_FLOODS",
   label: "Environment Agency flood-monitoring",
@@ -91,12 +97,40 @@ defineProvider({
   rate: perSecond(2),
   headers: { "x-api-version": "2", accept: "application/json" },
 });
-defineProvider({ name: "FRANKFURTER", label: "Frankfurter (European Central Bank reference rates)", url: "https://api.frankfurter.dev", concurrency: 2, rate: perSecond(2) });
+defineProvider({
+  name: "FRANKFURTER",
+  label: "Frankfurter (European Central Bank reference rates)",
+  url: "https://api.frankfurter.dev",
+  concurrency: 2,
+  rate: perSecond(2),
+});
 defineProvider({ name: "COINBASE", label: "Coinbase", url: "https://api.coinbase.com", concurrency: 2, rate: perSecond(3) });
 defineProvider({ name: "YAHOO_FINANCE", label: "Yahoo Finance", url: "https://query1.finance.yahoo.com", concurrency: 4, rate: perSecond(4) });
 defineProvider({ name: "COINGECKO", label: "CoinGecko", url: "https://api.coingecko.com", concurrency: 1, rate: perMinute(10) });
 // OpenStreetMap services: Nominatim allows one request a second, OSRM's demo
 // server asks the same, Overpass hands out a couple of slots per client.
-defineProvider({ name: "NOMINATIM", label: "OpenStreetMap Nominatim", url: "https://nominatim.openstreetmap.org", attribution: "© OpenStreetMap contributors, ODbL", concurrency: 1, rate: perSecond(1) });
-defineProvider({ name: "OVERPASS", label: "OpenStreetMap Overpass API", url: "https://overpass-api.de", attribution: "© OpenStreetMap contributors, ODbL", concurrency: 2, rate: perSecond(1), timeoutMs: 30_000 });
-defineProvider({ name: "OSRM", label: "OSRM", url: "https://router.project-osrm.org", attribution: "Routes © OpenStreetMap contributors, ODbL", concurrency: 1, rate: perSecond(1) });
+defineProvider({
+  name: "NOMINATIM",
+  label: "OpenStreetMap Nominatim",
+  url: "https://nominatim.openstreetmap.org",
+  attribution: "© OpenStreetMap contributors, ODbL",
+  concurrency: 1,
+  rate: perSecond(1),
+});
+defineProvider({
+  name: "OVERPASS",
+  label: "OpenStreetMap Overpass API",
+  url: "https://overpass-api.de",
+  attribution: "© OpenStreetMap contributors, ODbL",
+  concurrency: 2,
+  rate: perSecond(1),
+  timeoutMs: 30_000,
+});
+defineProvider({
+  name: "OSRM",
+  label: "OSRM",
+  url: "https://router.project-osrm.org",
+  attribution: "Routes © OpenStreetMap contributors, ODbL",
+  concurrency: 1,
+  rate: perSecond(1),
+});

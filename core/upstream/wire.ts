@@ -69,7 +69,8 @@ async function once(req: WireRequest): Promise<WireAnswer> {
           headers: after && /^\d+$/.test(after) ? { "Retry-After": after } : undefined,
         });
       }
-      if (transientStatus.has(res.status)) throw new Transient(upstream(res.status === 503 ? "upstream_unavailable" : "upstream_failed", `${req.label} answered HTTP ${res.status}`));
+      if (transientStatus.has(res.status))
+        throw new Transient(upstream(res.status === 503 ? "upstream_unavailable" : "upstream_failed", `${req.label} answered HTTP ${res.status}`));
       throw upstream("upstream_failed", `${req.label} answered HTTP ${res.status}`);
     }
     let body: string;

@@ -10,7 +10,8 @@ const NEAR_MILES = 1;
 
 export default definePlugin({
   name: "food",
-  description: "Packaged foods from Open Food Facts (ingredients, allergens, nutrition, Nutri-Score, processing) and food hygiene ratings of UK businesses from the Food Standards Agency.",
+  description:
+    "Packaged foods from Open Food Facts (ingredients, allergens, nutrition, Nutri-Score, processing) and food hygiene ratings of UK businesses from the Food Standards Agency.",
   needs: ["http"],
   config: {
     OPEN_FOOD_FACTS_URL: { default: "", description: "Base URL of Open Food Facts (https://world.openfoodfacts.org when empty)." },
@@ -34,7 +35,8 @@ export default definePlugin({
       },
     }),
     search: read({
-      description: "Packaged foods by name or brand, each with its barcode, brand, quantity, Nutri-Score and NOVA group. `limit` default 10, max 25. Cached an hour.",
+      description:
+        "Packaged foods by name or brand, each with its barcode, brand, quantity, Nutri-Score and NOVA group. `limit` default 10, max 25. Cached an hour.",
       args: T.Object({
         query: T.String({ minLength: 1, maxLength: 200, description: "Words of the name or brand." }),
         limit: T.Integer({ minimum: 1, maximum: 25, default: 10, description: "How many, 1 to 25 (default 10)." }),

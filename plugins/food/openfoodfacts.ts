@@ -22,7 +22,8 @@ export const PRODUCT_FIELDS = [
 export const SEARCH_FIELDS = ["code", "product_name", "brands", "quantity", "nutriscore_grade", "nova_group"].join(",");
 
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v.trim() : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() && Number.isFinite(Number(v)) ? Number(v) : null;
 /** "en:milk" -> "milk"; taxonomy tags keep their language prefix. */
 const untag = (t: string) => t.replace(/^[a-z]{2,3}:/, "").replace(/-/g, " ");
 
@@ -88,7 +89,12 @@ export function product(body: any, status: number) {
     categories: text(p.categories),
     ingredients,
     allergens,
-    allergens_note: allergens === null ? "not stated: the product has no ingredient list or allergen declaration on record" : allergens.length ? null : "none declared in the recorded ingredients",
+    allergens_note:
+      allergens === null
+        ? "not stated: the product has no ingredient list or allergen declaration on record"
+        : allergens.length
+          ? null
+          : "none declared in the recorded ingredients",
     traces,
     nutrition_per_100g: nutrition,
     nutri_score: nutriScore,

@@ -11,14 +11,13 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 /** Keeps what lies within the radius, nearest distance attached. */
 function around<T extends { lat: number; lon: number }>(items: T[], near: Near | null): (T & { distance_km?: number })[] {
   if (!near) return items;
-  return items
-    .map((i) => ({ ...i, distance_km: round1(distanceKm(near.lat, near.lon, i.lat, i.lon)) }))
-    .filter((i) => i.distance_km <= near.within_km);
+  return items.map((i) => ({ ...i, distance_km: round1(distanceKm(near.lat, near.lon, i.lat, i.lon)) })).filter((i) => i.distance_km <= near.within_km);
 }
 
 export default definePlugin({
   name: "hazards",
-  description: "Natural hazards now: recent earthquakes (USGS), disasters with an alert level worldwide (GDACS), and flood warnings in England (Environment Agency).",
+  description:
+    "Natural hazards now: recent earthquakes (USGS), disasters with an alert level worldwide (GDACS), and flood warnings in England (Environment Agency).",
   needs: ["http"],
   config: {
     USGS_URL: { default: "", description: "Base URL of the USGS earthquake feeds (https://earthquake.usgs.gov when empty)." },
@@ -31,7 +30,10 @@ export default definePlugin({
         "Recent earthquakes, newest first: magnitude, place, when and how long ago, depth, the USGS tsunami flag (a large oceanic quake; check the warning centres), and distance when a point is given. `min` magnitude default 2.5; `period` hour, day (default), week or month; `within_km` default 500 around lat/lon. Cached a minute.",
       args: T.Object({
         min: T.Number({ minimum: 0, maximum: 10, default: 2.5, description: "Smallest magnitude (default 2.5)." }),
-        period: T.Union([T.Literal("hour"), T.Literal("day"), T.Literal("week"), T.Literal("month")], { default: "day", description: "How far back: hour, day, week or month (default day)." }),
+        period: T.Union([T.Literal("hour"), T.Literal("day"), T.Literal("week"), T.Literal("month")], {
+          default: "day",
+          description: "How far back: hour, day, week or month (default day).",
+        }),
         lat: Lat,
         lon: Lon,
         within_km: WithinKm(500),
@@ -49,7 +51,12 @@ export default definePlugin({
           near,
         )
           .sort((x, y) => y.time - x.time)
-          .map(({ time, ...q }) => ({ ...q, time: new Date(time).toISOString(), ago: ago(time, now), minutes_ago: Math.max(0, Math.floor((now - time) / 60_000)) }));
+          .map(({ time, ...q }) => ({
+            ...q,
+            time: new Date(time).toISOString(),
+            ago: ago(time, now),
+            minutes_ago: Math.max(0, Math.floor((now - time) / 60_000)),
+          }));
         return { min, period, near, count: list.length, quakes: list, ...f.about };
       },
     }),
@@ -57,7 +64,10 @@ export default definePlugin({
       description:
         "Current disasters worldwide with a GDACS alert level (cyclones, floods, volcanoes, wildfires, earthquakes, droughts), most severe first. `level` green (default: everything), orange (orange and red) or red; `within_km` default 1000 around lat/lon. Cached 10 minutes.",
       args: T.Object({
-        level: T.Union([T.Literal("green"), T.Literal("orange"), T.Literal("red")], { default: "green", description: "Lowest alert level kept: green (all), orange or red." }),
+        level: T.Union([T.Literal("green"), T.Literal("orange"), T.Literal("red")], {
+          default: "green",
+          description: "Lowest alert level kept: green (all), orange or red.",
+        }),
         lat: Lat,
         lon: Lon,
         within_km: WithinKm(1000),

@@ -11,7 +11,8 @@ export interface EcbRates {
 }
 
 export function ecbRates(body: any): EcbRates {
-  if (!body || body.base !== "EUR" || typeof body.date !== "string" || !body.rates || typeof body.rates !== "object") throw new Error("not a Frankfurter answer");
+  if (!body || body.base !== "EUR" || typeof body.date !== "string" || !body.rates || typeof body.rates !== "object")
+    throw new Error("not a Frankfurter answer");
   const perEuro: Record<string, number> = { EUR: 1 };
   for (const [code, v] of Object.entries(body.rates)) if (typeof v === "number" && v > 0) perEuro[code] = v;
   return { date: body.date, perEuro };

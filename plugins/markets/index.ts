@@ -91,7 +91,14 @@ async function quotes(ctx: Ctx, list: Instrument[]) {
   return {
     items: list.map((i, n) => {
       const s = settled[n];
-      if (s.status === "rejected") return { name: i.name, symbol: i.symbol, description: i.description, price: null, unavailable: s.reason instanceof HearthError ? s.reason.message : "no quote" };
+      if (s.status === "rejected")
+        return {
+          name: i.name,
+          symbol: i.symbol,
+          description: i.description,
+          price: null,
+          unavailable: s.reason instanceof HearthError ? s.reason.message : "no quote",
+        };
       return { name: i.name, description: i.description, ...(i.unit ? { unit: `${s.value.data.currency} per ${i.unit}` } : {}), ...s.value.data };
     }),
     about: combine(ok.map((s) => s.value.about)),
@@ -114,13 +121,17 @@ function checkDate(date: string, today: string): string {
 
 export default definePlugin({
   name: "markets",
-  description: "Currency conversion on European Central Bank reference rates, crypto at live prices, and live prices of crypto, stocks, commodities, futures and currencies.",
+  description:
+    "Currency conversion on European Central Bank reference rates, crypto at live prices, and live prices of crypto, stocks, commodities, futures and currencies.",
   needs: ["http", "index"],
   config: {
     FRANKFURTER_URL: { default: "", description: "Base URL of the Frankfurter ECB-rates API (https://api.frankfurter.dev when empty)." },
     COINBASE_URL: { default: "", description: "Base URL of Coinbase's public API for crypto prices (https://api.coinbase.com when empty)." },
     COINGECKO_URL: { default: "", description: "Base URL of CoinGecko's public API for 24-hour changes (https://api.coingecko.com when empty)." },
-    YAHOO_FINANCE_URL: { default: "", description: "Base URL of the Yahoo Finance chart API for stock, commodity and futures quotes (https://query1.finance.yahoo.com when empty)." },
+    YAHOO_FINANCE_URL: {
+      default: "",
+      description: "Base URL of the Yahoo Finance chart API for stock, commodity and futures quotes (https://query1.finance.yahoo.com when empty).",
+    },
     MARKETS_STOCKS: {
       default: "^GSPC,^DJI,^IXIC,^FTSE,^GDAXI,^N225,AAPL,MSFT,NVDA,GOOGL,AMZN",
       description: "Comma-separated Yahoo Finance symbols markets/list shows for stocks (indices start with ^).",
@@ -144,7 +155,8 @@ export default definePlugin({
         const to = checkCode("to", a.to);
         const crypto = [from, to].filter((c) => !isCurrency(c));
         const date = a.date === undefined ? null : checkDate(a.date, ctx.clock.now().toISOString().slice(0, 10));
-        if (crypto.length && date) throw invalid("date", `${crypto.join(" and ")} ${crypto.length > 1 ? "have" : "has"} no reference rate: a past date works for currencies only`);
+        if (crypto.length && date)
+          throw invalid("date", `${crypto.join(" and ")} ${crypto.length > 1 ? "have" : "has"} no reference rate: a past date works for currencies only`);
 
         const abouts: About[] = [];
         let rates: EcbRates | null = null;
@@ -153,15 +165,25 @@ export default definePlugin({
           const f = await ecb(ctx, date);
           rates = f.data;
           abouts.push(f.about);
-          for (const [field, c] of [["from", from], ["to", to]] as const)
+          for (const [field, c] of [
+            ["from", from],
+            ["to", to],
+          ] as const)
             if (isCurrency(c) && !rates.perEuro[c])
-              throw invalid(field, `${c} is not among the ECB reference currencies on ${rates.date} (they are: ${Object.keys(rates.perEuro).sort().join(", ")})`);
+              throw invalid(
+                field,
+                `${c} is not among the ECB reference currencies on ${rates.date} (they are: ${Object.keys(rates.perEuro).sort().join(", ")})`,
+              );
         }
         let usdPer: Record<string, number> = {};
         if (crypto.length) {
           const f = await coinbase(ctx);
           abouts.push(f.about);
-          for (const [field, c] of [["from", from], ["to", to]] as const) if (!isCurrency(c) && !f.data[c]) throw invalid(field, `${c} is neither a currency nor an asset Coinbase prices`);
+          for (const [field, c] of [
+            ["from", from],
+            ["to", to],
+          ] as const)
+            if (!isCurrency(c) && !f.data[c]) throw invalid(field, `${c} is neither a currency nor an asset Coinbase prices`);
           usdPer = f.data;
         }
         // Dollars one unit is worth: crypto from its live price, currencies from the ECB's euro rates.

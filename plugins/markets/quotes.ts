@@ -47,7 +47,8 @@ export interface Quote {
 }
 
 export function chart(body: any, status: number): Quote {
-  if (status === 404 || (body?.chart && body.chart.result === null && body.chart.error)) throw notFound(`no quote: ${String(body?.chart?.error?.description ?? "unknown symbol")}`);
+  if (status === 404 || (body?.chart && body.chart.result === null && body.chart.error))
+    throw notFound(`no quote: ${String(body?.chart?.error?.description ?? "unknown symbol")}`);
   const meta = body?.chart?.result?.[0]?.meta;
   if (!meta || typeof meta.regularMarketPrice !== "number" || typeof meta.symbol !== "string") throw new Error("not a Yahoo Finance chart answer");
   // USX is how US exchanges quote grains and softs: cents, not dollars.

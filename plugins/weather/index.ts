@@ -45,7 +45,9 @@ export default definePlugin({
       openWorld: true,
       price: (a, ctx) => ((ctx as Ctx).http.peek("OPEN_METEO", "/v1/forecast", forecastRequest(a.lat, a.lon)) ? 0 : 1),
       async run({ lat, lon }, ctx) {
-        return withSource(await ctx.http.get("OPEN_METEO", "/v1/forecast", { ...forecastRequest(lat, lon), ttl: 30 * MINUTE, accept: [400], parse: om.forecast }));
+        return withSource(
+          await ctx.http.get("OPEN_METEO", "/v1/forecast", { ...forecastRequest(lat, lon), ttl: 30 * MINUTE, accept: [400], parse: om.forecast }),
+        );
       },
     }),
     air: read({
@@ -65,7 +67,8 @@ export default definePlugin({
       },
     }),
     marine: read({
-      description: "Sea state at a point: wave height (m), period (s) and direction now and for each day ahead, swell, and sea surface temperature (°C). `days` 1 to 7, default 3. Cached an hour.",
+      description:
+        "Sea state at a point: wave height (m), period (s) and direction now and for each day ahead, swell, and sea surface temperature (°C). `days` 1 to 7, default 3. Cached an hour.",
       args: T.Object({ lat: Lat, lon: Lon, days: T.Integer({ minimum: 1, maximum: 7, default: 3, description: "Days ahead, 1 to 7 (default 3)." }) }),
       access: "public",
       openWorld: true,

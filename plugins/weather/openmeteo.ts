@@ -173,7 +173,8 @@ export function marine(body: any, status: number) {
   }));
   const out: Record<string, unknown> = { location: location(b), now, days };
   // Inland points come back with every value null rather than an error.
-  if (now.wave_height_m === null && days.every((x) => x.wave_height_max_m === null)) out.note = "no sea state is modelled at this point: it may be on land or too close to the shore";
+  if (now.wave_height_m === null && days.every((x) => x.wave_height_max_m === null))
+    out.note = "no sea state is modelled at this point: it may be on land or too close to the shore";
   return out;
 }
 

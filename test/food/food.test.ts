@@ -34,7 +34,16 @@ describe("product", () => {
       quantity: "400 g",
       allergens: ["milk", "nuts", "soybeans"],
       allergens_note: null,
-      nutrition_per_100g: { energy_kcal: 539, fat_g: 30.9, saturated_fat_g: 10.6, carbohydrates_g: 57.5, sugars_g: 56.3, fiber_g: null, proteins_g: 6.3, salt_g: 0.107 },
+      nutrition_per_100g: {
+        energy_kcal: 539,
+        fat_g: 30.9,
+        saturated_fat_g: 10.6,
+        carbohydrates_g: 57.5,
+        sugars_g: 56.3,
+        fiber_g: null,
+        proteins_g: 6.3,
+        salt_g: 0.107,
+      },
       nutri_score: "E",
       nova_group: 4,
       processing: "ultra-processed",
@@ -53,7 +62,9 @@ describe("product", () => {
     const p = r.body.result;
     expect(p).toMatchObject({ name: "Oat biscuits", brand: null, ingredients: null, allergens: null, nutri_score: null, nova_group: null });
     expect(p.allergens_note).toContain("not stated");
-    expect(p.not_on_record).toEqual(expect.arrayContaining(["ingredients", "allergens", "nutri_score", "nova_group", "nutrition.energy_kcal", "nutrition.salt_g"]));
+    expect(p.not_on_record).toEqual(
+      expect.arrayContaining(["ingredients", "allergens", "nutri_score", "nova_group", "nutrition.energy_kcal", "nutrition.salt_g"]),
+    );
     expect(p.nutrition_per_100g.fat_g).toBeNull();
   });
 
@@ -114,7 +125,14 @@ describe("hygiene", () => {
       ["GOLDEN HIND TAKEAWAY", "Improvement Required"],
       ["Golden Hind Cakes", "Exempt"],
     ]);
-    expect(places[0]).toMatchObject({ address: "73 Marylebone Lane, London", postcode: "W1U 2PN", rated_on: "2025-03-12", authority: "Westminster", lat: 51.517012, lon: -0.150231 });
+    expect(places[0]).toMatchObject({
+      address: "73 Marylebone Lane, London",
+      postcode: "W1U 2PN",
+      rated_on: "2025-03-12",
+      authority: "Westminster",
+      lat: 51.517012,
+      lon: -0.150231,
+    });
     expect(places[1].scheme).toContain("FHIS");
     expect(places[2]).toMatchObject({ address: null, lat: null, lon: null });
     const seen = fixture.last("/Establishments")!;
@@ -131,7 +149,13 @@ describe("hygiene", () => {
       ["The Red Lion", 0.67, true],
     ]);
     const q = fixture.last("/Establishments")!.query;
-    expect([q.get("latitude"), q.get("longitude"), q.get("maxDistanceLimit"), q.get("sortOptionKey"), q.get("pageSize")]).toEqual(["51.5033", "-0.1276", "1", "distance", "5"]);
+    expect([q.get("latitude"), q.get("longitude"), q.get("maxDistanceLimit"), q.get("sortOptionKey"), q.get("pageSize")]).toEqual([
+      "51.5033",
+      "-0.1276",
+      "1",
+      "distance",
+      "5",
+    ]);
   });
 
   test("where is passed as the address; something to search by is required", async () => {

@@ -34,7 +34,14 @@ describe("quakes", () => {
     const q = r.body.result;
     expect(q).toMatchObject({ min: 2.5, period: "day", near: null, count: 5, source: "USGS Earthquake Hazards Program", cached: false });
     expect(q.quakes.map((x: any) => x.magnitude)).toEqual([2.71, 6.4, 3.1, 4.6, 2.5]);
-    expect(q.quakes[0]).toMatchObject({ place: "8 km NW of The Geysers, CA", ago: "5 minutes ago", minutes_ago: 5, depth_km: 2.14, tsunami: false, time: "2026-11-21T09:54:47.655Z" });
+    expect(q.quakes[0]).toMatchObject({
+      place: "8 km NW of The Geysers, CA",
+      ago: "5 minutes ago",
+      minutes_ago: 5,
+      depth_km: 2.14,
+      tsunami: false,
+      time: "2026-11-21T09:54:47.655Z",
+    });
     expect(q.quakes[1]).toMatchObject({ id: "us7000r2ab", tsunami: true, alert: "green", felt: 38, ago: "47 minutes ago" });
     expect(q.quakes[4].ago).toBe("21 hours ago");
     expect(fixture.hits(QUAKES_DAY)).toBe(1);

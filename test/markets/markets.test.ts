@@ -10,7 +10,10 @@ const fixture = startFixture({
   "/v1/latest": () => json(recorded("frankfurter", "latest.json")),
   "/v1/2001-03-15": () => json(recorded("frankfurter", "2001-03-15.json")),
   "/v2/exchange-rates": () => json(recorded("coinbase", "exchange-rates-usd.json")),
-  "/api/v3/simple/price": () => (geckoDown ? json('{"status":{"error_code":429,"error_message":"You\'ve exceeded the Rate Limit."}}', 429) : json(recorded("coingecko", "simple-price.json"))),
+  "/api/v3/simple/price": () =>
+    geckoDown
+      ? json('{"status":{"error_code":429,"error_message":"You\'ve exceeded the Rate Limit."}}', 429)
+      : json(recorded("coingecko", "simple-price.json")),
   "/v8/finance/chart/*": (_q, req) => {
     const symbol = decodeURIComponent(new URL(req.url).pathname.split("/").pop()!);
     const file = `chart-${symbol.replace("^", "_").replace("=", "_")}.json`;
@@ -43,14 +46,28 @@ afterAll(async () => {
 
 const archived = async (like: string) => {
   await settle(h.rt);
-  return h.rt.store.reader.query("SELECT ref, title, body, owner FROM search_index WHERE kind = 'market' AND ref LIKE ?").all(like) as { ref: string; title: string; body: string; owner: string | null }[];
+  return h.rt.store.reader.query("SELECT ref, title, body, owner FROM search_index WHERE kind = 'market' AND ref LIKE ?").all(like) as {
+    ref: string;
+    title: string;
+    body: string;
+    owner: string | null;
+  }[];
 };
 
 describe("convert", () => {
   test("between currencies on the ECB's latest reference rates", async () => {
     const r = await h.call("markets/convert", { amount: 100, from: "gbp", to: "EUR" });
     expect(r.status).toBe(200);
-    expect(r.body.result).toMatchObject({ amount: 100, from: "GBP", to: "EUR", rate: 1.1478421, result: 114.7842057, basis: "ECB euro reference rates", rates_date: "2026-11-20", cached: false });
+    expect(r.body.result).toMatchObject({
+      amount: 100,
+      from: "GBP",
+      to: "EUR",
+      rate: 1.1478421,
+      result: 114.7842057,
+      basis: "ECB euro reference rates",
+      rates_date: "2026-11-20",
+      cached: false,
+    });
     expect(r.body.result.source).toContain("Frankfurter");
     expect(fixture.last("/v1/latest")!.query.get("base")).toBe("EUR");
     const yen = await h.call("markets/convert", { from: "USD", to: "JPY" });
@@ -138,7 +155,15 @@ describe("list", () => {
     expect(r.status).toBe(200);
     const items = r.body.result.items;
     expect(items.map((i: any) => i.name)).toEqual(["OIL", "GOLD", "SILVER", "COPPER", "COFFEE", "WHEAT", "CORN", "SOYBEANS", "OATS"]);
-    expect(items[1]).toMatchObject({ symbol: "GC=F", price: 2712.4, currency: "USD", unit: "USD per troy ounce", change_pct: 0.68, exchange: "COMEX", traded_at: "2026-11-21T09:50:00.000Z" });
+    expect(items[1]).toMatchObject({
+      symbol: "GC=F",
+      price: 2712.4,
+      currency: "USD",
+      unit: "USD per troy ounce",
+      change_pct: 0.68,
+      exchange: "COMEX",
+      traded_at: "2026-11-21T09:50:00.000Z",
+    });
     expect(items[4]).toMatchObject({ name: "COFFEE", price: 2.8835, currency: "USD", unit: "USD per pound" });
     expect(items[5]).toMatchObject({ name: "WHEAT", price: 5.6125, previous_close: 5.565 });
     expect(r.body.result.source).toBe("Yahoo Finance");

@@ -182,7 +182,11 @@ test("the cache outlives the process: a restarted instance answers from the data
   const first = await h.call("probe/get", { id: "durable" }, { token });
   expect(first.body.result.cached).toBe(false);
   await settle(h.rt);
-  const again = await startHearth({ clock, dataDir: h.dir, env: { HEARTH_PLUGINS: join(import.meta.dir, "plugins"), PROBE_URL: `http://127.0.0.1:${fixture.port}` } });
+  const again = await startHearth({
+    clock,
+    dataDir: h.dir,
+    env: { HEARTH_PLUGINS: join(import.meta.dir, "plugins"), PROBE_URL: `http://127.0.0.1:${fixture.port}` },
+  });
   try {
     const before = hits;
     const r = await again.call("probe/get", { id: "durable" });

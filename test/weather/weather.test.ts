@@ -48,7 +48,14 @@ describe("forecast", () => {
     expect(f.location).toEqual({ lat: 51.5, lon: -0.120000124, timezone: "Europe/London", elevation_m: 23 });
     expect(f.current).toMatchObject({ conditions: "overcast", temperature_c: 6.4, feels_like_c: 2.9, wind_kmh: 14.8, gusts_kmh: 31.3, daylight: true });
     expect(f.days).toHaveLength(7);
-    expect(f.days[1]).toMatchObject({ date: "2026-11-22", conditions: "slight rain", high_c: 10.4, low_c: 5.2, precipitation_mm: 4.2, precipitation_chance_pct: 86 });
+    expect(f.days[1]).toMatchObject({
+      date: "2026-11-22",
+      conditions: "slight rain",
+      high_c: 10.4,
+      low_c: 5.2,
+      precipitation_mm: 4.2,
+      precipitation_chance_pct: 86,
+    });
     expect(f).toMatchObject({ source: "Open-Meteo", as_of: "2026-11-21T10:00:00.000Z", age_seconds: 0, cached: false });
     expect(f.attribution).toContain("CC BY 4.0");
     const q = fixture.last("/v1/forecast")!.query;
