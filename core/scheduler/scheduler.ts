@@ -199,7 +199,9 @@ export class Scheduler {
       claims.push(...batch.claims);
       if (batch.seen < BATCH) break;
     }
-    this.arm(this.earliest("read"));
+    // Under the write lock every schedule set so far has committed and is seen, and a set() after
+    // this finds the timer already armed, so no new schedule is left waiting for the next wake.
+    await this.rt.store.exclusive(() => this.arm(this.earliest("write")));
     return { claims, report };
   }
 
