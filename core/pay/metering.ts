@@ -17,6 +17,8 @@ import { servedFromCache } from "../upstream/index.ts";
 
 interface CreditPlan {
   kind: "credits";
+  /** Whether the credits are still held against the balance for this call. */
+  held: boolean;
   account: string;
   credits: number;
   entry: MethodEntry;
@@ -59,6 +61,8 @@ export class PayMetering implements Metering {
   /** Authorizations between verify and settle, so a concurrent replay is refused before the chain knows. */
   private inFlight = new Set<string>();
   private facilitator: HTTPFacilitatorClient | null = null;
+  /** Credits promised to calls still running, per account, so concurrent calls cannot all run on one balance. */
+  private held = new Map<string, number>();
 
   constructor(
     private rt: Runtime,
@@ -85,9 +89,11 @@ export class PayMetering implements Metering {
     const baseUrl = this.base(s.baseUrl);
     const terms = termsOf(this.rt.config);
     if (caller.account) {
-      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, caller.account.id);
-      if (balance < price) throw this.short(entry, price, balance, baseUrl);
-      return { kind: "credits", account: caller.account.id, credits: price, entry, caller, baseUrl };
+      const account = caller.account.id;
+      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account) - (this.held.get(account) ?? 0);
+      if (balance < price) throw this.short(entry, price, Math.max(0, balance), baseUrl);
+      this.held.set(account, (this.held.get(account) ?? 0) + price);
+      return { kind: "credits", held: true, account, credits: price, entry, caller, baseUrl };
     }
     if (!terms) throw noPayments(entry, price);
     const ctx = paymentOf(caller);
@@ -183,11 +189,11 @@ export class PayMetering implements Metering {
     const now = this.rt.clock.now().getTime();
     const db = this.rt.store.wdb;
     if (plan.kind === "credits") {
-      if (servedFromCache(requestId)) return;
+      if (servedFromCache(requestId)) return this.unhold(plan);
       const balance = balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
       append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
-      return;
+      return this.unhold(plan);
     }
     const settled = plan.settled;
     this.inFlight.delete(plan.key);
@@ -212,6 +218,15 @@ export class PayMetering implements Metering {
   release(raw: unknown): void {
     const plan = raw as Plan;
     if (plan.kind === "x402") this.inFlight.delete(plan.key);
+    else this.unhold(plan);
+  }
+
+  private unhold(plan: CreditPlan) {
+    if (!plan.held) return;
+    plan.held = false;
+    const left = (this.held.get(plan.account) ?? 0) - plan.credits;
+    if (left > 0) this.held.set(plan.account, left);
+    else this.held.delete(plan.account);
   }
 }
 

@@ -6,6 +6,7 @@ import { activity } from "../../core/db/schema.ts";
 import { cliCommands } from "../../core/cli/commands.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { runs } from "./plugins/meter/index.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
 
@@ -32,11 +33,13 @@ describe("credits", () => {
 
   test("a priced call with no credits is refused with 402 and does not run", async () => {
     const t = await h.token("poor");
+    const ran = runs.echo ?? 0;
     const r = await h.call("meter/echo", { text: "hi" }, { token: t });
     expect(r.status).toBe(402);
     expect(r.body.error.kind).toBe("payment_required");
     expect(r.body.error.message).toContain("3 credits");
     expect((await credits(h, t)).balance).toBe(0);
+    expect(runs.echo ?? 0).toBe(ran);
   });
 
   test("an admin grant is an entry, and a call charges exactly its price", async () => {
@@ -108,8 +111,11 @@ describe("credits", () => {
   test("50 parallel charges with credits for 20 succeed exactly 20 times", async () => {
     const t = await h.token("erin");
     await grant(h, admin, "erin", 60);
+    const ran = runs.echo ?? 0;
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => h.call("meter/echo", { text: `n${i}` }, { token: t })));
     const statuses = results.map((r) => r.status);
+    // Credits are held while a call runs, so the refused 30 never reached the handler.
+    expect((runs.echo ?? 0) - ran).toBe(20);
     expect(statuses.filter((s) => s === 200).length).toBe(20);
     expect(statuses.filter((s) => s === 402).length).toBe(30);
     const c = await credits(h, t);
