@@ -70,7 +70,8 @@ function graceMs(config: Readonly<Record<string, string>>): number {
 
 export default definePlugin({
   name: "events",
-  description: "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent.",
+  description:
+    "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent. Calendar apps can subscribe to it: POST /events/feed (signed in) gives its secret iCalendar address.",
   needs: ["db", "schedule", "call"],
   config: {
     EVENTS_GRACE_MINUTES: {
