@@ -58,6 +58,8 @@ export interface IndexEntry {
 }
 
 export interface IndexHit {
+  /** The service that indexed the entry. */
+  service: string;
   kind: string;
   ref: string;
   owner: string | null;
@@ -68,10 +70,23 @@ export interface IndexHit {
 
 /** Full-text index on SQLite FTS5 shared by plugins that search. */
 export interface FullTextIndex {
+  /** Adds or replaces the entry with this kind and ref. */
   put(entry: IndexEntry): void;
+  /** Adds or replaces many entries at once, in one transaction. */
+  putMany(entries: IndexEntry[]): void;
   remove(kind: string, ref: string): void;
-  /** owner: only that owner's entries; "public": only ownerless; undefined: any. */
-  search(q: { query: string; kind?: string | string[]; owner?: string | "public" | { any: (string | null)[] }; limit?: number }): IndexHit[];
+  /**
+   * owner: only that owner's entries; "public": only ownerless; undefined: any.
+   * services: whose entries to search; the calling service's by default, "*" for every service
+   * (for readers across services, such as the archive; pair it with owner "public").
+   */
+  search(q: {
+    query: string;
+    kind?: string | string[];
+    owner?: string | "public" | { any: (string | null)[] };
+    services?: string[] | "*";
+    limit?: number;
+  }): IndexHit[];
 }
 
 export interface ActivityEvent {

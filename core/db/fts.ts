@@ -1,6 +1,8 @@
-// ctx.index: one FTS5 table shared by every plugin, partitioned by service and kind.
+// ctx.index: one FTS5 table shared by every plugin, partitioned by service and
+// kind. search_refs maps (service, kind, ref) to the FTS rowid, so replacing
+// or removing an entry is a keyed lookup rather than a scan of the index.
 import type { Database } from "bun:sqlite";
-import type { FullTextIndex, IndexHit } from "../plugin.ts";
+import type { FullTextIndex, IndexEntry, IndexHit } from "../plugin.ts";
 
 /** Turns free text into a safe FTS5 query: every word must match, as a prefix. */
 export function ftsQuery(text: string): string | null {
@@ -9,28 +11,46 @@ export function ftsQuery(text: string): string | null {
   return words.slice(0, 32).map((w) => `"${w}"*`).join(" ");
 }
 
+function put(db: Database, service: string, e: IndexEntry) {
+  const old = db.query<{ id: number }, [string, string, string]>("SELECT id FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").get(service, e.kind, e.ref);
+  if (old) db.query("DELETE FROM search_index WHERE rowid = ?").run(old.id);
+  const { lastInsertRowid } = db
+    .query("INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (?, ?, ?, ?, ?, ?)")
+    .run(service, e.kind, e.ref, e.owner, e.title, e.body);
+  db.query("INSERT OR REPLACE INTO search_refs (service, kind, ref, id) VALUES (?, ?, ?, ?)").run(service, e.kind, e.ref, Number(lastInsertRowid));
+}
+
 export function makeIndex(service: string, write: () => Database, read: () => Database): FullTextIndex {
   return {
     put(e) {
+      put(write(), service, e);
+    },
+    putMany(entries) {
       const db = write();
-      db.run("DELETE FROM search_index WHERE service = ? AND kind = ? AND ref = ?", [service, e.kind, e.ref]);
-      db.run("INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (?, ?, ?, ?, ?, ?)", [
-        service,
-        e.kind,
-        e.ref,
-        e.owner,
-        e.title,
-        e.body,
-      ]);
+      const run = () => {
+        for (const e of entries) put(db, service, e);
+      };
+      // Inside a call's transaction already, or make one so a batch lands whole.
+      if (db.inTransaction) run();
+      else db.transaction(run)();
     },
     remove(kind, ref) {
-      write().run("DELETE FROM search_index WHERE service = ? AND kind = ? AND ref = ?", [service, kind, ref]);
+      const db = write();
+      const old = db.query<{ id: number }, [string, string, string]>("SELECT id FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").get(service, kind, ref);
+      if (!old) return;
+      db.query("DELETE FROM search_index WHERE rowid = ?").run(old.id);
+      db.query("DELETE FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").run(service, kind, ref);
     },
     search(q) {
       const match = ftsQuery(q.query);
       if (!match) return [];
-      const where = ["search_index MATCH ?", "service = ?"];
-      const params: (string | number | null)[] = [match, service];
+      const where = ["search_index MATCH ?"];
+      const params: (string | number | null)[] = [match];
+      const services = q.services === "*" ? null : (q.services ?? [service]);
+      if (services) {
+        where.push(`service IN (${services.map(() => "?").join(",")})`);
+        params.push(...services);
+      }
       if (q.kind !== undefined) {
         const kinds = Array.isArray(q.kind) ? q.kind : [q.kind];
         where.push(`kind IN (${kinds.map(() => "?").join(",")})`);
@@ -50,7 +70,7 @@ export function makeIndex(service: string, write: () => Database, read: () => Da
       params.push(Math.max(1, Math.min(q.limit ?? 20, 1000)));
       return read()
         .query<IndexHit, typeof params>(
-          `SELECT kind, ref, owner, title, snippet(search_index, 5, '', '', '…', 24) AS snippet, bm25(search_index, 0, 0, 0, 0, 4.0, 1.0) AS rank
+          `SELECT service, kind, ref, owner, title, snippet(search_index, 5, '', '', '…', 24) AS snippet, bm25(search_index, 0, 0, 0, 0, 4.0, 1.0) AS rank
            FROM search_index WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
         )
         .all(...params);

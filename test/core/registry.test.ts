@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { Type as T } from "@sinclair/typebox";
+import "../../core/modules.ts";
 import { buildRegistry, ManifestError, Registry } from "../../core/registry.ts";
 import { definePlugin, read } from "../../core/plugin.ts";
 
