@@ -12,6 +12,13 @@ const byTitle = (db: Db) =>
     .from(notes)
     .where(and(eq(notes.owner, sql.placeholder("owner")), eq(notes.title, sql.placeholder("title"))))
     .prepare();
+const upsert = (db: Db) =>
+  db
+    .insert(notes)
+    .values({ owner: sql.placeholder("owner"), title: sql.placeholder("title"), text: sql.placeholder("text"), created: sql.placeholder("now"), updated: sql.placeholder("now") })
+    .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql.placeholder("text"), updated: sql.placeholder("now") } })
+    .returning()
+    .prepare();
 const allOf = (db: Db) => db.select().from(notes).where(eq(notes.owner, sql.placeholder("owner"))).orderBy(asc(notes.title)).prepare();
 
 const Title = T.String({ minLength: 1, maxLength: 500, description: "The note's title, its key." });
@@ -34,12 +41,7 @@ export default definePlugin({
       access: "account",
       run({ title, text }, ctx) {
         const now = ctx.clock.now().getTime();
-        const [row] = ctx.db
-          .insert(notes)
-          .values({ owner: ctx.account.id, title, text, created: now, updated: now })
-          .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text, updated: now } })
-          .returning()
-          .all();
+        const [row] = prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now });
         return shape(row);
       },
     }),
