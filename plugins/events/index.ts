@@ -37,7 +37,7 @@ function historyEntry(h: FiringRecord, offset: number) {
     entry.count = h.count;
     entry.until = formatTime((h.detail as { last: number }).last, offset);
     entry.reason = "the instance was down past the grace window, so this was not replayed late";
-  } else if (h.status === "claimed") entry.note = "started but not finished: the instance stopped mid-firing, and a firing is never run twice";
+  } else if (h.status === "claimed") entry.note = "started, not finished: still running, or the instance stopped mid-firing (a firing is never run twice)";
   else if (h.detail !== null) entry.outcome = h.detail;
   return entry;
 }
@@ -63,9 +63,11 @@ function feedUrls(ctx: Ctx, key: string) {
   return { url, webcal: url.replace(/^https?:/, "webcal:") };
 }
 
-function graceMs(config: Readonly<Record<string, string>>): number {
-  const m = Number(config.EVENTS_GRACE_MINUTES);
-  return Number.isFinite(m) && m >= 0 ? m * MIN : 10 * MIN;
+function graceMs(ctx: Ctx): number {
+  const m = Number(ctx.config.EVENTS_GRACE_MINUTES);
+  if (Number.isFinite(m) && m >= 0) return m * MIN;
+  ctx.log.warn("EVENTS_GRACE_MINUTES is not a number of minutes; using 10", { value: ctx.config.EVENTS_GRACE_MINUTES });
+  return 10 * MIN;
 }
 
 export default definePlugin({
@@ -233,6 +235,6 @@ export default definePlugin({
     },
   ],
   async start(ctx) {
-    await ctx.schedule.handle(fireEvent, { grace: graceMs(ctx.config) });
+    await ctx.schedule.handle(fireEvent, { grace: graceMs(ctx) });
   },
 });
