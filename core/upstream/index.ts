@@ -39,7 +39,9 @@
 // Failures: unreachable, 503 or 429 => 503 upstream_unavailable; no answer
 // in time => 504 upstream_timeout; any other status, a body that is not
 // JSON, or one parse refuses => 502 upstream_failed. All say retry: true.
-// A connection failure or a 502/503/504 is retried once first.
+// A connection failure or a 502/503/504 is retried once first. After a
+// failure, a held copy answers that request for 30 s without asking again.
+// `settle(rt)` waits for background refreshes and cache writes (tests, shutdown).
 import { hostname } from "node:os";
 import { provideCapability } from "../capabilities.ts";
 import { HearthError, upstream } from "../errors.ts";
@@ -146,6 +148,20 @@ export async function settle(rt: Runtime): Promise<void> {
 }
 
 const gates = new WeakMap<Runtime, Map<string, Gate>>();
+
+// When a request last failed, by cache key: a held copy answers without retrying for a while.
+const REST_MS = 30_000;
+const failures = new WeakMap<Runtime, Map<string, number>>();
+function failedRecently(rt: Runtime, key: string, now: number): boolean {
+  const at = failures.get(rt)?.get(key);
+  return at !== undefined && now - at < REST_MS;
+}
+function noteFailure(rt: Runtime, key: string, at: number | null) {
+  let m = failures.get(rt);
+  if (!m) failures.set(rt, (m = new Map()));
+  if (at === null) m.delete(key);
+  else m.set(key, at);
+}
 const inflight = new WeakMap<Runtime, Map<string, Promise<Entry>>>();
 
 function settingsFor(rt: Runtime, p: ProviderDef) {
@@ -345,8 +361,16 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
     return entry;
   })();
   m.set(key, job);
-  const done = () => m.delete(key);
-  job.then(done, done);
+  job.then(
+    () => {
+      m.delete(key);
+      noteFailure(rt, key, null);
+    },
+    (e) => {
+      m.delete(key);
+      if (e instanceof HearthError && e.kind.startsWith("upstream_")) noteFailure(rt, key, rt.clock.now().getTime());
+    },
+  );
   return job;
 }
 
@@ -362,11 +386,22 @@ function makeUpstream(rt: Runtime, requestId: string): Upstream {
         note(requestId, "cached");
         return shape(rt, p, held, parsedOf(held, opts), true, false);
       }
+      const resting = held !== undefined && failedRecently(rt, key, now);
       if (held && held.reviseUntil !== null && now < held.reviseUntil) {
+        if (resting) {
+          note(requestId, "cached");
+          return shape(rt, p, held, parsedOf(held, opts), true, true);
+        }
         const bg = detached(() =>
           refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })),
         );
         cache.track(bg);
+        note(requestId, "cached");
+        return shape(rt, p, held, parsedOf(held, opts), true, true);
+      }
+      // The provider failed this request moments ago: answer with the last copy
+      // at once rather than make every caller wait out another failure.
+      if (resting && (held.keepUntil === null || now < held.keepUntil)) {
         note(requestId, "cached");
         return shape(rt, p, held, parsedOf(held, opts), true, true);
       }

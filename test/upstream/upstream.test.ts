@@ -96,6 +96,16 @@ test("a provider answering 500 is a 502; a stale copy answers instead when there
   const stale = await h.call("probe/get", { id: "s" }, { token });
   expect(stale.status).toBe(200);
   expect(stale.body.result).toMatchObject({ n: ok.body.result.n, stale: true, cached: true, age_seconds: 200 });
+  // Moments after a failure the copy answers without asking the provider again...
+  const tried = hits;
+  clock.advance(10_000);
+  const resting = await h.call("probe/get", { id: "s" }, { token });
+  expect(resting.body.result).toMatchObject({ stale: true, age_seconds: 210 });
+  expect(hits).toBe(tried);
+  // ...and half a minute on it is asked again (and fails again here).
+  clock.advance(30_000);
+  expect((await h.call("probe/get", { id: "s" }, { token })).body.result.stale).toBe(true);
+  expect(hits).toBe(tried + 1);
   // Past what it keeps, the failure shows.
   clock.advance(4000_000);
   expect((await h.call("probe/get", { id: "s" }, { token })).status).toBe(502);
