@@ -14,6 +14,13 @@ function around<T extends { lat: number; lon: number }>(items: T[], near: Near |
   return items.map((i) => ({ ...i, distance_km: round1(distanceKm(near.lat, near.lon, i.lat, i.lon)) })).filter((i) => i.distance_km <= near.within_km);
 }
 
+/** Roughly how far a point is from England's bounding box (Scilly to Lowestoft, Lizard to Berwick); 0 inside it. */
+function kmToEngland(lat: number, lon: number): number {
+  const clampedLat = Math.min(55.82, Math.max(49.86, lat));
+  const clampedLon = Math.min(1.77, Math.max(-6.45, lon));
+  return distanceKm(lat, lon, clampedLat, clampedLon);
+}
+
 export default definePlugin({
   name: "hazards",
   description:
@@ -99,6 +106,16 @@ export default definePlugin({
       openWorld: true,
       async run(a, ctx) {
         const near = nearFrom(a, 30);
+        const coverage = "England only: the Environment Agency covers England; Wales, Scotland and Northern Ireland have their own services.";
+        if (near && kmToEngland(near.lat, near.lon) > near.within_km)
+          return {
+            coverage,
+            near,
+            severe_only: a.severe === true,
+            count: 0,
+            floods: [],
+            note: `this point is ${Math.round(kmToEngland(near.lat, near.lon))} km from England, beyond within_km: the Environment Agency issues no warnings there, so none was asked`,
+          };
         // The API filters by area itself: its items carry no coordinates.
         const f = await ctx.http.get("EA_FLOODS", "/flood-monitoring/id/floods", {
           query: { "min-severity": a.severe ? 2 : 3, lat: near?.lat, long: near?.lon, dist: near?.within_km },
@@ -108,7 +125,7 @@ export default definePlugin({
         });
         const list = f.data.filter((x) => x.level <= (a.severe ? 2 : 3)).sort((x, y) => x.level - y.level || (y.changed ?? "").localeCompare(x.changed ?? ""));
         return {
-          coverage: "England only: the Environment Agency covers England; Wales, Scotland and Northern Ireland have their own services.",
+          coverage,
           near,
           severe_only: a.severe === true,
           count: list.length,

@@ -169,6 +169,14 @@ describe("floods", () => {
     expect([q.get("lat"), q.get("long"), q.get("dist")]).toEqual(["51.58", "-2.1", "30"]);
     await h.call("hazards/floods", { lat: 51.58, lon: -2.1, within_km: 5 });
     expect(fixture.last(PATH)!.query.get("dist")).toBe("5");
+    const before = fixture.hits(PATH);
+    const paris = await h.call("hazards/floods", { lat: 48.85, lon: 2.35 });
+    expect(paris.body.result).toMatchObject({ count: 0, floods: [] });
+    expect(paris.body.result.note).toContain("km from England");
+    expect(fixture.hits(PATH)).toBe(before);
+    const channel = await h.call("hazards/floods", { lat: 50.3, lon: -1.2, within_km: 60 });
+    expect(channel.body.result.note).toBeUndefined();
+    expect(fixture.hits(PATH)).toBe(before + 1);
     const half = await h.call("hazards/floods", { lat: 51.58 });
     expect(half.body.error.field).toBe("lon");
   });
