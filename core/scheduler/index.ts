@@ -4,14 +4,14 @@
 import { provideCapability } from "../capabilities.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Repeat } from "./recurrence.ts";
-import { Scheduler, type FiringHandler, type FiringRecord, type RunReport } from "./scheduler.ts";
+import { Scheduler, type FiringHandler, type FiringRecord } from "./scheduler.ts";
 
 export type { Firing, FiringHandler, FiringRecord, RunReport } from "./scheduler.ts";
 export { Scheduler } from "./scheduler.ts";
 
 export interface Schedule {
-  /** In start(): the service's handler for its firings; catches up on what fell due while down (within `grace` ms). */
-  handle(fn: FiringHandler, opts?: { grace?: number }): Promise<RunReport>;
+  /** In start(): the service's handler for its firings; catches up on what fell due while down (within `grace` ms), running it in the background. */
+  handle(fn: FiringHandler, opts?: { grace?: number }): Promise<void>;
   /**
    * Adds or replaces the schedule `ref` from a write method, owned by the
    * caller and limited to its scopes (or the scopes given). Returns the first

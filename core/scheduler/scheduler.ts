@@ -99,15 +99,23 @@ export class Scheduler {
   }
 
   /**
-   * Registers the service's firing handler, runs what fell due while the
+   * Registers the service's firing handler, claims what fell due while the
    * instance was down (within `grace` ms; older firings are recorded as
-   * missed, not replayed) and arms the timer.
+   * missed, not replayed) and arms the timer. The claimed firings run in the
+   * background, so a slow prompt never holds up the instance's start;
+   * settle() waits for them.
    */
-  async handle(service: string, fn: FiringHandler, opts: { grace?: number } = {}): Promise<RunReport> {
+  async handle(service: string, fn: FiringHandler, opts: { grace?: number } = {}): Promise<void> {
     this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0) });
     this.stopped = false;
     await this.rt.store.exclusive(() => this.ensure());
-    return this.runDue();
+    const { claims, report } = await this.claimQueued(undefined, false);
+    for (const c of claims) void this.fire(c, report).catch((e) => this.rt.log.error("scheduled firing failed", { error: String(e) }));
+  }
+
+  /** Resolves once every firing under way has run and its outcome is recorded. */
+  async settle(): Promise<void> {
+    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
   }
 
   /**
@@ -175,11 +183,15 @@ export class Scheduler {
   }
 
   private async queue(at: Date | undefined, afterWrite: boolean): Promise<RunReport> {
-    const claimed = this.chain.then(() => this.claimDue(at, afterWrite));
-    this.chain = claimed.catch(() => undefined);
-    const { claims, report } = await claimed;
+    const { claims, report } = await this.claimQueued(at, afterWrite);
     await Promise.all(claims.map((c) => this.fire(c, report)));
     return report;
+  }
+
+  private claimQueued(at: Date | undefined, afterWrite: boolean) {
+    const claimed = this.chain.then(() => this.claimDue(at, afterWrite));
+    this.chain = claimed.catch(() => undefined);
+    return claimed;
   }
 
   /** afterWrite: armed by set(), whose transaction the reader may not see yet; the first look goes through the write lock. */
@@ -253,8 +265,16 @@ export class Scheduler {
     return { claims, seen: due.length };
   }
 
+  private inflight = new Set<Promise<void>>();
+
+  private fire(c: Claim, report: RunReport): Promise<void> {
+    const p = this.run(c, report).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+    return p;
+  }
+
   /** Runs one claimed firing when a slot is free, then records its outcome. */
-  private async fire(c: Claim, report: RunReport) {
+  private async run(c: Claim, report: RunReport) {
     const { job } = c;
     const late = c.claimed - c.due;
     await this.slot();

@@ -1,6 +1,9 @@
 // What a firing sends once mail and the agent exist: stand-in mail and agent
 // services beside the real events plugin, all called through dispatch.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { TestClock } from "../harness.ts";
 import { gate } from "./fixtures/agent/index.ts";
@@ -70,5 +73,31 @@ test("a prompt still running does not hold up the next reminder", async () => {
   } finally {
     gate.closed = null;
     open();
+  }
+});
+
+test("a prompt caught up on at start runs in the background, so the instance starts without waiting for it", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-start-"));
+  const clock2 = new TestClock(Date.parse("2026-08-04T06:00:00Z"));
+  const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
+  let open!: () => void;
+  try {
+    const a = await startInstance({ plugins, clock: clock2, dataDir });
+    const token = await a.token("alice");
+    const id = (await a.call("events/create", { title: "Digest", when: "2026-08-04T07:00:00Z", prompt: "Summarise" }, token)).body.result.id;
+    await a.stop();
+    gate.closed = new Promise((r) => (open = r));
+    clock2.set("2026-08-04T07:05:00Z");
+    const b = await startInstance({ plugins, clock: clock2, dataDir });
+    const status = () => b.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
+    expect(status()).toEqual([{ status: "claimed" }]);
+    open();
+    await schedulerOf(b.rt).settle();
+    expect(status()).toEqual([{ status: "done" }]);
+    await b.stop();
+  } finally {
+    gate.closed = null;
+    open?.();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

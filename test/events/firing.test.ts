@@ -137,6 +137,8 @@ describe("restart", () => {
       // Down from 10:20 to 12:19: "late" is 9 minutes late, "early" 19, the hourly one missed 11:15 and is 4 minutes late for 12:15.
       clock.set("2026-06-01T12:19:00Z");
       const b = await startHearth({ clock, dataDir });
+      // What start claimed runs in the background; wait for it before reading the record.
+      await schedulerOf(b.rt).settle();
       const list = (await b.call("events/list", {}, { token })).body.result as { id: string; history: { at: string; status: string; count?: number; until?: string; outcome?: { late_ms: number } }[] }[];
       const byId = Object.fromEntries(list.map((e) => [e.id, e]));
       expect(byId[late].history).toMatchObject([{ at: "2026-06-01T12:10:00Z", status: "done", outcome: { late_ms: 9 * 60_000 } }]);
@@ -170,6 +172,8 @@ describe("restart", () => {
       await a.stop();
       clock.set("2026-06-08T00:45:00Z"); // a week later, 15 minutes after the last occurrence
       const b = await startHearth({ clock, dataDir });
+      // What start claimed runs in the background; wait for it before reading the record.
+      await schedulerOf(b.rt).settle();
       const [entry] = (await b.call("events/list", {}, { token })).body.result.find((e: { id: string }) => e.id === id).history;
       expect(entry).toMatchObject({ at: "2026-06-01T00:30:00Z", status: "missed", count: 7 * 24 + 1, until: "2026-06-08T00:30:00Z" });
       // The 00:30 occurrence (missed) is still on until 01:00; the next firing is 01:30.
@@ -191,6 +195,8 @@ describe("restart", () => {
       await a.stop();
       clock.set("2026-06-01T12:19:00Z");
       const b = await startHearth({ clock, dataDir, env: { EVENTS_GRACE_MINUTES: "30" } });
+      // What start claimed runs in the background; wait for it before reading the record.
+      await schedulerOf(b.rt).settle();
       const rows = b.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
       expect(rows).toEqual([{ status: "done" }]);
       await b.stop();
