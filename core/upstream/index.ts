@@ -42,6 +42,8 @@
 // A connection failure or a 502/503/504 is retried once first. After a
 // failure, a held copy answers that request for 30 s without asking again.
 // `settle(rt)` waits for background refreshes and cache writes (tests, shutdown).
+// Other outbound paths (binary downloads) reuse settingsFor, gateFor and
+// userAgent so one provider's caps hold across all of them.
 import { hostname } from "node:os";
 import { provideCapability } from "../capabilities.ts";
 import { HearthError, upstream } from "../errors.ts";
@@ -52,7 +54,7 @@ import { providerNamed, type ProviderDef, type RateCap } from "./providers.ts";
 import { send } from "./wire.ts";
 import pkg from "../../package.json";
 
-export { defineProvider, type ProviderDef } from "./providers.ts";
+export { defineProvider, providerNamed, type ProviderDef } from "./providers.ts";
 
 export interface GetOptions<T> {
   query?: Record<string, string | number | boolean | undefined | null | (string | number)[]>;
@@ -164,7 +166,8 @@ function noteFailure(rt: Runtime, key: string, at: number | null) {
 }
 const inflight = new WeakMap<Runtime, Map<string, Promise<Entry>>>();
 
-function settingsFor(rt: Runtime, p: ProviderDef) {
+/** A provider's effective base URL, timeout and rate cap on this instance. */
+export function settingsFor(rt: Runtime, p: ProviderDef) {
   const cfg = rt.config;
   const override = cfg[`${p.name}_URL`];
   const base = (override || p.url).replace(/\/+$/, "");
@@ -179,7 +182,8 @@ function settingsFor(rt: Runtime, p: ProviderDef) {
   return { base, timeoutMs, rate, overridden: !!override };
 }
 
-function gateFor(rt: Runtime, p: ProviderDef, path: string): Gate[] {
+/** The gates a request to this provider and path must pass, shared by every caller on the instance. */
+export function gateFor(rt: Runtime, p: ProviderDef, path: string): Gate[] {
   let m = gates.get(rt);
   if (!m) gates.set(rt, (m = new Map()));
   const s = settingsFor(rt, p);
@@ -200,7 +204,7 @@ function gateFor(rt: Runtime, p: ProviderDef, path: string): Gate[] {
 
 const cfgHasRate = (rt: Runtime, p: ProviderDef) => !!rt.config[`${p.name}_RATE`] && rt.config[`${p.name}_RATE`] !== "off";
 
-function userAgent(rt: Runtime): string {
+export function userAgent(rt: Runtime): string {
   const instance = rt.config.HEARTH_PUBLIC_URL || `instance on ${hostname()}`;
   const contact = rt.config.HEARTH_CONTACT;
   return `Hearth/${pkg.version} (+${instance}${contact ? `; ${contact}` : ""})`;
