@@ -74,7 +74,7 @@ beforeAll(async () => {
   entries = reg.list();
   scopedTo = reg.services().includes("notes") ? "notes" : reg.services()[0];
   // Every provider points at a closed loopback port: no test reaches the internet, and each fails fast and alike.
-  const env: Record<string, string> = { HEARTH_PLUGINS: dropins, HEARTH_PUBLIC_URL: "http://hearth.test", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0" };
+  const env: Record<string, string> = { HEARTH_PLUGINS: dropins, HEARTH_PUBLIC_URL: "http://hearth.test", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", UPSTREAM_RETRY_MS: "0" };
   for (const p of allProviders()) {
     env[`${p.name}_URL`] = "http://127.0.0.1:9";
     env[`${p.name}_TIMEOUT_MS`] = "2000";
