@@ -4,7 +4,7 @@
 // receipt is read back from the caller by whichever transport answers.
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
+import { V1_NETWORKS } from "./networks.ts";
 import { HearthError, invalid, unauthenticated } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
@@ -90,7 +90,7 @@ export function termsOf(config: Readonly<Record<string, string>>): Terms | null 
 /** The v1 name of a CAIP-2 network ("eip155:8453" -> "base"), for X-PAYMENT v1 payloads. */
 export function v1NetworkOf(network: string): string | null {
   const id = Number(network.replace(/^eip155:/, ""));
-  for (const [name, chain] of Object.entries(EVM_NETWORK_CHAIN_ID_MAP)) if (chain === id) return name;
+  for (const [name, chain] of Object.entries(V1_NETWORKS)) if (chain === id) return name;
   return null;
 }
 

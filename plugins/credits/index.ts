@@ -7,7 +7,8 @@ import { definePlugin, read, write } from "../../core/plugin.ts";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";
 import { topUp, TOPUP_MAX } from "../../core/pay/topup.ts";
-import { signWith } from "../wallet/pay.ts";
+// The wallet's signer loads viem; only a top-up needs it, so it loads then.
+const signer = () => import("../wallet/pay.ts");
 
 export default definePlugin({
   name: "credits",
@@ -50,7 +51,7 @@ export default definePlugin({
           requestId: ctx.requestId,
           at: ctx.clock.now().getTime(),
           resourceUrl: `${ctx.baseUrl}/api/v1/credits/topup`,
-          sign: (required) => signWith(ctx, required),
+          sign: async (required) => (await signer()).signWith(ctx, required),
         });
         return { credits: out.credits, balance: out.balance, transaction: out.settlement.transaction, network: out.settlement.network };
       },

@@ -1,9 +1,12 @@
 import { Type as T } from "@sinclair/typebox";
 import { definePlugin, read, write } from "../../core/plugin.ts";
-import { usd, usdcBalance } from "./chain.ts";
-import { walletAddress } from "./keys.ts";
-import { payTool } from "./pay.ts";
 import { serversOf } from "./servers.ts";
+
+// viem and the x402 client weigh ~25 MB once loaded; an instance whose owner
+// never opens a wallet should not carry them, so they load on first use.
+const chain = () => import("./chain.ts");
+const keys = () => import("./keys.ts");
+const pay = () => import("./pay.ts");
 
 export default definePlugin({
   name: "wallet",
@@ -23,6 +26,7 @@ export default definePlugin({
       args: T.Object({}),
       access: "account",
       async run(_a, ctx) {
+        const { walletAddress } = await keys();
         return { address: await walletAddress(ctx), network: ctx.config.X402_NETWORK, asset: ctx.config.X402_ASSET };
       },
     }),
@@ -32,6 +36,7 @@ export default definePlugin({
       access: "account",
       openWorld: true,
       async run(_a, ctx) {
+        const [{ walletAddress }, { usd, usdcBalance }] = await Promise.all([keys(), chain()]);
         const address = await walletAddress(ctx);
         const decimals = Number(ctx.config.X402_ASSET_DECIMALS || "6");
         const b = await usdcBalance(ctx.config.CHAIN_RPC_URL, ctx.config.X402_ASSET as `0x${string}`, address as `0x${string}`, decimals);
@@ -54,7 +59,7 @@ export default definePlugin({
       }),
       access: "account",
       openWorld: true,
-      run: (args, ctx) => payTool(ctx, args),
+      run: async (args, ctx) => (await pay()).payTool(ctx, args),
     }),
   },
 });

@@ -1,0 +1,28 @@
+// x402 v1 network names by EVM chain id. The same table ships in @x402/evm,
+// but importing it from there loads viem (~25 MB resident) into every
+// instance at start; test/pay/networks.test.ts keeps the two in step.
+export const V1_NETWORKS: Record<string, number> = {
+  ethereum: 1,
+  sepolia: 11155111,
+  abstract: 2741,
+  "abstract-testnet": 11124,
+  "base-sepolia": 84532,
+  base: 8453,
+  "avalanche-fuji": 43113,
+  avalanche: 43114,
+  iotex: 4689,
+  sei: 1329,
+  "sei-testnet": 1328,
+  polygon: 137,
+  "polygon-amoy": 80002,
+  peaq: 3338,
+  story: 1514,
+  educhain: 41923,
+  "skale-base-sepolia": 324705682,
+  megaeth: 4326,
+  monad: 143,
+  stable: 988,
+  "stable-testnet": 2201,
+  celo: 42220,
+  flare: 14,
+};
