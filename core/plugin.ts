@@ -151,6 +151,11 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
   /** Removes something. */
   destructive?: boolean;
   /**
+   * Largest JSON body this method accepts, in bytes, when it needs more (or
+   * less) than HEARTH_BODY_LIMIT: an upload, say. A function reads settings.
+   */
+  bodyLimit?: number | ((config: Readonly<Record<string, string>>) => number);
+  /**
    * Writes run in one database transaction by default, so a failure leaves
    * nothing half-written. A write that waits on the network may opt out and
    * take care of its own atomicity.

@@ -46,7 +46,9 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     limitCall(rt, entry, caller);
     let args: Record<string, unknown>;
     if (verb === "POST") {
-      const body = await readBody(req, Number(rt.config.HEARTH_BODY_LIMIT));
+      const own = entry.def.bodyLimit;
+      const limit = own === undefined ? Number(rt.config.HEARTH_BODY_LIMIT) : typeof own === "function" ? own(rt.config) : own;
+      const body = await readBody(req, limit);
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });

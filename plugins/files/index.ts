@@ -14,8 +14,8 @@ const owned = ownership<File>({ what: "file", ownerColumn: files.owner, ownerOf:
 
 const DEFAULT_MAX = 25 * 1024 * 1024;
 const random = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString("base64url");
-const maxBytes = (ctx: Ctx) => {
-  const n = Number(ctx.config.HEARTH_FILES_MAX_BYTES);
+const maxBytes = (config: Readonly<Record<string, string>>) => {
+  const n = Number(config.HEARTH_FILES_MAX_BYTES);
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_MAX;
 };
 
@@ -59,22 +59,13 @@ export default definePlugin({
   config: {
     HEARTH_FILES_MAX_BYTES: {
       default: String(DEFAULT_MAX),
-      description: "Largest file files/put accepts, in bytes (413 past it). Base64 adds a third, so HEARTH_BODY_LIMIT must be about 4/3 of this for uploads to reach it.",
+      description: "Largest file files/put accepts, in bytes (413 past it).",
     },
-  },
-  start(ctx) {
-    const needed = Math.ceil((maxBytes(ctx) * 4) / 3) + 4096;
-    const body = Number(ctx.config.HEARTH_BODY_LIMIT);
-    if (Number.isFinite(body) && body < needed)
-      ctx.log.warn("files/put cannot reach HEARTH_FILES_MAX_BYTES: the JSON body limit refuses larger uploads first", {
-        HEARTH_BODY_LIMIT: body,
-        HEARTH_FILES_MAX_BYTES: maxBytes(ctx),
-        largest_file_bytes: Math.floor(((body - 4096) * 3) / 4),
-        set_HEARTH_BODY_LIMIT_to: needed,
-      });
   },
   methods: {
     put: write({
+      // Base64 adds a third: the body may be that much larger than the file, plus room for the other fields.
+      bodyLimit: (config) => Math.ceil((maxBytes(config) * 4) / 3) + 64 * 1024,
       description:
         'Stores a file and returns its URL, which opens it for its owner only (POST <url>/share makes a link for anyone; {"shared": false} withdraws it). `content` is text, or base64 when `encoding` is "base64"; `type` is guessed from the name when omitted. Size capped by HEARTH_FILES_MAX_BYTES (default 25 MiB).',
       args: T.Object({
@@ -85,7 +76,7 @@ export default definePlugin({
       }),
       access: "account",
       async run(args, ctx) {
-        const bytes = toBytes(args.content, args.encoding, maxBytes(ctx));
+        const bytes = toBytes(args.content, args.encoding, maxBytes(ctx.config));
         const encoding = args.encoding === "base64" ? "base64" : "text";
         const hash = await ctx.blobs.put(bytes);
         const row = ctx.db

@@ -7,7 +7,7 @@ let token: string;
 const MiB = 1024 * 1024;
 
 beforeAll(async () => {
-  h = await startHearth({ env: { HEARTH_BODY_LIMIT: String(40 * MiB) } });
+  h = await startHearth();
   token = await h.token("alice");
 });
 afterAll(() => h.stop());
