@@ -4,6 +4,8 @@
 export {};
 import "./mcp/index.ts";
 import "./upstream/index.ts";
+import "./upstream/bytes.ts";
 import "./auth/module.ts";
 import "./scheduler/index.ts";
 import "./pay/index.ts";
+import "./ai/index.ts";
