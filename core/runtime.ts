@@ -112,7 +112,7 @@ export class Runtime {
   }
 
   async stop() {
-    for (const p of this.registry.plugins.values()) await p.def.stop?.();
+    for (const p of this.registry.plugins.values()) await p.def.stop?.(this.instanceCtx(p.def.name));
     this.store.close();
   }
 
@@ -176,6 +176,10 @@ provideCapability("index", (s) =>
     s.service,
     () => s.rt.store.writer,
     () => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
+    (change) => {
+      if (s.rt.store.inWrite()) return change();
+      s.rt.store.write(change).catch((e) => s.rt.log.error("index write failed", { service: s.service, error: String(e) }));
+    },
   ),
 );
 provideCapability("emit", (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {

@@ -20,26 +20,36 @@ function put(db: Database, service: string, e: IndexEntry) {
   db.query("INSERT OR REPLACE INTO search_refs (service, kind, ref, id) VALUES (?, ?, ?, ?)").run(service, e.kind, e.ref, Number(lastInsertRowid));
 }
 
-export function makeIndex(service: string, write: () => Database, read: () => Database): FullTextIndex {
+/**
+ * `via` decides when a change runs: at once inside a write transaction, or
+ * queued behind the store's write lock when called from a read, so it never
+ * lands inside another caller's open transaction.
+ */
+function remove(db: Database, service: string, kind: string, ref: string) {
+  const old = db.query<{ id: number }, [string, string, string]>("SELECT id FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").get(service, kind, ref);
+  if (!old) return;
+  db.query("DELETE FROM search_index WHERE rowid = ?").run(old.id);
+  db.query("DELETE FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").run(service, kind, ref);
+}
+
+export function makeIndex(service: string, write: () => Database, read: () => Database, via: (change: () => void) => void = (c) => c()): FullTextIndex {
   return {
     put(e) {
-      put(write(), service, e);
+      via(() => put(write(), service, e));
     },
     putMany(entries) {
-      const db = write();
-      const run = () => {
-        for (const e of entries) put(db, service, e);
-      };
-      // Inside a call's transaction already, or make one so a batch lands whole.
-      if (db.inTransaction) run();
-      else db.transaction(run)();
+      via(() => {
+        const db = write();
+        const run = () => {
+          for (const e of entries) put(db, service, e);
+        };
+        // Inside a call's transaction already, or make one so a batch lands whole.
+        if (db.inTransaction) run();
+        else db.transaction(run)();
+      });
     },
     remove(kind, ref) {
-      const db = write();
-      const old = db.query<{ id: number }, [string, string, string]>("SELECT id FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").get(service, kind, ref);
-      if (!old) return;
-      db.query("DELETE FROM search_index WHERE rowid = ?").run(old.id);
-      db.query("DELETE FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").run(service, kind, ref);
+      via(() => remove(write(), service, kind, ref));
     },
     search(q) {
       const match = ftsQuery(q.query);
