@@ -1,0 +1,56 @@
+// Ordnance Survey's raster tiles (OS Maps API, ZXY in web mercator). A tile is
+// fetched once with OS_MAPS_KEY and kept: the instance serves its own copy.
+import { notConfigured, upstream } from "../../core/errors.ts";
+import type { Ctx } from "../../core/plugin.ts";
+import { defineProvider } from "../../core/upstream/index.ts";
+import { tilesHeld } from "./schema.ts";
+
+defineProvider({
+  name: "OS_MAPS",
+  label: "Ordnance Survey Maps API",
+  url: "https://api.os.uk",
+  concurrency: 4,
+  // The Data Hub's limit is 600 transactions a minute per project.
+  rate: { count: 10, perMs: 1000 },
+  maxBytes: 2_000_000,
+});
+
+export const STYLES = { road: "Road_3857", outdoor: "Outdoor_3857", light: "Light_3857" } as const;
+export type Style = keyof typeof STYLES;
+
+export const attribution = (now: Date) => `Contains OS data © Crown copyright and database rights ${now.getUTCFullYear()}`;
+
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const isPng = (b: Uint8Array) => b.length > 8 && PNG.every((v, i) => b[i] === v);
+
+// Two callers asking for one cold tile share one request.
+const fetching = new Map<string, Promise<Uint8Array>>();
+
+/** The tile's bytes: the held copy, else fetched once from Ordnance Survey and kept. */
+export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y: number, hash: string | null): Promise<Uint8Array> {
+  if (hash && (await ctx.blobs.exists(hash))) return ctx.blobs.read(hash);
+  const key = ctx.config.OS_MAPS_KEY;
+  if (!key) throw notConfigured(`this tile is not held here yet, and fetching it from Ordnance Survey needs OS_MAPS_KEY (a project key from the OS Data Hub)`);
+  const id = `${style}/${z}/${x}/${y}`;
+  let job = fetching.get(id);
+  if (!job) {
+    job = (async () => {
+      const r = await ctx.bytes.get("OS_MAPS", `/maps/raster/v1/zxy/${STYLES[style]}/${z}/${x}/${y}.png`, { query: { key } });
+      if (!isPng(r.bytes)) throw upstream("upstream_failed", "Ordnance Survey sent something that is not a PNG tile");
+      const h = await ctx.blobs.put(r.bytes);
+      const now = ctx.clock.now().getTime();
+      await ctx.writes((db) =>
+        db
+          .insert(tilesHeld)
+          .values({ style, z, x, y, hash: h, size: r.bytes.length, fetched: now })
+          .onConflictDoUpdate({ target: [tilesHeld.style, tilesHeld.z, tilesHeld.x, tilesHeld.y], set: { hash: h, size: r.bytes.length, fetched: now } })
+          .run(),
+      );
+      return r.bytes;
+    })();
+    fetching.set(id, job);
+    const done = () => fetching.delete(id);
+    job.then(done, done);
+  }
+  return job;
+}
