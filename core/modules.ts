@@ -9,3 +9,4 @@ import "./auth/module.ts";
 import "./scheduler/index.ts";
 import "./pay/index.ts";
 import "./ai/index.ts";
+import "./mail/index.ts";

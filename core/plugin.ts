@@ -184,7 +184,8 @@ export interface PluginDef {
   routes?: RouteDef[];
   /** Called once after migrations, with a context acting as the instance. */
   start?: (ctx: Ctx) => void | Promise<void>;
-  stop?: () => void | Promise<void>;
+  /** Called once as the instance stops, with a context acting as the instance (close listeners, timers). */
+  stop?: (ctx: Ctx) => void | Promise<void>;
 }
 
 export function definePlugin<P extends PluginDef>(plugin: P): P {

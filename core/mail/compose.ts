@@ -1,0 +1,42 @@
+// Builds an outgoing message as it travels: MIME by nodemailer's composer,
+// then a DKIM signature by mailauth over exactly those bytes.
+import { dkimSign } from "mailauth";
+import MailComposer from "nodemailer/lib/mail-composer";
+import type { DkimKey } from "./dkim.ts";
+
+export interface Outgoing {
+  from: string;
+  to: string;
+  subject: string;
+  body: string;
+  /** Without angle brackets. */
+  messageId: string;
+  date: Date;
+  inReplyTo?: string | null;
+  /** Without angle brackets, oldest first. */
+  references?: string[];
+}
+
+export async function compose(m: Outgoing, sign: { domain: string; key: DkimKey } | null): Promise<string> {
+  const mail = new MailComposer({
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    text: m.body,
+    messageId: `<${m.messageId}>`,
+    date: m.date,
+    inReplyTo: m.inReplyTo ? `<${m.inReplyTo}>` : undefined,
+    references: m.references?.length ? m.references.map((r) => `<${r}>`) : undefined,
+  });
+  const raw = (await mail.compile().build()).toString("utf8");
+  if (!sign) return raw;
+  const signed = await dkimSign(raw, {
+    signingDomain: sign.domain,
+    selector: sign.key.selector,
+    privateKey: sign.key.privateKey,
+    canonicalization: "relaxed/relaxed",
+    signTime: m.date,
+  });
+  if (signed.errors?.length) throw new Error(`DKIM signing failed: ${signed.errors.map((e) => e.err?.message ?? String(e.err)).join("; ")}`);
+  return signed.signatures + raw;
+}

@@ -1,0 +1,172 @@
+// The instance's MX: an SMTP server (smtp-server) on SMTP_PORT while
+// MAIL_DOMAIN is set. Unknown recipients are refused at RCPT, so nothing is
+// accepted that would later bounce; accepted mail is checked with mailauth
+// (SPF, DKIM, DMARC), parsed with mailparser and stored once per account.
+import { readFileSync } from "node:fs";
+import { authenticate, type AuthenticateResult } from "mailauth";
+import { simpleParser, type AddressObject } from "mailparser";
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+import { asc, eq } from "drizzle-orm";
+import { accounts } from "../db/schema.ts";
+import type { Runtime } from "../runtime.ts";
+import { bareId, parseLocal, sameDomain, splitAddress } from "./addresses.ts";
+import { resolverFor } from "./deliver.ts";
+import type { MailService } from "./service.ts";
+
+/** Addresses RFC 5321 and RFC 2142 expect every domain to answer; they reach the first admin. */
+const ROLE_ADDRESSES = new Set(["postmaster", "abuse"]);
+
+interface Rcpt {
+  account: { id: string; username: string };
+  tag: string | null;
+}
+
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+
+export function maxMessageBytes(config: Readonly<Record<string, string>>): number {
+  const n = Number(config.MAIL_MAX_BYTES || 26_214_400);
+  return Number.isFinite(n) && n > 0 ? n : 26_214_400;
+}
+
+export function verdictOf(a: AuthenticateResult) {
+  const dkim = a.dkim.results.map((r) => ({ domain: r.signingDomain ?? null, result: r.status.result }));
+  return {
+    spf: a.spf ? a.spf.status.result : "none",
+    dkim: dkim.find((d) => d.result === "pass")?.result ?? dkim[0]?.result ?? "none",
+    dkim_domains: dkim.filter((d) => d.result === "pass").map((d) => d.domain),
+    dmarc: a.dmarc ? a.dmarc.status.result : "none",
+  };
+}
+
+const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.text ?? "";
+
+export class Inbound {
+  private server: SMTPServer | null = null;
+  /** The port actually bound (SMTP_PORT=0 picks a free one). */
+  port: number | null = null;
+
+  constructor(
+    private rt: Runtime,
+    private mail: MailService,
+  ) {}
+
+  async start() {
+    const { config } = this.rt;
+    if (!this.mail.domain || config.SMTP_PORT === "off" || this.server) return;
+    const name = config.MAIL_HOST || this.mail.domain;
+    const tls = config.MAIL_TLS_KEY && config.MAIL_TLS_CERT ? { key: readFileSync(config.MAIL_TLS_KEY), cert: readFileSync(config.MAIL_TLS_CERT) } : {};
+    const server = new SMTPServer({
+      name,
+      banner: "Hearth mail",
+      size: maxMessageBytes(config),
+      authOptional: true,
+      disabledCommands: ["AUTH"],
+      logger: false,
+      ...tls,
+      onRcptTo: (address, session, cb) => {
+        try {
+          this.recipient(address);
+          cb();
+        } catch (e) {
+          cb(e as Error);
+        }
+      },
+      onData: (stream, session, cb) => {
+        this.receive(stream, session).then(
+          (n) => cb(null, `stored for ${n} recipient${n === 1 ? "" : "s"}`),
+          (e) => cb(e as Error),
+        );
+      },
+    });
+    server.on("error", (e) => this.rt.log.error("smtp server", { error: String(e) }));
+    const port = Number(config.SMTP_PORT || 25);
+    await new Promise<void>((resolve) => {
+      const fail = (e: Error) => {
+        this.rt.log.error("smtp server could not listen: outside mail cannot arrive", { port, error: String(e) });
+        resolve();
+      };
+      server.server.once("error", fail);
+      server.listen(port, config.SMTP_HOST || config.HOST || "0.0.0.0", () => {
+        server.server.off("error", fail);
+        const addr = server.server.address();
+        this.port = typeof addr === "object" && addr ? addr.port : port;
+        this.server = server;
+        this.rt.log.info("smtp listening", { port: this.port, domain: this.mail.domain });
+        resolve();
+      });
+    });
+  }
+
+  async stop() {
+    const s = this.server;
+    this.server = null;
+    this.port = null;
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** The account (and tag) an envelope recipient reaches; throws an SMTP refusal otherwise. */
+  recipient(address: SMTPServerAddress): Rcpt {
+    const addr = splitAddress(address.address);
+    const domain = this.mail.domain!;
+    if (!addr || !sameDomain(addr.domain, domain)) throw smtpError(550, `5.7.1 ${address.address}: relaying denied, this server takes mail for ${domain} only`);
+    const local = addr.local.toLowerCase();
+    if (ROLE_ADDRESSES.has(local)) {
+      const admin = this.rt.store.rdb.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
+      if (admin) return { account: admin, tag: null };
+    }
+    const lp = parseLocal(local);
+    const account = lp && this.mail.account({ username: lp.handle });
+    if (!lp || !account) throw smtpError(550, `5.1.1 ${address.address}: no such user here`);
+    return { account, tag: lp.tag };
+  }
+
+  private async receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<number> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    if (stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds the ${maxMessageBytes(this.rt.config)}-byte limit`);
+    const raw = Buffer.concat(chunks);
+    let verdict: ReturnType<typeof verdictOf> | { error: string };
+    const resolver = resolverFor(this.rt.config);
+    try {
+      const auth = await authenticate(raw, {
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
+        sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+        mta: this.rt.config.MAIL_HOST || this.mail.domain!,
+        resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[] | string[][]>,
+      });
+      verdict = verdictOf(auth);
+    } catch (e) {
+      verdict = { error: `authentication checks failed: ${(e as Error).message}` };
+    }
+    const parsed = await simpleParser(raw);
+    const hash = await this.rt.blobs.put(new Uint8Array(raw));
+    const messageId = bareId(parsed.messageId) ?? `${crypto.randomUUID()}@${this.mail.domain}`;
+    const refs = parsed.references ? (Array.isArray(parsed.references) ? parsed.references : parsed.references.split(/\s+/)) : [];
+    const rcpts = session.envelope.rcptTo.map((r) => ({ rcpt: this.recipient(r), to: r.address }));
+    let stored = 0;
+    await this.rt.store.write(() => {
+      const seen = new Set<string>();
+      for (const { rcpt, to } of rcpts) {
+        if (seen.has(rcpt.account.id)) continue;
+        seen.add(rcpt.account.id);
+        const row = this.mail.store({
+          account: rcpt.account,
+          folder: "inbox",
+          tag: rcpt.tag,
+          from: firstAddress(parsed.from) || (session.envelope.mailFrom ? session.envelope.mailFrom.address : ""),
+          to,
+          subject: parsed.subject ?? "",
+          body: parsed.text ?? "",
+          messageId,
+          inReplyTo: bareId(parsed.inReplyTo),
+          references: refs.map((r) => bareId(r)).filter((r): r is string => !!r),
+          auth: verdict,
+          raw: hash,
+        });
+        if (row) stored++;
+      }
+    });
+    return stored || rcpts.length;
+  }
+}

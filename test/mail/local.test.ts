@@ -1,0 +1,104 @@
+// Mail between accounts of one instance: handles and tags, the inbox, search,
+// threads, what is free, and what needs a mail domain.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { schedulerOf } from "../../core/scheduler/index.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+
+let h: Hearth;
+let alice: string;
+let bob: string;
+const clock = new TestClock(new Date("2026-11-21T09:00:00Z").getTime());
+
+beforeAll(async () => {
+  h = await startHearth({ clock });
+  alice = await h.token("alice");
+  bob = await h.token("bob");
+});
+afterAll(() => h.stop());
+
+describe("mail without a mail domain", () => {
+  test("info gives the handle, no address, and says outside mail cannot arrive", async () => {
+    const r = await h.call("mail/info", {}, { token: alice });
+    expect(r.status).toBe(200);
+    expect(r.body.result).toEqual({ handle: "alice", address: null, outside_mail: false });
+    const t = await h.call("mail/info", { tag: "Garden" }, { token: alice });
+    expect(t.body.result).toMatchObject({ handle: "alice", tag: "garden", tagged_handle: "alice+garden", tagged_address: null });
+  });
+
+  test("a username is delivered at once and free, newest first in the inbox", async () => {
+    const first = await h.call("mail/send", { to: "bob", subject: "Seeds", body: "The tomato seeds came." }, { token: alice });
+    expect(first.status).toBe(200);
+    expect(first.body.result).toMatchObject({ to: "bob", delivery: "local" });
+    clock.advance(60_000);
+    await h.call("mail/send", { to: "bob", subject: "Water", body: "Water the beans on Sunday." }, { token: alice });
+    const inbox = await h.call("mail/inbox", {}, { token: bob });
+    expect(inbox.status).toBe(200);
+    expect(inbox.body.result.map((m: any) => m.subject)).toEqual(["Water", "Seeds"]);
+    expect(inbox.body.result[1]).toMatchObject({ from: "alice", to: "bob", body: "The tomato seeds came.", folder: "inbox", at: "2026-11-21T09:00:00.000Z", tag: null });
+    expect(inbox.body.result[1].message_id).toMatch(/^[0-9a-f-]{36}@/);
+    expect((await h.call("mail/inbox", { limit: 1 }, { token: bob })).body.result).toHaveLength(1);
+    // The sender's inbox holds nothing of it; its copy is in the sent folder, found by search.
+    expect((await h.call("mail/inbox", {}, { token: alice })).body.result).toEqual([]);
+    const mine = await h.call("mail/search", { query: "tomato" }, { token: alice });
+    expect(mine.body.result).toMatchObject([{ folder: "sent", subject: "Seeds", delivery: "local" }]);
+  });
+
+  test("handle+tag lands under its tag, and the inbox reads a tag on its own", async () => {
+    const r = await h.call("mail/send", { to: "bob+Garden", subject: "Plot 7", body: "Your plot is ready." }, { token: alice });
+    expect(r.body.result).toMatchObject({ to: "bob+garden", delivery: "local" });
+    const tagged = await h.call("mail/inbox", { tag: "garden" }, { token: bob });
+    expect(tagged.body.result.map((m: any) => m.subject)).toEqual(["Plot 7"]);
+    expect(tagged.body.result[0]).toMatchObject({ tag: "garden", to: "bob+garden" });
+    expect((await h.call("mail/inbox", { tag: "work" }, { token: bob })).body.result).toEqual([]);
+    expect((await h.call("mail/inbox", {}, { token: bob })).body.result[0].subject).toBe("Plot 7");
+  });
+
+  test("search finds by subject, sender and text, only in the caller's own mail", async () => {
+    expect((await h.call("mail/search", { query: "beans sunday" }, { token: bob })).body.result.map((m: any) => m.subject)).toEqual(["Water"]);
+    expect((await h.call("mail/search", { query: "alice" }, { token: bob })).body.result).toHaveLength(3);
+    expect((await h.call("mail/search", { query: "plot" }, { token: bob })).body.result[0].snippet).toBeString();
+    const carol = await h.token("carol");
+    expect((await h.call("mail/search", { query: "beans" }, { token: carol })).body.result).toEqual([]);
+  });
+
+  test("a reply carries In-Reply-To and the thread's references", async () => {
+    const [got] = (await h.call("mail/inbox", { limit: 1, tag: "garden" }, { token: bob })).body.result;
+    const r = await h.call("mail/send", { to: "alice", subject: "Re: Plot 7", body: "Thanks!", reply_to: got.id }, { token: bob });
+    expect(r.status).toBe(200);
+    const [reply] = (await h.call("mail/inbox", {}, { token: alice })).body.result;
+    expect(reply).toMatchObject({ subject: "Re: Plot 7", from: "bob", in_reply_to: got.message_id });
+    const other = await h.call("mail/send", { to: "alice", subject: "x", body: "y", reply_to: "no-such-id" }, { token: bob });
+    expect(other.status).toBe(400);
+    expect(other.body.error.field).toBe("reply_to");
+  });
+
+  test("refusals: unknown username 404, bad recipient 400, outside address 501 naming MAIL_DOMAIN", async () => {
+    const none = await h.call("mail/send", { to: "nobody", subject: "hi", body: "there" }, { token: alice });
+    expect(none.status).toBe(404);
+    expect(none.body.error.message).toContain("nobody");
+    const bad = await h.call("mail/send", { to: "not an address", subject: "hi", body: "there" }, { token: alice });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("to");
+    const outside = await h.call("mail/send", { to: "friend@example.org", subject: "hi", body: "there" }, { token: alice });
+    expect(outside.status).toBe(501);
+    expect(outside.body.error.kind).toBe("not_configured");
+    expect(outside.body.error.message).toContain("MAIL_DOMAIN");
+    const twoLines = await h.call("mail/send", { to: "bob", subject: "a\r\nBcc: x@y.z", body: "b" }, { token: alice });
+    expect(twoLines.status).toBe(400);
+    expect(twoLines.body.error.field).toBe("subject");
+    expect((await h.call("mail/inbox", {})).status).toBe(401);
+  });
+
+  test("a fired event mails its reminder to the owner's inbox", async () => {
+    const dana = await h.token("dana");
+    clock.set("2026-11-21T10:00:00Z");
+    const ev = await h.call("events/create", { title: "Call the plumber", when: "2026-11-21T11:30:00+01:00", note: "Ask about the boiler." }, { token: dana });
+    expect(ev.status).toBe(200);
+    clock.set("2026-11-21T10:30:00Z");
+    await schedulerOf(h.rt).runDue();
+    const inbox = (await h.call("mail/inbox", {}, { token: dana })).body.result;
+    expect(inbox).toHaveLength(1);
+    expect(inbox[0]).toMatchObject({ subject: "Reminder: Call the plumber", to: "dana" });
+    expect(inbox[0].body).toContain("Ask about the boiler.");
+  });
+});
