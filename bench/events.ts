@@ -29,7 +29,9 @@ export interface EventsBench {
     rssAfterMB: number;
     rssGrowthMB: number;
     idleSec: number;
+    /** CPU of this process while idle with the events held, and before any were created. */
     idleCpuMsPerSec: number;
+    baselineCpuMsPerSec: number;
     timerWakes: number;
   };
 }
@@ -101,9 +103,18 @@ async function firingBench(events: number, windowSec: number): Promise<EventsBen
   }
 }
 
+/** CPU milliseconds per second this process uses while it waits. */
+async function idleCpu(seconds: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  await sleep(seconds * 1000);
+  const cpu = process.cpuUsage(cpu0);
+  return Math.round(((cpu.user + cpu.system) / 1000 / seconds) * 100) / 100;
+}
+
 async function idleBench(events: number, idleSec: number): Promise<EventsBench["idle"]> {
   const inst = await instance();
   try {
+    const baselineCpu = await idleCpu(idleSec);
     Bun.gc(true);
     const rssBefore = process.memoryUsage().rss;
     const now = Date.now();
@@ -122,9 +133,7 @@ async function idleBench(events: number, idleSec: number): Promise<EventsBench["
     sch.runDue = (at?: Date) => (wakes++, runDue(at));
     // Let the collector and SQLite finish with the creation burst before measuring quiet.
     await sleep(2000);
-    const cpu0 = process.cpuUsage();
-    await sleep(idleSec * 1000);
-    const cpu = process.cpuUsage(cpu0);
+    const cpu = await idleCpu(idleSec);
     return {
       events,
       createSec: Math.round(createSec * 10) / 10,
@@ -132,7 +141,8 @@ async function idleBench(events: number, idleSec: number): Promise<EventsBench["
       rssAfterMB: mb(rssAfter),
       rssGrowthMB: mb(rssAfter - rssBefore),
       idleSec,
-      idleCpuMsPerSec: Math.round(((cpu.user + cpu.system) / 1000 / idleSec) * 100) / 100,
+      idleCpuMsPerSec: cpu,
+      baselineCpuMsPerSec: baselineCpu,
       timerWakes: wakes,
     };
   } finally {
@@ -157,7 +167,7 @@ export function eventsTable(b: EventsBench): string {
     ["future events held", `${i.events} (created in ${i.createSec} s)`, ""],
     ["RSS before / after", `${i.rssBeforeMB} / ${i.rssAfterMB} MB`, ""],
     ["idle RSS growth", `${i.rssGrowthMB} MB`, "< 50 MB"],
-    [`idle CPU over ${i.idleSec} s`, `${i.idleCpuMsPerSec} ms/s (${i.timerWakes} timer wakes)`, ""],
+    [`idle CPU over ${i.idleSec} s, held / none`, `${i.idleCpuMsPerSec} / ${i.baselineCpuMsPerSec} ms/s (${i.timerWakes} timer wakes)`, ""],
   ];
   const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), ["scheduler", "result", "target"][c].length));
   const line = (r: string[]) => `| ${r.map((v, c) => v.padEnd(w[c])).join(" | ")} |`;
