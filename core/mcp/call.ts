@@ -1,7 +1,7 @@
 // tools/call over the one call path. The answer carries exactly what HTTP
 // would have sent as its body: {"result": …} on success, {"error": …} on a
 // refusal, as structuredContent and as a JSON text block beside it.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dispatch } from "../dispatch.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
@@ -56,7 +56,10 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   if (special) {
     const sc = { ...(special.structuredContent ?? {}) };
     sc.error ??= body.error;
-    return { ...special, structuredContent: sc, isError: true };
+    // Results made elsewhere are checked as the SDK's server checks them; the ones built below are valid by construction.
+    const checked = CallToolResultSchema.safeParse({ ...special, structuredContent: sc, isError: true });
+    if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+    return checked.data;
   }
   const out: CallToolResult = { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
   if (status !== 200) out.isError = true;

@@ -6,15 +6,7 @@
 // Anything else (initialize, notifications, batches, pings, streams, a message
 // the schemas refuse, an unsupported protocol version) goes to the SDK, which
 // then gives its own answer or refusal.
-import {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  ErrorCode,
-  JSONRPCRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
@@ -43,21 +35,33 @@ const answers = new Map<unknown, Answer>([
     (rt, ctx, msg) => {
     const parsed = CallToolRequestSchema.safeParse(msg);
     if (!parsed.success || parsed.data.params.task) return null;
-    return callToolRequest(rt, ctx, parsed.data.params).then((result) => {
-      const checked = CallToolResultSchema.safeParse(result);
-      if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
-      return checked.data;
-    });
+    // callTool checks the results it does not build itself, as the SDK's server checks every one.
+    return callToolRequest(rt, ctx, parsed.data.params);
     },
   ],
 ]);
+
+const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * The SDK's JSON-RPC request schema, checked by hand on the hot path: a
+ * strict object, version "2.0", a string or whole-number id, and params (if
+ * any) an object that the method's own schema then checks. Anything doubtful
+ * is left to the SDK, so this may refuse more than the schema but never less.
+ */
+function isPlainRequest(m: Record<string, unknown>): boolean {
+  for (const k in m) if (!ENVELOPE.has(k)) return false;
+  if (m.jsonrpc !== "2.0") return false;
+  if (typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return false;
+  return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
+}
 
 /** The answer to one tools/call or tools/list message, or null when the SDK should take it. */
 export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
   if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
   const answer = answers.get((msg as { method?: unknown }).method);
   if (!answer) return null;
-  if (!acceptable(req) || !JSONRPCRequestSchema.safeParse(msg).success) return null;
+  if (!isPlainRequest(msg as Record<string, unknown>) || !acceptable(req)) return null;
   const id = (msg as { id: string | number }).id;
   let pending: Promise<unknown> | null;
   try {
