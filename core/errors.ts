@@ -32,6 +32,9 @@ const statusOf: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/** Every kind of refusal, for documents that describe them (OpenAPI). */
+export const errorKinds = () => Object.keys(statusOf) as ErrorKind[];
+
 export interface ErrorBody {
   status: number;
   kind: ErrorKind;

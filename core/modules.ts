@@ -8,5 +8,7 @@ import "./upstream/bytes.ts";
 import "./auth/module.ts";
 import "./scheduler/index.ts";
 import "./pay/index.ts";
+import "./http/pages/front.ts";
 import "./ai/index.ts";
 import "./mail/index.ts";
+import "./methods.ts";

@@ -1,0 +1,30 @@
+// The pages a person meets first and the documents programs read: the home
+// page, the services list with its forms, the OpenAPI document and its
+// reference, and the instance's status. All of it is derived from the registry.
+import { openapiDocument } from "../../openapi/document.ts";
+import { clientAddress, mounts, route } from "../app.ts";
+import { homePage, homePlacePost } from "./home.ts";
+import "./home/migrations.ts";
+import { referenceAssets, referencePage } from "./reference.ts";
+import { servicesPage, servicesTry } from "./services.ts";
+import { statusPage } from "./status.ts";
+
+mounts.push((app, rt) => {
+  const noParse = { parse: "none" as const };
+  app.get("/", route((c) => homePage(rt, c.request)));
+  app.post("/home/place", route((c) => homePlacePost(rt, c.request)), noParse);
+  app.get("/services", route((c) => servicesPage(rt, c.request)));
+  app.post("/services", route((c) => servicesTry(rt, c.request, clientAddress(c))), noParse);
+  app.get(
+    "/openapi.json",
+    route((c) => {
+      const base = rt.config.HEARTH_PUBLIC_URL || new URL(c.request.url).origin;
+      return new Response(JSON.stringify(openapiDocument(rt, base.replace(/\/+$/, ""))), {
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache", "access-control-allow-origin": "*" },
+      });
+    }),
+  );
+  app.get("/reference", route((c) => referencePage(rt, c.request)));
+  for (const [path, serve] of Object.entries(referenceAssets)) app.get(path, route(() => serve()));
+  app.get("/status", route((c) => statusPage(rt, c.request)));
+});

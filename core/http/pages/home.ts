@@ -1,0 +1,133 @@
+// {base}/: for a visitor, what this instance is and what anyone may use; for
+// a signed-in person, a home screen of cards from the services that have
+// something to show now, and the place the weather and prayer times are for.
+import { findSession, requireCsrf, sessionCaller, type Session } from "../../auth/sessions.ts";
+import { dispatch } from "../../dispatch.ts";
+import { asHearthError, invalid } from "../../errors.ts";
+import type { Runtime } from "../../runtime.ts";
+import { gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
+import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
+import { readPosted } from "./form.ts";
+import { html, message, page, seeOther, type Html } from "./layout.ts";
+
+const STYLE = html`<style>
+main{max-width:64rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:1rem;padding:0;margin:1rem 0;list-style:none}
+.card{border:1px solid var(--line);border-radius:.6rem;padding:.8rem 1rem;background:var(--field)}
+.card h2{margin:0 0 .4rem;font-size:1.1rem}
+.card h2 a{text-decoration:none}
+.card h2 a:hover,.card h2 a:focus-visible{text-decoration:underline}
+.card ul{list-style:none;margin:0;padding:0}
+.card li{padding:.3rem 0;border-top:1px solid var(--line);display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 .75rem}
+.card li:first-child{border-top:0}
+.card .when{color:var(--muted);font-size:.93rem}
+.card .lead{margin:.2rem 0 .5rem}
+.intro{font-size:1.1rem}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:1rem 0}
+.actions a{display:inline-block;padding:.6rem 1.1rem;border-radius:.4rem;border:1px solid var(--accent);font-weight:600;text-decoration:none;min-height:2.75rem}
+.actions a.primary{background:var(--accent);color:var(--bg)}
+dl.svc{display:grid;grid-template-columns:minmax(6rem,max-content) 1fr;gap:.4rem 1rem}
+dl.svc dt{font-weight:600}dl.svc dd{margin:0}
+@media (max-width:36rem){dl.svc{grid-template-columns:1fr}dl.svc dd{margin:0 0 .6rem}}
+.links{display:flex;flex-wrap:wrap;gap:.5rem 1rem;padding:0;list-style:none}
+</style>`;
+
+/** Services that anyone may use without an account, with what they do. */
+function publicServices(rt: Runtime): { name: string; description: string }[] {
+  return rt.registry
+    .services()
+    .filter((n) => rt.registry.plugins.get(n)!.methods.some((m) => m.def.access === "public"))
+    .map((n) => ({ name: n, description: rt.registry.plugins.get(n)!.def.description }));
+}
+
+function signedOut(rt: Runtime): Response {
+  const open = publicServices(rt);
+  const body = html`<p class="intro">Hearth is a home server: notes, calendar, tasks, files, mail and more for the people who have an account here, and public information —
+weather, markets, places, routes, hazards — for anyone. Everything it does is a method you can call over HTTP, from an AI assistant over MCP, or from the command line.</p>
+<div class="actions"><a class="primary" href="/signin">Sign in</a><a href="/signup">Sign up</a></div>
+<h2>Open to everyone</h2>
+<p>These services answer without an account (some calls cost credits, paid with a token's balance or per call with x402):</p>
+<dl class="svc">${open.map((s) => html`<dt><a href="${serviceLink(rt, s.name)}">${s.name}</a></dt><dd>${s.description}</dd>`)}</dl>
+<h2>For programs</h2>
+<ul class="links"><li><a href="/services">Every service and method</a></li><li><a href="/reference">API reference</a></li><li><a href="/openapi.json">OpenAPI document</a></li><li><a href="/status">Status</a></li></ul>`;
+  return page({ title: "Welcome to Hearth", body, head: STYLE });
+}
+
+function cardHtml(c: Card): Html {
+  const id = `card-${c.service}`;
+  return html`<li class="card" aria-labelledby="${id}"><section>
+<h2 id="${id}"><a href="${c.href}">${c.title}</a></h2>
+${c.lead ? html`<p class="lead">${c.lead}</p>` : ""}
+${c.lines.length ? html`<ul>${c.lines.map((l) => html`<li><span>${l.href ? html`<a href="${l.href}" rel="noopener noreferrer">${l.text}</a>` : l.text}</span>${l.detail ? html`<span class="when">${l.detail}</span>` : ""}</li>`)}</ul>` : ""}
+</section></li>`;
+}
+
+function placeForm(s: Session, p: Prefs, error?: string): Html {
+  return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
+${message("alert", error)}
+<p class="hint">${p.place ? html`The weather${p.prayer ? " and prayer times are" : " is"} for <strong>${p.place}</strong>.` : "Name a town or give a latitude and longitude to see the weather here."}</p>
+<form method="post" action="/home/place">
+<input type="hidden" name="csrf" value="${s.csrf}">
+<label for="place">Town, address or “latitude, longitude”</label>
+<input type="text" id="place" name="place" value="${p.place ?? ""}" autocomplete="address-level2" spellcheck="false">
+<label class="choice"><input type="checkbox" name="prayer" value="1" ${p.prayer ? html`checked` : ""}> Show today's prayer times</label>
+<p><button type="submit">Save</button></p>
+</form></section>`;
+}
+
+async function signedIn(rt: Runtime, req: Request, s: Session, error?: string): Promise<Response> {
+  const prefs = prefsOf(rt, s.account.id);
+  const { cards, skipped } = await gatherCards(rt, sessionCaller(s), prefs, new URL(req.url).origin);
+  const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
+${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
+${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
+${placeForm(s, prefs, error)}
+<h2>Everything here</h2>
+<ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
+  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: error ? 400 : 200 });
+}
+
+export async function homePage(rt: Runtime, req: Request): Promise<Response> {
+  const s = findSession(rt, req);
+  return s ? signedIn(rt, req, s) : signedOut(rt);
+}
+
+const COORDS = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*[, ]\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
+
+/** A place as typed: coordinates as they are, anything else through the geocoder as this person. */
+async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: string): Promise<Pick<Prefs, "place" | "lat" | "lon">> {
+  const text = typed.trim();
+  if (!text) return { place: null, lat: null, lon: null };
+  if (text.length > 200) throw invalid("place", "place must be at most 200 characters");
+  const m = COORDS.exec(text);
+  if (m) {
+    const lat = Number(m[1]);
+    const lon = Number(m[2]);
+    if (Math.abs(lat) > 90 || Math.abs(lon) > 180) throw invalid("place", "latitude is -90 to 90 and longitude -180 to 180");
+    return { place: `${lat}, ${lon}`, lat, lon };
+  }
+  if (!rt.registry.get("places", "geocode")) throw invalid("place", "this instance has no geocoder: give a latitude and longitude");
+  const found = (await dispatch(rt, { service: "places", method: "geocode", args: { address: text }, caller: sessionCaller(s), requestId: crypto.randomUUID(), baseUrl })) as {
+    places?: { name?: string; display_name?: string; lat?: number; lon?: number }[];
+  };
+  const first = found?.places?.find((p) => typeof p.lat === "number" && typeof p.lon === "number");
+  if (!first) throw invalid("place", `no place called "${text}" was found; try a town with its country, or a latitude and longitude`);
+  return { place: first.display_name ?? first.name ?? text, lat: first.lat!, lon: first.lon! };
+}
+
+export async function homePlacePost(rt: Runtime, req: Request): Promise<Response> {
+  const s = findSession(rt, req);
+  if (!s) return seeOther("/signin?next=/");
+  const posted = await readPosted(req).catch(() => null);
+  try {
+    requireCsrf(s, posted?.get("csrf"));
+    const place = await resolvePlace(rt, s, posted?.get("place") ?? "", new URL(req.url).origin);
+    const before = prefsOf(rt, s.account.id);
+    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted?.get("prayer") === "1" });
+    return seeOther("/?saved=1");
+  } catch (e) {
+    const err = asHearthError(e);
+    if (err.status === 403) return page({ title: "Home", status: 403, account: s.account, csrf: s.csrf, body: html`${message("alert", err.message)}<p><a href="/">Back</a></p>` });
+    return signedIn(rt, req, s, err.message);
+  }
+}

@@ -1,0 +1,198 @@
+// {base}/status: the version, how long the instance has run, and which
+// providers and optional integrations are configured and answer. Settings
+// are reported as set or not, never their values; provider addresses are
+// shown to admins only (an override may name a machine on the home network).
+import pkg from "../../../package.json";
+import { findSession } from "../../auth/sessions.ts";
+import { coreSettings } from "../../config.ts";
+import type { Runtime } from "../../runtime.ts";
+import { settingsFor } from "../../upstream/index.ts";
+import { allProviders } from "../../upstream/providers.ts";
+import { jsonResponse } from "../respond.ts";
+import { html, page, wantsHtml } from "./layout.ts";
+
+const startedAt = Date.now();
+
+export interface Probe {
+  answers: boolean;
+  /** The HTTP status it answered with, or why it did not answer. */
+  said: string;
+  ms: number;
+}
+
+export interface Check {
+  name: string;
+  label: string;
+  configured: boolean;
+  /** What configures it, or what is missing: setting names only. */
+  note: string;
+  probe: Probe | null;
+  /** Its probe has not finished yet. */
+  checking?: boolean;
+  /** Where it is reached; given to admins only. */
+  url?: string;
+}
+
+const PROBE_TIMEOUT_MS = 3000;
+/** Probes are shared for a minute, so the page cannot be used to make the instance hammer its providers. */
+const PROBE_EVERY_MS = 60_000;
+
+/** Any HTTP answer means the host is up and reachable; only a failure to connect or a timeout means it is not. */
+async function probe(url: string): Promise<Probe> {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS), headers: { "user-agent": `Hearth/${pkg.version} status check` } });
+    await res.body?.cancel().catch(() => {});
+    return { answers: true, said: `HTTP ${res.status}`, ms: Math.round(performance.now() - started) };
+  } catch (e) {
+    const name = (e as Error)?.name;
+    return { answers: false, said: name === "TimeoutError" ? `no answer within ${PROBE_TIMEOUT_MS / 1000} s` : "could not connect", ms: Math.round(performance.now() - started) };
+  }
+}
+
+/** How long the page waits for probes; ones still running are shown as such and are ready at the next look. */
+const PAGE_WAIT_MS = 1000;
+
+const probes = new WeakMap<Runtime, { at: number; results: Map<string, Probe>; done: Promise<void> }>();
+
+function probeAll(rt: Runtime, targets: Map<string, string>): { results: Map<string, Probe>; done: Promise<void> } {
+  const held = probes.get(rt);
+  if (held && Date.now() - held.at < PROBE_EVERY_MS) return held;
+  // The last round's answers stand until this round's arrive.
+  const results = new Map(held?.results ?? []);
+  const done = Promise.all([...targets].map(async ([k, url]) => void results.set(k, await probe(url)))).then(() => {});
+  const round = { at: Date.now(), results, done };
+  probes.set(rt, round);
+  return round;
+}
+
+const isSet = (rt: Runtime, k: string) => (rt.config[k] ?? "").trim() !== "";
+
+/** Every setting whose name says it holds a secret, from the core and every plugin. */
+function secretSettings(rt: Runtime): string[] {
+  const names = new Set(Object.keys(coreSettings));
+  for (const p of rt.registry.plugins.values()) for (const k of Object.keys(p.def.config ?? {})) names.add(k);
+  return [...names].filter((k) => /(_KEY|_SECRET|_PASSWORD)$/.test(k) || k === "HEARTH_SECRET").sort();
+}
+
+function integrations(rt: Runtime): { checks: Check[]; targets: Map<string, string> } {
+  const c = rt.config;
+  const targets = new Map<string, string>();
+  const checks: Check[] = [];
+  const add = (ch: Check, url?: string) => {
+    checks.push(url ? { ...ch, url } : ch);
+    if (url) targets.set(`integration:${ch.name}`, url);
+  };
+  const ai = c.AI_BASE_URL ? `${c.AI_BASE_URL.replace(/\/+$/, "")}/models` : c.AI_OLLAMA_URL ? `${c.AI_OLLAMA_URL.replace(/\/+$/, "")}/api/tags` : undefined;
+  add(
+    {
+      name: "ai",
+      label: "AI models",
+      configured: !!c.AI_BASE_URL,
+      note: c.AI_BASE_URL ? `AI_BASE_URL${isSet(rt, "AI_API_KEY") ? " with AI_API_KEY" : ""}` : c.AI_OLLAMA_URL ? "Ollama at AI_OLLAMA_URL, when it answers" : "set AI_BASE_URL (or run Ollama at AI_OLLAMA_URL)",
+      probe: null,
+    },
+    ai,
+  );
+  add({ name: "mail", label: "Mail to and from outside", configured: isSet(rt, "MAIL_DOMAIN"), note: isSet(rt, "MAIL_DOMAIN") ? "MAIL_DOMAIN" : "set MAIL_DOMAIN; mail between accounts here works without it", probe: null });
+  const sms = rt.registry.plugins.get("sms");
+  const smsSettings = Object.keys(sms?.def.config ?? {}).filter((k) => /(_KEY|_TOKEN|_SID|_SECRET|_FROM)$/.test(k));
+  add({
+    name: "sms",
+    label: "Text messages (SMS)",
+    configured: !!sms && smsSettings.length > 0 && smsSettings.every((k) => isSet(rt, k)),
+    note: sms ? (smsSettings.length ? smsSettings.join(", ") : "the sms service") : "no sms service on this instance",
+    probe: null,
+  });
+  add(
+    {
+      name: "x402",
+      label: "x402 payments without an account",
+      configured: isSet(rt, "X402_PAY_TO") && c.HEARTH_METERING !== "off",
+      note: c.HEARTH_METERING === "off" ? "metering is off (HEARTH_METERING)" : isSet(rt, "X402_PAY_TO") ? `X402_PAY_TO, facilitator X402_FACILITATOR_URL on ${c.X402_NETWORK}` : "set X402_PAY_TO",
+      probe: null,
+    },
+    isSet(rt, "X402_PAY_TO") && c.X402_FACILITATOR_URL ? c.X402_FACILITATOR_URL : undefined,
+  );
+  if ("CHAIN_RPC_URL" in c)
+    add({ name: "chain", label: "Chain for wallets", configured: isSet(rt, "CHAIN_RPC_URL"), note: isSet(rt, "CHAIN_RPC_URL") ? "CHAIN_RPC_URL" : "set CHAIN_RPC_URL", probe: null }, c.CHAIN_RPC_URL || undefined);
+  return { checks, targets };
+}
+
+function providerChecks(rt: Runtime, targets: Map<string, string>): Check[] {
+  return allProviders()
+    .map((p) => {
+      const s = settingsFor(rt, p);
+      // A provider that needs a key has a <NAME>_KEY or <NAME>_API_KEY setting; one with no default address needs <NAME>_URL.
+      const key = [`${p.name}_KEY`, `${p.name}_API_KEY`].find((k) => k in rt.config);
+      if (!s.base) return { name: p.name, label: p.label, configured: false, note: `set ${p.name}_URL`, probe: null } as Check;
+      targets.set(`provider:${p.name}`, s.base);
+      const configured = key ? isSet(rt, key) : true;
+      const note = [s.overridden ? `${p.name}_URL` : "default address", key ? (configured ? key : `set ${key}`) : null].filter(Boolean).join("; ");
+      return { name: p.name, label: p.label, configured, note, probe: null, url: s.base } as Check;
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function statusReport(rt: Runtime, admin: boolean) {
+  const { checks, targets } = integrations(rt);
+  const providers = providerChecks(rt, targets);
+  const round = probeAll(rt, targets);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([round.done, new Promise((r) => (timer = setTimeout(r, PAGE_WAIT_MS)))]);
+  clearTimeout(timer);
+  const results = round.results;
+  const fill = (kind: string) => (ch: Check): Check => {
+    const key = `${kind}:${ch.name}`;
+    const out: Check = { ...ch, probe: results.get(key) ?? null, checking: targets.has(key) && !results.has(key) };
+    if (!admin) delete out.url;
+    return out;
+  };
+  const now = Date.now();
+  return {
+    name: "Hearth",
+    version: pkg.version,
+    runtime: `Bun ${Bun.version}`,
+    started: new Date(startedAt).toISOString(),
+    uptime_seconds: Math.round((now - startedAt) / 1000),
+    services: rt.registry.services().length,
+    methods: rt.registry.methods.size,
+    metering: rt.config.HEARTH_METERING !== "off",
+    integrations: checks.map(fill("integration")),
+    providers: providers.map(fill("provider")),
+    keys: secretSettings(rt).map((k) => ({ setting: k, set: isSet(rt, k) })),
+  };
+}
+
+function duration(s: number): string {
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min` : `${s} s`;
+}
+
+const answer = (ch: Check) =>
+  ch.probe === null ? html`<span class="hint">${ch.checking ? "being checked: look again in a moment" : "not checked"}</span>` : ch.probe.answers
+      ? html`<span class="ok">answers</span> <span class="hint">(${ch.probe.said}, ${ch.probe.ms} ms)</span>`
+      : html`<span class="bad">does not answer</span> <span class="hint">(${ch.probe.said})</span>`;
+
+const STYLE = html`<style>.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}main{max-width:56rem}td{word-break:break-word}</style>`;
+
+export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
+  const s = findSession(rt, req);
+  const r = await statusReport(rt, !!s?.account.admin);
+  if (!wantsHtml(req)) return jsonResponse(200, { result: r }, crypto.randomUUID(), { "cache-control": "no-store" });
+  const row = (ch: Check) =>
+    html`<tr><td data-label="Name">${ch.label}${ch.url ? html`<br><code class="hint">${ch.url}</code>` : ""}</td><td data-label="Configured">${ch.configured ? "yes" : "no"} <span class="hint">${ch.note}</span></td><td data-label="Answers">${answer(ch)}</td></tr>`;
+  const body = html`<dl class="facts"><dt>Version</dt><dd>${r.version} on ${r.runtime}</dd><dt>Up for</dt><dd>${duration(r.uptime_seconds)} <span class="hint">(since ${r.started})</span></dd>
+<dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Metering</dt><dd>${r.metering ? "on: priced calls cost credits" : "off: every method is free"}</dd></dl>
+<h2>Integrations</h2>
+<table><thead><tr><th scope="col">Integration</th><th scope="col">Configured</th><th scope="col">Answers</th></tr></thead><tbody>${r.integrations.map(row)}</tbody></table>
+<h2>Providers</h2>
+<table><thead><tr><th scope="col">Provider</th><th scope="col">Configured</th><th scope="col">Answers</th></tr></thead><tbody>${r.providers.map(row)}</tbody></table>
+<h2>Keys</h2>
+<p class="hint">Whether each secret setting is set; values are never shown.</p>
+<table><thead><tr><th scope="col">Setting</th><th scope="col">Set</th></tr></thead><tbody>${r.keys.map((k) => html`<tr><td data-label="Setting"><code>${k.setting}</code></td><td data-label="Set">${k.set ? "yes" : "no"}</td></tr>`)}</tbody></table>
+<p class="hint">Checked at most once a minute. The same as JSON: <code>GET /status</code> with <code>Accept: application/json</code>.</p>`;
+  return page({ title: "Status", body, account: s?.account ?? null, csrf: s?.csrf, head: STYLE });
+}
