@@ -30,13 +30,13 @@ export async function compose(m: Outgoing, sign: { domain: string; key: DkimKey 
   });
   const raw = (await mail.compile().build()).toString("utf8");
   if (!sign) return raw;
+  // mailauth reads the keys from signatureData; top-level signingDomain/selector/privateKey are ignored.
   const signed = await dkimSign(raw, {
-    signingDomain: sign.domain,
-    selector: sign.key.selector,
-    privateKey: sign.key.privateKey,
     canonicalization: "relaxed/relaxed",
     signTime: m.date,
-  });
+    signatureData: [{ signingDomain: sign.domain, selector: sign.key.selector, privateKey: sign.key.privateKey }],
+  } as never);
+  if (!signed.signatures) throw new Error("DKIM signing produced no signature");
   if (signed.errors?.length) throw new Error(`DKIM signing failed: ${signed.errors.map((e) => e.err?.message ?? String(e.err)).join("; ")}`);
   return signed.signatures + raw;
 }

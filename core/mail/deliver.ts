@@ -22,17 +22,62 @@ export function resolverFor(config: Readonly<Record<string, string>>): dns.Resol
   return r;
 }
 
+/**
+ * TXT records as Node's resolver gives them: one array of strings per record.
+ * Bun's resolver returns each string of a multi-string record (a DKIM key is
+ * split at 255 bytes) as a record of its own; a string that follows one of
+ * exactly 255 bytes, or that does not open with a tag (v=, k=, p=, ...), is
+ * joined back to the record before it.
+ */
+export function regroupTxt(records: string[][]): string[][] {
+  if (records.some((r) => r.length !== 1)) return records;
+  const out: string[][] = [];
+  for (const [s] of records) {
+    const prev = out[out.length - 1];
+    if (prev && (prev[prev.length - 1].length === 255 || !/^\s*[A-Za-z][A-Za-z0-9_-]*=/.test(s))) prev.push(s);
+    else out.push([s]);
+  }
+  return out;
+}
+
+/** A resolver function for mailauth (SPF, DKIM, DMARC) over MAIL_DNS. */
+export function authResolver(config: Readonly<Record<string, string>>) {
+  const resolver = resolverFor(config);
+  return async (name: string, type: string): Promise<string[] | string[][]> => {
+    if (type === "TXT") return regroupTxt(await resolver.resolveTxt(name));
+    return (await resolver.resolve(name, type)) as string[];
+  };
+}
+
 async function exchangers(resolver: dns.Resolver, domain: string): Promise<string[] | DeliveryResult> {
   try {
     const mx = await resolver.resolveMx(domain);
     if (mx.length === 1 && (mx[0].exchange === "" || mx[0].exchange === ".")) return { ok: false, permanent: true, detail: `${domain} accepts no mail (null MX)` };
-    return mx.sort((a, b) => a.priority - b.priority).map((m) => m.exchange);
+    if (mx.length) return mx.sort((a, b) => a.priority - b.priority).map((m) => m.exchange);
+    return [domain];
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === "ENODATA") return [domain];
-    if (code === "ENOTFOUND") return { ok: false, permanent: true, detail: `${domain} does not exist` };
+    // No MX record: the domain itself is the mail server (its address lookup says whether it exists).
+    if (code === "ENODATA" || code === "ENOTFOUND") return [domain];
     return { ok: false, permanent: false, detail: `looking up the mail servers of ${domain} failed: ${code ?? (e as Error).message}` };
   }
+}
+
+/** The addresses of a mail server, through the same resolver as its MX; [] when the name does not exist. */
+async function addressesOf(resolver: dns.Resolver, host: string): Promise<string[] | DeliveryResult> {
+  if (/^[\d.]+$/.test(host) || host.includes(":")) return [host];
+  const found: string[] = [];
+  let failure: string | null = null;
+  for (const lookup of [() => resolver.resolve4(host), () => resolver.resolve6(host)]) {
+    try {
+      found.push(...(await lookup()));
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code !== "ENODATA" && code !== "ENOTFOUND") failure = code ?? (e as Error).message;
+    }
+  }
+  if (!found.length && failure) return { ok: false, permanent: false, detail: `looking up ${host} failed: ${failure}` };
+  return found;
 }
 
 interface SendError {
@@ -63,16 +108,25 @@ export async function deliver(config: Readonly<Record<string, string>>, m: { sen
     return handOver(transport, m.sender, m.recipient, m.raw, `relay ${url.hostname}`);
   }
   const domain = m.recipient.slice(m.recipient.lastIndexOf("@") + 1);
-  const hosts = await exchangers(resolverFor(config), domain);
+  const resolver = resolverFor(config);
+  const hosts = await exchangers(resolver, domain);
   if (!Array.isArray(hosts)) return hosts;
   const port = Number(config.MAIL_MX_PORT || 25);
-  let last: DeliveryResult = { ok: false, permanent: false, detail: `no mail server for ${domain}` };
+  let last: DeliveryResult | null = null;
   for (const host of hosts) {
-    // An MX is reached on port 25 with STARTTLS when offered; certificates of MX hosts are
-    // commonly self-signed, and refusing them would only push delivery to plain text.
-    const transport = nodemailer.createTransport({ host, port, secure: false, name: config.MAIL_HOST || config.MAIL_DOMAIN, tls: { rejectUnauthorized: false }, ...timeouts });
-    last = await handOver(transport, m.sender, m.recipient, m.raw, host);
-    if (last.ok || last.permanent) return last;
+    const addrs = await addressesOf(resolver, host);
+    if (!Array.isArray(addrs)) {
+      last = addrs;
+      continue;
+    }
+    for (const ip of addrs) {
+      // An MX is reached on port 25 with STARTTLS when offered; certificates of MX hosts are
+      // commonly self-signed, and refusing them would only push delivery to plain text.
+      const transport = nodemailer.createTransport({ host: ip, port, secure: false, name: config.MAIL_HOST || config.MAIL_DOMAIN, tls: { rejectUnauthorized: false, servername: host }, ...timeouts });
+      last = await handOver(transport, m.sender, m.recipient, m.raw, host);
+      if (last.ok || last.permanent) return last;
+    }
   }
+  last ??= { ok: false, permanent: true, detail: `${domain} has no mail server that exists` };
   return last;
 }

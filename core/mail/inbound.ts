@@ -10,7 +10,7 @@ import { asc, eq } from "drizzle-orm";
 import { accounts } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { bareId, parseLocal, sameDomain, splitAddress } from "./addresses.ts";
-import { resolverFor } from "./deliver.ts";
+import { authResolver } from "./deliver.ts";
 import type { MailService } from "./service.ts";
 
 /** Addresses RFC 5321 and RFC 2142 expect every domain to answer; they reach the first admin. */
@@ -38,7 +38,12 @@ export function verdictOf(a: AuthenticateResult) {
   };
 }
 
-const firstAddress = (a: AddressObject | AddressObject[] | undefined) => (Array.isArray(a) ? a[0] : a)?.text ?? "";
+/** "Name <addr>" or "addr": the first author, without the quoting mailparser keeps. */
+function firstAddress(a: AddressObject | AddressObject[] | undefined): string {
+  const v = (Array.isArray(a) ? a[0] : a)?.value[0];
+  if (!v?.address) return "";
+  return v.name ? `${v.name} <${v.address}>` : v.address;
+}
 
 export class Inbound {
   private server: SMTPServer | null = null;
@@ -126,14 +131,13 @@ export class Inbound {
     if (stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds the ${maxMessageBytes(this.rt.config)}-byte limit`);
     const raw = Buffer.concat(chunks);
     let verdict: ReturnType<typeof verdictOf> | { error: string };
-    const resolver = resolverFor(this.rt.config);
     try {
       const auth = await authenticate(raw, {
         ip: session.remoteAddress,
         helo: session.hostNameAppearsAs,
         sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
         mta: this.rt.config.MAIL_HOST || this.mail.domain!,
-        resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[] | string[][]>,
+        resolver: authResolver(this.rt.config),
       });
       verdict = verdictOf(auth);
     } catch (e) {

@@ -55,10 +55,14 @@ export class Outbox {
     this.timer = null;
   }
 
-  /** Tries what is due soon, outside whatever transaction asked. */
+  /**
+   * Queues a pass at once, outside whatever transaction asked: its first step
+   * takes the write lock, so it sees the row that transaction is adding, and
+   * a runDue() called after it finds the pass already in line.
+   */
   kick() {
     if (this.stopped) return;
-    detached(() => setTimeout(() => void this.runDue().catch((e) => this.rt.log.error("outbox run failed", { error: String(e) })), 0));
+    detached(() => void this.runDue().catch((e) => this.rt.log.error("outbox run failed", { error: String(e) })));
   }
 
   /**
