@@ -62,26 +62,26 @@ ${c.lines.length ? html`<ul>${c.lines.map((l) => html`<li><span>${l.href ? html`
 </section></li>`;
 }
 
-function placeForm(s: Session, p: Prefs, error?: string): Html {
+function placeForm(s: Session, p: Prefs, error?: string, typed?: string): Html {
   return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
 ${message("alert", error)}
 <p class="hint">${p.place ? html`The weather${p.prayer ? " and prayer times are" : " is"} for <strong>${p.place}</strong>.` : "Name a town or give a latitude and longitude to see the weather here."}</p>
 <form method="post" action="/home/place">
 <input type="hidden" name="csrf" value="${s.csrf}">
 <label for="place">Town, address or “latitude, longitude”</label>
-<input type="text" id="place" name="place" value="${p.place ?? ""}" autocomplete="address-level2" spellcheck="false">
+<input type="text" id="place" name="place" value="${typed ?? p.place ?? ""}" autocomplete="address-level2" spellcheck="false">
 <label class="choice"><input type="checkbox" name="prayer" value="1" ${p.prayer ? html`checked` : ""}> Show today's prayer times</label>
 <p><button type="submit">Save</button></p>
 </form></section>`;
 }
 
-async function signedIn(rt: Runtime, req: Request, s: Session, error?: string): Promise<Response> {
+async function signedIn(rt: Runtime, req: Request, s: Session, error?: string, typed?: string): Promise<Response> {
   const prefs = prefsOf(rt, s.account.id);
   const { cards, skipped } = await gatherCards(rt, sessionCaller(s), prefs, new URL(req.url).origin);
   const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
-${placeForm(s, prefs, error)}
+${placeForm(s, prefs, error, typed)}
 <h2>Everything here</h2>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
   return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: error ? 400 : 200 });
@@ -112,6 +112,7 @@ async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: str
   };
   const first = found?.places?.find((p) => typeof p.lat === "number" && typeof p.lon === "number");
   if (!first) throw invalid("place", `no place called "${text}" was found; try a town with its country, or a latitude and longitude`);
+
   return { place: first.display_name ?? first.name ?? text, lat: first.lat!, lon: first.lon! };
 }
 
@@ -128,6 +129,6 @@ export async function homePlacePost(rt: Runtime, req: Request): Promise<Response
   } catch (e) {
     const err = asHearthError(e);
     if (err.status === 403) return page({ title: "Home", status: 403, account: s.account, csrf: s.csrf, body: html`${message("alert", err.message)}<p><a href="/">Back</a></p>` });
-    return signedIn(rt, req, s, err.message);
+    return signedIn(rt, req, s, err.message, posted?.get("place"));
   }
 }
