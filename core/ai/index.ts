@@ -30,6 +30,8 @@
 //
 //   ctx.ai.spent()    // { requests, prompt_tokens, completion_tokens, total_tokens } of this call so far
 //
+//   await titleByModel(ctx.ai, text)   // a short title by the model, or null (no provider, or it failed)
+//
 // Settings (config/defaults.ts): AI_BASE_URL, AI_API_KEY, AI_MODEL,
 // AI_MODEL_EXTRACT; without AI_BASE_URL, Ollama at AI_OLLAMA_URL is used when
 // it answers and has a model. AI_TIMEOUT_MS bounds a request (the wait
@@ -57,6 +59,7 @@ import { withRetry, type PostOptions } from "./wire.ts";
 export type { ChatAnswer, ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice, ToolDef, Usage } from "./chat.ts";
 export type { GeneratedImage, ImageRequest } from "./images.ts";
 export { jsonIn } from "./json.ts";
+export { titleByModel } from "./title.ts";
 
 export interface ProviderInfo {
   /** "AI_BASE_URL" or "ollama". */

@@ -2,6 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { desc, eq } from "drizzle-orm";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
+import { titleByModel } from "../../core/ai/index.ts";
 import { definePlugin, read, write, type Caller, type Ctx } from "../../core/plugin.ts";
 import { retract } from "../stream/retract.ts";
 import { feedResponse } from "./feed.ts";
@@ -75,14 +76,14 @@ function announce(ctx: Ctx, p: Post) {
 export default definePlugin({
   name: "blog",
   description: "Blog posts in markdown with public pages and an Atom feed; private posts stay with their author.",
-  needs: ["db", "emit"],
+  needs: ["db", "emit", "ai", "writes"],
   config: {
     HEARTH_BLOG_TITLE: { default: "Blog", description: "Title of the public blog pages and the Atom feed." },
   },
   methods: {
     create: write({
       description:
-        "Publishes a post to the caller's blog. `content` at least 50 characters; `title` taken from the first sentence when omitted; `tags` comma-separated; `private` keeps it to the author.",
+        "Publishes a post to the caller's blog. `content` at least 50 characters; `title`, when omitted, is written by the instance's model if it has one, else taken from the first sentence; `tags` comma-separated; `private` keeps it to the author.",
       args: T.Object({
         content: Content,
         title: T.Optional(Title),
@@ -90,26 +91,30 @@ export default definePlugin({
         private: T.Optional(T.Boolean({ description: "True keeps the post to its author; default false." })),
       }),
       access: "account",
-      run(args, ctx) {
-        const now = ctx.clock.now().getTime();
-        const title = args.title?.trim() || titleFrom(args.content);
-        const post = ctx.db
-          .insert(posts)
-          .values({
-            id: newId(),
-            author: owned.owner(ctx.caller),
-            authorName: ctx.account.username,
-            title,
-            content: args.content,
-            tags: normaliseTags(args.tags ?? ""),
-            private: args.private ?? false,
-            created: now,
-            updated: now,
-          })
-          .returning()
-          .get();
-        if (!post.private) announce(ctx, post);
-        return full(ctx, post);
+      // A title asked of the model can take seconds; the post is written in its own short transaction once it has one.
+      transaction: false,
+      async run(args, ctx) {
+        const title = args.title?.trim() || (await titleByModel(ctx.ai, args.content)) || titleFrom(args.content);
+        return ctx.writes(() => {
+          const now = ctx.clock.now().getTime();
+          const post = ctx.db
+            .insert(posts)
+            .values({
+              id: newId(),
+              author: owned.owner(ctx.caller),
+              authorName: ctx.account.username,
+              title,
+              content: args.content,
+              tags: normaliseTags(args.tags ?? ""),
+              private: args.private ?? false,
+              created: now,
+              updated: now,
+            })
+            .returning()
+            .get();
+          if (!post.private) announce(ctx, post);
+          return full(ctx, post);
+        });
       },
     }),
     list: read({
