@@ -1,0 +1,35 @@
+// The curated channels: config/video.json unless VIDEO_CHANNELS_FILE names
+// another file of the same shape. A bad file stops the start with what is wrong.
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+
+export interface Channel {
+  id: string;
+  name: string;
+  topic: string | null;
+}
+
+export const DEFAULT_CHANNELS_FILE = join(import.meta.dir, "..", "..", "config", "video.json");
+const cache = new Map<string, Channel[]>();
+
+export function curatedChannels(config: Readonly<Record<string, string>>): Channel[] {
+  const f = config.VIDEO_CHANNELS_FILE;
+  const file = !f ? DEFAULT_CHANNELS_FILE : isAbsolute(f) ? f : resolve(f);
+  const held = cache.get(file);
+  if (held) return held;
+  let parsed: any;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`video channels ${file}: ${(e as Error).message}`);
+  }
+  if (!parsed || !Array.isArray(parsed.channels)) throw new Error(`video channels ${file}: needs {"channels": [{"id", "name"}, ...]}`);
+  const out: Channel[] = [];
+  parsed.channels.forEach((c: any, i: number) => {
+    if (!c || typeof c.id !== "string" || !/^UC[\w-]{22}$/.test(c.id)) throw new Error(`video channels ${file}: channels[${i}].id must be a YouTube channel id (UC followed by 22 characters)`);
+    if (out.some((o) => o.id === c.id)) return;
+    out.push({ id: c.id, name: typeof c.name === "string" && c.name.trim() ? c.name.trim() : c.id, topic: typeof c.topic === "string" ? c.topic : null });
+  });
+  cache.set(file, out);
+  return out;
+}

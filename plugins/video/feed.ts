@@ -1,0 +1,76 @@
+// A channel's public feed, https://www.youtube.com/feeds/videos.xml?channel_id=UC...:
+// Atom with yt:videoId, and a media:group holding the description, the
+// thumbnail and media:community/media:statistics@views. It carries the
+// channel's 15 latest uploads and needs no key.
+import { parseFeed } from "@rowanmanning/feed-parser";
+import { desc, eq } from "drizzle-orm";
+import type { Ctx } from "../../core/plugin.ts";
+import { defineProvider } from "../../core/upstream/index.ts";
+import { curatedChannels, type Channel } from "./channels.ts";
+import { videos } from "./schema.ts";
+
+defineProvider({ name: "YOUTUBE", label: "YouTube", url: "https://www.youtube.com", concurrency: 2, rate: { count: 2, perMs: 1000 } });
+
+export interface FeedVideo {
+  id: string;
+  title: string;
+  description: string;
+  url: string;
+  thumbnail: string | null;
+  published: number;
+  views: number | null;
+}
+
+export function parseChannelFeed(xml: string): FeedVideo[] {
+  const feed = parseFeed(xml);
+  const out: FeedVideo[] = [];
+  for (const it of feed.items) {
+    const el = it.element;
+    const id = el.findElementWithName("videoId")?.textContent.trim() || /^yt:video:([\w-]{11})$/.exec(it.id ?? "")?.[1];
+    if (!id || !/^[\w-]{11}$/.test(id)) continue;
+    const group = el.findElementWithName("group");
+    const views = group?.findElementWithName("community")?.findElementWithName("statistics")?.getAttributeAsNumber("views") ?? null;
+    const when = it.published ?? it.updated;
+    out.push({
+      id,
+      title: (it.title ?? "").trim() || id,
+      description: group?.findElementWithName("description")?.textContent.trim() ?? "",
+      url: it.url && /^https:\/\/www\.youtube\.com\//.test(it.url) ? it.url : `https://www.youtube.com/watch?v=${id}`,
+      thumbnail: group?.findElementWithName("thumbnail")?.getAttribute("url") ?? null,
+      published: when ? when.getTime() : 0,
+      views,
+    });
+  }
+  return out;
+}
+
+async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
+  const f = await ctx.http.get("YOUTUBE", "/feeds/videos.xml", { query: { channel_id: ch.id }, ttl, revalidate: 0, as: "text", parse: parseChannelFeed, accept: [404] });
+  if (f.status === 404) {
+    ctx.log.warn("video channel feed not found", { channel: ch.id });
+    return;
+  }
+  if (f.cached) return;
+  await ctx.writes((db) => {
+    const at = ctx.clock.now().getTime();
+    for (const v of f.data) {
+      const held = db.select({ title: videos.title, description: videos.description }).from(videos).where(eq(videos.id, v.id)).get();
+      const row = { channelId: ch.id, channel: ch.name, title: v.title, description: v.description, url: v.url, thumbnail: v.thumbnail, published: v.published || at, views: v.views };
+      if (held) db.update(videos).set(row).where(eq(videos.id, v.id)).run();
+      else db.insert(videos).values({ id: v.id, ...row, seen: at }).run();
+      if (!held || held.title !== v.title || held.description !== v.description)
+        ctx.index.put({ kind: "video", ref: v.id, owner: null, title: v.title, body: `${v.description}\n${ch.name}` });
+    }
+  });
+}
+
+/** Reads every curated channel's feed; one failing channel leaves the others. */
+export async function pollChannels(ctx: Ctx, ttlSeconds: number) {
+  const channels = curatedChannels(ctx.config);
+  const results = await Promise.allSettled(channels.map((c) => readChannel(ctx, c, ttlSeconds)));
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ channel: channels[i].id, error: String((r.reason as Error)?.message ?? r.reason) }] : []));
+  for (const f of failed) ctx.log.warn("video channel poll failed", f);
+  return { channels: channels.length, failed };
+}
+
+export const latest = (ctx: Ctx, limit: number) => ctx.db.select().from(videos).orderBy(desc(videos.published)).limit(limit).all();
