@@ -35,8 +35,14 @@ export class Store {
   readonly wdb: Db;
   readonly rdb: Db;
   private lock = new Lock();
-  /** Marks the async context of the write transaction in progress, so nested calls join it. */
-  private inTx = new AsyncLocalStorage<true>();
+  /**
+   * Marks the async context of the write in progress, so nested calls join it.
+   * Each write gets its own token and only the current one counts: a timer or
+   * callback created inside a write inherits the context but runs after it
+   * has ended, and must then take the lock like anyone else.
+   */
+  private inTx = new AsyncLocalStorage<object>();
+  private current: object | null = null;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
@@ -53,31 +59,48 @@ export class Store {
    * outer transaction.
    */
   async write<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.inTx.getStore()) return await fn();
-    return this.lock.run(() =>
-      this.inTx.run(true, async () => {
-        this.writer.run("BEGIN IMMEDIATE");
+    if (this.inWrite()) return await fn();
+    return this.lock.run(() => {
+      const token = {};
+      return this.inTx.run(token, async () => {
+        this.current = token;
         try {
-          const out = await fn();
-          this.writer.run("COMMIT");
-          return out;
-        } catch (e) {
-          if (this.writer.inTransaction) this.writer.run("ROLLBACK");
-          throw e;
+          this.writer.run("BEGIN IMMEDIATE");
+          try {
+            const out = await fn();
+            this.writer.run("COMMIT");
+            return out;
+          } catch (e) {
+            if (this.writer.inTransaction) this.writer.run("ROLLBACK");
+            throw e;
+          }
+        } finally {
+          this.current = null;
         }
-      }),
-    );
+      });
+    });
   }
 
-  /** True inside a write transaction's async context. */
+  /** True inside the async context of the write transaction now running. */
   inWrite(): boolean {
-    return this.inTx.getStore() === true;
+    const token = this.inTx.getStore();
+    return token !== undefined && token === this.current;
   }
 
   /** Serialised access to the writer without a transaction of ours (for work that manages its own). */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.inTx.getStore()) return Promise.resolve(fn());
-    return this.lock.run(() => this.inTx.run(true, async () => fn()));
+    if (this.inWrite()) return Promise.resolve(fn());
+    return this.lock.run(() => {
+      const token = {};
+      return this.inTx.run(token, async () => {
+        this.current = token;
+        try {
+          return await fn();
+        } finally {
+          this.current = null;
+        }
+      });
+    });
   }
 
   close() {
