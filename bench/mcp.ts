@@ -3,7 +3,7 @@
 // SDK's own minimal Web-standard example server (a fresh McpServer and
 // transport per request, one trivial tool) on the same machine in the same run.
 //
-//   bun bench/mcp.ts            prints the table (BENCH_SECONDS, default 10 per scenario)
+//   bun bench/mcp.ts            prints the table (BENCH_SECONDS per scenario, default 10, in BENCH_ROUNDS interleaved rounds, default 5)
 //   import { benchMcp }         returns the rows, for `bun run bench`
 import autocannon from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,8 +19,11 @@ export interface McpBenchRow {
 }
 
 export interface McpBenchResult {
+  /** Seconds per scenario in all, split over the rounds. */
   seconds: number;
   connections: number;
+  rounds: number;
+  /** Medians over the rounds. */
   rows: McpBenchRow[];
   /** MCP (session) req/s over HTTP req/s: the target is at least 0.8. */
   mcpOverHttp: number;
@@ -91,8 +94,9 @@ async function sdkExample(port: number) {
   });
 }
 
-export async function benchMcp(o: { seconds?: number; connections?: number } = {}): Promise<McpBenchResult> {
+export async function benchMcp(o: { seconds?: number; connections?: number; rounds?: number } = {}): Promise<McpBenchResult> {
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
+  const rounds = o.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
   const connections = o.connections ?? 32;
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-mcp-"));
   const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
@@ -123,35 +127,37 @@ export async function benchMcp(o: { seconds?: number; connections?: number } = {
     await fetch(`${base}/mcp`, { method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
     const call = rpc("tools/call", { name: "notes_get", arguments: { title: "bench" } });
 
-    const rows: McpBenchRow[] = [];
-    const common = { seconds, connections };
-    rows.push(await load("HTTP GET notes/get", { url: `${base}/api/v1/notes/get?title=bench`, method: "GET", headers: auth, expect: '"result"', ...common }));
-    rows.push(
-      await load("HTTP POST notes/get (JSON body)", {
-        url: `${base}/api/v1/notes/get`,
-        method: "POST",
-        headers: { ...auth, "content-type": "application/json" },
-        body: JSON.stringify({ title: "bench" }),
-        expect: '"result"',
-        ...common,
-      }),
-    );
-    rows.push(await load("MCP tools/call notes_get (session)", { url: `${base}/mcp`, method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: call, expect: '"structuredContent"', rpcIds: true, ...common }));
-    rows.push(await load("MCP tools/call notes_get (stateless)", { url: `${base}/mcp`, method: "POST", headers: mcpHeaders, body: call, expect: '"structuredContent"', ...common }));
-    rows.push(
-      await load("SDK example server tools/call greet", {
+    type Scenario = Parameters<typeof load>[1] & { name: string };
+    const scenarios: Scenario[] = [
+      { name: "HTTP GET notes/get", url: `${base}/api/v1/notes/get?title=bench`, method: "GET", headers: auth, expect: '"result"' },
+      { name: "HTTP POST notes/get (JSON body)", url: `${base}/api/v1/notes/get`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench" }), expect: '"result"' },
+      { name: "MCP tools/call notes_get (session)", url: `${base}/mcp`, method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: call, expect: '"structuredContent"', rpcIds: true },
+      { name: "MCP tools/call notes_get (stateless)", url: `${base}/mcp`, method: "POST", headers: mcpHeaders, body: call, expect: '"structuredContent"' },
+      {
+        name: "SDK example server tools/call greet",
         url: exampleUrl,
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: rpc("tools/call", { name: "greet", arguments: { name: "bench" } }),
         expect: "Hello, bench!",
-        ...common,
-      }),
-    );
+      },
+    ].map((x) => ({ ...x, seconds: Math.max(1, Math.round(seconds / rounds)), connections }) as Scenario);
+    // Interleaved rounds, medians reported: a drift in the machine's load then touches every row alike.
+    const runs: McpBenchRow[][] = scenarios.map(() => []);
+    for (let round = 0; round < rounds; round++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(scenarios[i].name, scenarios[i]));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const rows: McpBenchRow[] = runs.map((r, i) => ({
+      name: scenarios[i].name,
+      rps: median(r.map((x) => x.rps)),
+      p50: median(r.map((x) => x.p50)),
+      p99: median(r.map((x) => x.p99)),
+      errors: r.reduce((n, x) => n + x.errors, 0),
+    }));
     const [http, , session_, , example] = rows;
     return {
       seconds,
       connections,
+      rounds,
       rows,
       mcpOverHttp: Math.round((session_.rps / http.rps) * 100) / 100,
       mcpOverSdkExample: Math.round((session_.rps / example.rps) * 100) / 100,
@@ -176,7 +182,7 @@ if (import.meta.main) {
   if (i >= 0) await sdkExample(Number(process.argv[i + 1]));
   else {
     const r = await benchMcp();
-    console.log(`\nMCP benchmark: ${r.seconds}s per scenario, ${r.connections} connections, ${new Date().toISOString()}\n`);
+    console.log(`\nMCP benchmark: ${r.seconds}s per scenario in ${r.rounds} interleaved rounds (medians), ${r.connections} connections, ${new Date().toISOString()}\n`);
     console.log(mcpTable(r));
     console.log(`\nMCP (session) / HTTP: ${Math.round(r.mcpOverHttp * 100)}% (target >= 80%); MCP (session) / SDK example: ${r.mcpOverSdkExample}x (target > 1)`);
   }
