@@ -43,7 +43,7 @@
 // 504; any other refusal, or an answer that is not the API's JSON => 502.
 // A connection failure, HTTP 500/502/503/504 or a malformed answer is tried
 // once more after UPSTREAM_RETRY_MS; a stream is retried only if no text had
-// reached onText. Every request is recorded in ai_usage with its tokens
+// reached onText. A server that refuses json mode is asked again without it. Every request is recorded in ai_usage with its tokens
 // (`hearth ai usage`).
 import { provideCapability } from "../capabilities.ts";
 import { HearthError } from "../errors.ts";
@@ -143,7 +143,16 @@ export function makeAi(rt: Runtime, service: string, requestId: string, account:
       if (!provider) throw notConfiguredError(why);
       const model = req.model ?? (req.task === "extract" ? provider.extractModel : provider.model);
       const opts = postOptions(rt, req.signal);
-      return run("chat", model, provider.label, () => withRetry(opts, () => (req.onText ? streamed(provider, req, model, opts) : complete(provider, req, model, opts))));
+      const once = (r: ChatRequest) => withRetry(opts, () => (r.onText ? streamed(provider, r, model, opts) : complete(provider, r, model, opts)));
+      return run("chat", model, provider.label, async () => {
+        try {
+          return await once(req);
+        } catch (e) {
+          // Some servers (LM Studio, older vLLM) refuse json_object mode; the caller checks the JSON itself, so ask plainly.
+          if (req.json && e instanceof HearthError && e.kind === "upstream_failed" && /response_format|json_object/i.test(e.message)) return await once({ ...req, json: false });
+          throw e;
+        }
+      });
     },
     async image(req) {
       const ep = await imageEndpoint(rt);

@@ -113,6 +113,16 @@ describe("with AI_BASE_URL", () => {
     expect(plain.body.result.text).toBe("Plain answer.");
   });
 
+  test("a server that refuses json mode is asked again without it", async () => {
+    ai.reply({ status: 400, body: { error: "'response_format.type' must be 'json_schema' or 'text'" } }, { say: '{"ok": true}' });
+    const before = posts();
+    const r = await h.call("aiprobe/chat", { messages: user("json please"), json: true });
+    expect(r.status).toBe(200);
+    expect(r.body.result.text).toBe('{"ok": true}');
+    expect(ai.posts[before].body.response_format).toEqual({ type: "json_object" });
+    expect(ai.posts[before + 1].body.response_format).toBeUndefined();
+  });
+
   test("task extract uses AI_MODEL_EXTRACT", async () => {
     ai.reply({ say: "{}" });
     const before = posts();

@@ -15,6 +15,7 @@ export default definePlugin({
         tool_choice: T.Optional(T.String()),
         stream: T.Optional(T.Boolean()),
         task: T.Optional(T.String()),
+        json: T.Optional(T.Boolean()),
       }),
       access: "public",
       async run(a: any, ctx: any) {
@@ -24,6 +25,7 @@ export default definePlugin({
           tools: a.tools ? JSON.parse(a.tools) : undefined,
           tool_choice: a.tool_choice ? (a.tool_choice.startsWith("{") ? JSON.parse(a.tool_choice) : a.tool_choice) : undefined,
           task: a.task,
+          json: a.json,
           onText: a.stream ? (p: string) => pieces.push(p) : undefined,
         });
         return { ...answer, pieces, spent: ctx.ai.spent() };
