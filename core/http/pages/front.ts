@@ -4,6 +4,7 @@
 import { openapiDocument } from "../../openapi/document.ts";
 import { clientAddress, mounts, route } from "../app.ts";
 import { homePage, homePlacePost } from "./home.ts";
+import "./healthcheck.ts";
 import "./home/migrations.ts";
 import { referenceAssets, referencePage } from "./reference.ts";
 import { servicesPage, servicesTry } from "./services.ts";
