@@ -1,0 +1,429 @@
+import { Type as T } from "@sinclair/typebox";
+import { and, desc, eq, inArray, like } from "drizzle-orm";
+import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
+import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
+import { chargeUse } from "./charge.ts";
+import { inspect, MAX_HTML_BYTES } from "./check.ts";
+import { sanitiseIcon } from "./icon.ts";
+import { directoryPage, frameResponse, hostPage, missingPage, snippetFrameResponse, snippetHostPage, tagList, type App } from "./pages.ts";
+import { apps, appsGrants, appsOpens, appsSnippets } from "./schema.ts";
+import { freeSlug, isTaken, reserved, SLUG, slugify } from "./slug.ts";
+import { STARTERS } from "./starters.ts";
+import { storeOp, type StoreRequest } from "./store.ts";
+import { runCalls } from "./trial.ts";
+
+const Slug = T.String({ minLength: 1, maxLength: 64, description: "The app's address: /apps/<slug>." });
+const Name = T.String({ minLength: 1, maxLength: 100, description: "The app's name." });
+const Html_ = T.String({ minLength: 1, description: "The whole page, with inline CSS and JavaScript, up to 256 KB. It keeps data with hearth.store and calls methods with hearth.call." });
+const Description = T.String({ maxLength: 1000, description: "What the app does; defaults to the name." });
+const Tags = T.String({ maxLength: 500, description: "Comma-separated tags." });
+const Icon = T.String({ maxLength: 16384, description: "An SVG image; scripts, links and outside references are removed." });
+const Price = T.Integer({ minimum: 0, maximum: 1000, description: "Credits charged to whoever opens it, paid to you; 0 (free) to 1000." });
+
+/** How long one paid opening keeps its frame loadable (reloads of the same open). */
+const TICKET_MS = 12 * 60 * 60 * 1000;
+
+const metered = (ctx: { config: Readonly<Record<string, string>> }) => ctx.config.HEARTH_METERING !== "off";
+
+function checkHtml(html: string) {
+  const bytes = new TextEncoder().encode(html).byteLength;
+  if (bytes > MAX_HTML_BYTES) throw tooLarge(`html is ${bytes} bytes; an app's page may be at most ${MAX_HTML_BYTES} bytes (256 KB)`, "html");
+  return html;
+}
+
+function normaliseTags(tags: string): string {
+  const out: string[] = [];
+  for (const raw of tags.split(",")) {
+    const t = raw.trim().toLowerCase().replace(/^#/, "").replace(/\s+/g, "-");
+    if (!t) continue;
+    if (t.length > 30) throw invalid("tags", `each tag must be at most 30 characters ("${t.slice(0, 30)}…" is longer)`);
+    if (!out.includes(t)) out.push(t);
+  }
+  if (out.length > 10) throw invalid("tags", `at most 10 tags (got ${out.length})`);
+  return out.join(",");
+}
+
+function explicitSlug(db: Db, slug: string, field: string): string {
+  if (!SLUG.test(slug)) throw invalid(field, `${field} must be lower-case letters, digits and dashes, starting and ending with a letter or digit (got ${JSON.stringify(slug)})`);
+  if (reserved(slug)) throw invalid(field, `${field} "${slug}" is reserved for the apps pages`);
+  if (isTaken(db, slug)) throw conflict(`the slug "${slug}" is taken`, { slug });
+  return slug;
+}
+
+const bySlug = (db: Db, slug: string) => db.select().from(apps).where(eq(apps.slug, slug)).get();
+
+function find(db: Db, slug: string): App {
+  const app = bySlug(db, slug);
+  if (!app) throw notFound(`no app with the slug "${slug}"`);
+  return app;
+}
+
+const urlOf = (ctx: Ctx, slug: string) => `${ctx.baseUrl}/apps/${slug}`;
+
+function details(ctx: Ctx, app: App) {
+  const mine = !!ctx.caller.account && ctx.caller.account.id === app.owner;
+  return {
+    slug: app.slug,
+    name: app.name,
+    description: app.description,
+    tags: tagList(app.tags),
+    icon: app.icon || null,
+    price: app.price,
+    owner: app.ownerName,
+    mine,
+    forked_from: app.forkedFrom,
+    starter: app.starter,
+    bytes: new TextEncoder().encode(app.html).byteLength,
+    url: urlOf(ctx, app.slug),
+    created: new Date(app.created).toISOString(),
+    updated: new Date(app.updated).toISOString(),
+    // A priced app's page is what people pay to open, so only its owner reads it here.
+    ...(mine || app.price === 0 ? { html: app.html } : {}),
+  };
+}
+
+function indexApp(ctx: Ctx, app: App) {
+  ctx.index.put({ kind: "app", ref: app.id, owner: null, title: app.name, body: `${app.description}\n${tagList(app.tags).join(" ")}` });
+}
+
+interface NewApp {
+  slug: string;
+  owner: string | null;
+  ownerName: string;
+  name: string;
+  description: string;
+  tags: string;
+  icon: string;
+  html: string;
+  price: number;
+  forkedFrom?: string | null;
+  starter?: boolean;
+}
+
+export function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
+  const now = ctx.clock.now().getTime();
+  const app = db
+    .insert(apps)
+    .values({ id: crypto.randomUUID(), ...a, forkedFrom: a.forkedFrom ?? null, starter: a.starter ?? false, created: now, updated: now })
+    .returning()
+    .get();
+  indexApp(ctx, app);
+  return app;
+}
+
+/** The fields of a new app from create's (or build's) arguments, checked; the slug settled last. */
+export function newAppOf(
+  ctx: Ctx,
+  args: { name: string; html: string; slug?: string; description?: string; tags?: string; icon?: string; price?: number },
+): NewApp {
+  const account = ctx.account;
+  checkHtml(args.html);
+  const name = args.name.trim();
+  if (!name) throw invalid("name", "name must not be blank");
+  return {
+    slug: args.slug !== undefined ? explicitSlug(ctx.db, args.slug, "slug") : freeSlug(ctx.db, slugify(name)),
+    owner: account.id,
+    ownerName: account.username,
+    name,
+    description: args.description?.trim() || name,
+    tags: normaliseTags(args.tags ?? ""),
+    icon: sanitiseIcon(args.icon ?? ""),
+    html: args.html,
+    price: args.price ?? 0,
+  };
+}
+
+export function announce(ctx: Ctx, app: App, verb: string) {
+  ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
+}
+
+const methodsFor = (ctx: Ctx) =>
+  Object.fromEntries(ctx.methods.list().map((m) => [m.path, { description: m.description.slice(0, 300), price: m.price }]));
+
+const viewer = (ctx: Ctx) => ctx.caller.account;
+
+async function jsonBody(req: Request): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = JSON.parse((await req.text()) || "{}");
+  } catch {
+    throw invalid("body", "the body must be a JSON object");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalid("body", "the body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+const ok = (result: unknown) =>
+  new Response(JSON.stringify({ result }), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+
+function needsTicket(ctx: Ctx, app: App): boolean {
+  return app.price > 0 && metered(ctx) && ctx.caller.account?.id !== app.owner;
+}
+
+export default definePlugin({
+  name: "apps",
+  description:
+    "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods a person allows through hearth.call.",
+  needs: ["db", "index", "emit", "call", "writes", "methods"],
+  methods: {
+    create: write({
+      description:
+        "Creates a hosted app from a whole HTML page (inline CSS and JavaScript, up to 256 KB; 413 past it). The slug comes from the name when omitted (a taken one gets a suffix; a taken explicit slug is 409). In the page, `await hearth.store.get(key)` / `set(key, value)` / `remove(key)` / `keys(prefix)` keep data per person, and `await hearth.call(\"service/method\", args)` calls a method as the person once they allow it. Returns the app's details and URL.",
+      args: T.Object({ name: Name, html: Html_, slug: T.Optional(Slug), description: T.Optional(Description), tags: T.Optional(Tags), icon: T.Optional(Icon), price: T.Optional(Price) }),
+      access: "account",
+      run(args, ctx) {
+        const app = insertApp(ctx, ctx.db, newAppOf(ctx, args));
+        announce(ctx, app, "created");
+        return details(ctx, app);
+      },
+    }),
+    edit: write({
+      description: "Edits an app the caller owns (403 otherwise); omitted fields keep their value. Same limits as create.",
+      args: T.Object({ slug: Slug, name: T.Optional(Name), description: T.Optional(Description), tags: T.Optional(Tags), html: T.Optional(Html_), icon: T.Optional(Icon), price: T.Optional(Price) }),
+      access: "account",
+      run(args, ctx) {
+        const app = find(ctx.db, args.slug);
+        if (app.owner !== ctx.account.id) throw forbidden(`the app "${app.slug}" belongs to ${app.ownerName}; only its owner may edit it (fork it to make your own copy)`);
+        const set: Partial<App> = { updated: ctx.clock.now().getTime() };
+        if (args.html !== undefined) set.html = checkHtml(args.html);
+        if (args.name !== undefined) {
+          if (!args.name.trim()) throw invalid("name", "name must not be blank");
+          set.name = args.name.trim();
+        }
+        if (args.description !== undefined) set.description = args.description.trim() || (set.name ?? app.name);
+        if (args.tags !== undefined) set.tags = normaliseTags(args.tags);
+        if (args.icon !== undefined) set.icon = sanitiseIcon(args.icon);
+        if (args.price !== undefined) set.price = args.price;
+        const updated = ctx.db.update(apps).set(set).where(eq(apps.id, app.id)).returning().get();
+        indexApp(ctx, updated);
+        return details(ctx, updated);
+      },
+    }),
+    fork: write({
+      description:
+        "Copies an app into the caller's account as a free app they own. The copy's slug is new_slug (409 when taken) or one made from the original's. Forking someone else's priced app costs its price once, paid to its creator.",
+      args: T.Object({ slug: Slug, new_slug: T.Optional(Slug) }),
+      access: "account",
+      run(args, ctx) {
+        const original = find(ctx.db, args.slug);
+        const account = ctx.account;
+        const slug = args.new_slug !== undefined ? explicitSlug(ctx.db, args.new_slug, "new_slug") : freeSlug(ctx.db, `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}`);
+        const paid = metered(ctx)
+          ? chargeUse(ctx.db, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
+          : { charged: 0 };
+        const copy = insertApp(ctx, ctx.db, {
+          slug,
+          owner: account.id,
+          ownerName: account.username,
+          name: original.name,
+          description: original.description,
+          tags: original.tags,
+          icon: original.icon,
+          html: original.html,
+          price: 0,
+          forkedFrom: original.slug,
+        });
+        announce(ctx, copy, "forked");
+        return { ...details(ctx, copy), charged: paid.charged };
+      },
+    }),
+    read: read({
+      description: "One app's details: name, description, tags, icon, price, owner, size, URL; the page itself for free apps and for the owner.",
+      args: T.Object({ slug: Slug }),
+      access: "public",
+      run({ slug }, ctx) {
+        return details(ctx, find(ctx.db, slug));
+      },
+    }),
+    search: read({
+      description: "Searches the apps directory by name, description or tag (full text); `tag` keeps only apps with that tag. With neither, the newest apps. At most 50.",
+      args: T.Object({ query: T.Optional(T.String({ maxLength: 200, description: "Words to find in names, descriptions and tags." })), tag: T.Optional(T.String({ maxLength: 30, description: "One tag." })) }),
+      access: "public",
+      run(args, ctx) {
+        return listApps(ctx, args.query ?? "", args.tag ?? "").map((a) => {
+          const { html: _html, ...rest } = details(ctx, a);
+          return rest;
+        });
+      },
+    }),
+    test: write({
+      description:
+        "Checks an app's page and reports what is broken: HTML parse errors, scripts that do not compile, external script sources, oversize, calls to methods that do not exist, elements scripts look up that are missing. Then runs the page's hearth.call(...) calls whose arguments are written literally, through the same dispatch as the caller (charged as usual): reads are run and their answers reported; calls that change something are checked against the method's arguments but not run.",
+      args: T.Object({ slug: Slug }),
+      access: "public",
+      // Its calls may reach providers; they run as calls of their own, not inside one long transaction.
+      transaction: false,
+      async run({ slug }, ctx) {
+        const app = find(ctx.db, slug);
+        const report = inspect(app.html, (p) => !!ctx.methods.get(p));
+        const calls = await runCalls(ctx, report.calls);
+        return {
+          slug: app.slug,
+          ok: report.problems.length === 0 && calls.every((c) => c.ok !== false),
+          bytes: report.bytes,
+          problems: report.problems,
+          warnings: report.warnings,
+          store_calls: report.storeCalls,
+          calls,
+        };
+      },
+    }),
+    run: write({
+      description:
+        "Publishes a JavaScript snippet and returns its URL. Opened, the code runs as a module in a browser sandbox with no network and no access to anyone's account; nothing it prints comes back here.",
+      args: T.Object({ code: T.String({ minLength: 1, description: "JavaScript, run as a module." }) }),
+      access: "account",
+      run({ code }, ctx) {
+        const bytes = new TextEncoder().encode(code).byteLength;
+        if (bytes > MAX_HTML_BYTES) throw tooLarge(`code is ${bytes} bytes; a snippet may be at most ${MAX_HTML_BYTES} bytes`, "code");
+        const id = crypto.randomUUID().replace(/-/g, "").slice(0, 20);
+        ctx.db.insert(appsSnippets).values({ id, owner: ctx.account.id, code, created: ctx.clock.now().getTime() }).run();
+        return { id, url: `${ctx.baseUrl}/apps/run/${id}`, bytes };
+      },
+    }),
+  },
+  routes: [
+    {
+      method: "GET",
+      path: "/apps",
+      run(req, ctx) {
+        const q = new URL(req.url).searchParams;
+        const query = (q.get("q") ?? "").slice(0, 200);
+        const tag = (q.get("tag") ?? "").slice(0, 30).toLowerCase();
+        return directoryPage({ list: listApps(ctx, query, tag), query, tag, tags: tagCounts(ctx.db), viewer: viewer(ctx) });
+      },
+    },
+    {
+      method: "GET",
+      path: "/apps/run/:id",
+      run(_req, ctx) {
+        const s = ctx.db.select({ id: appsSnippets.id }).from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
+        if (!s) return missingPage("There is no snippet at this address.", viewer(ctx));
+        return snippetHostPage(s.id, viewer(ctx));
+      },
+    },
+    {
+      method: "GET",
+      path: "/apps/run/:id/frame",
+      run(_req, ctx) {
+        const s = ctx.db.select().from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
+        if (!s) return missingPage("There is no snippet at this address.", null);
+        return snippetFrameResponse(s.code);
+      },
+    },
+    {
+      method: "GET",
+      path: "/apps/:slug",
+      run(_req, ctx) {
+        const app = bySlug(ctx.db, ctx.params.slug);
+        const who = viewer(ctx);
+        if (!app) return missingPage("There is no app at this address.", who);
+        const granted = who
+          ? ctx.db
+              .select({ method: appsGrants.method })
+              .from(appsGrants)
+              .where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, who.id)))
+              .all()
+              .map((g) => g.method)
+          : [];
+        return hostPage({ app, viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
+      },
+    },
+    {
+      method: "GET",
+      path: "/apps/:slug/frame",
+      run(req, ctx) {
+        const app = bySlug(ctx.db, ctx.params.slug);
+        if (!app) return missingPage("There is no app at this address.", null);
+        if (needsTicket(ctx, app)) {
+          const ticket = new URL(req.url).searchParams.get("ticket") ?? "";
+          const who = ctx.caller.account;
+          const open = who && ticket ? ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), eq(appsOpens.account, who.id))).get() : undefined;
+          if (!open || open.expires <= ctx.clock.now().getTime())
+            return new Response(`This app costs ${app.price} credits per open: open it from /apps/${app.slug}.`, {
+              status: 402,
+              headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+            });
+        }
+        return frameResponse(app);
+      },
+    },
+    {
+      method: "POST",
+      path: "/apps/:slug/open",
+      run(_req, ctx) {
+        const app = find(ctx.db, ctx.params.slug);
+        const who = ctx.caller.account;
+        if (!who) throw unauthenticated("sign in to open an app");
+        const now = ctx.clock.now().getTime();
+        const paid = needsTicket(ctx, app)
+          ? chargeUse(ctx.db, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
+          : { charged: 0, balance: null };
+        const ticket = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
+        ctx.db.insert(appsOpens).values({ ticket, app: app.id, account: who.id, price: paid.charged, at: now, expires: now + TICKET_MS }).run();
+        return ok({ ticket, charged: paid.charged, balance: paid.balance, expires: new Date(now + TICKET_MS).toISOString() });
+      },
+    },
+    {
+      method: "POST",
+      path: "/apps/:slug/store",
+      async run(req, ctx) {
+        const app = find(ctx.db, ctx.params.slug);
+        const who = ctx.caller.account;
+        if (!who) throw unauthenticated("sign in to keep this app's data on the instance");
+        const body = (await jsonBody(req)) as StoreRequest;
+        return ok(storeOp(ctx.db, app.id, who.id, body, ctx.clock.now().getTime()));
+      },
+    },
+    {
+      method: "POST",
+      path: "/apps/:slug/allow",
+      async run(req, ctx) {
+        const app = find(ctx.db, ctx.params.slug);
+        const who = ctx.caller.account;
+        if (!who) throw unauthenticated("sign in to let an app use your account");
+        const body = await jsonBody(req);
+        const method = body.method;
+        if (typeof method !== "string" || !ctx.methods.get(method)) throw invalid("method", `method must name one of the instance's methods as "service/method" (got ${JSON.stringify(method)})`);
+        const where = and(eq(appsGrants.app, app.id), eq(appsGrants.account, who.id), eq(appsGrants.method, method));
+        if (body.allow === false) ctx.db.delete(appsGrants).where(where).run();
+        else ctx.db.insert(appsGrants).values({ app: app.id, account: who.id, method, at: ctx.clock.now().getTime() }).onConflictDoNothing().run();
+        return ok({ method, allowed: body.allow !== false });
+      },
+    },
+  ],
+  async start(ctx) {
+    await ctx.writes((db) => {
+      if (db.select({ id: apps.id }).from(apps).where(eq(apps.starter, true)).limit(1).get()) return;
+      for (const s of STARTERS) {
+        if (isTaken(db, s.slug)) continue;
+        insertApp(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
+      }
+    });
+  },
+});
+
+function listApps(ctx: Ctx, query: string, tag: string): App[] {
+  const t = tag.trim().toLowerCase().replace(/^#/, "");
+  const hasTag = (a: App) => !t || tagList(a.tags).includes(t);
+  if (query.trim()) {
+    const hits = ctx.index.search({ query, kind: "app", owner: "public", limit: 200 });
+    if (hits.length === 0) return [];
+    const rows = new Map(ctx.db.select().from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all().map((a) => [a.id, a]));
+    return hits.map((h) => rows.get(h.ref)).filter((a): a is App => !!a && hasTag(a)).slice(0, 50);
+  }
+  const rows = ctx.db
+    .select()
+    .from(apps)
+    .where(t ? like(apps.tags, `%${t}%`) : undefined)
+    .orderBy(desc(apps.created), desc(apps.slug))
+    .limit(t ? 500 : 50)
+    .all();
+  return rows.filter(hasTag).slice(0, 50);
+}
+
+function tagCounts(db: Db): { tag: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const r of db.select({ tags: apps.tags }).from(apps).all()) for (const t of tagList(r.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag)).slice(0, 40);
+}

@@ -1,0 +1,160 @@
+// The apps' pages: the directory, the host page around one app, and the
+// sandboxed documents the host frames (an app's page, a published snippet).
+import { html, page, raw, type Html } from "../../core/http/pages/layout.ts";
+import type { Account } from "../../core/plugin.ts";
+import { iconDataUrl } from "./icon.ts";
+import { FRAME_SDK, HOST_BRIDGE } from "./sdk.ts";
+import type { apps } from "./schema.ts";
+
+export type App = typeof apps.$inferSelect;
+
+const sha256 = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("base64");
+const BRIDGE_HASH = `'sha256-${sha256(HOST_BRIDGE)}'`;
+
+/**
+ * The app's document: no origin of its own (CSP sandbox, so even opened
+ * directly it cannot reach the instance's cookies or storage), only its own
+ * inline code, and no network at all; it talks to the host page by message.
+ */
+export const FRAME_CSP =
+  "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+/** A snippet runs as a module loaded from a blob URL, so its text reaches the browser exactly as written. */
+export const SNIPPET_CSP = FRAME_CSP.replace("script-src 'unsafe-inline'", "script-src 'unsafe-inline' blob:");
+
+const HOST_CSP = `default-src 'none'; script-src ${BRIDGE_HASH}; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+const HOST_STYLE = raw(`<style>
+main{max-width:64rem}
+.app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem;background:#fff}
+.byline{color:var(--muted);margin:.2rem 0 1rem}
+dialog{border:1px solid var(--line);border-radius:.5rem;max-width:28rem;background:var(--bg);color:var(--fg)}
+dialog menu{display:flex;gap:.5rem;padding:0;margin:1rem 0 0}
+.apps{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:1rem}
+.apps li{border:1px solid var(--line);border-radius:.5rem;padding:.8rem}
+.apps img{width:2.5rem;height:2.5rem;float:right}
+.apps h2{margin:0 0 .3rem;font-size:1.1rem}
+.tags a{margin-right:.5rem}
+</style>`);
+
+const json = (v: unknown) => raw(JSON.stringify(v).replace(/</g, "\\u003c"));
+const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
+export const tagList = (tags: string) => (tags ? tags.split(",").filter(Boolean) : []);
+
+const noStore = { "cache-control": "no-store" };
+
+function document_(body: string, csp: string): Response {
+  return new Response(body, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": csp,
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+      "cross-origin-resource-policy": "same-origin",
+    },
+  });
+}
+
+/** The app's own page with the SDK in front of everything else it runs. */
+export function frameResponse(app: App): Response {
+  const sdk = `<script>${FRAME_SDK}</script>`;
+  const h = app.html;
+  const head = /<head\b[^>]*>/i.exec(h);
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(h);
+  const at = head ? head.index + head[0].length : doctype ? doctype.index + doctype[0].length : 0;
+  return document_(h.slice(0, at) + sdk + h.slice(at), FRAME_CSP);
+}
+
+export function snippetFrameResponse(code: string): Response {
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Snippet</title></head><body>
+<script type="application/json" id="code">${JSON.stringify(code).replace(/</g, "\\u003c")}</script>
+<script>
+const code = JSON.parse(document.getElementById("code").textContent);
+import(URL.createObjectURL(new Blob([code], { type: "text/javascript" }))).catch((e) => {
+  const p = document.createElement("pre");
+  p.textContent = String((e && e.stack) || e);
+  document.body.append(p);
+});
+</script></body></html>`;
+  return document_(body, SNIPPET_CSP);
+}
+
+export interface HostView {
+  app: App;
+  viewer: Account | null;
+  /** The viewer must pay before the frame loads. */
+  needsTicket: boolean;
+  granted: string[];
+  methods: Record<string, { description: string; price: number | null }>;
+}
+
+export function hostPage(v: HostView): Response {
+  const { app } = v;
+  const data = {
+    slug: app.slug,
+    frame: `/apps/${app.slug}/frame`,
+    needs_ticket: v.needsTicket,
+    signed_in: !!v.viewer,
+    username: v.viewer?.username ?? null,
+    granted: v.granted,
+    methods: v.methods,
+  };
+  const priced = app.price > 0;
+  const openNote: Html = !priced
+    ? html``
+    : v.needsTicket
+      ? v.viewer
+        ? html`<p>This app costs ${credits(app.price)} each time it is opened; the credits go to ${app.ownerName}.</p><p><button id="app-open" type="button">Open for ${credits(app.price)}</button></p>`
+        : html`<p>This app costs ${credits(app.price)} each time it is opened. <a href="/signin">Sign in</a> to open it.</p><button id="app-open" type="button" hidden>Open</button>`
+      : html`<p class="hint">This app costs others ${credits(app.price)} per open; it is yours, so it opens free.</p>`;
+  const body = html`<p class="byline">${app.description} · by ${app.ownerName}${app.forkedFrom ? html` · forked from <a href="/apps/${app.forkedFrom}">${app.forkedFrom}</a>` : ""}</p>
+${openNote}
+<p id="app-status" role="status"></p>
+<iframe id="app-frame" class="app-frame" title="${app.name}" sandbox="allow-scripts" referrerpolicy="no-referrer"${raw(v.needsTicket ? " hidden" : "")}></iframe>
+<p class="hint">The app runs in a sandbox: it sees only its own store${v.viewer ? "" : " (kept in this browser until you sign in)"}, and it can use your account only for methods you allow when it asks.</p>
+<dialog id="app-allow"><form method="dialog">
+<p><strong>${app.name}</strong> asks to call <code data-method></code> as you.</p><p class="hint" data-about></p>
+<menu><button value="allow">Allow</button><button class="quiet" value="deny">Don't allow</button></menu>
+</form></dialog>
+<p><a href="/apps">All apps</a></p>
+<script type="application/json" id="app-data">${json(data)}</script>
+<script>${raw(HOST_BRIDGE)}</script>`;
+  return page({ title: app.name, body, account: v.viewer, csp: HOST_CSP, head: HOST_STYLE, headers: noStore });
+}
+
+export function snippetHostPage(id: string, viewer: Account | null): Response {
+  const body = html`<p class="hint">A published snippet, running as a module in a sandbox with no access to anyone's account.</p>
+<iframe class="app-frame" title="Snippet ${id}" sandbox="allow-scripts" referrerpolicy="no-referrer" src="/apps/run/${id}/frame"></iframe>`;
+  return page({ title: "Snippet", body, account: viewer, csp: HOST_CSP, head: HOST_STYLE, headers: noStore });
+}
+
+export interface DirectoryView {
+  list: App[];
+  query: string;
+  tag: string;
+  tags: { tag: string; count: number }[];
+  viewer: Account | null;
+}
+
+export function directoryPage(v: DirectoryView): Response {
+  const card = (a: App) => {
+    const icon = iconDataUrl(a.icon);
+    return html`<li>${icon ? html`<img src="${icon}" alt="">` : ""}<h2><a href="/apps/${a.slug}">${a.name}</a></h2>
+<p>${a.description}</p>
+<p class="hint">by ${a.ownerName}${a.price > 0 ? ` · ${credits(a.price)} per open` : " · free"}</p>
+${a.tags ? html`<p class="tags">${tagList(a.tags).map((t) => html`<a href="/apps?tag=${encodeURIComponent(t)}">#${t}</a>`)}</p>` : ""}</li>`;
+  };
+  const filtered = v.query || v.tag;
+  const body = html`<form method="get" action="/apps" role="search">
+<label for="q">Search apps</label><input type="text" id="q" name="q" value="${v.query}">
+${v.tag ? html`<input type="hidden" name="tag" value="${v.tag}">` : ""}
+<p><button type="submit">Search</button>${filtered ? html` <a href="/apps">Show all</a>` : ""}</p>
+</form>
+${v.tags.length ? html`<p class="tags">Tags: ${v.tags.map((t) => html`<a href="/apps?tag=${encodeURIComponent(t.tag)}"${raw(t.tag === v.tag ? ' aria-current="page"' : "")}>#${t.tag}</a>`)}</p>` : ""}
+${v.list.length ? html`<ul class="apps">${v.list.map(card)}</ul>` : html`<p>${filtered ? "No app matches." : "No apps yet."}</p>`}`;
+  return page({ title: filtered ? `Apps${v.tag ? ` tagged ${v.tag}` : ""}${v.query ? ` matching “${v.query}”` : ""}` : "Apps", body, account: v.viewer, head: HOST_STYLE, headers: noStore });
+}
+
+export function missingPage(what: string, viewer: Account | null): Response {
+  return page({ title: "Not found", status: 404, body: html`<p>${what}</p><p><a href="/apps">All apps</a></p>`, account: viewer, headers: noStore });
+}
