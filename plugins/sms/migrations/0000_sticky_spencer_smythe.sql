@@ -1,0 +1,37 @@
+CREATE TABLE `sms_codes` (
+	`account` text NOT NULL,
+	`number` text NOT NULL,
+	`hash` text NOT NULL,
+	`expires` integer NOT NULL,
+	`wrong` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`account`, `number`)
+);
+--> statement-breakpoint
+CREATE TABLE `sms_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`account` text,
+	`direction` text NOT NULL,
+	`number` text NOT NULL,
+	`body` text NOT NULL,
+	`segments` integer NOT NULL,
+	`encoding` text NOT NULL,
+	`sid` text,
+	`status` text NOT NULL,
+	`kind` text DEFAULT 'text' NOT NULL,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `sms_messages_recent` ON `sms_messages` (`account`,`at`);--> statement-breakpoint
+CREATE UNIQUE INDEX `sms_messages_sid` ON `sms_messages` (`sid`);--> statement-breakpoint
+CREATE INDEX `sms_messages_number` ON `sms_messages` (`number`,`at`);--> statement-breakpoint
+CREATE TABLE `sms_numbers` (
+	`number` text PRIMARY KEY NOT NULL,
+	`account` text NOT NULL,
+	`at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `sms_numbers_account` ON `sms_numbers` (`account`);--> statement-breakpoint
+CREATE TABLE `sms_optouts` (
+	`number` text PRIMARY KEY NOT NULL,
+	`at` integer NOT NULL
+);
