@@ -33,7 +33,7 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
+  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

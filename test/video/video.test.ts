@@ -37,7 +37,7 @@ writeFileSync(
 const clock = new TestClock(new Date("2026-11-21T10:05:00Z").getTime());
 let h: Hearth;
 beforeAll(async () => {
-  h = await startHearth({ clock, env: { VIDEO_CHANNELS_FILE: channelsFile, VIDEO_POLL_MINUTES: "30", YOUTUBE_URL: yt.url, UPSTREAM_RETRY_MS: "1" } });
+  h = await startHearth({ clock, env: { HEARTH_COLLECTORS: "video", VIDEO_CHANNELS_FILE: channelsFile, VIDEO_POLL_MINUTES: "30", YOUTUBE_URL: yt.url, UPSTREAM_RETRY_MS: "1" } });
 });
 afterAll(async () => {
   await settle(h.rt);
