@@ -1,0 +1,121 @@
+// ctx.agentHost: what the agent needs from the instance beyond an ordinary
+// plugin. Its tools are the registry's methods, called through dispatch as the
+// person it acts for with `agent` set, so prices, scopes, ownership and the
+// methods withheld from it apply exactly as they do to any other call; its
+// clients (the page, mail, the worker) start runs through dispatch too.
+import { findSession } from "../../core/auth/sessions.ts";
+import { provideCapability } from "../../core/capabilities.ts";
+import { accounts } from "../../core/db/schema.ts";
+import { dispatch, priceOf } from "../../core/dispatch.ts";
+import { mailOf, type SendInput } from "../../core/mail/index.ts";
+import type { Caller } from "../../core/plugin.ts";
+import type { MethodEntry } from "../../core/registry.ts";
+import type { Runtime } from "../../core/runtime.ts";
+import type { Client } from "../recall/store.ts";
+
+/** How a run was started, for what the method cannot read from its arguments. */
+export interface RunHint {
+  client: Client;
+  /** A mail thread's root Message-ID, so a reply continues its conversation. */
+  thread?: string;
+  onText?: (piece: string) => void;
+  onTool?: (name: string, ok: boolean) => void;
+}
+
+const hints = new Map<string, RunHint>();
+
+export interface Tool {
+  entry: MethodEntry;
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface AgentHost {
+  /** Methods the agent may call for this caller: in its scopes, not withheld from the agent, not the agent's own. */
+  tools(): Tool[];
+  /** Calls a tool through dispatch as the caller acting through the agent. */
+  call(entry: MethodEntry, args: Record<string, unknown>): Promise<unknown>;
+  /** What a call would cost in credits, with the instance's overrides and metering switch. */
+  price(entry: MethodEntry, args: Record<string, unknown>): number;
+  /** How this run was started (client, thread, stream listeners); null for a plain API call. */
+  hint(requestId: string): RunHint | null;
+  /** Calls any method through dispatch as `caller` (the worker moving a task along as its owner). */
+  callAs(caller: Caller, path: string, args: Record<string, unknown>): Promise<unknown>;
+  /** Runs agent/ask through dispatch for `caller`, telling it how it was started. */
+  ask(caller: Caller, args: Record<string, unknown>, hint: RunHint): Promise<AskResult>;
+  /** The signed-in session's CSRF token, for the page's script. */
+  csrf(req: Request): string | null;
+  /** Every account, for the worker that looks for their agents' tasks. */
+  accounts(): { id: string; username: string; admin: boolean }[];
+  /** Mail as an account under a tag (an agent answering as handle+name). */
+  sendMail(account: { id: string; username: string }, m: SendInput): Promise<unknown>;
+}
+
+export interface AskResult {
+  answer: string;
+  conversation: string;
+  agent: string;
+  steps: number;
+  stopped: string | null;
+  calls: { tool: string; ok: boolean; status?: number }[];
+  credits: number;
+}
+
+declare module "../../core/plugin.ts" {
+  interface CapabilityTypes {
+    agentHost: AgentHost;
+  }
+}
+
+/** JSON Schema as the model reads it: TypeBox's own markers are symbols and drop out. */
+const plainSchema = (s: unknown) => JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
+const schemas = new WeakMap<MethodEntry, Record<string, unknown>>();
+
+export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
+  const out: Tool[] = [];
+  for (const entry of rt.registry.list()) {
+    if (entry.service === "agent" || entry.def.withheldFromAgent) continue;
+    if (caller.scopes !== "*" && !caller.scopes.includes(entry.service)) continue;
+    if (entry.def.access === "account" && !caller.account) continue;
+    let parameters = schemas.get(entry);
+    if (!parameters) schemas.set(entry, (parameters = plainSchema(entry.def.args)));
+    out.push({ entry, name: entry.tool, description: entry.def.description, parameters });
+  }
+  return out;
+}
+
+provideCapability("agentHost", (s): AgentHost => {
+  const { rt } = s;
+  const asAgent: Caller = { ...s.caller, agent: true };
+  return {
+    tools: () => toolsFor(rt, asAgent),
+    call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, requestId: s.requestId }),
+    price(entry, args) {
+      if (rt.config.HEARTH_METERING === "off") return 0;
+      try {
+        return rt.metering?.price ? rt.metering.price(entry, args, asAgent) : priceOf(entry, args, rt, asAgent);
+      } catch {
+        // A price that cannot be worked out from these arguments is for dispatch to refuse with its own message.
+        return 0;
+      }
+    },
+    hint: (requestId) => hints.get(requestId) ?? null,
+    callAs(caller, path, args) {
+      const [service, method] = path.split("/");
+      return dispatch(rt, { service, method, args, caller, requestId: s.requestId });
+    },
+    async ask(caller, args, hint) {
+      const requestId = crypto.randomUUID();
+      hints.set(requestId, hint);
+      try {
+        return (await dispatch(rt, { service: "agent", method: "ask", args, caller, requestId })) as AskResult;
+      } finally {
+        hints.delete(requestId);
+      }
+    },
+    csrf: (req) => findSession(rt, req)?.csrf ?? null,
+    accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
+    sendMail: (account, m) => mailOf(rt).send(account, m),
+  };
+});

@@ -1,0 +1,61 @@
+// Mail to handle+name reaches the agent called name, and its answer goes back
+// in the same thread from handle+name. Only the account's own mail is
+// answered: a stranger writing to alice+research must not get an agent that
+// reads Alice's notes, and an agent's answer (sent from a tagged address)
+// never sets off another agent.
+import { asHearthError } from "../../core/errors.ts";
+import type { ArrivedMail } from "../../core/mail/index.ts";
+import { splitAddress, parseLocal } from "../../core/mail/addresses.ts";
+import type { Caller } from "../../core/plugin.ts";
+import type { AskResult } from "./host.ts";
+import type { AgentCtx } from "./run.ts";
+
+/** The bare address inside "Name <addr>" or the address itself, lower-cased. */
+function bare(from: string): string {
+  const m = /<([^>]+)>/.exec(from);
+  return (m ? m[1] : from).trim().toLowerCase();
+}
+
+/** Whether `from` is the account's own plain handle (here, or at the instance's mail domain). */
+export function fromOwner(from: string, username: string, domain: string | null): boolean {
+  const addr = bare(from);
+  if (!addr.includes("@")) {
+    const lp = parseLocal(addr);
+    return !!lp && lp.handle === username && lp.tag === null;
+  }
+  const parts = splitAddress(addr);
+  if (!parts || !domain || parts.domain.toLowerCase() !== domain) return false;
+  const lp = parseLocal(parts.local);
+  return !!lp && lp.handle === username && lp.tag === null;
+}
+
+export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<boolean> {
+  const { account, message } = mail;
+  const caller: Caller = { account: { id: account.id, username: account.username, admin: false }, scopes: "*", via: "local" };
+  const agents = (await ctx.agentHost.callAs(caller, "agent/list", {})) as { name: string }[];
+  if (!agents.some((a) => a.name === mail.tag)) return false;
+  if (!fromOwner(message.from, account.username, ctx.mail.domain)) {
+    ctx.log.info("agent mail not answered: not from the account itself", { tag: mail.tag, message: message.id });
+    return true;
+  }
+  const root = message.references[0] ?? message.in_reply_to ?? message.message_id;
+  const prompt = [message.subject && `Subject: ${message.subject}`, message.body].filter(Boolean).join("\n\n");
+  let body: string;
+  try {
+    const r = (await ctx.agentHost.ask(caller, { prompt, agent: mail.tag }, { client: "mail", thread: root })) as AskResult;
+    body = r.answer;
+  } catch (e) {
+    const he = asHearthError(e);
+    body = `I could not answer this: ${he.message}`;
+  }
+  const subject = /^re:/i.test(message.subject) ? message.subject : `Re: ${message.subject}`.trim();
+  await ctx.agentHost.sendMail(account, {
+    to: message.from,
+    subject: subject.replace(/[\r\n]+/g, " "),
+    body,
+    tag: mail.tag,
+    inReplyTo: message.message_id,
+    references: [...message.references, message.message_id],
+  });
+  return true;
+}

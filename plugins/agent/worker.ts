@@ -1,0 +1,99 @@
+// The agent's own work: tasks assigned to it. Each pass takes, per account,
+// the open `todo` task due first, marks it doing, runs it as the owner's
+// agent, and marks it done with the answer as its result, or puts it back to
+// todo with the reason. A task that failed is not retried until its owner
+// changes it, so one impossible task does not spend credits on every pass.
+import { asHearthError } from "../../core/errors.ts";
+import type { Caller } from "../../core/plugin.ts";
+import type { AskResult } from "./host.ts";
+import type { AgentCtx } from "./run.ts";
+
+interface TaskRow {
+  id: string;
+  title: string;
+  detail: string;
+  assignee: string;
+  status: string;
+  updated: string | null;
+}
+
+export class Worker {
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private running: Promise<string[]> | null = null;
+  /** Task id -> its `updated` when it last failed. */
+  private failed = new Map<string, string | null>();
+
+  constructor(private ctx: AgentCtx) {}
+
+  start(everyMs: number) {
+    this.timer = setInterval(() => void this.pass().catch((e) => this.ctx.log.error("agent worker pass failed", { error: String(e) })), everyMs);
+    this.timer.unref?.();
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One pass over every account; returns the ids of the tasks it ran. Passes never overlap. */
+  pass(): Promise<string[]> {
+    if (!this.running) this.running = this.work().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async work(): Promise<string[]> {
+    const host = this.ctx.agentHost;
+    const ran: string[] = [];
+    for (const account of host.accounts()) {
+      const owner: Caller = { account, scopes: "*", via: "local" };
+      let tasks: TaskRow[];
+      try {
+        tasks = (await host.callAs(owner, "tasks/list", { status: "todo" })) as TaskRow[];
+      } catch (e) {
+        this.ctx.log.warn("agent worker cannot list tasks", { account: account.id, error: asHearthError(e).message });
+        continue;
+      }
+      const task = tasks.find((t) => t.assignee === "agent" && !(this.failed.has(t.id) && this.failed.get(t.id) === t.updated));
+      if (!task) continue;
+      ran.push(task.id);
+      await host.callAs(owner, "tasks/update", { id: task.id, status: "doing" });
+      const prompt = [`Task: ${task.title}`, task.detail].filter(Boolean).join("\n\n");
+      let next: { status: "done" | "todo"; result: string };
+      try {
+        const r = (await host.ask(owner, { prompt }, { client: "cli" })) as AskResult;
+        next = r.stopped ? { status: "todo", result: r.answer } : { status: "done", result: r.answer };
+      } catch (e) {
+        next = { status: "todo", result: `The agent could not do this: ${asHearthError(e).message}` };
+      }
+      try {
+        const after = (await host.callAs(owner, "tasks/update", { id: task.id, ...next })) as TaskRow;
+        if (next.status === "todo") this.failed.set(task.id, after.updated);
+        else this.failed.delete(task.id);
+      } catch (e) {
+        // Deleted meanwhile: nothing to record it on.
+        this.ctx.log.warn("agent worker could not record a task's outcome", { task: task.id, error: asHearthError(e).message });
+      }
+    }
+    return ran;
+  }
+}
+
+const workers = new WeakMap<object, Worker>();
+
+/** The instance's worker, keyed by its settings object (one per running instance); tests run passes by hand. */
+export function workerFor(rt: { config: object }): Worker | undefined {
+  return workers.get(rt.config);
+}
+
+export function startWorker(ctx: AgentCtx) {
+  const w = new Worker(ctx);
+  workers.set(ctx.config, w);
+  if ((ctx.config.AGENT_WORKER ?? "on") === "off") return;
+  const secs = Number(ctx.config.AGENT_WORKER_SECONDS);
+  w.start((Number.isFinite(secs) && secs > 0 ? secs : 60) * 1000);
+}
+
+export async function stopWorker(ctx: AgentCtx) {
+  await workers.get(ctx.config)?.stop();
+}

@@ -1,0 +1,68 @@
+// Writing conversations down. The agent records every turn here, on whichever
+// client it happened, and indexes what was said and told so recall/search
+// finds it; tool results are kept in the conversation but not indexed.
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db, FullTextIndex } from "../../core/plugin.ts";
+import { recallConversations, recallMessages } from "./schema.ts";
+
+export type Client = "web" | "mail" | "cli";
+export const CLIENTS: Client[] = ["web", "mail", "cli"];
+export type Role = "user" | "assistant" | "tool";
+
+/** The service whose index entries hold the conversations: the agent writes them as it talks. */
+export const INDEXED_BY = "agent";
+
+export type Conversation = typeof recallConversations.$inferSelect;
+
+/** A topic is the opening words of what was first said, on one line. */
+export function topicOf(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= 80 ? line || "(empty)" : `${line.slice(0, 79).replace(/\s+\S*$/, "")}…`;
+}
+
+export function openConversation(db: Db, c: { owner: string; client: Client; agent: string; topic: string; thread?: string | null; at: number }): Conversation {
+  const row: Conversation = { id: Bun.randomUUIDv7(), owner: c.owner, client: c.client, agent: c.agent, topic: topicOf(c.topic), thread: c.thread ?? null, started: c.at, active: c.at, messages: 0 };
+  db.insert(recallConversations).values(row).run();
+  return row;
+}
+
+export function conversationOf(db: Db, owner: string, id: string): Conversation | null {
+  return db.select().from(recallConversations).where(and(eq(recallConversations.id, id), eq(recallConversations.owner, owner))).get() ?? null;
+}
+
+/** The conversation a mail thread (or other client key) already belongs to. */
+export function conversationByThread(db: Db, owner: string, client: Client, threads: string[]): Conversation | null {
+  for (const t of threads) {
+    const row = db
+      .select()
+      .from(recallConversations)
+      .where(and(eq(recallConversations.owner, owner), eq(recallConversations.thread, t), eq(recallConversations.client, client)))
+      .orderBy(desc(recallConversations.active))
+      .get();
+    if (row) return row;
+  }
+  return null;
+}
+
+export function addMessage(db: Db, index: FullTextIndex, c: Conversation, m: { role: Role; content: string; at: number }) {
+  const id = Bun.randomUUIDv7();
+  db.insert(recallMessages).values({ id, conversation: c.id, owner: c.owner, role: m.role, content: m.content, at: m.at }).run();
+  db.update(recallConversations)
+    .set({ active: sql`max(${recallConversations.active}, ${m.at})`, messages: sql`${recallConversations.messages} + 1` })
+    .where(eq(recallConversations.id, c.id))
+    .run();
+  if (m.role !== "tool" && m.content.trim()) index.put({ kind: c.client, ref: `${c.id}/${id}`, owner: c.owner, title: c.topic, body: m.content });
+  return id;
+}
+
+/** The messages to hand the model again when a conversation continues: the latest ones, oldest first. */
+export function recentMessages(db: Db, conversation: string, limit: number) {
+  return db
+    .select()
+    .from(recallMessages)
+    .where(eq(recallMessages.conversation, conversation))
+    .orderBy(desc(recallMessages.at), desc(recallMessages.id))
+    .limit(limit)
+    .all()
+    .reverse();
+}
