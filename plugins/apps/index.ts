@@ -2,6 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, inArray, like } from "drizzle-orm";
 import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
+import { build, BUILD_PRICE } from "./build.ts";
 import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";
 import { sanitiseIcon } from "./icon.ts";
@@ -164,7 +165,7 @@ export default definePlugin({
   name: "apps",
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods a person allows through hearth.call.",
-  needs: ["db", "index", "emit", "call", "writes", "methods"],
+  needs: ["db", "index", "emit", "call", "writes", "methods", "ai"],
   methods: {
     create: write({
       description:
@@ -279,6 +280,24 @@ export default definePlugin({
         const id = crypto.randomUUID().replace(/-/g, "").slice(0, 20);
         ctx.db.insert(appsSnippets).values({ id, owner: ctx.account.id, code, created: ctx.clock.now().getTime() }).run();
         return { id, url: `${ctx.baseUrl}/apps/run/${id}`, bytes };
+      },
+    }),
+    build: write({
+      description: `Builds a single-page app (a tracker, a checklist, a counter...) from a description with the instance's model: one page with inline CSS and JavaScript that keeps its data in its own store. The page is checked (it parses, is under 256 KB, loads no outside scripts, keeps its data with hearth.store); a page that fails is sent back once with the problems, then the call answers 502. Saved as the caller's app; returns its details and URL. ${BUILD_PRICE} credits.`,
+      args: T.Object({ prompt: T.String({ minLength: 3, maxLength: 4000, description: "What the app should do." }) }),
+      access: "account",
+      price: BUILD_PRICE,
+      openWorld: true,
+      // The model takes seconds: the app is saved in a short transaction of its own once its page passes.
+      transaction: false,
+      run({ prompt }, ctx) {
+        return build(ctx, prompt, (fields) =>
+          ctx.writes(() => {
+            const app = insertApp(ctx, ctx.db, newAppOf(ctx, fields));
+            announce(ctx, app, "created");
+            return details(ctx, app);
+          }),
+        );
       },
     }),
   },
