@@ -84,9 +84,9 @@ export class MailService {
     return this.rt.config.MAIL_DOMAIN ? this.rt.config.MAIL_DOMAIN.toLowerCase() : null;
   }
 
-  /** Whether mail from outside can arrive: a domain and a listening SMTP port. */
+  /** Whether mail from outside can arrive: a domain and our SMTP server listening. */
   get reachable(): boolean {
-    return !!this.domain && this.rt.config.SMTP_PORT !== "off";
+    return !!this.domain && this.inbound.port !== null;
   }
 
   newMessageId(): string {
@@ -273,6 +273,8 @@ export class MailService {
   }
 
   async start() {
+    // Made now rather than inside the first send's transaction; `hearth mail dns` prints it.
+    if (this.domain) dkimKey(this.rt.config, this.rt.dataDir);
     await this.inbound.start();
     this.outbox.start();
   }

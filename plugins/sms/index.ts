@@ -117,7 +117,7 @@ export default definePlugin({
     TWILIO_ACCOUNT_SID: { default: "", description: "Twilio account SID (AC...); texts answer 501 until it, TWILIO_AUTH_TOKEN and TWILIO_FROM are set." },
     TWILIO_AUTH_TOKEN: { default: "", description: "Twilio auth token: authenticates sends and validates the inbound webhook's X-Twilio-Signature." },
     TWILIO_FROM: { default: "", description: "The Twilio number texts are sent from (E.164). Point its incoming-message webhook at <HEARTH_PUBLIC_URL>/sms/inbound (POST)." },
-    TWILIO_BASE_URL: { default: "https://api.twilio.com", description: "Base URL of Twilio's REST API." },
+    TWILIO_URL: { default: "", description: "Base URL of Twilio's REST API (https://api.twilio.com when empty)." },
     SMS_DAILY_CAP: { default: "20", description: "Texts one account may send per UTC day, verification codes included." },
     SMS_SEGMENT_CREDITS: { default: "2", description: "Credits per SMS segment (160 GSM-7 characters, 70 when the text needs UCS-2; 153/67 per part of a longer text)." },
   },

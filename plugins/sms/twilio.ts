@@ -17,7 +17,7 @@ export function twilioConfig(config: Readonly<Record<string, string>>): TwilioCo
   const missing = NEEDED.filter((k) => !config[k]);
   if (missing.length)
     throw notConfigured(`texts need a Twilio account: set ${missing.join(", ")}${missing.length < NEEDED.length ? "" : " (the account's SID and auth token, and the number texts are sent from)"}`);
-  return { sid: config.TWILIO_ACCOUNT_SID, token: config.TWILIO_AUTH_TOKEN, from: config.TWILIO_FROM, base: (config.TWILIO_BASE_URL || "https://api.twilio.com").replace(/\/+$/, "") };
+  return { sid: config.TWILIO_ACCOUNT_SID, token: config.TWILIO_AUTH_TOKEN, from: config.TWILIO_FROM, base: (config.TWILIO_URL || "https://api.twilio.com").replace(/\/+$/, "") };
 }
 
 /** Twilio's error body: { code, message, more_info, status }. */

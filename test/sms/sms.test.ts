@@ -32,7 +32,7 @@ let bob: string;
 
 beforeAll(async () => {
   tw = startTwilio({ sid: SID, token: TOKEN });
-  h = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_BASE_URL: tw.url, SMS_DAILY_CAP: "6" } });
+  h = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "6" } });
   alice = await h.token("alice");
   bob = await h.token("bob");
   await h.grant("alice", 1000);
