@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid, notFound } from "../../core/errors.ts";
+import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { around, byCallsign, byRegistration, type Aircraft } from "./adsb.ts";
 import { airlinesFor } from "./airlines.ts";

@@ -35,7 +35,7 @@ const fx = startFixture({
   // Timetables and the catalogue
   "/gtfs/oxford.zip": (_q, req) => (req.headers.get("if-none-match") === OXFORD_ETAG ? new Response(null, { status: 304 }) : zip(oxford, OXFORD_ETAG)),
   "/gtfs/oldtown.zip": () => zip(oldTown),
-  "/latest/*": (_q, req) => new Response(new Uint8Array(new URL(req.url).pathname.includes("2015") ? 48_213_557 : 1_024), { headers: { "content-type": "application/zip" } }),
+  "/latest/*": (_q, req) => new Response(new Uint8Array(new URL(req.url).pathname.includes("2015") ? 4_821_355 : 1_024), { headers: { "content-type": "application/zip" } }),
   "/feeds_v2.csv": () => new Response(recorded("mobility-database", "feeds_v2.csv").replaceAll("FIXTURE", fx.url), { headers: { "content-type": "text/csv" } }),
 });
 
@@ -217,7 +217,7 @@ describe("feeds", () => {
     expect(res.country).toBe("GB");
     expect(res.available.map((a: any) => a.id)).toEqual(["mdb-2014", "mdb-2015"]);
     expect(res.available[0]).toMatchObject({ provider: "Oxford Bus Company", place: "Oxford, England", size_bytes: 1024, carried: true });
-    expect(res.available[1]).toMatchObject({ provider: "Lothian Buses, Edinburgh Trams", size_bytes: 48_213_557, carried: false });
+    expect(res.available[1]).toMatchObject({ provider: "Lothian Buses, Edinburgh Trams", size_bytes: 4_821_355, carried: false });
     expect(fx.seen.filter((s) => s.path.startsWith("/latest/")).length).toBe(2);
     // Sizes are remembered: a second listing asks nobody.
     await h.call("transit/feeds", { country: "GB" });
