@@ -72,7 +72,9 @@ describe("home, signed in", () => {
     expect(card("tasks")).not.toContain("Already done");
     // The recorded Open-Meteo forecast: overcast, 6.4 °C now, feels like 2.9.
     expect(card("weather")).toContain("Now: overcast, 6°C, feels like 3°C.");
-    expect(card("weather")).toContain("Sunday");
+    expect(card("weather")).toContain("<span>Today</span><span class=\"when\">overcast, 4–8°C");
+    expect(card("weather")).toContain("<span>Tomorrow</span><span class=\"when\">slight rain, 5–10°C, 86% rain");
+    expect(card("weather")).toContain("<span>Monday</span>");
     // Prayer times in the place's own zone, taken from the forecast (Europe/London).
     expect(card("prayer")).toContain("Fajr");
     expect(card("prayer")).toMatch(/Next: Dhuhr at 11:\d\d\./);
@@ -133,6 +135,7 @@ describe("services", () => {
     const body = await text(await getPage(h.url, "/services", null));
     for (const e of h.rt.registry.list()) expect(body).toContain(`id="${e.tool}"`);
     expect(body).toContain("<code>POST /api/v1/notes/add</code>");
+    expect(body).toContain("<code>notes/add</code> <span class=\"tag\">POST</span>");
     expect(body).toContain('<span class="tag">account</span>');
     expect(body).toContain("Sign in</a> to try it here.");
     expect(body).not.toContain('name="csrf"');

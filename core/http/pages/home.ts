@@ -11,8 +11,8 @@ import { readPosted } from "./form.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
 
 const STYLE = html`<style>
-main{max-width:64rem}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));gap:1rem;padding:0;margin:1rem 0;list-style:none}
+main,header{max-width:64rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(17rem,1fr));align-items:start;gap:1rem;padding:0;margin:1rem 0;list-style:none}
 .card{border:1px solid var(--line);border-radius:.6rem;padding:.8rem 1rem;background:var(--field)}
 .card h2{margin:0 0 .4rem;font-size:1.1rem}
 .card h2 a{text-decoration:none}

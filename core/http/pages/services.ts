@@ -31,6 +31,11 @@ export function priceLabel(price: number | null): string {
   return `${price} credit${price === 1 ? "" : "s"}`;
 }
 
+/** Descriptions mark names in backticks, as in markdown: shown as code. */
+function prose(text: string): Html {
+  return html`${text.split("`").map((part, i) => (i % 2 ? html`<code>${part}</code>` : part))}`;
+}
+
 /** A readable type for an argument: "string, one of a|b", "number 1 to 20", "list of string". */
 function typeOf(s: TSchema): string {
   const k = s[Kind];
@@ -60,7 +65,7 @@ function field(entry: MethodEntry, name: string, s: TSchema, given: Record<strin
     .filter(Boolean)
     .join("; ");
   const label = html`<label for="${id}">${name}${required ? html` <span aria-hidden="true">*</span><span class="skip">(required)</span>` : ""}</label>
-<p class="hint" id="${id}-hint">${s.description ?? ""} <span>(${hint})</span></p>`;
+<p class="hint" id="${id}-hint">${prose(s.description ?? "")} <span>(${hint})</span></p>`;
   const common = html`id="${id}" name="${ARG + name}" aria-describedby="${id}-hint" ${required ? html`required` : ""}`;
   const choices = options(s);
   if (choices || s[Kind] === "Boolean") {
@@ -93,21 +98,26 @@ ${names.map((n) => field(entry, n, props[n], given))}
   const answer = mine
     ? html`<div role="status" aria-live="polite"><p><strong>HTTP ${mine.status}</strong></p><pre class="json" tabindex="0" aria-label="Answer from ${entry.path}">${JSON.stringify(mine.body, null, 2)}</pre></div>`
     : "";
-  return html`<details id="${entry.tool}" ${mine ? html`open` : ""}>
-<summary><code>${verb} /api/v1/${entry.path}</code> <span class="tag">${d.access === "account" ? "account" : "public"}</span> <span class="tag">${priceLabel(price)}</span></summary>
-<p>${d.description}</p>
-${
-  names.length
-    ? html`<table class="args"><thead><tr><th scope="col">Argument</th><th scope="col">Type</th><th scope="col">About</th></tr></thead><tbody>
+  const short = d.description.split(/(?<=\.)\s/)[0];
+  const rest = d.description.slice(short.length).trim();
+  // Signed in, the form's labels and hints describe each argument; signed out, a table does.
+  const argsPart = canTry
+    ? ""
+    : names.length
+      ? html`<table class="args"><thead><tr><th scope="col">Argument</th><th scope="col">Type</th><th scope="col">About</th></tr></thead><tbody>
 ${names.map(
   (n) =>
     html`<tr><td data-label="Argument"><code>${n}</code>${entry.required.includes(n) ? " (required)" : ""}</td><td data-label="Type">${typeOf(props[n])}</td><td data-label="About">${props[n].description ?? ""}</td></tr>`,
 )}</tbody></table>`
-    : html`<p class="hint">Takes no arguments.</p>`
-}
-<p class="hint">MCP tool <code>${entry.tool}</code>.${d.destructive ? " Removes something." : ""}${d.openWorld ? " Asks a provider outside this instance." : ""}${
-    d.withheldFromAgent ? " Withheld from the agent." : ""
+      : html`<p class="hint">Takes no arguments.</p>`;
+  return html`<details id="${entry.tool}" ${mine ? html`open` : ""}>
+<summary><span class="name"><code>${entry.path}</code> <span class="tag">${verb}</span> <span class="tag">${d.access === "account" ? "account" : "public"}</span> <span class="tag">${priceLabel(price)}</span></span>
+<span class="short">${prose(short)}</span></summary>
+${rest ? html`<p>${prose(rest)}</p>` : ""}
+<p class="hint"><code>${verb} /api/v1/${entry.path}</code> · MCP tool <code>${entry.tool}</code>${d.destructive ? " · removes something" : ""}${d.openWorld ? " · asks a provider outside this instance" : ""}${
+    d.withheldFromAgent ? " · withheld from the agent" : ""
   }</p>
+${argsPart}${canTry && names.length === 0 ? html`<p class="hint">Takes no arguments.</p>` : ""}
 ${form}${answer}
 </details>`;
 }
@@ -115,8 +125,14 @@ ${form}${answer}
 const STYLE = html`<style>
 details{border:1px solid var(--line);border-radius:.5rem;margin:.5rem 0;padding:.5rem .8rem}
 details[open]{padding-bottom:1rem}
-summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:.25rem .5rem;align-items:baseline;min-height:2.75rem;align-content:center}
-summary code{font-weight:600;word-break:break-all}
+summary{cursor:pointer;list-style:none;display:block;min-height:2.75rem;padding:.2rem 0 .2rem 1.3rem;position:relative}
+summary::-webkit-details-marker{display:none}
+summary::before{content:"▸";position:absolute;left:0;top:.2rem;color:var(--accent)}
+details[open]>summary::before{content:"▾"}
+summary .name{display:flex;flex-wrap:wrap;gap:.25rem .5rem;align-items:baseline}
+summary .name code{font-weight:700;font-size:1.05rem;word-break:break-all}
+summary .short{display:block;color:var(--muted);font-size:.95rem}
+main,header{max-width:56rem}
 .tag{font-size:.85rem;border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;color:var(--muted)}
 textarea{width:100%;max-width:28rem;font:inherit;padding:.6rem .7rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg)}
 pre.json{overflow:auto;max-height:24rem;padding:.75rem;border:1px solid var(--line);border-radius:.4rem;background:var(--field);font:.9rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
@@ -133,7 +149,7 @@ ${s ? "Forms here call the method as you, and can change your data." : ""}</p>
 <nav aria-label="Services"><ul class="toc">${services.map((n) => html`<li><a href="#service-${n}">${n}</a></li>`)}</ul></nav>
 ${services.map((n) => {
   const p = rt.registry.plugins.get(n)!;
-  return html`<section aria-labelledby="service-${n}"><h2 id="service-${n}">${n}</h2><p>${p.def.description}</p>
+  return html`<section aria-labelledby="service-${n}"><h2 id="service-${n}">${n}</h2><p>${prose(p.def.description)}</p>
 ${p.methods.map((m) => methodSection(rt, m, s, tried))}</section>`;
 })}`;
   return page({ title: "Services", body, account: s?.account ?? null, csrf: s?.csrf, head: STYLE, status });

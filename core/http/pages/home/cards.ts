@@ -59,6 +59,16 @@ function when(iso: string | null): string | undefined {
   return offset ? text : `${text} UTC`;
 }
 
+/** "Today", "Tomorrow" or the weekday of a local date, against the place's own local time now. */
+function dayName(date: string | null, localNow: string | null): string {
+  if (!date) return "";
+  const today = localNow?.slice(0, 10);
+  if (date === today) return "Today";
+  if (today && Date.parse(`${date}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`) === 86_400_000) return "Tomorrow";
+  const d = new Date(`${date}T12:00:00Z`);
+  return Number.isNaN(d.getTime()) ? date : new Intl.DateTimeFormat("en-GB", { weekday: "long", timeZone: "UTC" }).format(d);
+}
+
 interface Source {
   service: string;
   method: string;
@@ -127,7 +137,7 @@ export const SOURCES: Source[] = [
       return {
         lead: lead ? `Now: ${lead}.` : undefined,
         lines: days.slice(0, 3).map((d) => ({
-          text: str(d.date) ? new Intl.DateTimeFormat("en-GB", { weekday: "long", timeZone: "UTC" }).format(new Date(`${d.date}T12:00:00Z`)) : "",
+          text: dayName(str(d.date), str(now.time)),
           detail: [str(d.conditions), num(d.high_c) !== null && num(d.low_c) !== null ? `${Math.round(num(d.low_c)!)}–${Math.round(num(d.high_c)!)}°C` : null, num(d.precipitation_chance_pct) ? `${d.precipitation_chance_pct}% rain` : null]
             .filter(Boolean)
             .join(", "),
