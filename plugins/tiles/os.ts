@@ -35,7 +35,9 @@ export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y:
   let job = fetching.get(id);
   if (!job) {
     job = (async () => {
-      const r = await ctx.bytes.get("OS_MAPS", `/maps/raster/v1/zxy/${STYLES[style]}/${z}/${x}/${y}.png`, { query: { key } });
+      const r = await ctx.bytes.get("OS_MAPS", `/maps/raster/v1/zxy/${STYLES[style]}/${z}/${x}/${y}.png`, { query: { key }, accept: [401, 403] });
+      if (r.status === 401 || r.status === 403)
+        throw upstream("upstream_failed", `Ordnance Survey refused OS_MAPS_KEY (HTTP ${r.status}): check the key and that its project includes the OS Maps API`);
       if (!isPng(r.bytes)) throw upstream("upstream_failed", "Ordnance Survey sent something that is not a PNG tile");
       const h = await ctx.blobs.put(r.bytes);
       const now = ctx.clock.now().getTime();

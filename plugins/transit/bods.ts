@@ -1,6 +1,7 @@
 // Live bus positions in England from the Bus Open Data Service: SIRI-VM XML
 // for a bounding box, with a key (BODS_API_KEY).
 import { XMLParser } from "fast-xml-parser";
+import { upstream } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import type { Fetched } from "../../core/upstream/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
@@ -70,6 +71,10 @@ export function busesIn(ctx: Ctx, box: { minLon: number; minLat: number; maxLon:
     as: "text",
     ttl: 15,
     keep: 60,
-    parse: parseSiriVm,
+    accept: [401, 403],
+    parse: (xml: string, status) => {
+      if (status === 401 || status === 403) throw upstream("upstream_failed", `the Bus Open Data Service refused BODS_API_KEY (HTTP ${status}): check the key`);
+      return parseSiriVm(xml);
+    },
   });
 }

@@ -1,5 +1,6 @@
 // National Rail's live departure boards (Darwin LDBWS) through the Rail Data
 // Marketplace's JSON interface, which needs a key (LDBWS_TOKEN).
+import { upstream } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import type { Fetched } from "../../core/upstream/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
@@ -92,6 +93,13 @@ export function board(ctx: Ctx, crs: string, rows: number, arrivals: boolean): P
     headers: { "x-apikey": ctx.config.LDBWS_TOKEN },
     ttl: 30,
     keep: 120,
-    parse: (b) => parseBoard(b, arrivals),
+    // Read as text so a refusal, which is not JSON, can be named for what it is.
+    as: "text",
+    accept: [401, 403],
+    parse: (body: string, status) => {
+      if (status === 401 || status === 403)
+        throw upstream("upstream_failed", `the Rail Data Marketplace refused LDBWS_TOKEN (HTTP ${status}): check the key and its subscription to the Live Arrival and Departure Boards product`);
+      return parseBoard(JSON.parse(body), arrivals);
+    },
   });
 }

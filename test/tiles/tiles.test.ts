@@ -147,6 +147,7 @@ describe("without a key", () => {
     h = await startHearth({ clock, dataDir: dir, env: { ...env, OS_MAPS_KEY: "wrong" } });
     const r = await fetch(`${h.url}/tiles/light/12/2046/1362.png`);
     expect(r.status).toBe(502);
+    expect((await r.json()).error.message).toContain("refused OS_MAPS_KEY");
     const t = await h.call("tiles/tile", { ...LONDON_12, style: "light" });
     expect(t.body.result.held).toBe(false);
   });

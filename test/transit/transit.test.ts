@@ -35,6 +35,8 @@ const fx = startFixture({
   // Timetables and the catalogue
   "/gtfs/oxford.zip": (_q, req) => (req.headers.get("if-none-match") === OXFORD_ETAG ? new Response(null, { status: 304 }) : zip(oxford, OXFORD_ETAG)),
   "/gtfs/oldtown.zip": () => zip(oldTown),
+  // A publisher that moved its archive and now answers with a web page.
+  "/gtfs/moved.zip": () => new Response("<html><body>This page has moved</body></html>", { headers: { "content-type": "text/html" } }),
   "/latest/*": (_q, req) => new Response(new Uint8Array(new URL(req.url).pathname.includes("2015") ? 4_821_355 : 1_024), { headers: { "content-type": "application/zip" } }),
   "/feeds_v2.csv": () => new Response(recorded("mobility-database", "feeds_v2.csv").replaceAll("FIXTURE", fx.url), { headers: { "content-type": "text/csv" } }),
 });
@@ -52,7 +54,7 @@ let h: Hearth;
 beforeAll(async () => {
   h = await startHearth({
     clock,
-    env: { ...base, TRANSIT_FEEDS: `oxford=${fx.url}/gtfs/oxford.zip, ${fx.url}/gtfs/oldtown.zip`, LDBWS_TOKEN: "rdm-key", BODS_API_KEY: "bods-key" },
+    env: { ...base, TRANSIT_FEEDS: `oxford=${fx.url}/gtfs/oxford.zip, ${fx.url}/gtfs/oldtown.zip\nmoved=${fx.url}/gtfs/moved.zip`, LDBWS_TOKEN: "rdm-key", BODS_API_KEY: "bods-key" },
   });
 });
 afterAll(async () => {
@@ -204,11 +206,14 @@ describe("feeds", () => {
     const r = await h.call("transit/feeds", {});
     expect(r.status).toBe(200);
     const res = r.body.result;
-    expect(res.carried).toHaveLength(2);
+    expect(res.carried).toHaveLength(3);
     expect(res.carried[0]).toMatchObject({ id: "oxford", name: "Oxford Bus Company", state: "ready", size_bytes: oxford.length, valid_from: "2026-09-01", valid_to: "2027-01-31", expired: false, stops: 5, trips: 6 });
     expect(res.carried[1]).toMatchObject({ name: "Old Town Trams", expired: true, valid_to: "2026-03-01" });
     expect(res.expired).toEqual([{ id: res.carried[1].id, name: "Old Town Trams", ended: "2026-03-01" }]);
     expect(res.available_note).toContain("country");
+    // One archive that cannot be read is reported, and the others still answer.
+    expect(res.carried[2]).toMatchObject({ id: "moved", state: "failed", stops: null });
+    expect(res.carried[2].error).toContain("zip");
   });
 
   test("for a country, what the catalogue lists that could be carried, with sizes, keyless GTFS only", async () => {
@@ -296,6 +301,42 @@ describe("buses", () => {
     expect(r.body.result.buses.map((b: any) => b.line)).toEqual(["1"]);
     const far = await h.call("transit/buses", { lat: 53.796, lon: -1.5479, within_km: 26 });
     expect(far.body.error.field).toBe("within_km");
+  });
+});
+
+describe("with keys the providers refuse", () => {
+  test("the refusal names the key to check", async () => {
+    const wrong = await startHearth({ clock, env: { ...base, LDBWS_TOKEN: "stale", BODS_API_KEY: "stale" } });
+    try {
+      const t = await wrong.call("transit/trains", { station: "KGX" });
+      expect(t.status).toBe(502);
+      expect(t.body.error.message).toContain("LDBWS_TOKEN");
+      const b = await wrong.call("transit/buses", { lat: 53.8, lon: -1.55 });
+      expect(b.status).toBe(502);
+      expect(b.body.error.message).toContain("BODS_API_KEY");
+    } finally {
+      await wrong.stop();
+    }
+  });
+});
+
+describe("when TfL fails", () => {
+  test("unreachable is a 503 and garbage a 502, both retryable", async () => {
+    fx.fail = "503";
+    try {
+      const r = await h.call("transit/status", { modes: "tram" });
+      expect(r.status).toBe(503);
+      expect(r.body.error.retry).toBe(true);
+    } finally {
+      fx.fail = null;
+    }
+    fx.fail = "garbage";
+    try {
+      const r = await h.call("transit/arrivals", { stop: "940GZZLUBST" });
+      expect(r.status).toBe(502);
+    } finally {
+      fx.fail = null;
+    }
   });
 });
 
