@@ -1,0 +1,64 @@
+import { Type as T } from "@sinclair/typebox";
+import { invalid } from "../../core/errors.ts";
+import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { counts, KINDS, recentBlog, recentIndexed, searchBlog, searchIndexed, type Entry, type Kind } from "./sources.ts";
+
+const Limit = T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Entries, default 20, max 100." }));
+const KindArg = T.Optional(T.String({ description: `One of ${KINDS.join(", ")}.` }));
+
+function kindOf(raw: string | undefined): Kind | undefined {
+  if (raw === undefined) return undefined;
+  const k = raw.trim().toLowerCase();
+  if (!(KINDS as readonly string[]).includes(k)) throw invalid("kind", `kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(raw)})`);
+  return k as Kind;
+}
+
+/** Takes from each list in turn, so ranked index hits and blog matches share the answer. */
+function interleave(lists: Entry[][], limit: number): Entry[] {
+  const out: Entry[] = [];
+  for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) for (const l of lists) if (i < l.length && out.length < limit) out.push(l[i]);
+  return out;
+}
+
+const recent = (ctx: Ctx, kind: Kind, limit: number) => (kind === "blog" ? recentBlog(ctx, limit) : recentIndexed(ctx, kind, limit));
+
+export default definePlugin({
+  name: "archive",
+  description: "The reader over everything the instance has collected and published: news, videos, market snapshots, public blog posts and prayer reflections. Private records never appear.",
+  needs: ["db", "sqlite", "index"],
+  methods: {
+    list: read({
+      description:
+        "With `kind` (news, video, market, blog, prayer): the most recent entries of it. Without: a summary of which kinds are archived, how many of each, and the newest of each. `limit` default 20, max 100.",
+      args: T.Object({ kind: KindArg, limit: Limit }),
+      access: "public",
+      run(args, ctx) {
+        const kind = kindOf(args.kind);
+        const limit = args.limit ?? 20;
+        if (kind) {
+          const entries = recent(ctx, kind, limit);
+          return { kind, entries, count: entries.length };
+        }
+        const n = counts(ctx);
+        const kinds = KINDS.map((k) => ({ kind: k, count: n[k], newest: n[k] ? (recent(ctx, k, 1)[0]?.title ?? null) : null }));
+        return { kinds, total: kinds.reduce((s, k) => s + k.count, 0) };
+      },
+    }),
+    search: read({
+      description:
+        "Searches everything collected across news, videos, market snapshots, public blog posts and prayer reflections, best matches first; `kind` narrows to one. `limit` default 20, max 100.",
+      args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words to find." }), kind: KindArg, limit: Limit }),
+      access: "public",
+      run(args, ctx) {
+        if (!args.query.trim()) throw invalid("query", "query must not be blank");
+        const kind = kindOf(args.kind);
+        const limit = args.limit ?? 20;
+        const indexed = KINDS.filter((k): k is Exclude<Kind, "blog"> => k !== "blog" && (!kind || kind === k));
+        const fromIndex = searchIndexed(ctx, args.query, indexed, limit);
+        const fromBlog = !kind || kind === "blog" ? searchBlog(ctx, args.query, limit) : [];
+        const entries = interleave([fromIndex, fromBlog], limit);
+        return { query: args.query, ...(kind ? { kind } : {}), entries, count: entries.length };
+      },
+    }),
+  },
+});

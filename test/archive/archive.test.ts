@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { settle } from "../../core/upstream/index.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
+
+// Every kind is collected by its own service through the real stack: news
+// and videos from their feeds, a market snapshot from a conversion, a
+// reflection from prayer, posts from the blog.
+const providers = startFixture({
+  "/feed.xml": () => new Response(recorded("rss", "nasa.xml"), { headers: { "content-type": "application/rss+xml" } }),
+  "/feeds/videos.xml": () => new Response(recorded("youtube", "UCHnyfMqiRRG1u-2MsSQLbXA.xml"), { headers: { "content-type": "text/xml" } }),
+  "/v1/latest": () => json(recorded("frankfurter", "latest.json")),
+});
+const dir = mkdtempSync(join(tmpdir(), "hearth-archive-"));
+writeFileSync(join(dir, "feeds.json"), JSON.stringify({ feeds: [{ topic: "science", name: "NASA", url: `${providers.url}/feed.xml` }] }));
+writeFileSync(join(dir, "channels.json"), JSON.stringify({ channels: [{ id: "UCHnyfMqiRRG1u-2MsSQLbXA", name: "Veritasium" }] }));
+
+const clock = new TestClock(new Date("2026-11-21T10:05:00Z").getTime());
+let h: Hearth;
+let alice: string;
+let publicPost: string;
+let privatePost: string;
+
+beforeAll(async () => {
+  h = await startHearth({
+    clock,
+    env: {
+      NEWS_FEEDS_FILE: join(dir, "feeds.json"),
+      VIDEO_CHANNELS_FILE: join(dir, "channels.json"),
+      YOUTUBE_URL: providers.url,
+      FRANKFURTER_URL: providers.url,
+      UPSTREAM_RETRY_MS: "1",
+    },
+  });
+  alice = await h.token("alice");
+  expect((await h.call("news/list", {})).status).toBe(200);
+  expect((await h.call("video/list", {})).status).toBe(200);
+  expect((await h.call("markets/convert", { amount: 10, from: "EUR", to: "GBP" })).status).toBe(200);
+  expect((await h.call("prayer/reflection", {})).status).toBe(200);
+  const pub = await h.call(
+    "blog/create",
+    { title: "Watching the eclipse from Luxor", content: "We have booked a rooftop in Luxor for the August 2027 eclipse, six minutes of totality if the sky is clear.", tags: "travel" },
+    { token: alice },
+  );
+  publicPost = pub.body.result.id;
+  const priv = await h.call(
+    "blog/create",
+    { title: "Private eclipse budget", content: "The eclipse trip budget: flights, rooftop, glasses; this stays between us and is not for the archive.", private: true },
+    { token: alice },
+  );
+  privatePost = priv.body.result.id;
+  await settle(h.rt);
+  // A private record of a collected kind, as a service keeping one for its owner would write it.
+  const owner = (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'alice'").get() as { id: string }).id;
+  h.rt.store.writer.run("INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES ('markets', 'market', 'watchlist', ?, 'Private eclipse watchlist', 'eclipse stocks alice follows')", [owner]);
+});
+afterAll(async () => {
+  await settle(h.rt);
+  await h.stop();
+  providers.stop();
+});
+
+describe("archive/list", () => {
+  test("without kind: a summary of every kind with counts and the newest of each, private records left out", async () => {
+    const r = await h.call("archive/list", {});
+    expect(r.status).toBe(200);
+    const byKind = Object.fromEntries(r.body.result.kinds.map((k: any) => [k.kind, k]));
+    expect(Object.keys(byKind)).toEqual(["news", "video", "market", "blog", "prayer"]);
+    expect(byKind.news.count).toBe(2);
+    expect(byKind.video.count).toBe(2);
+    expect(byKind.market.count).toBe(1);
+    expect(byKind.blog).toEqual({ kind: "blog", count: 1, newest: "Watching the eclipse from Luxor" });
+    expect(byKind.prayer.count).toBe(1);
+    expect(byKind.market.newest).toMatch(/^ECB reference rates \d{4}-\d{2}-\d{2}$/);
+    expect(r.body.result.total).toBe(7);
+  });
+
+  test("with kind: the most recent entries of that kind, with where to read them", async () => {
+    const news = await h.call("archive/list", { kind: "news" });
+    expect(news.body.result.entries.map((e: any) => e.title)).toEqual(
+      expect.arrayContaining(["NASA Maps the Path of the 2027 Eclipse Across Three Continents", "Artemis III Crew Completes Lunar Surface Suit Tests"]),
+    );
+    expect(news.body.result.entries[0].link).toContain("/api/v1/news/read?id=");
+    const video = await h.call("archive/list", { kind: "video", limit: 1 });
+    expect(video.body.result.entries).toHaveLength(1);
+    expect(video.body.result.entries[0].link).toMatch(/^https:\/\/www\.youtube\.com\/watch\?v=/);
+    const blog = await h.call("archive/list", { kind: "blog" });
+    expect(blog.body.result.entries.map((e: any) => e.ref)).toEqual([publicPost]);
+    const prayer = await h.call("archive/list", { kind: "prayer" });
+    expect(prayer.body.result.entries[0].when).toBe("2026-11-21");
+    const market = await h.call("archive/list", { kind: "MARKET" });
+    expect(market.body.result.entries.map((e: any) => e.ref)).not.toContain("watchlist");
+  });
+
+  test("limit stops at 100 (101 is refused) and kind must be a known one", async () => {
+    const over = await h.call("archive/list", { kind: "news", limit: 101 });
+    expect(over.status).toBe(400);
+    expect(over.body.error.field).toBe("limit");
+    expect((await h.call("archive/list", { kind: "news", limit: 100 })).status).toBe(200);
+    const bad = await h.call("archive/list", { kind: "notes" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("kind");
+    expect(bad.body.error.message).toContain("news, video, market, blog, prayer");
+  });
+});
+
+describe("archive/search", () => {
+  test("searches across every kind at once", async () => {
+    const r = await h.call("archive/search", { query: "eclipse" });
+    expect(r.status).toBe(200);
+    const kinds = new Set(r.body.result.entries.map((e: any) => e.kind));
+    expect(kinds).toEqual(new Set(["news", "video", "blog"]));
+    const titles = r.body.result.entries.map((e: any) => e.title);
+    expect(titles).toContain("Watching the eclipse from Luxor");
+    expect(titles).not.toContain("Private eclipse budget");
+    expect(titles).not.toContain("Private eclipse watchlist");
+  });
+
+  test("kind narrows; market and prayer entries are found by their words", async () => {
+    const videos = await h.call("archive/search", { query: "eclipse", kind: "video" });
+    expect(videos.body.result.entries.map((e: any) => e.kind)).toEqual(["video"]);
+    const gbp = await h.call("archive/search", { query: "GBP", kind: "market" });
+    expect(gbp.body.result.entries).toHaveLength(1);
+    expect(gbp.body.result.entries[0].text).toContain("GBP");
+    const reflection = (await h.call("archive/list", { kind: "prayer" })).body.result.entries[0];
+    const word = reflection.title.split(/[\s;:]+/).filter((w: string) => /^[A-Za-z]{4,}$/.test(w)).pop();
+    const prayer = await h.call("archive/search", { query: word, kind: "prayer" });
+    expect(prayer.body.result.entries.map((e: any) => e.ref)).toEqual([reflection.ref]);
+    const blog = await h.call("archive/search", { query: "rooftop luxor", kind: "blog" });
+    expect(blog.body.result.entries.map((e: any) => e.ref)).toEqual([publicPost]);
+    const budget = await h.call("archive/search", { query: "budget" }, { token: alice });
+    // Not even its author sees a private post here.
+    expect(budget.body.result.entries.map((e: any) => e.ref)).not.toContain(privatePost);
+    expect(budget.body.result.count).toBe(0);
+  });
+
+  test("limit and kind are checked", async () => {
+    const two = await h.call("archive/search", { query: "eclipse", limit: 2 });
+    expect(two.body.result.entries).toHaveLength(2);
+    expect((await h.call("archive/search", { query: "eclipse", limit: 101 })).status).toBe(400);
+    expect((await h.call("archive/search", { query: "eclipse", kind: "post" })).body.error.field).toBe("kind");
+  });
+});
