@@ -1,10 +1,7 @@
 // extract: JSON only. A JSON Schema is checked with ajv and the model gets one
 // more try with the validation errors; a plain description is only checked to
 // be JSON.
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2019 from "ajv/dist/2019.js";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { jsonIn } from "../../core/ai/index.ts";
 import { invalid } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
@@ -15,15 +12,18 @@ const SCHEMA_WORDS = ["$schema", "type", "properties", "items", "anyOf", "oneOf"
 
 export type Wanted = { kind: "schema"; schema: Record<string, unknown>; validate: ValidateFunction } | { kind: "description"; text: string };
 
-function validatorFor(schema: Record<string, unknown>): Ajv {
+// The validator is loaded on the first schema, not at start: it costs ~100 ms every process would pay.
+async function validatorFor(schema: Record<string, unknown>): Promise<Ajv> {
   const draft = String(schema.$schema ?? "");
   const opts = { allErrors: true, strict: false };
-  const ajv = draft.includes("2020-12") ? new Ajv2020(opts) : draft.includes("2019-09") ? new Ajv2019(opts) : new Ajv(opts);
-  addFormats(ajv as Ajv);
-  return ajv as Ajv;
+  const { default: addFormats } = await import("ajv-formats");
+  const Draft = draft.includes("2020-12") ? (await import("ajv/dist/2020.js")).default : draft.includes("2019-09") ? (await import("ajv/dist/2019.js")).default : (await import("ajv")).default;
+  const ajv = new Draft(opts) as Ajv;
+  addFormats(ajv);
+  return ajv;
 }
 
-export function wantedOf(raw: string): Wanted {
+export async function wantedOf(raw: string): Promise<Wanted> {
   const text = raw.trim();
   if (!text) throw invalid("schema", "give a JSON Schema or a plain description of the JSON wanted");
   let parsed: unknown;
@@ -37,7 +37,7 @@ export function wantedOf(raw: string): Wanted {
   // Drafts before 7 are read as draft 7 (the keywords that matter are the same).
   if (typeof schema.$schema === "string" && !/draft-07|2019-09|2020-12/.test(schema.$schema)) delete schema.$schema;
   try {
-    return { kind: "schema", schema, validate: validatorFor(schema).compile(schema) };
+    return { kind: "schema", schema, validate: (await validatorFor(schema)).compile(schema) };
   } catch (e) {
     throw invalid("schema", `schema is not a valid JSON Schema: ${(e as Error).message}`);
   }
@@ -62,7 +62,7 @@ export function checkJson(wanted: Wanted): Check<unknown> {
 }
 
 export async function extract(ctx: Ctx, text: string, schema: string) {
-  const wanted = wantedOf(schema);
+  const wanted = await wantedOf(schema);
   const what =
     wanted.kind === "schema"
       ? `The JSON must validate against this JSON Schema:\n${JSON.stringify(wanted.schema, null, 2)}`
