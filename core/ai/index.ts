@@ -43,8 +43,8 @@
 // 504; any other refusal, or an answer that is not the API's JSON => 502.
 // A connection failure, HTTP 500/502/503/504 or a malformed answer is tried
 // once more after UPSTREAM_RETRY_MS; a stream is retried only if no text had
-// reached onText. A server that refuses json mode is asked again without it. Every request is recorded in ai_usage with its tokens
-// (`hearth ai usage`).
+// reached onText. A server that refuses json mode is asked again without
+// it. Every request is recorded in ai_usage with its tokens (`hearth ai usage`).
 import { provideCapability } from "../capabilities.ts";
 import { HearthError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
