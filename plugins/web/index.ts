@@ -44,7 +44,6 @@ export default definePlugin({
       access: "account",
       openWorld: true,
       async run({ url }, ctx) {
-        void ctx.account;
         return fetchReadable(ctx, url.trim(), "url");
       },
     }),

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
 import { gzipSync } from "node:zlib";
 import { settle } from "../../core/upstream/index.ts";
-import { blockedAddress } from "../../plugins/web/addresses.ts";
+import { blockedAddress, describeBlocked } from "../../plugins/web/addresses.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
 
@@ -203,6 +205,19 @@ describe("web/fetch refuses internal addresses", () => {
     await refused(plain, bob, `http://[::1]:${port}/article`, "loopback");
     await refused(plain, bob, `http://localhost:${port}/article`, "loopback");
     // Nothing reached the fixture server.
+    expect(site.seen.length).toBe(before);
+  });
+
+  test("a name that is not known to be internal is judged by the addresses DNS gives it", async () => {
+    // This machine's own name resolves (through /etc/hosts) to a loopback or private address.
+    const name = hostname();
+    const { address } = await lookup(name);
+    const why = blockedAddress(address);
+    expect(why).not.toBeNull();
+    const before = site.seen.length;
+    await refused(plain, bob, `http://${name}:${port}/article`, describeBlocked[why!]);
+    const r = await plain.call("web/fetch", { url: `http://${name}:${port}/article` }, { token: bob });
+    expect(r.body.error.message).toContain(`(${address})`);
     expect(site.seen.length).toBe(before);
   });
 
