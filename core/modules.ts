@@ -12,3 +12,4 @@ import "./http/pages/front.ts";
 import "./ai/index.ts";
 import "./mail/index.ts";
 import "./methods.ts";
+import "../plugins/agent/cli.ts";
