@@ -56,7 +56,9 @@ export async function carriedFeeds(ctx: Ctx): Promise<{ feed: ConfiguredFeed; ro
 
 /** Starts imports of feeds not yet held, without waiting (at start). */
 export function warm(ctx: Ctx) {
-  for (const f of configuredFeeds(ctx.config.TRANSIT_FEEDS)) {
+  const feeds = configuredFeeds(ctx.config.TRANSIT_FEEDS);
+  if (feeds.unusable) ctx.log.warn("TRANSIT_FEEDS entries that are not http(s) URLs are ignored", { entries: feeds.unusable });
+  for (const f of feeds) {
     const row = ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, f.id)).get();
     if (!row || row.state !== "ready") void start(ctx, f);
   }

@@ -1,20 +1,22 @@
 // TRANSIT_FEEDS: the published GTFS archives this instance imports, as URLs
 // separated by commas, spaces or new lines, each optionally named "name=URL".
-import { invalid } from "../../core/errors.ts";
-
 export interface ConfiguredFeed {
   id: string;
   url: string;
 }
 
-export function configuredFeeds(setting: string | undefined): ConfiguredFeed[] {
-  const out: ConfiguredFeed[] = [];
+/** The feeds named in the setting; entries that are not http(s) URLs are left out and listed in `unusable`. */
+export function configuredFeeds(setting: string | undefined): ConfiguredFeed[] & { unusable?: string[] } {
+  const out: ConfiguredFeed[] & { unusable?: string[] } = [];
   for (const item of (setting ?? "").split(/[\s,]+/)) {
     if (!item) continue;
     const eq = item.indexOf("=");
     const named = eq > 0 && !item.slice(0, eq).includes("/");
     const url = named ? item.slice(eq + 1) : item;
-    if (!/^https?:\/\//.test(url)) throw invalid("TRANSIT_FEEDS", `TRANSIT_FEEDS entry "${item}" is not an http(s) URL`);
+    if (!/^https?:\/\/[^\s/]+/.test(url) || !URL.canParse(url)) {
+      (out.unusable ??= []).push(item);
+      continue;
+    }
     const id = named ? item.slice(0, eq) : idFor(url);
     if (!out.some((f) => f.id === id)) out.push({ id, url });
   }

@@ -4,6 +4,7 @@ import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { busesIn } from "./bods.ts";
 import { carriedFeeds, importsUnderWay, warm, type FeedRow } from "./carried.ts";
 import { catalogue } from "./catalogue.ts";
+import { configuredFeeds } from "./feeds-config.ts";
 import { localNow } from "./gtfs-time.ts";
 import { board } from "./rail.ts";
 import { knownSizes } from "./sizes.ts";
@@ -103,7 +104,8 @@ export default definePlugin({
         const ids = feeds.map((f) => f.id);
         const byId = stopById(ctx.sqlite, ids, q);
         if (byId.length) return timetable(ctx, feeds, byId);
-        const exact = stopsByName(ctx.sqlite, ids, q, true);
+        // In London the live answer wins over a national timetable that also lists the stop.
+        const exact = stopsByName(ctx.sqlite, ids, q, true).filter((s) => s.lat === null || !inLondon(s.lat, s.lon!));
         if (exact.length) return timetable(ctx, feeds, exact);
         const matches = (await searchStops(ctx, q)).data;
         if (matches.length) {
@@ -215,9 +217,11 @@ export default definePlugin({
           };
         });
         const expired = carried.filter((c) => c.expired).map((c) => ({ id: c.id, name: c.name, ended: c.valid_to }));
+        const unusable = configuredFeeds(ctx.config.TRANSIT_FEEDS).unusable;
         const out: Record<string, unknown> = {
           carried,
           expired,
+          ...(unusable ? { unusable_settings: unusable.map((u) => `TRANSIT_FEEDS entry "${u}" is not an http(s) URL and is ignored`) } : {}),
           ...(carried.length === 0 ? { note: "No timetables are carried: TRANSIT_FEEDS lists the GTFS archives to import." } : {}),
         };
         if (!code) return { ...out, available_note: "Give country (a two-letter code) to see the published timetables this instance could carry there." };

@@ -54,7 +54,7 @@ let h: Hearth;
 beforeAll(async () => {
   h = await startHearth({
     clock,
-    env: { ...base, TRANSIT_FEEDS: `oxford=${fx.url}/gtfs/oxford.zip, ${fx.url}/gtfs/oldtown.zip\nmoved=${fx.url}/gtfs/moved.zip`, LDBWS_TOKEN: "rdm-key", BODS_API_KEY: "bods-key" },
+    env: { ...base, TRANSIT_FEEDS: `oxford=${fx.url}/gtfs/oxford.zip, ${fx.url}/gtfs/oldtown.zip\nmoved=${fx.url}/gtfs/moved.zip ftp://files.example.org/gtfs.zip`, LDBWS_TOKEN: "rdm-key", BODS_API_KEY: "bods-key" },
   });
 });
 afterAll(async () => {
@@ -214,6 +214,7 @@ describe("feeds", () => {
     // One archive that cannot be read is reported, and the others still answer.
     expect(res.carried[2]).toMatchObject({ id: "moved", state: "failed", stops: null });
     expect(res.carried[2].error).toContain("zip");
+    expect(res.unusable_settings).toEqual(['TRANSIT_FEEDS entry "ftp://files.example.org/gtfs.zip" is not an http(s) URL and is ignored']);
   });
 
   test("for a country, what the catalogue lists that could be carried, with sizes, keyless GTFS only", async () => {
