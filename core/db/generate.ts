@@ -8,6 +8,7 @@ const targets: { name: string; dir: string }[] = [{ name: "core", dir: join(root
 // The upstream response cache is core-owned but applied by core/upstream itself.
 targets.push({ name: "upstream", dir: join(root, "core", "upstream") });
 targets.push({ name: "scheduler", dir: join(root, "core", "scheduler") });
+targets.push({ name: "ai", dir: join(root, "core", "ai") });
 targets.push({ name: "home", dir: join(root, "core", "http", "pages", "home") });
 for (const name of readdirSync(join(root, "plugins")).sort()) {
   const dir = join(root, "plugins", name);
