@@ -242,8 +242,11 @@ export default definePlugin({
             size_bytes: sizes.get(l.url) ?? null,
             carried: l.urls.some((u) => urls.has(u)),
             status: l.status,
+            // The catalogue marks a feed inactive once its publisher stops keeping it current.
+            expired: l.status === "inactive",
             license: l.license,
           })),
+          expired_available: listed.filter((l) => l.status === "inactive").map((l) => ({ id: l.id, provider: l.provider, name: l.name })),
           ...cat.about,
         };
       },

@@ -221,13 +221,14 @@ describe("feeds", () => {
     const r = await h.call("transit/feeds", { country: "gb" });
     const res = r.body.result;
     expect(res.country).toBe("GB");
-    expect(res.available.map((a: any) => a.id)).toEqual(["mdb-2014", "mdb-2015"]);
+    expect(res.available.map((a: any) => a.id)).toEqual(["mdb-2014", "mdb-2015", "mdb-1302"]);
+    expect(res.expired_available).toEqual([{ id: "mdb-1302", provider: "Cardiff Bus", name: null }]);
     expect(res.available[0]).toMatchObject({ provider: "Oxford Bus Company", place: "Oxford, England", size_bytes: 1024, carried: true });
     expect(res.available[1]).toMatchObject({ provider: "Lothian Buses, Edinburgh Trams", size_bytes: 4_821_355, carried: false });
-    expect(fx.seen.filter((s) => s.path.startsWith("/latest/")).length).toBe(2);
+    expect(fx.seen.filter((s) => s.path.startsWith("/latest/")).length).toBe(3);
     // Sizes are remembered: a second listing asks nobody.
     await h.call("transit/feeds", { country: "GB" });
-    expect(fx.seen.filter((s) => s.path.startsWith("/latest/")).length).toBe(2);
+    expect(fx.seen.filter((s) => s.path.startsWith("/latest/")).length).toBe(3);
   });
 
   test("a country that is not a two-letter code is refused by field", async () => {
