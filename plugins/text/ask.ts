@@ -16,6 +16,9 @@ export async function ask<T>(ctx: Ctx, messages: ChatMessage[], check: Check<T>,
   const history = [...messages];
   for (let attempt = 0; ; attempt++) {
     const a = await ctx.ai.chat({ messages: history, task: o.task, json: o.json });
+    // A cut-off translation or summary reads as whole; asking again hits the same limit.
+    if (a.finish_reason === "length")
+      throw new HearthError("upstream_failed", "the model stopped at its output limit before finishing: the text is too long for it; send a shorter part", { retry: false });
     const verdict = check(a.text);
     if ("ok" in verdict) return { value: verdict.ok, model: a.model };
     if (attempt === 1) throw new HearthError("upstream_failed", `the model's answer was unusable twice: ${verdict.problem}`, { retry: true, extra: verdict.extra });

@@ -202,6 +202,15 @@ describe("translate", () => {
     expect(lastPost().body.messages.at(-1).content).toContain("code block");
   });
 
+  test("an answer cut off at the model's output limit is refused rather than passed off as whole", async () => {
+    ai.reply({ say: "# Bonjour\n\nExécutez", finish_reason: "length" });
+    const n = count();
+    const r = await h.call("text/translate", { text: source, to: "fr" }, { token });
+    expect(r.status).toBe(502);
+    expect(r.body.error.message).toContain("output limit");
+    expect(count() - n).toBe(1);
+  });
+
   test("a target that is not a language is a 400 on to", async () => {
     const r = await h.call("text/translate", { text: "Hello", to: "<script>" }, { token });
     expect(r.status).toBe(400);
