@@ -26,6 +26,7 @@ const HOST_CSP = `default-src 'none'; script-src ${BRIDGE_HASH}; style-src 'unsa
 const HOST_STYLE = raw(`<style>
 main{max-width:64rem}
 .app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem;background:#fff}
+.app-frame[hidden]{display:none}
 .byline{color:var(--muted);margin:.2rem 0 1rem}
 dialog{border:1px solid var(--line);border-radius:.5rem;max-width:28rem;background:var(--bg);color:var(--fg)}
 dialog menu{display:flex;gap:.5rem;padding:0;margin:1rem 0 0}
@@ -112,6 +113,7 @@ ${openNote}
 <p id="app-status" role="status"></p>
 <iframe id="app-frame" class="app-frame" title="${app.name}" sandbox="allow-scripts" referrerpolicy="no-referrer"${raw(v.needsTicket ? " hidden" : "")}></iframe>
 <p class="hint">The app runs in a sandbox: it sees only its own store${v.viewer ? "" : " (kept in this browser until you sign in)"}, and it can use your account only for methods you allow when it asks.</p>
+<div hidden><h2>This app may call, as you</h2><ul id="app-grants"></ul></div>
 <dialog id="app-allow"><form method="dialog">
 <p><strong>${app.name}</strong> asks to call <code data-method></code> as you.</p><p class="hint" data-about></p>
 <menu><button value="allow">Allow</button><button class="quiet" value="deny">Don't allow</button></menu>

@@ -33,6 +33,11 @@ export const FRAME_SDK = `(() => {
     for (const q of queue.splice(0)) port.postMessage(q);
   });
   const ask = (op, body) => new Promise((resolve, reject) => {
+    if (parent === self) {
+      const err = new Error("this page is an app: open it from its page under /apps, which keeps its store");
+      err.status = 400; err.kind = "invalid_argument";
+      return reject(err);
+    }
     const msg = Object.assign({ id: ++seq, op }, body);
     waiting.set(msg.id, { resolve, reject });
     if (port) port.postMessage(msg); else queue.push(msg);
@@ -97,6 +102,27 @@ export const HOST_BRIDGE = `(() => {
       dialog.showModal();
     });
   }
+  const grantList = document.getElementById("app-grants");
+  function showGrants() {
+    if (!grantList) return;
+    grantList.replaceChildren(...[...granted].sort().map((method) => {
+      const li = document.createElement("li");
+      const code = document.createElement("code");
+      code.textContent = method;
+      const stop = document.createElement("button");
+      stop.type = "button"; stop.className = "quiet"; stop.textContent = "Stop allowing";
+      stop.setAttribute("aria-label", "Stop allowing " + method);
+      stop.addEventListener("click", async () => {
+        await post("/apps/" + cfg.slug + "/allow", { method, allow: false });
+        granted.delete(method);
+        showGrants();
+      });
+      li.append(code, " ", stop);
+      return li;
+    }));
+    grantList.parentElement.hidden = granted.size === 0;
+  }
+  showGrants();
   async function call(m) {
     if (!cfg.signed_in) throw fail(401, "unauthenticated", "sign in to let this app use your account");
     if (!/^[a-z][a-z0-9]*\\/[a-z][a-z0-9_]*$/.test(m.method) || !cfg.methods[m.method]) throw fail(404, "not_found", "no method " + JSON.stringify(m.method), "method");
@@ -104,6 +130,7 @@ export const HOST_BRIDGE = `(() => {
       if (!(await askPerson(m.method))) throw fail(403, "forbidden", "you did not allow this app to call " + m.method);
       await post("/apps/" + cfg.slug + "/allow", { method: m.method, allow: true });
       granted.add(m.method);
+      showGrants();
     }
     return post("/api/v1/" + m.method, m.args || {});
   }

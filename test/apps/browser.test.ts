@@ -173,6 +173,14 @@ document.getElementById("go").onclick = async () => {
     await page.frameLocator("#app-frame").getByRole("button", { name: "Save" }).click();
     await shows(page.frameLocator("#app-frame").locator("#out"), "saved from an app");
     expect(await page.getByRole("dialog").isVisible()).toBe(false);
+
+    // Taken back on the host page, the next call asks again.
+    await page.getByRole("button", { name: "Stop allowing notes/add" }).click();
+    await page.getByRole("button", { name: "Stop allowing notes/add" }).waitFor({ state: "detached" });
+    await page.frameLocator("#app-frame").getByRole("button", { name: "Save" }).click();
+    await contains(page.getByRole("dialog"), "notes/add");
+    await page.getByRole("button", { name: "Don't allow" }).click();
+    await shows(page.frameLocator("#app-frame").locator("#out"), "refused 403 forbidden");
     await page.close();
   },
   60_000,
@@ -192,6 +200,58 @@ document.body.append(p);`;
     await page.goto(r.body.result.url);
     await shows(page.frameLocator("iframe").locator("#ran"), "ran as module from origin null without cookies </script> intact");
     await page.close();
+  },
+  60_000,
+);
+
+test.skipIf(!present)(
+  "a priced app opens only once paid for, and the creator is credited",
+  async () => {
+    const bobToken = await h.token("bob");
+    const html = `<!doctype html><html><head><title>Oracle</title></head><body><p id="say">…</p><script>hearth.user().then((u) => { document.getElementById("say").textContent = "hello " + u.username; });</script></body></html>`;
+    expect((await h.call("apps/create", { name: "Oracle", html, price: 7 }, { token })).status).toBe(200);
+    await h.grant("bob", 10);
+    const before = (await h.call("credits/balance", {}, { token })).body.result.balance;
+
+    const other = await browser.newContext();
+    const page = await other.newPage();
+    await page.goto(`${h.url}/signin`);
+    await page.getByLabel("Username").fill("bob");
+    await page.getByLabel("Password").fill("a long passphrase");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith("/signin"));
+    await page.goto(`${h.url}/apps/oracle`);
+    expect(await page.locator("#app-frame").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Open for 7 credits" }).click();
+    await shows(page.frameLocator("#app-frame").locator("#say"), "hello bob");
+    await contains(page.locator("#app-status"), "balance 3");
+    expect((await h.call("credits/balance", {}, { token: bobToken })).body.result.balance).toBe(3);
+    expect((await h.call("credits/balance", {}, { token })).body.result.balance).toBe(before + 7);
+
+    // Opening again is a new charge, refused when the balance is short.
+    await page.reload();
+    await page.getByRole("button", { name: "Open for 7 credits" }).click();
+    await contains(page.locator("#app-status"), "costs 7 credits per open");
+    expect(await page.locator("#app-frame").isHidden()).toBe(true);
+    await other.close();
+  },
+  60_000,
+);
+
+test.skipIf(!present)(
+  "signed out, an app's store is kept in this browser under the app's own name",
+  async () => {
+    const guest = await browser.newContext();
+    const page = await guest.newPage();
+    await page.goto(`${h.url}/apps/counter`);
+    const app = page.frameLocator("#app-frame");
+    await shows(app.locator("#count"), "0");
+    await app.getByRole("button", { name: "Plus one" }).click();
+    await shows(app.locator("#count"), "1");
+    await page.reload();
+    await shows(page.frameLocator("#app-frame").locator("#count"), "1");
+    expect(await page.evaluate(() => localStorage.getItem("hearth.apps.counter.count"))).toBe("1");
+    await guest.close();
   },
   60_000,
 );
