@@ -23,8 +23,8 @@ export const attribution = (now: Date) => `Contains OS data © Crown copyright a
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const isPng = (b: Uint8Array) => b.length > 8 && PNG.every((v, i) => b[i] === v);
 
-// Two callers asking for one cold tile share one request.
-const fetching = new Map<string, Promise<Uint8Array>>();
+// Two callers asking for one cold tile share one request (per instance: its settings object).
+const inFlight = new WeakMap<object, Map<string, Promise<Uint8Array>>>();
 
 /** The tile's bytes: the held copy, else fetched once from Ordnance Survey and kept. */
 export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y: number, hash: string | null): Promise<Uint8Array> {
@@ -32,7 +32,10 @@ export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y:
   const key = ctx.config.OS_MAPS_KEY;
   if (!key) throw notConfigured(`this tile is not held here yet, and fetching it from Ordnance Survey needs OS_MAPS_KEY (a project key from the OS Data Hub)`);
   const id = `${style}/${z}/${x}/${y}`;
-  let job = fetching.get(id);
+  let fetching = inFlight.get(ctx.config);
+  if (!fetching) inFlight.set(ctx.config, (fetching = new Map()));
+  const m = fetching;
+  let job = m.get(id);
   if (!job) {
     job = (async () => {
       const r = await ctx.bytes.get("OS_MAPS", `/maps/raster/v1/zxy/${STYLES[style]}/${z}/${x}/${y}.png`, { query: { key }, accept: [401, 403] });
@@ -50,8 +53,8 @@ export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y:
       );
       return r.bytes;
     })();
-    fetching.set(id, job);
-    const done = () => fetching.delete(id);
+    m.set(id, job);
+    const done = () => m.delete(id);
     job.then(done, done);
   }
   return job;
