@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, desc, eq, inArray, like } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, like, sql } from "drizzle-orm";
 import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
 import { build, BUILD_PRICE } from "./build.ts";
@@ -61,6 +61,30 @@ function find(db: Db, slug: string): App {
 
 const urlOf = (ctx: Ctx, slug: string) => `${ctx.baseUrl}/apps/${slug}`;
 
+/** An app without its page, for listings: the page's size comes from SQLite, not from reading the page. */
+type Listed = Omit<App, "html"> & { bytes: number };
+const { html: _page, ...listedColumns } = getTableColumns(apps);
+const listed = { ...listedColumns, bytes: sql<number>`length(cast(${apps.html} as blob))` };
+
+function summary(ctx: Ctx, app: Listed) {
+  return {
+    slug: app.slug,
+    name: app.name,
+    description: app.description,
+    tags: tagList(app.tags),
+    icon: app.icon || null,
+    price: app.price,
+    owner: app.ownerName,
+    mine: !!ctx.caller.account && ctx.caller.account.id === app.owner,
+    forked_from: app.forkedFrom,
+    starter: app.starter,
+    bytes: app.bytes,
+    url: urlOf(ctx, app.slug),
+    created: new Date(app.created).toISOString(),
+    updated: new Date(app.updated).toISOString(),
+  };
+}
+
 function details(ctx: Ctx, app: App) {
   const mine = !!ctx.caller.account && ctx.caller.account.id === app.owner;
   return {
@@ -74,7 +98,7 @@ function details(ctx: Ctx, app: App) {
     mine,
     forked_from: app.forkedFrom,
     starter: app.starter,
-    bytes: new TextEncoder().encode(app.html).byteLength,
+    bytes: Buffer.byteLength(app.html),
     url: urlOf(ctx, app.slug),
     created: new Date(app.created).toISOString(),
     updated: new Date(app.updated).toISOString(),
@@ -241,10 +265,7 @@ export default definePlugin({
       args: T.Object({ query: T.Optional(T.String({ maxLength: 200, description: "Words to find in names, descriptions and tags." })), tag: T.Optional(T.String({ maxLength: 30, description: "One tag." })) }),
       access: "public",
       run(args, ctx) {
-        return listApps(ctx, args.query ?? "", args.tag ?? "").map((a) => {
-          const { html: _html, ...rest } = details(ctx, a);
-          return rest;
-        });
+        return listApps(ctx, args.query ?? "", args.tag ?? "").map((a) => summary(ctx, a));
       },
     }),
     test: write({
@@ -422,17 +443,17 @@ export default definePlugin({
   },
 });
 
-function listApps(ctx: Ctx, query: string, tag: string): App[] {
+function listApps(ctx: Ctx, query: string, tag: string): Listed[] {
   const t = tag.trim().toLowerCase().replace(/^#/, "");
-  const hasTag = (a: App) => !t || tagList(a.tags).includes(t);
+  const hasTag = (a: Listed) => !t || tagList(a.tags).includes(t);
   if (query.trim()) {
     const hits = ctx.index.search({ query, kind: "app", owner: "public", limit: 200 });
     if (hits.length === 0) return [];
-    const rows = new Map(ctx.db.select().from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all().map((a) => [a.id, a]));
-    return hits.map((h) => rows.get(h.ref)).filter((a): a is App => !!a && hasTag(a)).slice(0, 50);
+    const rows = new Map(ctx.db.select(listed).from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all().map((a) => [a.id, a]));
+    return hits.map((h) => rows.get(h.ref)).filter((a): a is Listed => !!a && hasTag(a)).slice(0, 50);
   }
   const rows = ctx.db
-    .select()
+    .select(listed)
     .from(apps)
     .where(t ? like(apps.tags, `%${t}%`) : undefined)
     .orderBy(desc(apps.created), desc(apps.slug))

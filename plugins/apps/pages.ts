@@ -131,7 +131,7 @@ export function snippetHostPage(id: string, viewer: Account | null): Response {
 }
 
 export interface DirectoryView {
-  list: App[];
+  list: Omit<App, "html">[];
   query: string;
   tag: string;
   tags: { tag: string; count: number }[];
@@ -139,7 +139,7 @@ export interface DirectoryView {
 }
 
 export function directoryPage(v: DirectoryView): Response {
-  const card = (a: App) => {
+  const card = (a: Omit<App, "html">) => {
     const icon = iconDataUrl(a.icon);
     return html`<li>${icon ? html`<img src="${icon}" alt="">` : ""}<h2><a href="/apps/${a.slug}">${a.name}</a></h2>
 <p>${a.description}</p>
