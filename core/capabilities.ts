@@ -12,6 +12,8 @@ export interface CapabilityScope {
   kind: "read" | "write" | "instance";
   caller: Caller;
   requestId: string;
+  /** Base URL of this instance as the caller reached it, passed on to nested calls for links. */
+  baseUrl: string;
 }
 
 export type CapabilityFactory = (scope: CapabilityScope) => unknown;

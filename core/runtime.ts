@@ -140,7 +140,7 @@ export class Runtime {
     ctx.config = this.config;
     ctx.log = this.log;
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
-    const scope: CapabilityScope = { rt: this, service, kind, caller, requestId };
+    const scope: CapabilityScope = { rt: this, service, kind, caller, requestId, baseUrl: ctx.baseUrl as string };
     for (const need of plugin.def.needs ?? []) ctx[need] = capabilityFactories.get(need)!(scope);
     return ctx as unknown as Ctx;
   }
@@ -189,5 +189,5 @@ provideCapability("emit", (s) => (e: { type: string; text: string; url?: string;
 });
 provideCapability("writes", (s) => <T>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)));
 provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}) =>
-  dispatch(s.rt, { service, method, args, caller: s.caller, requestId: s.requestId }),
+  dispatch(s.rt, { service, method, args, caller: s.caller, requestId: s.requestId, baseUrl: s.baseUrl }),
 );

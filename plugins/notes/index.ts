@@ -16,7 +16,7 @@ const upsert = (db: Db) =>
   db
     .insert(notes)
     .values({ owner: sql.placeholder("owner"), title: sql.placeholder("title"), text: sql.placeholder("text"), created: sql.placeholder("now"), updated: sql.placeholder("now") })
-    .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql.placeholder("text"), updated: sql.placeholder("now") } })
+    .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql`excluded.text`, updated: sql`excluded.updated` } })
     .returning()
     .prepare();
 const allOf = (db: Db) => db.select().from(notes).where(eq(notes.owner, sql.placeholder("owner"))).orderBy(asc(notes.title)).prepare();
