@@ -46,7 +46,7 @@ function pct(sorted: number[], p: number): number {
 
 async function instance() {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-events-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off" } });
+  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
   await rt.start();
   const account = await ensureAccount(rt.store, "bench");
   const caller: Caller = { account, scopes: "*", via: "local" };
