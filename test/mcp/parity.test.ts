@@ -9,6 +9,8 @@
 // agree to the letter; where they differ (fresh ids, the wall clock), B must
 // still succeed or refuse as A did.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildRegistry, type MethodEntry } from "../../core/registry.ts";
 import { allProviders } from "../../core/upstream/providers.ts";
@@ -29,6 +31,9 @@ let A: Instance, B: Instance, C: Instance;
 const clients: Record<string, Client> = {};
 let entries: MethodEntry[];
 let scopedTo: string;
+let proxy: ReturnType<typeof Bun.serve> | undefined;
+const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"] as const;
+const saved: Record<string, string | undefined> = {};
 
 /** Records what dispatch charges, passing every step through to whatever metering the instance has. */
 function recordCharges(rt: Runtime): Map<string, number> {
@@ -81,11 +86,23 @@ beforeAll(async () => {
   }
   for (const p of reg.plugins.values())
     for (const [k, s] of Object.entries(p.def.config ?? {})) if (/^https?:\/\//.test(s.default)) env[k] = "http://127.0.0.1:9";
+  // Feeds are a list in a file rather than a provider: one feed, at the same closed port.
+  const feeds = join(mkdtempSync(join(tmpdir(), "hearth-parity-")), "feeds.json");
+  writeFileSync(feeds, JSON.stringify({ feeds: [{ topic: "world", name: "Closed", url: "http://127.0.0.1:9/feed.xml" }] }));
+  env.NEWS_FEEDS_FILE = feeds;
+  // Whatever a method might still reach outside goes to a proxy here that answers nothing, so it fails at once.
+  proxy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("no network in tests", { status: 502 }) });
+  for (const k of PROXY_VARS) saved[k] = process.env[k];
+  process.env.HTTP_PROXY = process.env.HTTPS_PROXY = `http://127.0.0.1:${proxy.port}`;
+  process.env.NO_PROXY = "127.0.0.1,localhost";
   [A, B, C] = await Promise.all([instance(env), instance(env), instance(env)]);
   for (const who of ["alice", "stranger", "scoped"]) clients[who] = await mcpClient(B.h.url, { token: B.tokens[who] });
 });
 
 afterAll(async () => {
+  for (const k of PROXY_VARS) if (saved[k] === undefined) delete process.env[k];
+  else process.env[k] = saved[k];
+  proxy?.stop(true);
   for (const c of Object.values(clients)) await c.close();
   await Promise.all([A, B, C].filter(Boolean).map((i) => i.h.stop()));
 });
