@@ -163,7 +163,8 @@ export function announce(ctx: Ctx, app: App, verb: string) {
 }
 
 const methodsFor = (ctx: Ctx) =>
-  Object.fromEntries(ctx.methods.list().map((m) => [m.path, { description: m.description.slice(0, 300), price: m.price }]));
+  // Its first sentence is enough to ask a person about a method, and keeps the page small.
+  Object.fromEntries(ctx.methods.list().map((m) => [m.path, { description: (/^.*?[.!?](?=\s|$)/.exec(m.description)?.[0] ?? m.description).slice(0, 160), price: m.price }]));
 
 const viewer = (ctx: Ctx) => ctx.caller.account;
 
