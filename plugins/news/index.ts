@@ -74,6 +74,8 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Headlines, default 30, max 100." })),
       }),
       access: "public",
+      // Polls the feeds itself when it holds nothing yet.
+      openWorld: true,
       async run(args, ctx) {
         const followed = followedFeeds(ctx.config);
         const topics = topicsOf(followed);
@@ -132,6 +134,8 @@ export default definePlugin({
         "Searches the headlines and summaries collected from the followed feeds; when fewer than 5 match, the feeds not asked in the last 5 minutes are polled live first and the search repeated.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words to find." }) }),
       access: "public",
+      // Polls the feeds live when few collected items match.
+      openWorld: true,
       async run({ query }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
         const find = () => {

@@ -78,6 +78,8 @@ export default definePlugin({
       description: "Latest public posts collected from the network, newest first, with author, text, link and counts. `limit` default 50 (the recent ones), max 200.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Posts, default 50, max 200." })) }),
       access: "public",
+      // Reads the sources itself when it holds nothing yet.
+      openWorld: true,
       async run(args, ctx) {
         await warm(ctx);
         const list = ctx.db.select().from(posts).orderBy(desc(posts.created)).limit(args.limit ?? 50).all();

@@ -56,6 +56,8 @@ export default definePlugin({
       description: "Latest videos from the curated channels, newest first, with channel, link, date, description and views. `limit` default 50, max 200.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Videos, default 50, max 200." })) }),
       access: "public",
+      // Reads the channels itself when it holds nothing yet.
+      openWorld: true,
       async run(args, ctx) {
         await warm(ctx);
         const list = latest(ctx, args.limit ?? 50).map(shape);
@@ -67,6 +69,8 @@ export default definePlugin({
         "Searches the videos of the curated channels only (titles, descriptions, channel names), or finds one by its YouTube URL or id. A miss means the video is not followed here: it says so and names the channels that are.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words, a YouTube URL, or a video id." }) }),
       access: "public",
+      // Reads the channels itself when it holds nothing yet.
+      openWorld: true,
       async run({ query }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
         await warm(ctx);

@@ -101,10 +101,18 @@ function once(url: URL, opts: GuardedOptions, deadline: number): Promise<Incomin
         lookup: isIP(host) ? undefined : (guardedLookup(opts) as any),
         timeout: Math.max(1, deadline - Date.now()),
       },
-      resolve,
+      (res) => {
+        clearTimeout(overall);
+        resolve(res);
+      },
     );
+    // The socket timeout only measures silence; this caps a server that trickles its headers.
+    const overall = setTimeout(() => req.destroy(new Error("timeout")), Math.max(1, deadline - Date.now()));
     req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", reject);
+    req.on("error", (e) => {
+      clearTimeout(overall);
+      reject(e);
+    });
     req.end();
   });
 }

@@ -23,6 +23,8 @@ const site = startFixture({
   "/report.pdf": () => new Response("%PDF-1.7", { headers: { "content-type": "application/pdf" } }),
   "/huge": () => html(`<html><body><p>${"x".repeat(300_000)}</p></body></html>`),
   "/gone": () => html("<h1>Not found</h1>", 404),
+  // Sends nothing until long after the fetch's time limit.
+  "/stall": () => new Promise<Response>((resolve) => setTimeout(() => resolve(html("<p>late</p>")), 3000)),
   "/hop1": () => redirect("/hop2", 301),
   "/hop2": () => redirect("/article", 307),
   "/loop": () => redirect("/loop"),
@@ -45,7 +47,7 @@ let bob: string;
 beforeAll(async () => {
   [plain, searx, brave] = await Promise.all([
     startHearth({ env: { WEB_FETCH_TIMEOUT_MS: "3000" } }),
-    startHearth({ env: { SEARXNG_URL: site.url, WEB_FETCH_ALLOW_LOOPBACK: "true", WEB_FETCH_MAX_BYTES: "200000", UPSTREAM_RETRY_MS: "1" } }),
+    startHearth({ env: { SEARXNG_URL: site.url, WEB_FETCH_ALLOW_LOOPBACK: "true", WEB_FETCH_MAX_BYTES: "200000", WEB_FETCH_TIMEOUT_MS: "400", UPSTREAM_RETRY_MS: "1" } }),
     startHearth({ env: { BRAVE_URL: site.url, BRAVE_API_KEY: "brave-test-key", UPSTREAM_RETRY_MS: "1" } }),
   ]);
   alice = await searx.token("alice");
@@ -169,6 +171,9 @@ describe("web/fetch", () => {
     expect(huge.body.error.field).toBe("url");
     const gone = await searx.call("web/fetch", { url: `${site.url}/gone` }, { token: alice });
     expect(gone.status).toBe(404);
+    const stall = await searx.call("web/fetch", { url: `${site.url}/stall` }, { token: alice });
+    expect(stall.status).toBe(504);
+    expect(stall.body.error.kind).toBe("upstream_timeout");
     const loop = await searx.call("web/fetch", { url: `${site.url}/loop` }, { token: alice });
     expect(loop.status).toBe(502);
     expect(loop.body.error.message).toContain("redirected more than 5 times");
