@@ -38,12 +38,20 @@ beforeAll(async () => {
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  context = await browser.newContext();
-  const page = await context.newPage();
-  await signUp(page, "alice");
-  await page.close();
-  token = await h.token("alice");
 });
+
+// Signing up takes a browser round trip, longer than a hook may take on a busy machine, so the first test does it.
+let signedIn: Promise<void> | null = null;
+function aliceSignedIn(): Promise<void> {
+  signedIn ??= (async () => {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await signUp(page, "alice");
+    await page.close();
+    token = await h.token("alice");
+  })();
+  return signedIn;
+}
 
 afterAll(async () => {
   await context?.close();
@@ -54,6 +62,7 @@ afterAll(async () => {
 test.skipIf(!present)(
   "the counter starter keeps its count through a reload, per person",
   async () => {
+    await aliceSignedIn();
     const page = await context.newPage();
     await page.goto(`${h.url}/apps/counter`);
     const app = page.frameLocator("#app-frame");
@@ -109,6 +118,7 @@ out.origin = String(self.origin);
 test.skipIf(!present)(
   "an app cannot read the host's cookies or localStorage, nor fetch the instance's API",
   async () => {
+    await aliceSignedIn();
     const created = await h.call("apps/create", { name: "Probe", html: PROBE.replace("ORIGIN", h.url) }, { token });
     expect(created.status).toBe(200);
     const page = await context.newPage();
@@ -145,6 +155,7 @@ test.skipIf(!present)(
 test.skipIf(!present)(
   "a method runs as the person only after they allow it",
   async () => {
+    await aliceSignedIn();
     const html = `<!doctype html><html><head><title>Jot</title></head><body><button id="go">Save</button><p id="out"></p><script>
 document.getElementById("go").onclick = async () => {
   try { const r = await hearth.call("notes/add", { title: "from an app", text: "allowed" }); document.getElementById("out").textContent = "saved " + r.title; }
@@ -189,6 +200,7 @@ document.getElementById("go").onclick = async () => {
 test.skipIf(!present)(
   "a snippet published with run executes as a module in the sandbox",
   async () => {
+    await aliceSignedIn();
     const code = `const mod = import.meta.url.startsWith("blob:") ? "module" : "script";
 const p = document.createElement("p"); p.id = "ran";
 let cookie; try { cookie = document.cookie; } catch (e) { cookie = "no cookies"; }
@@ -207,6 +219,7 @@ document.body.append(p);`;
 test.skipIf(!present)(
   "a priced app opens only once paid for, and the creator is credited",
   async () => {
+    await aliceSignedIn();
     const bobToken = await h.token("bob");
     const html = `<!doctype html><html><head><title>Oracle</title></head><body><p id="say">…</p><script>hearth.user().then((u) => { document.getElementById("say").textContent = "hello " + u.username; });</script></body></html>`;
     expect((await h.call("apps/create", { name: "Oracle", html, price: 7 }, { token })).status).toBe(200);
@@ -241,6 +254,7 @@ test.skipIf(!present)(
 test.skipIf(!present)(
   "signed out, an app's store is kept in this browser under the app's own name",
   async () => {
+    await aliceSignedIn();
     const guest = await browser.newContext();
     const page = await guest.newPage();
     await page.goto(`${h.url}/apps/counter`);
