@@ -15,6 +15,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { callTool } from "./call.ts";
@@ -31,7 +32,7 @@ export interface McpCallContext {
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type ContextOf = (extra: Extra) => McpCallContext;
 
-export const SERVER_INFO = { name: "hearth", title: "Hearth", version: "0.1.0" };
+export const SERVER_INFO = { name: "hearth", title: "Hearth", version: pkg.version };
 
 const INSTRUCTIONS =
   "Hearth's methods as tools: each tool is <service>_<method> and does what the HTTP method /api/v1/<service>/<method> does, at the same price. " +
