@@ -93,6 +93,11 @@ export class MailService {
     return `${crypto.randomUUID()}@${this.domain ?? "hearth.local"}`;
   }
 
+  /** Runs fn in the caller's write transaction when there is one, else in a new one. */
+  private inWrite<T>(fn: () => T): Promise<T> {
+    return this.rt.store.inWrite() ? Promise.resolve(fn()) : this.rt.store.write(fn);
+  }
+
   onArrived(fn: ArrivedHandler): () => void {
     this.handlers.add(fn);
     return () => this.handlers.delete(fn);
@@ -118,7 +123,7 @@ export class MailService {
     const acct = this.account({ id: accountId });
     if (!acct) throw notFound(`no account with id "${accountId}"`);
     const messageId = this.newMessageId();
-    const row = await this.rt.store.write(() =>
+    const row = await this.inWrite(() =>
       this.store({
         account: acct,
         folder: "inbox",
@@ -250,7 +255,7 @@ export class MailService {
     const base = { subject: m.subject, body: m.body, messageId, inReplyTo, references };
     if ("local" in where) {
       const to = addressOf(this.domain, where.local.username, where.tag);
-      const sent = await this.rt.store.write(() => {
+      const sent = await this.inWrite(() => {
         this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to });
         return this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" })!;
       });
@@ -260,7 +265,7 @@ export class MailService {
     const now = this.rt.clock.now();
     const raw = await compose({ from: fromAddr, to: where.outside, ...base, date: now }, { domain, key: dkimKey(this.rt.config, this.rt.dataDir) });
     const hash = await this.rt.blobs.put(new TextEncoder().encode(raw));
-    const sent = await this.rt.store.write(() => {
+    const sent = await this.inWrite(() => {
       const row = this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to: where.outside, raw: hash, delivery: "queued" })!;
       this.rt.store.wdb
         .insert(mailOutbox)

@@ -1,8 +1,8 @@
 import { Type as T } from "@sinclair/typebox";
-import { addressOf, sameDomain, splitAddress, TAG } from "../../core/mail/addresses.ts";
+import { addressOf, parseLocal, sameDomain, splitAddress } from "../../core/mail/addresses.ts";
 import { messageById, recent, shapeMessage } from "../../core/mail/messages.ts";
 import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, write, type BaseCtx } from "../../core/plugin.ts";
+import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
 
 /** Credits for one message to an outside address: what a relay or our own IP's reputation costs. */
 export const OUTSIDE_PRICE = 4;
@@ -57,39 +57,41 @@ export default definePlugin({
       },
     }),
     send: write({
-      description: `Sends plain-text mail as you. To a username (or handle+tag) on this instance it is delivered at once and free. To a full address it leaves over SMTP from the instance's domain, DKIM-signed, and costs ${OUTSIDE_PRICE} credits; replies come back to your inbox, and if it cannot be delivered after its retries a bounce does. Give \`reply_to\` (a message id from your inbox) to answer in that thread.`,
+      description: `Sends plain-text mail as you. To a username (or handle+tag) on this instance it is delivered at once and free. To a full address it leaves over SMTP from the instance's domain, DKIM-signed, and costs ${OUTSIDE_PRICE} credits; replies come back to your inbox, and if it cannot be delivered after its retries a bounce does. A subject starting "Re:" answers the latest message from that sender with that subject, in its thread (In-Reply-To and References).`,
       args: T.Object({
         to: T.String({ minLength: 1, maxLength: 320, description: "A username on this instance, handle+tag, or a full email address." }),
-        subject: T.String({ maxLength: 998, description: "The subject line." }),
+        subject: T.String({ maxLength: 998, description: 'The subject line; "Re: <subject>" answers that message in its thread.' }),
         body: T.String({ maxLength: 1_000_000, description: "The message, plain text." }),
-        reply_to: T.Optional(T.String({ minLength: 1, maxLength: 64, description: "The id of a message you received or sent that this answers; sets In-Reply-To and References." })),
       }),
       access: "account",
       openWorld: true,
       price: priceOf,
-      async run({ to, subject, body, reply_to }, ctx) {
+      async run({ to, subject, body }, ctx) {
         if (/[\r\n]/.test(subject)) throw invalid("subject", "a subject is one line: it may not hold line breaks");
-        const thread = reply_to ? replyThread(ctx.db, ctx.account.id, reply_to) : null;
+        const thread = answering(ctx.db, ctx.account.id, to, subject, ctx.mail.domain);
         return ctx.mail.send({ to, subject, body, ...(thread ?? {}) });
       },
     }),
     inbox: read({
-      description: "Your most recent messages, newest first. With `tag`, only the mail that came to handle+tag.",
-      args: T.Object({ limit: T.Optional(Limit(10, 100)), tag: T.Optional(Tag) }),
+      description: "Your most recent messages, newest first. To read only the mail that came to one handle+tag (mail/info gives it), search for that handle+tag.",
+      args: T.Object({ limit: T.Optional(Limit(10, 100)) }),
       access: "account",
-      run({ limit, tag }, ctx) {
-        if (tag !== undefined && !TAG.test(tag.toLowerCase())) throw invalid("tag", "a tag is 1-32 of a-z, 0-9, _ and -");
-        return recent(ctx.db, ctx.account.id, { folder: "inbox", tag: tag?.toLowerCase(), limit: limit ?? 10 }).map(shapeMessage);
+      run({ limit }, ctx) {
+        return recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 }).map(shapeMessage);
       },
     }),
     search: read({
-      description: "Your messages (received and sent) whose subject, sender or text match every word of `query`, best first. Without a query, the most recent received.",
-      args: T.Object({ query: T.Optional(T.String({ maxLength: 500, description: "Words to find." })), limit: T.Optional(Limit(10, 100)) }),
+      description:
+        "Your messages (received and sent) whose subject, sender or text match every word of `query`, best first. A query that is one of your handle+tag forms (alice+shop, or its address) lists the mail that came to it, newest first. Without a query, the most recent received.",
+      args: T.Object({ query: T.Optional(T.String({ maxLength: 500, description: "Words to find, or one of your handle+tag forms." })), limit: T.Optional(Limit(10, 100)) }),
       access: "account",
       run({ query, limit }, ctx) {
         const n = limit ?? 10;
-        if (!query?.trim()) return recent(ctx.db, ctx.account.id, { limit: n }).map(shapeMessage);
-        const hits = ctx.index.search({ query, kind: "message", owner: ctx.account.id, limit: n });
+        const q = query?.trim() ?? "";
+        if (!q) return recent(ctx.db, ctx.account.id, { limit: n }).map(shapeMessage);
+        const tag = ownTag(q, ctx.account.username, ctx.mail.domain);
+        if (tag) return recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n }).map(shapeMessage);
+        const hits = ctx.index.search({ query: q, kind: "message", owner: ctx.account.id, limit: n });
         return hits.flatMap((h) => {
           const m = messageById(ctx.db, ctx.account.id, h.ref);
           return m ? [{ ...shapeMessage(m), snippet: h.snippet }] : [];
@@ -105,8 +107,25 @@ export default definePlugin({
   },
 });
 
-function replyThread(db: Parameters<typeof messageById>[0], account: string, id: string) {
-  const m = messageById(db, account, id);
-  if (!m) throw invalid("reply_to", `no message "${id}" in your mail`);
+/** The tag when `q` is the caller's own handle+tag, bare or as an address at the mail domain. */
+function ownTag(q: string, username: string, domain: string | null): string | null {
+  const addr = q.includes("@") ? splitAddress(q) : { local: q, domain: null };
+  if (!addr || (addr.domain && (!domain || !sameDomain(addr.domain, domain)))) return null;
+  const lp = parseLocal(addr.local);
+  return lp && lp.handle === username && lp.tag ? lp.tag : null;
+}
+
+/** The mailbox in "Name <addr>" or "addr", lowercased. */
+const mailbox = (from: string) => (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from).trim().toLowerCase();
+const bareSubject = (s: string) => s.replace(/^(\s*(re|fwd?|aw|sv)\s*:\s*)+/i, "").trim().toLowerCase();
+
+/** A "Re:" subject answers the latest message from `to` with that subject: its Message-ID and thread. */
+function answering(db: Db, account: string, to: string, subject: string, domain: string | null) {
+  if (!/^\s*re\s*:/i.test(subject)) return null;
+  const want = bareSubject(subject);
+  const who = to.trim().toLowerCase();
+  const forms = new Set([who, domain && !who.includes("@") ? `${who}@${domain}` : who]);
+  const m = recent(db, account, { folder: "inbox", limit: 200 }).find((r) => forms.has(mailbox(r.from)) && bareSubject(r.subject) === want);
+  if (!m) return null;
   return { inReplyTo: m.messageId, references: [...(m.references ? m.references.split(" ") : []), m.messageId] };
 }

@@ -43,13 +43,15 @@ describe("mail without a mail domain", () => {
     expect(mine.body.result).toMatchObject([{ folder: "sent", subject: "Seeds", delivery: "local" }]);
   });
 
-  test("handle+tag lands under its tag, and the inbox reads a tag on its own", async () => {
+  test("handle+tag lands under its tag, and searching for the handle+tag reads that tag on its own", async () => {
     const r = await h.call("mail/send", { to: "bob+Garden", subject: "Plot 7", body: "Your plot is ready." }, { token: alice });
     expect(r.body.result).toMatchObject({ to: "bob+garden", delivery: "local" });
-    const tagged = await h.call("mail/inbox", { tag: "garden" }, { token: bob });
+    const tagged = await h.call("mail/search", { query: "bob+garden" }, { token: bob });
     expect(tagged.body.result.map((m: any) => m.subject)).toEqual(["Plot 7"]);
     expect(tagged.body.result[0]).toMatchObject({ tag: "garden", to: "bob+garden" });
-    expect((await h.call("mail/inbox", { tag: "work" }, { token: bob })).body.result).toEqual([]);
+    expect((await h.call("mail/search", { query: "bob+work" }, { token: bob })).body.result).toEqual([]);
+    // Someone else's tag is only words to search for, not a way into their mail.
+    expect((await h.call("mail/search", { query: "bob+garden" }, { token: alice })).body.result.every((m: any) => m.folder === "sent")).toBe(true);
     expect((await h.call("mail/inbox", {}, { token: bob })).body.result[0].subject).toBe("Plot 7");
   });
 
@@ -61,15 +63,19 @@ describe("mail without a mail domain", () => {
     expect((await h.call("mail/search", { query: "beans" }, { token: carol })).body.result).toEqual([]);
   });
 
-  test("a reply carries In-Reply-To and the thread's references", async () => {
-    const [got] = (await h.call("mail/inbox", { limit: 1, tag: "garden" }, { token: bob })).body.result;
-    const r = await h.call("mail/send", { to: "alice", subject: "Re: Plot 7", body: "Thanks!", reply_to: got.id }, { token: bob });
+  test("a \"Re:\" subject answers the latest message from that sender in its thread", async () => {
+    const [got] = (await h.call("mail/search", { query: "bob+garden", limit: 1 }, { token: bob })).body.result;
+    const r = await h.call("mail/send", { to: "alice", subject: "Re: Plot 7", body: "Thanks!" }, { token: bob });
     expect(r.status).toBe(200);
     const [reply] = (await h.call("mail/inbox", {}, { token: alice })).body.result;
     expect(reply).toMatchObject({ subject: "Re: Plot 7", from: "bob", in_reply_to: got.message_id });
-    const other = await h.call("mail/send", { to: "alice", subject: "x", body: "y", reply_to: "no-such-id" }, { token: bob });
-    expect(other.status).toBe(400);
-    expect(other.body.error.field).toBe("reply_to");
+    // Alice answers the answer: the thread grows.
+    await h.call("mail/send", { to: "bob", subject: "RE: re: Plot 7", body: "Any time." }, { token: alice });
+    const [again] = (await h.call("mail/inbox", { limit: 1 }, { token: bob })).body.result;
+    expect(again.in_reply_to).toBe(reply.message_id);
+    // Nothing to answer: sent as a new thread.
+    await h.call("mail/send", { to: "alice", subject: "Re: something else", body: "y" }, { token: bob });
+    expect((await h.call("mail/inbox", { limit: 1 }, { token: alice })).body.result[0].in_reply_to).toBeNull();
   });
 
   test("refusals: unknown username 404, bad recipient 400, outside address 501 naming MAIL_DOMAIN", async () => {
