@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, desc, eq, getTableColumns, inArray, like, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, like, lt, sql } from "drizzle-orm";
 import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
 import { build, BUILD_PRICE } from "./build.ts";
@@ -400,6 +400,8 @@ export default definePlugin({
         const paid = needsTicket(ctx, app)
           ? chargeUse(ctx.db, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
           : { charged: 0, balance: null };
+        // Spent opens are of no further use (the ledger keeps what was paid); an open is a quiet moment to drop them.
+        ctx.db.delete(appsOpens).where(lt(appsOpens.expires, now)).run();
         const ticket = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
         ctx.db.insert(appsOpens).values({ ticket, app: app.id, account: who.id, price: paid.charged, at: now, expires: now + TICKET_MS }).run();
         return ok({ ticket, charged: paid.charged, balance: paid.balance, expires: new Date(now + TICKET_MS).toISOString() });
