@@ -38,12 +38,14 @@ export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
   const credits = creditsOf(rt, entry);
   const access = def.access === "account" ? "Needs an account (a Bearer token)." : "Open to anyone.";
   const readOnly = def.kind === "read";
+  const title = `${entry.service} ${entry.name.replace(/_/g, " ")}`;
   return {
     name: entry.tool,
+    title,
     description: `${def.description.trim()}\n\n${priceText(credits)} ${access}`,
     inputSchema: inputSchemaOf(entry),
     annotations: {
-      title: `${entry.service} ${entry.name.replace(/_/g, " ")}`,
+      title,
       readOnlyHint: readOnly,
       // The protocol's defaults assume the worst, so both are stated.
       destructiveHint: !readOnly && def.destructive === true,
