@@ -326,7 +326,7 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
     const entry: Entry = {
       key,
       provider: p.name,
-      url: s.base + target,
+      url: redactUrl(s.base + target),
       status: answer.status,
       body: answer.body,
       fetched: now,
@@ -436,3 +436,8 @@ function makeUpstream(rt: Runtime, requestId: string): Upstream {
 }
 
 provideCapability("http", (s) => makeUpstream(s.rt, s.requestId));
+
+/** Query values that carry credentials (api_key=, token=, ...) never reach the cache table or the log. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&])([^=&#]*(?:key|token|secret|password|signature|sig)[^=&#]*)=([^&#]*)/gi, "$1$2=REDACTED");
+}
