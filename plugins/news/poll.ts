@@ -2,7 +2,7 @@
 // gave last time (If-None-Match / If-Modified-Since), so an unchanged feed
 // costs its publisher a 304 and nothing is parsed. New items are stored and
 // put in the shared index as public `news` entries, which the archive reads.
-import { parseFeed } from "@rowanmanning/feed-parser";
+import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
 import { decodeText, guardedFetch } from "../web/guarded.ts";
@@ -10,6 +10,10 @@ import { userAgent } from "../web/page.ts";
 import { plainFromHtml } from "../web/readable.ts";
 import { followedFeeds, type FeedDef } from "./feeds.ts";
 import { feeds, items } from "./schema.ts";
+
+// Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.
+let feedParser: typeof FeedParserModule | undefined;
+const parseFeed = (xml: string) => (feedParser ??= require("@rowanmanning/feed-parser") as typeof FeedParserModule).parseFeed(xml);
 
 export interface ParsedItem {
   id: string;

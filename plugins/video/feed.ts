@@ -2,12 +2,16 @@
 // Atom with yt:videoId, and a media:group holding the description, the
 // thumbnail and media:community/media:statistics@views. It carries the
 // channel's 15 latest uploads and needs no key.
-import { parseFeed } from "@rowanmanning/feed-parser";
+import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
 import { curatedChannels, type Channel } from "./channels.ts";
 import { videos } from "./schema.ts";
+
+// Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.
+let feedParser: typeof FeedParserModule | undefined;
+const parseFeed = (xml: string) => (feedParser ??= require("@rowanmanning/feed-parser") as typeof FeedParserModule).parseFeed(xml);
 
 defineProvider({ name: "YOUTUBE", label: "YouTube", url: "https://www.youtube.com", concurrency: 2, rate: { count: 2, perMs: 1000 } });
 

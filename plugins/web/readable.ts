@@ -2,8 +2,14 @@
 // Reader View) picks the article out of the page on a server-side DOM, and
 // the result is given back as plain text with paragraphs, headings and list
 // items kept apart, which is what agents and terminals read best.
-import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
+import type * as ReadabilityModule from "@mozilla/readability";
+import type * as LinkedomModule from "linkedom";
+
+// Loaded on first use: linkedom alone adds a tenth of a second to every process start (the CLI included).
+let linkedom: typeof LinkedomModule | undefined;
+let readability: typeof ReadabilityModule | undefined;
+const parseHTML: (typeof LinkedomModule)["parseHTML"] = (html) => (linkedom ??= require("linkedom") as typeof LinkedomModule).parseHTML(html);
+const Reader = () => (readability ??= require("@mozilla/readability") as typeof ReadabilityModule).Readability;
 
 export interface Readable {
   title: string | null;
@@ -62,8 +68,9 @@ export function readable(html: string, url: string): Readable {
   const { document } = parseHTML(withBase);
   const lang = document.documentElement?.getAttribute?.("lang") || null;
   const pageTitle = document.querySelector("title")?.textContent?.trim() || null;
-  let parsed: ReturnType<Readability<string>["parse"]> = null;
+  let parsed: ReturnType<ReadabilityModule.Readability<string>["parse"]> = null;
   try {
+    const Readability = Reader();
     parsed = new Readability(document as any, { charThreshold: 200 }).parse();
   } catch {
     parsed = null;
