@@ -69,13 +69,20 @@ function queryParameters(entry: MethodEntry): Json[] {
   });
 }
 
+/** The first sentence, cut at a word when it is long (lists show summaries on one line). */
+function summaryOf(description: string): string {
+  const first = description.split(/(?<=\.)\s/)[0];
+  if (first.length <= 120) return first;
+  return `${first.slice(0, 118).replace(/[\s,;:(]+\S*$/, "")}…`;
+}
+
 function operation(rt: Runtime, entry: MethodEntry): [string, Json] {
   const price = listedPrice(rt, entry);
   const d = entry.def;
   const op: Json = {
     operationId: entry.tool,
     tags: [entry.service],
-    summary: d.description.split(/(?<=\.)\s/)[0].slice(0, 120),
+    summary: summaryOf(d.description),
     description: `${d.description}\n\n${d.access === "account" ? "Needs an account." : "Public."} ${priceText(price)}${
       d.kind === "read" ? " Also answers POST with the arguments as a JSON body." : ""
     }`,

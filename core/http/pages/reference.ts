@@ -14,6 +14,7 @@ const INIT = `window.addEventListener("DOMContentLoaded", function () {
     url: "/openapi.json",
     dom_id: "#reference",
     deepLinking: true,
+    filter: true,
     validatorUrl: null,
     withCredentials: true,
     tryItOutEnabled: false,
@@ -40,7 +41,7 @@ const CSP =
 export function referencePage(rt: Runtime, req: Request): Response {
   const s = findSession(rt, req);
   const head = html`<link rel="stylesheet" href="/reference/swagger-ui.css">
-<style>main{max-width:72rem}#reference .swagger-ui .info{margin:1rem 0}#reference .swagger-ui{color:inherit}@media (prefers-color-scheme:dark){#reference{background:#fbfaf7;color:#1d1b18;border-radius:.5rem}}</style>
+<style>main,header{max-width:72rem}#reference .swagger-ui .info{margin:1rem 0}#reference .swagger-ui{color:inherit}@media (prefers-color-scheme:dark){#reference{background:#fbfaf7;color:#1d1b18;border-radius:.5rem}}</style>
 <script src="/reference/swagger-ui-bundle.js" defer></script>
 <script src="/reference/init.js" defer></script>`;
   const body = html`<p>The API as an <a href="/openapi.json">OpenAPI 3.1 document</a>, generated from the methods this instance has. The same list, with forms that call each method as you, is at <a href="/services">/services</a>.</p>
