@@ -1,7 +1,6 @@
 // Builds an outgoing message as it travels: MIME by nodemailer's composer,
 // then a DKIM signature by mailauth over exactly those bytes.
-import { dkimSign } from "mailauth";
-import MailComposer from "nodemailer/lib/mail-composer";
+// The libraries load on first use: an instance without a mail domain never needs them, and they cost a start-up half a second.
 import type { DkimKey } from "./dkim.ts";
 
 export interface Outgoing {
@@ -18,6 +17,7 @@ export interface Outgoing {
 }
 
 export async function compose(m: Outgoing, sign: { domain: string; key: DkimKey } | null): Promise<string> {
+  const { default: MailComposer } = await import("nodemailer/lib/mail-composer");
   const mail = new MailComposer({
     from: m.from,
     to: m.to,
@@ -30,6 +30,7 @@ export async function compose(m: Outgoing, sign: { domain: string; key: DkimKey 
   });
   const raw = (await mail.compile().build()).toString("utf8");
   if (!sign) return raw;
+  const { dkimSign } = await import("mailauth");
   // mailauth reads the keys from signatureData; top-level signingDomain/selector/privateKey are ignored.
   const signed = await dkimSign(raw, {
     canonicalization: "relaxed/relaxed",

@@ -2,7 +2,7 @@
 // section 5: MX by preference, else the domain itself; a null MX refuses
 // mail) or, when SMTP_RELAY_URL is set, that relay.
 import { promises as dns } from "node:dns";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 export interface DeliveryResult {
   ok: boolean;
@@ -101,6 +101,8 @@ async function handOver(transport: Transporter, sender: string, recipient: strin
 }
 
 export async function deliver(config: Readonly<Record<string, string>>, m: { sender: string; recipient: string; raw: string }): Promise<DeliveryResult> {
+  // Loaded on first delivery, not at start: most instances never send outside mail.
+  const { default: nodemailer } = await import("nodemailer");
   const timeouts = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 120_000 };
   if (config.SMTP_RELAY_URL) {
     const url = new URL(config.SMTP_RELAY_URL);

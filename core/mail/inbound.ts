@@ -3,9 +3,10 @@
 // accepted that would later bounce; accepted mail is checked with mailauth
 // (SPF, DKIM, DMARC), parsed with mailparser and stored once per account.
 import { readFileSync } from "node:fs";
-import { authenticate, type AuthenticateResult } from "mailauth";
-import { simpleParser, type AddressObject } from "mailparser";
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
+// smtp-server, mailauth and mailparser load when the server starts, so an instance without a mail domain never pays for them.
+import type { AuthenticateResult } from "mailauth";
+import type { AddressObject } from "mailparser";
+import type { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from "smtp-server";
 import { asc, eq } from "drizzle-orm";
 import { accounts } from "../db/schema.ts";
 import type { Runtime } from "../runtime.ts";
@@ -59,6 +60,9 @@ export class Inbound {
     const { config } = this.rt;
     if (!this.mail.domain || config.SMTP_PORT === "off" || this.server) return;
     const name = config.MAIL_HOST || this.mail.domain;
+    const { SMTPServer } = await import("smtp-server");
+    // Warmed now so the first message does not wait for them.
+    void Promise.all([import("mailauth"), import("mailparser")]).catch(() => undefined);
     const tls = config.MAIL_TLS_KEY && config.MAIL_TLS_CERT ? { key: readFileSync(config.MAIL_TLS_KEY), cert: readFileSync(config.MAIL_TLS_CERT) } : {};
     const server = new SMTPServer({
       name,
@@ -130,6 +134,7 @@ export class Inbound {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     if (stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds the ${maxMessageBytes(this.rt.config)}-byte limit`);
     const raw = Buffer.concat(chunks);
+    const [{ authenticate }, { simpleParser }] = await Promise.all([import("mailauth"), import("mailparser")]);
     let verdict: ReturnType<typeof verdictOf> | { error: string };
     try {
       const auth = await authenticate(raw, {
