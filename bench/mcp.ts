@@ -55,7 +55,16 @@ async function waitUp(url: string, init?: RequestInit, timeoutMs = 15_000) {
 
 async function load(
   name: string,
-  o: { url: string; method: "GET" | "POST"; headers: Record<string, string>; body?: string; seconds: number; connections: number; expect?: string; rpcIds?: boolean },
+  o: {
+    url: string;
+    method: "GET" | "POST";
+    headers: Record<string, string>;
+    body?: string;
+    seconds: number;
+    connections: number;
+    expect?: string;
+    rpcIds?: boolean;
+  },
 ): Promise<McpBenchRow> {
   // Check once that the request really succeeds, so the rate is of answers and not of refusals.
   const probe = await fetch(o.url, { method: o.method, headers: o.headers, body: o.body });
@@ -63,8 +72,18 @@ async function load(
   if (probe.status !== 200 || (o.expect && !text.includes(o.expect))) throw new Error(`${name}: probe answered ${probe.status}: ${text.slice(0, 300)}`);
   // A client numbers its requests. Prebuilt bodies keep the load generator's own cost
   // the same as for plain HTTP (a per-request setupRequest halves its rate on two cores).
-  const requests = o.rpcIds && o.body ? Array.from({ length: 1000 }, (_, i) => ({ method: o.method, body: o.body!.replace('"id":1', `"id":${i + 1}`) })) : undefined;
-  const r = await autocannon({ url: o.url, method: o.method, headers: o.headers, body: o.body, connections: o.connections, duration: o.seconds, pipelining: 1, requests });
+  const requests =
+    o.rpcIds && o.body ? Array.from({ length: 1000 }, (_, i) => ({ method: o.method, body: o.body!.replace('"id":1', `"id":${i + 1}`) })) : undefined;
+  const r = await autocannon({
+    url: o.url,
+    method: o.method,
+    headers: o.headers,
+    body: o.body,
+    connections: o.connections,
+    duration: o.seconds,
+    pipelining: 1,
+    requests,
+  });
   return { name, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
 }
 
@@ -77,9 +96,13 @@ async function sdkExample(port: number) {
   const z = await import("zod/v4");
   const getServer = () => {
     const server = new McpServer({ name: "sdk-example", version: "1.0.0" });
-    server.registerTool("greet", { title: "Greeting Tool", description: "A simple greeting tool", inputSchema: { name: z.string().describe("Name to greet") } }, async ({ name }) => ({
-      content: [{ type: "text", text: `Hello, ${name}!` }],
-    }));
+    server.registerTool(
+      "greet",
+      { title: "Greeting Tool", description: "A simple greeting tool", inputSchema: { name: z.string().describe("Name to greet") } },
+      async ({ name }) => ({
+        content: [{ type: "text", text: `Hello, ${name}!` }],
+      }),
+    );
     return server;
   };
   Bun.serve({
@@ -99,7 +122,15 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
   const rounds = o.rounds ?? Number(process.env.BENCH_ROUNDS ?? 5);
   const connections = o.connections ?? 32;
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-mcp-"));
-  const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
+  const env = {
+    ...process.env,
+    HEARTH_DATA: dir,
+    HEARTH_LOG: "off",
+    HOST: "127.0.0.1",
+    HEARTH_METERING: "off",
+    HEARTH_RATE_READS: "0",
+    HEARTH_RATE_WRITES: "0",
+  };
   const cli = join(root, "core/cli/main.ts");
   const procs: Bun.Subprocess[] = [];
   try {
@@ -111,10 +142,18 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
     const examplePort = freePort();
     procs.push(Bun.spawn([process.execPath, import.meta.path, "--sdk-example", String(examplePort)], { stdout: "ignore", stderr: "inherit" }));
     const exampleUrl = `http://127.0.0.1:${examplePort}/mcp`;
-    await waitUp(exampleUrl, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: rpc("tools/list", {}) });
+    await waitUp(exampleUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: rpc("tools/list", {}),
+    });
 
     const auth = { authorization: `Bearer ${token}` };
-    await fetch(`${base}/api/v1/notes/add`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench", text: "a note read under load" }) });
+    await fetch(`${base}/api/v1/notes/add`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ title: "bench", text: "a note read under load" }),
+    });
 
     const mcpHeaders = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": PROTOCOL };
     const init = await fetch(`${base}/mcp`, {
@@ -124,14 +163,33 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
     });
     const session = init.headers.get("mcp-session-id");
     if (!session) throw new Error(`initialize gave no session: ${init.status} ${await init.text()}`);
-    await fetch(`${base}/mcp`, { method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { ...mcpHeaders, "mcp-session-id": session },
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
     const call = rpc("tools/call", { name: "notes_get", arguments: { title: "bench" } });
 
     type Scenario = Parameters<typeof load>[1] & { name: string };
     const scenarios: Scenario[] = [
       { name: "HTTP GET notes/get", url: `${base}/api/v1/notes/get?title=bench`, method: "GET", headers: auth, expect: '"result"' },
-      { name: "HTTP POST notes/get (JSON body)", url: `${base}/api/v1/notes/get`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench" }), expect: '"result"' },
-      { name: "MCP tools/call notes_get (session)", url: `${base}/mcp`, method: "POST", headers: { ...mcpHeaders, "mcp-session-id": session }, body: call, expect: '"structuredContent"', rpcIds: true },
+      {
+        name: "HTTP POST notes/get (JSON body)",
+        url: `${base}/api/v1/notes/get`,
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title: "bench" }),
+        expect: '"result"',
+      },
+      {
+        name: "MCP tools/call notes_get (session)",
+        url: `${base}/mcp`,
+        method: "POST",
+        headers: { ...mcpHeaders, "mcp-session-id": session },
+        body: call,
+        expect: '"structuredContent"',
+        rpcIds: true,
+      },
       { name: "MCP tools/call notes_get (stateless)", url: `${base}/mcp`, method: "POST", headers: mcpHeaders, body: call, expect: '"structuredContent"' },
       {
         name: "SDK example server tools/call greet",
@@ -182,8 +240,12 @@ if (import.meta.main) {
   if (i >= 0) await sdkExample(Number(process.argv[i + 1]));
   else {
     const r = await benchMcp();
-    console.log(`\nMCP benchmark: ${r.seconds}s per scenario in ${r.rounds} interleaved rounds (medians), ${r.connections} connections, ${new Date().toISOString()}\n`);
+    console.log(
+      `\nMCP benchmark: ${r.seconds}s per scenario in ${r.rounds} interleaved rounds (medians), ${r.connections} connections, ${new Date().toISOString()}\n`,
+    );
     console.log(mcpTable(r));
-    console.log(`\nMCP (session) / HTTP: ${Math.round(r.mcpOverHttp * 100)}% (target >= 80%); MCP (session) / SDK example: ${r.mcpOverSdkExample}x (target > 1)`);
+    console.log(
+      `\nMCP (session) / HTTP: ${Math.round(r.mcpOverHttp * 100)}% (target >= 80%); MCP (session) / SDK example: ${r.mcpOverSdkExample}x (target > 1)`,
+    );
   }
 }

@@ -47,11 +47,20 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   } catch (e) {
     const err = asHearthError(e);
     status = err.status;
-    if (err.kind === "internal") rt.log.error("call failed", { rid: requestId, service: entry.service, method: entry.name, via: "mcp", error: String((e as Error)?.stack ?? e) });
+    if (err.kind === "internal")
+      rt.log.error("call failed", { rid: requestId, service: entry.service, method: entry.name, via: "mcp", error: String((e as Error)?.stack ?? e) });
     body = { error: err.body(err.kind === "internal" ? requestId : undefined) };
     for (const hook of mcpHooks.errorResult) if ((special = hook(e))) break;
   } finally {
-    rt.log.line({ rid: requestId, service: entry.service, method: entry.name, status, via: "mcp", ms: Math.round((performance.now() - started) * 100) / 100, caller: caller.account?.id ?? null });
+    rt.log.line({
+      rid: requestId,
+      service: entry.service,
+      method: entry.name,
+      status,
+      via: "mcp",
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      caller: caller.account?.id ?? null,
+    });
   }
   if (special) {
     const sc = { ...(special.structuredContent ?? {}) };

@@ -26,17 +26,17 @@ const answers = new Map<unknown, Answer>([
   [
     "tools/list",
     (rt, ctx, msg) => {
-    const parsed = ListToolsRequestSchema.safeParse(msg);
-    return parsed.success ? Promise.resolve(listTools(rt, ctx)) : null;
+      const parsed = ListToolsRequestSchema.safeParse(msg);
+      return parsed.success ? Promise.resolve(listTools(rt, ctx)) : null;
     },
   ],
   [
     "tools/call",
     (rt, ctx, msg) => {
-    const parsed = CallToolRequestSchema.safeParse(msg);
-    if (!parsed.success || parsed.data.params.task) return null;
-    // callTool checks the results it does not build itself, as the SDK's server checks every one.
-    return callToolRequest(rt, ctx, parsed.data.params);
+      const parsed = CallToolRequestSchema.safeParse(msg);
+      if (!parsed.success || parsed.data.params.task) return null;
+      // callTool checks the results it does not build itself, as the SDK's server checks every one.
+      return callToolRequest(rt, ctx, parsed.data.params);
     },
   ],
 ]);

@@ -148,5 +148,9 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
 
 export function mountMcp(app: App, rt: Runtime) {
   const sessions = new McpSessions(rt, contextOf);
-  app.all("/mcp", route((c) => handleMcp(rt, sessions, c.request, clientAddress(c))), { parse: "none" });
+  app.all(
+    "/mcp",
+    route((c) => handleMcp(rt, sessions, c.request, clientAddress(c))),
+    { parse: "none" },
+  );
 }

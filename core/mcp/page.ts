@@ -34,7 +34,11 @@ export function mcpPage(rt: Runtime, url: URL, caller: Caller, filter: Set<strin
     const kind = e.def.kind === "read" ? "read" : e.def.destructive ? "write, deletes" : "write";
     rows.push(
       `<tr><td><code>${esc(e.tool)}</code></td><td>${esc(e.def.description)}</td><td>${kind}${e.def.openWorld ? ", reaches outside" : ""}</td>` +
-        `<td>${esc(priceText(creditsOf(rt, e)).replace(/^Price: /, "").replace(/\.$/, ""))}</td><td>${e.def.access === "account" ? "account" : "anyone"}</td></tr>`,
+        `<td>${esc(
+          priceText(creditsOf(rt, e))
+            .replace(/^Price: /, "")
+            .replace(/\.$/, ""),
+        )}</td><td>${e.def.access === "account" ? "account" : "anyone"}</td></tr>`,
     );
   }
   const services = [...new Set(t.entries.map((e) => e.service))];

@@ -19,7 +19,11 @@ export async function mcpClient(base: string, o: { token?: string; query?: strin
 
 /** A JSON-RPC request over plain HTTP, without the SDK, as curl would send it. */
 export async function rpc(base: string, method: string, params?: unknown, headers: Record<string, string> = {}, path = "/mcp") {
-  const res = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) }) });
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) }),
+  });
   const text = await res.text();
   let body: any = text;
   try {

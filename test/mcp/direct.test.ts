@@ -98,7 +98,9 @@ test("the server answers the tools/call and tools/list messages itself, and leav
   for (const [name, message, o] of cases) {
     const headers: Record<string, string> = { "content-type": "application/json", accept: ACCEPT, ...(o.headers ?? {}) };
     const url = new URL(`${h.url}${o.path ?? "/mcp"}`);
-    const caller = o.token ? h.rt.tokens.identify(tokenOf(o.token)!, h.rt.clock.now().getTime()) : { account: null, scopes: [] as string[], via: "none" as const };
+    const caller = o.token
+      ? h.rt.tokens.identify(tokenOf(o.token)!, h.rt.clock.now().getTime())
+      : { account: null, scopes: [] as string[], via: "none" as const };
     const ctx: McpCallContext = { caller, filter: parseFilter(url.searchParams.get("tools")), baseUrl: url.origin, requestId: "direct-test" };
     const answered = directAnswer(h.rt, ctx, message, asMcpPost(request(o.path ?? "/mcp", message, headers)));
     expect(answered === null, name).toBe(o.sdk === true);
@@ -117,7 +119,12 @@ describe("stateless", () => {
 describe("in a session", () => {
   let sessions: [string, string];
   beforeAll(async () => {
-    const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const headers = { "content-type": "application/json", accept: ACCEPT };
     const a = await fetch(request("/mcp", init, headers));
     const b = await handleMcp(h.rt, sdkOnly, request("/mcp", init, headers), "127.0.0.1", false);

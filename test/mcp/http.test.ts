@@ -24,7 +24,12 @@ describe("the SDK client over Streamable HTTP", () => {
       expect(c.client.getServerCapabilities()?.tools).toBeDefined();
 
       const { tools } = await c.client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(h.rt.registry.list().map((e) => `${e.service}_${e.name}`).sort());
+      expect(tools.map((t) => t.name).sort()).toEqual(
+        h.rt.registry
+          .list()
+          .map((e) => `${e.service}_${e.name}`)
+          .sort(),
+      );
 
       const added = await c.call("notes_add", { title: "Shopping", text: "eggs" });
       expect(added.isError).toBeUndefined();
@@ -95,7 +100,9 @@ describe("the SDK client over Streamable HTTP", () => {
       expect(byName.get("notes_delete")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(byName.get("notes_add")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
       // The price each tool states is the one the HTTP price list states.
-      const prices = await fetch(`${h.url}/api/v1/prices`).then((r) => r.json() as Promise<{ result: { methods: { tool: string; credits: number | null }[] } }>);
+      const prices = await fetch(`${h.url}/api/v1/prices`).then(
+        (r) => r.json() as Promise<{ result: { methods: { tool: string; credits: number | null }[] } }>,
+      );
       expect(prices.result.methods.length).toBe(tools.length);
       for (const listed of prices.result.methods) {
         const t = byName.get(listed.tool)!;

@@ -79,7 +79,14 @@ beforeAll(async () => {
   entries = reg.list();
   scopedTo = reg.services().includes("notes") ? "notes" : reg.services()[0];
   // Every provider points at a closed loopback port: no test reaches the internet, and each fails fast and alike.
-  const env: Record<string, string> = { HEARTH_PLUGINS: dropins, HEARTH_PUBLIC_URL: "http://hearth.test", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", UPSTREAM_RETRY_MS: "0" };
+  const env: Record<string, string> = {
+    HEARTH_PLUGINS: dropins,
+    HEARTH_PUBLIC_URL: "http://hearth.test",
+    HEARTH_RATE_READS: "0",
+    HEARTH_RATE_WRITES: "0",
+    HEARTH_RATE_PRICED: "0",
+    UPSTREAM_RETRY_MS: "0",
+  };
   for (const p of allProviders()) {
     env[`${p.name}_URL`] = "http://127.0.0.1:9";
     env[`${p.name}_TIMEOUT_MS`] = "2000";
@@ -100,8 +107,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const k of PROXY_VARS) if (saved[k] === undefined) delete process.env[k];
-  else process.env[k] = saved[k];
+  for (const k of PROXY_VARS)
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
   proxy?.stop(true);
   for (const c of Object.values(clients)) await c.close();
   await Promise.all([A, B, C].filter(Boolean).map((i) => i.h.stop()));
@@ -161,5 +169,6 @@ test("every method answers alike over HTTP and MCP, for an account, a stranger a
   expect(seen.refused).toContain("unauthenticated");
   expect(seen.refused).toContain("forbidden");
   expect(seen.same).toBeGreaterThan(entries.length);
-  if (seen.nondeterministic.length) console.log(`compared by outcome only (answers differ between two HTTP instances):\n  ${seen.nondeterministic.join("\n  ")}`);
+  if (seen.nondeterministic.length)
+    console.log(`compared by outcome only (answers differ between two HTTP instances):\n  ${seen.nondeterministic.join("\n  ")}`);
 }, 120_000);

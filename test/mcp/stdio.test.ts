@@ -20,7 +20,13 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 async function stdioClient(args: string[], env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [main, "mcp", ...args], cwd: root, env: { HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [main, "mcp", ...args],
+    cwd: root,
+    env: { HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "hearth-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, call: (name: string, a: Record<string, unknown>) => client.callTool({ name, arguments: a }) as Promise<CallToolResult> };
@@ -31,7 +37,12 @@ test("with HEARTH_TOKEN: initialize, list every method, call as the token's acco
   try {
     expect(c.client.getServerVersion()?.name).toBe("hearth");
     const { tools } = await c.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(h.rt.registry.list().map((e) => e.tool).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      h.rt.registry
+        .list()
+        .map((e) => e.tool)
+        .sort(),
+    );
     const got = await c.call("notes_get", { title: "Garden" });
     const http = await h.call("notes/get", { title: "Garden" }, { token: alice });
     expect(got.isError).toBeUndefined();
@@ -49,7 +60,13 @@ test("a scoped HEARTH_TOKEN sees only its scope; --tools narrows further", async
   const c = await stdioClient(["--tools", "notes"], { HEARTH_TOKEN: scoped });
   try {
     const { tools } = await c.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(h.rt.registry.list().filter((e) => e.service === "notes").map((e) => e.tool).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      h.rt.registry
+        .list()
+        .filter((e) => e.service === "notes")
+        .map((e) => e.tool)
+        .sort(),
+    );
   } finally {
     await c.client.close();
   }
@@ -69,7 +86,13 @@ test("--user acts as that account, writing to the shared data folder", async () 
 }, 30_000);
 
 async function run(args: string[], env: Record<string, string>) {
-  const p = Bun.spawn([process.execPath, main, "mcp", ...args], { cwd: root, env: { PATH: process.env.PATH ?? "", HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([process.execPath, main, "mcp", ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [code, stderr] = await Promise.all([p.exited, new Response(p.stderr).text()]);
   return { code, stderr };
 }

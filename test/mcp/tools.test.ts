@@ -25,7 +25,12 @@ afterAll(() => h.stop());
 test("tools/list holds exactly the registered methods, once each, named <service>_<method>", () => {
   const names = tools.map((t) => t.name);
   expect(new Set(names).size).toBe(names.length);
-  expect(names.sort()).toEqual(h.rt.registry.list().map((e) => `${e.service}_${e.name}`).sort());
+  expect(names.sort()).toEqual(
+    h.rt.registry
+      .list()
+      .map((e) => `${e.service}_${e.name}`)
+      .sort(),
+  );
   for (const t of tools) expect(t.name).toMatch(/^[a-z][a-z0-9]*_[a-z][a-z0-9_]*$/);
 });
 
