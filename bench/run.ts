@@ -82,7 +82,54 @@ const notesGet = rows[1];
 console.log(
   `notes/get: ${Math.round((notesGet.rps / floorRps) * 100)}% of floor (target >= 50%), p99 ${notesGet.p99} ms (target < 10)`,
 );
+
+// The services' own benchmarks, each in its own module; BENCH_QUICK=1 skips them.
+const extra: Record<string, unknown> = {};
+if (process.env.BENCH_QUICK !== "1") {
+  const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
+  const want = (name: string) => only.length === 0 || only.includes(name);
+  if (want("mcp")) {
+    const { benchMcp, mcpTable } = await import("./mcp.ts");
+    const r = await benchMcp({ seconds });
+    console.log(`\nMCP beside HTTP and the SDK's minimal server:\n${mcpTable(r)}`);
+    extra.mcp = r;
+  }
+  if (want("upstream")) {
+    const { benchUpstream } = await import("./upstream.ts");
+    const r = await benchUpstream({ seconds });
+    console.log(`\nCached public read beside a database read:\n${table(r.rows)}\ncached weather/air over notes/get: ${r.ratio} (target >= 1); provider asked ${r.providerHits} time(s)`);
+    extra.upstream = r;
+  }
+  if (want("recall")) {
+    const { benchRecall } = await import("./recall.ts");
+    const r = await benchRecall();
+    console.log(`\nrecall/search over ${r.messages} messages: p50 ${r.ms.p50} ms, p99 ${r.ms.p99} ms (target p99 < 20)`);
+    extra.recall = r;
+  }
+  if (want("events")) {
+    const { benchEvents, eventsTable } = await import("./events.ts");
+    const r = await benchEvents();
+    console.log(`\nScheduler:\n${eventsTable(r)}`);
+    extra.events = r;
+  }
+  if (want("soak") && existsSync(join(import.meta.dir, "soak.ts"))) {
+    const soakModule = "./soak.ts";
+    const m = (await import(soakModule)) as Record<string, (arg?: unknown) => unknown>;
+    const run = Object.entries(m).find(([k, v]) => k.startsWith("bench") && typeof v === "function")?.[1];
+    const show = Object.entries(m).find(([k, v]) => /table/i.test(k) && typeof v === "function")?.[1];
+    if (run) {
+      const r = await run();
+      console.log(`\nSoak:\n${show ? show(r) : JSON.stringify(r, null, 2)}`);
+      extra.soak = r;
+    }
+  }
+}
+
 writeFileSync(
   join(import.meta.dir, "results.json"),
-  JSON.stringify({ at: new Date().toISOString(), seconds, connections: 32, rows, idle_rss_mb: idleRss, loaded_rss_mb: loadedRss, startup_ms: startupMs, startups_ms: starts.map(Math.round) }, null, 2),
+  JSON.stringify(
+    { at: new Date().toISOString(), seconds, connections: 32, rows, idle_rss_mb: idleRss, loaded_rss_mb: loadedRss, startup_ms: startupMs, startups_ms: starts.map(Math.round), ...extra },
+    null,
+    2,
+  ),
 );
