@@ -86,6 +86,8 @@ export interface FullTextIndex {
     owner?: string | "public" | { any: (string | null)[] };
     services?: string[] | "*";
     limit?: number;
+    /** "rank" (default): best match first. "recent": latest put first, which stops at `limit` instead of ranking every match (a history searched by words). */
+    order?: "rank" | "recent";
   }): IndexHit[];
 }
 

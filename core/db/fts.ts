@@ -81,7 +81,7 @@ export function makeIndex(service: string, write: () => Database, read: () => Da
       return read()
         .query<IndexHit, typeof params>(
           `SELECT service, kind, ref, owner, title, snippet(search_index, 5, '', '', '…', 24) AS snippet, bm25(search_index, 0, 0, 0, 0, 4.0, 1.0) AS rank
-           FROM search_index WHERE ${where.join(" AND ")} ORDER BY rank LIMIT ?`,
+           FROM search_index WHERE ${where.join(" AND ")} ORDER BY ${q.order === "recent" ? "search_index.rowid DESC" : "rank"} LIMIT ?`,
         )
         .all(...params);
     },

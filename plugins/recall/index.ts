@@ -53,7 +53,7 @@ export default definePlugin({
     }),
     search: read({
       description:
-        "Searches everything you have said to an agent and been told, on every client or one (web, mail, cli). Every word must match (as a prefix). Results, best first, carry the conversation id and a snippet with the matched words in **bold**.",
+        "Searches everything you have said to an agent and been told, on every client or one (web, mail, cli). Every word must match (as a prefix). Results, most recent first, carry the conversation id and a snippet with the matched words in **bold**.",
       args: T.Object({
         query: T.String({ minLength: 1, maxLength: 500, description: "Words to find." }),
         client: T.Optional(Client),
@@ -61,7 +61,7 @@ export default definePlugin({
       }),
       access: "account",
       run({ query, client, limit }, ctx) {
-        const hits = ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20 });
+        const hits = ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20, order: "recent" });
         if (!hits.length) return [];
         const ids = hits.map((h) => h.ref.slice(h.ref.indexOf("/") + 1));
         const rows = new Map(
@@ -72,13 +72,22 @@ export default definePlugin({
             .all()
             .map((r) => [r.id, r]),
         );
+        const topics = new Map(
+          ctx.db
+            .select({ id: recallConversations.id, topic: recallConversations.topic })
+            .from(recallConversations)
+            .where(and(inArray(recallConversations.id, [...new Set(hits.map((h) => h.ref.slice(0, h.ref.indexOf("/"))))]), eq(recallConversations.owner, ctx.account.id)))
+            .all()
+            .map((r) => [r.id, r.topic]),
+        );
         const out = [];
         for (const h of hits) {
           const slash = h.ref.indexOf("/");
           const m = rows.get(h.ref.slice(slash + 1));
           // An entry whose message is gone (a conversation removed) is not an answer.
           if (!m) continue;
-          out.push({ conversation: h.ref.slice(0, slash), message: m.id, client: h.kind, topic: h.title, role: m.role, at: iso(m.at), snippet: highlight(h.snippet, query) });
+          const conversation = h.ref.slice(0, slash);
+          out.push({ conversation, message: m.id, client: h.kind, topic: topics.get(conversation) ?? "", role: m.role, at: iso(m.at), snippet: highlight(h.snippet, query) });
         }
         return out;
       },

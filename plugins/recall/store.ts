@@ -51,7 +51,8 @@ export function addMessage(db: Db, index: FullTextIndex, c: Conversation, m: { r
     .set({ active: sql`max(${recallConversations.active}, ${m.at})`, messages: sql`${recallConversations.messages} + 1` })
     .where(eq(recallConversations.id, c.id))
     .run();
-  if (m.role !== "tool" && m.content.trim()) index.put({ kind: c.client, ref: `${c.id}/${id}`, owner: c.owner, title: c.topic, body: m.content });
+  // The topic is left out of the entry: in it, every message of a conversation would match its topic's words.
+  if (m.role !== "tool" && m.content.trim()) index.put({ kind: c.client, ref: `${c.id}/${id}`, owner: c.owner, title: "", body: m.content });
   return id;
 }
 
