@@ -1,7 +1,9 @@
 // The feeds followed: config/news.json unless NEWS_FEEDS_FILE names another
 // file of the same shape. A bad file stops the start with what is wrong.
 import { readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
+// Imported, not read from disk, so a compiled binary carries the default list.
+import defaults from "../../config/news.json";
 
 export interface FeedDef {
   topic: string;
@@ -9,13 +11,13 @@ export interface FeedDef {
   url: string;
 }
 
-export const DEFAULT_FEEDS_FILE = join(import.meta.dir, "..", "..", "config", "news.json");
+const DEFAULT = "config/news.json";
 
 const cache = new Map<string, FeedDef[]>();
 
-export function feedsFile(config: Readonly<Record<string, string>>): string {
+function feedsFile(config: Readonly<Record<string, string>>): string {
   const f = config.NEWS_FEEDS_FILE;
-  if (!f) return DEFAULT_FEEDS_FILE;
+  if (!f) return DEFAULT;
   return isAbsolute(f) ? f : resolve(f);
 }
 
@@ -23,12 +25,13 @@ export function followedFeeds(config: Readonly<Record<string, string>>): FeedDef
   const file = feedsFile(config);
   const held = cache.get(file);
   if (held) return held;
-  let parsed: any;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new Error(`news feeds ${file}: ${(e as Error).message}`);
-  }
+  let parsed: any = defaults;
+  if (file !== DEFAULT)
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new Error(`news feeds ${file}: ${(e as Error).message}`);
+    }
   if (!parsed || !Array.isArray(parsed.feeds)) throw new Error(`news feeds ${file}: needs {"feeds": [{"topic", "name", "url"}, ...]}`);
   const out: FeedDef[] = [];
   const seen = new Set<string>();

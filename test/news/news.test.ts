@@ -227,3 +227,11 @@ describe("news/search", () => {
     expect(r.body.error.field).toBe("query");
   });
 });
+
+describe("the feed list", () => {
+  test("a bad feeds file stops the start, naming the file and the entry", async () => {
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify({ feeds: [{ topic: "world", name: "Nowhere", url: "ftp://example.com/feed" }] }));
+    await expect(startHearth({ env: { NEWS_FEEDS_FILE: bad } })).rejects.toThrow(`news feeds ${bad}: feeds[0].url must be an http or https URL`);
+  });
+});
