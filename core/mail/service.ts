@@ -256,7 +256,9 @@ export class MailService {
     if ("local" in where) {
       const to = addressOf(this.domain, where.local.username, where.tag);
       const sent = await this.inWrite(() => {
-        this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to });
+        const got = this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to });
+        // Mail to oneself (a reminder) is kept once, in the inbox.
+        if (where.local.id === from.id) return got!;
         return this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" })!;
       });
       return { id: sent.id, message_id: messageId, to, delivery: "local" };
