@@ -72,7 +72,7 @@ const isSet = (rt: Runtime, k: string) => (rt.config[k] ?? "").trim() !== "";
 function secretSettings(rt: Runtime): string[] {
   const names = new Set(Object.keys(coreSettings));
   for (const p of rt.registry.plugins.values()) for (const k of Object.keys(p.def.config ?? {})) names.add(k);
-  return [...names].filter((k) => /(_KEY|_SECRET|_PASSWORD)$/.test(k) || k === "HEARTH_SECRET").sort();
+  return [...names].filter((k) => /(_KEY|_SECRET|_PASSWORD|_TOKEN)$/.test(k)).sort();
 }
 
 function integrations(rt: Runtime): { checks: Check[]; targets: Map<string, string> } {
@@ -176,7 +176,7 @@ const answer = (ch: Check) =>
       ? html`<span class="ok">answers</span> <span class="hint">(${ch.probe.said}, ${ch.probe.ms} ms)</span>`
       : html`<span class="bad">does not answer</span> <span class="hint">(${ch.probe.said})</span>`;
 
-const STYLE = html`<style>.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}main{max-width:56rem}td{word-break:break-word}</style>`;
+const STYLE = html`<style>.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}main,header{max-width:56rem}td{word-break:break-word}</style>`;
 
 export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
   const s = findSession(rt, req);
