@@ -119,6 +119,19 @@ describe("web/search", () => {
     expect(site.last("/res/v1/web/search")!.query.get("count")).toBe("10");
   });
 
+  test("a key Brave refuses is a provider failure that says which setting is wrong", async () => {
+    const wrong = await startHearth({ env: { BRAVE_URL: site.url, BRAVE_API_KEY: "not-a-key", HEARTH_METERING: "off", UPSTREAM_RETRY_MS: "1" } });
+    try {
+      const r = await wrong.call("web/search", { query: "solar eclipse 2027" });
+      expect(r.status).toBe(502);
+      expect(r.body.error.message).toContain("BRAVE_API_KEY");
+      expect(r.body.error.retry).toBe(true);
+    } finally {
+      await settle(wrong.rt);
+      await wrong.stop();
+    }
+  });
+
   test("limit over 20 is refused naming the field", async () => {
     const r = await searx.call("web/search", { query: "x", limit: 21 }, { token: alice });
     expect(r.status).toBe(400);
