@@ -111,8 +111,16 @@ export class Runtime {
     this.started = true;
   }
 
+  private stopHooks: (() => void | Promise<void>)[] = [];
+
+  /** Core modules that hold timers or sockets register here to be stopped before the store closes. */
+  onStop(fn: () => void | Promise<void>) {
+    this.stopHooks.push(fn);
+  }
+
   async stop() {
     for (const p of this.registry.plugins.values()) await p.def.stop?.(this.instanceCtx(p.def.name));
+    for (const fn of this.stopHooks.splice(0).reverse()) await fn();
     this.store.close();
   }
 

@@ -40,6 +40,8 @@ export function schedulerOf(rt: Runtime): Scheduler {
   if (!s) {
     s = new Scheduler(rt);
     schedulers.set(rt, s);
+    const made = s;
+    rt.onStop(() => made.stop());
   }
   return s;
 }
