@@ -5,6 +5,8 @@
 // for SPF/DKIM/DMARC against a loopback DNS server.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { generateKeyPairSync } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { authenticate } from "mailauth";
 import nodemailer from "nodemailer";
@@ -300,6 +302,18 @@ test("hearth mail dns prints the MX, SPF, DKIM and DMARC records, with the key i
   expect(out).toContain("hearth._domainkey.example.test.\t3600\tIN\tTXT\t\"v=DKIM1; k=rsa; p=");
   expect(out.replace(/" "/g, "")).toContain(key.publicKey);
   expect(out).toContain("_dmarc.example.test.\t3600\tIN\tTXT\t\"v=DMARC1; p=quarantine");
+  // On a data folder without a key, one is made and its file named.
+  const fresh = mkdtempSync(join(tmpdir(), "hearth-dkim-"));
+  try {
+    const made = Bun.spawn(["bun", join(import.meta.dir, "../../core/cli/main.ts"), "mail", "dns"], { env: { ...process.env, HEARTH_DATA: fresh, MAIL_DOMAIN: "new.test", HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+    const text = await new Response(made.stdout).text();
+    expect(await made.exited).toBe(0);
+    expect(text).toContain(`; made a new DKIM key: ${join(fresh, "mail", "dkim.pem")}`);
+    expect(existsSync(join(fresh, "mail", "dkim.pem"))).toBe(true);
+    expect(text).toContain("hearth._domainkey.new.test.");
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
   const bare = Bun.spawn(["bun", join(import.meta.dir, "../../core/cli/main.ts"), "mail", "dns"], { env: { ...process.env, HEARTH_DATA: h.dir, MAIL_DOMAIN: "" }, stdout: "pipe", stderr: "pipe" });
   expect(await bare.exited).toBe(1);
   expect(await new Response(bare.stderr).text()).toContain("MAIL_DOMAIN");

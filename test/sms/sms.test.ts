@@ -198,6 +198,13 @@ describe("history", () => {
     const times = all.map((m: any) => m.at);
     expect([...times].sort().reverse()).toEqual(times);
     expect((await h.call("sms/history", { limit: 2 }, { token: alice })).body.result).toEqual(all.slice(0, 2));
+    // Fifty-five replies to bob: the default page holds the latest fifty.
+    expect((await h.call("sms/send", { to: "+447700900777", text: "quiz time" }, { token: bob })).status).toBe(200);
+    for (let i = 0; i < 55; i++) expect((await signed(inbound("+447700900777", `answer ${i}`))).status).toBe(200);
+    const page = (await h.call("sms/history", {}, { token: bob })).body.result;
+    expect(page).toHaveLength(50);
+    expect(page[0].text).toBe("answer 54");
+    expect((await h.call("sms/history", { limit: 200 }, { token: bob })).body.result.length).toBeGreaterThan(56);
     const over = await h.call("sms/history", { limit: 201 }, { token: alice });
     expect(over.status).toBe(400);
     expect(over.body.error.field).toBe("limit");
