@@ -4,7 +4,7 @@ import { messageById, recent, shapeMessage } from "../../core/mail/messages.ts";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
 
-/** Credits for one message to an outside address: what a relay or our own IP's reputation costs. */
+/** Credits for one message to an outside address: it spends a relay's fee or the sending address's reputation. */
 export const OUTSIDE_PRICE = 4;
 
 const Tag = T.String({ minLength: 1, maxLength: 32, pattern: "^[A-Za-z0-9_-]+$", description: "A tag: handle+tag reaches you under it (a-z, 0-9, _ and -)." });
@@ -42,7 +42,7 @@ export default definePlugin({
   methods: {
     info: read({
       description:
-        "How to reach you: your handle (your username), your email address when the instance has a mail domain, and whether outside mail can arrive. With `tag`, the separate handle+tag address whose mail `inbox` can read on its own.",
+        "How to reach you: your handle (your username), your email address when the instance has a mail domain, and whether outside mail can arrive. With `tag`, the separate handle+tag (and its address): mail sent there is yours, kept under the tag, and `search` for the handle+tag reads it on its own.",
       args: T.Object({ tag: T.Optional(Tag) }),
       access: "account",
       run({ tag }, ctx) {
