@@ -125,7 +125,7 @@ interface NewApp {
   starter?: boolean;
 }
 
-export function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
+function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
   const now = ctx.clock.now().getTime();
   const app = db
     .insert(apps)
@@ -137,7 +137,7 @@ export function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
 }
 
 /** The fields of a new app from create's (or build's) arguments, checked; the slug settled last. */
-export function newAppOf(
+function newAppOf(
   ctx: Ctx,
   args: { name: string; html: string; slug?: string; description?: string; tags?: string; icon?: string; price?: number },
 ): NewApp {
@@ -158,7 +158,7 @@ export function newAppOf(
   };
 }
 
-export function announce(ctx: Ctx, app: App, verb: string) {
+function announce(ctx: Ctx, app: App, verb: string) {
   ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
 }
 

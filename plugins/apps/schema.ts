@@ -10,7 +10,7 @@ export const apps = sqliteTable(
     ownerName: text("owner_name").notNull(),
     name: text("name").notNull(),
     description: text("description").notNull(),
-    /** Comma-separated, lower case, as given order. */
+    /** Comma-separated, lower case, in the order given. */
     tags: text("tags").notNull().default(""),
     /** Sanitised SVG, or "". */
     icon: text("icon").notNull().default(""),
