@@ -1,6 +1,8 @@
 // An instance for the front-door tests, its providers answered by loopback
 // fixtures that replay recorded payloads, and a person signed in the way a
 // browser or a program signs in.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildRegistry } from "../../core/registry.ts";
 import { allProviders } from "../../core/upstream/providers.ts";
@@ -17,12 +19,20 @@ export function startProviders() {
     "/v1/forecast": () => (failing.weather ? new Response("Internal Server Error", { status: 500 }) : json(recorded("open-meteo", "forecast.json"))),
     "/v2/exchange-rates": () => json(recorded("coinbase", "exchange-rates-usd.json")),
     "/api/v3/simple/price": () => json(recorded("coingecko", "simple-price.json")),
+    "/bbc/world.xml": () => new Response(recorded("rss", "bbc-world.xml"), { headers: { "content-type": "application/xml" } }),
     "/search": (q) => json(recorded("nominatim", q.get("q") === "London" ? "search-london.json" : "search-empty.json")),
   });
 }
 
 /** A closed loopback port: a provider pointed here does not answer. */
 export const CLOSED = "http://127.0.0.1:9";
+
+/** The news service follows one feed, the BBC's recorded world feed, served by the fixture. */
+function feedsFile(fixtureUrl: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "hearth-front-")), "feeds.json");
+  writeFileSync(file, JSON.stringify({ feeds: [{ topic: "world", name: "BBC News: World", url: `${fixtureUrl}/bbc/world.xml` }] }));
+  return file;
+}
 
 export async function startFront(fixtureUrl: string, env: Record<string, string> = {}) {
   // Every provider is pointed at the fixture, so nothing here reaches the internet (the status page probes them all).
@@ -39,6 +49,10 @@ export async function startFront(fixtureUrl: string, env: Record<string, string>
       UPSTREAM_TIMEOUT_MS: "500",
       UPSTREAM_RETRY_MS: "1",
       HEARTH_SIGNUP: "open",
+      // No scheduled polls: the news service reads its feed when first asked.
+      HEARTH_COLLECTORS: "off",
+      NEWS_FEEDS_FILE: feedsFile(fixtureUrl),
+      WEB_FETCH_ALLOW_LOOPBACK: "true",
       ...env,
     },
   });

@@ -86,6 +86,21 @@ describe("home, signed in", () => {
     expect(body).not.toContain("Not shown now");
   });
 
+  test("headlines from the followed feed, and the latest mail", async () => {
+    const sent = await h.call("mail/send", { to: "bob", subject: "Dinner on Friday", body: "Shall we?" }, { token: annToken });
+    expect(sent.status).toBe(200);
+    const body = await text(await getPage(h.url, "/", bob));
+    const card = (service: string) => new RegExp(`<li class="card" aria-labelledby="card-${service}">([\\s\\S]*?)</section></li>`).exec(body)?.[1] ?? null;
+    // The recorded BBC world feed, read when first asked.
+    expect(card("news")).toContain("Headlines");
+    expect(card("news")).toContain("Spain prepares for record crowds as eclipse tourism books out Cádiz");
+    expect(card("news")).toContain('rel="noopener noreferrer"');
+    // Mail here says nothing of read or unread, so the card says what it shows.
+    expect(card("mail")).toContain("Latest mail");
+    expect(card("mail")).toContain("Dinner on Friday");
+    expect(card("mail")).toContain("ann");
+  });
+
   test("a failing service is left out and said so; the rest still show", async () => {
     const cat = await signUp(h.url, "cat");
     await h.call("tasks/create", { title: "Feed the fish" }, { token: await h.token("cat") });

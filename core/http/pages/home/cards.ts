@@ -77,7 +77,8 @@ interface Source {
   args(p: Prefs, earlier: Map<string, unknown>): O | null;
   /** Other cards' answers this one uses (the weather's time zone for the prayer times). */
   after?: string[];
-  read(result: unknown): Omit<Card, "service" | "title" | "href"> | null;
+  /** What to show; `title` replaces the card's own when the answer changes what it is (latest mail rather than unread). */
+  read(result: unknown): (Omit<Card, "service" | "title" | "href"> & { title?: string }) | null;
 }
 
 const located = (p: Prefs) => p.lat !== null && p.lon !== null;
@@ -113,6 +114,7 @@ export const SOURCES: Source[] = [
       const marked = all.some((m) => typeof m.read === "boolean" || typeof m.unread === "boolean" || typeof m.seen === "boolean");
       const unread = marked ? all.filter((m) => m.read === false || m.unread === true || m.seen === false) : all;
       return {
+        title: marked ? "Unread mail" : "Latest mail",
         lines: unread.slice(0, LIMIT).map((m) => ({
           text: str(m.subject) ?? "(no subject)",
           detail: [str(m.from) ?? str(obj(m.from)?.address) ?? str(m.sender), when(str(m.date) ?? str(m.received) ?? str(m.at))].filter(Boolean).join(", ") || undefined,
@@ -248,7 +250,7 @@ export async function gatherCards(rt: Runtime, caller: Caller, prefs: Prefs, bas
         results.set(s.service, result);
         const read = s.read(result);
         if (!read || (read.lines.length === 0 && !read.lead)) return null;
-        return { service: s.service, title: s.title, href: serviceLink(rt, s.service), ...read };
+        return { service: s.service, href: serviceLink(rt, s.service), ...read, title: read.title ?? s.title };
       } catch (e) {
         const err = asHearthError(e);
         const reason = e instanceof Error && !(e as { kind?: string }).kind && /^no answer within/.test(e.message) ? e.message : err.message;
