@@ -117,7 +117,7 @@ test.skipIf(!present)(
     await page.locator("#notes_add-title").fill("from the services page");
     await page.locator("#notes_add-text").fill("typed into the try-it form");
     await page.getByRole("button", { name: "Call (changes your data) notes/add" }).click();
-    await page.waitForURL(`${h.url}/services#notes_add`);
+    await page.waitForURL(`${h.url}/services#notes_add-answer`);
     const answer = page.getByLabel("Answer from notes/add");
     await expect(answer.textContent()).resolves.toContain('"title": "from the services page"');
     await expect(page.locator("#notes_add").getByRole("status").textContent()).resolves.toContain("HTTP 200");

@@ -64,7 +64,7 @@ function field(entry: MethodEntry, name: string, s: TSchema, given: Record<strin
   const hint = [typeOf(s), s.default !== undefined ? `default ${JSON.stringify(s.default)}` : null, s[Kind] === "Array" ? "comma-separated" : null]
     .filter(Boolean)
     .join("; ");
-  const label = html`<label for="${id}">${name}${required ? html` <span aria-hidden="true">*</span><span class="skip">(required)</span>` : ""}</label>
+  const label = html`<label for="${id}">${name}${required ? html` <span aria-hidden="true">*</span><span class="vh">(required)</span>` : ""}</label>
 <p class="hint" id="${id}-hint">${prose(s.description ?? "")} <span>(${hint})</span></p>`;
   const common = html`id="${id}" name="${ARG + name}" aria-describedby="${id}-hint" ${required ? html`required` : ""}`;
   const choices = options(s);
@@ -89,14 +89,14 @@ function methodSection(rt: Runtime, entry: MethodEntry, s: Session | null, tried
   const given = mine?.given ?? {};
   const canTry = s !== null;
   const form = canTry
-    ? html`<form method="post" action="/services#${entry.tool}" class="try">
+    ? html`<form method="post" action="/services#${entry.tool}-answer" class="try">
 <input type="hidden" name="csrf" value="${s!.csrf}"><input type="hidden" name="method" value="${entry.path}">
 ${names.map((n) => field(entry, n, props[n], given))}
-<p><button type="submit">${d.kind === "read" ? "Call" : "Call (changes your data)"} ${entry.path}</button></p>
+<p><button type="submit">${d.kind === "read" ? "Call" : d.destructive ? "Call (removes data)" : "Call (changes your data)"} ${entry.path}</button></p>
 </form>`
     : html`<p class="hint"><a href="/signin?next=/services%23${entry.tool}">Sign in</a> to try it here.</p>`;
   const answer = mine
-    ? html`<div role="status" aria-live="polite"><p><strong>HTTP ${mine.status}</strong></p><pre class="json" tabindex="0" aria-label="Answer from ${entry.path}">${JSON.stringify(mine.body, null, 2)}</pre></div>`
+    ? html`<div role="status" aria-live="polite" id="${entry.tool}-answer"><p><strong>HTTP ${mine.status}</strong></p><pre class="json" tabindex="0" aria-label="Answer from ${entry.path}">${JSON.stringify(mine.body, null, 2)}</pre></div>`
     : "";
   const short = d.description.split(/(?<=\.)\s/)[0];
   const rest = d.description.slice(short.length).trim();
@@ -135,8 +135,9 @@ summary .short{display:block;color:var(--muted);font-size:.95rem}
 main,header{max-width:56rem}
 .tag{font-size:.85rem;border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;color:var(--muted)}
 textarea{width:100%;max-width:28rem;font:inherit;padding:.6rem .7rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg)}
-pre.json{overflow:auto;max-height:24rem;padding:.75rem;border:1px solid var(--line);border-radius:.4rem;background:var(--field);font:.9rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
+pre.json{overflow:auto;max-height:24rem;white-space:pre-wrap;overflow-wrap:anywhere;padding:.75rem;border:1px solid var(--line);border-radius:.4rem;background:var(--field);font:.9rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 .toc{columns:10rem;padding-left:1.2rem}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .args td:first-child{white-space:nowrap}
 </style>`;
 
