@@ -2,6 +2,7 @@
 // page, the services list with its forms, the OpenAPI document and its
 // reference, and the instance's status. All of it is derived from the registry.
 import { openapiDocument } from "../../openapi/document.ts";
+import type { Runtime } from "../../runtime.ts";
 import { clientAddress, mounts, route } from "../app.ts";
 import { homePage, homePlacePost } from "./home.ts";
 import "./healthcheck.ts";
@@ -9,6 +10,20 @@ import "./home/migrations.ts";
 import { referenceAssets, referencePage } from "./reference.ts";
 import { servicesPage, servicesTry } from "./services.ts";
 import { statusPage } from "./status.ts";
+
+// The registry and prices are fixed once the instance runs, so the document is built once per address it is reached at.
+const documents = new WeakMap<Runtime, Map<string, string>>();
+function openapiText(rt: Runtime, base: string): string {
+  let byBase = documents.get(rt);
+  if (!byBase) documents.set(rt, (byBase = new Map()));
+  let text = byBase.get(base);
+  if (text === undefined) {
+    // Host headers are the client's to choose: a few addresses are kept, not one per header sent.
+    if (byBase.size >= 8) byBase.clear();
+    byBase.set(base, (text = JSON.stringify(openapiDocument(rt, base))));
+  }
+  return text;
+}
 
 mounts.push((app, rt) => {
   const noParse = { parse: "none" as const };
@@ -19,8 +34,8 @@ mounts.push((app, rt) => {
   app.get(
     "/openapi.json",
     route((c) => {
-      const base = rt.config.HEARTH_PUBLIC_URL || new URL(c.request.url).origin;
-      return new Response(JSON.stringify(openapiDocument(rt, base.replace(/\/+$/, ""))), {
+      const base = (rt.config.HEARTH_PUBLIC_URL || new URL(c.request.url).origin).replace(/\/+$/, "");
+      return new Response(openapiText(rt, base), {
         headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache", "access-control-allow-origin": "*" },
       });
     }),
