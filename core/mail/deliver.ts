@@ -13,7 +13,7 @@ export interface DeliveryResult {
 
 /** A resolver on MAIL_DNS's servers when set (host or host:port, comma separated), else the system's. */
 export function resolverFor(config: Readonly<Record<string, string>>): dns.Resolver {
-  const r = new dns.Resolver({ timeout: 5000, tries: 2 });
+  const r = new dns.Resolver({ timeout: 3000, tries: 2 });
   const servers = (config.MAIL_DNS || "")
     .split(",")
     .map((s) => s.trim())

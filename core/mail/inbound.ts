@@ -22,6 +22,9 @@ interface Rcpt {
   tag: string | null;
 }
 
+/** Longest the SPF/DKIM/DMARC lookups of one message may take. */
+const AUTH_TIMEOUT_MS = 20_000;
+
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 
 export function maxMessageBytes(config: Readonly<Record<string, string>>): number {
@@ -136,17 +139,24 @@ export class Inbound {
     const raw = Buffer.concat(chunks);
     const [{ authenticate }, { simpleParser }] = await Promise.all([import("mailauth"), import("mailparser")]);
     let verdict: ReturnType<typeof verdictOf> | { error: string };
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const auth = await authenticate(raw, {
+      // A resolver that does not answer must not hold the sender's DATA for minutes: the verdict says so instead.
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`temperror: the DNS checks took longer than ${AUTH_TIMEOUT_MS / 1000} s`)), AUTH_TIMEOUT_MS);
+      });
+      const auth = await Promise.race([late, authenticate(raw, {
         ip: session.remoteAddress,
         helo: session.hostNameAppearsAs,
         sender: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
         mta: this.rt.config.MAIL_HOST || this.mail.domain!,
         resolver: authResolver(this.rt.config),
-      });
+      })]);
       verdict = verdictOf(auth);
     } catch (e) {
       verdict = { error: `authentication checks failed: ${(e as Error).message}` };
+    } finally {
+      clearTimeout(timer);
     }
     const parsed = await simpleParser(raw);
     const hash = await this.rt.blobs.put(new Uint8Array(raw));
