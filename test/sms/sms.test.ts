@@ -271,6 +271,25 @@ describe("verify", () => {
   });
 });
 
+test("behind a proxy the signature is checked against HEARTH_PUBLIC_URL, with or without the default port", async () => {
+  const proxied = await startHearth({ env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, HEARTH_PUBLIC_URL: "https://texts.example.org" } });
+  try {
+    const post = (params: Record<string, string>, signedFor: string) =>
+      fetch(new URL("/sms/inbound", proxied.url), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": sign(TOKEN, signedFor, params) },
+        body: new URLSearchParams(params),
+      });
+    expect((await post(inbound("+447700900321", "one"), "https://texts.example.org/sms/inbound")).status).toBe(200);
+    expect((await post(inbound("+447700900321", "two"), "https://texts.example.org:443/sms/inbound")).status).toBe(200);
+    // Signed for the address the request really reached, not the public one: refused.
+    expect((await post(inbound("+447700900321", "three"), new URL("/sms/inbound", proxied.url).href)).status).toBe(403);
+    expect((await post(inbound("+447700900321", "four"), "https://texts.example.org:8443/sms/inbound")).status).toBe(403);
+  } finally {
+    await proxied.stop();
+  }
+});
+
 test("without a Twilio account every method answers 501 naming what to set", async () => {
   const bare = await startHearth({ env: { HEARTH_METERING: "off" } });
   try {
