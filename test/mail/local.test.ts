@@ -1,6 +1,8 @@
 // Mail between accounts of one instance: handles and tags, the inbox, search,
 // threads, what is free, and what needs a mail domain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { findAccount } from "../../core/auth/tokens.ts";
+import { mailOf, type ArrivedMail } from "../../core/mail/index.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
@@ -93,6 +95,25 @@ describe("mail without a mail domain", () => {
     expect(twoLines.status).toBe(400);
     expect(twoLines.body.error.field).toBe("subject");
     expect((await h.call("mail/inbox", {})).status).toBe(401);
+  });
+
+  test("other services deliver straight to an inbox, and mail under a tag is handed to whoever registered for it", async () => {
+    const bobId = findAccount(h.rt.store, "bob")!.id;
+    const told: ArrivedMail[] = [];
+    const off = mailOf(h.rt).onArrived((m) => void told.push(m));
+    try {
+      const plain = await mailOf(h.rt).deliverLocal(bobId, { from: "Hearth <events@hearth.local>", subject: "Your export is ready", body: "Download it from files." });
+      expect(plain.stored).toBe(true);
+      await mailOf(h.rt).deliverLocal(bobId, { from: "alice", subject: "For the helper", body: "Sort my seeds.", tag: "helper", inReplyTo: `<${plain.message_id}>` });
+      await mailOf(h.rt).settled();
+    } finally {
+      off();
+    }
+    const [tagged, first] = (await h.call("mail/inbox", { limit: 2 }, { token: bob })).body.result;
+    expect(first).toMatchObject({ subject: "Your export is ready", from: "Hearth <events@hearth.local>", to: "bob", tag: null });
+    expect(tagged).toMatchObject({ subject: "For the helper", tag: "helper", to: "bob+helper", in_reply_to: first.message_id });
+    // Only the tagged one is announced.
+    expect(told.map((m) => [m.account.username, m.tag, m.message.subject])).toEqual([["bob", "helper", "For the helper"]]);
   });
 
   test("a fired event mails its reminder to the owner's inbox", async () => {
