@@ -130,7 +130,7 @@ describe("home, signed in", () => {
     expect(body).not.toContain('aria-labelledby="card-prayer"');
 
     const unknown = await postForm(h.url, "/home/place", bob, { csrf: bob.csrf, place: "Nowhere-on-earth" });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(404);
     const said = await text(unknown);
     expect(said).toContain('role="alert">no place found for &quot;Nowhere-on-earth&quot;');
     expect(said).toContain('value="Nowhere-on-earth"');

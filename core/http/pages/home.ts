@@ -7,7 +7,7 @@ import { asHearthError, invalid } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import { gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
 import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
-import { readPosted } from "./form.ts";
+import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
 
 const STYLE = html`<style>
@@ -75,16 +75,16 @@ ${message("alert", error)}
 </form></section>`;
 }
 
-async function signedIn(rt: Runtime, req: Request, s: Session, error?: string, typed?: string): Promise<Response> {
+async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { message: string; status: number; typed?: string }): Promise<Response> {
   const prefs = prefsOf(rt, s.account.id);
   const { cards, skipped } = await gatherCards(rt, sessionCaller(s), prefs, new URL(req.url).origin);
   const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
-${placeForm(s, prefs, error, typed)}
+${placeForm(s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
-  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: error ? 400 : 200 });
+  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200 });
 }
 
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {
@@ -119,16 +119,17 @@ async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: str
 export async function homePlacePost(rt: Runtime, req: Request): Promise<Response> {
   const s = findSession(rt, req);
   if (!s) return seeOther("/signin?next=/");
-  const posted = await readPosted(req).catch(() => null);
+  let posted: Posted | null = null;
   try {
-    requireCsrf(s, posted?.get("csrf"));
-    const place = await resolvePlace(rt, s, posted?.get("place") ?? "", new URL(req.url).origin);
+    posted = await readPosted(req);
+    requireCsrf(s, posted.get("csrf"));
+    const place = await resolvePlace(rt, s, posted.get("place") ?? "", new URL(req.url).origin);
     const before = prefsOf(rt, s.account.id);
-    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted?.get("prayer") === "1" });
+    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted.get("prayer") === "1" });
     return seeOther("/?saved=1");
   } catch (e) {
     const err = asHearthError(e);
-    if (err.status === 403) return page({ title: "Home", status: 403, account: s.account, csrf: s.csrf, body: html`${message("alert", err.message)}<p><a href="/">Back</a></p>` });
-    return signedIn(rt, req, s, err.message, posted?.get("place"));
+    if (err.status === 403 || err.status === 413) return page({ title: "Home", status: err.status, account: s.account, csrf: s.csrf, body: html`${message("alert", err.message)}<p><a href="/">Back</a></p>` });
+    return signedIn(rt, req, s, { message: err.message, status: err.status, typed: posted?.get("place") });
   }
 }

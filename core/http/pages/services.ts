@@ -11,7 +11,7 @@ import { listedPrice } from "../../openapi/price.ts";
 import type { MethodEntry } from "../../registry.ts";
 import type { Runtime } from "../../runtime.ts";
 import { coerceQuery } from "../../validate.ts";
-import { readPosted } from "./form.ts";
+import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, type Html } from "./layout.ts";
 
 /** Form fields carry this prefix so an argument can never be mistaken for the form's own fields. */
@@ -160,14 +160,16 @@ ${p.methods.map((m) => methodSection(rt, m, s, tried))}</section>`;
 export async function servicesTry(rt: Runtime, req: Request, address: string): Promise<Response> {
   const s = findSession(rt, req);
   const requestId = crypto.randomUUID();
-  const posted = await readPosted(req).catch(() => null);
   if (!s) return page({ title: "Services", status: 401, body: html`${message("alert", "Sign in to call methods from this page.")}<p><a href="/signin?next=/services">Sign in</a></p>` });
+  let posted: Posted;
   try {
-    requireCsrf(s, posted?.get("csrf"));
+    posted = await readPosted(req);
+    requireCsrf(s, posted.get("csrf"));
   } catch (e) {
-    return page({ title: "Services", status: 403, account: s.account, csrf: s.csrf, body: html`${message("alert", asHearthError(e).message)}<p><a href="/services">Back to the services</a></p>` });
+    const err = asHearthError(e);
+    return page({ title: "Services", status: err.status, account: s.account, csrf: s.csrf, body: html`${message("alert", err.message)}<p><a href="/services">Back to the services</a></p>` });
   }
-  const path = posted?.get("method") ?? "";
+  const path = posted.get("method") ?? "";
   const [service, method] = path.split("/");
   let entry: MethodEntry;
   try {
@@ -179,7 +181,7 @@ export async function servicesTry(rt: Runtime, req: Request, address: string): P
   const given: Record<string, string> = {};
   const params = new URLSearchParams();
   for (const name of entry.argNames) {
-    const v = posted?.get(ARG + name);
+    const v = posted.get(ARG + name);
     if (v === undefined) continue;
     given[name] = v;
     if (v.trim() !== "") params.set(name, v);
