@@ -1,15 +1,17 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
+import { invalid, notConfigured, notFound } from "../../core/errors.ts";
 import { definePlugin, read } from "../../core/plugin.ts";
 import { qibla } from "./qibla.ts";
 import { reflectionFor } from "./reflection.ts";
 import { searchTexts } from "./search.ts";
-import { HADITH_COLLECTION, HADITH_SOURCE, QURAN_SOURCE, hadithRef, loadHadith, loadQuran, verseRef } from "./texts.ts";
+import { QURAN_SOURCE, hadithMissing, hadithRef, hadithSource, loadHadith, loadQuran, verseRef } from "./texts.ts";
 import { conventionNames, prayerTimes } from "./times.ts";
 
 const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in decimal degrees." });
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
+// Sahih al-Bukhari has 97 books; the owner's file may hold fewer.
 const BOOKS = 97;
+const dataDir = (config: Readonly<Record<string, string>>) => config.PRAYER_DATA ?? "";
 
 // The instance archives each day's reflection once; this remembers, per running
 // instance (its config object), the last day already written.
@@ -17,8 +19,16 @@ const archived = new WeakMap<object, string>();
 
 export default definePlugin({
   name: "prayer",
-  description: "Prayer times and the qibla by calculation, and the Quran, the hadith and the names of Allah from texts shipped with the instance. Works offline.",
+  description:
+    "Prayer times and the qibla by calculation and the Quran (shipped with the instance), and Sahih al-Bukhari and the names of Allah from files the owner puts in the PRAYER_DATA folder (see plugins/prayer/README.md). Works offline.",
   needs: ["index"],
+  config: {
+    PRAYER_DATA: {
+      default: "",
+      description:
+        "Folder holding bukhari.json (Sahih al-Bukhari in English) and/or names.json (the names of Allah), read at run time; see plugins/prayer/README.md for where to get them and their format. Without it, sayings are not configured and reflections and search use the Quran alone.",
+    },
+  },
   methods: {
     times: read({
       description:
@@ -68,17 +78,24 @@ export default definePlugin({
     }),
 
     saying: read({
-      description: `A hadith (saying of the Prophet) from ${HADITH_COLLECTION}, chosen at random; \`book\` (1-${BOOKS}) keeps to one of its books.`,
+      description: `A hadith (saying of the Prophet) from Sahih al-Bukhari, chosen at random; \`book\` (1-${BOOKS}) keeps to one of its books. Needs the owner's PRAYER_DATA/bukhari.json.`,
       args: T.Object({
-        book: T.Optional(T.Integer({ minimum: 1, maximum: BOOKS, description: `Book number within ${HADITH_COLLECTION}, 1-${BOOKS}; omit for any book.` })),
+        book: T.Optional(T.Integer({ minimum: 1, maximum: BOOKS, description: `Book number within Sahih al-Bukhari, 1-${BOOKS}; omit for any book.` })),
       }),
       access: "public",
-      async run({ book }) {
-        const books = await loadHadith();
+      async run({ book }, ctx) {
+        const dir = dataDir(ctx.config);
+        const collection = await loadHadith(dir);
+        if (!collection) throw notConfigured(`prayer/saying needs a hadith collection: ${hadithMissing(dir)}.`);
+        const books = collection.books;
         let b;
         let h;
         if (book !== undefined) {
-          b = books.find((x) => x.book === book)!;
+          b = books.find((x) => x.book === book);
+          if (!b) {
+            const held = books.map((x) => x.book).join(", ");
+            throw notFound(`${collection.collection} as provided here has no book ${book} (it has ${books.length === 1 ? "book" : "books"} ${held}).`);
+          }
           h = b.hadiths[Math.floor(Math.random() * b.hadiths.length)];
         } else {
           // Every hadith equally likely, not every book.
@@ -87,56 +104,58 @@ export default definePlugin({
           h = b.hadiths[i];
         }
         return {
-          reference: hadithRef(b, h),
-          collection: HADITH_COLLECTION,
+          reference: hadithRef(collection, b, h),
+          collection: collection.collection,
           book: b.book,
           book_title: b.title,
           number: h.n,
           narrator: h.narrator,
           text: h.text,
-          source: HADITH_SOURCE,
+          source: hadithSource(collection),
         };
       },
     }),
 
     reflection: read({
-      description: "Today's reflection (UTC day): a Quran verse with its surah, a saying of the Prophet and one of the names of Allah — the same for everyone all day. Each day's is kept in the archive.",
+      description:
+        "Today's reflection (UTC day): a Quran verse with its surah, a saying of the Prophet and one of the names of Allah — the same for everyone all day. The saying and the name come from the owner's PRAYER_DATA files; when one is missing it is null and `unavailable` says why. Each day's is kept in the archive.",
       args: T.Object({}),
       access: "public",
       async run(_args, ctx) {
         const day = ctx.clock.now().toISOString().slice(0, 10);
-        const r = await reflectionFor(day);
+        const r = await reflectionFor(day, dataDir(ctx.config));
         if (archived.get(ctx.config) !== day) {
           ctx.index.put({
             kind: "prayer",
             ref: `reflection:${day}`,
             owner: null,
-            title: `Reflection for ${day}: ${r.verse.reference}; ${r.name.transliteration}`,
+            title: `Reflection for ${day}: ${r.verse.reference}${r.name ? `; ${r.name.transliteration}` : ""}`,
             body: [
               `${r.verse.reference} — ${r.verse.translation}`,
-              `${r.saying.reference} — ${r.saying.narrator}: ${r.saying.text}`,
-              `${r.name.transliteration} (${r.name.arabic}), ${r.name.meaning}: ${r.name.description}`,
-            ].join("\n\n"),
+              r.saying && `${r.saying.reference} — ${r.saying.narrator ? `${r.saying.narrator}: ` : ""}${r.saying.text}`,
+              r.name && `${r.name.transliteration} (${r.name.arabic}), ${r.name.meaning}: ${r.name.description}`,
+            ]
+              .filter(Boolean)
+              .join("\n\n"),
           });
           archived.set(ctx.config, day);
         }
-        return { ...r, sources: { quran: QURAN_SOURCE, hadith: HADITH_SOURCE } };
+        return r;
       },
     }),
 
     search: read({
       description:
-        "Searches the Quran (English translation), the hadith of Sahih al-Bukhari and the names of Allah for a plain-language question; passages sharing the most of its words rank first.",
+        "Searches the Quran (English translation), and the hadith of Sahih al-Bukhari and the names of Allah when the owner has provided them in PRAYER_DATA, for a plain-language question; passages sharing the most of its words rank first. `searched` names the collections searched; `unavailable` says which were not and why.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 500, description: "A plain-language question or a few words." }) }),
       access: "public",
-      async run({ query }) {
-        const found = await searchTexts(query, { quran: 5, hadith: 5, name: 3 });
+      async run({ query }, ctx) {
+        const found = await searchTexts(query, dataDir(ctx.config), { quran: 5, hadith: 5, name: 3 });
         return {
           query,
           // No embedding model is reachable from here, so passages are matched by their words (stemmed), not by meaning.
           matched_by: "words",
           ...found,
-          sources: { quran: QURAN_SOURCE, hadith: HADITH_SOURCE },
         };
       },
     }),

@@ -1,6 +1,23 @@
 // The day's reflection: one verse, one saying and one name, chosen from the
 // UTC date alone so that everyone who asks on a given day reads the same three.
-import { HADITH_COLLECTION, hadithRef, loadHadith, loadNames, loadQuran, verseRef, type Book, type Chapter, type Hadith } from "./texts.ts";
+// The verse is always there; the saying and the name only when the owner has
+// provided their files, and otherwise the answer says what is missing.
+import {
+  hadithMissing,
+  hadithRef,
+  hadithSource,
+  loadHadith,
+  loadNames,
+  loadQuran,
+  NAMES_SOURCE,
+  namesMissing,
+  QURAN_SOURCE,
+  verseRef,
+  type Book,
+  type Chapter,
+  type Hadith,
+  type HadithCollection,
+} from "./texts.ts";
 
 // Long passages make a poor daily reading; these bounds keep it to a few lines.
 const MAX_VERSE = 400;
@@ -15,24 +32,51 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-let pools: Promise<{ verses: [Chapter, Chapter["verses"][number]][]; sayings: [Book, Hadith][] }> | null = null;
+let verses: Promise<[Chapter, Chapter["verses"][number]][]> | null = null;
+const versePool = () => {
+  verses ??= loadQuran().then((quran) =>
+    quran.flatMap((c) => c.verses.filter((v) => v.translation.length <= MAX_VERSE).map((v) => [c, v] as [Chapter, typeof v])),
+  );
+  return verses;
+};
 
-function candidates() {
-  pools ??= Promise.all([loadQuran(), loadHadith()]).then(([quran, books]) => ({
-    verses: quran.flatMap((c) => c.verses.filter((v) => v.translation.length <= MAX_VERSE).map((v) => [c, v] as [Chapter, typeof v])),
-    // Sayings that quote the Prophet, so the reading is a saying rather than a narration of events.
-    sayings: books.flatMap((b) =>
-      b.hadiths.filter((h) => h.text.length <= MAX_SAYING && /\bsaid\b|\bsaying\b/i.test(h.text)).map((h) => [b, h] as [Book, Hadith]),
-    ),
-  }));
-  return pools;
+const sayingPools = new WeakMap<HadithCollection, [Book, Hadith][]>();
+function sayingPool(c: HadithCollection): [Book, Hadith][] {
+  let pool = sayingPools.get(c);
+  if (!pool) {
+    const all = c.books.flatMap((b) => b.hadiths.map((h) => [b, h] as [Book, Hadith]));
+    // Sayings that quote the Prophet, so the reading is a saying rather than a
+    // narration of events; a collection with none such still gives a reading.
+    const quoted = all.filter(([, h]) => h.text.length <= MAX_SAYING && /\bsaid\b|\bsaying\b/i.test(h.text));
+    pool = quoted.length ? quoted : all;
+    sayingPools.set(c, pool);
+  }
+  return pool;
 }
 
-export async function reflectionFor(day: string) {
-  const [{ verses, sayings }, names] = await Promise.all([candidates(), loadNames()]);
-  const [chapter, verse] = verses[fnv1a(`verse:${day}`) % verses.length];
-  const [book, hadith] = sayings[fnv1a(`saying:${day}`) % sayings.length];
-  const name = names[fnv1a(`name:${day}`) % names.length];
+export async function reflectionFor(day: string, dir: string) {
+  const [pool, hadith, names] = await Promise.all([versePool(), loadHadith(dir), loadNames(dir)]);
+  const [chapter, verse] = pool[fnv1a(`verse:${day}`) % pool.length];
+  const unavailable: { saying?: string; name?: string } = {};
+  let saying = null;
+  if (hadith) {
+    const sayings = sayingPool(hadith);
+    const [book, h] = sayings[fnv1a(`saying:${day}`) % sayings.length];
+    saying = {
+      reference: hadithRef(hadith, book, h),
+      collection: hadith.collection,
+      book: book.book,
+      book_title: book.title,
+      number: h.n,
+      narrator: h.narrator,
+      text: h.text,
+    };
+  } else unavailable.saying = `No saying of the Prophet today: to have one, ${hadithMissing(dir)}.`;
+  let name = null;
+  if (names) {
+    const n = names[fnv1a(`name:${day}`) % names.length];
+    name = { number: n.number, arabic: n.arabic, transliteration: n.transliteration, meaning: n.meaning, description: n.description };
+  } else unavailable.name = `No name of Allah today: to have one, ${namesMissing(dir)}.`;
   return {
     date: day,
     verse: {
@@ -42,15 +86,9 @@ export async function reflectionFor(day: string) {
       text: verse.text,
       translation: verse.translation,
     },
-    saying: {
-      reference: hadithRef(book, hadith),
-      collection: HADITH_COLLECTION,
-      book: book.book,
-      book_title: book.title,
-      number: hadith.n,
-      narrator: hadith.narrator,
-      text: hadith.text,
-    },
-    name: { number: name.number, arabic: name.arabic, transliteration: name.transliteration, meaning: name.meaning, description: name.description },
+    saying,
+    name,
+    ...(Object.keys(unavailable).length ? { unavailable } : {}),
+    sources: { quran: QURAN_SOURCE, ...(hadith ? { hadith: hadithSource(hadith) } : {}), ...(names ? { names: NAMES_SOURCE } : {}) },
   };
 }

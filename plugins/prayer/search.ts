@@ -1,9 +1,24 @@
-// Search over the shipped texts. They are the same for every instance and
-// never change, so they live in a process-wide in-memory FTS5 table built on
-// first use (about a tenth of a second) rather than in each instance's
-// database; ctx.index keeps what the instance itself writes (reflections).
+// Search over the texts. They are read-only reference texts, so each lives in
+// an in-memory FTS5 table built on its first search (about a tenth of a second
+// for a whole collection) rather than in each instance's database; ctx.index
+// keeps what the instance itself writes (reflections). The Quran's table is
+// built once per process, a hadith or names file's once per version of it.
 import { Database } from "bun:sqlite";
-import { hadithRef, loadHadith, loadNames, loadQuran, verseRef } from "./texts.ts";
+import {
+  hadithMissing,
+  hadithRef,
+  hadithSource,
+  loadHadith,
+  loadNames,
+  loadQuran,
+  NAMES_SOURCE,
+  namesMissing,
+  QURAN_SOURCE,
+  verseRef,
+  type Chapter,
+  type HadithCollection,
+  type Name,
+} from "./texts.ts";
 
 // Words that say nothing about a question's subject; dropping them lets the
 // words that remain rank the passages (any-word match, best first).
@@ -41,24 +56,6 @@ const RELATED: Record<string, string[]> = {
   knowledge: ["learn", "learning", "knowledge"],
 };
 
-let built: Promise<Database> | null = null;
-
-function build(): Promise<Database> {
-  built ??= (async () => {
-    const [quran, books, names] = await Promise.all([loadQuran(), loadHadith(), loadNames()]);
-    const db = new Database(":memory:");
-    db.run("CREATE VIRTUAL TABLE texts USING fts5(kind UNINDEXED, ref UNINDEXED, title, body, tokenize = 'porter unicode61 remove_diacritics 2')");
-    const ins = db.prepare("INSERT INTO texts (kind, ref, title, body) VALUES (?, ?, ?, ?)");
-    db.transaction(() => {
-      for (const c of quran) for (const v of c.verses) ins.run("quran", `${c.id}:${v.id}`, `${c.transliteration} ${c.translation}`, v.translation);
-      for (const b of books) for (const h of b.hadiths) ins.run("hadith", `${b.book}:${h.n}`, b.title, `${h.narrator}. ${h.text}`);
-      for (const n of names) ins.run("name", String(n.number), `${n.transliteration} ${n.meaning}`, n.description);
-    })();
-    return db;
-  })();
-  return built;
-}
-
 /** The words of a question as an FTS5 OR-query of prefixes, or null when nothing is left to search for. */
 export function questionQuery(text: string): string | null {
   const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w));
@@ -67,30 +64,83 @@ export function questionQuery(text: string): string | null {
   return [...new Set(all)].slice(0, 32).map((w) => `"${w}"*`).join(" OR ");
 }
 
-export async function searchTexts(query: string, perKind: { quran: number; hadith: number; name: number }) {
-  const match = questionQuery(query);
-  const [db, quran, books, names] = await Promise.all([build(), loadQuran(), loadHadith(), loadNames()]);
-  const found = (kind: string, limit: number) =>
-    match
-      ? db
-          .query<{ ref: string; snippet: string; rank: number }, [string, string, number]>(
-            "SELECT ref, snippet(texts, 3, '', '', '…', 32) AS snippet, bm25(texts, 0, 0, 1.0, 1.0) AS rank FROM texts WHERE texts MATCH ? AND kind = ? ORDER BY rank LIMIT ?",
-          )
-          .all(match, kind, limit)
-      : [];
+type Row = [ref: string, title: string, body: string];
 
-  const verses = found("quran", perKind.quran).map((r) => {
+function table(rows: Iterable<Row>): Database {
+  const db = new Database(":memory:");
+  db.run("CREATE VIRTUAL TABLE texts USING fts5(ref UNINDEXED, title, body, tokenize = 'porter unicode61 remove_diacritics 2')");
+  const ins = db.prepare("INSERT INTO texts (ref, title, body) VALUES (?, ?, ?)");
+  db.transaction(() => {
+    for (const r of rows) ins.run(...r);
+  })();
+  return db;
+}
+
+function* quranRows(quran: Chapter[]): Iterable<Row> {
+  for (const c of quran) for (const v of c.verses) yield [`${c.id}:${v.id}`, `${c.transliteration} ${c.translation}`, v.translation];
+}
+function* hadithRows(c: HadithCollection): Iterable<Row> {
+  for (const b of c.books) for (const h of b.hadiths) yield [`${b.book}:${h.n}`, b.title, `${h.narrator}. ${h.text}`];
+}
+function* nameRows(names: Name[]): Iterable<Row> {
+  for (const [i, n] of names.entries()) yield [String(i), `${n.transliteration} ${n.meaning}`, n.description];
+}
+
+let quranTable: Promise<Database> | null = null;
+// A replaced file is a new object, so its old table goes with it.
+const tables = new WeakMap<object, Database>();
+function tableOf<D extends object>(data: D, rows: (d: D) => Iterable<Row>): Database {
+  let db = tables.get(data);
+  if (!db) tables.set(data, (db = table(rows(data))));
+  return db;
+}
+
+function found(db: Database, match: string | null, limit: number) {
+  if (!match) return [];
+  return db
+    .query<{ ref: string; snippet: string }, [string, number]>(
+      "SELECT ref, snippet(texts, 2, '', '', '…', 32) AS snippet FROM texts WHERE texts MATCH ? ORDER BY bm25(texts, 0, 1.0, 1.0) LIMIT ?",
+    )
+    .all(match, limit);
+}
+
+export async function searchTexts(query: string, dir: string, perKind: { quran: number; hadith: number; name: number }) {
+  const match = questionQuery(query);
+  quranTable ??= loadQuran().then((q) => table(quranRows(q)));
+  const [quran, quranDb, collection, names] = await Promise.all([loadQuran(), quranTable, loadHadith(dir), loadNames(dir)]);
+  const searched = ["the Quran (Saheeh International translation)"];
+  const unavailable: { hadith?: string; names?: string } = {};
+
+  const verses = found(quranDb, match, perKind.quran).map((r) => {
     const [c, v] = r.ref.split(":").map(Number);
     const chapter = quran[c - 1];
     const verse = chapter.verses[v - 1];
     return { reference: verseRef(chapter, verse), chapter: c, verse: v, text: verse.text, translation: verse.translation };
   });
-  const hadith = found("hadith", perKind.hadith).map((r) => {
-    const [b, n] = r.ref.split(":").map(Number);
-    const book = books.find((x) => x.book === b)!;
-    const h = book.hadiths.find((x) => x.n === n)!;
-    return { reference: hadithRef(book, h), book: b, number: n, narrator: h.narrator, excerpt: r.snippet, text: h.text };
-  });
-  const nameHits = found("name", perKind.name).map((r) => names[Number(r.ref) - 1]);
-  return { verses, hadith, names: nameHits };
+
+  let hadith;
+  if (collection) {
+    searched.push(collection.collection);
+    hadith = found(tableOf(collection, hadithRows), match, perKind.hadith).map((r) => {
+      const [b, n] = r.ref.split(":").map(Number);
+      const book = collection.books.find((x) => x.book === b)!;
+      const h = book.hadiths.find((x) => x.n === n)!;
+      return { reference: hadithRef(collection, book, h), book: b, number: n, narrator: h.narrator, excerpt: r.snippet, text: h.text };
+    });
+  } else unavailable.hadith = `Hadith not searched: to search them, ${hadithMissing(dir)}.`;
+
+  let nameHits;
+  if (names) {
+    searched.push("the names of Allah");
+    nameHits = found(tableOf(names, nameRows), match, perKind.name).map((r) => names[Number(r.ref)]);
+  } else unavailable.names = `The names of Allah not searched: to search them, ${namesMissing(dir)}.`;
+
+  return {
+    searched,
+    verses,
+    ...(hadith ? { hadith } : {}),
+    ...(nameHits ? { names: nameHits } : {}),
+    ...(Object.keys(unavailable).length ? { unavailable } : {}),
+    sources: { quran: QURAN_SOURCE, ...(collection ? { hadith: hadithSource(collection) } : {}), ...(names ? { names: NAMES_SOURCE } : {}) },
+  };
 }

@@ -1,9 +1,14 @@
-// The texts this service reads from, loaded once per process on first use so
-// an instance that never asks about them never parses them.
+// The texts this service reads from, each parsed once on first use so an
+// instance that never asks about them never pays for them.
 //  - Quran: Uthmani text with the Saheeh International translation, from the
-//    quran-json package (CC BY-SA 4.0).
-//  - Hadith: Sahih al-Bukhari in English, 97 books, shipped in data/ (see data/SOURCES.md).
-//  - The names of Allah: the 99 names with meanings, shipped in data/.
+//    quran-json package (CC BY-SA 4.0); always present.
+//  - Hadith (bukhari.json) and the names of Allah (names.json): files the owner
+//    puts in the folder PRAYER_DATA names (see README.md); either may be absent.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { notConfigured } from "../../core/errors.ts";
 
 export interface Chapter {
   id: number;
@@ -15,49 +20,130 @@ export interface Chapter {
   verses: { id: number; text: string; translation: string }[];
 }
 
-export interface Hadith {
-  n: number;
-  narrator: string;
-  text: string;
-}
+const HadithSchema = T.Object({ n: T.Integer({ minimum: 1 }), narrator: T.String(), text: T.String({ minLength: 1 }) });
+const BookSchema = T.Object({ book: T.Integer({ minimum: 1 }), title: T.String({ minLength: 1 }), hadiths: T.Array(HadithSchema, { minItems: 1 }) });
+const HadithFileSchema = T.Object({ collection: T.String({ minLength: 1 }), books: T.Array(BookSchema, { minItems: 1 }) });
+const NameSchema = T.Object({
+  number: T.Integer({ minimum: 1 }),
+  arabic: T.String(),
+  transliteration: T.String({ minLength: 1 }),
+  meaning: T.String({ minLength: 1 }),
+  description: T.String(),
+  found: T.Optional(T.String()),
+});
+const NamesFileSchema = T.Array(NameSchema, { minItems: 1 });
 
-export interface Book {
-  book: number;
-  title: string;
-  hadiths: Hadith[];
-}
-
-export interface Name {
-  number: number;
-  arabic: string;
-  transliteration: string;
-  meaning: string;
-  description: string;
-  found: string;
-}
+export type Hadith = Static<typeof HadithSchema>;
+export type Book = Static<typeof BookSchema>;
+export type HadithCollection = Static<typeof HadithFileSchema>;
+export type Name = Static<typeof NameSchema>;
 
 export const QURAN_SOURCE = "Quran text (Uthmani) and Saheeh International translation, via the quran-json package (CC BY-SA 4.0)";
-export const HADITH_COLLECTION = "Sahih al-Bukhari";
-export const HADITH_SOURCE = "Sahih al-Bukhari, English translation by M. Muhsin Khan, as compiled in the hadith-json dataset";
+export const HADITH_FILE = "bukhari.json";
+export const NAMES_FILE = "names.json";
+const HADITH_FORMAT = 'Sahih al-Bukhari in English as {"collection", "books": [{"book", "title", "hadiths": [{"n", "narrator", "text"}]}]}';
+const NAMES_FORMAT = 'the names of Allah as [{"number", "arabic", "transliteration", "meaning", "description", "found"}]';
+
+/** What the owner has to do for a missing file, as the end of a sentence. */
+function whatToSet(dir: string, file: string, format: string): string {
+  return dir
+    ? `add ${file} (${format}) to the folder PRAYER_DATA names`
+    : `set PRAYER_DATA to a folder holding ${file} (${format})`;
+}
+export const hadithMissing = (dir: string) => whatToSet(dir, HADITH_FILE, HADITH_FORMAT);
+export const namesMissing = (dir: string) => whatToSet(dir, NAMES_FILE, NAMES_FORMAT);
+
+export const hadithSource = (c: HadithCollection) => `${c.collection}, from this instance's PRAYER_DATA/${HADITH_FILE}`;
+export const NAMES_SOURCE = `The names of Allah, from this instance's PRAYER_DATA/${NAMES_FILE}`;
+
+const malformed = (file: string, what: string) => notConfigured(`PRAYER_DATA/${file} is malformed: ${what}; it should hold ${file === HADITH_FILE ? HADITH_FORMAT : NAMES_FORMAT}.`);
+
+/** "/books/3/hadiths/0/text" -> "books[3].hadiths[0].text" */
+const pathName = (p: string) =>
+  p
+    .split("/")
+    .filter(Boolean)
+    .map((s) => (/^\d+$/.test(s) ? `[${s}]` : `.${s}`))
+    .join("")
+    .replace(/^\./, "") || "the whole file";
+
+function checked<S extends TSchema>(file: string, schema: S, v: unknown): Static<S> {
+  const err = Value.Errors(schema, v).First();
+  if (err) throw malformed(file, `${pathName(err.path)}: ${err.message === "Expected required property" ? "missing" : err.message.toLowerCase()}`);
+  return v as Static<S>;
+}
+
+function unique(file: string, what: string, values: number[], where: string) {
+  const seen = new Set<number>();
+  for (const v of values) {
+    if (seen.has(v)) throw malformed(file, `${where} has ${what} ${v} twice`);
+    seen.add(v);
+  }
+}
+
+// Keyed by the file's path, and reread when its size or modification time
+// changes, so an owner who adds or fixes a file need not restart.
+const cache = new Map<string, { stamp: string; value: Promise<unknown> }>();
+
+function readData<V>(dir: string, file: string, parse: (v: unknown) => V): Promise<V | null> {
+  if (!dir) return Promise.resolve(null);
+  const path = resolve(dir, file);
+  let stamp: string;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw malformed(file, "it is not a file");
+    stamp = `${st.size}:${st.mtimeMs}`;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return Promise.resolve(null);
+    if (code) throw notConfigured(`PRAYER_DATA/${file} cannot be read (${code}).`);
+    throw e;
+  }
+  const hit = cache.get(path);
+  if (hit?.stamp === stamp) return hit.value as Promise<V>;
+  const value = Bun.file(path)
+    .text()
+    .catch((e) => {
+      throw notConfigured(`PRAYER_DATA/${file} cannot be read (${(e as { code?: string }).code ?? "read failed"}).`);
+    })
+    .then((text) => {
+      let v: unknown;
+      try {
+        v = JSON.parse(text);
+      } catch (e) {
+        throw malformed(file, `it is not JSON (${(e as Error).message})`);
+      }
+      return parse(v);
+    });
+  cache.set(path, { stamp, value });
+  return value;
+}
 
 let quran: Promise<Chapter[]> | null = null;
-let bukhari: Promise<Book[]> | null = null;
-let names: Promise<Name[]> | null = null;
 
 export function loadQuran(): Promise<Chapter[]> {
   quran ??= import("quran-json/dist/quran_en.json", { with: { type: "json" } }).then((m) => m.default as unknown as Chapter[]);
   return quran;
 }
 
-export function loadHadith(): Promise<Book[]> {
-  bukhari ??= import("./data/bukhari.json", { with: { type: "json" } }).then((m) => (m.default as unknown as { books: Book[] }).books);
-  return bukhari;
+/** The hadith collection in PRAYER_DATA, or null when there is none. */
+export function loadHadith(dir: string): Promise<HadithCollection | null> {
+  return readData(dir, HADITH_FILE, (v) => {
+    const c = checked(HADITH_FILE, HadithFileSchema, v);
+    unique(HADITH_FILE, "book", c.books.map((b) => b.book), "books");
+    for (const [i, b] of c.books.entries()) unique(HADITH_FILE, "hadith", b.hadiths.map((h) => h.n), `books[${i}]`);
+    return c;
+  });
 }
 
-export function loadNames(): Promise<Name[]> {
-  names ??= import("./data/names.json", { with: { type: "json" } }).then((m) => m.default as unknown as Name[]);
-  return names;
+/** The names of Allah in PRAYER_DATA, or null when there are none. */
+export function loadNames(dir: string): Promise<Name[] | null> {
+  return readData(dir, NAMES_FILE, (v) => {
+    const names = checked(NAMES_FILE, NamesFileSchema, v);
+    unique(NAMES_FILE, "number", names.map((n) => n.number), "the list");
+    return names;
+  });
 }
 
 export const verseRef = (c: Chapter, v: { id: number }) => `${c.transliteration} ${c.id}:${v.id}`;
-export const hadithRef = (b: Book, h: Hadith) => `${HADITH_COLLECTION}, book ${b.book} (${b.title}), hadith ${h.n}`;
+export const hadithRef = (c: HadithCollection, b: Book, h: Hadith) => `${c.collection}, book ${b.book} (${b.title}), hadith ${h.n}`;

@@ -1,13 +1,24 @@
 // prayer: times checked against timetables the authorities published, the
-// qibla against known bearings, the shipped texts, the daily reflection and
-// its archive entry, and every argument rule — all offline, through HTTP.
+// qibla against known bearings, the Quran, the hadith and names read from a
+// PRAYER_DATA folder (synthetic fixture entries), the daily reflection and its
+// archive entry, and every argument rule — all offline, through HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startHearth, TestClock } from "../harness.ts";
+
+const DATA = join(import.meta.dir, "..", "fixtures", "prayer-data");
+const fixture = JSON.parse(readFileSync(join(DATA, "bukhari.json"), "utf8")) as {
+  collection: string;
+  books: { book: number; title: string; hadiths: { n: number; narrator: string; text: string }[] }[];
+};
+const fixtureNames = JSON.parse(readFileSync(join(DATA, "names.json"), "utf8")) as { number: number; transliteration: string }[];
 
 let h: Awaited<ReturnType<typeof startHearth>>;
 const clock = new TestClock();
 beforeAll(async () => {
-  h = await startHearth({ clock });
+  h = await startHearth({ clock, env: { PRAYER_DATA: DATA } });
 });
 afterAll(() => h.stop());
 
@@ -181,28 +192,33 @@ describe("verse", () => {
 });
 
 describe("saying", () => {
-  test("from the given book, and real: the text is the collection's", async () => {
-    const { loadHadith } = await import("../../plugins/prayer/texts.ts");
-    const books = await loadHadith();
+  test("from the given book, and the text is the data file's", async () => {
+    const book2 = fixture.books.find((b) => b.book === 2)!;
     for (let i = 0; i < 5; i++) {
-      const r = await h.call("prayer/saying", { book: 30 });
+      const r = await h.call("prayer/saying", { book: 2 });
       expect(r.status).toBe(200);
       const s = r.body.result;
-      expect(s).toMatchObject({ collection: "Sahih al-Bukhari", book: 30, book_title: "Fasting" });
-      expect(books[29].hadiths.find((x) => x.n === s.number)!.text).toBe(s.text);
-      expect(s.reference).toBe(`Sahih al-Bukhari, book 30 (Fasting), hadith ${s.number}`);
+      expect(s).toMatchObject({ collection: "Test collection", book: 2, book_title: "Test book of prayer" });
+      const hadith = book2.hadiths.find((x) => x.n === s.number)!;
+      expect(s.text).toBe(hadith.text);
+      expect(s.narrator).toBe(hadith.narrator);
+      expect(s.reference).toBe(`Test collection, book 2 (Test book of prayer), hadith ${s.number}`);
+      expect(s.source).toContain("PRAYER_DATA/bukhari.json");
     }
-    const any = await h.call("prayer/saying");
-    expect(any.body.result.book).toBeGreaterThanOrEqual(1);
-    expect(any.body.result.book).toBeLessThanOrEqual(97);
+    const any = (await h.call("prayer/saying")).body.result;
+    const book = fixture.books.find((b) => b.book === any.book)!;
+    expect(book.hadiths.some((x) => x.n === any.number && x.text === any.text)).toBe(true);
   });
 
-  test("book must be 1-97", async () => {
+  test("book must be 1-97, and one the data holds", async () => {
     for (const book of [0, 98, 2.5]) {
       const r = await h.call("prayer/saying", { book });
       expect(r.status).toBe(400);
       expect(r.body.error.field).toBe("book");
     }
+    const missing = await h.call("prayer/saying", { book: 30 });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toContain("no book 30 (it has books 1, 2, 5)");
   });
 });
 
@@ -221,13 +237,18 @@ describe("reflection", () => {
     expect(b).toEqual(a);
     expect(a.date).toBe("2026-11-21");
     expect(a.verse.reference).toBe(`${a.verse.surah.transliteration} ${a.verse.surah.number}:${a.verse.verse}`);
-    expect(a.saying.text.length).toBeGreaterThan(0);
-    expect(a.name.number).toBeGreaterThanOrEqual(1);
-    expect(a.name.number).toBeLessThanOrEqual(99);
+    const book = fixture.books.find((x) => x.book === a.saying.book)!;
+    expect(book.hadiths.find((x) => x.n === a.saying.number)!.text).toBe(a.saying.text);
+    // Only sayings that quote someone are read out; the fixture's one narration is never chosen.
+    expect(a.saying.text).toMatch(/\bsaid\b/);
+    expect(fixtureNames.map((n) => n.number)).toContain(a.name.number);
+    expect(a.unavailable).toBeUndefined();
+    expect(Object.keys(a.sources)).toEqual(["quran", "hadith", "names"]);
 
     let rows = archived();
     expect(rows.map((r) => r.ref)).toEqual(["reflection:2026-11-21"]);
     expect(rows[0].body).toContain(a.verse.translation);
+    expect(rows[0].body).toContain(a.saying.text);
     expect(rows[0].body).toContain(a.name.transliteration);
 
     clock.set("2026-11-22T08:00:00Z");
@@ -253,12 +274,19 @@ describe("search", () => {
     expect(refs.some((x: string) => x === "Ash-Sharh 94:5" || x === "Ash-Sharh 94:6")).toBe(true);
     for (const v of r.body.result.verses) expect(v.translation.toLowerCase()).toMatch(/hardship|ease/);
 
+    expect(r.body.result.searched).toEqual(["the Quran (Saheeh International translation)", "Test collection", "the names of Allah"]);
+    expect(r.body.result.unavailable).toBeUndefined();
+
     const p = (await h.call("prayer/search", { query: "patience at the first stroke of a calamity" })).body.result;
-    expect(p.hadith[0].text).toContain("The real patience is at the first stroke of a calamity");
-    expect(p.hadith[0].reference).toMatch(/^Sahih al-Bukhari, book 23 /);
+    expect(p.hadith[0].reference).toBe("Test collection, book 1 (Test book of patience), hadith 2");
+    expect(p.hadith[0].text).toContain("Patience at the start of a calamity");
+    // Only passages with an asked word (or a related one) in their text or their book's title are found.
+    for (const x of p.hadith) expect(`${x.reference} ${x.text}`).toMatch(/patien|calamit/i);
+    expect(p.hadith).toHaveLength(3);
+    expect(p.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Test Name Two"]);
 
     const n = (await h.call("prayer/search", { query: "the most merciful" })).body.result;
-    expect(n.names.some((x: { transliteration: string }) => x.transliteration === "Ar Raheem")).toBe(true);
+    expect(n.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Test Name One"]);
   });
 
   test("everyday words also find the words the translations use", async () => {
@@ -279,5 +307,130 @@ describe("search", () => {
     expect((await h.call("prayer/search", {})).body.error.field).toBe("query");
     expect((await h.call("prayer/search", { query: "" })).body.error.field).toBe("query");
     expect((await h.call("prayer/search", { query: "x".repeat(501) })).body.error.field).toBe("query");
+  });
+});
+
+describe("without PRAYER_DATA", () => {
+  let bare: Awaited<ReturnType<typeof startHearth>>;
+  beforeAll(async () => {
+    bare = await startHearth({ clock });
+  });
+  afterAll(() => bare.stop());
+
+  test("saying is not configured, and the refusal says what to set and the file's format", async () => {
+    const r = await bare.call("prayer/saying");
+    expect(r.status).toBe(501);
+    expect(r.body.error.kind).toBe("not_configured");
+    const msg: string = r.body.error.message;
+    expect(msg).toContain("set PRAYER_DATA to a folder holding bukhari.json");
+    expect(msg).toContain('"hadiths": [{"n", "narrator", "text"}]');
+    expect(msg.split(". ").length).toBe(1);
+    expect((await bare.call("prayer/saying", { book: 2 })).status).toBe(501);
+  });
+
+  test("the reflection is the verse alone, and says which parts are missing and why", async () => {
+    clock.set("2026-11-21T09:00:00Z");
+    const r = await bare.call("prayer/reflection");
+    expect(r.status).toBe(200);
+    const a = r.body.result;
+    // The verse is the one an instance with the data gives the same day: it depends on the date alone.
+    const full = (await h.call("prayer/reflection")).body.result;
+    expect(a.verse).toEqual(full.verse);
+    expect(a.saying).toBeNull();
+    expect(a.name).toBeNull();
+    expect(a.unavailable.saying).toContain("set PRAYER_DATA to a folder holding bukhari.json");
+    expect(a.unavailable.name).toContain("set PRAYER_DATA to a folder holding names.json");
+    expect(Object.keys(a.sources)).toEqual(["quran"]);
+    const row = bare.rt.store.reader.query("SELECT title, body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-21'").get() as {
+      title: string;
+      body: string;
+    };
+    expect(row.title).toBe(`Reflection for 2026-11-21: ${a.verse.reference}`);
+    expect(row.body).toBe(`${a.verse.reference} — ${a.verse.translation}`);
+  });
+
+  test("search covers the Quran alone and says so", async () => {
+    const r = await bare.call("prayer/search", { query: "patience in hardship" });
+    expect(r.status).toBe(200);
+    const s = r.body.result;
+    expect(s.searched).toEqual(["the Quran (Saheeh International translation)"]);
+    expect(s.verses.length).toBeGreaterThan(0);
+    expect(s.hadith).toBeUndefined();
+    expect(s.names).toBeUndefined();
+    expect(s.unavailable.hadith).toContain("bukhari.json");
+    expect(s.unavailable.names).toContain("names.json");
+  });
+});
+
+describe("a PRAYER_DATA folder with missing or malformed files", () => {
+  let dir: string;
+  let inst: Awaited<ReturnType<typeof startHearth>>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "prayer-data-"));
+    inst = await startHearth({ clock, env: { PRAYER_DATA: dir } });
+  });
+  afterAll(() => {
+    inst.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const put = (file: string, text: string) => writeFileSync(join(dir, file), text);
+  const refusal = async (method: string, args: Record<string, unknown> = {}) => {
+    const r = await inst.call(method, args);
+    expect(r.status).toBe(501);
+    expect(r.body.error.kind).toBe("not_configured");
+    expect(r.body.error.stack).toBeUndefined();
+    return r.body.error.message as string;
+  };
+
+  test("an empty folder: the saying's refusal says which file to add there", async () => {
+    expect(await refusal("prayer/saying")).toContain("add bukhari.json (Sahih al-Bukhari in English as {");
+  });
+
+  test("names alone: the reflection has a name but no saying", async () => {
+    put("names.json", readFileSync(join(DATA, "names.json"), "utf8"));
+    const a = (await inst.call("prayer/reflection")).body.result;
+    expect(fixtureNames.map((n) => n.number)).toContain(a.name.number);
+    expect(a.saying).toBeNull();
+    expect(Object.keys(a.unavailable)).toEqual(["saying"]);
+    expect(a.unavailable.saying).toContain("add bukhari.json");
+    const s = (await inst.call("prayer/search", { query: "light" })).body.result;
+    expect(s.searched).toEqual(["the Quran (Saheeh International translation)", "the names of Allah"]);
+    expect(s.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Test Name Three"]);
+  });
+
+  test("a file that is not JSON is named, on every method that reads it", async () => {
+    put("bukhari.json", '{"collection": "Test collection", "books": [');
+    for (const method of ["prayer/saying", "prayer/reflection"]) {
+      const msg = await refusal(method);
+      expect(msg).toStartWith("PRAYER_DATA/bukhari.json is malformed: it is not JSON");
+    }
+    expect(await refusal("prayer/search", { query: "patience" })).toStartWith("PRAYER_DATA/bukhari.json is malformed");
+  });
+
+  test("a file of the wrong shape says where", async () => {
+    const cases: [string, unknown, string][] = [
+      ["bukhari.json", { collection: "C", books: [{ book: 1, title: "T", hadiths: [{ n: 1, narrator: "N" }] }] }, "books[0].hadiths[0].text: "],
+      ["bukhari.json", { collection: "C", books: [] }, "books: "],
+      ["bukhari.json", [], "the whole file: "],
+      ["bukhari.json", { collection: "C", books: [{ book: 1, title: "T", hadiths: [{ n: 1, narrator: "", text: "x" }] }, { book: 1, title: "U", hadiths: [{ n: 1, narrator: "", text: "y" }] }] }, "books has book 1 twice"],
+      ["names.json", [{ number: "one", arabic: "", transliteration: "T", meaning: "M", description: "" }], "[0].number: "],
+    ];
+    for (const [file, data, where] of cases) {
+      // The reflection reads both files; a sound hadith file leaves the names file to blame.
+      if (file === "names.json") put("bukhari.json", readFileSync(join(DATA, "bukhari.json"), "utf8"));
+      put(file, JSON.stringify(data));
+      const msg = await refusal(file === "names.json" ? "prayer/reflection" : "prayer/saying");
+      expect(msg).toStartWith(`PRAYER_DATA/${file} is malformed: ${where}`);
+    }
+  });
+
+  test("a fixed file is read without a restart", async () => {
+    put("names.json", readFileSync(join(DATA, "names.json"), "utf8"));
+    put("bukhari.json", readFileSync(join(DATA, "bukhari.json"), "utf8"));
+    const r = await inst.call("prayer/saying", { book: 5 });
+    expect(r.status).toBe(200);
+    expect(r.body.result.text).toBe(fixture.books.find((b) => b.book === 5)!.hadiths[0].text);
+    const a = (await inst.call("prayer/reflection")).body.result;
+    expect(a.unavailable).toBeUndefined();
   });
 });
