@@ -52,6 +52,7 @@ describe("home, signed in", () => {
 
   test("cards from events, tasks, weather, prayer times and markets, each linking to its service", async () => {
     await h.call("events/create", { title: "Dentist", when: "2026-11-21T15:00:00+00:00" }, { token: annToken });
+    await h.call("events/create", { title: "Summer party", when: "2027-07-01T15:00:00+00:00" }, { token: annToken });
     await h.call("tasks/create", { title: "Buy milk", due: "2026-11-22 10:00" }, { token: annToken });
     const done = await h.call("tasks/create", { title: "Already done" }, { token: annToken });
     await h.call("tasks/update", { id: done.body.result.id, status: "done" }, { token: annToken });
@@ -67,7 +68,9 @@ describe("home, signed in", () => {
       return m?.[1] ?? null;
     };
     expect(card("events")).toContain("Dentist");
-    expect(card("events")).toContain("Sat 21 Nov, 15:00");
+    // Times in the zone of the person's place, as the forecast names it (London: GMT in November, BST in July).
+    expect(card("events")).toContain("Dentist</span><span class=\"when\">Sat 21 Nov, 15:00</span>");
+    expect(card("events")).toContain("Summer party</span><span class=\"when\">Thu 1 Jul, 16:00</span>");
     expect(card("tasks")).toContain("Buy milk");
     expect(card("tasks")).not.toContain("Already done");
     // The recorded Open-Meteo forecast: overcast, 6.4 °C now, feels like 2.9.

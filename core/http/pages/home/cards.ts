@@ -46,16 +46,26 @@ function listIn(result: unknown): O[] {
 
 const LIMIT = 5;
 
-/** "Sat 21 Nov, 15:00" at the offset the time was given with (UTC when it has none, and then said so). */
-function when(iso: string | null): string | undefined {
+/**
+ * "Sat 21 Nov, 15:00" in the person's time zone (their place's, from the
+ * forecast) when it is known; otherwise at the offset the time carries, and
+ * in UTC (said so) when it carries none.
+ */
+function when(iso: string | null, zone: string | null): string | undefined {
   if (!iso) return undefined;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
+  const style = { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" } as const;
+  if (zone) {
+    try {
+      return new Intl.DateTimeFormat("en-GB", { ...style, timeZone: zone }).format(d);
+    } catch {
+      // An unknown zone name: fall through to the time's own offset.
+    }
+  }
   const offset = /([+-])(\d\d):(\d\d)$/.exec(iso);
   const shift = offset ? (offset[1] === "-" ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000 : 0;
-  const text = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZone: "UTC" }).format(
-    new Date(d.getTime() + shift),
-  );
+  const text = new Intl.DateTimeFormat("en-GB", { ...style, timeZone: "UTC" }).format(new Date(d.getTime() + shift));
   return offset ? text : `${text} UTC`;
 }
 
@@ -78,7 +88,7 @@ interface Source {
   /** Other cards' answers this one uses (the weather's time zone for the prayer times). */
   after?: string[];
   /** What to show; `title` replaces the card's own when the answer changes what it is (latest mail rather than unread). */
-  read(result: unknown): (Omit<Card, "service" | "title" | "href"> & { title?: string }) | null;
+  read(result: unknown, zone: string | null): (Omit<Card, "service" | "title" | "href"> & { title?: string }) | null;
 }
 
 const located = (p: Prefs) => p.lat !== null && p.lon !== null;
@@ -89,18 +99,18 @@ export const SOURCES: Source[] = [
     method: "list",
     title: "Next events",
     args: () => ({}),
-    read: (r) => ({ lines: listIn(r).slice(0, LIMIT).map((e) => ({ text: str(e.title) ?? "(untitled)", detail: when(str(e.next) ?? str(e.when)) })) }),
+    read: (r, zone) => ({ lines: listIn(r).slice(0, LIMIT).map((e) => ({ text: str(e.title) ?? "(untitled)", detail: when(str(e.next) ?? str(e.when), zone) })) }),
   },
   {
     service: "tasks",
     method: "list",
     title: "Open tasks",
     args: () => ({}),
-    read: (r) => ({
+    read: (r, zone) => ({
       lines: listIn(r)
         .filter((t) => t.status !== "done")
         .slice(0, LIMIT)
-        .map((t) => ({ text: str(t.title) ?? "(untitled)", detail: [t.status === "doing" ? "doing" : null, str(t.due) ? `due ${when(str(t.due))}` : null].filter(Boolean).join(", ") || undefined })),
+        .map((t) => ({ text: str(t.title) ?? "(untitled)", detail: [t.status === "doing" ? "doing" : null, str(t.due) ? `due ${when(str(t.due), zone)}` : null].filter(Boolean).join(", ") || undefined })),
     }),
   },
   {
@@ -108,7 +118,7 @@ export const SOURCES: Source[] = [
     method: "inbox",
     title: "Unread mail",
     args: () => ({ limit: 20 }),
-    read: (r) => {
+    read: (r, zone) => {
       const all = listIn(r);
       // Only messages the answer marks as unread; an inbox that does not say is shown as the latest few.
       const marked = all.some((m) => typeof m.read === "boolean" || typeof m.unread === "boolean" || typeof m.seen === "boolean");
@@ -117,7 +127,7 @@ export const SOURCES: Source[] = [
         title: marked ? "Unread mail" : "Latest mail",
         lines: unread.slice(0, LIMIT).map((m) => ({
           text: str(m.subject) ?? "(no subject)",
-          detail: [str(m.from) ?? str(obj(m.from)?.address) ?? str(m.sender), when(str(m.date) ?? str(m.received) ?? str(m.at))].filter(Boolean).join(", ") || undefined,
+          detail: [str(m.from) ?? str(obj(m.from)?.address) ?? str(m.sender), when(str(m.date) ?? str(m.received) ?? str(m.at), zone)].filter(Boolean).join(", ") || undefined,
         })),
       };
     },
@@ -154,7 +164,7 @@ export const SOURCES: Source[] = [
     after: ["weather"],
     args: (p, earlier) => {
       if (!p.prayer || !located(p)) return null;
-      const tz = str(obj(obj(earlier.get("weather"))?.location)?.timezone);
+      const tz = zoneOf(earlier);
       return { lat: p.lat, lon: p.lon, ...(tz ? { tz } : {}), ...(p.prayerMethod ? { method: p.prayerMethod } : {}) };
     },
     read: (r) => {
@@ -225,20 +235,29 @@ export function serviceLink(rt: Runtime, service: string): string {
 /** A card's call may take this long; past it the page is served without that card (its provider's answer is still cached for next time). */
 export const CARD_WAIT_MS = 2500;
 
+/** A card whose call outlasted CARD_WAIT_MS: not a fault of the service, so not logged as one. */
+class Late extends Error {}
+
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout>;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    timer = setTimeout(() => reject(new Late(`no answer within ${ms / 1000} s`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** The person's time zone: their place's, as the forecast names it. */
+function zoneOf(results: Map<string, unknown>): string | null {
+  return str(obj(obj(results.get("weather"))?.location)?.timezone);
 }
 
 /** Every card that has something to show, in the order above, and the ones that failed with why. */
 export async function gatherCards(rt: Runtime, caller: Caller, prefs: Prefs, baseUrl: string): Promise<{ cards: Card[]; skipped: Skipped[] }> {
   const results = new Map<string, unknown>();
   const pending = new Map<string, Promise<unknown>>();
-  const outcome = await Promise.all(
-    SOURCES.map(async (s): Promise<Card | Skipped | null> => {
+  // Every call first, at once; answers are read after, when the person's zone is known.
+  const called = await Promise.all(
+    SOURCES.map(async (s): Promise<{ s: Source; result: unknown } | Skipped | null> => {
       if (!rt.registry.get(s.service, s.method)) return null;
       for (const dep of s.after ?? []) await pending.get(dep)?.catch(() => {});
       const args = s.args(prefs, results);
@@ -248,19 +267,34 @@ export async function gatherCards(rt: Runtime, caller: Caller, prefs: Prefs, bas
       try {
         const result = await call;
         results.set(s.service, result);
-        const read = s.read(result);
-        if (!read || (read.lines.length === 0 && !read.lead)) return null;
-        return { service: s.service, href: serviceLink(rt, s.service), ...read, title: read.title ?? s.title };
+        return { s, result };
       } catch (e) {
+        if (e instanceof Late) return { service: s.service, title: s.title, reason: e.message };
         const err = asHearthError(e);
-        const reason = e instanceof Error && !(e as { kind?: string }).kind && /^no answer within/.test(e.message) ? e.message : err.message;
-        if (err.kind === "internal" && !/^no answer within/.test((e as Error).message)) rt.log.error("home card failed", { service: s.service, error: String((e as Error)?.stack ?? e) });
-        return { service: s.service, title: s.title, reason };
+        if (err.kind === "internal") rt.log.error("home card failed", { service: s.service, error: String((e as Error)?.stack ?? e) });
+        return { service: s.service, title: s.title, reason: err.message };
       }
     }),
   );
+  const zone = zoneOf(results);
   const cards: Card[] = [];
   const skipped: Skipped[] = [];
-  for (const o of outcome) if (o) ("lines" in o ? cards.push(o) : skipped.push(o));
+  for (const o of called) {
+    if (!o) continue;
+    if ("reason" in o) {
+      skipped.push(o);
+      continue;
+    }
+    const { s, result } = o;
+    let read: ReturnType<Source["read"]>;
+    try {
+      read = s.read(result, zone);
+    } catch (e) {
+      rt.log.error("home card unreadable", { service: s.service, error: String((e as Error)?.stack ?? e) });
+      continue;
+    }
+    if (!read || (read.lines.length === 0 && !read.lead)) continue;
+    cards.push({ service: s.service, href: serviceLink(rt, s.service), ...read, title: read.title ?? s.title });
+  }
   return { cards, skipped };
 }
