@@ -28,17 +28,36 @@ function pct(sorted: number[], p: number): number {
 }
 const round = (n: number) => Math.round(n * 100) / 100;
 
-// A vocabulary with a long tail: a few words in most messages, most words in few.
-function vocabulary(size: number, seed: () => number): string[] {
-  const syll = ["ka", "lo", "mi", "ren", "tu", "sa", "vel", "or", "in", "dra", "po", "shi", "ne", "bar", "qu", "el"];
+// Words of letters drawn at English frequencies, shortest the most used, with
+// Zipf's law (a word's use ~ 1/rank): as in real text, a few short words are in
+// most messages and most words are in few.
+const LETTERS = "eeeeeeeeeeeettttttttaaaaaaaaoooooooiiiiiiinnnnnnnssssssrrrrrrhhhhhlllldddcccuuummmwwffggyyppbbvkjxqz";
+function vocabulary(size: number, rand: () => number): string[] {
   const words = new Set<string>();
   while (words.size < size) {
+    const len = 2 + Math.floor(rand() * 3) + Math.floor(rand() * rand() * 9);
     let w = "";
-    const n = 2 + Math.floor(seed() * 3);
-    for (let i = 0; i < n; i++) w += syll[Math.floor(seed() * syll.length)];
+    for (let i = 0; i < len; i++) w += LETTERS[Math.floor(rand() * LETTERS.length)];
     words.add(w);
   }
-  return [...words];
+  return [...words].sort((a, b) => a.length - b.length);
+}
+
+function zipf(size: number, rand: () => number): () => number {
+  const cdf = new Float64Array(size);
+  let sum = 0;
+  for (let r = 0; r < size; r++) cdf[r] = sum += 1 / (r + 1);
+  return () => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = size - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
 }
 
 function rng(seed: number) {
@@ -54,9 +73,9 @@ export async function benchRecall(o: { messages?: number; queries?: number } = {
   await rt.start();
   try {
     const rand = rng(42);
-    const words = vocabulary(5000, rand);
-    // Zipf-like pick: index ~ size * u^3 favours the head of the list.
-    const pick = () => words[Math.floor(words.length * rand() ** 3)];
+    const words = vocabulary(20_000, rand);
+    const rank = zipf(words.length, rand);
+    const pick = () => words[rank()];
     const sentence = (n: number) => Array.from({ length: n }, pick).join(" ");
     const clients: Client[] = ["web", "mail", "cli"];
 
@@ -83,9 +102,10 @@ export async function benchRecall(o: { messages?: number; queries?: number } = {
     const caller: Caller = { account: me, scopes: "*", via: "local" };
     const kinds: Record<string, () => Record<string, unknown>> = {
       common: () => ({ query: words[Math.floor(rand() * 10)] }),
-      rare: () => ({ query: words[1000 + Math.floor(rand() * 4000)] }),
+      rare: () => ({ query: words[2000 + Math.floor(rand() * 18_000)] }),
       two: () => ({ query: `${pick()} ${pick()}` }),
-      prefix: () => ({ query: words[Math.floor(rand() * 200)].slice(0, 3) }),
+      // What someone types before finishing a word: the first three or four letters of a middling one.
+      prefix: () => ({ query: words[200 + Math.floor(rand() * 2000)].slice(0, 3 + Math.floor(rand() * 2)) }),
       client: () => ({ query: pick(), client: clients[Math.floor(rand() * 3)], limit: 50 }),
     };
     const names = Object.keys(kinds);
