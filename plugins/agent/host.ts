@@ -18,6 +18,8 @@ export interface RunHint {
   client: Client;
   /** A mail thread's root Message-ID, so a reply continues its conversation. */
   thread?: string;
+  /** What a new conversation is about, when the client knows better than the prompt's first words (a mail's subject, a task's title). */
+  topic?: string;
   onText?: (piece: string) => void;
   onTool?: (name: string, ok: boolean) => void;
 }

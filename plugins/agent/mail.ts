@@ -42,7 +42,7 @@ export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<bool
   const prompt = [message.subject && `Subject: ${message.subject}`, message.body].filter(Boolean).join("\n\n");
   let body: string;
   try {
-    const r = (await ctx.agentHost.ask(caller, { prompt, agent: mail.tag }, { client: "mail", thread: root })) as AskResult;
+    const r = (await ctx.agentHost.ask(caller, { prompt, agent: mail.tag }, { client: "mail", thread: root, topic: message.subject.replace(/^(?:re:\s*)+/i, "") })) as AskResult;
     body = r.answer;
   } catch (e) {
     const he = asHearthError(e);

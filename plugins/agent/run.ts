@@ -46,7 +46,7 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
         .map((m) => ({ role: m.role as "user" | "assistant", content: m.content }))
     : [];
   const c = await ctx.writes((db) => {
-    const open = conv ?? openConversation(db, { owner: owner.id, client, agent: agent.name, topic: args.prompt, thread: hint?.thread ?? null, at: at() });
+    const open = conv ?? openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
     addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
     return open;
   });

@@ -51,7 +51,10 @@ export class Worker {
       try {
         tasks = (await host.callAs(owner, "tasks/list", { status: "todo" })) as TaskRow[];
       } catch (e) {
-        this.ctx.log.warn("agent worker cannot list tasks", { account: account.id, error: asHearthError(e).message });
+        const he = asHearthError(e);
+        // An instance without the tasks service has no work to pick up.
+        if (he.kind === "not_found") return ran;
+        this.ctx.log.warn("agent worker cannot list tasks", { account: account.id, error: he.message });
         continue;
       }
       const task = tasks.find((t) => t.assignee === "agent" && !(this.failed.has(t.id) && this.failed.get(t.id) === t.updated));
@@ -61,7 +64,7 @@ export class Worker {
       const prompt = [`Task: ${task.title}`, task.detail].filter(Boolean).join("\n\n");
       let next: { status: "done" | "todo"; result: string };
       try {
-        const r = (await host.ask(owner, { prompt }, { client: "cli" })) as AskResult;
+        const r = (await host.ask(owner, { prompt }, { client: "cli", topic: `Task: ${task.title}` })) as AskResult;
         next = r.stopped ? { status: "todo", result: r.answer } : { status: "done", result: r.answer };
       } catch (e) {
         next = { status: "todo", result: `The agent could not do this: ${asHearthError(e).message}` };

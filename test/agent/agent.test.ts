@@ -161,6 +161,7 @@ describe("work", () => {
     expect(ai.posts[before].body.messages.at(-1).content).toContain("Find the bin day");
     const after = (await h.call("tasks/list", {}, { token: alice })).body.result.find((t: any) => t.id === task.id);
     expect(after).toMatchObject({ status: "done", result: "Bins go out on Tuesdays." });
+    expect((await h.call("recall/list", { limit: 1 }, { token: alice })).body.result[0].topic).toBe("Task: Find the bin day");
     // Nothing left for it: the next pass runs nothing and asks the model nothing.
     const posts = ai.posts.length;
     expect(await workerFor(h.rt)!.pass()).toEqual([]);
@@ -217,7 +218,7 @@ describe("work", () => {
     expect(history[1]).toBe("Acid soil: pH 4.5 to 5.5.");
     expect(history.at(-1)).toContain("And if mine is 7?");
     const convs = (await h.call("recall/list", { client: "mail" }, { token: alice })).body.result;
-    const conv = convs.find((c: any) => c.topic.includes("Blueberries"));
+    const conv = convs.find((c: any) => c.topic === "Blueberries");
     expect(conv).toMatchObject({ agent: "research", messages: 4 });
   });
 
