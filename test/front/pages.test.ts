@@ -104,6 +104,21 @@ describe("home, signed in", () => {
     expect(card("mail")).toContain("ann");
   });
 
+  test("the prayer times follow the convention the person chose; one not offered is refused by name", async () => {
+    const r = await postForm(h.url, "/home/place", ann, { csrf: ann.csrf, place: "51.5012, -0.1246", prayer: "1", prayer_method: "mwl" });
+    expect(r.status).toBe(303);
+    const body = await text(await getPage(h.url, "/", ann));
+    expect(body).toContain("<option selected>mwl</option>");
+    const mwl = (await h.call("prayer/times", { lat: 51.5012, lon: -0.1246, tz: "Europe/London", method: "mwl" })).body.result.times;
+    const isna = (await h.call("prayer/times", { lat: 51.5012, lon: -0.1246, tz: "Europe/London", method: "isna" })).body.result.times;
+    expect(mwl.fajr).not.toBe(isna.fajr);
+    expect(body).toContain(`<span>Fajr</span><span class="when">${mwl.fajr}</span>`);
+
+    const bad = await postForm(h.url, "/home/place", ann, { csrf: ann.csrf, place: "51.5012, -0.1246", prayer: "1", prayer_method: "sundial" });
+    expect(bad.status).toBe(400);
+    expect(await text(bad)).toContain("prayer_method must be one of isna, mwl");
+  });
+
   test("a failing service is left out and said so; the rest still show", async () => {
     const cat = await signUp(h.url, "cat");
     await h.call("tasks/create", { title: "Feed the fish" }, { token: await h.token("cat") });

@@ -1,6 +1,7 @@
 // {base}/: for a visitor, what this instance is and what anyone may use; for
 // a signed-in person, a home screen of cards from the services that have
 // something to show now, and the place the weather and prayer times are for.
+import { Kind, type TSchema } from "@sinclair/typebox";
 import { findSession, requireCsrf, sessionCaller, type Session } from "../../auth/sessions.ts";
 import { dispatch } from "../../dispatch.ts";
 import { asHearthError, invalid } from "../../errors.ts";
@@ -62,7 +63,8 @@ ${c.lines.length ? html`<ul>${c.lines.map((l) => html`<li><span>${l.href ? html`
 </section></li>`;
 }
 
-function placeForm(s: Session, p: Prefs, error?: string, typed?: string): Html {
+function placeForm(rt: Runtime, s: Session, p: Prefs, error?: string, typed?: string): Html {
+  const conventions = prayerConventions(rt);
   return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
 ${message("alert", error)}
 <p class="hint">${p.place ? html`The weather${p.prayer ? " and prayer times are" : " is"} for <strong>${p.place}</strong>.` : "Name a town or give a latitude and longitude to see the weather here."}</p>
@@ -71,6 +73,14 @@ ${message("alert", error)}
 <label for="place">Town, address or “latitude, longitude”</label>
 <input type="text" id="place" name="place" value="${typed ?? p.place ?? ""}" autocomplete="address-level2" spellcheck="false">
 <label class="choice"><input type="checkbox" name="prayer" value="1" ${p.prayer ? html`checked` : ""}> Show today's prayer times</label>
+${
+  conventions
+    ? html`<label for="prayer-method">Prayer time convention</label>
+<p class="hint" id="prayer-method-hint">How dawn and nightfall are reckoned; each is described under <a href="/services#prayer_times">prayer/times</a>.</p>
+<select id="prayer-method" name="prayer_method" aria-describedby="prayer-method-hint"><option value="">The usual (${conventions.usual})</option>
+${conventions.names.map((n) => html`<option${p.prayerMethod === n ? html` selected` : ""}>${n}</option>`)}</select>`
+    : ""
+}
 <p><button type="submit">Save</button></p>
 </form></section>`;
 }
@@ -81,7 +91,7 @@ async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { messa
   const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
-${placeForm(s, prefs, refused?.message, refused?.typed)}
+${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
   return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200 });
@@ -90,6 +100,14 @@ ${placeForm(s, prefs, refused?.message, refused?.typed)}
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {
   const s = findSession(rt, req);
   return s ? signedIn(rt, req, s) : signedOut(rt);
+}
+
+/** The conventions prayer/times offers, read from its argument schema. */
+function prayerConventions(rt: Runtime): { names: string[]; usual: string } | null {
+  const m = (rt.registry.get("prayer", "times")?.def.args.properties as Record<string, TSchema> | undefined)?.method;
+  if (!m || m[Kind] !== "Union") return null;
+  const names = ((m.anyOf ?? []) as TSchema[]).map((o) => o.const).filter((v): v is string => typeof v === "string");
+  return names.length ? { names, usual: typeof m.default === "string" ? m.default : names[0] } : null;
 }
 
 const COORDS = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*[, ]\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
@@ -125,7 +143,10 @@ export async function homePlacePost(rt: Runtime, req: Request): Promise<Response
     requireCsrf(s, posted.get("csrf"));
     const place = await resolvePlace(rt, s, posted.get("place") ?? "", new URL(req.url).origin);
     const before = prefsOf(rt, s.account.id);
-    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted.get("prayer") === "1" });
+    const method = posted.get("prayer_method") || null;
+    const offered = prayerConventions(rt)?.names ?? [];
+    if (method !== null && !offered.includes(method)) throw invalid("prayer_method", `prayer_method must be one of ${offered.join(", ")} (got ${JSON.stringify(method.slice(0, 40))})`);
+    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted.get("prayer") === "1", prayerMethod: method });
     return seeOther("/?saved=1");
   } catch (e) {
     const err = asHearthError(e);
