@@ -13,6 +13,29 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
+/** What every answer carries unless it says otherwise: pages that set their own CSP keep it. */
+const SECURITY_HEADERS: [string, string][] = [
+  ["x-content-type-options", "nosniff"],
+  ["referrer-policy", "same-origin"],
+  ["content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"],
+];
+
+function secured(res: Response | undefined): Response | undefined {
+  if (!res) return res;
+  let out = res;
+  for (const [k, v] of SECURITY_HEADERS) {
+    if (out.headers.has(k)) continue;
+    try {
+      out.headers.set(k, v);
+    } catch {
+      // Some responses (redirects, passed-through fetches) have immutable headers: copy once.
+      out = new Response(out.body, out);
+      out.headers.set(k, v);
+    }
+  }
+  return out;
+}
+
 export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
   const app = createApp(rt);
   const server = Bun.serve({
@@ -20,9 +43,9 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     hostname: opts.hostname,
     idleTimeout: 120,
     routes: {
-      "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      "/api/v1/:service/:method": async (req, srv) => secured(await handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""))!,
     },
-    fetch: (req) => app.handle(req),
+    fetch: async (req) => secured(await app.handle(req))!,
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];
