@@ -12,4 +12,5 @@ import "./http/pages/front.ts";
 import "./ai/index.ts";
 import "./mail/index.ts";
 import "./methods.ts";
+import "./backup/cli.ts";
 import "../plugins/agent/cli.ts";

@@ -1,0 +1,39 @@
+// `hearth backup <file>` and `hearth restore <file> [--force]`, on the data
+// folder HEARTH_DATA names. A backup runs beside a serving instance; a
+// restore is for an instance that is stopped.
+import { cliCommands } from "../cli/commands.ts";
+import { coreSettings, resolveConfig } from "../config.ts";
+import { backup, restore } from "./snapshot.ts";
+
+const dataDir = () => resolveConfig(coreSettings, process.env).HEARTH_DATA;
+
+cliCommands.set("backup", {
+  summary: "write a consistent snapshot of the data folder (database and blobs) to one archive, while serving",
+  usage: "usage: hearth backup <file.tar>",
+  async run(argv) {
+    const positional = argv.filter((a) => !a.startsWith("--"));
+    if (positional.length !== 1 || positional.length !== argv.length) {
+      process.stderr.write(`${this.usage}\n`);
+      return 2;
+    }
+    const r = await backup(dataDir(), positional[0]);
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return 0;
+  },
+});
+
+cliCommands.set("restore", {
+  summary: "bring a backup back into the data folder (--force replaces existing data, keeping it aside)",
+  usage: "usage: hearth restore <file.tar> [--force]",
+  async run(argv) {
+    // --force takes no value, so it is read apart from the file name wherever it stands.
+    const positional = argv.filter((a) => a !== "--force");
+    if (positional.length !== 1 || positional[0].startsWith("--")) {
+      process.stderr.write(`${this.usage}\n`);
+      return 2;
+    }
+    const r = await restore(positional[0], dataDir(), { force: argv.includes("--force") });
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return 0;
+  },
+});

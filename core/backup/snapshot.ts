@@ -1,0 +1,159 @@
+// Backup and restore of a data folder. The database is copied with SQLite's
+// VACUUM INTO from a read-only connection, which gives a consistent snapshot
+// while the server keeps writing (WAL readers never block the writer); the
+// rest of the folder (blobs, which are content-addressed and never change
+// once written) is copied after it, so every blob the snapshot names is there.
+import { Database } from "bun:sqlite";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { conflict, HearthError, invalid } from "../errors.ts";
+import { extractEntry, readTar, TarWriter } from "./tar.ts";
+
+const DB = "hearth.db";
+const MANIFEST = "hearth-backup.json";
+/** The live database and its journal are copied by snapshot, never as files; temp files are half-written by design. */
+const SKIP = new Set([DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`]);
+
+interface Manifest {
+  format: 1;
+  created: string;
+  files: number;
+  bytes: number;
+}
+
+function walk(root: string, skip: (rel: string) => boolean): string[] {
+  const out: string[] = [];
+  const visit = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, e.name);
+      const rel = relative(root, full).split(sep).join("/");
+      if (skip(rel) || e.name.startsWith(".tmp-")) continue;
+      if (e.isDirectory()) visit(full);
+      else if (e.isFile()) out.push(rel);
+    }
+  };
+  if (existsSync(root)) visit(root);
+  return out.sort();
+}
+
+export interface BackupResult {
+  file: string;
+  files: number;
+  bytes: number;
+}
+
+/** Writes one archive of the data folder to `file`, which must not exist yet. Safe while the instance serves. */
+export async function backup(dataDir: string, file: string, now = new Date()): Promise<BackupResult> {
+  const data = resolve(dataDir);
+  const target = resolve(file);
+  if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
+  if (existsSync(target)) throw conflict(`${target} exists already; choose a new name so no backup is overwritten`);
+  const work = await mkdtemp(join(tmpdir(), "hearth-backup-"));
+  const partial = join(dirname(target), `.${basename(target)}.partial-${crypto.randomUUID()}`);
+  let tar: TarWriter | null = null;
+  try {
+    const snap = join(work, DB);
+    const db = new Database(join(data, DB), { readonly: true });
+    try {
+      db.run("PRAGMA busy_timeout = 10000");
+      db.run("VACUUM INTO ?", [snap]);
+    } finally {
+      db.close();
+    }
+    // Anything inside the data folder that is itself a backup in the making is left out.
+    const files = walk(data, (rel) => SKIP.has(rel) || join(data, rel) === target || join(data, rel) === partial);
+    const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(data, f)).size, 0);
+    const manifest: Manifest = { format: 1, created: now.toISOString(), files: files.length + 1, bytes };
+    await Bun.write(join(work, MANIFEST), JSON.stringify(manifest));
+    tar = await TarWriter.create(partial);
+    await tar.addFile(MANIFEST, join(work, MANIFEST));
+    await tar.addFile(DB, snap);
+    for (const f of files) {
+      // A blob removed between the listing and its copy was deleted after the snapshot was taken; the snapshot does not need it.
+      if (!existsSync(join(data, f))) continue;
+      await tar.addFile(f, join(data, f));
+    }
+    await tar.close();
+    tar = null;
+    await rename(partial, target);
+    return { file: target, files: files.length + 1, bytes };
+  } catch (e) {
+    await tar?.abort();
+    await rm(partial, { force: true });
+    throw e;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+export interface RestoreResult {
+  dataDir: string;
+  files: number;
+  /** Where the data that was there before went, when --force replaced it. */
+  previous: string | null;
+}
+
+/** Checks a blob's content against its name: blobs/ab/cdef… is the sha256 abcdef…. */
+async function checkBlob(rel: string, path: string) {
+  const m = /^blobs\/([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(rel);
+  if (!m) return;
+  const hash = new Bun.CryptoHasher("sha256").update(new Uint8Array(await Bun.file(path).arrayBuffer())).digest("hex");
+  if (hash !== m[1] + m[2]) throw invalid("file", `the archive's ${rel} does not match its hash: the backup is damaged`);
+}
+
+/**
+ * Brings an archive back into `dataDir`. A folder that already holds a
+ * database is replaced only with `force` (and is kept beside it, renamed),
+ * since it may belong to a running instance. Everything is unpacked and
+ * checked in a staging folder first, so a damaged archive changes nothing.
+ */
+export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date } = {}): Promise<RestoreResult> {
+  const archive = resolve(file);
+  const data = resolve(dataDir);
+  if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
+  if (existsSync(join(data, DB)) && !o.force)
+    throw conflict(`${data} already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is kept beside it)`);
+  let entries;
+  try {
+    entries = await readTar(archive);
+  } catch (e) {
+    throw invalid("file", `${archive} is not a readable backup: ${(e as Error).message}`);
+  }
+  const names = new Set(entries.map((e) => e.name));
+  if (!names.has(MANIFEST) || !names.has(DB)) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${MANIFEST} or ${DB})`);
+  for (const e of entries)
+    if (e.name.startsWith("/") || e.name.split("/").some((p) => p === ".." || p === "") || e.name.includes("\\") || SKIP.has(e.name) !== (e.name === DB))
+      throw invalid("file", `the backup holds an entry that may not be restored: ${JSON.stringify(e.name)}`);
+
+  await mkdir(dirname(data), { recursive: true });
+  const staging = `${data}.restoring-${crypto.randomUUID()}`;
+  await mkdir(staging);
+  try {
+    for (const e of entries) {
+      if (e.name === MANIFEST) continue;
+      const dest = join(staging, e.name);
+      await mkdir(dirname(dest), { recursive: true });
+      await extractEntry(archive, e, dest);
+      await checkBlob(e.name, dest);
+    }
+    const db = new Database(join(staging, DB), { readonly: true });
+    try {
+      const ok = db.query("PRAGMA integrity_check").get() as { integrity_check: string };
+      if (ok.integrity_check !== "ok") throw invalid("file", `the backup's database fails its integrity check: ${ok.integrity_check}`);
+    } finally {
+      db.close();
+    }
+    let previous: string | null = null;
+    if (existsSync(data)) {
+      previous = `${data}.before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;
+      await rename(data, previous);
+    }
+    await rename(staging, data);
+    return { dataDir: data, files: entries.length - 1, previous };
+  } catch (e) {
+    await rm(staging, { recursive: true, force: true });
+    throw e;
+  }
+}
