@@ -1,0 +1,78 @@
+// A real `hearth serve` in its own process, for tests that kill it, starve it
+// of disk, or restart it on the same data folder.
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+
+const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
+
+export const QUIET: Record<string, string> = {
+  HEARTH_LOG: "off",
+  HEARTH_COLLECTORS: "off",
+  HEARTH_RATE_READS: "0",
+  HEARTH_RATE_WRITES: "0",
+  HEARTH_RATE_PRICED: "0",
+  AI_OLLAMA_URL: "",
+};
+
+export async function cli(args: string[], env: Record<string, string>) {
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...QUIET, ...env }, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { out: out.trim(), err, code };
+}
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+export interface Served {
+  url: string;
+  proc: Subprocess;
+  /** SIGKILL: no shutdown handler runs, as in a power cut of the process. */
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts `hearth serve` on a free loopback port and waits until /health answers. */
+export async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
+  const port = freePort();
+  const proc = Bun.spawn(["bun", MAIN, "serve"], {
+    env: { ...process.env, ...QUIET, ...env, HEARTH_DATA: dataDir, PORT: String(port), HOST: "127.0.0.1" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  // Readiness, not timing: poll until it answers or the process has died.
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) throw new Error(`hearth serve exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
+    if (ok) break;
+    if (i > 600) throw new Error("hearth serve did not come up within a minute");
+    await Bun.sleep(100);
+  }
+  return {
+    url,
+    proc,
+    async kill9() {
+      proc.kill("SIGKILL");
+      await proc.exited;
+    },
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+/** Calls a method over HTTP: GET for reads is not needed here, POST works for both. */
+export async function call(url: string, path: string, args: Record<string, unknown>, token: string) {
+  const res = await fetch(`${url}/api/v1/${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(args) });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body };
+}
