@@ -29,22 +29,26 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   const owner = ctx.account;
   const hint = ctx.agentHost.hint(ctx.requestId);
   const client = clientOf(ctx, hint);
-  let conv: Conversation | null = null;
-  if (args.conversation) {
-    conv = conversationOf(ctx.db, owner.id, args.conversation);
-    if (!conv) throw notFound(`no conversation with id "${args.conversation}"`);
-  } else if (hint?.thread) conv = conversationByThread(ctx.db, owner.id, client, [hint.thread]);
-  const name = args.agent !== undefined ? agentName(args.agent) : (conv?.agent ?? agentName(undefined));
-  const agent = agentOrThrow(ctx.db, owner.id, name);
+  const at = () => ctx.clock.now().getTime();
+  // Reads go through the write lock too: outside a transaction this method's
+  // connection is the writer, which may hold another call's uncommitted work.
+  const { conv, agent, history } = await ctx.writes((db) => {
+    let conv: Conversation | null = null;
+    if (args.conversation) {
+      conv = conversationOf(db, owner.id, args.conversation);
+      if (!conv) throw notFound(`no conversation with id "${args.conversation}"`);
+    } else if (hint?.thread) conv = conversationByThread(db, owner.id, client, [hint.thread]);
+    const name = args.agent !== undefined ? agentName(args.agent) : (conv?.agent ?? agentName(undefined));
+    const agent = agentOrThrow(db, owner.id, name);
+    const history = conv
+      ? recentMessages(db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20)))
+          .filter((m) => m.role !== "tool")
+          .map((m) => ({ role: m.role as "user" | "assistant", content: m.content }))
+      : [];
+    return { conv, agent, history };
+  });
   // No model, no turn: a 501 here names the settings, and nothing is recorded as said.
   await ctx.ai.provider();
-
-  const at = () => ctx.clock.now().getTime();
-  const history = conv
-    ? recentMessages(ctx.db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20)))
-        .filter((m) => m.role !== "tool")
-        .map((m) => ({ role: m.role as "user" | "assistant", content: m.content }))
-    : [];
   const c = await ctx.writes((db) => {
     const open = conv ?? openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
     addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
