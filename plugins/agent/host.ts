@@ -74,10 +74,18 @@ declare module "../../core/plugin.ts" {
 const plainSchema = (s: unknown) => JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
 const schemas = new WeakMap<MethodEntry, Record<string, unknown>>();
 
+/** The services named in AGENT_SERVICES, or null for every one. */
+function offered(config: Readonly<Record<string, string>>): Set<string> | null {
+  const list = (config.AGENT_SERVICES ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return list.length ? new Set(list) : null;
+}
+
 export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
   const out: Tool[] = [];
+  const only = offered(rt.config);
   for (const entry of rt.registry.list()) {
     if (entry.service === "agent" || entry.def.withheldFromAgent) continue;
+    if (only && !only.has(entry.service)) continue;
     if (caller.scopes !== "*" && !caller.scopes.includes(entry.service)) continue;
     if (entry.def.access === "account" && !caller.account) continue;
     let parameters = schemas.get(entry);

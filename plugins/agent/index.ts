@@ -25,6 +25,10 @@ export default definePlugin({
     AGENT_MAX_STEPS: { default: "8", description: "Most model requests one agent request may make (each may call tools); it says so when it stops there." },
     AGENT_MAX_SECONDS: { default: "120", description: "Longest one agent request may run, in seconds of the instance clock; it says so when it stops there." },
     AGENT_MAX_CREDITS: { default: "20", description: "Most credits the methods one agent request calls may spend; a call that would go past it is not made." },
+    AGENT_SERVICES: {
+      default: "",
+      description: "Services whose methods the agent may use, comma-separated (notes,tasks,events,...); empty: every service. Each model request carries every tool offered, and some providers take at most 128.",
+    },
     AGENT_HISTORY: { default: "20", description: "How many earlier messages of a conversation the model is given again when it continues." },
     AGENT_WORKER: { default: "on", description: "on: the agent works through tasks assigned to it (todo -> doing -> done with the result); off: it leaves them." },
     AGENT_WORKER_SECONDS: { default: "60", description: "How often the worker looks for tasks assigned to the agent, in seconds." },

@@ -38,6 +38,20 @@ afterAll(async () => {
   ai.stop();
 });
 
+test("AGENT_SERVICES narrows the tools offered to the services it names", async () => {
+  const narrow = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "m", AI_OLLAMA_URL: "", AGENT_WORKER: "off", AGENT_SERVICES: "notes, tasks", HEARTH_METERING: "off" } });
+  try {
+    const token = await narrow.token("alice");
+    const before = ai.posts.length;
+    ai.reply({ say: "Fine." });
+    expect((await narrow.call("agent/ask", { prompt: "hi" }, { token })).status).toBe(200);
+    const services = new Set(ai.posts[before].body.tools.map((t: any) => t.function.name.split("_")[0]));
+    expect(services).toEqual(new Set(["notes", "tasks"]));
+  } finally {
+    await narrow.stop();
+  }
+});
+
 const balance = async () => (await h.call("credits/balance", {}, { token: alice })).body.result.balance as number;
 
 test("a run stops at its wall-time bound on the instance clock and says so", async () => {
