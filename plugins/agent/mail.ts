@@ -1,8 +1,9 @@
 // Mail to handle+name reaches the agent called name, and its answer goes back
 // in the same thread from handle+name. Only the account's own mail is
-// answered: a stranger writing to alice+research must not get an agent that
-// reads Alice's notes, and an agent's answer (sent from a tagged address)
-// never sets off another agent.
+// answered, and only as sent on this instance: a stranger writing to
+// alice+research (or forging alice's address from outside) must not get an
+// agent that reads Alice's notes, and an agent's answer (sent from a tagged
+// address) never sets off another agent.
 import { asHearthError } from "../../core/errors.ts";
 import type { ArrivedMail } from "../../core/mail/index.ts";
 import { splitAddress, parseLocal } from "../../core/mail/addresses.ts";
@@ -34,7 +35,8 @@ export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<bool
   const caller: Caller = { account: { id: account.id, username: account.username, admin: false }, scopes: "*", via: "local" };
   const agents = (await ctx.agentHost.callAs(caller, "agent/list", {})) as { name: string }[];
   if (!agents.some((a) => a.name === mail.tag)) return false;
-  if (!fromOwner(message.from, account.username, ctx.mail.domain)) {
+  // Mail from outside carries its SPF/DKIM/DMARC verdict; the account's own mail never comes that way.
+  if (message.auth !== null || !fromOwner(message.from, account.username, ctx.mail.domain)) {
     ctx.log.info("agent mail not answered: not from the account itself", { tag: mail.tag, message: message.id });
     return true;
   }
