@@ -18,8 +18,14 @@ export function makeBlobs(dataDir: string): Blobs {
       if (await Bun.file(final).exists()) return hash;
       await mkdir(join(root, hash.slice(0, 2)), { recursive: true });
       const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
-      await Bun.write(tmp, bytes);
-      await rename(tmp, final);
+      try {
+        await Bun.write(tmp, bytes);
+        await rename(tmp, final);
+      } catch (e) {
+        // A full disk leaves a partial temp file: remove it, so the space comes back with the failure.
+        await rm(tmp, { force: true }).catch(() => {});
+        throw e;
+      }
       return hash;
     },
     async read(hash) {

@@ -13,6 +13,7 @@ export type ErrorKind =
   | "upstream_failed"
   | "upstream_unavailable"
   | "upstream_timeout"
+  | "storage_unavailable"
   | "internal";
 
 const statusOf: Record<ErrorKind, number> = {
@@ -29,6 +30,7 @@ const statusOf: Record<ErrorKind, number> = {
   upstream_failed: 502,
   upstream_unavailable: 503,
   upstream_timeout: 504,
+  storage_unavailable: 503,
   internal: 500,
 };
 
@@ -88,8 +90,29 @@ export const unauthenticated = (message: string) => new HearthError("unauthentic
 export const upstream = (kind: "upstream_failed" | "upstream_unavailable" | "upstream_timeout", message: string) =>
   new HearthError(kind, message, { retry: true });
 
+/**
+ * A disk that is full or read-only is the machine's trouble, not a bug: the
+ * caller is told the write was not made and may be retried once it is fixed.
+ * SQLite's codes and the file system's, looked for along the cause chain
+ * (the ORM wraps what the driver throws).
+ */
+function storageFault(e: unknown): HearthError | null {
+  for (let x = e, depth = 0; x && typeof x === "object" && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    const code = String((x as { code?: unknown }).code ?? "");
+    if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT")
+      return new HearthError("storage_unavailable", "the instance's disk is full: nothing was written; reads still work", { retry: true });
+    if (code.startsWith("SQLITE_READONLY") || code === "EROFS")
+      return new HearthError("storage_unavailable", "the instance's data folder is read-only: nothing was written; reads still work", { retry: true });
+    if (code === "EACCES" || code === "EPERM")
+      return new HearthError("storage_unavailable", "the instance may not write to its data folder (permission denied): nothing was written", { retry: true });
+    if (code.startsWith("SQLITE_IOERR") || code === "EIO")
+      return new HearthError("storage_unavailable", "the instance could not write to its disk: nothing was written", { retry: true });
+  }
+  return null;
+}
+
 /** Anything thrown that is not a HearthError becomes a 500 without its stack. */
 export function asHearthError(e: unknown): HearthError {
   if (e instanceof HearthError) return e;
-  return new HearthError("internal", "internal error");
+  return storageFault(e) ?? new HearthError("internal", "internal error");
 }
