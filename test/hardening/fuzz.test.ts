@@ -14,9 +14,9 @@ import { boundaryValues, invalidCases, validArgs } from "./arbitraries.ts";
 import { errorShapeProblem, garbageUpstream, hostileEnv, refuseOutside, type Garbage } from "./instance.ts";
 
 const SEED = 20261121;
-const VALID_RUNS = 4;
-const BOUNDARY_RUNS = 6;
-const INVALID_RUNS = 10;
+const VALID_RUNS = 6;
+const BOUNDARY_RUNS = 8;
+const INVALID_RUNS = 12;
 /** Far past any provider timeout set below: a call still open by then is hung. */
 const HANG_MS = 30_000;
 /** Statuses DESIGN.md's error table allows; 500 is deliberately absent. */
@@ -124,6 +124,11 @@ for (const service of services) {
         try {
           const post = await within(h.call(e.path, structuredClone(c.args), { token, method: "POST" }), `POST ${where}`);
           record("POST", post.status, post.body, true);
+          if (e.def.access === "public") {
+            // A stranger reaches the same validation: arguments are checked before any price is asked.
+            const anon = await within(h.call(e.path, structuredClone(c.args), { method: "POST" }), `stranger POST ${where}`);
+            record("stranger POST", anon.status, anon.body, true);
+          }
           if (e.def.kind === "read" && new URLSearchParams(Object.entries(c.args).map(([k, v]) => [k, String(v)])).toString().length < URL_LIMIT) {
             const get = await within(h.call(e.path, structuredClone(c.args), { token, method: "GET" }), `GET ${where}`);
             // A query string carries text only: a number where a string belongs arrives as a string, so no field check.
