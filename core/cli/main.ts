@@ -53,7 +53,12 @@ async function help(service?: string): Promise<number> {
     err(`no service "${service}"; services: ${rt.registry.services().join(", ")}`);
     return 2;
   }
-  const lines: string[] = [USAGE, "", `methods (${entries.length}):`];
+  const lines: string[] = [USAGE];
+  if (!service && cliCommands.size) {
+    lines.push("", "commands:");
+    for (const [name, c] of [...cliCommands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
+  }
+  lines.push("", `methods (${entries.length}):`);
   for (const e of entries) {
     const props = e.def.args.properties as Record<string, TSchema>;
     const args = e.argNames.map((n) => (e.required.includes(n) ? `--${n}*` : `[--${n}]`) + (props[n].type ? ` ${props[n].type}` : "")).join(" ");
