@@ -130,6 +130,24 @@ describe("the loop", () => {
     expect((await h.call("agent/ask", { prompt: "Hello", agent: "Not A Name!" }, { token: alice })).body.error.field).toBe("agent");
   });
 
+  test("a named agent can be removed; default goes back to its own instruction", async () => {
+    await h.call("agent/create", { name: "scratch", instruction: "Temporary." }, { token: alice });
+    await h.call("agent/create", { name: "default", instruction: "Answer in French." }, { token: alice });
+    const before = ai.posts.length;
+    ai.reply({ say: "Bonjour." });
+    await h.call("agent/ask", { prompt: "Hello" }, { token: alice });
+    expect(ai.posts[before].body.messages[0].content).toContain("Answer in French.");
+    expect((await h.call("agent/delete", { name: "scratch" }, { token: alice })).status).toBe(200);
+    expect((await h.call("agent/delete", { name: "scratch" }, { token: alice })).status).toBe(404);
+    expect((await h.call("agent/ask", { prompt: "Hello", agent: "scratch" }, { token: alice })).status).toBe(404);
+    expect((await h.call("agent/delete", { name: "default" }, { token: alice })).status).toBe(200);
+    const list = (await h.call("agent/list", {}, { token: alice })).body.result;
+    expect(list.find((a: any) => a.name === "default").instruction).not.toContain("French");
+    expect(list.map((a: any) => a.name)).toEqual(["default", "research"]);
+    // Another account's agents are its own.
+    expect((await h.call("agent/list", {}, { token: await h.token("bob") })).body.result.map((a: any) => a.name)).toEqual(["default"]);
+  });
+
   test("a conversation continues with its earlier turns handed back to the model", async () => {
     ai.reply({ say: "Blue." });
     const first = await h.call("agent/ask", { prompt: "My favourite colour is blue." }, { token: alice });
@@ -220,6 +238,17 @@ describe("work", () => {
     const convs = (await h.call("recall/list", { client: "mail" }, { token: alice })).body.result;
     const conv = convs.find((c: any) => c.topic === "Blueberries");
     expect(conv).toMatchObject({ agent: "research", messages: 4 });
+  });
+
+  test("when the model fails, the mail is still answered in its thread, saying why", async () => {
+    ai.reply({ status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } });
+    const sent = (await h.call("mail/send", { to: "alice+research", subject: "Frost", body: "When is the first frost?" }, { token: alice })).body.result;
+    await mailOf(h.rt).settled();
+    const inbox = (await h.call("mail/inbox", { limit: 50 }, { token: alice })).body.result;
+    const reply = inbox.find((m: any) => m.subject === "Re: Frost");
+    expect(reply.in_reply_to).toBe(sent.message_id);
+    expect(reply.body).toStartWith("I could not answer this:");
+    expect(reply.body).toContain("401");
   });
 
   test("mail to handle+name from anyone but the account is not answered", async () => {
