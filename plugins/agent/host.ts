@@ -22,6 +22,8 @@ export interface RunHint {
   topic?: string;
   onText?: (piece: string) => void;
   onTool?: (name: string, ok: boolean) => void;
+  /** Ends the run early (the instance stopping): the model request under way is cancelled. */
+  signal?: AbortSignal;
 }
 
 const hints = new Map<string, RunHint>();

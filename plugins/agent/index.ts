@@ -92,8 +92,8 @@ export default definePlugin({
     removers.set(ctx.config, ctx.mail.onTagged((m) => answerMail(m, ctx as AgentCtx)));
     startWorker(ctx as AgentCtx);
   },
-  stop(ctx) {
+  async stop(ctx) {
     removers.get(ctx.config)?.();
-    stopWorker(ctx as AgentCtx);
+    await stopWorker(ctx as AgentCtx);
   },
 });

@@ -28,6 +28,7 @@ export interface RunInput {
   prompt: string;
   onText?: (piece: string) => void;
   onTool?: (name: string, ok: boolean) => void;
+  signal?: AbortSignal;
   /** Each tool call and its result, as it happens, for the conversation's record. */
   onCall?: (name: string, args: unknown, result: string) => void | Promise<void>;
 }
@@ -77,7 +78,7 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
       break;
     }
     steps++;
-    const a = await o.ai.chat({ messages, tools: defs.length ? defs : undefined, tool_choice: defs.length ? "auto" : undefined, onText: o.onText });
+    const a = await o.ai.chat({ messages, tools: defs.length ? defs : undefined, tool_choice: defs.length ? "auto" : undefined, onText: o.onText, signal: o.signal });
     if (a.text) said = a.text;
     if (!a.tool_calls.length) return { answer: a.text, steps, stopped: null, calls, credits };
     messages.push(a.message);

@@ -73,6 +73,7 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
     prompt: args.prompt,
     onText: hint?.onText,
     onTool: hint?.onTool,
+    signal: hint?.signal,
     onCall: (tool, callArgs, result) => ctx.writes((db) => void addMessage(db, ctx.index, c, { role: "tool", content: `${tool} ${JSON.stringify(callArgs)}\n${result}`, at: at() })),
   });
   const bound = boundMessage(out.stopped, limits);

@@ -22,6 +22,8 @@ export class Worker {
   private running: Promise<string[]> | null = null;
   /** Task id -> its `updated` when it last failed. */
   private failed = new Map<string, string | null>();
+  /** Cancels the run under way when the instance stops, so its task goes back to todo rather than staying doing. */
+  private stopping = new AbortController();
 
   constructor(private ctx: AgentCtx) {}
 
@@ -33,6 +35,7 @@ export class Worker {
   async stop() {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopping.abort();
     await this.running;
   }
 
@@ -46,6 +49,7 @@ export class Worker {
     const host = this.ctx.agentHost;
     const ran: string[] = [];
     for (const account of host.accounts()) {
+      if (this.stopping.signal.aborted) break;
       const owner: Caller = { account, scopes: "*", via: "local" };
       let tasks: TaskRow[];
       try {
@@ -64,7 +68,7 @@ export class Worker {
       const prompt = [`Task: ${task.title}`, task.detail].filter(Boolean).join("\n\n");
       let next: { status: "done" | "todo"; result: string };
       try {
-        const r = (await host.ask(owner, { prompt }, { client: "cli", topic: `Task: ${task.title}` })) as AskResult;
+        const r = (await host.ask(owner, { prompt }, { client: "cli", topic: `Task: ${task.title}`, signal: this.stopping.signal })) as AskResult;
         next = r.stopped ? { status: "todo", result: r.answer } : { status: "done", result: r.answer };
       } catch (e) {
         next = { status: "todo", result: `The agent could not do this: ${asHearthError(e).message}` };
