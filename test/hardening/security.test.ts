@@ -6,16 +6,26 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createApp } from "../../core/http/app.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { garbageUpstream, hostileEnv, refuseOutside, type Garbage } from "./instance.ts";
 
 let h: Hearth;
 let alice: string;
+let upstream: Garbage;
+let undo: () => void;
 const XSS = `<script>document.title="owned"</script><img src=x onerror="alert(1)"><svg onload=alert(2)>`;
 
 beforeAll(async () => {
-  h = await startHearth({ env: { HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_METERING: "off" } });
+  // Pages that show outside data reach only a loopback stand-in.
+  upstream = garbageUpstream();
+  undo = refuseOutside();
+  h = await startHearth({ env: { ...(await hostileEnv(upstream.url)), HEARTH_METERING: "off" } });
   alice = await h.token("alice");
 }, 30_000);
-afterAll(() => h?.stop());
+afterAll(async () => {
+  await h?.stop();
+  upstream?.stop();
+  undo?.();
+});
 
 const directive = (csp: string, name: string) =>
   csp
@@ -134,6 +144,11 @@ test("file names and ids that try to leave their folder are refused or kept insi
     expect(res.status, path).toBeLessThan(500);
     expect(body, path).not.toContain("SQLite format");
     expect(body, path).not.toContain("root:");
+  }
+  for (const slug of ["../../etc", "a/b", "..", "%2e%2e%2f", "a\\b", ".hidden"]) {
+    const app = await h.call("apps/create", { name: "Traversal", html: "<p>x</p>", slug }, { token: alice });
+    expect(app.status, slug).toBe(400);
+    expect(app.body.error.field, slug).toBe("slug");
   }
   for (const id of ["../../etc/passwd", "..", "%2e%2e"]) {
     for (const m of ["files/get", "notes/get", "docs/read", "blog/read"]) {
