@@ -1,6 +1,6 @@
 // The Elysia app: the API route, plugin routes, health, and whatever pages modules mount.
 import { Elysia } from "elysia";
-import { asHearthError, HearthError } from "../errors.ts";
+import { asHearthError, HearthError, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { withinScope } from "../auth/tokens.ts";
 import { handleApi, requestIdFor } from "./api.ts";
@@ -23,6 +23,16 @@ export const route = (fn: (c: RouteArgs) => unknown) => fn as (c: any) => unknow
 
 export const clientAddress = ({ request, server }: Pick<RouteArgs, "request" | "server">) => server?.requestIP(request)?.address ?? "";
 
+/** Largest body a plugin's POST route may receive; uploads go through the API's own limits. */
+const ROUTE_BODY_LIMIT = 32 * 1024 * 1024;
+
+async function buffered(req: Request): Promise<Request> {
+  if (Number(req.headers.get("content-length") ?? "0") > ROUTE_BODY_LIMIT) throw tooLarge(`the request body is over ${ROUTE_BODY_LIMIT} bytes`);
+  const body = await req.arrayBuffer();
+  if (body.byteLength > ROUTE_BODY_LIMIT) throw tooLarge(`the request body is over ${ROUTE_BODY_LIMIT} bytes`);
+  return new Request(req.url, { method: req.method, headers: req.headers, body: body.byteLength ? body : undefined });
+}
+
 export function createApp(rt: Runtime): App {
   const app: App = new Elysia();
   app.all("/api/v1/:service/:method", route((c) => handleApi(rt, c.request, c.params.service, c.params.method, clientAddress(c))), {
@@ -36,9 +46,11 @@ export function createApp(rt: Runtime): App {
         const rid = requestIdFor(c.request);
         try {
           const caller = withinScope(await identify(rt, c.request, clientAddress(c)), p.def.name);
+          // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
+          const request = r.method === "POST" ? await buffered(c.request) : c.request;
           const go = () => {
-            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", caller, rid, r.path, new URL(c.request.url).origin);
-            return r.run(c.request, Object.assign(ctx, { params: c.params }));
+            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", caller, rid, r.path, new URL(request.url).origin);
+            return r.run(request, Object.assign(ctx, { params: c.params }));
           };
           return await (r.method === "GET" ? go() : rt.store.write(go));
         } catch (e) {
