@@ -1,10 +1,13 @@
 // Backup and restore of a data folder. The database is copied with SQLite's
 // VACUUM INTO from a read-only connection, which gives a consistent snapshot
-// while the server keeps writing (WAL readers never block the writer); the
-// rest of the folder (blobs, which are content-addressed and never change
-// once written) is copied after it, so every blob the snapshot names is there.
+// while the server keeps writing (WAL readers never block the writer). Blobs
+// are content-addressed and never change once written, so they are held by
+// hard links rather than copied: once before the snapshot (a blob deleted
+// afterwards stays readable through its link) and once after it (blobs
+// written while the snapshot was taken), so every blob the snapshot names is
+// in the archive unless it was both made and removed while the backup ran.
 import { Database } from "bun:sqlite";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
@@ -29,7 +32,7 @@ function walk(root: string, skip: (rel: string) => boolean): string[] {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const full = join(dir, e.name);
       const rel = relative(root, full).split(sep).join("/");
-      if (skip(rel) || e.name.startsWith(".tmp-")) continue;
+      if (skip(rel) || e.name.startsWith(".tmp-") || e.name.startsWith(".backup-") || e.name.startsWith(".restoring-")) continue;
       if (e.isDirectory()) visit(full);
       else if (e.isFile()) out.push(rel);
     }
@@ -51,9 +54,35 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
   if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
   if (existsSync(target)) throw conflict(`${target} exists already; choose a new name so no backup is overwritten`);
   const work = await mkdtemp(join(tmpdir(), "hearth-backup-"));
+  // Links must live on the data folder's own file system; a read-only folder gets copies in the temp folder instead.
+  let held = join(data, `.backup-${crypto.randomUUID()}`);
+  try {
+    mkdirSync(held);
+  } catch {
+    held = join(work, "held");
+  }
   const partial = join(dirname(target), `.${basename(target)}.partial-${crypto.randomUUID()}`);
+  const skip = (rel: string) => SKIP.has(rel) || join(data, rel) === target || join(data, rel) === partial;
+  const hold = (rels: string[], have: Set<string>) => {
+    for (const rel of rels) {
+      if (have.has(rel)) continue;
+      const dest = join(held, rel);
+      mkdirSync(dirname(dest), { recursive: true });
+      try {
+        linkSync(join(data, rel), dest);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        // Gone since the listing: a blob deleted now was not in any snapshot yet to be taken.
+        if (code === "ENOENT") continue;
+        copyFileSync(join(data, rel), dest);
+      }
+      have.add(rel);
+    }
+  };
   let tar: TarWriter | null = null;
   try {
+    const have = new Set<string>();
+    hold(walk(data, skip), have);
     const snap = join(work, DB);
     const db = new Database(join(data, DB), { readonly: true });
     try {
@@ -62,19 +91,15 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
     } finally {
       db.close();
     }
-    // Anything inside the data folder that is itself a backup in the making is left out.
-    const files = walk(data, (rel) => SKIP.has(rel) || join(data, rel) === target || join(data, rel) === partial);
-    const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(data, f)).size, 0);
+    hold(walk(data, skip), have);
+    const files = [...have].sort();
+    const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(held, f)).size, 0);
     const manifest: Manifest = { format: 1, created: now.toISOString(), files: files.length + 1, bytes };
     await Bun.write(join(work, MANIFEST), JSON.stringify(manifest));
     tar = await TarWriter.create(partial);
     await tar.addFile(MANIFEST, join(work, MANIFEST));
     await tar.addFile(DB, snap);
-    for (const f of files) {
-      // A blob removed between the listing and its copy was deleted after the snapshot was taken; the snapshot does not need it.
-      if (!existsSync(join(data, f))) continue;
-      await tar.addFile(f, join(data, f));
-    }
+    for (const f of files) await tar.addFile(f, join(held, f));
     await tar.close();
     tar = null;
     await rename(partial, target);
@@ -85,6 +110,7 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
     throw e;
   } finally {
     await rm(work, { recursive: true, force: true });
+    await rm(held, { recursive: true, force: true });
   }
 }
 
