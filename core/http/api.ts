@@ -1,7 +1,7 @@
 // /api/v1/<service>/<method>: the HTTP convention over dispatch.
 import { dispatch, lookup } from "../dispatch.ts";
 import { limitCall } from "../auth/limits.ts";
-import { HearthError, invalid, tooLarge } from "../errors.ts";
+import { asHearthError, HearthError, invalid, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
 import { headersFor, identify } from "./identify.ts";
@@ -56,7 +56,9 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
   } catch (e) {
     const res = errorResponse(e, requestId);
     status = res.status;
-    if (status === 500) rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
+    // Failures of ours (500) and of the disk (storage_unavailable) need their cause in the log; refusals do not.
+    if (status === 500 || asHearthError(e).kind === "storage_unavailable")
+      rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
     return res;
   } finally {
     rt.log.line({ rid: requestId, service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });

@@ -76,6 +76,7 @@ export default definePlugin({
       }),
       access: "account",
       async run(args, ctx) {
+        if (/^\.+$/.test(args.name.trim())) throw invalid("name", `name must be a file name, not ${JSON.stringify(args.name)}`);
         const bytes = toBytes(args.content, args.encoding, maxBytes(ctx.config));
         const encoding = args.encoding === "base64" ? "base64" : "text";
         const hash = await ctx.blobs.put(bytes);

@@ -204,3 +204,12 @@ describe("files/delete", () => {
     expect(existsSync(blob)).toBe(false);
   });
 });
+
+test("a name of dots alone is refused", async () => {
+  const t = await h.token("dots");
+  for (const name of [".", "..", "..."]) {
+    const r = await h.call("files/put", { name, content: "x" }, { token: t });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("name");
+  }
+});
