@@ -1,6 +1,6 @@
 // Content-addressed blobs under <data>/blobs/ab/cdef…, written atomically
 // (temp file + rename) so a crash never leaves a half file under a real name.
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Blobs } from "./plugin.ts";
 
@@ -42,4 +42,21 @@ export function makeBlobs(dataDir: string): Blobs {
 
 export async function blobSize(blobs: Blobs, hash: string): Promise<number> {
   return (await stat(blobs.path(hash))).size;
+}
+
+/**
+ * Removes temp files a killed process left half-written. Run at start, before
+ * anything writes: a temp file then belongs to no live write.
+ */
+export async function sweepBlobTemps(dataDir: string): Promise<number> {
+  const root = join(dataDir, "blobs");
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return 0;
+  }
+  const stale = names.filter((n) => n.startsWith(".tmp-"));
+  await Promise.all(stale.map((n) => rm(join(root, n), { force: true })));
+  return stale.length;
 }

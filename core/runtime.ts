@@ -2,7 +2,7 @@
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { makeBlobs } from "./blobs.ts";
+import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
 import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
 import { coreSettings, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
@@ -105,6 +105,8 @@ export class Runtime {
   async start() {
     if (this.started) return;
     this.migrate();
+    const swept = await sweepBlobTemps(this.dataDir);
+    if (swept) this.log.warn("removed half-written blob files left by an earlier stop", { count: swept });
     for (const p of this.registry.plugins.values()) {
       if (p.def.start) await p.def.start(this.instanceCtx(p.def.name));
     }
