@@ -60,7 +60,11 @@ function probeAll(rt: Runtime, targets: Map<string, string>): { results: Map<str
   if (held && Date.now() - held.at < PROBE_EVERY_MS) return held;
   // The last round's answers stand until this round's arrive.
   const results = new Map(held?.results ?? []);
-  const done = Promise.all([...targets].map(async ([k, url]) => void results.set(k, await probe(url)))).then(() => {});
+  // One probe at a time: name lookups share the runtime's small worker pool with file I/O, and
+  // forty unanswered lookups at once stalled uploads for seconds on a machine without DNS.
+  const done = (async () => {
+    for (const [k, url] of targets) results.set(k, await probe(url));
+  })();
   const round = { at: Date.now(), results, done };
   probes.set(rt, round);
   return round;
