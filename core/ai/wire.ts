@@ -4,6 +4,7 @@
 // the provider's own message, since "HTTP 400" alone helps no one fix a model
 // name or a key.
 import { HearthError, upstream } from "../errors.ts";
+import { readCapped } from "../upstream/wire.ts";
 
 export interface Endpoint {
   /** Base URL with its /v1, no trailing slash. */
@@ -88,7 +89,7 @@ export async function postJson(ep: Endpoint, path: string, body: unknown, model:
   try {
     let text: string;
     try {
-      text = await readCapped(res, opts.maxBytes ?? 50_000_000, ep);
+      text = await readCapped(res, opts.maxBytes ?? 50_000_000, `the AI provider at ${ep.label}`);
     } catch (e) {
       if (e instanceof HearthError) throw e;
       throw done.timedOut() ? late(ep, opts) : new Transient(upstream("upstream_failed", `the AI provider at ${ep.label} broke off its answer`));
@@ -154,7 +155,7 @@ export async function open(ep: Endpoint, path: string, body: unknown, model: str
   if (res.status < 200 || res.status >= 300) {
     let text = "";
     try {
-      text = await readCapped(res, 100_000, ep);
+      text = await readCapped(res, 100_000, `the AI provider at ${ep.label}`);
     } catch {}
     done.clear();
     throw statusError(ep, res.status, text, model, res.headers);
@@ -162,20 +163,3 @@ export async function open(ep: Endpoint, path: string, body: unknown, model: str
   return { res, done };
 }
 
-export async function readCapped(res: Response, maxBytes: number, ep: Endpoint): Promise<string> {
-  if (!res.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => {});
-      throw upstream("upstream_failed", `the AI provider at ${ep.label} sent more than ${Math.round(maxBytes / 1e6)} MB`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}

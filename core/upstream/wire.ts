@@ -87,7 +87,8 @@ async function once(req: WireRequest): Promise<WireAnswer> {
   }
 }
 
-async function readCapped(res: Response, maxBytes: number, label: string): Promise<string> {
+/** Reads a provider's body as text, refusing one over maxBytes (declared or as it streams). */
+export async function readCapped(res: Response, maxBytes: number, label: string): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? NaN);
   const tooBig = () => upstream("upstream_failed", `${label} sent more than ${Math.round(maxBytes / 1e6)} MB`);
   if (declared > maxBytes) {

@@ -1,7 +1,6 @@
 // The feeds followed: config/news.json unless NEWS_FEEDS_FILE names another
 // file of the same shape. A bad file stops the start with what is wrong.
-import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { settingJson } from "../../core/config.ts";
 // Imported, not read from disk, so a compiled binary carries the default list.
 import defaults from "../../config/news.json";
 
@@ -11,27 +10,13 @@ export interface FeedDef {
   url: string;
 }
 
-const DEFAULT = "config/news.json";
-
 const cache = new Map<string, FeedDef[]>();
 
-function feedsFile(config: Readonly<Record<string, string>>): string {
-  const f = config.NEWS_FEEDS_FILE;
-  if (!f) return DEFAULT;
-  return isAbsolute(f) ? f : resolve(f);
-}
-
 export function followedFeeds(config: Readonly<Record<string, string>>): FeedDef[] {
-  const file = feedsFile(config);
+  const { file, data } = settingJson(config.NEWS_FEEDS_FILE, { name: "config/news.json", data: defaults }, "news feeds");
   const held = cache.get(file);
   if (held) return held;
-  let parsed: any = defaults;
-  if (file !== DEFAULT)
-    try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
-    } catch (e) {
-      throw new Error(`news feeds ${file}: ${(e as Error).message}`);
-    }
+  const parsed = data as any;
   if (!parsed || !Array.isArray(parsed.feeds)) throw new Error(`news feeds ${file}: needs {"feeds": [{"topic", "name", "url"}, ...]}`);
   const out: FeedDef[] = [];
   const seen = new Set<string>();

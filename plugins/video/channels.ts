@@ -1,7 +1,6 @@
 // The curated channels: config/video.json unless VIDEO_CHANNELS_FILE names
 // another file of the same shape. A bad file stops the start with what is wrong.
-import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { settingJson } from "../../core/config.ts";
 // Imported, not read from disk, so a compiled binary carries the default list.
 import defaults from "../../config/video.json";
 
@@ -11,21 +10,13 @@ export interface Channel {
   topic: string | null;
 }
 
-const DEFAULT = "config/video.json";
 const cache = new Map<string, Channel[]>();
 
 export function curatedChannels(config: Readonly<Record<string, string>>): Channel[] {
-  const f = config.VIDEO_CHANNELS_FILE;
-  const file = !f ? DEFAULT : isAbsolute(f) ? f : resolve(f);
+  const { file, data } = settingJson(config.VIDEO_CHANNELS_FILE, { name: "config/video.json", data: defaults }, "video channels");
   const held = cache.get(file);
   if (held) return held;
-  let parsed: any = defaults;
-  if (file !== DEFAULT)
-    try {
-      parsed = JSON.parse(readFileSync(file, "utf8"));
-    } catch (e) {
-      throw new Error(`video channels ${file}: ${(e as Error).message}`);
-    }
+  const parsed = data as any;
   if (!parsed || !Array.isArray(parsed.channels)) throw new Error(`video channels ${file}: needs {"channels": [{"id", "name"}, ...]}`);
   const out: Channel[] = [];
   parsed.channels.forEach((c: any, i: number) => {
