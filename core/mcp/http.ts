@@ -147,10 +147,16 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
 }
 
 export function mountMcp(app: App, rt: Runtime) {
-  const sessions = new McpSessions(rt, contextOf);
+  const serve = mcpHandler(rt);
   app.all(
     "/mcp",
-    route((c) => handleMcp(rt, sessions, c.request, clientAddress(c))),
+    route((c) => serve(c.request, clientAddress(c))),
     { parse: "none" },
   );
+}
+
+/** The /mcp handler for one instance, with its sessions. */
+export function mcpHandler(rt: Runtime): (req: Request, address: string) => Promise<Response> {
+  const sessions = new McpSessions(rt, contextOf);
+  return (req, address) => handleMcp(rt, sessions, req, address);
 }

@@ -6,7 +6,7 @@ import { runtimeSetups } from "../capabilities.ts";
 import { mounts, route } from "../http/app.ts";
 import { answerHeaders, identifiers } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
-import { mcpHooks } from "../mcp/call.ts";
+import { mcpHooks } from "../mcp/hooks.ts";
 import "./cli.ts";
 import "./local.ts";
 import { PayMetering, receiptHeaders } from "./metering.ts";

@@ -1,7 +1,7 @@
 // What is wrong with an app's page, found without running it: HTML the parser
 // had to repair, scripts that would not compile, sources the sandbox blocks,
 // calls to methods that do not exist and elements scripts look for in vain.
-import { parse, type DefaultTreeAdapterMap } from "parse5";
+import type { DefaultTreeAdapterMap } from "parse5";
 
 export const MAX_HTML_BYTES = 256 * 1024;
 
@@ -78,6 +78,8 @@ export function inspect(html: string, methodExists: (path: string) => boolean): 
   if (bytes > MAX_HTML_BYTES) problems.push({ kind: "oversize", message: `the page is ${bytes} bytes; the cap is ${MAX_HTML_BYTES} (256 KB)` });
 
   const parseErrors: Finding[] = [];
+  // parse5 loads on first use (a few MB an idle instance need not hold).
+  const { parse } = require("parse5") as typeof import("parse5");
   const doc = parse(html, {
     sourceCodeLocationInfo: true,
     onParseError: (e) => parseErrors.push({ kind: "parse", message: `HTML parse error "${e.code}" at line ${e.startLine}, column ${e.startCol}`, line: e.startLine }),

@@ -1,7 +1,7 @@
 // App icons are SVG given by anyone, shown on pages other people open: only
 // drawing elements and presentation attributes survive, never a script, an
 // event handler, a link or anything fetched from elsewhere.
-import sanitizeHtml from "sanitize-html";
+import type SanitizeHtml from "sanitize-html";
 import { invalid } from "../../core/errors.ts";
 
 const SHAPES = ["svg", "g", "path", "circle", "ellipse", "rect", "line", "polyline", "polygon", "text", "tspan", "title", "desc", "defs", "linearGradient", "radialGradient", "stop", "clipPath", "mask", "symbol"];
@@ -16,6 +16,8 @@ export function sanitiseIcon(svg: string): string {
   if (svg.trim() === "") return "";
   if (new TextEncoder().encode(svg).byteLength > MAX_ICON_BYTES) throw invalid("icon", `icon must be an SVG of at most ${MAX_ICON_BYTES} bytes`);
   if (!/<svg[\s>]/i.test(svg)) throw invalid("icon", "icon must be an SVG image (<svg ...>...</svg>)");
+  // Loaded on first use: sanitize-html with postcss holds ~20 MB resident.
+  const sanitizeHtml = require("sanitize-html") as typeof SanitizeHtml;
   const clean = sanitizeHtml(svg, {
     allowedTags: SHAPES,
     allowedAttributes: { "*": PRESENTATION },

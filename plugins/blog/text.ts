@@ -1,5 +1,4 @@
 // Titles, snippets and tags derived from what an author wrote.
-import { lexer } from "marked";
 import { plainText } from "../docs/markdown.ts";
 
 const TITLE_MAX = 80;
@@ -13,6 +12,7 @@ function clip(text: string, max: number): string {
 
 /** The first sentence of the body's first block (a heading counts), trimmed to a sensible length on a word boundary. */
 export function titleFrom(content: string): string {
+  const { lexer } = require("marked") as typeof import("marked");
   const first = lexer(content).find((t) => t.type === "heading" || t.type === "paragraph" || t.type === "text");
   const text = plainText(first?.type === "heading" ? first.text : (first?.raw ?? content)) || plainText(content);
   const sentence = /^(.+?[.!?])(\s|$)/.exec(text)?.[1] ?? text;

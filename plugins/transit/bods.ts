@@ -1,6 +1,6 @@
 // Live bus positions in England from the Bus Open Data Service: SIRI-VM XML
 // for a bounding box, with a key (BODS_API_KEY).
-import { XMLParser } from "fast-xml-parser";
+import type { XMLParser } from "fast-xml-parser";
 import { upstream } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import type { Fetched } from "../../core/upstream/index.ts";
@@ -29,14 +29,22 @@ export interface Bus {
   recorded_at: string | null;
 }
 
-const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, parseTagValue: false, isArray: (name) => name === "VehicleActivity" });
+// Made on first use, so the XML parser is loaded only by an instance that reads bus positions.
+let made: XMLParser | undefined;
+const xmlParser = () =>
+  (made ??= new (require("fast-xml-parser") as typeof import("fast-xml-parser")).XMLParser({
+    ignoreAttributes: true,
+    removeNSPrefix: true,
+    parseTagValue: false,
+    isArray: (name) => name === "VehicleActivity",
+  }));
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null);
 // Stop names in the feed use underscores for spaces ("Leeds_Bus_Station").
 const name = (v: unknown) => str(v)?.replace(/_/g, " ") ?? null;
 
 export function parseSiriVm(xml: string): { buses: Bus[]; at: string | null } {
-  const doc = parser.parse(xml) as { Siri?: { ServiceDelivery?: { ResponseTimestamp?: string; VehicleMonitoringDelivery?: { VehicleActivity?: unknown[] } } } };
+  const doc = xmlParser().parse(xml) as { Siri?: { ServiceDelivery?: { ResponseTimestamp?: string; VehicleMonitoringDelivery?: { VehicleActivity?: unknown[] } } } };
   const delivery = doc?.Siri?.ServiceDelivery;
   if (!delivery) throw new Error("not a SIRI service delivery");
   const buses: Bus[] = [];

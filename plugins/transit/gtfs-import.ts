@@ -3,7 +3,6 @@
 // conditional request (unchanged: nothing is redone), unpacked in memory and
 // written in batches, so other writes interleave with a large import.
 import { eq } from "drizzle-orm";
-import { unzipSync } from "fflate";
 import { upstream } from "../../core/errors.ts";
 import type { Ctx, Db } from "../../core/plugin.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
@@ -26,6 +25,7 @@ function files(zip: Uint8Array): Map<string, string> {
   let entries: Record<string, Uint8Array>;
   try {
     // Some publishers put the files in a folder inside the archive.
+    const { unzipSync } = require("fflate") as typeof import("fflate");
     entries = unzipSync(zip, { filter: (f) => wanted.has(f.name.split("/").pop()!) });
   } catch {
     throw upstream("upstream_failed", "the timetable archive is not a readable zip file");
