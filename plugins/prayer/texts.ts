@@ -9,6 +9,8 @@ import { resolve } from "node:path";
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { notConfigured } from "../../core/errors.ts";
+import quranFile from "quran-json/dist/quran_en.json" with { type: "file" };
+import { readShippedJson } from "../../core/shipped.ts";
 
 export interface Chapter {
   id: number;
@@ -122,7 +124,7 @@ function readData<V>(dir: string, file: string, parse: (v: unknown) => V): Promi
 let quran: Promise<Chapter[]> | null = null;
 
 export function loadQuran(): Promise<Chapter[]> {
-  quran ??= import("quran-json/dist/quran_en.json", { with: { type: "json" } }).then((m) => m.default as unknown as Chapter[]);
+  quran ??= readShippedJson<Chapter[]>(quranFile);
   return quran;
 }
 
