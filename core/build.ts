@@ -41,7 +41,8 @@ writeFileSync(entry, lines.join("\n") + "\n");
 const targets = process.argv.includes("--release") ? ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-arm64"] : process.argv.filter((a) => a.startsWith("bun-"));
 const builds = targets.length ? targets.map((t) => ({ target: t, out: join(dist, `hearth-${t.replace(/^bun-/, "")}`) })) : [{ target: "", out: join(dist, "hearth") }];
 for (const b of builds) {
-  const cmd = ["bun", "build", "--compile", "--minify-syntax", "--minify-whitespace", entry, "--outfile", b.out];
+  // Fully minified: the embedded script is read whole at every start, so its size is resident memory.
+  const cmd = ["bun", "build", "--compile", "--minify", entry, "--outfile", b.out];
   if (b.target) cmd.push(`--target=${b.target}`);
   const p = Bun.spawnSync(cmd, { cwd: root, stdout: "inherit", stderr: "inherit" });
   if (p.exitCode !== 0) process.exit(p.exitCode ?? 1);

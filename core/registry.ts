@@ -24,7 +24,8 @@ export interface MethodEntry {
   /** "<service>_<method>" */
   tool: string;
   def: MethodDef<TObject, unknown>;
-  check: TypeCheck<TObject>;
+  /** The compiled validator, made on first use. */
+  readonly check: TypeCheck<TObject>;
   argNames: string[];
   required: string[];
   /** Whether any argument declares a default to fill in. */
@@ -114,19 +115,26 @@ export class Registry {
     const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [] };
     for (const [name, m] of Object.entries(def.methods).sort(([a], [b]) => a.localeCompare(b))) {
       const args = m.args as TObject;
-      let check: TypeCheck<TObject>;
-      try {
-        check = TypeCompiler.Compile(args);
-      } catch (e) {
-        throw new ManifestError(file, `methods.${name}.args`, `schema does not compile: ${(e as Error).message}`);
-      }
+      // Checked for shape now; compiled on first call, since compiling every validator at start
+      // cost start-up time and memory for methods an instance may never be asked.
+      // (TypeGuard.IsObject in validateManifest already vouched for its shape.)
+      let compiled: TypeCheck<TObject> | undefined;
       const entry: MethodEntry = {
         service: def.name,
         name,
         path: `${def.name}/${name}`,
         tool: `${def.name}_${name}`,
         def: m as MethodDef<TObject, unknown>,
-        check,
+        get check() {
+          if (!compiled) {
+            try {
+              compiled = TypeCompiler.Compile(args);
+            } catch (e) {
+              throw new ManifestError(file, `methods.${name}.args`, `schema does not compile: ${(e as Error).message}`);
+            }
+          }
+          return compiled;
+        },
         argNames: Object.keys(args.properties),
         // An argument with a default is optional to callers: validation fills it in.
         required: ((args.required as string[] | undefined) ?? []).filter((n) => !("default" in (args.properties[n] as object))),

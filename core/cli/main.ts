@@ -30,6 +30,9 @@ async function serve(): Promise<number> {
   const rt = await Runtime.create();
   await rt.start();
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
+  // Start-up garbage (module evaluation, migrations, manifests) is collected now rather than
+  // held until the first collection under load; an idle home server keeps a smaller footprint.
+  setTimeout(() => Bun.gc(true), 500).unref();
   const where = app.url;
   rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
   if (process.stderr.isTTY) err(`hearth listening on ${where} (data in ${rt.dataDir})`);
