@@ -2,8 +2,15 @@ import { asHearthError, HearthError } from "../errors.ts";
 
 const JSON_HEADERS = "application/json; charset=utf-8";
 
+/** Headers every answer carries (serve.ts adds them to pages that lack them; JSON answers set them here, once). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "same-origin",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};
+
 export function jsonResponse(status: number, body: unknown, requestId: string, headers?: Record<string, string>): Response {
-  const h: Record<string, string> = { "content-type": JSON_HEADERS, "x-request-id": requestId };
+  const h: Record<string, string> = { "content-type": JSON_HEADERS, "x-request-id": requestId, ...SECURITY_HEADERS };
   if (headers) Object.assign(h, headers);
   return new Response(JSON.stringify(body), { status, headers: h });
 }

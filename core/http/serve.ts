@@ -5,6 +5,7 @@ import type { Server } from "bun";
 import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
 import { createApp, type App } from "./app.ts";
+import { SECURITY_HEADERS } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
@@ -14,16 +15,12 @@ export interface Listening {
 }
 
 /** What every answer carries unless it says otherwise: pages that set their own CSP keep it. */
-const SECURITY_HEADERS: [string, string][] = [
-  ["x-content-type-options", "nosniff"],
-  ["referrer-policy", "same-origin"],
-  ["content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"],
-];
+const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 function secured(res: Response | undefined): Response | undefined {
   if (!res) return res;
   let out = res;
-  for (const [k, v] of SECURITY_HEADERS) {
+  for (const [k, v] of SECURITY_ENTRIES) {
     if (out.headers.has(k)) continue;
     try {
       out.headers.set(k, v);
@@ -43,7 +40,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     hostname: opts.hostname,
     idleTimeout: 120,
     routes: {
-      "/api/v1/:service/:method": async (req, srv) => secured(await handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""))!,
+      // API answers are made by jsonResponse, which already carries the security headers.
+      "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
     },
     fetch: async (req) => secured(await app.handle(req))!,
   });
