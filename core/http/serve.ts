@@ -33,6 +33,13 @@ function secured(res: Response | undefined): Response | undefined {
   return out;
 }
 
+/**
+ * Hot endpoints a module serves outside the API (MCP): these go to Bun's native
+ * router like the API does, not through Elysia. Modules still mount the same
+ * path on the Elysia app for anyone who serves that app alone.
+ */
+export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address: string) => Response | Promise<Response>>();
+
 export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
   const app = createApp(rt);
   const server = Bun.serve({
@@ -42,6 +49,12 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
       "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      ...Object.fromEntries(
+        [...nativeRoutes].map(([path, handle]) => [
+          path,
+          async (req: Request, srv: Server<undefined>) => secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
+        ]),
+      ),
     },
     fetch: async (req) => secured(await app.handle(req))!,
   });

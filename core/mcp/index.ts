@@ -3,21 +3,26 @@
 // not at every start.
 import { cliCommands } from "../cli/commands.ts";
 import { clientAddress, mounts, route } from "../http/app.ts";
+import { nativeRoutes } from "../http/serve.ts";
 import type { Runtime } from "../runtime.ts";
 
 const handlers = new WeakMap<Runtime, Promise<(req: Request, address: string) => Promise<Response>>>();
 
+async function serveMcp(rt: Runtime, req: Request, address: string): Promise<Response> {
+  let handler = handlers.get(rt);
+  if (!handler) {
+    handler = import("./http.ts").then((m) => m.mcpHandler(rt));
+    handlers.set(rt, handler);
+  }
+  return (await handler)(req, address);
+}
+
+// Served by Bun's router like the API (tools/call is as hot a path), and mounted on the app too.
+nativeRoutes.set("/mcp", serveMcp);
 mounts.push((app, rt) => {
   app.all(
     "/mcp",
-    route(async (c) => {
-      let handler = handlers.get(rt);
-      if (!handler) {
-        handler = import("./http.ts").then((m) => m.mcpHandler(rt));
-        handlers.set(rt, handler);
-      }
-      return (await handler)(c.request, clientAddress(c));
-    }),
+    route((c) => serveMcp(rt, c.request, clientAddress(c))),
     { parse: "none" },
   );
 });
