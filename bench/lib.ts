@@ -59,3 +59,17 @@ export function table(rows: Row[], floor?: number): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");
 }
+
+/** A stand-in provider on loopback answering every request with one recorded payload, counting the requests. */
+export function standInProvider(payload: string): { port: number; hits(): number; stop(): void } {
+  let hits = 0;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch() {
+      hits++;
+      return new Response(payload, { headers: { "content-type": "application/json" } });
+    },
+  });
+  return { port: server.port!, hits: () => hits, stop: () => void server.stop(true) };
+}

@@ -9,6 +9,7 @@ import autocannon from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./lib.ts";
 
 export interface McpBenchRow {
   name: string;
@@ -34,12 +35,6 @@ export interface McpBenchResult {
 const root = join(import.meta.dir, "..");
 const PROTOCOL = "2025-06-18";
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 async function waitUp(url: string, init?: RequestInit, timeoutMs = 15_000) {
   const start = performance.now();

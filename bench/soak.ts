@@ -10,7 +10,7 @@ import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, rssMb } from "./lib.ts";
+import { freePort, rssMb, standInProvider } from "./lib.ts";
 
 export interface SoakKind {
   name: string;
@@ -67,15 +67,7 @@ export async function soak(o: { seconds?: number; connections?: number; binary?:
   const seconds = o.seconds ?? Number(process.env.SOAK_SECONDS ?? 60);
   const connections = o.connections ?? Number(process.env.SOAK_CONNECTIONS ?? 64);
   const payload = readFileSync(join(root, "test/fixtures/open-meteo/air-quality.json"), "utf8");
-  let providerHits = 0;
-  const provider = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch() {
-      providerHits++;
-      return new Response(payload, { headers: { "content-type": "application/json" } });
-    },
-  });
+  const provider = standInProvider(payload);
   const dir = mkdtempSync(join(tmpdir(), "hearth-soak-"));
   const port = freePort();
   const env = {
@@ -202,12 +194,12 @@ export async function soak(o: { seconds?: number; connections?: number; binary?:
       }),
       rss,
       rssGrowthPct,
-      providerHits,
+      providerHits: provider.hits(),
     };
   } finally {
     server.kill();
     await server.exited;
-    provider.stop(true);
+    provider.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

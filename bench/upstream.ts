@@ -9,6 +9,7 @@ import autocannon from "autocannon";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { standInProvider, freePort } from "./lib.ts";
 
 export interface UpstreamBenchRow {
   name: string;
@@ -30,12 +31,6 @@ export interface UpstreamBenchResult {
 
 const root = join(import.meta.dir, "..");
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 async function ready(url: string) {
   for (let i = 0; i < 500; i++) {
@@ -56,15 +51,7 @@ export async function benchUpstream(o: { seconds?: number; connections?: number 
   const seconds = o.seconds ?? Number(process.env.BENCH_SECONDS ?? 10);
   const connections = o.connections ?? 32;
   const payload = readFileSync(join(root, "test/fixtures/open-meteo/air-quality.json"), "utf8");
-  let providerHits = 0;
-  const provider = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch() {
-      providerHits++;
-      return new Response(payload, { headers: { "content-type": "application/json" } });
-    },
-  });
+  const provider = standInProvider(payload);
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-upstream-"));
   const port = freePort();
   const env = {
@@ -98,11 +85,11 @@ export async function benchUpstream(o: { seconds?: number; connections?: number 
       await run("notes/get (token, database read)", `${base}/api/v1/notes/get?title=bench`, auth, seconds, connections),
       await run("weather/air (no token, cached)", air, {}, seconds, connections),
     ];
-    return { seconds, connections, rows, ratio: Math.round((rows[1].rps / rows[0].rps) * 100) / 100, providerHits };
+    return { seconds, connections, rows, ratio: Math.round((rows[1].rps / rows[0].rps) * 100) / 100, providerHits: provider.hits() };
   } finally {
     server.kill();
     await server.exited;
-    provider.stop(true);
+    provider.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
