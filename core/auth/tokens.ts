@@ -165,6 +165,27 @@ export function assertScope(caller: Caller, service: string) {
   });
 }
 
+/** The services both allow: work done for someone never gets more than they had, nor more than its own bounds. */
+export function intersectScopes(a: "*" | string[], b: "*" | string[]): "*" | string[] {
+  if (a === "*") return b === "*" ? "*" : [...b];
+  if (b === "*") return [...a];
+  return a.filter((s) => b.includes(s));
+}
+
+/** Scopes as a text column keeps them: "*" or a JSON list. */
+export const scopesText = (s: "*" | string[]) => (s === "*" ? "*" : JSON.stringify(s));
+
+/** Reads scopesText back; anything unreadable is no scope at all. */
+export function scopesFromText(t: string | null | undefined): "*" | string[] {
+  if (t === "*") return "*";
+  try {
+    const v: unknown = JSON.parse(t ?? "[]");
+    return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 export interface TokenInfo {
   id: string;
   name: string;

@@ -63,7 +63,7 @@ provideCapability("mail", (scope): Mail => {
     send: (msg) => {
       const a = scope.caller.account;
       if (!a) throw unauthenticated("sending mail needs an account");
-      return m.send(a, msg);
+      return m.send(a, msg, scope.caller.scopes);
     },
     onTagged: (fn) => m.onArrived(fn),
     start: () => m.start(),

@@ -18,6 +18,12 @@ import { mailMessages, mailOutbox } from "./schema.ts";
 export interface ArrivedMail {
   account: { id: string; username: string };
   tag: string;
+  /**
+   * Mail an account here sent: the scopes of the call that sent it, the most
+   * anything it sets working may use. Null for mail from outside and mail the
+   * instance itself delivered: nobody's scopes vouch for it.
+   */
+  scopes: "*" | string[] | null;
   message: {
     id: string;
     from: string;
@@ -155,6 +161,8 @@ export class MailService {
     auth?: Record<string, unknown> | null;
     raw?: string | null;
     delivery?: string | null;
+    /** The sending call's scopes, for mail an account here sent (see ArrivedMail). */
+    scopes?: "*" | string[] | null;
   }): MessageRow | null {
     const row = storeMessage(this.rt.store.wdb, this.rt.store.writer, {
       // Time-ordered, so messages stored in the same instant still list in the order they came.
@@ -178,6 +186,7 @@ export class MailService {
       const mail: ArrivedMail = {
         account: m.account,
         tag: m.tag,
+        scopes: m.scopes ?? null,
         message: {
           id: row.id,
           from: row.from,
@@ -245,8 +254,12 @@ export class MailService {
     return { outside: `${addr.local}@${addr.domain}` };
   }
 
-  /** Sends as an account: delivered at once to a local recipient, queued in the outbox for an outside one. */
-  async send(from: Sender, m: SendInput): Promise<Sent> {
+  /**
+   * Sends as an account: delivered at once to a local recipient, queued in the
+   * outbox for an outside one. `scopes` are the sending call's; none when the
+   * instance sends for the account (an agent's answer).
+   */
+  async send(from: Sender, m: SendInput, scopes: "*" | string[] = []): Promise<Sent> {
     const where = this.recipient(m.to);
     const fromAddr = addressOf(this.domain, from.username, m.tag);
     const messageId = this.newMessageId();
@@ -256,7 +269,7 @@ export class MailService {
     if ("local" in where) {
       const to = addressOf(this.domain, where.local.username, where.tag);
       const sent = await this.inWrite(() => {
-        const got = this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to });
+        const got = this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to, scopes });
         // Mail to oneself (a reminder) is kept once, in the inbox.
         if (where.local.id === from.id) return got!;
         return this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" })!;

@@ -4,6 +4,7 @@
 // methods withheld from it apply exactly as they do to any other call; its
 // clients (the page, mail, the worker) start runs through dispatch too.
 import { findSession } from "../../core/auth/sessions.ts";
+import { intersectScopes } from "../../core/auth/tokens.ts";
 import { provideCapability } from "../../core/capabilities.ts";
 import { accounts } from "../../core/db/schema.ts";
 import { dispatch, priceOf } from "../../core/dispatch.ts";
@@ -46,7 +47,12 @@ export interface AgentHost {
   hint(requestId: string): RunHint | null;
   /** Calls any method through dispatch as `caller` (the worker moving a task along as its owner). */
   callAs(caller: Caller, path: string, args: Record<string, unknown>): Promise<unknown>;
-  /** Runs agent/ask through dispatch for `caller`, telling it how it was started. */
+  /**
+   * Runs agent/ask through dispatch for `caller`, telling it how it was started.
+   * `caller` holds the scopes of whoever set the agent working (a task's
+   * setter, a mail's sender); agent/ask itself is let through, since handing
+   * work to the agent was the point, and its tools stay within those scopes.
+   */
   ask(caller: Caller, args: Record<string, unknown>, hint: RunHint): Promise<AskResult>;
   /** The signed-in session's CSRF token, for the page's script. */
   csrf(req: Request): string | null;
@@ -84,10 +90,8 @@ function offered(config: Readonly<Record<string, string>>): Set<string> | null {
 
 export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
   const out: Tool[] = [];
-  const only = offered(rt.config);
   for (const entry of rt.registry.list()) {
     if (entry.service === "agent" || entry.def.withheldFromAgent) continue;
-    if (only && !only.has(entry.service)) continue;
     if (caller.scopes !== "*" && !caller.scopes.includes(entry.service)) continue;
     if (entry.def.access === "account" && !caller.account) continue;
     let parameters = schemas.get(entry);
@@ -99,7 +103,9 @@ export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
 
 provideCapability("agentHost", (s): AgentHost => {
   const { rt } = s;
-  const asAgent: Caller = { ...s.caller, agent: true };
+  // The agent's calls carry the caller's scopes cut to AGENT_SERVICES, so dispatch refuses what either leaves out.
+  const only = offered(rt.config);
+  const asAgent: Caller = { ...s.caller, scopes: only ? intersectScopes(s.caller.scopes, [...only]) : s.caller.scopes, agent: true };
   return {
     tools: () => toolsFor(rt, asAgent),
     call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, requestId: s.requestId }),
@@ -118,6 +124,7 @@ provideCapability("agentHost", (s): AgentHost => {
       return dispatch(rt, { service, method, args, caller, requestId: s.requestId });
     },
     async ask(caller, args, hint) {
+      if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = { ...caller, scopes: [...caller.scopes, "agent"] };
       const requestId = crypto.randomUUID();
       hints.set(requestId, hint);
       try {

@@ -4,6 +4,14 @@
 // alice+research (or forging alice's address from outside) must not get an
 // agent that reads Alice's notes, and an agent's answer (sent from a tagged
 // address) never sets off another agent.
+//
+// The agent then acts with the scopes of the call that sent the mail, so a
+// token limited to mail cannot reach notes through it. Mail from outside has
+// no such call behind it: the owner configured the agent, but the one setting
+// it working is whoever wrote, a stranger until proven otherwise (SPF, DKIM
+// and DMARC vouch for a domain, never for a person). It therefore runs with no
+// scopes at all, which is to say it is not run: a scope-less agent could only
+// talk, and its words would go back to that stranger.
 import { asHearthError } from "../../core/errors.ts";
 import type { ArrivedMail } from "../../core/mail/index.ts";
 import { splitAddress, parseLocal } from "../../core/mail/addresses.ts";
@@ -32,14 +40,15 @@ export function fromOwner(from: string, username: string, domain: string | null)
 
 export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<boolean> {
   const { account, message } = mail;
-  const caller: Caller = { account: { id: account.id, username: account.username, admin: false }, scopes: "*", via: "local" };
-  const agents = (await ctx.agentHost.callAs(caller, "agent/list", {})) as { name: string }[];
+  const finder: Caller = { account: { id: account.id, username: account.username, admin: false }, scopes: ["agent"], via: "local" };
+  const agents = (await ctx.agentHost.callAs(finder, "agent/list", {})) as { name: string }[];
   if (!agents.some((a) => a.name === mail.tag)) return false;
-  // Mail from outside carries its SPF/DKIM/DMARC verdict; the account's own mail never comes that way.
-  if (message.auth !== null || !fromOwner(message.from, account.username, ctx.mail.domain)) {
+  // Mail from outside carries its SPF/DKIM/DMARC verdict and no sender's scopes; the account's own mail never comes that way.
+  if (mail.scopes === null || message.auth !== null || !fromOwner(message.from, account.username, ctx.mail.domain)) {
     ctx.log.info("agent mail not answered: not from the account itself", { tag: mail.tag, message: message.id });
     return true;
   }
+  const caller: Caller = { ...finder, scopes: mail.scopes };
   const root = message.references[0] ?? message.in_reply_to ?? message.message_id;
   const prompt = [message.subject && `Subject: ${message.subject}`, message.body].filter(Boolean).join("\n\n");
   let body: string;

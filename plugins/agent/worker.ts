@@ -3,6 +3,9 @@
 // agent, and marks it done with the answer as its result, or puts it back to
 // todo with the reason. A task that failed is not retried until its owner
 // changes it, so one impossible task does not spend credits on every pass.
+// The worker finds tasks with the tasks service alone, and works on each with
+// no more than the task's own scopes: those of whoever set it, so a token
+// limited to tasks cannot reach notes or mail by handing work to the agent.
 import { asHearthError } from "../../core/errors.ts";
 import type { Caller } from "../../core/plugin.ts";
 import type { AskResult } from "./host.ts";
@@ -15,6 +18,7 @@ interface TaskRow {
   assignee: string;
   status: string;
   updated: string | null;
+  scopes: "*" | string[];
 }
 
 export class Worker {
@@ -50,10 +54,10 @@ export class Worker {
     const ran: string[] = [];
     for (const account of host.accounts()) {
       if (this.stopping.signal.aborted) break;
-      const owner: Caller = { account, scopes: "*", via: "local" };
+      const finder: Caller = { account, scopes: ["tasks"], via: "local" };
       let tasks: TaskRow[];
       try {
-        tasks = (await host.callAs(owner, "tasks/list", { status: "todo" })) as TaskRow[];
+        tasks = (await host.callAs(finder, "tasks/list", { status: "todo" })) as TaskRow[];
       } catch (e) {
         const he = asHearthError(e);
         // An instance without the tasks service has no work to pick up.
@@ -64,17 +68,18 @@ export class Worker {
       const task = tasks.find((t) => t.assignee === "agent" && !(this.failed.has(t.id) && this.failed.get(t.id) === t.updated));
       if (!task) continue;
       ran.push(task.id);
-      await host.callAs(owner, "tasks/update", { id: task.id, status: "doing" });
+      const setter: Caller = { account, scopes: task.scopes, via: "local" };
+      await host.callAs(setter, "tasks/update", { id: task.id, status: "doing" });
       const prompt = [`Task: ${task.title}`, task.detail].filter(Boolean).join("\n\n");
       let next: { status: "done" | "todo"; result: string };
       try {
-        const r = (await host.ask(owner, { prompt }, { client: "cli", topic: `Task: ${task.title}`, signal: this.stopping.signal })) as AskResult;
+        const r = (await host.ask(setter, { prompt }, { client: "cli", topic: `Task: ${task.title}`, signal: this.stopping.signal })) as AskResult;
         next = r.stopped ? { status: "todo", result: r.answer } : { status: "done", result: r.answer };
       } catch (e) {
         next = { status: "todo", result: `The agent could not do this: ${asHearthError(e).message}` };
       }
       try {
-        const after = (await host.callAs(owner, "tasks/update", { id: task.id, ...next })) as TaskRow;
+        const after = (await host.callAs(setter, "tasks/update", { id: task.id, ...next })) as TaskRow;
         if (next.status === "todo") this.failed.set(task.id, after.updated);
         else this.failed.delete(task.id);
       } catch (e) {

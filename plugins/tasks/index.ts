@@ -1,6 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
+import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
 import { notFound } from "../../core/errors.ts";
 import { prepared } from "../../core/db/prepared.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
@@ -23,6 +24,7 @@ const shape = (t: Row) => ({
   created: iso(t.created),
   updated: iso(t.updated),
   done: iso(t.done),
+  scopes: scopesFromText(t.scopes),
 });
 
 // Open tasks first (earliest due, then oldest), then done ones, most recently finished first.
@@ -60,7 +62,7 @@ export default definePlugin({
   methods: {
     create: write({
       description:
-        'Adds a task. assignee is "me" (default) or "agent"; a task assigned to the agent can be picked up by the agent itself. due is RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC).',
+        'Adds a task. assignee is "me" (default) or "agent"; a task assigned to the agent can be picked up by the agent itself, which then uses at most the services the calling token may (its `scopes`). due is RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC).',
       args: T.Object({
         title: T.String({ minLength: 1, maxLength: 500 }),
         detail: T.Optional(T.String({ maxLength: 20_000 })),
@@ -82,6 +84,7 @@ export default definePlugin({
           created: now,
           updated: now,
           done: null,
+          scopes: scopesText(ctx.caller.scopes),
         };
         ctx.db.insert(tasks).values(row).run();
         return shape(row);
@@ -123,7 +126,8 @@ export default definePlugin({
       },
     }),
     update: write({
-      description: "Changes a task's title, detail, state (todo, doing, done) or result. Omitted fields keep their value.",
+      description:
+        "Changes a task's title, detail, state (todo, doing, done) or result. Omitted fields keep their value. The task's `scopes` narrow to this call's token's: the agent never does more on a task than everyone who shaped it may.",
       args: T.Object({
         id: Id,
         title: T.Optional(T.String({ minLength: 1, maxLength: 500 })),
@@ -142,6 +146,8 @@ export default definePlugin({
           status: a.status ?? row.status,
           result: a.result ?? row.result,
           updated: now,
+          // Narrowed, never widened: a wider token changing the task cannot vouch for what a narrower one asked of it.
+          scopes: scopesText(intersectScopes(scopesFromText(row.scopes), ctx.caller.scopes)),
         };
         if (next.status === "done" && row.status !== "done") next.done = now;
         if (next.status !== "done") next.done = null;

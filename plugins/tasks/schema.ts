@@ -15,6 +15,13 @@ export const tasks = sqliteTable(
     created: integer("created").notNull(),
     updated: integer("updated").notNull(),
     done: integer("done"),
+    /**
+     * The most the agent may use when it works on this task: the scopes of the
+     * call that made it, narrowed by every call that changed it since ("*" or
+     * a JSON list). Tasks from before this was kept get the tasks service
+     * alone: who set them working is not known.
+     */
+    scopes: text("scopes").notNull().default('["tasks"]'),
   },
   (t) => [index("tasks_owner_status").on(t.owner, t.status)],
 );

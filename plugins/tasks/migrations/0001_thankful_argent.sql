@@ -1,0 +1,1 @@
+ALTER TABLE `tasks` ADD `scopes` text DEFAULT '["tasks"]' NOT NULL;
