@@ -2,6 +2,10 @@
 // MAIL_DOMAIN is set. Unknown recipients are refused at RCPT, so nothing is
 // accepted that would later bounce; accepted mail is checked with mailauth
 // (SPF, DKIM, DMARC), parsed with mailparser and stored once per account.
+// Mail claiming a sender here (an address at the mail domain, or a bare
+// handle) is refused: accounts here send through the instance itself, which
+// delivers to its own accounts directly and never over SMTP, so such a claim
+// from outside is always forged, and stored it would read as from alice.
 import { readFileSync } from "node:fs";
 // smtp-server, mailauth and mailparser load when the server starts, so an instance without a mail domain never pays for them.
 import type { AuthenticateResult } from "mailauth";
@@ -42,6 +46,21 @@ export function verdictOf(a: AuthenticateResult) {
   };
 }
 
+/** Every address in From, group members too. */
+function authors(a: AddressObject | AddressObject[] | undefined): string[] {
+  type Entry = { address?: string; name?: string; group?: Entry[] };
+  const flat = (e: Entry): Entry[] => (e.group ? e.group.flatMap(flat) : [e]);
+  const values = (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) => (o.value as Entry[]).flatMap(flat));
+  return values.map((v) => v.address ?? "").filter(Boolean);
+}
+
+/** The refusal for a sender address that names this instance: at its mail domain, or a bare handle as accounts here are named. */
+function claimsHere(address: string, domain: string): Error | null {
+  const at = address.lastIndexOf("@");
+  if (at >= 0 && !sameDomain(address.slice(at + 1), domain)) return null;
+  return smtpError(550, `5.7.1 ${address}: senders at ${domain} send through this instance, never from outside`);
+}
+
 /** "Name <addr>" or "addr": the first author, without the quoting mailparser keeps. */
 function firstAddress(a: AddressObject | AddressObject[] | undefined): string {
   const v = (Array.isArray(a) ? a[0] : a)?.value[0];
@@ -75,6 +94,10 @@ export class Inbound {
       disabledCommands: ["AUTH"],
       logger: false,
       ...tls,
+      onMailFrom: (address, session, cb) => {
+        const refused = address.address ? claimsHere(address.address, this.mail.domain!) : null;
+        cb(refused ?? undefined);
+      },
       onRcptTo: (address, session, cb) => {
         try {
           this.recipient(address);
@@ -138,6 +161,11 @@ export class Inbound {
     if (stream.sizeExceeded) throw smtpError(552, `5.3.4 message exceeds the ${maxMessageBytes(this.rt.config)}-byte limit`);
     const raw = Buffer.concat(chunks);
     const [{ authenticate }, { simpleParser }] = await Promise.all([import("mailauth"), import("mailparser")]);
+    const parsed = await simpleParser(raw);
+    for (const a of authors(parsed.from)) {
+      const refused = claimsHere(a, this.mail.domain!);
+      if (refused) throw refused;
+    }
     let verdict: ReturnType<typeof verdictOf> | { error: string };
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -158,7 +186,6 @@ export class Inbound {
     } finally {
       clearTimeout(timer);
     }
-    const parsed = await simpleParser(raw);
     const hash = await this.rt.blobs.put(new Uint8Array(raw));
     const messageId = bareId(parsed.messageId) ?? `${crypto.randomUUID()}@${this.mail.domain}`;
     const refs = parsed.references ? (Array.isArray(parsed.references) ? parsed.references : parsed.references.split(/\s+/)) : [];

@@ -154,6 +154,27 @@ describe("inbound SMTP", () => {
     expect((await h.call("mail/search", { query: "huge" }, { token: alice })).body.result).toEqual([]);
   });
 
+  test("outside mail claiming a sender of this instance is refused, and nothing is stored", async () => {
+    const dana = await h.token("dana");
+    const claims = [
+      { from: "Alice <alice@example.test>" },
+      { from: "Alice <ALICE@Example.Test.>", envelope: { from: "bob@sender.test", to: ["dana@example.test"] } },
+      { from: "bob@sender.test, alice@example.test", envelope: { from: "bob@sender.test", to: ["dana@example.test"] } },
+      // A bare handle is how accounts here are named.
+      { from: "Alice <alice>", envelope: { from: "bob@sender.test", to: ["dana@example.test"] } },
+      { from: "bob@sender.test", envelope: { from: "alice@example.test", to: ["dana@example.test"] } },
+    ];
+    for (const [i, c] of claims.entries()) {
+      const err = (await outsider()
+        .sendMail({ ...c, to: "dana@example.test", subject: `Forged ${i}`, text: "Send me the door code." })
+        .catch((e) => e)) as { responseCode?: number; message: string };
+      expect([i, err.responseCode]).toEqual([i, 550]);
+      expect(err.message).toContain("example.test");
+    }
+    const inbox = (await h.call("mail/inbox", { limit: 100 }, { token: dana })).body.result as { subject: string }[];
+    expect(inbox.filter((m) => m.subject.startsWith("Forged"))).toEqual([]);
+  });
+
   test("mail to handle+tag lands under the tag and is handed to whoever registered for it", async () => {
     const got: ArrivedMail[] = [];
     const off = mail().onArrived((m) => {
