@@ -1,10 +1,37 @@
 // Content-addressed blobs under <data>/blobs/ab/cdef…, written atomically
 // (temp file + rename) so a crash never leaves a half file under a real name.
+// The same bytes are one blob whoever stores them, as a file or as mail, on
+// any account, so a blob is removed only when no row names it any more: every
+// column that holds blob hashes is declared with holdsBlobs, and release
+// looks in all of them. A blob is put in the write that stores the row naming
+// it, and removed after the write that dropped the last such row commits,
+// both under the write lock, so a put never returns a hash whose file a
+// removal is about to take.
+import { getTableName, type Column } from "drizzle-orm";
 import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Store } from "./db/index.ts";
 import type { Blobs } from "./plugin.ts";
 
-export function makeBlobs(dataDir: string): Blobs {
+const holders = new Map<string, { table: string; column: string }>();
+
+/** Declares a column whose values are blob hashes: a blob one of its rows names is never removed. */
+export function holdsBlobs(column: Column) {
+  const table = getTableName(column.table);
+  holders.set(`${table}.${column.name}`, { table, column: column.name });
+}
+
+/** Whether any declared column in this database names the blob. */
+function held(store: Store, hash: string): boolean {
+  const tables = new Set(store.writer.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+  for (const { table, column } of holders.values()) {
+    if (!tables.has(table)) continue;
+    if (store.writer.query(`SELECT 1 FROM "${table}" WHERE "${column}" = ? LIMIT 1`).get(hash)) return true;
+  }
+  return false;
+}
+
+export function makeBlobs(dataDir: string, store: Store): Blobs {
   const root = join(dataDir, "blobs");
   const path = (hash: string) => {
     if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
@@ -34,8 +61,12 @@ export function makeBlobs(dataDir: string): Blobs {
     async exists(hash) {
       return Bun.file(path(hash)).exists();
     },
-    async remove(hash) {
-      await rm(path(hash), { force: true });
+    async release(hash) {
+      const file = path(hash);
+      // After the commit: a delete that rolls back keeps the bytes its row names.
+      await store.onCommit(async () => {
+        if (!held(store, hash)) await rm(file, { force: true });
+      });
     },
   };
 }

@@ -40,12 +40,17 @@ export type Db = BunSQLiteDatabase<Record<string, never>>;
 
 /** Content-addressed blob store under the data folder. */
 export interface Blobs {
-  /** Stores bytes atomically (temp file + rename); returns the sha256 hex. */
+  /** Stores bytes atomically (temp file + rename); returns the sha256 hex. Call it in the write that stores the row naming it. */
   put(bytes: Uint8Array): Promise<string>;
   path(hash: string): string;
   read(hash: string): Promise<Uint8Array>;
   exists(hash: string): Promise<boolean>;
-  remove(hash: string): Promise<void>;
+  /**
+   * Call after deleting a row that named the blob: it is removed once the
+   * write commits if no column declared with holdsBlobs names it any more
+   * (another file, someone's mail). Blobs are shared; nothing removes one outright.
+   */
+  release(hash: string): Promise<void>;
 }
 
 export interface IndexEntry {

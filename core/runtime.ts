@@ -69,7 +69,7 @@ export class Runtime {
     this.dataDir = resolve(config.HEARTH_DATA);
     mkdirSync(this.dataDir, { recursive: true });
     this.store = new Store(join(this.dataDir, "hearth.db"));
-    this.blobs = makeBlobs(this.dataDir);
+    this.blobs = makeBlobs(this.dataDir, this.store);
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);

@@ -43,6 +43,8 @@ export class Store {
    */
   private inTx = new AsyncLocalStorage<object>();
   private current: object | null = null;
+  /** Work the write in progress left for after its commit; dropped with a rollback. */
+  private afterCommit: (() => void | Promise<void>)[] = [];
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
@@ -64,21 +66,44 @@ export class Store {
       const token = {};
       return this.inTx.run(token, async () => {
         this.current = token;
+        this.afterCommit = [];
         try {
           this.writer.run("BEGIN IMMEDIATE");
+          let out: T;
           try {
-            const out = await fn();
+            out = await fn();
             this.writer.run("COMMIT");
-            return out;
           } catch (e) {
             if (this.writer.inTransaction) this.writer.run("ROLLBACK");
             throw e;
           }
+          // The write has committed and stands: what was left for after it cannot undo it, so its failure is only its own.
+          for (const after of this.afterCommit) await Promise.resolve().then(after).catch(() => {});
+          return out;
         } finally {
+          this.afterCommit = [];
           this.current = null;
         }
       });
     });
+  }
+
+  /**
+   * Runs `fn` once the write in progress has committed, still holding the
+   * lock so no other write comes between; never when it rolls back. Outside
+   * a write, it runs at once under the lock. For what must not happen to
+   * data a rollback would bring back (removing a file its row names). It
+   * reads and touches files only: the transaction is over, so it must not
+   * write, and a failure is its own to report.
+   */
+  onCommit(fn: () => void | Promise<void>): Promise<void> {
+    if (!this.inWrite()) return this.exclusive(fn);
+    if (this.writer.inTransaction) {
+      this.afterCommit.push(fn);
+      return Promise.resolve();
+    }
+    // Holding the lock with no transaction open (exclusive): nothing to wait for.
+    return Promise.resolve().then(fn);
   }
 
   /** True inside the async context of the write transaction now running. */

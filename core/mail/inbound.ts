@@ -186,12 +186,13 @@ export class Inbound {
     } finally {
       clearTimeout(timer);
     }
-    const hash = await this.rt.blobs.put(new Uint8Array(raw));
     const messageId = bareId(parsed.messageId) ?? `${crypto.randomUUID()}@${this.mail.domain}`;
     const refs = parsed.references ? (Array.isArray(parsed.references) ? parsed.references : parsed.references.split(/\s+/)) : [];
     const rcpts = session.envelope.rcptTo.map((r) => ({ rcpt: this.recipient(r), to: r.address }));
     let stored = 0;
-    await this.rt.store.write(() => {
+    await this.rt.store.write(async () => {
+      // In the write that stores the rows naming it, so no release comes between.
+      const hash = await this.rt.blobs.put(new Uint8Array(raw));
       const seen = new Set<string>();
       for (const { rcpt, to } of rcpts) {
         if (seen.has(rcpt.account.id)) continue;

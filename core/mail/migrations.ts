@@ -4,5 +4,6 @@
 import { moduleMigrations } from "../db/migrate.ts";
 import journal from "./migrations/meta/_journal.json";
 import m0000 from "./migrations/0000_mail.sql" with { type: "text" };
+import m0001 from "./migrations/0001_raw_index.sql" with { type: "text" };
 
-moduleMigrations.push({ owner: "mail", set: { journal, sql: { "0000_mail": m0000 } } });
+moduleMigrations.push({ owner: "mail", set: { journal, sql: { "0000_mail": m0000, "0001_raw_index": m0001 } } });

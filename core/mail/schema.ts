@@ -1,6 +1,7 @@
 // Mail the instance holds: every message once per account and folder, and
 // the outbox that carries outside mail until it is delivered or bounced.
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { holdsBlobs } from "../blobs.ts";
 
 export const mailMessages = sqliteTable(
   "mail_messages",
@@ -28,8 +29,14 @@ export const mailMessages = sqliteTable(
     /** Sent mail: local, queued, sent or bounced. */
     delivery: text("delivery"),
   },
-  (t) => [uniqueIndex("mail_messages_once").on(t.account, t.folder, t.messageId), index("mail_messages_recent").on(t.account, t.folder, t.at)],
+  (t) => [
+    uniqueIndex("mail_messages_once").on(t.account, t.folder, t.messageId),
+    index("mail_messages_recent").on(t.account, t.folder, t.at),
+    // Looked up whenever a blob is released.
+    index("mail_messages_raw").on(t.raw),
+  ],
 );
+holdsBlobs(mailMessages.raw);
 
 export const mailOutbox = sqliteTable(
   "mail_outbox",

@@ -100,7 +100,7 @@ export class MailService {
   }
 
   /** Runs fn in the caller's write transaction when there is one, else in a new one. */
-  private inWrite<T>(fn: () => T): Promise<T> {
+  private inWrite<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.rt.store.inWrite() ? Promise.resolve(fn()) : this.rt.store.write(fn);
   }
 
@@ -279,8 +279,9 @@ export class MailService {
     const domain = this.domain!;
     const now = this.rt.clock.now();
     const raw = await compose({ from: fromAddr, to: where.outside, ...base, date: now }, { domain, key: dkimKey(this.rt.config, this.rt.dataDir) });
-    const hash = await this.rt.blobs.put(new TextEncoder().encode(raw));
-    const sent = await this.inWrite(() => {
+    const sent = await this.inWrite(async () => {
+      // In the write that stores the row naming it, so no release comes between.
+      const hash = await this.rt.blobs.put(new TextEncoder().encode(raw));
       const row = this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to: where.outside, raw: hash, delivery: "queued" })!;
       this.rt.store.wdb
         .insert(mailOutbox)

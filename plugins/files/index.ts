@@ -118,16 +118,14 @@ export default definePlugin({
       },
     }),
     delete: write({
-      description: "Deletes a file the caller owns; its bytes go when no other file holds the same content. Irreversible.",
+      description: "Deletes a file the caller owns; its bytes go when nothing else here (another file, a message) holds the same content. Irreversible.",
       args: T.Object({ id: Id }),
       access: "account",
       destructive: true,
       async run({ id }, ctx) {
         const f = find(ctx, id);
         ctx.db.delete(files).where(eq(files.id, f.id)).run();
-        const still = ctx.db.select({ id: files.id }).from(files).where(eq(files.hash, f.hash)).limit(1).get();
-        // Last, so nothing after it in this transaction can fail and roll back a row whose bytes are gone.
-        if (!still) await ctx.blobs.remove(f.hash);
+        await ctx.blobs.release(f.hash);
         return { deleted: f.id, name: f.name };
       },
     }),

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { holdsBlobs } from "../../core/blobs.ts";
 
 export const files = sqliteTable(
   "files_files",
@@ -18,3 +19,4 @@ export const files = sqliteTable(
   },
   (t) => [index("files_owner_created").on(t.owner, t.created), index("files_hash").on(t.hash)],
 );
+holdsBlobs(files.hash);

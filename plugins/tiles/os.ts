@@ -42,15 +42,15 @@ export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y:
       if (r.status === 401 || r.status === 403)
         throw upstream("upstream_failed", `Ordnance Survey refused OS_MAPS_KEY (HTTP ${r.status}): check the key and that its project includes the OS Maps API`);
       if (!isPng(r.bytes)) throw upstream("upstream_failed", "Ordnance Survey sent something that is not a PNG tile");
-      const h = await ctx.blobs.put(r.bytes);
       const now = ctx.clock.now().getTime();
-      await ctx.writes((db) =>
-        db
-          .insert(tilesHeld)
+      // Put in the write that stores the row naming it, so no release comes between.
+      await ctx.writes(async (db) => {
+        const h = await ctx.blobs.put(r.bytes);
+        db.insert(tilesHeld)
           .values({ style, z, x, y, hash: h, size: r.bytes.length, fetched: now })
           .onConflictDoUpdate({ target: [tilesHeld.style, tilesHeld.z, tilesHeld.x, tilesHeld.y], set: { hash: h, size: r.bytes.length, fetched: now } })
-          .run(),
-      );
+          .run();
+      });
       return r.bytes;
     })();
     m.set(id, job);

@@ -1,4 +1,5 @@
-import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { holdsBlobs } from "../../core/blobs.ts";
 
 /** Tiles fetched from Ordnance Survey, kept for good; the bytes are a blob. */
 export const tilesHeld = sqliteTable(
@@ -12,5 +13,7 @@ export const tilesHeld = sqliteTable(
     size: integer("size").notNull(),
     fetched: integer("fetched").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.style, t.z, t.x, t.y] })],
+  // The hash index is looked up whenever a blob is released.
+  (t) => [primaryKey({ columns: [t.style, t.z, t.x, t.y] }), index("tiles_held_hash").on(t.hash)],
 );
+holdsBlobs(tilesHeld.hash);

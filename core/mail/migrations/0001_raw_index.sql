@@ -1,0 +1,1 @@
+CREATE INDEX `mail_messages_raw` ON `mail_messages` (`raw`);

@@ -1,0 +1,1 @@
+CREATE INDEX `tiles_held_hash` ON `tiles_held` (`hash`);
