@@ -1,7 +1,8 @@
 // The one call path. HTTP, MCP, the CLI, in-page app calls, event prompts and
-// the agent all come through here: identify -> scope -> price -> validate ->
-// run. Each call gets its own state (core/call.ts), made here.
+// the agent all come through here: identify -> limit -> scope -> price ->
+// validate -> run. Each call gets its own state (core/call.ts), made here.
 import { HearthError, unauthenticated } from "./errors.ts";
+import { limitCall } from "./auth/limits.ts";
 import { assertScope } from "./auth/tokens.ts";
 import { narrowed, newCall, type Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
@@ -16,7 +17,7 @@ export interface CallInput {
   caller: Caller;
   /** For an outermost call, the id the server gave the request it answers (never one a client sent); absent, one is made. */
   requestId?: string;
-  /** The call this one is made from: the new call's id extends its, and its scopes bound the new call's. */
+  /** The call this one is made from: the new call's id extends its, its scopes bound the new call's, and limits count against its outermost caller. */
   parent?: Call;
   /** What the starter tells the handler about how it was started (see Call.hint). */
   hint?: unknown;
@@ -44,6 +45,8 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
   const caller = call.caller;
+  // Every call takes its turn here, over any surface and nested ones too, against whoever started the chain.
+  limitCall(rt, entry, call.root.caller);
   if (input.verb === "GET" && def.kind === "write")
     throw new HearthError("method_not_allowed", `${entry.path} changes something: call it with POST and a JSON body`, { headers: { Allow: "POST" } });
 

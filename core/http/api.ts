@@ -1,6 +1,5 @@
 // /api/v1/<service>/<method>: the HTTP convention over dispatch.
 import { dispatch, lookup } from "../dispatch.ts";
-import { limitCall } from "../auth/limits.ts";
 import { asHearthError, HearthError, invalid, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
@@ -48,7 +47,6 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     const url = new URL(req.url);
     const caller = await identify(rt, req, address);
     callerId = caller.account?.id ?? null;
-    limitCall(rt, entry, caller);
     let args: Record<string, unknown>;
     if (verb === "POST") {
       const own = entry.def.bodyLimit;
