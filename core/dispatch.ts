@@ -62,6 +62,11 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const price = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   call.price = price;
   if (price > 0) {
+    if (caller.ambient)
+      throw new HearthError(
+        "forbidden",
+        `${entry.path} costs ${price} credit(s): a call resting on the session cookie alone must carry the header X-CSRF-Token (the session's token, from GET /session) or come from this instance's own pages; nothing was charged`,
+      );
     if (rt.metering) call.plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl });
     else if (!caller.account) throw unauthenticated(`${entry.path} costs ${price} credit(s) per call: send a token`);
   }
