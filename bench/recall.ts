@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureAccount } from "../core/auth/tokens.ts";
+import { newCall } from "../core/call.ts";
 import { dispatch } from "../core/dispatch.ts";
 import type { Caller } from "../core/plugin.ts";
 import { Runtime } from "../core/runtime.ts";
@@ -88,7 +89,7 @@ export async function benchRecall(o: { messages?: number; queries?: number } = {
       const per = 20;
       for (let done = 0; done < total; ) {
         await rt.store.write(() => {
-          const ctx = rt.makeCtx("agent", "write", caller, "bench", "ask", "");
+          const ctx = rt.makeCtx("agent", "write", newCall(caller, { id: "bench" }), "ask", "");
           for (let c = 0; c < 250 && done < total; c++) {
             const at = 1_700_000_000_000 + done * 1000;
             const conv = openConversation(ctx.db, { owner: owner.id, client: clients[done % 3], agent: "default", topic: sentence(6), at });

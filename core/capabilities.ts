@@ -1,6 +1,7 @@
 // Capability providers. The core provides db, sqlite, blobs, index, emit and
 // call; other modules (upstream, ai, mail, ...) register theirs here when
 // imported by the runtime, and augment CapabilityTypes in plugin.ts.
+import type { Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
 import { registerCapabilityName } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
@@ -10,6 +11,8 @@ export interface CapabilityScope {
   service: string;
   /** "read" calls get read-only database access; "write" calls the writer, inside their transaction. */
   kind: "read" | "write" | "instance";
+  /** The call the capability serves: its own state, passed to what it starts. */
+  call: Call;
   caller: Caller;
   requestId: string;
   /** Base URL of this instance as the caller reached it, passed on to nested calls for links. */

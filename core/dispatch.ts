@@ -1,7 +1,10 @@
 // The one call path. HTTP, MCP, the CLI, in-page app calls, event prompts and
-// the agent all come through here: identify -> scope -> price -> validate -> run.
+// the agent all come through here: identify -> limit -> scope -> price ->
+// validate -> run. Each call gets its own state (core/call.ts), made here.
 import { HearthError, unauthenticated } from "./errors.ts";
+import { limitCall } from "./auth/limits.ts";
 import { assertScope } from "./auth/tokens.ts";
+import { narrowed, newCall, type Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
@@ -12,7 +15,12 @@ export interface CallInput {
   method: string;
   args: Record<string, unknown>;
   caller: Caller;
-  requestId: string;
+  /** For an outermost call, the id the server gave the request it answers (never one a client sent); absent, one is made. */
+  requestId?: string;
+  /** The call this one is made from: the new call's id extends its, its scopes bound the new call's, and limits count against its outermost caller. */
+  parent?: Call;
+  /** What the starter tells the handler about how it was started (see Call.hint). */
+  hint?: unknown;
   /** The HTTP verb, when the call came over HTTP: GET may not reach a write. */
   verb?: string;
   baseUrl?: string;
@@ -28,16 +36,20 @@ export function lookup(rt: Runtime, service: string, method: string): MethodEntr
 export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: Runtime, caller: Caller): number {
   const p = entry.def.price ?? 0;
   if (typeof p === "number") return p;
-  return p(args, rt.makeCtx(entry.service, "read", caller, "price", entry.name, ""));
+  return p(args, rt.makeCtx(entry.service, "read", newCall(caller, { id: "price" }), entry.name, ""));
 }
 
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
   const entry = lookup(rt, input.service, input.method);
   const def = entry.def;
+  const parent = input.parent ?? null;
+  const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
+  const caller = call.caller;
+  // Every call takes its turn here, over any surface and nested ones too, against whoever started the chain.
+  limitCall(rt, entry, call.root.caller);
   if (input.verb === "GET" && def.kind === "write")
     throw new HearthError("method_not_allowed", `${entry.path} changes something: call it with POST and a JSON body`, { headers: { Allow: "POST" } });
 
-  const caller = input.caller;
   if (def.access === "account" && !caller.account) {
     if (caller.via === "payment") throw new HearthError("forbidden", `${entry.path} needs an account; a payment alone cannot call it`);
     throw unauthenticated(`${entry.path} needs an account: send "Authorization: Bearer <token>"`);
@@ -48,37 +60,43 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const args = validateArgs(entry, input.args);
 
   const price = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
-  let plan: unknown = null;
+  call.price = price;
   if (price > 0) {
-    if (rt.metering) plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl });
+    if (caller.ambient)
+      throw new HearthError(
+        "forbidden",
+        `${entry.path} costs ${price} credit(s): a call resting on the session cookie alone must carry the header X-CSRF-Token (the session's token, from GET /session) or come from this instance's own pages; nothing was charged`,
+      );
+    if (rt.metering) call.plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl });
     else if (!caller.account) throw unauthenticated(`${entry.path} costs ${price} credit(s) per call: send a token`);
   }
+  const paid = call.plan !== null;
 
   const inWrite = rt.store.inWrite();
   const kind = def.kind === "write" || inWrite ? "write" : "read";
   const m = rt.metering;
   const run = async (charge: boolean) => {
-    const ctx = rt.makeCtx(entry.service, kind, caller, input.requestId, entry.name, input.baseUrl ?? "");
+    const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
     const out = await def.run(args, ctx);
-    if (charge && plan !== null) {
-      await m?.settle?.(plan, input.requestId);
-      await m?.commit?.(plan, input.requestId);
+    if (charge && paid) {
+      await m?.settle?.(call);
+      await m?.commit?.(call);
     }
     return out === undefined ? null : out;
   };
   try {
     if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(() => run(true));
-    if (plan !== null && !inWrite) {
+    if (paid && !inWrite) {
       // A read holds no lock while it works (a provider may take seconds); its
       // payment settles after it, and its charge is one short transaction.
       const out = await run(false);
-      await m?.settle?.(plan, input.requestId);
-      await rt.store.write(() => m?.commit?.(plan, input.requestId));
+      await m?.settle?.(call);
+      await rt.store.write(() => m?.commit?.(call));
       return out;
     }
     return await run(true);
   } catch (e) {
-    if (plan !== null) rt.metering?.release?.(plan);
+    if (paid) rt.metering?.release?.(call);
     throw e;
   }
 }

@@ -24,6 +24,12 @@ export interface Caller {
   address?: string;
   /** Set by surfaces that act for the agent, so withheld methods stay withheld. */
   agent?: boolean;
+  /**
+   * Signed in only by a session cookie the browser may have sent on its own
+   * (a GET from another site's link or page, with neither X-CSRF-Token nor
+   * same-origin proof): enough to read, not to spend credits.
+   */
+  ambient?: boolean;
 }
 
 export interface Clock {

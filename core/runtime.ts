@@ -3,6 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
+import { newCall, type Call } from "./call.ts";
 import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
 import { coreSettings, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
@@ -41,12 +42,12 @@ export interface Metering {
   price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number;
   /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
   before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string }): unknown;
-  /** Called after the handler succeeded, before commit: takes a payment (network). Outside any lock for reads; inside the call's transaction for writes. */
-  settle?(plan: unknown, requestId: string): Promise<void>;
+  /** Called after the handler succeeded, before commit: takes the payment in call.plan (network). Outside any lock for reads; inside the call's transaction for writes. */
+  settle?(call: Call): Promise<void>;
   /** Called inside a write transaction after the handler (and settle) succeeded; records the charge. A throw undoes the call's writes. */
-  commit?(plan: unknown, requestId: string): void | Promise<void>;
-  /** Called when the call failed, so anything held for the plan is let go. */
-  release?(plan: unknown): void;
+  commit?(call: Call): void | Promise<void>;
+  /** Called when the call failed, so anything held for its plan is let go. */
+  release?(call: Call): void;
 }
 
 export class Runtime {
@@ -128,13 +129,14 @@ export class Runtime {
 
   /** A context acting as the instance itself, for start hooks and scheduled work. */
   instanceCtx(service: string): Ctx {
-    return this.makeCtx(service, "instance", { account: null, scopes: "*", via: "local" }, `start-${service}`, "", "");
+    return this.makeCtx(service, "instance", newCall({ account: null, scopes: "*", via: "local" }, { id: `start-${service}` }), "", "");
   }
 
   private protos = new Map<string, object>();
 
-  /** Builds a handler's context holding exactly the capabilities its plugin declared. */
-  makeCtx(service: string, kind: CapabilityScope["kind"], caller: Caller, requestId: string, method: string, baseUrl: string): Ctx {
+  /** Builds a handler's context for one call, holding exactly the capabilities its plugin declared. */
+  makeCtx(service: string, kind: CapabilityScope["kind"], call: Call, method: string, baseUrl: string): Ctx {
+    const { caller, id: requestId } = call;
     const plugin = this.registry.plugins.get(service)!;
     let proto = this.protos.get(service);
     if (!proto) {
@@ -150,7 +152,7 @@ export class Runtime {
     ctx.config = this.config;
     ctx.log = this.log;
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
-    const scope: CapabilityScope = { rt: this, service, kind, caller, requestId, baseUrl: ctx.baseUrl as string };
+    const scope: CapabilityScope = { rt: this, service, kind, call, caller, requestId, baseUrl: ctx.baseUrl as string };
     for (const need of plugin.def.needs ?? []) ctx[need] = capabilityFactories.get(need)!(scope);
     return ctx as unknown as Ctx;
   }
@@ -198,6 +200,7 @@ provideCapability("emit", (s) => (e: { type: string; text: string; url?: string;
   else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
 });
 provideCapability("writes", (s) => <T>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)));
+// A nested call is a call of its own: its own state, price and charge, never its parent's.
 provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}) =>
-  dispatch(s.rt, { service, method, args, caller: s.caller, requestId: s.requestId, baseUrl: s.baseUrl }),
+  dispatch(s.rt, { service, method, args, caller: s.caller, parent: s.call, baseUrl: s.baseUrl }),
 );

@@ -117,7 +117,11 @@ export function classOf(rt: Runtime, entry: MethodEntry): LimitClass {
   return entry.def.kind === "write" ? "writes" : "reads";
 }
 
-/** The check on the call path: one bucket per caller and class. */
+/**
+ * The check on the call path, made by dispatch for every call: HTTP, MCP,
+ * pages and nested calls alike, so each takes one turn from one bucket per
+ * caller and class. Nested calls pass the caller who started the chain.
+ */
 export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller) {
   const key = callerKey(caller);
   if (key === null) return;

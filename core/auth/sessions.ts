@@ -120,14 +120,32 @@ export function sessionCaller(s: Session): Caller {
 }
 
 /**
+ * Whether the browser says one of this instance's own pages made the request:
+ * Sec-Fetch-Site, which no page can set, is same-origin, and Origin, when
+ * sent, is this instance.
+ */
+export function fromOwnPage(rt: Runtime, req: Request): boolean {
+  if (req.headers.get("sec-fetch-site") !== "same-origin") return false;
+  const origin = req.headers.get("origin");
+  if (origin === null) return true;
+  const own = rt.config.HEARTH_PUBLIC_URL;
+  return origin === new URL(req.url).origin || (!!own && origin === new URL(own).origin);
+}
+
+/**
  * The identifier for the API and plugin routes: a request with a live
  * session cookie is that account; a POST must also carry X-CSRF-Token.
+ * A GET without that token or same-origin proof is one another site may have
+ * made the browser send (a link, an image), so it may read but not spend.
  * A stale cookie identifies nobody (the request proceeds as a stranger).
  */
 export function identifySession(rt: Runtime, req: Request): Caller | null {
   if (!req.headers.has("cookie")) return null;
   const s = findSession(rt, req);
   if (!s) return null;
-  if (req.method !== "GET" && req.method !== "HEAD") requireCsrf(s, req.headers.get(CSRF_HEADER));
-  return sessionCaller(s);
+  const given = req.headers.get(CSRF_HEADER);
+  if (req.method !== "GET" && req.method !== "HEAD") requireCsrf(s, given);
+  const caller = sessionCaller(s);
+  if (!csrfMatches(s, given) && !fromOwnPage(rt, req)) caller.ambient = true;
+  return caller;
 }

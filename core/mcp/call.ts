@@ -16,13 +16,14 @@ export interface ToolCall {
   args: Record<string, unknown> | undefined;
   meta?: Record<string, unknown>;
   caller: Caller;
-  requestId: string;
   baseUrl: string;
 }
 
 export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolResult> {
   const started = performance.now();
-  const { entry, requestId } = call;
+  const { entry } = call;
+  // One id per tool call, made here: a session's calls, or a batch's, never share one.
+  const requestId = crypto.randomUUID();
   let caller = call.caller;
   let body: Record<string, unknown>;
   let status = 200;

@@ -5,7 +5,6 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { asHearthError } from "../errors.ts";
-import { requestIdFor } from "../http/api.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
@@ -97,10 +96,9 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   if (origin !== null && origin !== url.origin && !(rt.config.HEARTH_PUBLIC_URL && origin === new URL(rt.config.HEARTH_PUBLIC_URL).origin))
     return rpcError(403, -32000, `Forbidden: requests from ${origin} may not use this server's MCP endpoint`);
 
-  const requestId = requestIdFor(req);
   let ctx: McpCallContext;
   try {
-    ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin, requestId };
+    ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
   } catch (e) {
     const err = asHearthError(e);
     const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;

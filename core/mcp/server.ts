@@ -26,7 +26,6 @@ export interface McpCallContext {
   caller: Caller;
   filter: Set<string> | null;
   baseUrl: string;
-  requestId: string;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -50,7 +49,7 @@ export function listTools(rt: Runtime, c: McpCallContext): ListToolsResult {
 export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
   const entry = toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
-  return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, requestId: c.requestId, baseUrl: c.baseUrl });
+  return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
 }
 
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {

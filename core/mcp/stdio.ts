@@ -60,7 +60,7 @@ export const mcpCommand: CliCommand = {
       return 1;
     }
     const filter = parseFilter(flags.get("tools")?.[0]);
-    const server = createMcpServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "", requestId: crypto.randomUUID() }));
+    const server = createMcpServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "" }));
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve;

@@ -157,7 +157,7 @@ export function openapiDocument(rt: Runtime, baseUrl: string): Json {
           ...errorResponse("Metered and unpaid; the body and the PAYMENT-REQUIRED header carry the x402 challenge", ["payment_required"]),
           headers: { "PAYMENT-REQUIRED": { description: "The x402 payment challenge, base64 JSON.", schema: { type: "string" } } },
         },
-        Forbidden: errorResponse("Out of the token's scope, a session POST without X-CSRF-Token, or a payment alone on an account method", ["forbidden"]),
+        Forbidden: errorResponse("Out of the token's scope, a session POST (or a session call that costs credits) without X-CSRF-Token, or a payment alone on an account method", ["forbidden"]),
         NotFound: errorResponse("No such method or record", ["not_found"]),
         MethodNotAllowed: errorResponse("A write called with GET", ["method_not_allowed"]),
         RateLimited: {
@@ -171,7 +171,7 @@ export function openapiDocument(rt: Runtime, baseUrl: string): Json {
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "A token made at /token, optionally scoped to named services." },
         session: { type: "apiKey", in: "cookie", name: "hearth_session", description: "A browser sign-in. Reads work with the cookie alone." },
-        csrf: { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The session's CSRF token (from GET /session), needed on every POST resting on the session cookie." },
+        csrf: { type: "apiKey", in: "header", name: "X-CSRF-Token", description: "The session's CSRF token (from GET /session), needed on every POST resting on the session cookie, and on any call resting on it that costs credits." },
         x402: {
           type: "apiKey",
           in: "header",

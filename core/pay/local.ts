@@ -37,7 +37,8 @@ export function findTool(rt: Runtime, tool: string): MethodEntry {
 provideCapability("x402", (s): InstancePayments => ({
   async call(tool, args, sign) {
     const entry = findTool(s.rt, tool);
-    const base = { service: entry.service, method: entry.name, args, requestId: s.requestId, baseUrl: s.rt.config.HEARTH_PUBLIC_URL || undefined };
+    // Both tries are calls of their own, made from the one paying, so each is priced, charged and limited by itself.
+    const base = { service: entry.service, method: entry.name, args, parent: s.call, baseUrl: s.rt.config.HEARTH_PUBLIC_URL || undefined };
     const stranger = { account: null, scopes: [] as string[], via: "none" as const };
     try {
       return { result: await dispatch(s.rt, { ...base, caller: stranger }), settlement: null, required: null };
@@ -45,7 +46,7 @@ provideCapability("x402", (s): InstancePayments => ({
       const required = paymentRequiredOf(e);
       if (!required) throw e;
       const caller = paymentCaller(await sign(required), { field: "payment" });
-      const result = await dispatch(s.rt, { ...base, requestId: `${s.requestId}.paid`, caller });
+      const result = await dispatch(s.rt, { ...base, caller });
       return { result, settlement: paymentOf(caller)?.receipt ?? null, required };
     }
   },

@@ -14,6 +14,7 @@ import { Prices } from "./prices.ts";
 import { payX402 } from "./schema.ts";
 import { challenge, noPayments, paymentOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
 import { servedFromCache } from "../upstream/index.ts";
+import type { Call } from "../call.ts";
 
 interface CreditPlan {
   kind: "credits";
@@ -161,11 +162,11 @@ export class PayMetering implements Metering {
   }
 
   /** Takes an x402 payment once the call succeeded; outside any lock for reads, so the chain's seconds block no one. */
-  async settle(raw: unknown, requestId: string): Promise<void> {
-    const plan = raw as Plan;
+  async settle(call: Call): Promise<void> {
+    const plan = call.plan as Plan;
     if (plan.kind !== "x402") return;
     // A cached answer costs the instance nothing, so the authorization is left unspent.
-    if (servedFromCache(requestId)) return;
+    if (servedFromCache(call)) return;
     let settled: SettleResponse;
     try {
       settled = await this.client().settle(plan.body.payload as never, plan.body.requirements as never);
@@ -184,12 +185,13 @@ export class PayMetering implements Metering {
   }
 
   /** Records the charge inside a write transaction: a ledger entry for credits, the settled authorization for x402. */
-  commit(raw: unknown, requestId: string): void {
-    const plan = raw as Plan;
+  commit(call: Call): void {
+    const plan = call.plan as Plan;
+    const requestId = call.id;
     const now = this.rt.clock.now().getTime();
     const db = this.rt.store.wdb;
     if (plan.kind === "credits") {
-      if (servedFromCache(requestId)) return this.unhold(plan);
+      if (servedFromCache(call)) return this.unhold(plan);
       const balance = balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
       append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
@@ -215,8 +217,8 @@ export class PayMetering implements Metering {
     plan.ctx.receipt = settled;
   }
 
-  release(raw: unknown): void {
-    const plan = raw as Plan;
+  release(call: Call): void {
+    const plan = call.plan as Plan;
     if (plan.kind === "x402") this.inFlight.delete(plan.key);
     else this.unhold(plan);
   }

@@ -11,6 +11,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { applyMigrations } from "../db/migrate.ts";
+import { newCall } from "../call.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -286,7 +287,7 @@ export class Scheduler {
         status = "failed";
         detail = { error: "the account that scheduled this no longer exists" };
       } else {
-        const ctx = this.rt.makeCtx(job.service, "read", caller, `schedule-${crypto.randomUUID()}`, "schedule", "");
+        const ctx = this.rt.makeCtx(job.service, "read", newCall(caller, { id: `schedule-${crypto.randomUUID()}` }), "schedule", "");
         const offers = (path: string) => this.rt.registry.methods.has(path);
         detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx)) ?? null;
         status = "done";

@@ -25,8 +25,8 @@
 //
 // `ctx.http.peek(provider, path, opts)` says, without waiting, whether get()
 // would answer from cache; a method's price function uses it so a cached
-// answer costs nothing. `servedFromCache(requestId)` tells metering the same
-// after the call: true when the call used cached copies and sent nothing.
+// answer costs nothing. `servedFromCache(call)` tells metering the same after
+// the call: true when that call itself used cached copies and sent nothing.
 //
 // Providers are named in UPPER_SNAKE (providers.ts lists the known ones;
 // defineProvider adds more). `<NAME>_URL` replaces the base URL,
@@ -45,6 +45,7 @@
 // Other outbound paths (binary downloads) reuse settingsFor, gateFor and
 // userAgent so one provider's caps hold across all of them.
 import { hostname } from "node:os";
+import type { Call } from "../call.ts";
 import { provideCapability } from "../capabilities.ts";
 import { HearthError, upstream } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
@@ -106,41 +107,9 @@ declare module "../plugin.ts" {
 
 const DAY = 86_400;
 
-interface Usage {
-  network: number;
-  cached: number;
-}
-// Per request id, for metering. Calls nobody meters never collect theirs, so
-// the record is two generations of maps: when the young one fills, the old one
-// is dropped whole (deleting from the front of one big Map is slow in JSC).
-let young = new Map<string, Usage>();
-let old = new Map<string, Usage>();
-const GENERATION = 5000;
-function usageOf(requestId: string): Usage | undefined {
-  return young.get(requestId) ?? old.get(requestId);
-}
-function note(requestId: string, kind: keyof Usage) {
-  let u = usageOf(requestId);
-  if (!u) {
-    u = { network: 0, cached: 0 };
-    if (young.size >= GENERATION) {
-      old = young;
-      young = new Map();
-    }
-    young.set(requestId, u);
-  }
-  u[kind]++;
-}
-
-/** What a call's upstream requests were: how many went out and how many were answered from cache. */
-export function upstreamUsage(requestId: string): Usage | undefined {
-  return usageOf(requestId);
-}
-
 /** True when the call was answered from cached copies only, so it should not be charged. */
-export function servedFromCache(requestId: string): boolean {
-  const u = usageOf(requestId);
-  return !!u && u.cached > 0 && u.network === 0;
+export function servedFromCache(call: Call): boolean {
+  return call.upstream.cached > 0 && call.upstream.network === 0;
 }
 
 /** Waits for background refreshes and cache writes under way (tests; shutdown). */
@@ -378,7 +347,8 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
   return job;
 }
 
-function makeUpstream(rt: Runtime, requestId: string): Upstream {
+function makeUpstream(rt: Runtime, call: Call): Upstream {
+  const note = (kind: keyof Call["upstream"]) => void call.upstream[kind]++;
   return {
     async get<T>(provider: string, path: string, opts: GetOptions<T>): Promise<Fetched<T>> {
       const p = providerNamed(provider);
@@ -387,38 +357,38 @@ function makeUpstream(rt: Runtime, requestId: string): Upstream {
       const now = rt.clock.now().getTime();
       const held = cache.get(key);
       if (held && (held.freshUntil === null || now < held.freshUntil)) {
-        note(requestId, "cached");
+        note("cached");
         return shape(rt, p, held, parsedOf(held, opts), true, false);
       }
       const resting = held !== undefined && failedRecently(rt, key, now);
       if (held && held.reviseUntil !== null && now < held.reviseUntil) {
         if (resting) {
-          note(requestId, "cached");
+          note("cached");
           return shape(rt, p, held, parsedOf(held, opts), true, true);
         }
         const bg = detached(() =>
           refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })),
         );
         cache.track(bg);
-        note(requestId, "cached");
+        note("cached");
         return shape(rt, p, held, parsedOf(held, opts), true, true);
       }
       // The provider failed this request moments ago: answer with the last copy
       // at once rather than make every caller wait out another failure.
       if (resting && (held.keepUntil === null || now < held.keepUntil)) {
-        note(requestId, "cached");
+        note("cached");
         return shape(rt, p, held, parsedOf(held, opts), true, true);
       }
       try {
         const fresh = await refresh(rt, p, key, target, opts);
-        note(requestId, "network");
+        note("network");
         return shape(rt, p, fresh, parsedOf(fresh, opts), false, false);
       } catch (err) {
         const e = err instanceof HearthError ? err : null;
         const failed = e && e.kind.startsWith("upstream_");
         if (failed && held && (held.keepUntil === null || now < held.keepUntil)) {
           rt.log.warn("upstream failed; serving the last copy", { provider: p.name, error: e.message });
-          note(requestId, "cached");
+          note("cached");
           return shape(rt, p, held, parsedOf(held, opts), true, true);
         }
         throw err;
@@ -435,7 +405,7 @@ function makeUpstream(rt: Runtime, requestId: string): Upstream {
   };
 }
 
-provideCapability("http", (s) => makeUpstream(s.rt, s.requestId));
+provideCapability("http", (s) => makeUpstream(s.rt, s.call));
 
 /** Query values that carry credentials (api_key=, token=, ...) never reach the cache table or the log. */
 export function redactUrl(url: string): string {

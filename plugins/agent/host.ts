@@ -27,8 +27,6 @@ export interface RunHint {
   signal?: AbortSignal;
 }
 
-const hints = new Map<string, RunHint>();
-
 export interface Tool {
   entry: MethodEntry;
   name: string;
@@ -44,7 +42,7 @@ export interface AgentHost {
   /** What a call would cost in credits, with the instance's overrides and metering switch. */
   price(entry: MethodEntry, args: Record<string, unknown>): number;
   /** How this run was started (client, thread, stream listeners); null for a plain API call. */
-  hint(requestId: string): RunHint | null;
+  hint(): RunHint | null;
   /** Calls any method through dispatch as `caller` (the worker moving a task along as its owner). */
   callAs(caller: Caller, path: string, args: Record<string, unknown>): Promise<unknown>;
   /**
@@ -108,7 +106,8 @@ provideCapability("agentHost", (s): AgentHost => {
   const asAgent: Caller = { ...s.caller, scopes: only ? intersectScopes(s.caller.scopes, [...only]) : s.caller.scopes, agent: true };
   return {
     tools: () => toolsFor(rt, asAgent),
-    call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, requestId: s.requestId }),
+    // Each tool call is a call of its own, made from the run: priced, charged and limited by itself.
+    call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, parent: s.call }),
     price(entry, args) {
       if (rt.config.HEARTH_METERING === "off") return 0;
       try {
@@ -118,20 +117,14 @@ provideCapability("agentHost", (s): AgentHost => {
         return 0;
       }
     },
-    hint: (requestId) => hints.get(requestId) ?? null,
+    hint: () => (s.call.hint as RunHint | undefined) ?? null,
     callAs(caller, path, args) {
       const [service, method] = path.split("/");
-      return dispatch(rt, { service, method, args, caller, requestId: s.requestId });
+      return dispatch(rt, { service, method, args, caller, parent: s.call });
     },
     async ask(caller, args, hint) {
       if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = { ...caller, scopes: [...caller.scopes, "agent"] };
-      const requestId = crypto.randomUUID();
-      hints.set(requestId, hint);
-      try {
-        return (await dispatch(rt, { service: "agent", method: "ask", args, caller, requestId })) as AskResult;
-      } finally {
-        hints.delete(requestId);
-      }
+      return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
     },
     csrf: (req) => findSession(rt, req)?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),

@@ -27,7 +27,7 @@ function clientOf(ctx: Ctx, hint: RunHint | null): Client {
 
 export async function ask(args: { prompt: string; agent?: string; conversation?: string }, ctx: AgentCtx): Promise<AskResult> {
   const owner = ctx.account;
-  const hint = ctx.agentHost.hint(ctx.requestId);
+  const hint = ctx.agentHost.hint();
   const client = clientOf(ctx, hint);
   const at = () => ctx.clock.now().getTime();
   // Reads go through the write lock too: outside a transaction this method's

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Buckets } from "../../core/auth/limits.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { mcpClient, rpc } from "../mcp/client.ts";
 import { GUESTBOOK, signUp } from "./people.ts";
 
 let h: Hearth | null = null;
@@ -58,6 +59,50 @@ describe("API rate limits", () => {
     h = await startHearth({ env: { HEARTH_RATE_READS: "0" } });
     const token = await h.token("alice");
     for (let i = 0; i < 30; i++) expect((await h.call("notes/list", {}, { token })).status).toBe(200);
+  });
+});
+
+describe("one limiter on every path", () => {
+  test("MCP calls, on a session and without one, draw on the same buckets as HTTP calls", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
+    const token = await h.token("alice");
+    await h.grant("alice", 100);
+    for (let i = 0; i < 2; i++) expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(200);
+    const m = await mcpClient(h.url, { token });
+    try {
+      for (let i = 0; i < 2; i++) expect((await m.call("guestbook_appraise")).isError).toBeFalsy();
+      const over = (await m.call("guestbook_appraise")) as any;
+      expect(over.isError).toBe(true);
+      expect(over.structuredContent.error).toMatchObject({ status: 429, kind: "rate_limited" });
+    } finally {
+      await m.close();
+    }
+    const stateless = await rpc(h.url, "tools/call", { name: "guestbook_appraise", arguments: {} }, {
+      authorization: `Bearer ${token}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+    });
+    expect(stateless.body.result.structuredContent.error.status).toBe(429);
+    expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(429);
+    // Only the four that ran were charged.
+    expect((await h.call("credits/balance", {}, { token })).body.result.balance).toBe(100 - 4 * 2);
+  });
+
+  test("nested calls each take one turn from whoever started them; a refused one is that call's answer, not the outer call's", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
+    const token = await h.token("alice");
+    await h.grant("alice", 100);
+    const html = `<!doctype html><html><head><title>Appraiser</title></head><body><script>
+hearth.call("guestbook/appraise", {});
+hearth.call("guestbook/appraise", {});
+hearth.call("guestbook/appraise", {});
+</script></body></html>`;
+    const made = await h.call("apps/create", { name: "Appraiser", html }, { token });
+    const r = await h.call("apps/test", { slug: made.body.result.slug }, { token });
+    expect(r.status).toBe(200);
+    expect(r.body.result.calls.map((c: any) => c.status)).toEqual([200, 200, 429]);
+    expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(429);
+    expect((await h.call("credits/balance", {}, { token })).body.result.balance).toBe(100 - 2 * 2);
   });
 });
 

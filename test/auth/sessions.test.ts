@@ -2,7 +2,7 @@
 // the API and to plugin routes, sign-out, sign-out everywhere, expiry.
 import { afterEach, describe, expect, test } from "bun:test";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { get, GUESTBOOK, post, signIn, signUp } from "./people.ts";
+import { form, get, GUESTBOOK, post, signIn, signUp } from "./people.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -95,6 +95,39 @@ describe("CSRF", () => {
     const ok = await fetch(`${h.url}/guestbook/sign`, { method: "POST", headers: { cookie: s.cookie, "x-csrf-token": s.csrf }, body: "hello" });
     expect(ok.status).toBe(201);
     expect(signs()).toEqual(["alice"]);
+  });
+
+  test("a GET that costs credits rests on the cookie only with X-CSRF-Token or from this instance's own pages", async () => {
+    h = await startHearth({ env: { HEARTH_PLUGINS: GUESTBOOK } });
+    const s = await signUp(h, "alice");
+    await h.grant("alice", 20);
+    const balance = async () => (await h!.call("credits/balance", {}, { headers: { cookie: s.cookie } })).body.result.balance as number;
+    const appraise = (headers: Record<string, string>) => h!.call("guestbook/appraise", {}, { headers: { cookie: s.cookie, ...headers } });
+    // What another site can make a signed-in browser send: a link or an image (cross-site), or a page with no fetch metadata at all.
+    const foreign: Record<string, string>[] = [
+      { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
+      {},
+      { "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "same-origin", origin: "https://elsewhere.example" },
+    ];
+    for (const headers of foreign) {
+      const r = await appraise(headers);
+      expect(r.status).toBe(403);
+      expect(r.body.error.message).toContain("X-CSRF-Token");
+    }
+    expect(await balance()).toBe(20);
+    // Free reads still rest on the cookie alone.
+    expect((await h.call("guestbook/list", {}, { headers: { cookie: s.cookie, "sec-fetch-site": "cross-site" } })).status).toBe(200);
+    // The session's token, or a fetch from this instance's own page, may spend.
+    expect((await appraise({ "x-csrf-token": s.csrf })).status).toBe(200);
+    expect((await appraise({ "sec-fetch-site": "same-origin" })).status).toBe(200);
+    expect((await appraise({ "sec-fetch-site": "same-origin", origin: h.url })).status).toBe(200);
+    expect(await balance()).toBe(14);
+    // The services page's form sends the token with the call, so it still runs there.
+    const tried = await form(h, "/services", [["csrf", s.csrf], ["method", "guestbook/appraise"]], { cookie: s.cookie });
+    expect(tried.status).toBe(200);
+    expect(tried.text).toContain("HTTP 200");
+    expect(await balance()).toBe(12);
   });
 
   test("the JSON token routes need it too", async () => {

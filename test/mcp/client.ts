@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
-export async function mcpClient(base: string, o: { token?: string; query?: string } = {}) {
-  const headers: Record<string, string> = {};
+export async function mcpClient(base: string, o: { token?: string; query?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp${o.query ?? ""}`), { requestInit: { headers } });
   const client = new Client({ name: "hearth-test", version: "1.0.0" });

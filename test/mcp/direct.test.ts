@@ -101,7 +101,7 @@ test("the server answers the tools/call and tools/list messages itself, and leav
     const caller = o.token
       ? h.rt.tokens.identify(tokenOf(o.token)!, h.rt.clock.now().getTime())
       : { account: null, scopes: [] as string[], via: "none" as const };
-    const ctx: McpCallContext = { caller, filter: parseFilter(url.searchParams.get("tools")), baseUrl: url.origin, requestId: "direct-test" };
+    const ctx: McpCallContext = { caller, filter: parseFilter(url.searchParams.get("tools")), baseUrl: url.origin };
     const answered = directAnswer(h.rt, ctx, message, asMcpPost(request(o.path ?? "/mcp", message, headers)));
     expect(answered === null, name).toBe(o.sdk === true);
     await answered;

@@ -45,13 +45,13 @@ function recordCharges(rt: Runtime): Map<string, number> {
       if (!inner && !s.caller.account) throw unauthenticated(`${s.entry.path} costs ${s.price} credit(s) per call: send a token`);
       return { inner: inner ? await inner.before(s) : null, path: s.entry.path, price: s.price };
     },
-    async commit(plan, rid) {
-      const p = plan as { inner: unknown; path: string; price: number };
-      if (inner?.commit) await inner.commit(p.inner, rid);
+    async commit(call) {
+      const p = call.plan as { inner: unknown; path: string; price: number };
+      if (inner?.commit) await inner.commit({ ...call, plan: p.inner });
       charged.set(p.path, (charged.get(p.path) ?? 0) + p.price);
     },
-    release(plan) {
-      inner?.release?.((plan as { inner: unknown }).inner);
+    release(call) {
+      inner?.release?.({ ...call, plan: (call.plan as { inner: unknown }).inner });
     },
   };
   return charged;

@@ -1,0 +1,43 @@
+// One call's own state. Dispatch makes one for every call, outermost or
+// nested, and hands it down to the handler's context and capabilities: what a
+// call learns about itself (its price, how it pays, whether a cache answered
+// it) is kept here, on the call, and never in a table keyed by an id that a
+// client, or another call, could repeat.
+import type { Caller } from "./plugin.ts";
+
+export interface Call {
+  /** Made by the server, unique per call: what the log and the ledger name. A nested call's extends its parent's. */
+  readonly id: string;
+  readonly caller: Caller;
+  /** The call this one was made from (ctx.call, the agent's tools, apps/test, paying this instance); null for the outermost. */
+  readonly parent: Call | null;
+  /** The outermost call of the chain: rate limits count against its caller. */
+  readonly root: Call;
+  /** What the code starting the call tells its handler (how an agent run was started); nested calls do not inherit it. */
+  readonly hint: unknown;
+  /** Credits this call costs, once priced. */
+  price: number;
+  /** What metering holds for this call between its check before the run and its charge after. */
+  plan: unknown;
+  /** Provider requests this call made itself: sent out, and answered from cache. */
+  readonly upstream: { network: number; cached: number };
+  /** Nested calls made from this one so far, for their ids. */
+  nested: number;
+}
+
+export function newCall(caller: Caller, o: { id?: string; parent?: Call | null; hint?: unknown } = {}): Call {
+  const parent = o.parent ?? null;
+  const id = parent ? `${parent.id}.${++parent.nested}` : (o.id ?? crypto.randomUUID());
+  const call = { id, caller, parent, root: null as unknown as Call, hint: o.hint, price: 0, plan: null, upstream: { network: 0, cached: 0 }, nested: 0 };
+  call.root = parent ? parent.root : call;
+  return call;
+}
+
+/** A nested call's caller, holding at most the scopes of the call it was made from. */
+export function narrowed(caller: Caller, parent: Call | null): Caller {
+  const outer = parent?.caller.scopes;
+  if (!outer || outer === "*") return caller;
+  const scopes = caller.scopes === "*" ? outer : caller.scopes.filter((s) => outer.includes(s));
+  if (caller.scopes !== "*" && scopes.length === caller.scopes.length) return caller;
+  return { ...caller, scopes };
+}
