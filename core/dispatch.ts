@@ -59,6 +59,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const m = rt.metering;
   const run = async (charge: boolean) => {
     const ctx = rt.makeCtx(entry.service, kind, caller, input.requestId, entry.name, input.baseUrl ?? "");
+    if (plan !== null) ctx.price = price;
     const out = await def.run(args, ctx);
     if (charge && plan !== null) {
       await m?.settle?.(plan, input.requestId);
