@@ -25,7 +25,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_CONTACT: { default: "", description: "An e-mail or URL for provider operators, sent in the User-Agent of outside requests (OpenStreetMap services ask for one)." },
   UPSTREAM_TIMEOUT_MS: { default: "", description: "Timeout for outside providers in milliseconds; empty keeps each provider's own (10 s mostly). <PROVIDER>_TIMEOUT_MS overrides one." },
   UPSTREAM_RETRY_MS: { default: "250", description: "Pause before the one retry after a transient provider failure, in milliseconds." },
-  HEARTH_COLLECTORS: { default: "on", description: "off stops the scheduled collectors (the news, video and social polls), or name the ones to run (\"news,video\"); what they hold stays readable, and those services fetch on demand while they hold nothing." },
+  HEARTH_COLLECTORS: { default: "on", description: "off stops the scheduled collectors (the news, video and social polls), or name the ones to run (\"news,video\"); what they hold stays readable, and those services fetch on demand while they hold nothing (after a failed attempt, not again for 1, 2, 4… minutes). Their answers say whether the collection is stale, when it last worked and why it fails." },
   HEARTH_METERING: { default: "on", description: "off makes every method free (a private instance); on charges credits or x402 payments per DESIGN.md's price table." },
   HEARTH_PRICES: { default: "", description: "JSON file of per-method price overrides in credits ({\"web/search\": 3}); config/prices.json is read when empty." },
   X402_PAY_TO: { default: "", description: "Address that receives x402 payments from callers without an account; unset: they get 401 on priced methods." },

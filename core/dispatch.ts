@@ -77,6 +77,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const m = rt.metering;
   const run = async (charge: boolean) => {
     const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
+    if (paid) ctx.price = price;
     const out = await def.run(args, ctx);
     if (charge && paid) {
       await m?.settle?.(call);

@@ -143,6 +143,13 @@ export interface BaseCtx {
   readonly account: Account;
   /** Base URL of this instance as the caller reached it, for links in answers. */
   baseUrl: string;
+  /**
+   * Credits this call is charged when it succeeds (and is not answered from
+   * cache alone), as dispatch priced it with the instance's overrides and
+   * metering switch applied, so an answer can say what it cost; 0 outside a
+   * call, when it is free or when no one is charged.
+   */
+  price: number;
 }
 
 export type Ctx = BaseCtx & CapabilityTypes;

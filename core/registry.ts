@@ -30,6 +30,12 @@ export interface MethodEntry {
   required: string[];
   /** Whether any argument declares a default to fill in. */
   withDefaults: boolean;
+  /**
+   * The arguments as every surface publishes them (MCP inputSchema, OpenAPI
+   * request body, the agent's tool parameters): plain JSON Schema whose
+   * `required` is `required` above, made on first use.
+   */
+  readonly schema: Record<string, unknown>;
   plugin: LoadedPlugin;
 }
 
@@ -104,6 +110,22 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
   }
 }
 
+/**
+ * TypeBox keeps its markers in symbols, which a JSON round trip drops. A
+ * TypeBox property with a default but without T.Optional still lands in
+ * `required`, though validation fills it in; callers are told only what they
+ * must send. Unknown arguments are refused by dispatch, so the schema says so
+ * too unless the plugin chose otherwise.
+ */
+function publishedSchema(args: TObject, required: string[]): Record<string, unknown> {
+  const schema = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+  schema.type = "object";
+  if (required.length) schema.required = [...required];
+  else delete schema.required;
+  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
+  return schema;
+}
+
 export class Registry {
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly methods = new Map<string, MethodEntry>();
@@ -119,6 +141,7 @@ export class Registry {
       // cost start-up time and memory for methods an instance may never be asked.
       // (TypeGuard.IsObject in validateManifest already vouched for its shape.)
       let compiled: TypeCheck<TObject> | undefined;
+      let published: Record<string, unknown> | undefined;
       const entry: MethodEntry = {
         service: def.name,
         name,
@@ -139,6 +162,9 @@ export class Registry {
         // An argument with a default is optional to callers: validation fills it in.
         required: ((args.required as string[] | undefined) ?? []).filter((n) => !("default" in (args.properties[n] as object))),
         withDefaults: hasDefaults(args),
+        get schema() {
+          return (published ??= publishedSchema(args, this.required));
+        },
         plugin,
       };
       plugin.methods.push(entry);

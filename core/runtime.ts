@@ -152,6 +152,7 @@ export class Runtime {
     ctx.config = this.config;
     ctx.log = this.log;
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
+    ctx.price = 0;
     const scope: CapabilityScope = { rt: this, service, kind, call, caller, requestId, baseUrl: ctx.baseUrl as string };
     for (const need of plugin.def.needs ?? []) ctx[need] = capabilityFactories.get(need)!(scope);
     return ctx as unknown as Ctx;

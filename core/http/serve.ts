@@ -2,6 +2,7 @@
 // native router (measured: a trivial Elysia route serves ~43k req/s here,
 // Bun's routes ~80k), while every page and mount stays in the Elysia app.
 import type { Server } from "bun";
+import http from "node:http";
 import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
 import { createApp, type App } from "./app.ts";
@@ -40,7 +41,27 @@ function secured(res: Response | undefined): Response | undefined {
  */
 export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address: string) => Response | Promise<Response>>();
 
+/**
+ * Bytes a request's line and headers may take. Reads carry their arguments in
+ * the query string and the text methods take 30,000 characters: percent-encoded,
+ * one astral character (an emoji) is 12 bytes, so 30,000 of them are 360,000,
+ * with room left for the other arguments and the headers. Bun's default
+ * (16 KiB) refused such a GET with 431 before any handler saw it.
+ */
+export const MAX_REQUEST_HEAD = 512 * 1024;
+
+/**
+ * Bun keeps one process-wide limit, the one --max-http-header-size sets, and
+ * node:http's maxHeaderSize is its setter; doing it here makes it hold for
+ * `hearth serve`, the compiled binary and tests alike. A larger limit given
+ * on the command line stands.
+ */
+function allowLongRequestHeads() {
+  if (http.maxHeaderSize < MAX_REQUEST_HEAD) (http as { maxHeaderSize: number }).maxHeaderSize = MAX_REQUEST_HEAD;
+}
+
 export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
+  allowLongRequestHeads();
   const app = createApp(rt);
   const server = Bun.serve({
     port: opts.port,

@@ -21,18 +21,6 @@ export function priceText(credits: number | null): string {
   return `Price: ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call.`;
 }
 
-/**
- * TypeBox schemas are JSON Schema plus symbol-keyed metadata; a JSON round
- * trip leaves the plain schema. Unknown arguments are refused by dispatch, so
- * the schema says so too unless the plugin chose otherwise.
- */
-export function inputSchemaOf(entry: MethodEntry): Tool["inputSchema"] {
-  const schema = JSON.parse(JSON.stringify(entry.def.args)) as Record<string, unknown>;
-  if (schema.additionalProperties === undefined) schema.additionalProperties = false;
-  schema.type = "object";
-  return schema as Tool["inputSchema"];
-}
-
 export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
   const def = entry.def;
   const credits = creditsOf(rt, entry);
@@ -43,7 +31,8 @@ export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
     name: entry.tool,
     title,
     description: `${def.description.trim()}\n\n${priceText(credits)} ${access}`,
-    inputSchema: inputSchemaOf(entry),
+    // The registry's published schema, the same one OpenAPI and the agent show.
+    inputSchema: entry.schema as Tool["inputSchema"],
     annotations: {
       title,
       readOnlyHint: readOnly,

@@ -98,7 +98,7 @@ function operation(rt: Runtime, entry: MethodEntry): [string, Json] {
     if (params.length) op.parameters = params;
     return ["get", op];
   }
-  op.requestBody = { required: true, content: { "application/json": { schema: plain(d.args) } } };
+  op.requestBody = { required: true, content: { "application/json": { schema: entry.schema } } };
   return ["post", op];
 }
 

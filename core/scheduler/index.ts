@@ -4,9 +4,9 @@
 import { provideCapability } from "../capabilities.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Repeat } from "./recurrence.ts";
-import { Scheduler, type FiringHandler, type FiringRecord } from "./scheduler.ts";
+import { Scheduler, type Collection, type CollectionRound, type FiringHandler, type FiringRecord } from "./scheduler.ts";
 
-export type { Firing, FiringHandler, FiringRecord, RunReport } from "./scheduler.ts";
+export type { Collection, CollectionRound, Firing, FiringHandler, FiringRecord, RunReport } from "./scheduler.ts";
 export { Scheduler } from "./scheduler.ts";
 
 export interface Schedule {
@@ -24,6 +24,10 @@ export interface Schedule {
   next(ref: string): number | null | undefined;
   /** Past firings of `ref`, newest first: done, failed, claimed (interrupted or under way) or missed. */
   history(ref: string, limit?: number): FiringRecord[];
+  /** Records a round of the service's collector (a read may do it: it takes its own short write). */
+  collected(round: CollectionRound): Promise<void>;
+  /** How the service's collector has fared; null before its first round. */
+  collection(): Collection | null;
 }
 
 declare module "../plugin.ts" {
@@ -58,5 +62,7 @@ provideCapability("schedule", (scope): Schedule => {
     remove: (ref) => (writable(), sch.remove(service, ref)),
     next: (ref) => sch.nextDue(service, ref, kind),
     history: (ref, limit) => sch.history(service, ref, kind, limit),
+    collected: (round) => sch.collected(service, round),
+    collection: () => sch.collection(service, kind),
   };
 });

@@ -50,6 +50,31 @@ export interface RunReport {
   missed: { service: string; ref: string; first: number; last: number; count: number }[];
 }
 
+/** One round of a collector: how many sources it asked and which of them failed. */
+export interface CollectionRound {
+  sources: number;
+  failed: { source: string; error: string }[];
+}
+
+/** How a service's collector has fared (times in ms). */
+export interface Collection {
+  /** When the last round finished. */
+  attempted: number;
+  /** When a round last reached at least one source; null while none has. */
+  succeeded: number | null;
+  /** Rounds in a row in which no source answered. */
+  failures: number;
+  /** Why the last round failed; null when it worked. */
+  error: string | null;
+}
+
+/** Why a round in which no source answered failed: the first failure names its source and provider. */
+function roundError(round: CollectionRound): string {
+  const [first] = round.failed;
+  const more = round.failed.length - 1;
+  return `no source answered: ${first.source}: ${first.error}${more > 0 ? ` (and ${more} more failed)` : ""}`;
+}
+
 interface JobRow {
   service: string;
   ref: string;
@@ -166,6 +191,30 @@ export class Scheduler {
       )
       .all(service, ref, limit)
       .map((r) => ({ ...r, detail: r.detail === null ? null : JSON.parse(r.detail) }));
+  }
+
+  /** Records a collector's round; a round that asked nothing changes nothing. */
+  async collected(service: string, round: CollectionRound): Promise<void> {
+    if (round.sources === 0) return;
+    const at = this.rt.clock.now().getTime();
+    const ok = round.failed.length < round.sources;
+    await this.rt.store.write(() => {
+      this.ensure();
+      this.rt.store.writer.run(
+        `INSERT INTO schedule_collections (service, attempted, succeeded, failures, error) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (service) DO UPDATE SET attempted = excluded.attempted, succeeded = coalesce(excluded.succeeded, succeeded),
+           failures = CASE WHEN excluded.error IS NULL THEN 0 ELSE failures + 1 END, error = excluded.error`,
+        [service, at, ok ? at : null, ok ? 0 : 1, ok ? null : roundError(round)],
+      );
+    });
+  }
+
+  /** How a service's collector has fared; null before its first round. */
+  collection(service: string, kind: "read" | "write" | "instance"): Collection | null {
+    const db = this.db(kind);
+    // The table may predate this process's first use of the scheduler, or not exist yet.
+    if (!this.ready && !db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedule_collections'").get()) return null;
+    return db.query<Collection, [string]>("SELECT attempted, succeeded, failures, error FROM schedule_collections WHERE service = ?").get(service);
   }
 
   private db(kind: "read" | "write" | "instance") {

@@ -44,3 +44,20 @@ export const scheduleFirings = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.service, t.ref, t.due] })],
 );
+
+/**
+ * How the rounds of each collector (a service that polls its providers on a
+ * schedule: news, video, social) went, so its answers can say how fresh they
+ * are and a provider that is down is not asked again on every request.
+ */
+export const scheduleCollections = sqliteTable("schedule_collections", {
+  service: text("service").primaryKey(),
+  /** When the last round finished (ms). */
+  attempted: integer("attempted").notNull(),
+  /** When a round last reached at least one source (ms); null while none ever has. */
+  succeeded: integer("succeeded"),
+  /** Rounds in a row in which no source answered. */
+  failures: integer("failures").notNull().default(0),
+  /** Why the last round failed; null when it worked. */
+  error: text("error"),
+});

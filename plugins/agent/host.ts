@@ -76,9 +76,6 @@ declare module "../../core/plugin.ts" {
   }
 }
 
-/** JSON Schema as the model reads it: TypeBox's own markers are symbols and drop out. */
-const plainSchema = (s: unknown) => JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
-const schemas = new WeakMap<MethodEntry, Record<string, unknown>>();
 
 /** The services named in AGENT_SERVICES, or null for every one. */
 function offered(config: Readonly<Record<string, string>>): Set<string> | null {
@@ -92,9 +89,7 @@ export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
     if (entry.service === "agent" || entry.def.withheldFromAgent) continue;
     if (caller.scopes !== "*" && !caller.scopes.includes(entry.service)) continue;
     if (entry.def.access === "account" && !caller.account) continue;
-    let parameters = schemas.get(entry);
-    if (!parameters) schemas.set(entry, (parameters = plainSchema(entry.def.args)));
-    out.push({ entry, name: entry.tool, description: entry.def.description, parameters });
+    out.push({ entry, name: entry.tool, description: entry.def.description, parameters: entry.schema });
   }
   return out;
 }

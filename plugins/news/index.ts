@@ -5,7 +5,7 @@ import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { fetchReadable } from "../web/page.ts";
 import { followedFeeds, topicsOf } from "./feeds.ts";
 import { pollFeeds } from "./poll.ts";
-import { pollMinutes, pollOnSchedule } from "./schedule.ts";
+import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "./schedule.ts";
 import { articles, feeds, items } from "./schema.ts";
 
 type Item = typeof items.$inferSelect;
@@ -47,11 +47,7 @@ function lastPolled(ctx: Ctx): string | null {
   return row?.at ? new Date(row.at).toISOString() : null;
 }
 
-/** Polls now when the feeds have never been asked (a fresh instance), so the first answer is not empty. */
-async function warm(ctx: Ctx) {
-  const polled = ctx.db.select({ url: feeds.url }).from(feeds).limit(1).get();
-  if (!polled) await pollFeeds(ctx);
-}
+const interval = (ctx: Ctx) => pollMinutes(ctx.config.NEWS_POLL_MINUTES, 15, "NEWS_POLL_MINUTES");
 
 const FEW = 5;
 const ID = /^[0-9a-f]{16}$/;
@@ -68,7 +64,7 @@ export default definePlugin({
   methods: {
     list: read({
       description:
-        "Recent headlines with short summaries, balanced across topics (newest of each topic in turn), from the followed feeds. `topic` narrows to one (world, uk, business, technology, science, health, sport, crypto by default); `limit` default 30, max 100.",
+        "Recent headlines with short summaries, balanced across topics (newest of each topic in turn), from the followed feeds. `topic` narrows to one (world, uk, business, technology, science, health, sport, crypto by default); `limit` default 30, max 100. The answer says whether the collection is `stale` (the last poll failed, or none has worked for two intervals), its `last_success` and the last poll's `error`.",
       args: T.Object({
         topic: T.Optional(T.String({ minLength: 1, maxLength: 40, description: "One topic of the followed feeds." })),
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Headlines, default 30, max 100." })),
@@ -82,11 +78,12 @@ export default definePlugin({
         const topic = args.topic?.trim().toLowerCase();
         if (topic !== undefined && !topics.includes(topic)) throw invalid("topic", `topic must be one of ${topics.join(", ")} (got ${JSON.stringify(args.topic)})`);
         const limit = args.limit ?? 30;
-        await warm(ctx);
+        // Polls now when nothing has been collected yet (a fresh instance), so the first answer is not empty.
+        await warm(ctx, interval(ctx), () => !!ctx.db.select({ id: items.id }).from(items).limit(1).get(), (c) => pollFeeds(c));
         const wanted = topic ? [topic] : topics;
         const byTopic = wanted.map((t) => ctx.db.select().from(items).where(eq(items.topic, t)).orderBy(desc(items.published), desc(items.seen)).limit(limit).all());
         const chosen = balanced(byTopic, limit);
-        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: lastPolled(ctx) };
+        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
 
@@ -150,19 +147,18 @@ export default definePlugin({
         };
         let found = find();
         let live = false;
-        if (found.length < FEW) {
-          const report = await pollFeeds(ctx, { olderThanMs: 5 * 60_000 });
-          live = report.polled > 0;
+        if (found.length < FEW && mayCollect(ctx, interval(ctx))) {
+          const report = await collectRound(ctx, (c) => pollFeeds(c, { olderThanMs: 5 * 60_000 }));
+          live = report.sources > report.failed.length;
           if (report.added > 0) found = find();
         }
-        return { query, items: found, count: found.length, live, polled_at: lastPolled(ctx) };
+        return { query, items: found, count: found.length, live, polled_at: lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
   },
 
   async start(ctx) {
     followedFeeds(ctx.config);
-    const minutes = pollMinutes(ctx.config.NEWS_POLL_MINUTES, 15, "NEWS_POLL_MINUTES");
-    await pollOnSchedule(ctx, minutes, (fctx) => pollFeeds(fctx));
+    await pollOnSchedule(ctx, interval(ctx), (fctx) => pollFeeds(fctx));
   },
 });

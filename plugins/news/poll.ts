@@ -5,6 +5,7 @@
 import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
+import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { decodeText, guardedFetch } from "../web/guarded.ts";
 import { userAgent } from "../web/page.ts";
 import { plainFromHtml } from "../web/readable.ts";
@@ -94,11 +95,9 @@ async function inTurns<T, R>(list: T[], width: number, fn: (t: T) => Promise<R>)
   return out;
 }
 
-export interface PollReport {
-  polled: number;
+export interface PollReport extends CollectionRound {
   changed: number;
   unchanged: number;
-  failed: number;
   added: number;
 }
 
@@ -109,16 +108,17 @@ export async function pollFeeds(ctx: Ctx, opts: { olderThanMs?: number } = {}): 
   const now = ctx.clock.now().getTime();
   const due = followed.filter((f) => opts.olderThanMs === undefined || (state.get(f.url)?.polled ?? -Infinity) <= now - opts.olderThanMs);
   const outcomes = await inTurns(due, 4, (f) => pollOne(ctx, f, state.get(f.url)));
-  const report: PollReport = { polled: due.length, changed: 0, unchanged: 0, failed: 0, added: 0 };
+  const report: PollReport = { sources: due.length, changed: 0, unchanged: 0, failed: [], added: 0 };
   await ctx.writes((db) => {
     const at = ctx.clock.now().getTime();
     for (const o of outcomes) {
-      report[o.kind]++;
       const base = { url: o.feed.url, topic: o.feed.topic, name: o.feed.name, polled: at };
       if (o.kind === "failed") {
+        report.failed.push({ source: o.feed.name, error: o.error });
         db.insert(feeds).values({ ...base, error: o.error }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: o.error } }).run();
         continue;
       }
+      report[o.kind]++;
       if (o.kind === "unchanged") {
         db.insert(feeds).values({ ...base, error: null }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: null } }).run();
         continue;

@@ -124,7 +124,7 @@ export default definePlugin({
   methods: {
     send: write({
       description:
-        "Texts someone from the instance's number. `to` is an international (E.164) number. Charged per segment: 160 characters, or 70 when the text has characters outside the GSM alphabet (emoji, most non-Latin scripts); longer texts go in parts of 153 or 67. Capped per account per day (429 says when it resets). A number that replied STOP is not texted (403) until it replies START.",
+        "Texts someone from the instance's number. `to` is an international (E.164) number. Charged per segment, as the carrier bills it: a text in the GSM alphabet is one segment up to 160 characters and parts of 153 beyond (each of ^ { } [ ] ~ \\ | € counts as two); a text with any other character (emoji, most non-Latin scripts) is one segment up to 70 and parts of 67 beyond. The answer gives `segments`, `encoding` and the credits `charged`. Capped per account per day (429 says when it resets). A number that replied STOP is not texted (403) until it replies START.",
       args: T.Object({ to: Number_("Who to text"), text: T.String({ minLength: 1, maxLength: 1600, description: "The text; up to 1600 characters (Twilio's limit)." }) }),
       access: "account",
       openWorld: true,
@@ -134,7 +134,7 @@ export default definePlugin({
         twilioConfig(ctx.config);
         const to = e164(args.to, "to");
         const row = await text(ctx, to, args.text, args.text, "text");
-        return shape(row);
+        return { ...shape(row), charged: ctx.price };
       },
     }),
     history: read({
@@ -198,7 +198,7 @@ export default definePlugin({
               .onConflictDoUpdate({ target: [smsCodes.account, smsCodes.number], set: { hash: codeHash(account, number, code).toString("hex"), expires, wrong: 0 } })
               .run(),
           );
-          return { number, code_sent: true, expires_at: new Date(expires).toISOString(), verified: false };
+          return { number, code_sent: true, expires_at: new Date(expires).toISOString(), verified: false, charged: ctx.price };
         }
         const code = args.code.trim();
         // Wrong tries must be counted even though the call then fails, so this is its own transaction and the refusal comes after it.

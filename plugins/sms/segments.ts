@@ -1,7 +1,10 @@
-// How many SMS a text travels as (3GPP TS 23.038 / 23.040). A text wholly in
-// the GSM 7-bit alphabet fits 160 septets in one SMS and 153 per part when
-// split (the header takes the rest); the extension characters take two
-// septets. Anything else goes as UCS-2: 70 UTF-16 units alone, 67 per part.
+// How many SMS a text travels as (3GPP TS 23.038 / 23.040), which is what
+// Twilio bills. A text wholly in the GSM 7-bit alphabet fits 160 septets in
+// one SMS and 153 per part when split (the header takes the rest); the
+// extension characters take two septets. Anything else goes as UCS-2: 70
+// UTF-16 units alone, 67 per part. A part never ends between the two halves
+// of an extension character or of a surrogate pair (an emoji): the whole
+// character moves to the next part, so a part may hold one unit less.
 
 const GSM_BASIC =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
@@ -17,15 +20,36 @@ export interface Segments {
   segments: number;
 }
 
+/** Parts of `perPart` units that characters of the given sizes fill, none split across two. */
+function parts(sizes: number[], total: number, single: number, perPart: number): number {
+  if (total <= single) return 1;
+  let n = 1;
+  let used = 0;
+  for (const size of sizes) {
+    if (used + size > perPart) {
+      n++;
+      used = 0;
+    }
+    used += size;
+  }
+  return n;
+}
+
 export function segmentsOf(text: string): Segments {
-  let septets = 0;
+  const septets: number[] = [];
+  let gsm = true;
   for (const ch of text) {
-    if (basic.has(ch)) septets += 1;
-    else if (extension.has(ch)) septets += 2;
+    if (basic.has(ch)) septets.push(1);
+    else if (extension.has(ch)) septets.push(2);
     else {
-      const units = text.length;
-      return { encoding: "UCS-2", units, segments: units <= 70 ? 1 : Math.ceil(units / 67) };
+      gsm = false;
+      break;
     }
   }
-  return { encoding: "GSM-7", units: septets, segments: septets <= 160 ? 1 : Math.ceil(septets / 153) };
+  if (gsm) {
+    const units = septets.reduce((a, b) => a + b, 0);
+    return { encoding: "GSM-7", units, segments: parts(septets, units, 160, 153) };
+  }
+  const sizes = Array.from(text, (ch) => ch.length);
+  return { encoding: "UCS-2", units: text.length, segments: parts(sizes, text.length, 70, 67) };
 }

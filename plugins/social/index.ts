@@ -2,7 +2,8 @@ import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { pollMinutes, pollOnSchedule } from "../news/schedule.ts";
+import type { CollectionRound } from "../../core/scheduler/index.ts";
+import { freshness, pollMinutes, pollOnSchedule, warm } from "../news/schedule.ts";
 import { readBluesky, readMastodon, type Post } from "./networks.ts";
 import { posts } from "./schema.ts";
 
@@ -23,11 +24,11 @@ const shape = (p: Row) => ({
 
 const interval = (ctx: Ctx) => pollMinutes(ctx.config.SOCIAL_POLL_MINUTES, 15, "SOCIAL_POLL_MINUTES");
 
-async function collect(ctx: Ctx) {
+async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; added: number }> {
   const ttl = interval(ctx) * 60 - 30;
   const [bsky, masto] = await Promise.all([readBluesky(ctx, ttl), readMastodon(ctx)]);
   const failed = [...bsky.failed, ...masto.failed];
-  for (const f of failed) ctx.log.warn("social source failed", { source: f });
+  for (const f of failed) ctx.log.warn("social source failed", f);
   const got: Post[] = [...bsky.posts, ...masto.posts];
   let added = 0;
   if (got.length)
@@ -44,11 +45,7 @@ async function collect(ctx: Ctx) {
         if (!held || held.text !== p.text) ctx.index.put({ kind: "post", ref: p.uri, owner: null, title: p.name ? `${p.name} (@${p.handle})` : `@${p.handle}`, body: p.text });
       }
     });
-  return { read: got.length, added, failed };
-}
-
-async function warm(ctx: Ctx) {
-  if (!ctx.db.select({ uri: posts.uri }).from(posts).limit(1).get()) await collect(ctx);
+  return { sources: bsky.sources + masto.sources, read: got.length, added, failed };
 }
 
 const asOf = (ctx: Ctx) => {
@@ -75,15 +72,16 @@ export default definePlugin({
   },
   methods: {
     list: read({
-      description: "Latest public posts collected from the network, newest first, with author, text, link and counts. `limit` default 50 (the recent ones), max 200.",
+      description: "Latest public posts collected from the network, newest first, with author, text, link and counts. `limit` default 50 (the recent ones), max 200. The answer says whether the collection is `stale` (the last read failed, or none has worked for two intervals), its `last_success` and the last read's `error`.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Posts, default 50, max 200." })) }),
       access: "public",
       // Reads the sources itself when it holds nothing yet.
       openWorld: true,
       async run(args, ctx) {
-        await warm(ctx);
+        // Reads the sources when nothing is held yet, unless a round failed recently.
+        await warm(ctx, interval(ctx), () => !!ctx.db.select({ uri: posts.uri }).from(posts).limit(1).get(), collect);
         const list = ctx.db.select().from(posts).orderBy(desc(posts.created)).limit(args.limit ?? 50).all();
-        return { posts: list.map(shape), count: list.length, as_of: asOf(ctx) };
+        return { posts: list.map(shape), count: list.length, as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
     search: read({
@@ -98,7 +96,7 @@ export default definePlugin({
         const hits = ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });
         const rows = hits.length ? new Map(ctx.db.select().from(posts).where(inArray(posts.uri, hits.map((h) => h.ref))).all().map((r) => [r.uri, r])) : new Map<string, Row>();
         const found = hits.flatMap((h) => rows.get(h.ref) ?? []);
-        return { query, posts: found.map(shape), count: found.length, as_of: asOf(ctx) };
+        return { query, posts: found.map(shape), count: found.length, as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
   },

@@ -11,6 +11,7 @@
 //   signing in, and several large ones (mastodon.social among them) no
 //   longer allow it, so it is only reliable for servers known to.
 import type { Ctx } from "../../core/plugin.ts";
+import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
 import { decodeText, guardedFetch } from "../web/guarded.ts";
 import { userAgent } from "../web/page.ts";
@@ -112,7 +113,12 @@ export function listSetting(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
-export async function readBluesky(ctx: Ctx, ttl: number): Promise<{ posts: Post[]; failed: string[] }> {
+/** Posts read in one round, with how many sources were asked and which failed. */
+export interface Read extends CollectionRound {
+  posts: Post[];
+}
+
+export async function readBluesky(ctx: Ctx, ttl: number): Promise<Read> {
   const feeds = listSetting(ctx.config.SOCIAL_BLUESKY_FEEDS);
   const actors = listSetting(ctx.config.SOCIAL_BLUESKY_ACCOUNTS);
   const jobs = [
@@ -123,19 +129,19 @@ export async function readBluesky(ctx: Ctx, ttl: number): Promise<{ posts: Post[
     jobs.map((j) => ctx.http.get("BLUESKY", j.path, { query: j.query, ttl, revalidate: 0, parse: (b) => blueskyPosts(b, j.what) })),
   );
   const posts: Post[] = [];
-  const failed: string[] = [];
+  const failed: Read["failed"] = [];
   settled.forEach((s, i) => {
     if (s.status === "fulfilled") {
       if (!s.value.cached) posts.push(...s.value.data);
-    } else failed.push(`${jobs[i].what}: ${(s.reason as Error)?.message ?? s.reason}`);
+    } else failed.push({ source: jobs[i].what, error: String((s.reason as Error)?.message ?? s.reason) });
   });
-  return { posts, failed };
+  return { posts, sources: jobs.length, failed };
 }
 
-export async function readMastodon(ctx: Ctx): Promise<{ posts: Post[]; failed: string[] }> {
+export async function readMastodon(ctx: Ctx): Promise<Read> {
   const servers = listSetting(ctx.config.SOCIAL_MASTODON_SERVERS).map((s) => (/^https?:\/\//.test(s) ? s : `https://${s}`).replace(/\/+$/, ""));
   const posts: Post[] = [];
-  const failed: string[] = [];
+  const failed: Read["failed"] = [];
   await Promise.all(
     servers.map(async (server) => {
       try {
@@ -151,9 +157,9 @@ export async function readMastodon(ctx: Ctx): Promise<{ posts: Post[]; failed: s
         if (res.status !== 200) throw new Error(`${new URL(server).host} does not show its public timeline without signing in (HTTP ${res.status})`);
         posts.push(...mastodonPosts(JSON.parse(decodeText(res.body, res.headers["content-type"])), server));
       } catch (e) {
-        failed.push(`${server}: ${(e as Error)?.message ?? e}`);
+        failed.push({ source: server, error: String((e as Error)?.message ?? e) });
       }
     }),
   );
-  return { posts, failed };
+  return { posts, sources: servers.length, failed };
 }

@@ -5,6 +5,7 @@
 import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
+import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
 import { curatedChannels, type Channel } from "./channels.ts";
 import { videos } from "./schema.ts";
@@ -69,12 +70,12 @@ async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
 }
 
 /** Reads every curated channel's feed; one failing channel leaves the others. */
-export async function pollChannels(ctx: Ctx, ttlSeconds: number) {
+export async function pollChannels(ctx: Ctx, ttlSeconds: number): Promise<CollectionRound> {
   const channels = curatedChannels(ctx.config);
   const results = await Promise.allSettled(channels.map((c) => readChannel(ctx, c, ttlSeconds)));
-  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ channel: channels[i].id, error: String((r.reason as Error)?.message ?? r.reason) }] : []));
+  const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ source: channels[i].name, error: String((r.reason as Error)?.message ?? r.reason) }] : []));
   for (const f of failed) ctx.log.warn("video channel poll failed", f);
-  return { channels: channels.length, failed };
+  return { sources: channels.length, failed };
 }
 
 export const latest = (ctx: Ctx, limit: number) => ctx.db.select().from(videos).orderBy(desc(videos.published)).limit(limit).all();

@@ -2,7 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { eq, inArray, max } from "drizzle-orm";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { pollMinutes, pollOnSchedule } from "../news/schedule.ts";
+import { freshness, pollMinutes, pollOnSchedule, warm } from "../news/schedule.ts";
 import { curatedChannels } from "./channels.ts";
 import { latest, pollChannels } from "./feed.ts";
 import { videos } from "./schema.ts";
@@ -24,9 +24,9 @@ const interval = (ctx: Ctx) => pollMinutes(ctx.config.VIDEO_POLL_MINUTES, 30, "V
 /** Just under the poll interval, so each scheduled poll asks YouTube afresh. */
 const ttl = (ctx: Ctx) => interval(ctx) * 60 - 30;
 
-async function warm(ctx: Ctx) {
-  if (!ctx.db.select({ id: videos.id }).from(videos).limit(1).get()) await pollChannels(ctx, ttl(ctx));
-}
+/** Reads the channels when nothing is held yet, unless a round failed recently. */
+const warmed = (ctx: Ctx) =>
+  warm(ctx, interval(ctx), () => !!ctx.db.select({ id: videos.id }).from(videos).limit(1).get(), (c) => pollChannels(c, ttl(c)));
 
 /** A watch, short or share URL, or a bare 11-character id. */
 function videoIdIn(text: string): string | null {
@@ -53,15 +53,15 @@ export default definePlugin({
   },
   methods: {
     list: read({
-      description: "Latest videos from the curated channels, newest first, with channel, link, date, description and views. `limit` default 50, max 200.",
+      description: "Latest videos from the curated channels, newest first, with channel, link, date, description and views. `limit` default 50, max 200. The answer says whether the collection is `stale` (the last read failed, or none has worked for two intervals), its `last_success` and the last read's `error`.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Videos, default 50, max 200." })) }),
       access: "public",
       // Reads the channels itself when it holds nothing yet.
       openWorld: true,
       async run(args, ctx) {
-        await warm(ctx);
+        await warmed(ctx);
         const list = latest(ctx, args.limit ?? 50).map(shape);
-        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: asOf(ctx) };
+        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
     search: read({
@@ -73,7 +73,7 @@ export default definePlugin({
       openWorld: true,
       async run({ query }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
-        await warm(ctx);
+        await warmed(ctx);
         const channels = followedNames(ctx);
         const id = videoIdIn(query);
         const isUrl = /^https?:/i.test(query.trim());
@@ -93,8 +93,9 @@ export default definePlugin({
             count: 0,
             followed: false,
             note: `${isUrl ? "That video is" : `No video matching ${JSON.stringify(query.trim())} is`} not followed here: this instance follows only ${channels.length} curated channels (${channels.join(", ")}).`,
+            ...freshness(ctx, interval(ctx)),
           };
-        return { query, videos: found.map(shape), count: found.length, followed: true };
+        return { query, videos: found.map(shape), count: found.length, followed: true, ...freshness(ctx, interval(ctx)) };
       },
     }),
   },

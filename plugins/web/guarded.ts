@@ -4,13 +4,14 @@
 // what it checked, so a name cannot answer differently a moment later).
 // Redirects are followed by hand so each target is checked the same way.
 // Size and time are capped across the whole exchange.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { LookupAddress } from "node:dns";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { HearthError, invalid, tooLarge, upstream } from "../../core/errors.ts";
 import { blockedAddress, blockedName, describeBlocked, type Blocked } from "./addresses.ts";
+import { LookupFailed, resolverFor } from "./resolve.ts";
 
 export interface GuardedOptions {
   /** The argument the URL came from, named in refusals. */
@@ -25,6 +26,8 @@ export interface GuardedOptions {
   headers?: Record<string, string>;
   /** Statuses other than 2xx that are answers (304 for a conditional request). */
   accept?: number[];
+  /** DNS servers to look names up with (host or host:port); the system's resolver when empty. */
+  dns?: string[];
 }
 
 export interface GuardedAnswer {
@@ -73,8 +76,7 @@ function checkTarget(url: URL, opts: GuardedOptions, hop: number) {
 /** A resolver for the socket that refuses a name when any of its addresses is not public. */
 function guardedLookup(opts: GuardedOptions) {
   return (hostname: string, options: any, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-    dnsLookup(hostname, { all: true, family: options?.family ?? 0 }, (err, addresses) => {
-      if (err) return callback(err, []);
+    resolverFor(opts.dns ?? [], opts.timeoutMs)(hostname, options?.family ?? 0).then((addresses) => {
       if (!opts.trusted)
         for (const a of addresses) {
           const why = blockedAddress(a.address);
@@ -82,7 +84,7 @@ function guardedLookup(opts: GuardedOptions) {
         }
       if (options?.all) callback(null, addresses);
       else callback(null, addresses[0].address, addresses[0].family);
-    });
+    }, (err: NodeJS.ErrnoException) => callback(new LookupFailed(hostname, err?.code), []));
   };
 }
 
@@ -184,10 +186,9 @@ export async function guardedFetch(raw: string, opts: GuardedOptions): Promise<G
       res = await once(url, opts, deadline);
     } catch (e) {
       if (e instanceof Refused) throw refusal(opts, url, hop, e.why, e.address);
+      if (e instanceof LookupFailed) throw e.answer();
       if (Date.now() >= deadline || (e as Error)?.message === "timeout")
         throw upstream("upstream_timeout", `${url.host} did not answer within ${Math.round(opts.timeoutMs / 1000)} s`);
-      const code = (e as NodeJS.ErrnoException)?.code;
-      if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_AGAIN") throw invalid(opts.field, `${url.hostname} does not resolve to any address`);
       throw upstream("upstream_unavailable", `${url.host} could not be reached`);
     }
     const status = res.statusCode ?? 0;

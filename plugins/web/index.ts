@@ -14,6 +14,7 @@ export default definePlugin({
     BRAVE_URL: { default: "", description: "Base URL of the Brave Search API (https://api.search.brave.com when empty)." },
     WEB_FETCH_MAX_BYTES: { default: "5000000", description: "Largest page web/fetch reads, in bytes after decompression (413 past it)." },
     WEB_FETCH_TIMEOUT_MS: { default: "15000", description: "Time web/fetch allows a page, redirects included, in milliseconds." },
+    WEB_FETCH_DNS: { default: "", description: "DNS servers web/fetch and news articles look names up with (host or host:port, comma separated); the system's resolver when empty." },
     WEB_FETCH_ALLOW_LOOPBACK: {
       default: "false",
       description: "true lets web/fetch and news articles reach 127.0.0.0/8 and ::1. For tests against loopback fixture servers only; never on a real instance.",
@@ -39,7 +40,7 @@ export default definePlugin({
     }),
     fetch: read({
       description:
-        "Fetches a web page and returns its readable content (title, byline, date, text) as Firefox Reader View would show it. Needs an account. Only http and https; private, loopback, link-local and cloud metadata addresses are refused, checked after DNS resolution and on every redirect; pages over WEB_FETCH_MAX_BYTES are refused (413).",
+        "Fetches a web page and returns its readable content (title, byline, date, text) as Firefox Reader View would show it. Needs an account. Only http and https; private, loopback, link-local and cloud metadata addresses are refused, checked after DNS resolution and on every redirect; pages over WEB_FETCH_MAX_BYTES are refused (413). A name DNS says does not exist is 502 and DNS that cannot be asked 503, both worth retrying.",
       args: T.Object({ url: T.String({ minLength: 1, maxLength: 4000, description: "The page's http or https URL." }) }),
       access: "account",
       openWorld: true,

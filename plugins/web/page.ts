@@ -6,6 +6,7 @@ import type { BaseCtx } from "../../core/plugin.ts";
 import pkg from "../../package.json";
 import { decodeText, guardedFetch } from "./guarded.ts";
 import { readable } from "./readable.ts";
+import { dnsServers } from "./resolve.ts";
 
 /** Most text an answer carries; longer pages are cut and say so. */
 const MAX_TEXT = 200_000;
@@ -15,6 +16,7 @@ export function fetchLimits(config: Readonly<Record<string, string>>) {
     maxBytes: Number(config.WEB_FETCH_MAX_BYTES) > 0 ? Number(config.WEB_FETCH_MAX_BYTES) : 5_000_000,
     timeoutMs: Number(config.WEB_FETCH_TIMEOUT_MS) > 0 ? Number(config.WEB_FETCH_TIMEOUT_MS) : 15_000,
     allowLoopback: config.WEB_FETCH_ALLOW_LOOPBACK === "true",
+    dns: dnsServers(config.WEB_FETCH_DNS),
   };
 }
 

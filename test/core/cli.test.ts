@@ -76,6 +76,13 @@ function suite(name: string, cmd: () => string[], before?: () => Promise<void>) 
       expect((await run([...cmd(), "token", "create"], env)).code).toBe(2);
     });
 
+    test("a GET whose query string holds 30,000 percent-encoded emoji (360,000 bytes) reaches validation", async () => {
+      const title = "😀".repeat(30_000);
+      const r = await fetch(`${url}/api/v1/notes/get?${new URLSearchParams({ title })}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(r.status).toBe(400);
+      expect((await r.json()).error).toMatchObject({ kind: "invalid_argument", field: "title" });
+    });
+
     test("help lists every method from the registry", async () => {
       const h = await run([...cmd(), "help"], env);
       expect(h.code).toBe(0);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import fc from "fast-check";
+import { MAX_REQUEST_HEAD } from "../../core/http/serve.ts";
 import { buildRegistry, type MethodEntry } from "../../core/registry.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { mcpClient } from "../mcp/client.ts";
@@ -85,8 +86,8 @@ const show = (v: unknown) => {
 
 /** HEARTH_BODY_LIMIT's default: a body past it is refused whole (413) before any argument is read. */
 const BODY_LIMIT = 1_048_576;
-/** Bun refuses a request line past this itself (431), before any handler runs. */
-const URL_LIMIT = 8_000;
+/** Bun refuses a request line and headers past this itself (431), before any handler runs; the margin is for the headers. */
+const URL_LIMIT = MAX_REQUEST_HEAD - 16_384;
 const oversize = (c: Case) => JSON.stringify(c.args).length > BODY_LIMIT;
 
 /** Checks one answer; returns what is wrong with it, or null. */

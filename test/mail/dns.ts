@@ -2,7 +2,8 @@
 // so MX lookups and SPF/DKIM/DMARC checks run their real resolver code offline.
 import * as packet from "dns-packet";
 
-export type Zone = Map<string, { TXT?: string[]; MX?: { preference: number; exchange: string }[]; A?: string[] }>;
+/** A name's records, or `rcode` for a server that answers it with an error (2: SERVFAIL, 5: REFUSED). */
+export type Zone = Map<string, { TXT?: string[]; MX?: { preference: number; exchange: string }[]; A?: string[]; rcode?: number }>;
 
 export async function startDns(zone: Zone = new Map()) {
   const sock = await Bun.udpSocket({
@@ -19,7 +20,7 @@ export async function startDns(zone: Zone = new Map()) {
         if (node && question.type === "MX") for (const m of node.MX ?? []) answers.push({ type: "MX", name: question.name, ttl: 60, data: m });
         if (node && question.type === "A") for (const a of node.A ?? []) answers.push({ type: "A", name: question.name, ttl: 60, data: a });
         // NXDOMAIN for a name the zone does not hold, NOERROR with no answers for a missing type.
-        const rcode = node ? 0 : 3;
+        const rcode = node ? (node.rcode ?? 0) : 3;
         s.send(packet.encode({ id: q.id, type: "response", flags: packet.RECURSION_DESIRED | packet.RECURSION_AVAILABLE | rcode, questions: q.questions, answers }), port, addr);
       },
     },

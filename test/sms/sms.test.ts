@@ -104,6 +104,46 @@ describe("send", () => {
     }
   });
 
+  test("segments as the carrier bills them, at every boundary; the answer says the encoding, the segments and the credits charged", async () => {
+    const own = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "50", SMS_SEGMENT_CREDITS: "3" } });
+    try {
+      const erin = await own.token("erin");
+      await own.grant("erin", 1000);
+      const held = () => balanceOf(own.rt.store.rdb, findAccount(own.rt.store, "erin")!.id);
+      const cases: [string, string, number, "GSM-7" | "UCS-2"][] = [
+        ["160 GSM", "a".repeat(160), 1, "GSM-7"],
+        ["161 GSM", "a".repeat(161), 2, "GSM-7"],
+        ["80 euro signs are 160 septets", "€".repeat(80), 1, "GSM-7"],
+        ["one brace more is 161", "€".repeat(80) + "{", 2, "GSM-7"],
+        ["159 letters and a brace", "a".repeat(159) + "{", 2, "GSM-7"],
+        ["an extension character is not split across parts", "a".repeat(152) + "€" + "a".repeat(152), 3, "GSM-7"],
+        ["306 letters fill two parts", "a".repeat(306), 2, "GSM-7"],
+        ["70 UCS-2", "ж".repeat(70), 1, "UCS-2"],
+        ["71 UCS-2", "ж".repeat(71), 2, "UCS-2"],
+        ["an emoji is two units", "ж".repeat(69) + "😀", 2, "UCS-2"],
+        ["an emoji is not split across parts", "ж".repeat(66) + "😀" + "ж".repeat(66), 3, "UCS-2"],
+      ];
+      for (const [why, text, segments, encoding] of cases) {
+        const before = held();
+        const r = await own.call("sms/send", { to: "+447700900123", text }, { token: erin });
+        expect({ why, status: r.status }).toEqual({ why, status: 200 });
+        expect({ why, ...r.body.result }).toMatchObject({ why, segments, encoding, charged: segments * 3 });
+        expect({ why, paid: before - held() }).toEqual({ why, paid: segments * 3 });
+      }
+      const code = await own.call("sms/verify", { number: "+14155550111" }, { token: erin });
+      expect(code.body.result).toMatchObject({ code_sent: true, charged: 3 });
+    } finally {
+      await own.stop();
+    }
+    const free = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, HEARTH_METERING: "off" } });
+    try {
+      const r = await free.call("sms/send", { to: "+447700900123", text: "a".repeat(161) }, { token: await free.token("erin") });
+      expect(r.body.result).toMatchObject({ segments: 2, encoding: "GSM-7", charged: 0 });
+    } finally {
+      await free.stop();
+    }
+  });
+
   test("a number not in international format is refused, naming the field, and nothing is sent or charged", async () => {
     const n = tw.sent.length;
     const before = balance("alice");

@@ -90,7 +90,7 @@ describe("social", () => {
     const history = h.rt.store.reader
       .query("SELECT detail FROM schedule_firings WHERE service = 'social' ORDER BY due DESC LIMIT 1")
       .get() as { detail: string };
-    expect(JSON.parse(history.detail).failed[0]).toContain("does not show its public timeline without signing in (HTTP 422)");
+    expect(JSON.parse(history.detail).failed[0].error).toContain("does not show its public timeline without signing in (HTTP 422)");
     expect((await h.call("social/list", {})).body.result.count).toBe(3);
   });
 });

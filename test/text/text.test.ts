@@ -244,6 +244,19 @@ describe("every text method", () => {
     expect(r.status).toBe(200);
   });
 
+  test("a GET carries the whole cap in its query string even in the longest encoding; one character more is a 413 on text, not a 431", async () => {
+    // An astral character is 4 bytes of UTF-8, 12 once percent-encoded: 360,000 bytes of query string.
+    for (const ch of ["😀", "字"]) {
+      ai.reply({ say: "A long run of one character." });
+      const at = await h.call("text/summarise", { text: ch.repeat(30_000) }, { token, method: "GET" });
+      expect(at.status).toBe(200);
+      expect(promptOf(lastPost())).toContain(ch.repeat(30_000));
+      const over = await h.call("text/summarise", { text: ch.repeat(30_001) }, { token, method: "GET" });
+      expect(over.status).toBe(413);
+      expect(over.body.error).toMatchObject({ kind: "too_large", field: "text", limit: 30000, length: 30001 });
+    }
+  });
+
   test("without a provider each answers 501 naming the settings, and charges nothing", async () => {
     const bare = await startHearth({ env: { AI_OLLAMA_URL: "" } });
     try {

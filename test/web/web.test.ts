@@ -5,6 +5,7 @@ import { gzipSync } from "node:zlib";
 import { settle } from "../../core/upstream/index.ts";
 import { blockedAddress, describeBlocked } from "../../plugins/web/addresses.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { startDns } from "../mail/dns.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
 
 const html = (body: string, status = 200, extra: Record<string, string> = {}) => new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", ...extra } });
@@ -291,5 +292,67 @@ describe("web/fetch refuses internal addresses", () => {
     expect(blockedAddress("fe80::abcd")).toBe("link-local");
     expect(blockedAddress("168.63.129.16")).toBe("metadata");
     expect(blockedAddress("240.0.0.1")).toBe("reserved");
+  });
+});
+
+describe("web/fetch name lookups, through a DNS server on loopback (WEB_FETCH_DNS)", () => {
+  let dns: Awaited<ReturnType<typeof startDns>>;
+  let viaDns: Hearth; // looks names up at the stand-in
+  let deafDns: Hearth; // its DNS server never answers
+  let silent: { port: number; close(): void };
+  let carol: string;
+  let dave: string;
+
+  beforeAll(async () => {
+    dns = await startDns(
+      new Map([
+        ["pages.example.com", { A: ["127.0.0.1"] }],
+        ["inside.example.com", { A: ["10.0.0.5"] }],
+        ["broken.example.com", { rcode: 2 }],
+        ["refusing.example.com", { rcode: 5 }],
+      ]),
+    );
+    silent = await Bun.udpSocket({ hostname: "127.0.0.1", socket: { data() {} } });
+    [viaDns, deafDns] = await Promise.all([
+      startHearth({ env: { WEB_FETCH_DNS: dns.server, WEB_FETCH_ALLOW_LOOPBACK: "true", WEB_FETCH_TIMEOUT_MS: "2000" } }),
+      startHearth({ env: { WEB_FETCH_DNS: `127.0.0.1:${silent.port}`, WEB_FETCH_TIMEOUT_MS: "2000" } }),
+    ]);
+    carol = await viaDns.token("carol");
+    dave = await deafDns.token("dave");
+  });
+  afterAll(async () => {
+    for (const h of [viaDns, deafDns]) await h.stop();
+    dns.stop();
+    silent.close();
+  });
+
+  test("a name is fetched at the address the configured DNS gives it, and still judged by it", async () => {
+    const ok = await viaDns.call("web/fetch", { url: `http://pages.example.com:${port}/article` }, { token: carol });
+    expect(ok.status).toBe(200);
+    expect(ok.body.result.title).toBeTruthy();
+    const inside = await viaDns.call("web/fetch", { url: "http://inside.example.com/admin" }, { token: carol });
+    expect(inside.status).toBe(400);
+    expect(inside.body.error).toMatchObject({ kind: "invalid_argument", field: "url" });
+    expect(inside.body.error.message).toContain("(10.0.0.5)");
+  });
+
+  test("a name DNS says does not exist is the outside world's failure: 502, retry", async () => {
+    const r = await viaDns.call("web/fetch", { url: "https://no-such-name.example.com/page" }, { token: carol });
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({ kind: "upstream_failed", retry: true });
+    expect(r.body.error.message).toBe("no-such-name.example.com does not resolve to any address: DNS has no such name");
+  });
+
+  test("DNS that fails, refuses or does not answer is 503, retry", async () => {
+    for (const [h, token, host, code] of [
+      [viaDns, carol, "broken.example.com", "ESERVFAIL"],
+      [viaDns, carol, "refusing.example.com", "EREFUSED"],
+      [deafDns, dave, "pages.example.com", "ETIMEOUT"],
+    ] as const) {
+      const r = await h.call("web/fetch", { url: `https://${host}/page` }, { token });
+      expect({ host, status: r.status }).toEqual({ host, status: 503 });
+      expect(r.body.error).toMatchObject({ kind: "upstream_unavailable", retry: true });
+      expect(r.body.error.message).toBe(`${host} could not be looked up: DNS did not answer (${code})`);
+    }
   });
 });
