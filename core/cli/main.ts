@@ -3,8 +3,8 @@
 // Exit codes: 0 ok, 1 refused, 2 usage.
 import { ensureAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
-import { coreSettings, resolveConfig } from "../config.ts";
-import { Runtime } from "../runtime.ts";
+import { coreSettings, loadSettingsFile, resolveConfig } from "../config.ts";
+import { loadRegistry, Runtime } from "../runtime.ts";
 import { coerceValue } from "../validate.ts";
 import { HearthError } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
@@ -50,7 +50,7 @@ async function serve(): Promise<number> {
 }
 
 async function help(service?: string): Promise<number> {
-  const rt = await Runtime.create();
+  const rt = await loadRegistry();
   const entries = rt.registry.list().filter((e) => !service || e.service === service);
   if (service && entries.length === 0) {
     err(`no service "${service}"; services: ${rt.registry.services().join(", ")}`);
@@ -101,7 +101,7 @@ async function tokenCreate(argv: string[]): Promise<number> {
 
 async function callMethod(service: string, method: string, argv: string[]): Promise<number> {
   const settings = resolveConfig(coreSettings, process.env);
-  const rt = await Runtime.create();
+  const rt = await loadRegistry();
   const entry = rt.registry.get(service, method);
   if (!entry) {
     if (!rt.registry.plugins.has(service)) err(`no service or command "${service}"\n\n${USAGE}`);
@@ -142,6 +142,8 @@ async function callMethod(service: string, method: string, argv: string[]): Prom
 export async function main(argv: string[]): Promise<number> {
   const [first, second, ...rest] = argv;
   try {
+    // Before anything reads a setting: the server and every command see the same file.
+    loadSettingsFile();
     if (!first || first === "serve") return await serve();
     if (first === "help" || first === "--help" || first === "-h") return await help(second);
     if (first === "version" || first === "--version") {
