@@ -2,7 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { pollMinutes, pollOnSchedule } from "../news/schedule.ts";
+import { pollMinutes, pollOnSchedule, warnFailures } from "../news/schedule.ts";
 import { readBluesky, readMastodon, type Post } from "./networks.ts";
 import { posts } from "./schema.ts";
 
@@ -27,7 +27,7 @@ async function collect(ctx: Ctx) {
   const ttl = interval(ctx) * 60 - 30;
   const [bsky, masto] = await Promise.all([readBluesky(ctx, ttl), readMastodon(ctx)]);
   const failed = [...bsky.failed, ...masto.failed];
-  for (const f of failed) ctx.log.warn("social source failed", { source: f });
+  warnFailures(ctx, "sources", bsky.sources + masto.sources, failed);
   const got: Post[] = [...bsky.posts, ...masto.posts];
   let added = 0;
   if (got.length)

@@ -112,7 +112,7 @@ export function listSetting(raw: string | undefined): string[] {
     .filter(Boolean);
 }
 
-export async function readBluesky(ctx: Ctx, ttl: number): Promise<{ posts: Post[]; failed: string[] }> {
+export async function readBluesky(ctx: Ctx, ttl: number): Promise<{ posts: Post[]; failed: string[]; sources: number }> {
   const feeds = listSetting(ctx.config.SOCIAL_BLUESKY_FEEDS);
   const actors = listSetting(ctx.config.SOCIAL_BLUESKY_ACCOUNTS);
   const jobs = [
@@ -129,10 +129,10 @@ export async function readBluesky(ctx: Ctx, ttl: number): Promise<{ posts: Post[
       if (!s.value.cached) posts.push(...s.value.data);
     } else failed.push(`${jobs[i].what}: ${(s.reason as Error)?.message ?? s.reason}`);
   });
-  return { posts, failed };
+  return { posts, failed, sources: jobs.length };
 }
 
-export async function readMastodon(ctx: Ctx): Promise<{ posts: Post[]; failed: string[] }> {
+export async function readMastodon(ctx: Ctx): Promise<{ posts: Post[]; failed: string[]; sources: number }> {
   const servers = listSetting(ctx.config.SOCIAL_MASTODON_SERVERS).map((s) => (/^https?:\/\//.test(s) ? s : `https://${s}`).replace(/\/+$/, ""));
   const posts: Post[] = [];
   const failed: string[] = [];
@@ -155,5 +155,5 @@ export async function readMastodon(ctx: Ctx): Promise<{ posts: Post[]; failed: s
       }
     }),
   );
-  return { posts, failed };
+  return { posts, failed, sources: servers.length };
 }
