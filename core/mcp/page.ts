@@ -14,8 +14,9 @@ export function clientConfigs(endpoint: string) {
   if (endpoint.startsWith("http://") && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(endpoint)) remoteArgs.push("--allow-http");
   return {
     // Quoted: a "?" in the address is a wildcard to some shells.
-    claudeCode: `claude mcp add --transport http hearth '${endpoint}' --header "Authorization: Bearer YOUR_TOKEN"`,
-    claudeCodeStdio: "claude mcp add --transport stdio --env HEARTH_DATA=/path/to/data --env HEARTH_TOKEN=YOUR_TOKEN hearth -- hearth mcp",
+    // The name comes first: --env and --header take any number of values and would swallow it.
+    claudeCode: `claude mcp add hearth --transport http '${endpoint}' --header "Authorization: Bearer YOUR_TOKEN"`,
+    claudeCodeStdio: "claude mcp add hearth --transport stdio --env HEARTH_DATA=/path/to/data --env HEARTH_TOKEN=YOUR_TOKEN -- hearth mcp",
     claudeDesktop: json({ mcpServers: { hearth: stdio } }),
     claudeDesktopHttp: json({ mcpServers: { hearth: { command: "npx", args: remoteArgs, env: { AUTH_HEADER: "Bearer YOUR_TOKEN" } } } }),
     cursor: json({ mcpServers: { hearth: { url: endpoint, headers: { Authorization: "Bearer YOUR_TOKEN" } } } }),
