@@ -1,5 +1,6 @@
 // Every setting the core reads, with its default and what it does.
-// Environment variables override these; plugins declare their own in their
+// The settings file (config/hearth.env, or HEARTH_CONFIG) overrides these and
+// environment variables override the file; plugins declare their own in their
 // manifest (`config`), and config/example.env documents them all.
 export interface Setting {
   default: string;
@@ -9,7 +10,8 @@ export interface Setting {
 export const coreSettings: Record<string, Setting> = {
   PORT: { default: "8080", description: "TCP port the server listens on." },
   HOST: { default: "0.0.0.0", description: "Address the server binds to." },
-  HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs; created on start." },
+  HEARTH_CONFIG: { default: "", description: "Settings file read at start by the server and every command (the environment wins over it); empty: config/hearth.env in Hearth's folder (the checkout, or the folder holding the binary). Set it in the environment." },
+  HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs, created when first needed; a relative path is taken from Hearth's folder (the checkout, or the folder holding the binary), so the server and the CLI use the same one wherever they are started." },
   HEARTH_PLUGINS: { default: "", description: "Colon-separated folders of drop-in plugins, loaded at start." },
   HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
   HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },

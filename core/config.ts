@@ -1,6 +1,42 @@
 import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parseEnv } from "node:util";
 import { coreSettings, type Setting } from "../config/defaults.ts";
+
+/**
+ * Hearth's own folder: the checkout when run from source, the folder holding
+ * the binary when compiled (whose code lives in Bun's virtual /$bunfs). The
+ * settings file and the data folder default to places in it, so the server
+ * and every CLI command agree on them whatever folder they are started from.
+ */
+export const hearthHome = /^\/\$bunfs\/|~BUN/.test(import.meta.dir) ? dirname(process.execPath) : resolve(import.meta.dir, "..");
+
+/** A path a setting gives: relative ones are taken from Hearth's folder, not the working folder. */
+export const homePath = (p: string) => resolve(hearthHome, p);
+
+/** The settings file: HEARTH_CONFIG, else config/hearth.env in Hearth's folder. */
+export const settingsFile = (env: Record<string, string | undefined>) => homePath(env.HEARTH_CONFIG || join("config", "hearth.env"));
+
+/**
+ * Reads the settings file into `env`; a variable the environment already has
+ * keeps its value. Returns the file read, or null when the default file does
+ * not exist. A file HEARTH_CONFIG names must exist.
+ */
+export function loadSettingsFile(env: Record<string, string | undefined> = process.env): string | null {
+  const file = settingsFile(env);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" && !env.HEARTH_CONFIG) return null;
+    throw new Error(`settings file ${file}${env.HEARTH_CONFIG ? " (HEARTH_CONFIG)" : ""}: ${(e as Error).message}`);
+  }
+  for (const [k, v] of Object.entries(parseEnv(text))) if (env[k] === undefined) env[k] = v;
+  return file;
+}
+
+/** The data folder of resolved settings: HEARTH_DATA, a relative one taken from Hearth's folder. */
+export const dataFolder = (config: Readonly<Record<string, string>>) => homePath(config.HEARTH_DATA || "data");
 
 /** Resolves settings: environment first, then the declared default. */
 export function resolveConfig(settings: Record<string, Setting>, env: Record<string, string | undefined>): Record<string, string> {

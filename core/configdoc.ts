@@ -7,7 +7,13 @@ import { coreSettings } from "../config/defaults.ts";
 import type { Registry } from "./registry.ts";
 
 export function exampleEnv(reg: Registry): string {
-  const out = ["# Hearth settings. Every variable is optional; the value shown is the default.", "# Generated from the registry by `bun run config:example`.", ""];
+  const out = [
+    "# Hearth settings. Every variable is optional; the value shown is the default.",
+    "# Copy the lines you change into config/hearth.env (or the file HEARTH_CONFIG names);",
+    "# a variable set in the environment wins over that file.",
+    "# Generated from the registry by `bun run config:example`.",
+    "",
+  ];
   const section = (title: string, settings: Record<string, { default: string; description: string }>) => {
     const keys = Object.keys(settings);
     if (!keys.length) return;

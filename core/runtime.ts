@@ -1,11 +1,11 @@
 // The running instance: configuration, store, registry and the capability
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
 import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
-import { coreSettings, resolveConfig } from "./config.ts";
+import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
 import { makeIndex } from "./db/fts.ts";
 import { applyMigrations, moduleMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
@@ -50,6 +50,23 @@ export interface Metering {
   release?(call: Call): void;
 }
 
+/**
+ * The registry and the resolved settings, without opening the data folder:
+ * enough for commands that only list or call methods, which must not create
+ * a data folder wherever they are run.
+ */
+export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded" | "pluginsDir"> = {}): Promise<{ registry: Registry; config: Record<string, string> }> {
+  const env = opts.env ?? process.env;
+  const registry = await buildRegistry({
+    embedded: opts.embedded ?? embeddedBuild?.plugins,
+    pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
+    extra: env.HEARTH_PLUGINS,
+  });
+  const settings = { ...coreSettings };
+  for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
+  return { registry, config: resolveConfig(settings, env) };
+}
+
 export class Runtime {
   readonly config: Record<string, string>;
   readonly dataDir: string;
@@ -67,7 +84,7 @@ export class Runtime {
     opts: RuntimeOptions,
   ) {
     this.config = config;
-    this.dataDir = resolve(config.HEARTH_DATA);
+    this.dataDir = dataFolder(config);
     mkdirSync(this.dataDir, { recursive: true });
     this.store = new Store(join(this.dataDir, "hearth.db"));
     this.blobs = makeBlobs(this.dataDir, this.store);
@@ -80,15 +97,8 @@ export class Runtime {
   private coreMigrations: MigrationSet | null;
 
   static async create(opts: RuntimeOptions = {}): Promise<Runtime> {
-    const env = opts.env ?? process.env;
-    const registry = await buildRegistry({
-      embedded: opts.embedded ?? embeddedBuild?.plugins,
-      pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
-      extra: env.HEARTH_PLUGINS,
-    });
-    const settings = { ...coreSettings };
-    for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
-    return new Runtime(registry, resolveConfig(settings, env), opts);
+    const { registry, config } = await loadRegistry(opts);
+    return new Runtime(registry, config, opts);
   }
 
   /** Applies migrations: the core's first, then each plugin's. */

@@ -2,10 +2,10 @@
 // folder HEARTH_DATA names. A backup runs beside a serving instance; a
 // restore is for an instance that is stopped.
 import { cliCommands } from "../cli/commands.ts";
-import { coreSettings, resolveConfig } from "../config.ts";
+import { coreSettings, dataFolder, resolveConfig } from "../config.ts";
 import { backup, restore } from "./snapshot.ts";
 
-const dataDir = () => resolveConfig(coreSettings, process.env).HEARTH_DATA;
+const dataDir = () => dataFolder(resolveConfig(coreSettings, process.env));
 
 cliCommands.set("backup", {
   summary: "write a consistent snapshot of the data folder (database and blobs) to one archive, while serving",

@@ -3,13 +3,14 @@
 // Exit codes: 0 ok, 1 refused, 2 usage.
 import { ensureAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
-import { coreSettings, resolveConfig } from "../config.ts";
-import { Runtime } from "../runtime.ts";
+import { coreSettings, loadSettingsFile, resolveConfig, settingsFile } from "../config.ts";
+import { loadRegistry, Runtime } from "../runtime.ts";
 import { coerceValue } from "../validate.ts";
 import { HearthError } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { cliCommands } from "./commands.ts";
+import { welcomeLines } from "./welcome.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
@@ -26,7 +27,7 @@ usage:
                                           create the account if missing; print a new token
   hearth version`;
 
-async function serve(): Promise<number> {
+async function serve(settingsRead: boolean): Promise<number> {
   const rt = await Runtime.create();
   await rt.start();
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
@@ -35,7 +36,8 @@ async function serve(): Promise<number> {
   setTimeout(() => Bun.gc(true), 500).unref();
   const where = app.url;
   rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
-  if (process.stderr.isTTY) err(`hearth listening on ${where} (data in ${rt.dataDir})`);
+  // For the owner, on stdout whether or not it is a terminal (a service's journal, docker logs); the JSON log stays on stderr.
+  out(welcomeLines(rt, where, { file: settingsFile(process.env), read: settingsRead }).join("\n"));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -50,7 +52,7 @@ async function serve(): Promise<number> {
 }
 
 async function help(service?: string): Promise<number> {
-  const rt = await Runtime.create();
+  const rt = await loadRegistry();
   const entries = rt.registry.list().filter((e) => !service || e.service === service);
   if (service && entries.length === 0) {
     err(`no service "${service}"; services: ${rt.registry.services().join(", ")}`);
@@ -101,7 +103,7 @@ async function tokenCreate(argv: string[]): Promise<number> {
 
 async function callMethod(service: string, method: string, argv: string[]): Promise<number> {
   const settings = resolveConfig(coreSettings, process.env);
-  const rt = await Runtime.create();
+  const rt = await loadRegistry();
   const entry = rt.registry.get(service, method);
   if (!entry) {
     if (!rt.registry.plugins.has(service)) err(`no service or command "${service}"\n\n${USAGE}`);
@@ -142,7 +144,9 @@ async function callMethod(service: string, method: string, argv: string[]): Prom
 export async function main(argv: string[]): Promise<number> {
   const [first, second, ...rest] = argv;
   try {
-    if (!first || first === "serve") return await serve();
+    // Before anything reads a setting: the server and every command see the same file.
+    const settingsRead = loadSettingsFile() !== null;
+    if (!first || first === "serve") return await serve(settingsRead);
     if (first === "help" || first === "--help" || first === "-h") return await help(second);
     if (first === "version" || first === "--version") {
       out(pkg.version);

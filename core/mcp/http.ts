@@ -88,7 +88,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
   if (req.method === "GET" && !wantsStream) {
     const caller = await identify(rt, req, address).catch(() => stranger(address));
-    return mcpPage(rt, url, caller, filter);
+    return mcpPage(rt, req, caller, filter);
   }
 
   // A page in a browser may not drive MCP here from another site: the protocol asks servers to refuse foreign origins.

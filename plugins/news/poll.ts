@@ -10,6 +10,7 @@ import { decodeText, guardedFetch } from "../web/guarded.ts";
 import { userAgent } from "../web/page.ts";
 import { plainFromHtml } from "../web/readable.ts";
 import { followedFeeds, type FeedDef } from "./feeds.ts";
+import { warnFailures } from "./schedule.ts";
 import { feeds, items } from "./schema.ts";
 
 // Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.
@@ -75,9 +76,7 @@ async function pollOne(ctx: Ctx, feed: FeedDef, held: typeof feeds.$inferSelect 
     const parsed = parseItems(feed.url, decodeText(res.body, res.headers["content-type"]));
     return { feed, kind: "changed", etag: res.headers.etag ?? null, lastModified: res.headers["last-modified"] ?? null, items: parsed };
   } catch (e) {
-    const error = e instanceof Error ? e.message : String(e);
-    ctx.log.warn("news feed poll failed", { feed: feed.url, error });
-    return { feed, kind: "failed", error };
+    return { feed, kind: "failed", error: e instanceof Error ? e.message : String(e) };
   }
 }
 
@@ -108,6 +107,7 @@ export async function pollFeeds(ctx: Ctx, opts: { olderThanMs?: number } = {}): 
   const now = ctx.clock.now().getTime();
   const due = followed.filter((f) => opts.olderThanMs === undefined || (state.get(f.url)?.polled ?? -Infinity) <= now - opts.olderThanMs);
   const outcomes = await inTurns(due, 4, (f) => pollOne(ctx, f, state.get(f.url)));
+  warnFailures(ctx, "feeds", due.length, outcomes.flatMap((o) => (o.kind === "failed" ? [{ feed: o.feed.url, error: o.error }] : [])));
   const report: PollReport = { sources: due.length, changed: 0, unchanged: 0, failed: [], added: 0 };
   await ctx.writes((db) => {
     const at = ctx.clock.now().getTime();

@@ -18,6 +18,15 @@ export function collects(setting: string | undefined, service: string): boolean 
   return s.split(/[\s,]+/).includes(service);
 }
 
+/**
+ * One warning for a round of polls, however many sources failed in it, with
+ * each failure in its fields: an instance that cannot reach the internet
+ * would otherwise log a line per feed and channel every round.
+ */
+export function warnFailures(ctx: Ctx, what: string, total: number, failed: unknown[]) {
+  if (failed.length) ctx.log.warn(`${ctx.service}: ${failed.length} of ${total} ${what} could not be read`, { failed });
+}
+
 export function pollMinutes(raw: string | undefined, fallback: number, setting: string): number {
   const n = Number(raw || fallback);
   if (!STEPS.includes(n)) throw new Error(`${setting} must be one of ${STEPS.join(", ")} minutes (got ${JSON.stringify(raw)})`);

@@ -3,7 +3,7 @@ import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { freshness, pollMinutes, pollOnSchedule, warm } from "../news/schedule.ts";
+import { freshness, pollMinutes, pollOnSchedule, warm, warnFailures } from "../news/schedule.ts";
 import { readBluesky, readMastodon, type Post } from "./networks.ts";
 import { posts } from "./schema.ts";
 
@@ -28,7 +28,7 @@ async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; adde
   const ttl = interval(ctx) * 60 - 30;
   const [bsky, masto] = await Promise.all([readBluesky(ctx, ttl), readMastodon(ctx)]);
   const failed = [...bsky.failed, ...masto.failed];
-  for (const f of failed) ctx.log.warn("social source failed", f);
+  warnFailures(ctx, "sources", bsky.sources + masto.sources, failed);
   const got: Post[] = [...bsky.posts, ...masto.posts];
   let added = 0;
   if (got.length)

@@ -7,6 +7,7 @@ import { desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
+import { warnFailures } from "../news/schedule.ts";
 import { curatedChannels, type Channel } from "./channels.ts";
 import { videos } from "./schema.ts";
 
@@ -51,10 +52,7 @@ export function parseChannelFeed(xml: string): FeedVideo[] {
 
 async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
   const f = await ctx.http.get("YOUTUBE", "/feeds/videos.xml", { query: { channel_id: ch.id }, ttl, revalidate: 0, as: "text", parse: parseChannelFeed, accept: [404] });
-  if (f.status === 404) {
-    ctx.log.warn("video channel feed not found", { channel: ch.id });
-    return;
-  }
+  if (f.status === 404) throw new Error("the channel's feed is not found");
   if (f.cached) return;
   await ctx.writes((db) => {
     const at = ctx.clock.now().getTime();
@@ -74,7 +72,7 @@ export async function pollChannels(ctx: Ctx, ttlSeconds: number): Promise<Collec
   const channels = curatedChannels(ctx.config);
   const results = await Promise.allSettled(channels.map((c) => readChannel(ctx, c, ttlSeconds)));
   const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ source: channels[i].name, error: String((r.reason as Error)?.message ?? r.reason) }] : []));
-  for (const f of failed) ctx.log.warn("video channel poll failed", f);
+  warnFailures(ctx, "channels", channels.length, failed);
   return { sources: channels.length, failed };
 }
 

@@ -1,6 +1,6 @@
 // The CLI and the single binary, run as a person would: real processes, real ports.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -109,4 +109,28 @@ test("the binary still loads drop-in plugins from HEARTH_PLUGINS", async () => {
   rmSync(dir, { recursive: true, force: true });
   expect(h.code).toBe(0);
   expect(h.stdout).toContain("probe echo");
+});
+
+test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
+  const home = join(dir, "opt");
+  const elsewhere = join(dir, "elsewhere");
+  mkdirSync(join(home, "config"), { recursive: true });
+  mkdirSync(elsewhere);
+  copyFileSync(binary, join(home, "hearth"));
+  chmodSync(join(home, "hearth"), 0o755);
+  writeFileSync(join(home, "config", "hearth.env"), "HEARTH_DATA=store\n");
+  const env = { ...process.env };
+  delete env.HEARTH_DATA;
+  delete env.HEARTH_CONFIG;
+  const p = Bun.spawn([join(home, "hearth"), "token", "create", "--user", "alice"], { cwd: elsewhere, env: { ...env, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+  try {
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(existsSync(join(home, "store", "hearth.db"))).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

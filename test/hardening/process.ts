@@ -14,8 +14,8 @@ export const QUIET: Record<string, string> = {
   AI_OLLAMA_URL: "",
 };
 
-export async function cli(args: string[], env: Record<string, string>) {
-  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...QUIET, ...env }, stdout: "pipe", stderr: "pipe" });
+export async function cli(args: string[], env: Record<string, string>, o: { cwd?: string } = {}) {
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...QUIET, ...env }, cwd: o.cwd, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out: out.trim(), err, code };
 }
@@ -35,12 +35,17 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts `hearth serve` on a free loopback port and waits until /health answers. */
-export async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
+/**
+ * Starts `hearth serve` on a free loopback port and waits until /health answers.
+ * `dataDir` null leaves HEARTH_DATA to the settings file or the default; `stdout`
+ * keeps what it prints for the test to read once it has stopped.
+ */
+export async function serve(dataDir: string | null, env: Record<string, string> = {}, o: { cwd?: string; stdout?: boolean } = {}): Promise<Served> {
   const port = freePort();
   const proc = Bun.spawn(["bun", MAIN, "serve"], {
-    env: { ...process.env, ...QUIET, ...env, HEARTH_DATA: dataDir, PORT: String(port), HOST: "127.0.0.1" },
-    stdout: "ignore",
+    env: { ...process.env, ...QUIET, ...env, ...(dataDir === null ? {} : { HEARTH_DATA: dataDir }), PORT: String(port), HOST: "127.0.0.1" },
+    cwd: o.cwd,
+    stdout: o.stdout ? "pipe" : "ignore",
     stderr: "pipe",
   });
   const url = `http://127.0.0.1:${port}`;

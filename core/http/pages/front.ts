@@ -4,6 +4,7 @@
 import { openapiDocument } from "../../openapi/document.ts";
 import type { Runtime } from "../../runtime.ts";
 import { clientAddress, mounts, route } from "../app.ts";
+import { favicon, FAVICON_PATHS } from "./favicon.ts";
 import { homePage, homePlacePost } from "./home.ts";
 import "./healthcheck.ts";
 import "./home/migrations.ts";
@@ -43,4 +44,5 @@ mounts.push((app, rt) => {
   app.get("/reference", route((c) => referencePage(rt, c.request)));
   for (const [path, serve] of Object.entries(referenceAssets)) app.get(path, route(() => serve()));
   app.get("/status", route((c) => statusPage(rt, c.request)));
+  for (const path of FAVICON_PATHS) app.get(path, route(() => favicon()));
 });

@@ -95,7 +95,7 @@ export function renderPage(o: PageOptions): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${escape(o.title)} · Hearth</title>
 ${o.csrf ? `<meta name="csrf-token" content="${escape(o.csrf)}">` : ""}
 <style>${STYLE}</style>

@@ -200,3 +200,12 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
 <p class="hint">Checked at most once a minute. The same as JSON: <code>GET /status</code> with <code>Accept: application/json</code>.</p>`;
   return page({ title: "Status", body, account: s?.account ?? null, csrf: s?.csrf, head: STYLE });
 }
+
+/**
+ * What still needs settings, from the same checks as this page and without
+ * probing anything: the start-up summary names these and points here.
+ */
+export function unconfigured(rt: Runtime): Check[] {
+  const { checks, targets } = integrations(rt);
+  return [...checks, ...providerChecks(rt, targets)].filter((c) => !c.configured);
+}
