@@ -13,7 +13,7 @@ const logger = {
 };
 
 beforeAll(async () => {
-  h = await startHearth({ env: { HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins"), HEARTH_BODY_LIMIT: "2048" }, logger });
+  h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins"), HEARTH_BODY_LIMIT: "2048" }, logger });
   token = await h.token("alice");
 });
 afterAll(() => h.stop());

@@ -9,6 +9,8 @@ import { startHearth, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
+/** Charging accounts is something an owner who hosts others turns on; these tests do. */
+const METERED = { HEARTH_METER_ACCOUNTS: "on" };
 
 async function grant(h: Hearth, admin: string, user: string, amount: number) {
   const r = await h.call("credits/grant", { user, amount }, { token: admin });
@@ -26,7 +28,7 @@ describe("credits", () => {
   let h: Hearth;
   let admin: string;
   beforeAll(async () => {
-    h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+    h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", ...METERED } });
     admin = await h.token("root", { admin: true });
   });
   afterAll(() => h.stop());
@@ -87,7 +89,7 @@ describe("credits", () => {
   test("an answer served from cache is not charged", async () => {
     let hits = 0;
     const provider = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, Response.json({ n: 42 })) });
-    const c = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", METER_TEST_URL: `http://127.0.0.1:${provider.port}` } });
+    const c = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", METER_TEST_URL: `http://127.0.0.1:${provider.port}`, ...METERED } });
     try {
       const root = await c.token("root", { admin: true });
       const t = await c.token("ivy");
@@ -161,7 +163,7 @@ describe("price overrides and metering off", () => {
     const dir = mkdtempSync(join(tmpdir(), "hearth-prices-"));
     const file = join(dir, "prices.json");
     writeFileSync(file, JSON.stringify({ "meter/echo": 1, "meter/free": 4, "elsewhere/thing": 9 }));
-    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0" } });
+    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0", ...METERED } });
     try {
       const admin = await h.token("root", { admin: true });
       const t = await h.token("gina");

@@ -36,6 +36,8 @@ beforeAll(async () => {
       X402_FACILITATOR_URL: facilitator.url,
       X402_NETWORK: NETWORK,
       X402_ASSET: chain.usdc,
+      // Accounts are charged here, so one short of credits can be offered x402.
+      HEARTH_METER_ACCOUNTS: "all",
     },
   });
 }, 30_000);

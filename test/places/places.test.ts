@@ -34,6 +34,7 @@ beforeAll(async () => {
   h = await startHearth({
     clock,
     env: {
+      HEARTH_METER_ACCOUNTS: "all", 
       NOMINATIM_URL: nominatim.url,
       OVERPASS_URL: overpass.url,
       OPEN_METEO_URL: meteo.url,
