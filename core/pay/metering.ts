@@ -12,7 +12,7 @@ import type { Metering, Runtime } from "../runtime.ts";
 import { append, balanceOf } from "./ledger.ts";
 import { Prices } from "./prices.ts";
 import { payX402 } from "./schema.ts";
-import { challenge, noPayments, paymentOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
+import { challenge, noPayments, paymentOf, priceOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
 import { servedFromCache } from "../upstream/index.ts";
 
 interface CreditPlan {
@@ -104,7 +104,9 @@ export class PayMetering implements Metering {
   private short(entry: MethodEntry, price: number, balance: number, baseUrl: string): HearthError {
     const msg = `${entry.path} costs ${plural(price)}; the balance is ${plural(balance)}`;
     const terms = termsOf(this.rt.config);
-    return terms ? challenge(terms, entry, price, baseUrl, msg) : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`);
+    return terms
+      ? challenge(terms, entry, price, baseUrl, msg)
+      : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`, { extra: { price: priceOf(price), balance }, headers: { "Cache-Control": "no-store" } });
   }
 
   private async verify(entry: MethodEntry, credits: number, terms: Terms, baseUrl: string, ctx: PaymentContext): Promise<PaymentPlan> {

@@ -5,7 +5,7 @@
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { V1_NETWORKS } from "./networks.ts";
-import { HearthError, invalid, unauthenticated } from "../errors.ts";
+import { HearthError, invalid } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 
@@ -144,9 +144,20 @@ export function challenge(
   });
 }
 
-/** The 401 for metered calls when this instance takes no payments. */
+/** What a call costs, as every payment refusal states it. */
+export const priceOf = (credits: number) => ({ credits, usd: credits / 100 });
+
+/**
+ * The 402 for a metered call by a caller without an account when this
+ * instance takes no x402 payments: it states the price and the one way to
+ * pay here, and offers no x402 terms it could not honour.
+ */
 export function noPayments(entry: MethodEntry, credits: number): HearthError {
-  return unauthenticated(`${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} per call: send "Authorization: Bearer <token>" for an account with credits`);
+  return new HearthError(
+    "payment_required",
+    `${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call; this instance takes no payment without an account: send "Authorization: Bearer <token>" for an account with credits`,
+    { extra: { price: priceOf(credits) }, headers: { "Cache-Control": "no-store" } },
+  );
 }
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };

@@ -138,10 +138,22 @@ describe("credits", () => {
     expect((await h.call("credits/grant", { user: "nobody", amount: 5 }, { token: admin })).status).toBe(404);
   });
 
-  test("a stranger on a priced method gets 401 when the instance takes no payments", async () => {
+  test("a stranger on a priced method gets 402 stating the price and how to pay when the instance takes no x402", async () => {
+    const ran = runs.echo ?? 0;
     const r = await h.call("meter/echo", { text: "hi" });
-    expect(r.status).toBe(401);
-    expect(r.body.error.message).toContain("3 credits");
+    expect(r.status).toBe(402);
+    expect(r.body.error).toMatchObject({ kind: "payment_required", price: { credits: 3, usd: 0.03 } });
+    expect(r.body.error.message).toContain("3 credits ($0.03)");
+    expect(r.body.error.message).toContain("an account with credits");
+    // No x402 terms it could not honour.
+    expect(r.body.accepts).toBeUndefined();
+    expect(r.body.error.accepts).toBeUndefined();
+    expect(r.headers.get("payment-required")).toBeNull();
+    // A payment sent anyway is refused the same way, not taken for a login.
+    const paid = await h.call("meter/echo", { text: "hi" }, { headers: { "X-PAYMENT": btoa(JSON.stringify({ x402Version: 1, scheme: "exact", network: "base", payload: {} })) } });
+    expect(paid.status).toBe(402);
+    expect(paid.body.error.price).toEqual({ credits: 3, usd: 0.03 });
+    expect(runs.echo ?? 0).toBe(ran);
     expect((await h.call("meter/free", {})).status).toBe(200);
   });
 
