@@ -12,7 +12,7 @@ import type { Metering, Runtime } from "../runtime.ts";
 import { append, balanceOf } from "./ledger.ts";
 import { Prices } from "./prices.ts";
 import { payX402 } from "./schema.ts";
-import { challenge, noPayments, paymentOf, priceOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
+import { challenge, noPayments, paymentOf, statedPrice, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
 import { servedFromCache } from "../upstream/index.ts";
 
 interface CreditPlan {
@@ -106,7 +106,7 @@ export class PayMetering implements Metering {
     const terms = termsOf(this.rt.config);
     return terms
       ? challenge(terms, entry, price, baseUrl, msg)
-      : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`, { extra: { price: priceOf(price), balance }, headers: { "Cache-Control": "no-store" } });
+      : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`, { extra: { price: statedPrice(price), balance }, headers: { "Cache-Control": "no-store" } });
   }
 
   private async verify(entry: MethodEntry, credits: number, terms: Terms, baseUrl: string, ctx: PaymentContext): Promise<PaymentPlan> {

@@ -61,6 +61,9 @@ export function paymentRequiredOf(e: unknown): PaymentRequired | undefined {
   return { x402Version: 2, error: e.message, resource: x.resource as PaymentRequired["resource"], accepts: x.accepts as PaymentRequirements[] };
 }
 
+/** What a call costs, as every payment refusal states it. */
+export const statedPrice = (credits: number) => ({ credits, usd: credits / 100 });
+
 /** The x402 terms this instance takes payment on, from its configuration. */
 export interface Terms {
   payTo: string;
@@ -126,7 +129,14 @@ export function requirementsV1Of(t: Terms, credits: number, resource: { url: str
   };
 }
 
-/** The 402 refusal: the challenge in the body and, base64, in PAYMENT-REQUIRED (the x402 v2 HTTP transport). */
+/**
+ * The 402 refusal, read by x402 clients of both versions: v2 clients decode
+ * PAYMENT-REQUIRED (base64 PaymentRequired); v1 clients read x402Version and
+ * accepts (v1 requirements: maxAmountRequired, resource, a v1 network name)
+ * at the top of the body, beside the usual "error", which carries the v2
+ * challenge and the price too. A network without a v1 name has no v1 terms,
+ * so the top of the body then holds the v2 challenge.
+ */
 export function challenge(
   t: Terms,
   entry: MethodEntry,
@@ -138,14 +148,13 @@ export function challenge(
   const resource = resourceOf(entry, baseUrl);
   const accepts = [requirementsOf(t, credits)];
   const required: PaymentRequired = { x402Version: 2, error: message, resource, accepts };
+  const top = v1NetworkOf(t.network) ? { x402Version: 1, accepts: [requirementsV1Of(t, credits, resource)] } : { x402Version: 2, resource, accepts };
   return new HearthError("payment_required", message, {
-    extra: { x402Version: 2, resource, accepts, ...(failed ? { "x402/payment-response": failed.settlement } : {}) },
+    extra: { price: statedPrice(credits), x402Version: 2, resource, accepts, ...(failed ? { "x402/payment-response": failed.settlement } : {}) },
     headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(required), "Cache-Control": "no-store", ...failed?.headers },
+    envelope: top,
   });
 }
-
-/** What a call costs, as every payment refusal states it. */
-export const priceOf = (credits: number) => ({ credits, usd: credits / 100 });
 
 /**
  * The 402 for a metered call by a caller without an account when this
@@ -156,7 +165,7 @@ export function noPayments(entry: MethodEntry, credits: number): HearthError {
   return new HearthError(
     "payment_required",
     `${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call; this instance takes no payment without an account: send "Authorization: Bearer <token>" for an account with credits`,
-    { extra: { price: priceOf(credits) }, headers: { "Cache-Control": "no-store" } },
+    { extra: { price: statedPrice(credits) }, headers: { "Cache-Control": "no-store" } },
   );
 }
 
