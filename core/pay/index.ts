@@ -4,7 +4,7 @@
 // `credits` CLI command.
 import { runtimeSetups } from "../capabilities.ts";
 import { mounts, route } from "../http/app.ts";
-import { answerHeaders, identifiers } from "../http/identify.ts";
+import { answerHeaders, attachments } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { mcpHooks } from "../mcp/hooks.ts";
 import "./cli.ts";
@@ -19,13 +19,13 @@ runtimeSetups.push((rt) => {
   rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
 });
 
-// After bearer tokens and sessions: an identified caller pays with credits, not with this header.
-identifiers.push((_rt, req, address) => {
+// A payment header pays for the call, whoever sent it: a stranger, or an account that would rather pay this way (one short of credits, say).
+attachments.push((_rt, req, caller) => {
   const v2 = req.headers.get("payment-signature");
   const v1 = req.headers.get("x-payment");
-  if (!v2 && !v1) return null;
+  if (!v2 && !v1) return caller;
   const header = v2 ? "PAYMENT-SIGNATURE" : "X-PAYMENT";
-  return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { address, field: header });
+  return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { caller, field: header });
 });
 
 answerHeaders.push((caller) => receiptHeaders(paymentOf(caller)));

@@ -19,14 +19,15 @@ export interface PaymentToolResult {
 
 export const mcpPayment = {
   /**
-   * The caller a tools/call runs as: an identified caller stays as it is (it
-   * pays with credits); otherwise a payment in _meta makes a payment caller.
-   * A malformed payment throws a 400 naming "_meta.x402/payment".
+   * The caller a tools/call runs as: a payment in _meta pays for the call,
+   * whether a stranger or an account sent it; without one the identified
+   * caller stays as it is. A malformed payment throws a 400 naming
+   * "_meta.x402/payment".
    */
   caller(meta: Record<string, unknown> | undefined | null, identified: Caller): Caller {
     const payment = meta?.[META_PAYMENT];
-    if (identified.account || payment === undefined || payment === null) return identified;
-    return paymentCaller(payment, { address: identified.address, field: `_meta.${META_PAYMENT}` });
+    if (payment === undefined || payment === null) return identified;
+    return paymentCaller(payment, { caller: identified, field: `_meta.${META_PAYMENT}` });
   },
 
   /** The tool result for a refusal that x402 clients can pay, or undefined for any other refusal. */

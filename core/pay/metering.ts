@@ -88,6 +88,9 @@ export class PayMetering implements Metering {
     const { entry, caller, price } = s;
     const baseUrl = this.base(s.baseUrl);
     const terms = termsOf(this.rt.config);
+    const ctx = paymentOf(caller);
+    // A payment sent pays for this call, an account's too: its credits are left untouched.
+    if (ctx && terms) return this.verify(entry, price, terms, baseUrl, ctx);
     if (caller.account) {
       const account = caller.account.id;
       const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account) - (this.held.get(account) ?? 0);
@@ -96,9 +99,7 @@ export class PayMetering implements Metering {
       return { kind: "credits", held: true, account, credits: price, entry, caller, baseUrl };
     }
     if (!terms) throw noPayments(entry, price);
-    const ctx = paymentOf(caller);
-    if (!ctx) throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
-    return this.verify(entry, price, terms, baseUrl, ctx);
+    throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
   }
 
   private short(entry: MethodEntry, price: number, balance: number, baseUrl: string): HearthError {

@@ -20,17 +20,20 @@ export interface PaymentContext {
 const payments = new WeakMap<Caller, PaymentContext>();
 
 /**
- * A caller that pays with this x402 payload instead of an account. `payload`
- * is the decoded PaymentPayload object (v1 or v2); a malformed one is a 400
- * naming `field` (the header or _meta key it came in).
+ * A caller that pays for the call with this x402 payload: a stranger, or the
+ * identified `caller` (a copy, since callers may be shared between calls)
+ * when an account sends a payment. `payload` is the decoded PaymentPayload
+ * object (v1 or v2); a malformed one is a 400 naming `field` (the header or
+ * _meta key it came in).
  */
-export function paymentCaller(payload: unknown, opts: { address?: string; field?: string } = {}): Caller {
+export function paymentCaller(payload: unknown, opts: { address?: string; field?: string; caller?: Caller } = {}): Caller {
   const field = opts.field ?? "x402/payment";
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw invalid(field, "the payment must be an x402 PaymentPayload object");
   const p = payload as Record<string, unknown>;
   if (p.x402Version !== 1 && p.x402Version !== 2) throw invalid(field, `x402Version must be 1 or 2 (got ${JSON.stringify(p.x402Version)})`);
   if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
-  const caller: Caller = { account: null, scopes: [], via: "payment", address: opts.address };
+  const base = opts.caller;
+  const caller: Caller = base?.account ? { ...base } : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
   payments.set(caller, { version: p.x402Version, payload: p });
   return caller;
 }
