@@ -262,6 +262,34 @@ describe("x402 over HTTP", () => {
 });
 
 describe("x402 over MCP", () => {
+  test("the challenge is also in the result's _meta, and a base64 payment in _meta pays, as older MCP x402 clients do it", async () => {
+    const m = await mcpClient(h.url);
+    try {
+      const first = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp" } })) as any;
+      expect(first.isError).toBe(true);
+      const challenged = first._meta["x402/error"];
+      expect(challenged).toMatchObject({ x402Version: 2, resource: { url: `${h.url}/api/v1/meter/echo` } });
+      expect(challenged.accepts).toEqual(first.structuredContent.accepts);
+      expect(challenged.accepts[0].amount).toBe(PRICE_ATOMIC.toString());
+
+      const before = await chain.balance(alice.address);
+      // agents/x402's withX402Client sends btoa(JSON.stringify(payload)).
+      const token = btoa(JSON.stringify(await alice.pay(challenged)));
+      const paid = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp base64" }, _meta: { "x402/payment": token } })) as any;
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result.text).toBe("mcp base64");
+      expect(paid._meta["x402/payment-response"].success).toBe(true);
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+
+      const garbled = (await m.client.callTool({ name: "meter_echo", arguments: { text: "x" }, _meta: { "x402/payment": "%%%not base64%%%" } })) as any;
+      expect(garbled.isError).toBe(true);
+      expect(garbled.structuredContent.error).toMatchObject({ status: 400, field: "_meta.x402/payment" });
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+    } finally {
+      await m.close();
+    }
+  });
+
   test("payment required is a tool error with PaymentRequired; the paid retry carries the receipt in _meta", async () => {
     const m = await mcpClient(h.url);
     try {
