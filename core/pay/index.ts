@@ -4,6 +4,7 @@
 // `credits` CLI command.
 import { runtimeSetups } from "../capabilities.ts";
 import { mounts, route } from "../http/app.ts";
+import { CORS_HEADERS } from "../http/cors.ts";
 import { answerHeaders, attachments } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { mcpHooks } from "../mcp/hooks.ts";
@@ -38,7 +39,7 @@ mcpHooks.resultMeta.push((caller) => mcpPayment.resultMeta(caller));
 mounts.push((app, rt) => {
   app.get(
     "/api/v1/prices",
-    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID())),
+    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID(), CORS_HEADERS)),
   );
 });
 
