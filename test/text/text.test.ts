@@ -270,7 +270,7 @@ describe("every text method", () => {
   test("a stranger on an instance that takes no x402 payments is told the price and to send a token", async () => {
     const n = count();
     const r = await h.call("text/summarise", { text: "hello" });
-    expect(r.status).toBe(401);
+    expect(r.status).toBe(402);
     expect(r.body.error.message).toContain("costs 2 credits");
     expect(count()).toBe(n);
   });
