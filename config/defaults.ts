@@ -29,8 +29,13 @@ export const coreSettings: Record<string, Setting> = {
   UPSTREAM_RETRY_MS: { default: "250", description: "Pause before the one retry after a transient provider failure, in milliseconds." },
   HEARTH_COLLECTORS: { default: "on", description: "off stops the scheduled collectors (the news, video and social polls), or name the ones to run (\"news,video\"); what they hold stays readable, and those services fetch on demand while they hold nothing (after a failed attempt, not again for 1, 2, 4… minutes). Their answers say whether the collection is stale, when it last worked and why it fails." },
   HEARTH_METERING: { default: "on", description: "off makes every method free (a private instance); on charges credits or x402 payments per DESIGN.md's price table." },
+  HEARTH_METER_ACCOUNTS: {
+    default: "off",
+    description:
+      "Whose priced calls cost credits: off (the accounts here are the owner's own: every method is free for them; callers without an account still pay per call), on (every account but the admins), all (admins too). An admin may choose for one account with `hearth credits meter`.",
+  },
   HEARTH_PRICES: { default: "", description: "JSON file of per-method price overrides in credits ({\"web/search\": 3}); config/prices.json is read when empty." },
-  X402_PAY_TO: { default: "", description: "Address that receives x402 payments from callers without an account; unset: they get 401 on priced methods." },
+  X402_PAY_TO: { default: "", description: "Address that receives x402 payments from callers without an account; unset: a priced call without an account is refused with 402 naming its price and asking for an account with credits." },
   X402_FACILITATOR_URL: { default: "https://x402.org/facilitator", description: "x402 facilitator that verifies and settles payments (/verify, /settle)." },
   X402_NETWORK: { default: "eip155:8453", description: "CAIP-2 chain payments are taken on (Base mainnet)." },
   X402_ASSET: { default: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", description: "ERC-20 (EIP-3009) token payments are taken in: USDC on Base." },

@@ -56,11 +56,13 @@ export class HearthError extends Error {
   readonly extra?: Record<string, unknown>;
   /** Response headers that belong with this refusal (Retry-After, WWW-Authenticate, ...). */
   readonly headers?: Record<string, string>;
+  /** Members of an HTTP answer's body beside "error", for clients of a protocol that reads them there (x402 v1). */
+  readonly envelope?: Record<string, unknown>;
 
   constructor(
     kind: ErrorKind,
     message: string,
-    opts: { field?: string; retry?: boolean; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    opts: { field?: string; retry?: boolean; extra?: Record<string, unknown>; headers?: Record<string, string>; envelope?: Record<string, unknown> } = {},
   ) {
     super(message);
     this.kind = kind;
@@ -69,6 +71,7 @@ export class HearthError extends Error {
     this.retry = opts.retry ?? (kind.startsWith("upstream_") || kind === "rate_limited");
     this.extra = opts.extra;
     this.headers = opts.headers;
+    this.envelope = opts.envelope;
   }
 
   body(requestId?: string): ErrorBody {

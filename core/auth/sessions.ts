@@ -4,6 +4,7 @@
 import { eq, lt } from "drizzle-orm";
 import { accounts, sessions } from "../db/schema.ts";
 import { forbidden } from "../errors.ts";
+import { isForeignOrigin } from "../http/cors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { hashToken, newSecret, safeEqual } from "./ids.ts";
@@ -120,6 +121,7 @@ export function sessionCaller(s: Session): Caller {
 }
 
 /**
+/**
  * Whether the browser says one of this instance's own pages made the request:
  * Sec-Fetch-Site, which no page can set, is same-origin, and Origin, when
  * sent, is this instance.
@@ -133,14 +135,16 @@ export function fromOwnPage(rt: Runtime, req: Request): boolean {
 }
 
 /**
- * The identifier for the API and plugin routes: a request with a live
+ * The identifier for the API, /mcp and plugin routes: a request with a live
  * session cookie is that account; a POST must also carry X-CSRF-Token.
  * A GET without that token or same-origin proof is one another site may have
  * made the browser send (a link, an image), so it may read but not spend.
- * A stale cookie identifies nobody (the request proceeds as a stranger).
+ * A stale cookie identifies nobody (the request proceeds as a stranger), and
+ * so does any cookie on a request a page on another origin made: the API
+ * answers other origins, but only for tokens, payments and public methods.
  */
 export function identifySession(rt: Runtime, req: Request): Caller | null {
-  if (!req.headers.has("cookie")) return null;
+  if (!req.headers.has("cookie") || isForeignOrigin(req, rt.config.HEARTH_PUBLIC_URL)) return null;
   const s = findSession(rt, req);
   if (!s) return null;
   const given = req.headers.get(CSRF_HEADER);

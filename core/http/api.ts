@@ -3,6 +3,7 @@ import { dispatch, lookup } from "../dispatch.ts";
 import { asHearthError, HearthError, invalid, tooLarge } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
+import { CORS_HEADERS, preflight } from "./cors.ts";
 import { headersFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
@@ -35,6 +36,7 @@ export function clientTrace(req: Request): string | undefined {
 }
 
 export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: string): Promise<Response> {
+  if (req.method === "OPTIONS") return preflight("GET, POST, HEAD");
   const started = performance.now();
   const requestId = crypto.randomUUID();
   let status = 200;
@@ -42,7 +44,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
   try {
     const verb = req.method;
     if (verb !== "GET" && verb !== "POST" && verb !== "HEAD")
-      throw new HearthError("method_not_allowed", `use GET for reads and POST for writes (got ${verb})`, { headers: { Allow: "GET, POST" } });
+      throw new HearthError("method_not_allowed", `use GET for reads and POST for writes (got ${verb})`, { headers: { Allow: "GET, POST, HEAD, OPTIONS" } });
     const entry = lookup(rt, service, method);
     const url = new URL(req.url);
     const caller = await identify(rt, req, address);
@@ -55,9 +57,10 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
-    return jsonResponse(200, { result }, requestId, headersFor(caller));
+    const more = headersFor(caller);
+    return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {
-    const res = errorResponse(e, requestId);
+    const res = errorResponse(e, requestId, CORS_HEADERS);
     status = res.status;
     // Failures of ours (500) and of the disk (storage_unavailable) need their cause in the log; refusals do not.
     if (status === 500 || asHearthError(e).kind === "storage_unavailable")

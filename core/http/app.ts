@@ -5,6 +5,7 @@ import type { Runtime } from "../runtime.ts";
 import { withinScope } from "../auth/tokens.ts";
 import { newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
+import { preflight } from "./cors.ts";
 import { identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
@@ -39,6 +40,8 @@ export function createApp(rt: Runtime): App {
   app.all("/api/v1/:service/:method", route((c) => handleApi(rt, c.request, c.params.service, c.params.method, clientAddress(c))), {
     parse: "none",
   });
+  // Preflights for the rest of /api/v1 (the price list and what modules mount there).
+  app.options("/api/v1/*", () => preflight("GET, POST, HEAD"));
   app.get("/health", () => jsonResponse(200, { result: { ok: true, services: rt.registry.services().length } }, crypto.randomUUID()));
 
   for (const p of rt.registry.plugins.values()) {

@@ -14,8 +14,15 @@ const bearer: Identifier = (rt, req) => {
   return rt.tokens.identify(m[1], rt.clock.now().getTime());
 };
 
-/** Identifiers in order; modules for sessions and payments add theirs. */
+/** Identifiers in order; the sessions module adds its own. */
 export const identifiers: Identifier[] = [bearer];
+
+/**
+ * What a request carries beside who is calling, added to the identified
+ * caller (or the stranger): a payment sent with a token still pays for the
+ * call. Each returns the caller as it is, or a new one carrying more.
+ */
+export const attachments: ((rt: Runtime, req: Request, caller: Caller) => Caller)[] = [];
 
 /** Headers a module adds to a successful answer for this caller (a payment receipt, ...). */
 export const answerHeaders: ((caller: Caller) => Record<string, string> | undefined)[] = [];
@@ -32,12 +39,15 @@ export function headersFor(caller: Caller): Record<string, string> | undefined {
 export const stranger = (address: string): Caller => ({ account: null, scopes: [], via: "none", address });
 
 export async function identify(rt: Runtime, req: Request, address: string): Promise<Caller> {
+  let caller: Caller | null = null;
   for (const id of identifiers) {
-    const c = await id(rt, req, address);
-    if (c) {
-      c.address ??= address;
-      return c;
+    caller = await id(rt, req, address);
+    if (caller) {
+      caller.address ??= address;
+      break;
     }
   }
-  return stranger(address);
+  caller ??= stranger(address);
+  for (const attach of attachments) caller = attach(rt, req, caller);
+  return caller;
 }

@@ -18,7 +18,9 @@ export function jsonResponse(status: number, body: unknown, requestId: string, h
 export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>): Response {
   const err = asHearthError(e);
   const headers: Record<string, string> = { ...(err.headers ?? {}), ...(extraHeaders ?? {}) };
-  return jsonResponse(err.status, { error: err.body(err.kind === "internal" ? requestId : undefined) }, requestId, headers);
+  const error = err.body(err.kind === "internal" ? requestId : undefined);
+  // Members beside "error" never replace it: the envelope stays one shape for every refusal.
+  return jsonResponse(err.status, err.envelope ? { ...err.envelope, error } : { error }, requestId, headers);
 }
 
 export { HearthError };

@@ -91,11 +91,8 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     return mcpPage(rt, req, caller, filter);
   }
 
-  // A page in a browser may not drive MCP here from another site: the protocol asks servers to refuse foreign origins.
-  const origin = req.headers.get("origin");
-  if (origin !== null && origin !== url.origin && !(rt.config.HEARTH_PUBLIC_URL && origin === new URL(rt.config.HEARTH_PUBLIC_URL).origin))
-    return rpcError(403, -32000, `Forbidden: requests from ${origin} may not use this server's MCP endpoint`);
-
+  // A page on another origin may call tools with a token, a payment or as a stranger; its
+  // session cookie identifies no one here (identifySession), so it cannot act as a signed-in person.
   let ctx: McpCallContext;
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };

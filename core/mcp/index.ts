@@ -3,18 +3,21 @@
 // not at every start.
 import { cliCommands } from "../cli/commands.ts";
 import { clientAddress, mounts, route } from "../http/app.ts";
+import { preflight, withCors } from "../http/cors.ts";
 import { nativeRoutes } from "../http/serve.ts";
 import type { Runtime } from "../runtime.ts";
 
 const handlers = new WeakMap<Runtime, Promise<(req: Request, address: string) => Promise<Response>>>();
 
 async function serveMcp(rt: Runtime, req: Request, address: string): Promise<Response> {
+  // A preflight needs no SDK: answered before it loads.
+  if (req.method === "OPTIONS") return preflight("GET, POST, DELETE");
   let handler = handlers.get(rt);
   if (!handler) {
     handler = import("./http.ts").then((m) => m.mcpHandler(rt));
     handlers.set(rt, handler);
   }
-  return (await handler)(req, address);
+  return withCors(await (await handler)(req, address));
 }
 
 // Served by Bun's router like the API (tools/call is as hot a path), and mounted on the app too.

@@ -154,8 +154,11 @@ export function openapiDocument(rt: Runtime, baseUrl: string): Json {
         InvalidArgument: errorResponse("An argument is wrong; `field` names it", ["invalid_argument"]),
         Unauthenticated: errorResponse("No caller: send a token", ["unauthenticated"]),
         PaymentRequired: {
-          ...errorResponse("Metered and unpaid; the body and the PAYMENT-REQUIRED header carry the x402 challenge", ["payment_required"]),
-          headers: { "PAYMENT-REQUIRED": { description: "The x402 payment challenge, base64 JSON.", schema: { type: "string" } } },
+          ...errorResponse(
+            "Metered and unpaid; the error states the price. Where the instance takes x402, PAYMENT-REQUIRED carries the v2 challenge (also in the error) and the body's top level the v1 one (x402Version, accepts) for v1 clients",
+            ["payment_required"],
+          ),
+          headers: { "PAYMENT-REQUIRED": { description: "The x402 v2 payment challenge, base64 JSON, when the instance takes x402.", schema: { type: "string" } } },
         },
         Forbidden: errorResponse("Out of the token's scope, a session POST (or a session call that costs credits) without X-CSRF-Token, or a payment alone on an account method", ["forbidden"]),
         NotFound: errorResponse("No such method or record", ["not_found"]),

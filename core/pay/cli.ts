@@ -1,25 +1,33 @@
-// `hearth credits grant --user NAME --amount N [--note TEXT]` and
-// `hearth credits balance --user NAME`: run against the local database, as
-// the instance's owner, without a running server.
+// `hearth credits grant --user NAME --amount N [--note TEXT]`,
+// `hearth credits balance --user NAME` and
+// `hearth credits meter --user NAME on|off|default`: run against the local
+// database, as the instance's owner, without a running server.
 import { findAccount } from "../auth/tokens.ts";
 import { parseFlags } from "../cli/args.ts";
 import { cliCommands } from "../cli/commands.ts";
 import { HearthError } from "../errors.ts";
 import { Runtime } from "../runtime.ts";
+import { accountMetering, chooseMetering, metersAccount, parseChoice } from "./accounts.ts";
 import { grantCredits } from "./grant.ts";
 import { balanceOf, recent, shapeEntry } from "./ledger.ts";
 
-const USAGE = "usage: hearth credits grant --user NAME --amount N [--note TEXT]\n       hearth credits balance --user NAME";
+const USAGE =
+  "usage: hearth credits grant --user NAME --amount N [--note TEXT]\n       hearth credits balance --user NAME\n       hearth credits meter --user NAME on|off|default   (whether its priced calls cost credits; default follows HEARTH_METER_ACCOUNTS)";
 
 cliCommands.set("credits", {
-  summary: "grant credits to an account, or show its balance",
+  summary: "grant credits to an account, show its balance, or choose whether its calls cost credits",
   usage: USAGE,
   async run(argv) {
     const [sub, ...rest] = argv;
-    const { flags } = parseFlags(rest);
+    const { flags, rest: words } = parseFlags(rest);
     const user = flags.get("user")?.[0]?.toLowerCase();
-    if ((sub !== "grant" && sub !== "balance") || !user || user === "true") {
+    if ((sub !== "grant" && sub !== "balance" && sub !== "meter") || !user || user === "true") {
       process.stderr.write(USAGE + "\n");
+      return 2;
+    }
+    const choice = parseChoice(words[0]);
+    if (sub === "meter" && choice === undefined) {
+      process.stderr.write(`say on, off or default after --user NAME (got "${words[0] ?? ""}")\n${USAGE}\n`);
       return 2;
     }
     const rt = await Runtime.create();
@@ -31,7 +39,13 @@ cliCommands.set("credits", {
           process.stderr.write(`no account named "${user}"\n`);
           return 1;
         }
-        process.stdout.write(JSON.stringify({ user, balance: balanceOf(rt.store.rdb, acct.id), recent: recent(rt.store.rdb, acct.id, 10).map(shapeEntry) }) + "\n");
+        const metered = metersAccount(rt.store.rdb, accountMetering(rt.config), acct);
+        process.stdout.write(JSON.stringify({ user, balance: balanceOf(rt.store.rdb, acct.id), metered, recent: recent(rt.store.rdb, acct.id, 10).map(shapeEntry) }) + "\n");
+        return 0;
+      }
+      if (sub === "meter") {
+        const out = await rt.store.write(() => chooseMetering(rt.store.wdb, { username: user, metered: choice as boolean | null, by: "cli", at: rt.clock.now().getTime() }, accountMetering(rt.config)));
+        process.stdout.write(JSON.stringify(out) + "\n");
         return 0;
       }
       const raw = flags.get("amount")?.[0] ?? "";

@@ -4,7 +4,8 @@
 // `credits` CLI command.
 import { runtimeSetups } from "../capabilities.ts";
 import { mounts, route } from "../http/app.ts";
-import { answerHeaders, identifiers } from "../http/identify.ts";
+import { CORS_HEADERS } from "../http/cors.ts";
+import { answerHeaders, attachments } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { mcpHooks } from "../mcp/hooks.ts";
 import "./cli.ts";
@@ -19,13 +20,13 @@ runtimeSetups.push((rt) => {
   rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
 });
 
-// After bearer tokens and sessions: an identified caller pays with credits, not with this header.
-identifiers.push((_rt, req, address) => {
+// A payment header pays for the call, whoever sent it: a stranger, or an account that would rather pay this way (one short of credits, say).
+attachments.push((_rt, req, caller) => {
   const v2 = req.headers.get("payment-signature");
   const v1 = req.headers.get("x-payment");
-  if (!v2 && !v1) return null;
+  if (!v2 && !v1) return caller;
   const header = v2 ? "PAYMENT-SIGNATURE" : "X-PAYMENT";
-  return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { address, field: header });
+  return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { caller, field: header });
 });
 
 answerHeaders.push((caller) => receiptHeaders(paymentOf(caller)));
@@ -38,7 +39,7 @@ mcpHooks.resultMeta.push((caller) => mcpPayment.resultMeta(caller));
 mounts.push((app, rt) => {
   app.get(
     "/api/v1/prices",
-    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID())),
+    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID(), CORS_HEADERS)),
   );
 });
 

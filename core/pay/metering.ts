@@ -12,7 +12,7 @@ import type { Metering, Runtime } from "../runtime.ts";
 import { append, balanceOf } from "./ledger.ts";
 import { Prices } from "./prices.ts";
 import { payX402 } from "./schema.ts";
-import { challenge, noPayments, paymentOf, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
+import { challenge, noPayments, paymentOf, statedPrice, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
 import { servedFromCache } from "../upstream/index.ts";
 import type { Call } from "../call.ts";
 
@@ -89,6 +89,9 @@ export class PayMetering implements Metering {
     const { entry, caller, price } = s;
     const baseUrl = this.base(s.baseUrl);
     const terms = termsOf(this.rt.config);
+    const ctx = paymentOf(caller);
+    // A payment sent pays for this call, an account's too: its credits are left untouched.
+    if (ctx && terms) return this.verify(entry, price, terms, baseUrl, ctx);
     if (caller.account) {
       const account = caller.account.id;
       const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account) - (this.held.get(account) ?? 0);
@@ -97,15 +100,15 @@ export class PayMetering implements Metering {
       return { kind: "credits", held: true, account, credits: price, entry, caller, baseUrl };
     }
     if (!terms) throw noPayments(entry, price);
-    const ctx = paymentOf(caller);
-    if (!ctx) throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
-    return this.verify(entry, price, terms, baseUrl, ctx);
+    throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
   }
 
   private short(entry: MethodEntry, price: number, balance: number, baseUrl: string): HearthError {
     const msg = `${entry.path} costs ${plural(price)}; the balance is ${plural(balance)}`;
     const terms = termsOf(this.rt.config);
-    return terms ? challenge(terms, entry, price, baseUrl, msg) : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`);
+    return terms
+      ? challenge(terms, entry, price, baseUrl, msg)
+      : new HearthError("payment_required", `${msg}: ask the instance's admin for credits`, { extra: { price: statedPrice(price), balance }, headers: { "Cache-Control": "no-store" } });
   }
 
   private async verify(entry: MethodEntry, credits: number, terms: Terms, baseUrl: string, ctx: PaymentContext): Promise<PaymentPlan> {

@@ -7,6 +7,7 @@ import { priceOf } from "../dispatch.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry, Registry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { accountMetering, metersAccount, type AccountMetering } from "./accounts.ts";
 
 export const DEFAULT_PRICES_FILE = join(import.meta.dir, "..", "..", "config", "prices.json");
 
@@ -41,21 +42,26 @@ export function overridesFile(rt: Runtime): string {
 }
 
 export class Prices {
+  /** HEARTH_METER_ACCOUNTS, read once so a bad value stops the start. */
+  readonly accounts: AccountMetering;
+
   constructor(
     private rt: Runtime,
     readonly overrides: Map<string, number>,
-  ) {}
+  ) {
+    this.accounts = accountMetering(rt.config);
+  }
 
   get metered(): boolean {
     return this.rt.config.HEARTH_METERING !== "off";
   }
 
-  /** Credits this call costs. */
+  /** Credits this call costs: nothing for an account that is not metered. */
   of(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number {
     if (!this.metered) return 0;
-    const o = this.overrides.get(entry.path);
-    if (o !== undefined) return o;
-    return priceOf(entry, args, this.rt, caller);
+    const price = this.overrides.get(entry.path) ?? priceOf(entry, args, this.rt, caller);
+    if (price > 0 && caller.account && !metersAccount(this.rt.store.rdb, this.accounts, caller.account)) return 0;
+    return price;
   }
 
   /** The listed price: a number, or null when it depends on the arguments. */

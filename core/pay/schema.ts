@@ -43,3 +43,16 @@ export const payX402 = sqliteTable(
   },
   (t) => [uniqueIndex("pay_x402_authorization").on(t.network, t.asset, t.payer, t.nonce)],
 );
+
+/**
+ * An admin's choice for one account: whether its priced calls cost credits.
+ * Accounts without a row follow HEARTH_METER_ACCOUNTS.
+ */
+export const payAccounts = sqliteTable("pay_accounts", {
+  /** accounts.id */
+  account: text("account").primaryKey(),
+  metered: integer("metered", { mode: "boolean" }).notNull(),
+  /** Who chose, and when. */
+  by: text("by").notNull(),
+  at: integer("at").notNull(),
+});

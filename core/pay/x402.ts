@@ -5,7 +5,7 @@
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { V1_NETWORKS } from "./networks.ts";
-import { HearthError, invalid, unauthenticated } from "../errors.ts";
+import { HearthError, invalid } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 
@@ -20,17 +20,20 @@ export interface PaymentContext {
 const payments = new WeakMap<Caller, PaymentContext>();
 
 /**
- * A caller that pays with this x402 payload instead of an account. `payload`
- * is the decoded PaymentPayload object (v1 or v2); a malformed one is a 400
- * naming `field` (the header or _meta key it came in).
+ * A caller that pays for the call with this x402 payload: a stranger, or the
+ * identified `caller` (a copy, since callers may be shared between calls)
+ * when an account sends a payment. `payload` is the decoded PaymentPayload
+ * object (v1 or v2); a malformed one is a 400 naming `field` (the header or
+ * _meta key it came in).
  */
-export function paymentCaller(payload: unknown, opts: { address?: string; field?: string } = {}): Caller {
+export function paymentCaller(payload: unknown, opts: { address?: string; field?: string; caller?: Caller } = {}): Caller {
   const field = opts.field ?? "x402/payment";
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw invalid(field, "the payment must be an x402 PaymentPayload object");
   const p = payload as Record<string, unknown>;
   if (p.x402Version !== 1 && p.x402Version !== 2) throw invalid(field, `x402Version must be 1 or 2 (got ${JSON.stringify(p.x402Version)})`);
   if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
-  const caller: Caller = { account: null, scopes: [], via: "payment", address: opts.address };
+  const base = opts.caller;
+  const caller: Caller = base?.account ? { ...base } : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
   payments.set(caller, { version: p.x402Version, payload: p });
   return caller;
 }
@@ -60,6 +63,9 @@ export function paymentRequiredOf(e: unknown): PaymentRequired | undefined {
   if (x.x402Version !== 2 || !Array.isArray(x.accepts)) return undefined;
   return { x402Version: 2, error: e.message, resource: x.resource as PaymentRequired["resource"], accepts: x.accepts as PaymentRequirements[] };
 }
+
+/** What a call costs, as every payment refusal states it. */
+export const statedPrice = (credits: number) => ({ credits, usd: credits / 100 });
 
 /** The x402 terms this instance takes payment on, from its configuration. */
 export interface Terms {
@@ -126,7 +132,14 @@ export function requirementsV1Of(t: Terms, credits: number, resource: { url: str
   };
 }
 
-/** The 402 refusal: the challenge in the body and, base64, in PAYMENT-REQUIRED (the x402 v2 HTTP transport). */
+/**
+ * The 402 refusal, read by x402 clients of both versions: v2 clients decode
+ * PAYMENT-REQUIRED (base64 PaymentRequired); v1 clients read x402Version and
+ * accepts (v1 requirements: maxAmountRequired, resource, a v1 network name)
+ * at the top of the body, beside the usual "error", which carries the v2
+ * challenge and the price too. A network without a v1 name has no v1 terms,
+ * so the top of the body then holds the v2 challenge.
+ */
 export function challenge(
   t: Terms,
   entry: MethodEntry,
@@ -138,15 +151,25 @@ export function challenge(
   const resource = resourceOf(entry, baseUrl);
   const accepts = [requirementsOf(t, credits)];
   const required: PaymentRequired = { x402Version: 2, error: message, resource, accepts };
+  const top = v1NetworkOf(t.network) ? { x402Version: 1, accepts: [requirementsV1Of(t, credits, resource)] } : { x402Version: 2, resource, accepts };
   return new HearthError("payment_required", message, {
-    extra: { x402Version: 2, resource, accepts, ...(failed ? { "x402/payment-response": failed.settlement } : {}) },
+    extra: { price: statedPrice(credits), x402Version: 2, resource, accepts, ...(failed ? { "x402/payment-response": failed.settlement } : {}) },
     headers: { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(required), "Cache-Control": "no-store", ...failed?.headers },
+    envelope: top,
   });
 }
 
-/** The 401 for metered calls when this instance takes no payments. */
+/**
+ * The 402 for a metered call by a caller without an account when this
+ * instance takes no x402 payments: it states the price and the one way to
+ * pay here, and offers no x402 terms it could not honour.
+ */
 export function noPayments(entry: MethodEntry, credits: number): HearthError {
-  return unauthenticated(`${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} per call: send "Authorization: Bearer <token>" for an account with credits`);
+  return new HearthError(
+    "payment_required",
+    `${entry.path} costs ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call; this instance takes no payment without an account: send "Authorization: Bearer <token>" for an account with credits`,
+    { extra: { price: statedPrice(credits) }, headers: { "Cache-Control": "no-store" } },
+  );
 }
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };

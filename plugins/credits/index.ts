@@ -4,6 +4,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { forbidden } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
+import { accountMetering, metersAccount } from "../../core/pay/accounts.ts";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";
 import { topUp, TOPUP_MAX } from "../../core/pay/topup.ts";
@@ -16,10 +17,14 @@ export default definePlugin({
   needs: ["db"],
   methods: {
     balance: read({
-      description: "The caller's credits and the latest ledger entries, newest first.",
+      description: "The caller's credits, whether its priced calls cost credits (metered), and the latest ledger entries, newest first.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "Entries to show (default 20, max 200)." })) }),
       access: "account",
-      run: ({ limit }, ctx) => ({ balance: balanceOf(ctx.db, ctx.account.id), entries: recent(ctx.db, ctx.account.id, limit ?? 20).map(shapeEntry) }),
+      run: ({ limit }, ctx) => ({
+        balance: balanceOf(ctx.db, ctx.account.id),
+        metered: ctx.config.HEARTH_METERING !== "off" && metersAccount(ctx.db, accountMetering(ctx.config), ctx.account),
+        entries: recent(ctx.db, ctx.account.id, limit ?? 20).map(shapeEntry),
+      }),
     }),
     grant: write({
       description: "Admin only: grants credits to an account (a negative amount takes them back); the ledger keeps every grant.",

@@ -24,7 +24,7 @@ beforeAll(async () => {
   ai = await startOpenAiFixture();
   h = await startHearth({
     clock,
-    env: { AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "3000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600", HEARTH_SIGNUP: "open" },
+    env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "3000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600", HEARTH_SIGNUP: "open" },
   });
   alice = await h.token("alice");
   await h.grant("alice", 500);
@@ -338,7 +338,7 @@ describe("clients", () => {
   });
 
   test("without a model the agent answers 501 naming the settings, and records nothing", async () => {
-    const bare = await startHearth({ env: { AI_BASE_URL: "", AI_OLLAMA_URL: "" } });
+    const bare = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: "", AI_OLLAMA_URL: "" } });
     try {
       const t = await bare.token("alice");
       await bare.grant("alice", 10);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   });
   h = await startHearth({
     clock,
-    env: { AI_BASE_URL: `http://127.0.0.1:${relay.port}/v1`, AI_MODEL: "m", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AGENT_WORKER: "off", AGENT_MAX_SECONDS: "100", AGENT_MAX_CREDITS: "5", AGENT_MAX_STEPS: "10" },
+    env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: `http://127.0.0.1:${relay.port}/v1`, AI_MODEL: "m", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AGENT_WORKER: "off", AGENT_MAX_SECONDS: "100", AGENT_MAX_CREDITS: "5", AGENT_MAX_STEPS: "10" },
   });
   alice = await h.token("alice");
   await h.grant("alice", 100);

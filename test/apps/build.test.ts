@@ -36,7 +36,7 @@ const withLocalStorage = goodPage.replace(/hearth\.store\.get\("glasses"\)\.then
 
 beforeAll(async () => {
   ai = await startOpenAiFixture();
-  h = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "builder", UPSTREAM_RETRY_MS: "0" } });
+  h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "builder", UPSTREAM_RETRY_MS: "0" } });
   token = await h.token("alice");
 });
 afterAll(async () => {

@@ -13,7 +13,7 @@ const logger = {
 };
 
 beforeAll(async () => {
-  h = await startHearth({ env: { HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins"), HEARTH_BODY_LIMIT: "2048" }, logger });
+  h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_PLUGINS: join(import.meta.dir, "../fixtures/plugins"), HEARTH_BODY_LIMIT: "2048" }, logger });
   token = await h.token("alice");
 });
 afterAll(() => h.stop());
@@ -172,5 +172,47 @@ describe("logging", () => {
     expect(typeof mine[0].ms).toBe("number");
     expect(typeof mine[0].caller).toBe("string");
     expect(JSON.stringify(lines)).not.toContain(token);
+  });
+});
+
+describe("calls from pages on other origins", () => {
+  test("preflights on /api/v1 and /mcp name the methods and headers, allow no credentials, and are cached", async () => {
+    for (const [path, methods] of [
+      ["/api/v1/notes/add", "POST"],
+      ["/api/v1/prices", "GET"],
+      ["/mcp", "DELETE"],
+    ]) {
+      const res = await fetch(`${h.url}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: "https://elsewhere.example", "access-control-request-method": methods, "access-control-request-headers": "authorization, content-type, payment-signature" },
+      });
+      expect(res.status, path).toBe(204);
+      expect(res.headers.get("access-control-allow-origin"), path).toBe("*");
+      expect(res.headers.get("access-control-allow-methods"), path).toContain(methods);
+      const allowed = res.headers.get("access-control-allow-headers")!.toLowerCase();
+      for (const name of ["authorization", "content-type", "x-payment", "payment-signature", "mcp-session-id", "mcp-protocol-version"]) expect(allowed, `${path} ${name}`).toContain(name);
+      expect(Number(res.headers.get("access-control-max-age"))).toBeGreaterThan(0);
+      expect(res.headers.get("access-control-allow-credentials"), path).toBeNull();
+    }
+  });
+
+  test("answers, refusals included, may be read by any origin, with the headers a client acts on exposed", async () => {
+    for (const r of [await h.call("notes/get", { title: "c1" }, { token }), await h.call("notes/get", { title: "c1" }), await h.call("probe/get", { id: "x" })]) {
+      expect(r.headers.get("access-control-allow-origin")).toBe("*");
+      const exposed = r.headers.get("access-control-expose-headers")!.toLowerCase();
+      for (const name of ["payment-required", "payment-response", "x-payment-response", "mcp-session-id", "www-authenticate"]) expect(exposed).toContain(name);
+      expect(r.headers.get("access-control-allow-credentials")).toBeNull();
+    }
+  });
+
+  test("a session cookie sent from another origin identifies no one; from this origin it does", async () => {
+    const { startSession } = await import("../../core/auth/sessions.ts");
+    const account = h.rt.tokens.identify(token, h.rt.clock.now().getTime()).account!;
+    const { cookie } = await startSession(h.rt, new Request(h.url), account);
+    const jar = cookie.split(";")[0];
+    const read = (origin: string) => fetch(`${h.url}/api/v1/notes/get?title=c1`, { headers: { cookie: jar, origin } });
+    expect((await read(h.url)).status).toBe(200);
+    expect((await read("https://elsewhere.example")).status).toBe(401);
+    expect((await read("null")).status).toBe(401);
   });
 });

@@ -35,7 +35,7 @@ let token: string;
 beforeAll(async () => {
   ai = await startOpenAiFixture();
   ov = startOpenverse();
-  h = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "chat", AI_IMAGE_MODEL: "gpt-image-1", AI_IMAGE_SIZE: "1536x1024", OPENVERSE_URL: ov.url, UPSTREAM_RETRY_MS: "0" } });
+  h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "chat", AI_IMAGE_MODEL: "gpt-image-1", AI_IMAGE_SIZE: "1536x1024", OPENVERSE_URL: ov.url, UPSTREAM_RETRY_MS: "0" } });
   token = await h.token("alice");
   await h.grant("alice", 100);
 });
@@ -92,9 +92,9 @@ describe("images/generate", () => {
   });
 
   test("without AI_IMAGE_MODEL: 501 naming it, nothing charged; a DALL-E model is asked for base64 and a URL answer is fetched", async () => {
-    const bare = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "chat" } });
+    const bare = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "chat" } });
     const pic = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(PNG, { headers: { "content-type": "image/png" } }) });
-    const dalle = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "chat", AI_IMAGE_MODEL: "dall-e-3" } });
+    const dalle = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "chat", AI_IMAGE_MODEL: "dall-e-3" } });
     try {
       const t = await bare.token("carol");
       await bare.grant("carol", 50);

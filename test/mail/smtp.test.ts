@@ -42,6 +42,7 @@ beforeAll(async () => {
   h = await startHearth({
     clock,
     env: {
+      HEARTH_METER_ACCOUNTS: "all", 
       MAIL_DOMAIN: "example.test",
       SMTP_PORT: "0",
       SMTP_HOST: "127.0.0.1",

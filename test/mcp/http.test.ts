@@ -187,11 +187,23 @@ describe("stateless requests and sessions", () => {
     expect(r.body.error.data.error.kind).toBe("unauthenticated");
   });
 
-  test("a request from another site's page is refused; one from this origin is not", async () => {
-    const foreign = await rpc(h.url, "tools/list", undefined, { origin: "https://elsewhere.example" });
-    expect(foreign.status).toBe(403);
-    const own = await rpc(h.url, "tools/list", undefined, { origin: h.url });
-    expect(own.status).toBe(200);
+  test("a page on another origin may call with a token or as a stranger, but its session cookie identifies no one", async () => {
+    const elsewhere = { origin: "https://elsewhere.example" };
+    const foreign = await rpc(h.url, "tools/list", undefined, elsewhere);
+    expect(foreign.status).toBe(200);
+    expect(foreign.headers.get("access-control-allow-origin")).toBe("*");
+    const params = { name: "notes_get", arguments: { title: "Shopping" } };
+    const withToken = await rpc(h.url, "tools/call", params, { ...elsewhere, authorization: `Bearer ${alice}` });
+    expect(withToken.body.result.structuredContent).toEqual((await h.call("notes/get", { title: "Shopping" }, { token: alice })).body);
+
+    const account = h.rt.tokens.identify(alice, h.rt.clock.now().getTime()).account!;
+    const { cookie, csrf } = await startSession(h.rt, new Request(h.url), account);
+    const jar = { cookie: cookie.split(";")[0], "x-csrf-token": csrf };
+    const own = await rpc(h.url, "tools/call", params, { ...jar, origin: h.url });
+    expect(own.body.result.isError).toBeUndefined();
+    const borrowed = await rpc(h.url, "tools/call", params, { ...jar, ...elsewhere });
+    expect(borrowed.body.result.isError).toBe(true);
+    expect(borrowed.body.result.structuredContent.error.kind).toBe("unauthenticated");
   });
 
   test("not JSON is a parse error", async () => {

@@ -97,6 +97,8 @@ beforeAll(async () => {
   const feeds = join(mkdtempSync(join(tmpdir(), "hearth-parity-")), "feeds.json");
   writeFileSync(feeds, JSON.stringify({ feeds: [{ topic: "world", name: "Closed", url: "http://127.0.0.1:9/feed.xml" }] }));
   env.NEWS_FEEDS_FILE = feeds;
+  // Accounts are charged, so the same charge over both surfaces is something to compare.
+  env.HEARTH_METER_ACCOUNTS = "all";
   // Whatever a method might still reach outside goes to a proxy here that answers nothing, so it fails at once.
   proxy = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("no network in tests", { status: 502 }) });
   for (const k of PROXY_VARS) saved[k] = process.env[k];

@@ -16,6 +16,8 @@ export function payer(account: PrivateKeyAccount) {
     .setSpendControls(false);
   return {
     address: account.address,
+    /** The x402 client itself, for the transports' own wrappers (@x402/fetch, @x402/axios). */
+    client,
     /** Signs for the first of the challenge's accepted terms. */
     pay: (required: PaymentRequired): Promise<PaymentPayload> => client.createPaymentPayload(required),
     header: (p: PaymentPayload) => encodePaymentSignatureHeader(p),

@@ -9,6 +9,8 @@ import { startHearth, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
+/** Charging accounts is something an owner who hosts others turns on; these tests do. */
+const METERED = { HEARTH_METER_ACCOUNTS: "on" };
 
 async function grant(h: Hearth, admin: string, user: string, amount: number) {
   const r = await h.call("credits/grant", { user, amount }, { token: admin });
@@ -26,7 +28,7 @@ describe("credits", () => {
   let h: Hearth;
   let admin: string;
   beforeAll(async () => {
-    h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+    h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", ...METERED } });
     admin = await h.token("root", { admin: true });
   });
   afterAll(() => h.stop());
@@ -87,7 +89,7 @@ describe("credits", () => {
   test("an answer served from cache is not charged", async () => {
     let hits = 0;
     const provider = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (hits++, Response.json({ n: 42 })) });
-    const c = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", METER_TEST_URL: `http://127.0.0.1:${provider.port}` } });
+    const c = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_RATE_PRICED: "0", METER_TEST_URL: `http://127.0.0.1:${provider.port}`, ...METERED } });
     try {
       const root = await c.token("root", { admin: true });
       const t = await c.token("ivy");
@@ -136,10 +138,22 @@ describe("credits", () => {
     expect((await h.call("credits/grant", { user: "nobody", amount: 5 }, { token: admin })).status).toBe(404);
   });
 
-  test("a stranger on a priced method gets 401 when the instance takes no payments", async () => {
+  test("a stranger on a priced method gets 402 stating the price and how to pay when the instance takes no x402", async () => {
+    const ran = runs.echo ?? 0;
     const r = await h.call("meter/echo", { text: "hi" });
-    expect(r.status).toBe(401);
-    expect(r.body.error.message).toContain("3 credits");
+    expect(r.status).toBe(402);
+    expect(r.body.error).toMatchObject({ kind: "payment_required", price: { credits: 3, usd: 0.03 } });
+    expect(r.body.error.message).toContain("3 credits ($0.03)");
+    expect(r.body.error.message).toContain("an account with credits");
+    // No x402 terms it could not honour.
+    expect(r.body.accepts).toBeUndefined();
+    expect(r.body.error.accepts).toBeUndefined();
+    expect(r.headers.get("payment-required")).toBeNull();
+    // A payment sent anyway is refused the same way, not taken for a login.
+    const paid = await h.call("meter/echo", { text: "hi" }, { headers: { "X-PAYMENT": btoa(JSON.stringify({ x402Version: 1, scheme: "exact", network: "base", payload: {} })) } });
+    expect(paid.status).toBe(402);
+    expect(paid.body.error.price).toEqual({ credits: 3, usd: 0.03 });
+    expect(runs.echo ?? 0).toBe(ran);
     expect((await h.call("meter/free", {})).status).toBe(200);
   });
 
@@ -161,7 +175,7 @@ describe("price overrides and metering off", () => {
     const dir = mkdtempSync(join(tmpdir(), "hearth-prices-"));
     const file = join(dir, "prices.json");
     writeFileSync(file, JSON.stringify({ "meter/echo": 1, "meter/free": 4, "elsewhere/thing": 9 }));
-    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0" } });
+    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0", ...METERED } });
     try {
       const admin = await h.token("root", { admin: true });
       const t = await h.token("gina");

@@ -36,6 +36,8 @@ beforeAll(async () => {
       X402_FACILITATOR_URL: facilitator.url,
       X402_NETWORK: NETWORK,
       X402_ASSET: chain.usdc,
+      // Accounts are charged here, so one short of credits can be offered x402.
+      HEARTH_METER_ACCOUNTS: "all",
     },
   });
 }, 30_000);
@@ -221,9 +223,73 @@ describe("x402 over HTTP", () => {
     expect(r.status).toBe(402);
     expect(challengeOf(r.headers).accepts[0].amount).toBe(PRICE_ATOMIC.toString());
   });
+
+  test("an account short of credits that pays with its token still sent is served, settled once, its credits untouched", async () => {
+    const t = await h.token("short");
+    await h.grant("short", 1);
+    const ledger = async () => (await h.call("credits/balance", {}, { token: t })).body.result as { balance: number; entries: unknown[] };
+    const refused = await h.call("meter/echo", { text: "x" }, { token: t });
+    expect(refused.status).toBe(402);
+    expect(refused.body.accepts).toHaveLength(1);
+
+    const before = { payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: paidRows().length, settles: facilitator.calls.settle, runs: runs.echo ?? 0, ledger: await ledger() };
+    const payload = await alice.pay(challengeOf(refused.headers));
+    const r = await h.call("meter/echo", { text: "paid with a token" }, { token: t, headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
+    expect(r.status).toBe(200);
+    expect(r.body.result.text).toBe("paid with a token");
+    expect(receiptOf(r.headers).success).toBe(true);
+    expect(runs.echo ?? 0).toBe(before.runs + 1);
+    expect(facilitator.calls.settle).toBe(before.settles + 1);
+    expect(paidRows().length).toBe(before.rows + 1);
+    expect(await chain.balance(alice.address)).toBe(before.payer - PRICE_ATOMIC);
+    expect(await chain.balance(payTo)).toBe(before.payee + PRICE_ATOMIC);
+    expect(await ledger()).toEqual(before.ledger);
+
+    // Over MCP the same: a token on the session, the payment in _meta.
+    const m = await mcpClient(h.url, { token: t });
+    try {
+      const first = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp" } })) as any;
+      expect(first.isError).toBe(true);
+      const paid = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp with a token" }, _meta: { "x402/payment": await alice.pay(first.structuredContent) } })) as any;
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result.text).toBe("mcp with a token");
+      expect(paid._meta["x402/payment-response"].success).toBe(true);
+    } finally {
+      await m.close();
+    }
+    expect(await ledger()).toEqual(before.ledger);
+  });
 });
 
 describe("x402 over MCP", () => {
+  test("the challenge is also in the result's _meta, and a base64 payment in _meta pays, as older MCP x402 clients do it", async () => {
+    const m = await mcpClient(h.url);
+    try {
+      const first = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp" } })) as any;
+      expect(first.isError).toBe(true);
+      const challenged = first._meta["x402/error"];
+      expect(challenged).toMatchObject({ x402Version: 2, resource: { url: `${h.url}/api/v1/meter/echo` } });
+      expect(challenged.accepts).toEqual(first.structuredContent.accepts);
+      expect(challenged.accepts[0].amount).toBe(PRICE_ATOMIC.toString());
+
+      const before = await chain.balance(alice.address);
+      // agents/x402's withX402Client sends btoa(JSON.stringify(payload)).
+      const token = btoa(JSON.stringify(await alice.pay(challenged)));
+      const paid = (await m.client.callTool({ name: "meter_echo", arguments: { text: "mcp base64" }, _meta: { "x402/payment": token } })) as any;
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result.text).toBe("mcp base64");
+      expect(paid._meta["x402/payment-response"].success).toBe(true);
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+
+      const garbled = (await m.client.callTool({ name: "meter_echo", arguments: { text: "x" }, _meta: { "x402/payment": "%%%not base64%%%" } })) as any;
+      expect(garbled.isError).toBe(true);
+      expect(garbled.structuredContent.error).toMatchObject({ status: 400, field: "_meta.x402/payment" });
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+    } finally {
+      await m.close();
+    }
+  });
+
   test("payment required is a tool error with PaymentRequired; the paid retry carries the receipt in _meta", async () => {
     const m = await mcpClient(h.url);
     try {

@@ -34,6 +34,7 @@ beforeAll(async () => {
   h = await startHearth({
     clock,
     env: {
+      HEARTH_METER_ACCOUNTS: "all", 
       NOMINATIM_URL: nominatim.url,
       OVERPASS_URL: overpass.url,
       OPEN_METEO_URL: meteo.url,
@@ -149,7 +150,7 @@ describe("elevation", () => {
 describe("nearby", () => {
   test("priced: a stranger is told it costs credits, an account is charged 4", async () => {
     const stranger = await h.call("places/nearby", TRAFALGAR);
-    expect(stranger.status).toBe(401);
+    expect(stranger.status).toBe(402);
     expect(stranger.body.error.message).toContain("4 credits");
     const token = await funded("nina", 20);
     const me = "nina";

@@ -21,7 +21,7 @@ async function ask(prompt: string, answer: string, o: { conversation?: string; t
 
 beforeAll(async () => {
   ai = await startOpenAiFixture();
-  h = await startHearth({ clock, env: { AI_BASE_URL: ai.base, AI_MODEL: "m", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AGENT_WORKER: "off" } });
+  h = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "m", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AGENT_WORKER: "off" } });
   alice = await h.token("alice");
   bob = await h.token("bob");
   await h.grant("alice", 1000);

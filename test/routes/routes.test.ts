@@ -40,6 +40,7 @@ const google = provider({
 const NOW = "2026-11-21T10:00:00.000Z";
 const clock = new TestClock(new Date(NOW).getTime());
 const common = {
+  HEARTH_METER_ACCOUNTS: "all", 
   NOMINATIM_URL: nominatim.url,
   OSRM_URL: osrm.url,
   OSRM_FOOT_URL: foot.url,

@@ -32,7 +32,7 @@ let bob: string;
 
 beforeAll(async () => {
   tw = startTwilio({ sid: SID, token: TOKEN });
-  h = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "6" } });
+  h = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "6" } });
   alice = await h.token("alice");
   bob = await h.token("bob");
   await h.grant("alice", 1000);
@@ -312,7 +312,7 @@ describe("verify", () => {
 });
 
 test("behind a proxy the signature is checked against HEARTH_PUBLIC_URL, with or without the default port", async () => {
-  const proxied = await startHearth({ env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, HEARTH_PUBLIC_URL: "https://texts.example.org" } });
+  const proxied = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, HEARTH_PUBLIC_URL: "https://texts.example.org" } });
   try {
     const post = (params: Record<string, string>, signedFor: string) =>
       fetch(new URL("/sms/inbound", proxied.url), {

@@ -11,7 +11,7 @@ let token: string;
 
 beforeAll(async () => {
   ai = await startOpenAiFixture();
-  h = await startHearth({ env: { AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "chat-small", AI_MODEL_EXTRACT: "chat-large", UPSTREAM_RETRY_MS: "0" } });
+  h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "chat-small", AI_MODEL_EXTRACT: "chat-large", UPSTREAM_RETRY_MS: "0" } });
   token = await h.token("alice");
   await h.grant("alice", 1000);
 });
@@ -258,7 +258,7 @@ describe("every text method", () => {
   });
 
   test("without a provider each answers 501 naming the settings, and charges nothing", async () => {
-    const bare = await startHearth({ env: { AI_OLLAMA_URL: "" } });
+    const bare = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", AI_OLLAMA_URL: "" } });
     try {
       const t = await bare.token("bob");
       await bare.grant("bob", 100);
@@ -283,7 +283,7 @@ describe("every text method", () => {
   test("a stranger on an instance that takes no x402 payments is told the price and to send a token", async () => {
     const n = count();
     const r = await h.call("text/summarise", { text: "hello" });
-    expect(r.status).toBe(401);
+    expect(r.status).toBe(402);
     expect(r.body.error.message).toContain("costs 2 credits");
     expect(count()).toBe(n);
   });

@@ -19,6 +19,7 @@ let token: string;
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
   return {
+    HEARTH_METER_ACCOUNTS: "all", 
     HEARTH_PLUGINS: PLUGINS,
     HEARTH_RATE_PRICED: "0",
     HEARTH_RATE_READS: "0",

@@ -20,6 +20,7 @@ beforeAll(async () => {
   h = await startHearth({
     clock,
     env: {
+      HEARTH_METER_ACCOUNTS: "all", 
       OPEN_METEO_URL: fixture.url,
       OPEN_METEO_AIR_URL: fixture.url,
       OPEN_METEO_MARINE_URL: fixture.url,

@@ -48,8 +48,8 @@ let bob: string;
 beforeAll(async () => {
   [plain, searx, brave] = await Promise.all([
     startHearth({ env: { WEB_FETCH_TIMEOUT_MS: "3000" } }),
-    startHearth({ env: { SEARXNG_URL: site.url, WEB_FETCH_ALLOW_LOOPBACK: "true", WEB_FETCH_MAX_BYTES: "200000", WEB_FETCH_TIMEOUT_MS: "400", UPSTREAM_RETRY_MS: "1" } }),
-    startHearth({ env: { BRAVE_URL: site.url, BRAVE_API_KEY: "brave-test-key", UPSTREAM_RETRY_MS: "1" } }),
+    startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", SEARXNG_URL: site.url, WEB_FETCH_ALLOW_LOOPBACK: "true", WEB_FETCH_MAX_BYTES: "200000", WEB_FETCH_TIMEOUT_MS: "400", UPSTREAM_RETRY_MS: "1" } }),
+    startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", BRAVE_URL: site.url, BRAVE_API_KEY: "brave-test-key", UPSTREAM_RETRY_MS: "1" } }),
   ]);
   alice = await searx.token("alice");
   bob = await plain.token("bob");

@@ -1,6 +1,7 @@
 // Reading what a page's form (or a program's JSON) posted, and refusing posts
 // that another site's page made the browser send.
 import { forbidden, invalid, tooLarge } from "../../errors.ts";
+import { isForeignOrigin } from "../cors.ts";
 
 const FORM_LIMIT = 64 * 1024;
 
@@ -55,14 +56,7 @@ export async function readPosted(req: Request): Promise<Posted> {
  * sign-up), where there is no CSRF token yet.
  */
 export function requireSameOrigin(req: Request) {
-  const origin = req.headers.get("origin");
-  if (origin === null) return;
-  let host: string | null = null;
-  try {
-    host = origin === "null" ? null : new URL(origin).host;
-  } catch {}
-  const own = req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host;
-  if (host !== own) throw forbidden("this form was posted from another site; open the page on this instance and try again");
+  if (isForeignOrigin(req)) throw forbidden("this form was posted from another site; open the page on this instance and try again");
 }
 
 /** A path on this instance to go to after signing in; anything else becomes the fallback. */

@@ -5,6 +5,8 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { findSession, requireCsrf, sessionCaller, type Session } from "../../auth/sessions.ts";
 import { dispatch } from "../../dispatch.ts";
 import { asHearthError, invalid } from "../../errors.ts";
+import { accountMetering, metersAccount, whoPays } from "../../pay/accounts.ts";
+import { balanceOf } from "../../pay/ledger.ts";
 import type { Runtime } from "../../runtime.ts";
 import { gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
 import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
@@ -47,7 +49,7 @@ function signedOut(rt: Runtime): Response {
 weather, markets, places, routes, hazards — for anyone. Everything it does is a method you can call over HTTP, from an AI assistant over MCP, or from the command line.</p>
 <div class="actions"><a class="primary" href="/signin">Sign in</a><a href="/signup">Sign up</a></div>
 <h2>Open to everyone</h2>
-<p>These services answer without an account (some calls cost credits, paid with a token's balance or per call with x402):</p>
+<p>These services answer without an account. ${whoPays(rt.config).text}</p>
 <dl class="svc">${open.map((s) => html`<dt><a href="${serviceLink(rt, s.name)}">${s.name}</a></dt><dd>${s.description}</dd>`)}</dl>
 <h2>For programs</h2>
 <ul class="links"><li><a href="/services">Every service and method</a></li><li><a href="/reference">API reference</a></li><li><a href="/openapi.json">OpenAPI document</a></li><li><a href="/status">Status</a></li></ul>`;
@@ -85,6 +87,13 @@ ${conventions.names.map((n) => html`<option${p.prayerMethod === n ? html` select
 </form></section>`;
 }
 
+/** What priced methods cost this person here. */
+function paysNote(rt: Runtime, s: Session): string {
+  if (rt.config.HEARTH_METERING === "off") return "Every method is free here.";
+  if (!metersAccount(rt.store.rdb, accountMetering(rt.config), s.account)) return "Priced methods are free for your account.";
+  return `Priced methods cost your account credits (a credit is $0.01); the balance is ${balanceOf(rt.store.rdb, s.account.id)}.`;
+}
+
 async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { message: string; status: number; typed?: string }): Promise<Response> {
   const prefs = prefsOf(rt, s.account.id);
   const { cards, skipped } = await gatherCards(rt, sessionCaller(s), prefs, new URL(req.url).origin);
@@ -93,6 +102,7 @@ ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>N
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
 ${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
+<p class="hint">${paysNote(rt, s)}</p>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
   return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200 });
 }

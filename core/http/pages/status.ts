@@ -5,6 +5,7 @@
 import pkg from "../../../package.json";
 import { findSession } from "../../auth/sessions.ts";
 import { coreSettings } from "../../config.ts";
+import { whoPays } from "../../pay/accounts.ts";
 import type { Runtime } from "../../runtime.ts";
 import { settingsFor } from "../../upstream/index.ts";
 import { allProviders } from "../../upstream/providers.ts";
@@ -162,6 +163,8 @@ export async function statusReport(rt: Runtime, admin: boolean) {
     services: rt.registry.services().length,
     methods: rt.registry.methods.size,
     metering: rt.config.HEARTH_METERING !== "off",
+    /** Whose priced calls cost what: accounts per HEARTH_METER_ACCOUNTS, strangers by x402 or not at all. */
+    payments: whoPays(rt.config),
     integrations: checks.map(fill("integration")),
     providers: providers.map(fill("provider")),
     keys: secretSettings(rt).map((k) => ({ setting: k, set: isSet(rt, k) })),
@@ -189,7 +192,7 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
   const row = (ch: Check) =>
     html`<tr><td data-label="Name">${ch.label}${ch.url ? html`<br><code class="hint">${ch.url}</code>` : ""}</td><td data-label="Configured">${ch.configured ? "yes" : "no"} <span class="hint">${ch.note}</span></td><td data-label="Answers">${answer(ch)}</td></tr>`;
   const body = html`<dl class="facts"><dt>Version</dt><dd>${r.version} on ${r.runtime}</dd><dt>Up for</dt><dd>${duration(r.uptime_seconds)} <span class="hint">(since ${r.started})</span></dd>
-<dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Metering</dt><dd>${r.metering ? "on: priced calls cost credits" : "off: every method is free"}</dd></dl>
+<dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Who pays</dt><dd>${r.payments.text}</dd></dl>
 <h2>Integrations</h2>
 <table><thead><tr><th scope="col">Integration</th><th scope="col">Configured</th><th scope="col">Answers</th></tr></thead><tbody>${r.integrations.map(row)}</tbody></table>
 <h2>Providers</h2>
