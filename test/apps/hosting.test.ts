@@ -104,6 +104,14 @@ test("the store refuses strangers, bad requests and oversized values", async () 
   expect(noKey.body.error.field).toBe("key");
   const big = await store(alice, "tiny", { op: "set", key: "big", value: "x".repeat(64 * 1024) });
   expect(big.status).toBe(413);
+  const deep = await fetch(`${h.url}/apps/tiny/store`, {
+    method: "POST",
+    headers: { ...as(alice), "content-type": "application/json" },
+    body: `{"op": "set", "key": "deep", "value": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+  });
+  expect(deep.status).toBe(400);
+  expect(((await deep.json()) as any).error).toMatchObject({ field: "value", message: expect.stringContaining("nested more than 100 levels") });
+  expect((await store(alice, "tiny", { op: "get", key: "deep" })).body.result).toBeNull();
   const notJson = await fetch(`${h.url}/apps/tiny/store`, { method: "POST", headers: { ...as(alice), "content-type": "application/json" }, body: "{nope" });
   expect(notJson.status).toBe(400);
 });
