@@ -4,13 +4,36 @@ import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value"
 import { invalid } from "./errors.ts";
 import type { MethodEntry } from "./registry.ts";
 
+/** How deep a JSON value may nest: far past any real data, and shallow enough that whatever walks it (stringify, validators) keeps its stack. */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether a JSON value nests deeper than `max` levels, found without recursion (a scalar is 0 deep, `[]` 1). */
+export function nestsDeeper(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== "object") return false;
+  const stack: [object, number][] = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (depth > max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Refuses a value nested past MAX_JSON_DEPTH, naming the field it came in. */
+export function checkDepth(value: unknown, name: string): void {
+  if (nestsDeeper(value)) throw invalid(name, `${name} is nested more than ${MAX_JSON_DEPTH} levels deep`);
+}
+
 function field(e: ValueError): string {
   return e.path.replace(/^\//, "").split("/")[0] || "body";
 }
 
 function describe(e: ValueError, name: string): string {
   const s = e.schema as Record<string, unknown>;
-  const got = (v: unknown) => (typeof v === "string" ? (v.length > 40 ? `${v.length} characters` : JSON.stringify(v)) : JSON.stringify(v));
+  const got = (v: unknown) => {
+    const t = typeof v === "string" && v.length > 40 ? `${v.length} characters` : String(JSON.stringify(v));
+    return t.length > 60 ? `${t.slice(0, 60)}…` : t;
+  };
   switch (e.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `${name} is required`;
@@ -64,6 +87,7 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
     if (!entry.argNames.includes(k))
       throw invalid(k, `unknown argument "${k}": ${entry.path} takes ${entry.argNames.length ? entry.argNames.join(", ") : "no arguments"}`);
   }
+  for (const k in args) checkDepth(args[k], k);
   // undefined and null both mean "not given" for an optional argument.
   for (const k in args) if (args[k] === undefined || (args[k] === null && !entry.required.includes(k))) delete args[k];
   const filled = entry.withDefaults ? (Value.Default(entry.def.args, args) as Record<string, unknown>) : args;

@@ -17,7 +17,8 @@ Rules:
     await hearth.store.set(key, value)   // any JSON value
     await hearth.store.remove(key)
     await hearth.store.keys(prefix)      // the keys, sorted
-  Load the data when the page starts and save after every change.
+  Load the data when the page starts and save after every change. The person is asked the first time the page uses the store; if they say no, the call rejects, so the page should go on working with what it holds in memory.
+- No <iframe>, <object> or <embed>, and no document.write: the sandbox removes nested frames and has no document.write.
 - Put a short <title>, and <meta name="description" content="one sentence on what it does"> and <meta name="keywords" content="two or three comma-separated tags"> in <head>.
 - Plain, accessible HTML: labels on inputs, buttons for actions, readable on a phone, light and dark colour schemes.
 - Keep it under ${Math.floor(MAX_HTML_BYTES / 1024)} KB.`;

@@ -168,6 +168,15 @@ const methodsFor = (ctx: Ctx) =>
 
 const viewer = (ctx: Ctx) => ctx.caller.account;
 
+/** What a person may allow an app besides calling methods: keeping its store in their account, and knowing their name. */
+const STORE_GRANT = "hearth.store";
+const OWN_GRANTS = [STORE_GRANT, "hearth.user"];
+
+const grantsOf = (db: Db, app: App, account: string) =>
+  db.select({ method: appsGrants.method }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account))).all().map((g) => g.method);
+const hasGrant = (db: Db, app: App, account: string, method: string) =>
+  !!db.select({ at: appsGrants.at }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account), eq(appsGrants.method, method))).get();
+
 async function jsonBody(req: Request): Promise<Record<string, unknown>> {
   let body: unknown;
   try {
@@ -189,12 +198,12 @@ function needsTicket(ctx: Ctx, app: App): boolean {
 export default definePlugin({
   name: "apps",
   description:
-    "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods a person allows through hearth.call.",
+    "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
   needs: ["db", "index", "emit", "call", "writes", "methods", "ai"],
   methods: {
     create: write({
       description:
-        "Creates a hosted app from a whole HTML page (inline CSS and JavaScript, up to 256 KB; 413 past it). The slug comes from the name when omitted (a taken one gets a suffix; a taken explicit slug is 409). In the page, `await hearth.store.get(key)` / `set(key, value)` / `remove(key)` / `keys(prefix)` keep data per person, and `await hearth.call(\"service/method\", args)` calls a method as the person once they allow it. Returns the app's details and URL.",
+        "Creates a hosted app from a whole HTML page (inline CSS and JavaScript, up to 256 KB; 413 past it). The slug comes from the name when omitted (a taken one gets a suffix; a taken explicit slug is 409). In the page, `await hearth.store.get(key)` / `set(key, value)` / `remove(key)` / `keys(prefix)` keep data per person, `await hearth.user()` names them, and `await hearth.call(\"service/method\", args)` calls a method as them, each once the person allows it. Returns the app's details and URL.",
       args: T.Object({ name: Name, html: Html_, slug: T.Optional(Slug), description: T.Optional(Description), tags: T.Optional(Tags), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
       run(args, ctx) {
@@ -359,14 +368,7 @@ export default definePlugin({
         const app = bySlug(ctx.db, ctx.params.slug);
         const who = viewer(ctx);
         if (!app) return missingPage("There is no app at this address.", who);
-        const granted = who
-          ? ctx.db
-              .select({ method: appsGrants.method })
-              .from(appsGrants)
-              .where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, who.id)))
-              .all()
-              .map((g) => g.method)
-          : [];
+        const granted = who ? grantsOf(ctx.db, app, who.id) : [];
         return hostPage({ app, viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
       },
     },
@@ -414,6 +416,7 @@ export default definePlugin({
         const app = find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to keep this app's data on the instance");
+        if (!hasGrant(ctx.db, app, who.id, STORE_GRANT)) throw forbidden(`you have not allowed the app "${app.slug}" to keep its data in your account`);
         const body = (await jsonBody(req)) as StoreRequest;
         return ok(storeOp(ctx.db, app.id, who.id, body, ctx.clock.now().getTime()));
       },
@@ -427,7 +430,8 @@ export default definePlugin({
         if (!who) throw unauthenticated("sign in to let an app use your account");
         const body = await jsonBody(req);
         const method = body.method;
-        if (typeof method !== "string" || !ctx.methods.get(method)) throw invalid("method", `method must name one of the instance's methods as "service/method" (got ${JSON.stringify(method)})`);
+        if (typeof method !== "string" || !(OWN_GRANTS.includes(method) || ctx.methods.get(method)))
+          throw invalid("method", `method must be ${OWN_GRANTS.map((g) => `"${g}"`).join(", ")} or one of the instance's methods as "service/method" (got ${JSON.stringify(method)})`);
         const where = and(eq(appsGrants.app, app.id), eq(appsGrants.account, who.id), eq(appsGrants.method, method));
         if (body.allow === false) ctx.db.delete(appsGrants).where(where).run();
         else ctx.db.insert(appsGrants).values({ app: app.id, account: who.id, method, at: ctx.clock.now().getTime() }).onConflictDoNothing().run();

@@ -2,6 +2,7 @@
 // sandboxed documents the host frames (an app's page, a published snippet).
 import { html, page, raw, type Html } from "../../core/http/pages/layout.ts";
 import type { Account } from "../../core/plugin.ts";
+import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
 import { iconDataUrl } from "./icon.ts";
 import { FRAME_SDK, HOST_BRIDGE } from "./sdk.ts";
 import type { apps } from "./schema.ts";
@@ -14,10 +15,12 @@ const BRIDGE_HASH = `'sha256-${sha256(HOST_BRIDGE)}'`;
 /**
  * The app's document: no origin of its own (CSP sandbox, so even opened
  * directly it cannot reach the instance's cookies or storage), only its own
- * inline code, and no network at all; it talks to the host page by message.
+ * inline code, no workers, and no network at all (WebRTC too, where the
+ * browser knows `webrtc`; FRAME_GUARD covers the rest); it talks to the host
+ * page by message.
  */
 export const FRAME_CSP =
-  "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
+  "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; connect-src 'none'; worker-src 'none'; webrtc 'block'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'";
 /** A snippet runs as a module loaded from a blob URL, so its text reaches the browser exactly as written. */
 export const SNIPPET_CSP = FRAME_CSP.replace("script-src 'unsafe-inline'", "script-src 'unsafe-inline' blob:");
 
@@ -56,18 +59,31 @@ function document_(body: string, csp: string): Response {
   });
 }
 
-/** The app's own page with the SDK in front of everything else it runs. */
+const FIRST = `<script>${FRAME_GUARD}${FRAME_SDK}</script>`;
+
+/** Where the page's doctype ends (after any leading space and comments), or 0: anything put before a doctype would switch the page to quirks mode. */
+function afterDoctype(h: string): number {
+  let i = 0;
+  for (;;) {
+    while (i < h.length && h.charCodeAt(i) <= 32) i++;
+    if (!h.startsWith("<!--", i)) break;
+    const end = h.indexOf("-->", i + 4);
+    if (end < 0) return 0;
+    i = end + 3;
+  }
+  if (h.slice(i, i + 9).toLowerCase() !== "<!doctype") return 0;
+  return h.indexOf(">", i) + 1;
+}
+
+/** The app's own page with the guard and the SDK in front of everything it wrote. */
 export function frameResponse(app: App): Response {
-  const sdk = `<script>${FRAME_SDK}</script>`;
-  const h = app.html;
-  const head = /<head\b[^>]*>/i.exec(h);
-  const doctype = /^\s*<!doctype[^>]*>/i.exec(h);
-  const at = head ? head.index + head[0].length : doctype ? doctype.index + doctype[0].length : 0;
-  return document_(h.slice(0, at) + sdk + h.slice(at), FRAME_CSP);
+  const h = inertShadowRoots(app.html);
+  const at = afterDoctype(h);
+  return document_(h.slice(0, at) + FIRST + h.slice(at), FRAME_CSP);
 }
 
 export function snippetFrameResponse(code: string): Response {
-  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Snippet</title></head><body>
+  const body = `<!doctype html><html lang="en"><head><script>${FRAME_GUARD}</script><meta charset="utf-8"><title>Snippet</title></head><body>
 <script type="application/json" id="code">${JSON.stringify(code).replace(/</g, "\\u003c")}</script>
 <script>
 const code = JSON.parse(document.getElementById("code").textContent);
@@ -112,10 +128,10 @@ export function hostPage(v: HostView): Response {
 ${openNote}
 <p id="app-status" role="status"></p>
 <iframe id="app-frame" class="app-frame" title="${app.name}" sandbox="allow-scripts" referrerpolicy="no-referrer"${raw(v.needsTicket ? " hidden" : "")}></iframe>
-<p class="hint">The app runs in a sandbox: it sees only its own store${v.viewer ? "" : " (kept in this browser until you sign in)"}, and it can use your account only for methods you allow when it asks.</p>
-<div hidden><h2>This app may call, as you</h2><ul id="app-grants"></ul></div>
+<p class="hint">The app runs in a sandbox: it may keep its own store${v.viewer ? "" : " (in this browser until you sign in)"}, know who you are, and use your account, each only once you allow it when it asks.</p>
+<div hidden><h2>You allow this app to</h2><ul id="app-grants"></ul></div>
 <dialog id="app-allow"><form method="dialog">
-<p><strong>${app.name}</strong> asks to call <code data-method></code> as you.</p><p class="hint" data-about></p>
+<p><strong>${app.name}</strong> asks to <span data-ask></span>.</p><p class="hint" data-about></p>
 <menu><button value="allow">Allow</button><button class="quiet" value="deny">Don't allow</button></menu>
 </form></dialog>
 <p><a href="/apps">All apps</a></p>

@@ -1,7 +1,8 @@
 // The two halves of the bridge between an app and the instance. The app runs
 // in an iframe with an opaque origin and no network; the host page around it
-// hands it one end of a MessageChannel and answers what comes through: the
-// app's own store and, once the person allows a method, calls made as them.
+// hands it one end of a MessageChannel and answers what comes through, each
+// kind only once the person allows it for this app: its own store, who they
+// are, and calls of a method made as them.
 
 /**
  * Put first in the app's page. Gives the app `hearth`:
@@ -9,9 +10,12 @@
  *   await hearth.store.set(key, value)   // any JSON value
  *   await hearth.store.remove(key)
  *   await hearth.store.keys(prefix?)     // the keys, sorted
- *   await hearth.call("notes/add", { title, text })  // asks the person the first time
+ *   await hearth.call("notes/add", { title, text })
  *   await hearth.user()                  // { signed_in, username }
- * A refusal rejects with an Error carrying status, kind and field.
+ * The person is asked the first time an app uses its store, their name, or
+ * each method; what they allow is remembered. (Signed out, user() answers
+ * without asking: there is no one to name.) A refusal rejects with an
+ * Error carrying status, kind and field.
  */
 export const FRAME_SDK = `(() => {
   let port = null, seq = 0;
@@ -66,6 +70,13 @@ export const HOST_BRIDGE = `(() => {
   const frame = document.getElementById("app-frame");
   const status = document.getElementById("app-status");
   const granted = new Set(cfg.granted);
+  // What an app may ask for besides methods, in the person's words.
+  const OWN = Object.assign(Object.create(null), { "hearth.store": cfg.signed_in ? "keep its data in your account" : "keep its data in this browser", "hearth.user": "see your username" });
+  // Signed out, what was allowed is remembered in this browser, beside the store it concerns.
+  const guestGrants = "hearth.allowed." + cfg.slug;
+  if (!cfg.signed_in) {
+    try { for (const g of JSON.parse(localStorage.getItem(guestGrants) || "[]")) if (OWN[g]) granted.add(g); } catch {}
+  }
   let csrf = null;
   const fail = (status, kind, message, field) => ({ status, kind, message, field });
   async function token() {
@@ -94,13 +105,42 @@ export const HOST_BRIDGE = `(() => {
   const dialog = document.getElementById("app-allow");
   function askPerson(method) {
     if (!dialog || typeof dialog.showModal !== "function") return Promise.resolve(false);
-    dialog.querySelector("[data-method]").textContent = method;
+    const what = dialog.querySelector("[data-ask]");
+    if (OWN[method]) what.textContent = OWN[method];
+    else {
+      const code = document.createElement("code");
+      code.textContent = method;
+      what.replaceChildren("call ", code, " as you");
+    }
     const about = cfg.methods[method];
     dialog.querySelector("[data-about]").textContent = about ? about.description + (about.price ? " Each call costs " + about.price + " credit(s)." : "") : "";
     return new Promise((resolve) => {
       dialog.addEventListener("close", () => resolve(dialog.returnValue === "allow"), { once: true });
       dialog.showModal();
     });
+  }
+  async function setGrant(method, allow) {
+    if (cfg.signed_in) await post("/apps/" + cfg.slug + "/allow", { method, allow });
+    if (allow) granted.add(method); else granted.delete(method);
+    if (!cfg.signed_in) localStorage.setItem(guestGrants, JSON.stringify([...granted].filter((g) => OWN[g])));
+    showGrants();
+  }
+  // One question at a time, and one for all the requests waiting on the same answer.
+  let asking = Promise.resolve();
+  const pending = new Map();
+  function allowed(method) {
+    if (granted.has(method)) return Promise.resolve();
+    if (!pending.has(method)) {
+      const p = asking.then(async () => {
+        if (granted.has(method)) return;
+        if (!(await askPerson(method))) throw fail(403, "forbidden", "you did not allow this app to " + (OWN[method] || "call " + method));
+        await setGrant(method, true);
+      });
+      asking = p.catch(() => {});
+      pending.set(method, p);
+      p.then(() => pending.delete(method), () => pending.delete(method));
+    }
+    return pending.get(method);
   }
   const grantList = document.getElementById("app-grants");
   function showGrants() {
@@ -112,12 +152,8 @@ export const HOST_BRIDGE = `(() => {
       const stop = document.createElement("button");
       stop.type = "button"; stop.className = "quiet"; stop.textContent = "Stop allowing";
       stop.setAttribute("aria-label", "Stop allowing " + method);
-      stop.addEventListener("click", async () => {
-        await post("/apps/" + cfg.slug + "/allow", { method, allow: false });
-        granted.delete(method);
-        showGrants();
-      });
-      li.append(code, " ", stop);
+      stop.addEventListener("click", () => setGrant(method, false));
+      li.append(...(OWN[method] ? [OWN[method][0].toUpperCase() + OWN[method].slice(1) + " (", code, ")"] : ["Call ", code]), " ", stop);
       return li;
     }));
     grantList.parentElement.hidden = granted.size === 0;
@@ -126,19 +162,19 @@ export const HOST_BRIDGE = `(() => {
   async function call(m) {
     if (!cfg.signed_in) throw fail(401, "unauthenticated", "sign in to let this app use your account");
     if (!/^[a-z][a-z0-9]*\\/[a-z][a-z0-9_]*$/.test(m.method) || !cfg.methods[m.method]) throw fail(404, "not_found", "no method " + JSON.stringify(m.method), "method");
-    if (!granted.has(m.method)) {
-      if (!(await askPerson(m.method))) throw fail(403, "forbidden", "you did not allow this app to call " + m.method);
-      await post("/apps/" + cfg.slug + "/allow", { method: m.method, allow: true });
-      granted.add(m.method);
-      showGrants();
-    }
+    await allowed(m.method);
     return post("/api/v1/" + m.method, m.args || {});
   }
   async function answer(m) {
-    if (m.op === "user") return { signed_in: cfg.signed_in, username: cfg.username };
+    if (m.op === "user") {
+      // Signed out there is no one to name.
+      if (cfg.signed_in) await allowed("hearth.user");
+      return { signed_in: cfg.signed_in, username: cfg.username };
+    }
     if (m.op === "call") return call(m);
     if (typeof m.op === "string" && m.op.startsWith("store.")) {
       const op = m.op.slice(6);
+      await allowed("hearth.store");
       if (!cfg.signed_in) return guest(op, m);
       return post("/apps/" + cfg.slug + "/store", { op, key: m.key, value: m.value, prefix: m.prefix });
     }

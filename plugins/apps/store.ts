@@ -3,6 +3,7 @@
 import { and, asc, count, eq, like } from "drizzle-orm";
 import { invalid, tooLarge } from "../../core/errors.ts";
 import type { Db } from "../../core/plugin.ts";
+import { checkDepth } from "../../core/validate.ts";
 import { appsStore } from "./schema.ts";
 
 export const MAX_KEY = 200;
@@ -32,6 +33,7 @@ export function storeOp(db: Db, app: string, account: string, r: StoreRequest, n
     }
     case "set": {
       const key = keyOf(r.key);
+      checkDepth(r.value, "value");
       const value = JSON.stringify(r.value === undefined ? null : r.value);
       const bytes = new TextEncoder().encode(value).byteLength;
       if (bytes > MAX_VALUE_BYTES) throw tooLarge(`a stored value may be at most ${MAX_VALUE_BYTES} bytes of JSON (got ${bytes})`, "value");

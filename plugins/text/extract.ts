@@ -12,10 +12,28 @@ const SCHEMA_WORDS = ["$schema", "type", "properties", "items", "anyOf", "oneOf"
 
 export type Wanted = { kind: "schema"; schema: Record<string, unknown>; validate: ValidateFunction } | { kind: "description"; text: string };
 
+/**
+ * The caller's `pattern`s and `patternProperties` run on RE2, whose matching
+ * is linear in the text: with the built-in backtracking engine a pattern such
+ * as ^(a+)+$ against a long near-miss in the model's answer would hold the
+ * event loop, and with it every other caller, for as long as it liked.
+ */
+async function linearRegExp() {
+  const { RE2JS } = await import("re2js");
+  const engine = (pattern: string) => {
+    try {
+      return RE2JS.compile(RE2JS.translateRegExp(pattern));
+    } catch (e) {
+      throw new Error(`the pattern ${JSON.stringify(pattern)} cannot be run (${(e as Error).message}); patterns here run in linear time, so lookahead, lookbehind and backreferences are not supported`);
+    }
+  };
+  return Object.assign(engine, { code: "re2js" });
+}
+
 // The validator is loaded on the first schema, not at start: it costs ~100 ms every process would pay.
 async function validatorFor(schema: Record<string, unknown>): Promise<Ajv> {
   const draft = String(schema.$schema ?? "");
-  const opts = { allErrors: true, strict: false };
+  const opts = { allErrors: true, strict: false, code: { regExp: await linearRegExp() } };
   const { default: addFormats } = await import("ajv-formats");
   const Draft = draft.includes("2020-12") ? (await import("ajv/dist/2020.js")).default : draft.includes("2019-09") ? (await import("ajv/dist/2019.js")).default : (await import("ajv")).default;
   const ajv = new Draft(opts) as Ajv;

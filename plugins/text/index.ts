@@ -29,7 +29,7 @@ export default definePlugin({
       description: `Returns JSON only, matching \`schema\`: a JSON Schema (the answer is validated and asked again once with the errors; still invalid: 502 with them) or a plain description of what to pull out. Uses AI_MODEL_EXTRACT when set. ${NEEDS_MODEL}`,
       args: T.Object({
         text: Text,
-        schema: T.String({ minLength: 1, maxLength: 20_000, description: 'A JSON Schema, or a plain description ("the people named and their roles").' }),
+        schema: T.String({ minLength: 1, maxLength: 20_000, description: 'A JSON Schema, or a plain description ("the people named and their roles"). Its patterns run in linear time: no lookaround or backreferences.' }),
       }),
       access: "public",
       price: 5,

@@ -92,6 +92,8 @@ const V6: Range[] = [
   range6("ff00::/8", "multicast"),
   range6("2001:db8::/32", "reserved"),
   range6("100::/64", "reserved"),
+  // The NAT64 local-use prefix: the operator's own translator decides where it leads (any IPv4, private ones included).
+  range6("64:ff9b:1::/48", "private"),
 ];
 
 const inRange = (n: bigint, r: Range) => n >> BigInt(r.width - r.bits) === r.base >> BigInt(r.width - r.bits);

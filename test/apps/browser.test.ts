@@ -1,9 +1,12 @@
 // Apps in a real browser: the sandbox holds (no cookies, no host storage, no
-// network), the store survives a reload, a method runs only once the person
-// allows it, and a published snippet runs as a module.
+// network, WebRTC included), the store survives a reload, the store, the
+// person's name and each method are used only once the person allows it, and
+// a published snippet runs as a module.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import dgram from "node:dgram";
 import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { FRAME_CSP } from "../../plugins/apps/pages.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { CHROMIUM } from "../prepare.ts";
 
@@ -20,6 +23,11 @@ const exactly = (t: string) => new RegExp(`^${t.replace(/[.*+?^${}()|[\]\\]/g, "
 const shows = (loc: Locator, text: string) => loc.filter({ hasText: exactly(text) }).waitFor();
 /** Waits until the element's text contains this. */
 const contains = (loc: Locator, text: string) => loc.filter({ hasText: text }).waitFor();
+/** Answers the host page's question, once it asks about this. */
+async function answer(page: Page, about: string, button: "Allow" | "Don't allow" = "Allow") {
+  await contains(page.getByRole("dialog"), about);
+  await page.getByRole("button", { name: button, exact: true }).click();
+}
 
 async function signUp(page: Page, username: string) {
   await page.goto(`${h.url}/signup`);
@@ -66,6 +74,7 @@ test.skipIf(!present)(
     const page = await context.newPage();
     await page.goto(`${h.url}/apps/counter`);
     const app = page.frameLocator("#app-frame");
+    await answer(page, "keep its data in your account");
     await shows(app.locator("#count"), "0");
     await app.getByRole("button", { name: "Plus one" }).click();
     await app.getByRole("button", { name: "Plus one" }).click();
@@ -81,6 +90,7 @@ test.skipIf(!present)(
     const p2 = await other.newPage();
     await signUp(p2, "bob");
     await p2.goto(`${h.url}/apps/counter`);
+    await answer(p2, "keep its data in your account");
     await shows(p2.frameLocator("#app-frame").locator("#count"), "0");
     await other.close();
     await page.close();
@@ -131,6 +141,7 @@ test.skipIf(!present)(
     expect((await context.cookies()).some((c) => c.name === "hearth_session")).toBe(true);
 
     await page.goto(`${h.url}/apps/probe`);
+    await answer(page, "keep its data in your account");
     const out = page.frameLocator("#app-frame").locator("#out");
     await contains(out, "store");
     const seen = JSON.parse((await out.textContent())!);
@@ -204,13 +215,13 @@ test.skipIf(!present)(
     const code = `const mod = import.meta.url.startsWith("blob:") ? "module" : "script";
 const p = document.createElement("p"); p.id = "ran";
 let cookie; try { cookie = document.cookie; } catch (e) { cookie = "no cookies"; }
-p.textContent = ["ran as", mod, "from origin", self.origin, cookie.includes("hearth_session") ? "with cookies" : "without cookies", "</script> intact"].join(" ");
+p.textContent = ["ran as", mod, "from origin", self.origin, cookie.includes("hearth_session") ? "with cookies" : "without cookies", typeof RTCPeerConnection === "undefined" ? "without WebRTC" : "with WebRTC", "</script> intact"].join(" ");
 document.body.append(p);`;
     const r = await h.call("apps/run", { code }, { token });
     expect(r.status).toBe(200);
     const page = await context.newPage();
     await page.goto(r.body.result.url);
-    await shows(page.frameLocator("iframe").locator("#ran"), "ran as module from origin null without cookies </script> intact");
+    await shows(page.frameLocator("iframe").locator("#ran"), "ran as module from origin null without cookies without WebRTC </script> intact");
     await page.close();
   },
   60_000,
@@ -236,6 +247,7 @@ test.skipIf(!present)(
     await page.goto(`${h.url}/apps/oracle`);
     expect(await page.locator("#app-frame").isHidden()).toBe(true);
     await page.getByRole("button", { name: "Open for 7 credits" }).click();
+    await answer(page, "see your username");
     await shows(page.frameLocator("#app-frame").locator("#say"), "hello bob");
     await contains(page.locator("#app-status"), "balance 3");
     expect((await h.call("credits/balance", {}, { token: bobToken })).body.result.balance).toBe(3);
@@ -259,13 +271,147 @@ test.skipIf(!present)(
     const page = await guest.newPage();
     await page.goto(`${h.url}/apps/counter`);
     const app = page.frameLocator("#app-frame");
+    await answer(page, "keep its data in this browser");
     await shows(app.locator("#count"), "0");
     await app.getByRole("button", { name: "Plus one" }).click();
     await shows(app.locator("#count"), "1");
+    // Remembered in this browser: the reload does not ask again.
     await page.reload();
     await shows(page.frameLocator("#app-frame").locator("#count"), "1");
     expect(await page.evaluate(() => localStorage.getItem("hearth.apps.counter.count"))).toBe("1");
+    expect(await page.getByRole("dialog").isVisible()).toBe(false);
     await guest.close();
+  },
+  60_000,
+);
+
+test.skipIf(!present)(
+  "an app's store and the person's name are refused until they allow them, and remembered once they do",
+  async () => {
+    await aliceSignedIn();
+    const html = `<!doctype html><html><head><title>Who</title></head><body><button id="who">Who</button><button id="keep">Keep</button><p id="out"></p><script>
+const out = document.getElementById("out");
+const show = (p) => p.then((v) => { out.textContent = "ok " + JSON.stringify(v); }, (e) => { out.textContent = "refused " + e.status + " " + e.kind; });
+document.getElementById("who").onclick = () => show(hearth.user());
+document.getElementById("keep").onclick = () => show(hearth.store.set("k", 1));
+</script></body></html>`;
+    expect((await h.call("apps/create", { name: "Who", html }, { token })).status).toBe(200);
+    const page = await context.newPage();
+    await page.goto(`${h.url}/apps/who`);
+    const app = page.frameLocator("#app-frame");
+    const out = app.locator("#out");
+
+    await app.getByRole("button", { name: "Who" }).click();
+    await answer(page, "see your username", "Don't allow");
+    await shows(out, "refused 403 forbidden");
+    await app.getByRole("button", { name: "Keep" }).click();
+    await answer(page, "keep its data in your account", "Don't allow");
+    await shows(out, "refused 403 forbidden");
+    // Nothing was kept, and the instance itself refuses the store without the grant.
+    expect(await page.evaluate(async () => {
+      const s = await (await fetch("/session")).json();
+      return (await fetch("/apps/who/store", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": s.result.csrf }, body: JSON.stringify({ op: "get", key: "k" }) })).status;
+    })).toBe(403);
+
+    await app.getByRole("button", { name: "Who" }).click();
+    await answer(page, "see your username");
+    await shows(out, 'ok {"signed_in":true,"username":"alice"}');
+    await app.getByRole("button", { name: "Keep" }).click();
+    await answer(page, "keep its data in your account");
+    await shows(out, 'ok {"key":"k"}');
+    expect(await storeOf(page, "who", "k")).toBe(1);
+
+    // Remembered: after a reload both go through without asking.
+    await page.reload();
+    await page.frameLocator("#app-frame").getByRole("button", { name: "Who" }).click();
+    await shows(page.frameLocator("#app-frame").locator("#out"), 'ok {"signed_in":true,"username":"alice"}');
+    await page.frameLocator("#app-frame").getByRole("button", { name: "Keep" }).click();
+    await shows(page.frameLocator("#app-frame").locator("#out"), 'ok {"key":"k"}');
+    expect(await page.getByRole("dialog").isVisible()).toBe(false);
+    await page.close();
+  },
+  60_000,
+);
+
+/** A UDP socket on loopback that counts what reaches it: where a STUN server would be. */
+async function udpListener() {
+  const socket = dgram.createSocket("udp4");
+  const received: Buffer[] = [];
+  socket.on("message", (m) => received.push(m));
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
+  return { port: socket.address().port, received, close: () => socket.close() };
+}
+
+/** Script that tries to reach a STUN server at this port over WebRTC and says how it went. */
+const rtcAttempt = (port: number) =>
+  `(async () => { try { const pc = new RTCPeerConnection({ iceServers: [{ urls: "stun:127.0.0.1:${port}" }] }); pc.createDataChannel("out"); await pc.setLocalDescription(await pc.createOffer()); return "connecting"; } catch (e) { return "threw " + e.name; } })()`;
+
+test.skipIf(!present)(
+  "an app cannot send anything over WebRTC, from its page or from frames it makes",
+  async () => {
+    await aliceSignedIn();
+    const stun = await udpListener();
+    const control = await udpListener();
+    const inFrame = (port: number) => `<script>${rtcAttempt(port)}<\/script>`;
+    const attr = (port: number) => inFrame(port).replace(/"/g, "&quot;");
+    const js = (v: string) => JSON.stringify(v).replace(/</g, "\\u003c");
+    // Each way a page could get a window of its own with WebRTC in it.
+    const html = `<!doctype html><html><head><title>Leak</title></head><body><pre id="out">running</pre>
+<iframe srcdoc="${attr(stun.port)}"></iframe>
+<iframe src="javascript:'${attr(stun.port).replace(/'/g, "\\'")}'"></iframe>
+<div><template shadowrootmode="closed"><iframe srcdoc="${attr(stun.port)}"></iframe></template></div>
+<div id="host"></div>
+<script>
+const seen = {};
+seen.types = [typeof RTCPeerConnection, typeof webkitRTCPeerConnection, typeof RTCDataChannel, typeof RTCIceTransport, typeof RTCSessionDescription].join(",");
+try { delete window.RTCPeerConnection; } catch (e) {}
+try { Object.defineProperty(window, "RTCPeerConnection", { value: function () {} }); seen.redefined = "yes"; } catch (e) { seen.redefined = "threw " + e.name; }
+const appended = document.createElement("iframe");
+appended.srcdoc = ${js(inFrame(stun.port))};
+document.body.append(appended);
+try { seen.contentWindow = String(appended.contentWindow); } catch (e) { seen.contentWindow = "threw " + e.name; }
+const closed = document.getElementById("host").attachShadow({ mode: "closed" });
+const hidden = document.createElement("iframe");
+hidden.srcdoc = ${js(inFrame(stun.port))};
+closed.append(hidden);
+${rtcAttempt(stun.port)}.then((r) => { seen.page = r; });
+// The page's load waits for its frames, so by then any frame that was kept would have run.
+addEventListener("load", () => setTimeout(() => {
+  seen.frames = document.getElementsByTagName("iframe").length + closed.querySelectorAll("iframe").length;
+  document.getElementById("out").textContent = JSON.stringify(seen);
+}));
+</script></body></html>`;
+    expect((await h.call("apps/create", { name: "Leak", html }, { token })).status).toBe(200);
+    const page = await context.newPage();
+    await page.goto(`${h.url}/apps/leak`);
+    const out = page.frameLocator("#app-frame").locator("#out");
+    await contains(out, "frames");
+    const seen = JSON.parse((await out.textContent())!);
+    expect(seen.types).toBe("undefined,undefined,undefined,undefined,undefined");
+    expect(seen.redefined).toBe("threw TypeError");
+    expect(seen.page).toBe("threw TypeError");
+    expect(seen.contentWindow).toBe("null");
+    expect(seen.frames).toBe(0);
+
+    // The same attempt on a page under the same CSP without the guard does reach its listener: the browser would send.
+    const bare = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(`<!doctype html><script>${rtcAttempt(control.port)}</script>`, { headers: { "content-type": "text/html", "content-security-policy": FRAME_CSP } }),
+    });
+    try {
+      const other = await browser.newPage();
+      await other.goto(`http://127.0.0.1:${bare.port}/`);
+      while (control.received.length === 0) await Bun.sleep(20);
+      await other.close();
+    } finally {
+      bare.stop(true);
+    }
+    // By then the app's attempts, made first, would have reached theirs.
+    expect(stun.received.length).toBe(0);
+    stun.close();
+    control.close();
+    await page.close();
   },
   60_000,
 );

@@ -43,12 +43,31 @@ test("the host page frames the app with an opaque origin under a strict policy",
   const frame = await fetch(`${h.url}/apps/tiny/frame`);
   expect(frame.status).toBe(200);
   const fcsp = frame.headers.get("content-security-policy")!;
-  for (const part of ["sandbox allow-scripts", "default-src 'none'", "connect-src 'none'", "form-action 'none'", "frame-ancestors 'self'"]) expect(fcsp).toContain(part);
+  for (const part of ["sandbox allow-scripts", "default-src 'none'", "connect-src 'none'", "worker-src 'none'", "webrtc 'block'", "form-action 'none'", "frame-ancestors 'self'"]) expect(fcsp).toContain(part);
   expect(fcsp).not.toContain("allow-same-origin");
   const doc = await frame.text();
-  // The SDK comes first in <head>, before anything the app runs.
-  expect(doc.indexOf("<script>(() => {")).toBe(doc.indexOf("<head>") + "<head>".length);
+  // The guard and the SDK come first, right after the doctype, before anything the app runs.
+  expect(doc).toStartWith("<!doctype html><script>(() => {");
   expect(doc).toContain("<p>tiny</p>");
+});
+
+test("the guard goes before the page's own code wherever that starts, and after a doctype, so the page keeps standards mode", async () => {
+  const cases = [
+    ["<script>early()</script><!doctype html><head></head>", "<script>(() => {"],
+    ["<p>no doctype</p><head><script>late()</script></head>", "<script>(() => {"],
+    ["  <!-- a note --> <!DOCTYPE html><script>early()</script><head>", "  <!-- a note --> <!DOCTYPE html><script>(() => {"],
+    ["<!-- unclosed <!doctype html>", "<script>(() => {"],
+  ];
+  for (const [i, [page, start]] of cases.entries()) {
+    expect((await h.call("apps/create", { name: `Order ${i}`, slug: `order-${i}`, html: page }, { token: alice })).status).toBe(200);
+    const doc = await (await fetch(`${h.url}/apps/order-${i}/frame`)).text();
+    expect(doc).toStartWith(start);
+    expect(doc.indexOf("(() => {")).toBeLessThan(doc.search(/early|late|<p>|unclosed/));
+  }
+  // A closed shadow root made by the parser could hide a frame from the guard: the attribute is served inert.
+  expect((await h.call("apps/create", { name: "Shadow", html: `<div><template shadowrootmode="closed"><iframe></iframe></template></div>` }, { token: alice })).status).toBe(200);
+  const shadow = await (await fetch(`${h.url}/apps/shadow/frame`)).text();
+  expect(shadow).not.toMatch(/ shadowrootmode=/i);
 });
 
 test("an app's name cannot break out of the host page", async () => {
@@ -81,7 +100,29 @@ test("the directory lists apps, searches, and filters by tag", async () => {
   expect(await (await fetch(`${h.url}/apps?q=nothingmatchesthis`)).text()).toContain("No app matches.");
 });
 
+const allow = (token: string, slug: string, method: string, allow = true) => post(`/apps/${slug}/allow`, { method, allow }, as(token));
+
+test("an app keeps data in someone's account only once they allow it, and not after they take it back", async () => {
+  const before = await store(alice, "tiny", { op: "set", key: "k", value: 1 });
+  expect(before.status).toBe(403);
+  expect(before.body.error.message).toContain("not allowed");
+  expect((await allow(alice, "tiny", "hearth.store")).status).toBe(200);
+  expect((await store(alice, "tiny", { op: "set", key: "k", value: 1 })).status).toBe(200);
+  expect((await store(alice, "tiny", { op: "get", key: "k" })).body.result).toBe(1);
+  expect((await store(alice, "tiny", { op: "remove", key: "k" })).status).toBe(200);
+  // Allowed per app and per person.
+  expect((await store(alice, "counter", { op: "get", key: "k" })).status).toBe(403);
+  expect((await store(bob, "tiny", { op: "get", key: "k" })).status).toBe(403);
+  await allow(alice, "tiny", "hearth.store", false);
+  expect((await store(alice, "tiny", { op: "get", key: "k" })).status).toBe(403);
+  // Knowing who is looking is granted by name too; anything else is not a grant.
+  expect((await allow(alice, "tiny", "hearth.user")).status).toBe(200);
+  expect((await allow(alice, "tiny", "hearth.anything")).status).toBe(400);
+  await allow(alice, "tiny", "hearth.user", false);
+});
+
 test("each app keeps a store per person, apart from other apps", async () => {
+  for (const t of [alice, bob]) for (const slug of ["tiny", "counter"]) await allow(t, slug, "hearth.store");
   expect((await store(alice, "tiny", { op: "set", key: "note", value: { a: [1, 2] } })).status).toBe(200);
   expect((await store(alice, "tiny", { op: "get", key: "note" })).body.result).toEqual({ a: [1, 2] });
   expect((await store(bob, "tiny", { op: "get", key: "note" })).body.result).toBeNull();
@@ -92,9 +133,11 @@ test("each app keeps a store per person, apart from other apps", async () => {
   expect((await store(alice, "tiny", { op: "keys", prefix: "note" })).body.result).toEqual(["note", "note2"]);
   await store(alice, "tiny", { op: "remove", key: "note" });
   expect((await store(alice, "tiny", { op: "get", key: "note" })).body.result).toBeNull();
+  for (const t of [alice, bob]) for (const slug of ["tiny", "counter"]) await allow(t, slug, "hearth.store", false);
 });
 
 test("the store refuses strangers, bad requests and oversized values", async () => {
+  await allow(alice, "tiny", "hearth.store");
   const nobody = await post("/apps/tiny/store", { op: "get", key: "k" });
   expect(nobody.status).toBe(401);
   const badOp = await store(alice, "tiny", { op: "drop" });
@@ -104,8 +147,17 @@ test("the store refuses strangers, bad requests and oversized values", async () 
   expect(noKey.body.error.field).toBe("key");
   const big = await store(alice, "tiny", { op: "set", key: "big", value: "x".repeat(64 * 1024) });
   expect(big.status).toBe(413);
+  const deep = await fetch(`${h.url}/apps/tiny/store`, {
+    method: "POST",
+    headers: { ...as(alice), "content-type": "application/json" },
+    body: `{"op": "set", "key": "deep", "value": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+  });
+  expect(deep.status).toBe(400);
+  expect(((await deep.json()) as any).error).toMatchObject({ field: "value", message: expect.stringContaining("nested more than 100 levels") });
+  expect((await store(alice, "tiny", { op: "get", key: "deep" })).body.result).toBeNull();
   const notJson = await fetch(`${h.url}/apps/tiny/store`, { method: "POST", headers: { ...as(alice), "content-type": "application/json" }, body: "{nope" });
   expect(notJson.status).toBe(400);
+  await allow(alice, "tiny", "hearth.store", false);
 });
 
 test("a browser session must send its CSRF token to the store", async () => {
@@ -114,6 +166,8 @@ test("a browser session must send its CSRF token to the store", async () => {
     const s = await fetch(`${open.url}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "carol", password: "a long passphrase" }) });
     const cookie = s.headers.get("set-cookie")!.split(";")[0];
     const csrf = ((await s.json()) as any).result.csrf;
+    const allowed = await fetch(`${open.url}/apps/counter/allow`, { method: "POST", headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" }, body: JSON.stringify({ method: "hearth.store" }) });
+    expect(allowed.status).toBe(200);
     const without = await fetch(`${open.url}/apps/counter/store`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ op: "set", key: "count", value: 1 }) });
     expect(without.status).toBe(403);
     const withToken = await fetch(`${open.url}/apps/counter/store`, {

@@ -67,6 +67,40 @@ test("JSON nested a hundred thousand deep is refused, not a crash", async () => 
   await stillServing();
 });
 
+test("a value nested a hundred thousand deep in an argument is a 400 naming it, over HTTP and MCP", async () => {
+  const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+  for (const [path, body, field] of [
+    ["/api/v1/web/search", `{"query": "x", "limit": ${deep}}`, "limit"],
+    ["/api/v1/apps/create", `{"name": "x", "html": "<p>x</p>", "price": ${deep}}`, "price"],
+    ["/api/v1/wallet/pay", `{"tool": "notes_list", "args": {"a": ${deep}}}`, "args"],
+  ]) {
+    const e = await refusal(await post(path, body, { "content-type": "application/json" }), 400, field);
+    expect(e.message).toContain("nested more than 100 levels");
+  }
+  // Nothing was made by the refused create.
+  expect((await h.call("apps/read", { slug: "x" })).status).toBe(404);
+  const mcp = await post("/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apps_create","arguments":{"name":"x","html":"<p>x</p>","price":${deep}}}}`, {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  });
+  const answer = (await mcp.json()) as any;
+  expect(answer.result.isError).toBe(true);
+  expect(answer.result.structuredContent.error).toMatchObject({ status: 400, field: "price" });
+  // Deep but within bounds is data like any other.
+  const fine = await h.call("wallet/pay", { tool: "notes_list", args: { a: JSON.parse(`${"[".repeat(50)}${"]".repeat(50)}`) } }, { token });
+  expect(fine.status).not.toBe(500);
+  expect(fine.body.error?.message ?? "").not.toContain("nested");
+  await stillServing();
+});
+
+test("a page's JSON form nested deep is a 400 naming the field", async () => {
+  const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+  const res = await fetch(`${h.url}/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"username": ${deep}, "password": "a long passphrase"}` });
+  const e = await refusal(res, 400, "username");
+  expect(e.message).toContain("nested more than 100 levels");
+  await stillServing();
+});
+
 test("a body past the limit is a 413, whether declared or streamed without a length", async () => {
   const big = JSON.stringify({ title: "x", text: "y".repeat(2_000_000) });
   await refusal(await post("/api/v1/notes/add", big, { "content-type": "application/json" }), 413);

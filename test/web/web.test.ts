@@ -257,6 +257,18 @@ describe("web/fetch refuses internal addresses", () => {
     await refused(plain, bob, "http://224.0.0.1/", "multicast");
   });
 
+  test("NAT64: the local-use prefix is refused whatever it carries, the well-known one by the IPv4 it carries", async () => {
+    await refused(plain, bob, "http://[64:ff9b:1::a00:5]/", "private network");
+    await refused(plain, bob, "http://[64:ff9b:1::808:808]/", "private network");
+    await refused(plain, bob, "http://[64:ff9b:1:ffff::1]/", "private network");
+    await refused(plain, bob, "http://[64:ff9b::10.0.0.5]/", "private network");
+    await refused(plain, bob, `http://[64:ff9b::127.0.0.1]:${port}/article`, "loopback");
+    await refused(plain, bob, "http://[64:ff9b::169.254.169.254]/", "metadata");
+    expect(blockedAddress("64:ff9b:1::1")).toBe("private");
+    expect(blockedAddress("64:ff9b::8.8.8.8")).toBeNull();
+    expect(blockedAddress("64:ff9b::c0a8:101")).toBe("private");
+  });
+
   test("a redirect to an internal address is refused at that hop, even where loopback is allowed for tests", async () => {
     const before = site.seen.length;
     const meta = await refused(searx, alice, `${site.url}/to-metadata`, "metadata");

@@ -1,6 +1,7 @@
 // Reading what a page's form (or a program's JSON) posted, and refusing posts
 // that another site's page made the browser send.
 import { forbidden, invalid, tooLarge } from "../../errors.ts";
+import { checkDepth } from "../../validate.ts";
 import { isForeignOrigin } from "../cors.ts";
 
 const FORM_LIMIT = 64 * 1024;
@@ -31,6 +32,8 @@ export async function readPosted(req: Request): Promise<Posted> {
     }
     if (!o || typeof o !== "object" || Array.isArray(o)) throw invalid("body", "the body must be a JSON object");
     const obj = o as Record<string, unknown>;
+    // Fields are read with String(), which recurses into arrays.
+    for (const k in obj) checkDepth(obj[k], k);
     return {
       json: true,
       get: (n) => (typeof obj[n] === "string" ? (obj[n] as string) : obj[n] === undefined || obj[n] === null ? undefined : String(obj[n])),
