@@ -64,7 +64,7 @@ describe("API rate limits", () => {
 
 describe("one limiter on every path", () => {
   test("MCP calls, on a session and without one, draw on the same buckets as HTTP calls", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     for (let i = 0; i < 2; i++) expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(200);
@@ -89,7 +89,7 @@ describe("one limiter on every path", () => {
   });
 
   test("nested calls each take one turn from whoever started them; a refused one is that call's answer, not the outer call's", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     const html = `<!doctype html><html><head><title>Appraiser</title></head><body><script>

@@ -98,7 +98,7 @@ describe("CSRF", () => {
   });
 
   test("a GET that costs credits rests on the cookie only with X-CSRF-Token or from this instance's own pages", async () => {
-    h = await startHearth({ env: { HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_PLUGINS: GUESTBOOK } });
     const s = await signUp(h, "alice");
     await h.grant("alice", 20);
     const balance = async () => (await h!.call("credits/balance", {}, { headers: { cookie: s.cookie } })).body.result.balance as number;
@@ -108,13 +108,14 @@ describe("CSRF", () => {
       { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate" },
       {},
       { "sec-fetch-site": "same-site" },
-      { "sec-fetch-site": "same-origin", origin: "https://elsewhere.example" },
     ];
     for (const headers of foreign) {
       const r = await appraise(headers);
       expect(r.status).toBe(403);
       expect(r.body.error.message).toContain("X-CSRF-Token");
     }
+    // A request another origin's page made carries no session at all: it is a stranger's, asked to pay.
+    expect((await appraise({ "sec-fetch-site": "same-origin", origin: "https://elsewhere.example" })).status).toBe(402);
     expect(await balance()).toBe(20);
     // Free reads still rest on the cookie alone.
     expect((await h.call("guestbook/list", {}, { headers: { cookie: s.cookie, "sec-fetch-site": "cross-site" } })).status).toBe(200);

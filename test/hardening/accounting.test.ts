@@ -43,6 +43,7 @@ beforeAll(async () => {
   });
   h = await startHearth({
     env: {
+      HEARTH_METER_ACCOUNTS: "all",
       HEARTH_PLUGINS: `${import.meta.dir}/../pay/plugins`,
       HEARTH_RATE_PRICED: "0",
       HEARTH_RATE_READS: "0",
