@@ -105,7 +105,7 @@ describe("send", () => {
   });
 
   test("segments as the carrier bills them, at every boundary; the answer says the encoding, the segments and the credits charged", async () => {
-    const own = await startHearth({ clock, env: { TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "50", SMS_SEGMENT_CREDITS: "3" } });
+    const own = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM: FROM, TWILIO_URL: tw.url, SMS_DAILY_CAP: "50", SMS_SEGMENT_CREDITS: "3" } });
     try {
       const erin = await own.token("erin");
       await own.grant("erin", 1000);
