@@ -14,6 +14,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
   HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },
   HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
+  HEARTH_BODY_BUDGET: { default: "67108864", description: "Bytes of request bodies received at once across all requests (never below the largest one body may be); past it, further bodies get 429 with Retry-After." },
   HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
   HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },
   HEARTH_SIGNUP: { default: "invite", description: "Who may sign up once the first (admin) account exists: open, invite (with a code an admin makes) or closed." },

@@ -4,6 +4,7 @@
 import type { Server } from "bun";
 import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
+import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { SECURITY_HEADERS } from "./respond.ts";
 
@@ -46,6 +47,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     port: opts.port,
     hostname: opts.hostname,
     idleTimeout: 120,
+    // Readers stop at their own (smaller) caps with a proper answer; this is the server's backstop.
+    maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
       "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),

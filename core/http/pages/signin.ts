@@ -80,7 +80,7 @@ export async function signinPost(rt: Runtime, req: Request, address: string): Pr
   try {
     requireSameOrigin(req);
     limitAttempt(rt, address);
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     next = localPath(posted.get("next"), "/token");
     const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") });
     rt.log.info("signed in", { username: account.username, address });
@@ -104,7 +104,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
   try {
     requireSameOrigin(req);
     limitAttempt(rt, address);
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const account = await signUp(rt, { username: posted.get("username"), password: posted.get("password"), invite: posted.get("invite") });
     rt.log.info("signed up", { username: account.username, admin: account.admin, address });
     return await signedIn(rt, req, account, posted, "/token");
@@ -117,7 +117,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
 export async function signoutPost(rt: Runtime, req: Request, everywhere: boolean): Promise<Response> {
   let posted: Posted | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const s = findSession(rt, req);
     if (!s) {
       if (!posted.json) return seeOther("/signin", { "set-cookie": clearCookie(rt, req) });
