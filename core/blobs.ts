@@ -1,8 +1,9 @@
 // Content-addressed blobs under <data>/blobs/ab/cdef…, written atomically
 // (temp file + rename) so a crash never leaves a half file under a real name.
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Blobs } from "./plugin.ts";
+import { DIR_MODE, FILE_MODE } from "./private.ts";
 
 export function makeBlobs(dataDir: string): Blobs {
   const root = join(dataDir, "blobs");
@@ -16,10 +17,10 @@ export function makeBlobs(dataDir: string): Blobs {
       const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
       const final = path(hash);
       if (await Bun.file(final).exists()) return hash;
-      await mkdir(join(root, hash.slice(0, 2)), { recursive: true });
+      await mkdir(join(root, hash.slice(0, 2)), { recursive: true, mode: DIR_MODE });
       const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
       try {
-        await Bun.write(tmp, bytes);
+        await writeFile(tmp, bytes, { mode: FILE_MODE });
         await rename(tmp, final);
       } catch (e) {
         // A full disk leaves a partial temp file: remove it, so the space comes back with the failure.

@@ -1,6 +1,5 @@
 // The running instance: configuration, store, registry and the capability
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
-import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
 import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
@@ -12,6 +11,7 @@ import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
 import { unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
+import { closeDataDir, privateFile } from "./private.ts";
 import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
 import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { TokenCache } from "./auth/tokens.ts";
@@ -67,7 +67,9 @@ export class Runtime {
   ) {
     this.config = config;
     this.dataDir = resolve(config.HEARTH_DATA);
-    mkdirSync(this.dataDir, { recursive: true });
+    closeDataDir(this.dataDir);
+    // SQLite gives its journal files the database file's mode, so it is made private first.
+    privateFile(join(this.dataDir, "hearth.db"));
     this.store = new Store(join(this.dataDir, "hearth.db"));
     this.blobs = makeBlobs(this.dataDir);
     this.clock = opts.clock ?? systemClock;
