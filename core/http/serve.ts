@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
+import { hostGuard } from "./host.ts";
 import { SECURITY_HEADERS } from "./respond.ts";
 
 export interface Listening {
@@ -43,6 +44,7 @@ export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address:
 
 export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
   const app = createApp(rt);
+  const guard = hostGuard(rt, opts.hostname);
   const server = Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
@@ -51,15 +53,15 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
-      "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
       ...Object.fromEntries(
         [...nativeRoutes].map(([path, handle]) => [
           path,
-          async (req: Request, srv: Server<undefined>) => secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
+          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
         ]),
       ),
     },
-    fetch: async (req) => secured(await app.handle(req))!,
+    fetch: async (req) => guard?.(req) ?? secured(await app.handle(req))!,
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];
