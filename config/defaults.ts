@@ -23,7 +23,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_RATE_READS: { default: "1200", description: "Read calls per minute per caller (token, account, or address for strangers); 0 turns the limit off." },
   HEARTH_RATE_WRITES: { default: "300", description: "Write calls per minute per caller; 0 turns the limit off." },
   HEARTH_RATE_PRICED: { default: "60", description: "Calls per minute per caller to methods that cost credits; 0 turns the limit off." },
-  HEARTH_RATE_SIGNIN: { default: "10", description: "Sign-in and sign-up attempts per minute per client address; 0 turns the limit off. Failures also slow further tries for that username." },
+  HEARTH_RATE_SIGNIN: { default: "10", description: "Sign-in and sign-up attempts per minute per client address; 0 turns the limit off. Failures also slow further tries for that username from that client, and many from unrecognised clients slow them all, though not a browser that signed in to the account before." },
   HEARTH_CONTACT: { default: "", description: "An e-mail or URL for provider operators, sent in the User-Agent of outside requests (OpenStreetMap services ask for one)." },
   UPSTREAM_TIMEOUT_MS: { default: "", description: "Timeout for outside providers in milliseconds; empty keeps each provider's own (10 s mostly). <PROVIDER>_TIMEOUT_MS overrides one." },
   UPSTREAM_RETRY_MS: { default: "250", description: "Pause before the one retry after a transient provider failure, in milliseconds." },

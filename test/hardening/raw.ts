@@ -20,13 +20,15 @@ export interface RawRequest {
   openBody?: number;
   /** Byte to fill an open body with. */
   fill?: string;
+  /** The loopback address to send from (any of 127.0.0.0/8), so the server sees different clients. */
+  from?: string;
   /** Hangs up when aborted. */
   signal?: AbortSignal;
 }
 
 /** Resolves with the answer, or rejects naming `waiting` when none has come after `patienceMs`. */
 export async function rawRequest(port: number, r: RawRequest, patienceMs = 10_000): Promise<RawAnswer> {
-  const socket: Socket = connect(port, "127.0.0.1");
+  const socket: Socket = connect({ port, host: "127.0.0.1", localAddress: r.from });
   await new Promise<void>((ok, fail) => socket.once("connect", ok).once("error", fail));
   let received = Buffer.alloc(0);
   let sent = 0;
