@@ -8,10 +8,11 @@
 // both under the write lock, so a put never returns a hash whose file a
 // removal is about to take.
 import { getTableName, type Column } from "drizzle-orm";
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "./db/index.ts";
 import type { Blobs } from "./plugin.ts";
+import { DIR_MODE, FILE_MODE } from "./private.ts";
 
 const holders = new Map<string, { table: string; column: string }>();
 
@@ -43,10 +44,10 @@ export function makeBlobs(dataDir: string, store: Store): Blobs {
       const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
       const final = path(hash);
       if (await Bun.file(final).exists()) return hash;
-      await mkdir(join(root, hash.slice(0, 2)), { recursive: true });
+      await mkdir(join(root, hash.slice(0, 2)), { recursive: true, mode: DIR_MODE });
       const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
       try {
-        await Bun.write(tmp, bytes);
+        await writeFile(tmp, bytes, { mode: FILE_MODE });
         await rename(tmp, final);
       } catch (e) {
         // A full disk leaves a partial temp file: remove it, so the space comes back with the failure.

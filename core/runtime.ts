@@ -1,6 +1,5 @@
 // The running instance: configuration, store, registry and the capability
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
@@ -13,6 +12,7 @@ import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
 import { unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
+import { closeDataDir, privateFile } from "./private.ts";
 import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
 import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { TokenCache } from "./auth/tokens.ts";
@@ -85,7 +85,9 @@ export class Runtime {
   ) {
     this.config = config;
     this.dataDir = dataFolder(config);
-    mkdirSync(this.dataDir, { recursive: true });
+    closeDataDir(this.dataDir);
+    // SQLite gives its journal files the database file's mode, so it is made private first.
+    privateFile(join(this.dataDir, "hearth.db"));
     this.store = new Store(join(this.dataDir, "hearth.db"));
     this.blobs = makeBlobs(this.dataDir, this.store);
     this.clock = opts.clock ?? systemClock;

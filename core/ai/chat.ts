@@ -1,7 +1,7 @@
 // Chat completions in the OpenAI wire format: the request body, the answer
 // (text and tool calls), and the server-sent-event stream of chunks.
 import { HearthError, upstream } from "../errors.ts";
-import { late, open, postJson, Transient, type Endpoint, type PostOptions } from "./wire.ts";
+import { errorWords, late, open, postJson, Transient, type Endpoint, type PostOptions } from "./wire.ts";
 
 export interface ContentPart {
   type: "text" | "image_url";
@@ -148,7 +148,7 @@ function answerOf(ep: Endpoint, model: string, msg: any, finish: unknown, usage:
 /** One chat completion without streaming. */
 export async function complete(ep: Endpoint, req: ChatRequest, model: string, opts: PostOptions): Promise<ChatAnswer> {
   const body = await postJson(ep, "/chat/completions", requestBody(req, model, false), model, opts);
-  if (body?.error) throw upstream("upstream_failed", `the AI provider at ${ep.label} answered with an error: ${typeof body.error === "string" ? body.error : (body.error.message ?? "unknown")}`);
+  if (body?.error) throw upstream("upstream_failed", `the AI provider at ${ep.label} answered with an error: ${errorWords(ep, body.error)}`);
   const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
   const msg = choice?.message;
   if (!msg || typeof msg !== "object") throw malformed(ep, "an answer without choices[0].message");
@@ -238,7 +238,7 @@ export async function streamed(ep: Endpoint, req: ChatRequest, model: string, op
       } catch {
         throw fail(upstream("upstream_failed", `the AI provider at ${ep.label} sent a stream event that is not JSON`));
       }
-      if (chunk?.error) throw fail(upstream("upstream_failed", `the AI provider at ${ep.label} stopped with an error: ${typeof chunk.error === "string" ? chunk.error : (chunk.error.message ?? "unknown")}`));
+      if (chunk?.error) throw fail(upstream("upstream_failed", `the AI provider at ${ep.label} stopped with an error: ${errorWords(ep, chunk.error)}`));
       if (chunk.usage) usage = chunk.usage;
       if (chunk.model) answeredModel = chunk.model;
       const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;

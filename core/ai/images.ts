@@ -2,7 +2,7 @@
 // GPT image models always answer base64; DALL·E answers a URL unless asked
 // for base64, so it is asked; a server that still sends a URL is fetched.
 import { upstream } from "../errors.ts";
-import { postJson, Transient, type Endpoint, type PostOptions } from "./wire.ts";
+import { errorWords, postJson, Transient, type Endpoint, type PostOptions } from "./wire.ts";
 
 export interface ImageRequest {
   prompt: string;
@@ -38,7 +38,7 @@ export async function generateImage(ep: Endpoint, model: string, req: ImageReque
   const body: Record<string, unknown> = { model, prompt: req.prompt, n: 1, size: req.size };
   if (/^dall-e/i.test(model)) body.response_format = "b64_json";
   const answer = await postJson(ep, "/images/generations", body, model, opts);
-  if (answer?.error) throw upstream("upstream_failed", `the image provider at ${ep.label} answered with an error: ${typeof answer.error === "string" ? answer.error : (answer.error.message ?? "unknown")}`);
+  if (answer?.error) throw upstream("upstream_failed", `the image provider at ${ep.label} answered with an error: ${errorWords(ep, answer.error)}`);
   const first = Array.isArray(answer?.data) ? answer.data[0] : undefined;
   if (!first || (typeof first.b64_json !== "string" && typeof first.url !== "string"))
     throw new Transient(upstream("upstream_failed", `the image provider at ${ep.label} sent an answer without data[0].b64_json or data[0].url`));

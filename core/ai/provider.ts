@@ -52,7 +52,8 @@ async function listModels(base: string, key: string): Promise<{ ids: string[] } 
   try {
     const res = await fetch(`${base}/models`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: abort.signal });
     const text = await res.text();
-    if (!res.ok) return { error: `${hostOf(base)} answered HTTP ${res.status} to GET /models${providerMessage(text) ? `: ${providerMessage(text)}` : ""}` };
+    const said = providerMessage(text, [base, key]);
+    if (!res.ok) return { error: `${hostOf(base)} answered HTTP ${res.status} to GET /models${said ? `: ${said}` : ""}` };
     const body = JSON.parse(text);
     if (!Array.isArray(body?.data)) return { error: `${hostOf(base)} did not list its models` };
     return { ids: body.data.map((m: { id?: unknown }) => m?.id).filter((id: unknown): id is string => typeof id === "string" && id.length > 0) };
@@ -67,7 +68,7 @@ async function resolve(rt: Runtime): Promise<Omit<Known, "at">> {
   const cfg = rt.config;
   const configured = trimBase(cfg.AI_BASE_URL ?? "");
   if (configured) {
-    if (!/^https?:\/\//.test(configured)) return { provider: null, why: `AI_BASE_URL must start with http:// or https:// (got "${configured}")` };
+    if (!/^https?:\/\//.test(configured)) return { provider: null, why: "AI_BASE_URL must start with http:// or https://" };
     const key = cfg.AI_API_KEY ?? "";
     let model = (cfg.AI_MODEL ?? "").trim();
     if (!model) {

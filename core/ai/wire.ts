@@ -4,6 +4,7 @@
 // the provider's own message, since "HTTP 400" alone helps no one fix a model
 // name or a key.
 import { HearthError, upstream } from "../errors.ts";
+import { scrub } from "../upstream/redact.ts";
 import { readCapped } from "../upstream/wire.ts";
 
 export interface Endpoint {
@@ -37,19 +38,29 @@ export function headersFor(ep: Endpoint, accept = "application/json"): Record<st
   return h;
 }
 
-/** What the provider said was wrong: OpenAI's {"error": {"message"}}, Ollama's {"error": "..."}, or the start of the text. */
-export function providerMessage(text: string): string {
+/**
+ * What the provider said was wrong: OpenAI's {"error": {"message"}}, Ollama's
+ * {"error": "..."}, or the start of the text; with the endpoint's address and
+ * key cut out, should the provider quote them.
+ */
+export function providerMessage(text: string, secrets: readonly string[] = []): string {
   try {
     const j = JSON.parse(text);
     const m = typeof j?.error === "string" ? j.error : (j?.error?.message ?? j?.message ?? j?.detail);
-    if (typeof m === "string" && m.trim()) return m.trim().slice(0, 300);
+    if (typeof m === "string" && m.trim()) return scrub(m.trim().slice(0, 300), secrets);
   } catch {}
-  return text.trim().slice(0, 200);
+  return scrub(text.trim().slice(0, 200), secrets);
+}
+
+/** The error member of an answer that carries one, as words for a message. */
+export function errorWords(ep: Endpoint, error: unknown): string {
+  const m = typeof error === "string" ? error : (error as { message?: unknown })?.message;
+  return typeof m === "string" && m.trim() ? scrub(m.trim().slice(0, 300), [ep.base, ep.key]) : "unknown";
 }
 
 /** Maps a refusal status to the error a caller sees, naming the setting that most likely needs changing. */
 export function statusError(ep: Endpoint, status: number, text: string, model: string, headers: Headers): HearthError | Transient {
-  const said = providerMessage(text);
+  const said = providerMessage(text, [ep.base, ep.key]);
   const tail = said ? `: ${said}` : "";
   if (status === 401 || status === 403) return upstream("upstream_failed", `the AI provider at ${ep.label} refused the key (HTTP ${status})${tail}; check AI_API_KEY`);
   if (status === 404) return upstream("upstream_failed", `the AI provider at ${ep.label} has no such model or endpoint (HTTP 404, model "${model}")${tail}; check AI_MODEL and AI_BASE_URL`);

@@ -7,6 +7,7 @@ import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticat
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { backoffOf } from "./backoff.ts";
+import { knownDevice } from "./devices.ts";
 import { hashToken, newId, newSecret } from "./ids.ts";
 import { limiterOf, rateLimited } from "./limits.ts";
 import { USERNAME } from "./tokens.ts";
@@ -114,25 +115,29 @@ export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
 
 /**
  * Checks a username and password. Misses slow further tries for that
- * username (429 with Retry-After during the wait) and never say which of the
- * two was wrong.
+ * username from that client (429 with Retry-After during the wait), and
+ * many misses from clients the account does not recognise slow all of them,
+ * but not a device the account signed in from before (see backoff.ts).
+ * A refusal never says which of the two was wrong.
  */
-export async function signIn(rt: Runtime, input: { username: unknown; password: unknown }): Promise<Account> {
+export async function signIn(rt: Runtime, input: { username: unknown; password: unknown }, from: { address: string; req?: Request }): Promise<Account> {
   const username = typeof input.username === "string" ? input.username.trim().toLowerCase() : "";
   const password = typeof input.password === "string" ? input.password : "";
   if (!username) throw invalid("username", "enter your username");
   if (!password) throw invalid("password", "enter your password");
   if (password.length > PASSWORD_MAX * 4) throw invalid("password", `a password has at most ${PASSWORD_MAX} characters`);
-  const backoff = backoffOf(rt);
-  const wait = backoff.wait(username, rt.clock.now().getTime());
-  if (wait > 0) throw rateLimited(`too many failed sign-ins for "${username}": try again in ${wait} s`, wait);
   const row = rt.store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  const now = rt.clock.now().getTime();
+  const client = { address: from.address, device: from.req ? knownDevice(from.req, username, row?.password, now) : null };
+  const backoff = backoffOf(rt);
+  const wait = backoff.wait(username, client, now);
+  if (wait > 0) throw rateLimited(`too many failed sign-ins for "${username}": try again in ${wait} s`, wait);
   const ok = row?.password ? await Bun.password.verify(password, row.password) : (await Bun.password.verify(password, await decoyHash()), false);
   if (!row || !ok) {
-    backoff.fail(username, rt.clock.now().getTime());
+    backoff.fail(username, client, rt.clock.now().getTime());
     throw unauthenticated("the username or password is wrong");
   }
-  backoff.succeed(username);
+  backoff.succeed(username, client);
   return { id: row.id, username: row.username, admin: row.admin };
 }
 

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { conflict, HearthError, invalid } from "../errors.ts";
+import { DIR_MODE } from "../private.ts";
 import { extractEntry, readTar, TarWriter } from "./tar.ts";
 
 const DB = "hearth.db";
@@ -57,7 +58,7 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
   // Links must live on the data folder's own file system; a read-only folder gets copies in the temp folder instead.
   let held = join(data, `.backup-${crypto.randomUUID()}`);
   try {
-    mkdirSync(held);
+    mkdirSync(held, { mode: DIR_MODE });
   } catch {
     held = join(work, "held");
   }
@@ -67,7 +68,7 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
     for (const rel of rels) {
       if (have.has(rel)) continue;
       const dest = join(held, rel);
-      mkdirSync(dirname(dest), { recursive: true });
+      mkdirSync(dirname(dest), { recursive: true, mode: DIR_MODE });
       try {
         linkSync(join(data, rel), dest);
       } catch (e) {
@@ -155,12 +156,12 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
 
   await mkdir(dirname(data), { recursive: true });
   const staging = `${data}.restoring-${crypto.randomUUID()}`;
-  await mkdir(staging);
+  await mkdir(staging, { mode: DIR_MODE });
   try {
     for (const e of entries) {
       if (e.name === MANIFEST) continue;
       const dest = join(staging, e.name);
-      await mkdir(dirname(dest), { recursive: true });
+      await mkdir(dirname(dest), { recursive: true, mode: DIR_MODE });
       await extractEntry(archive, e, dest);
       await checkBlob(e.name, dest);
     }

@@ -1,6 +1,7 @@
 // A minimal ustar writer and reader: a backup is one file any `tar -xf` can
 // open, written and read a file at a time so blobs never sit in memory whole.
 import { open, type FileHandle } from "node:fs/promises";
+import { FILE_MODE } from "../private.ts";
 
 const BLOCK = 512;
 
@@ -10,7 +11,7 @@ function header(name: string, size: number, mtime: number): Uint8Array {
   const put = (s: string, at: number, len: number) => h.set(new TextEncoder().encode(s).subarray(0, len), at);
   const octal = (n: number, len: number) => n.toString(8).padStart(len - 1, "0") + "\0";
   put(name, 0, 100);
-  put(octal(0o644, 8), 100, 8);
+  put(octal(FILE_MODE, 8), 100, 8);
   put(octal(0, 8), 108, 8);
   put(octal(0, 8), 116, 8);
   put(octal(size, 12), 124, 12);
@@ -28,7 +29,7 @@ function header(name: string, size: number, mtime: number): Uint8Array {
 export class TarWriter {
   private constructor(private fh: FileHandle) {}
   static async create(path: string): Promise<TarWriter> {
-    return new TarWriter(await open(path, "wx"));
+    return new TarWriter(await open(path, "wx", FILE_MODE));
   }
 
   /** Appends a file from disk, copying it in chunks; `size` is what was there when the listing was made. */
@@ -102,7 +103,7 @@ export async function readTar(path: string): Promise<TarEntry[]> {
 /** Copies one entry's content out of the archive to `dest`. */
 export async function extractEntry(archive: string, e: TarEntry, dest: string): Promise<void> {
   const src = await open(archive, "r");
-  const out = await open(dest, "wx");
+  const out = await open(dest, "wx", FILE_MODE);
   try {
     const buf = new Uint8Array(1 << 20);
     let done = 0;

@@ -1,19 +1,15 @@
 // /api/v1/<service>/<method>: the HTTP convention over dispatch.
 import { dispatch, lookup } from "../dispatch.ts";
-import { asHearthError, HearthError, invalid, tooLarge } from "../errors.ts";
+import { asHearthError, HearthError, invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
+import { readText } from "./body.ts";
 import { CORS_HEADERS, preflight } from "./cors.ts";
 import { headersFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
-async function readBody(req: Request, limit: number): Promise<Record<string, unknown> | null> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge(`the request body is ${declared} bytes; the limit is ${limit}`);
-  const buf = await req.arrayBuffer();
-  if (buf.byteLength > limit) throw tooLarge(`the request body is ${buf.byteLength} bytes; the limit is ${limit}`);
-  if (buf.byteLength === 0) return null;
-  const text = new TextDecoder().decode(buf);
+async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Record<string, unknown> | null> {
+  const text = await readText(rt, req, limit);
   if (text.trim() === "") return null;
   let parsed: unknown;
   try {
@@ -53,7 +49,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     if (verb === "POST") {
       const own = entry.def.bodyLimit;
       const limit = own === undefined ? Number(rt.config.HEARTH_BODY_LIMIT) : typeof own === "function" ? own(rt.config) : own;
-      const body = await readBody(req, limit);
+      const body = await readArgs(rt, req, limit);
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });

@@ -1,10 +1,11 @@
 // The Elysia app: the API route, plugin routes, health, and whatever pages modules mount.
 import { Elysia } from "elysia";
-import { asHearthError, HearthError, tooLarge } from "../errors.ts";
+import { asHearthError, HearthError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { withinScope } from "../auth/tokens.ts";
 import { newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
+import { readBody } from "./body.ts";
 import { preflight } from "./cors.ts";
 import { identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
@@ -25,13 +26,9 @@ export const route = (fn: (c: RouteArgs) => unknown) => fn as (c: any) => unknow
 
 export const clientAddress = ({ request, server }: Pick<RouteArgs, "request" | "server">) => server?.requestIP(request)?.address ?? "";
 
-/** Largest body a plugin's POST route may receive; uploads go through the API's own limits. */
-const ROUTE_BODY_LIMIT = 32 * 1024 * 1024;
-
-async function buffered(req: Request): Promise<Request> {
-  if (Number(req.headers.get("content-length") ?? "0") > ROUTE_BODY_LIMIT) throw tooLarge(`the request body is over ${ROUTE_BODY_LIMIT} bytes`);
-  const body = await req.arrayBuffer();
-  if (body.byteLength > ROUTE_BODY_LIMIT) throw tooLarge(`the request body is over ${ROUTE_BODY_LIMIT} bytes`);
+/** A plugin route's POST body is held to the API's general limit: routes take small JSON or forms; uploads are methods. */
+async function buffered(rt: Runtime, req: Request): Promise<Request> {
+  const body = await readBody(rt, req, Number(rt.config.HEARTH_BODY_LIMIT));
   return new Request(req.url, { method: req.method, headers: req.headers, body: body.byteLength ? body : undefined });
 }
 
@@ -51,7 +48,7 @@ export function createApp(rt: Runtime): App {
         try {
           const caller = withinScope(await identify(rt, c.request, clientAddress(c)), p.def.name);
           // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
-          const request = r.method === "POST" ? await buffered(c.request) : c.request;
+          const request = r.method === "POST" ? await buffered(rt, c.request) : c.request;
           const go = () => {
             const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", newCall(caller, { id: rid }), r.path, new URL(request.url).origin);
             return r.run(request, Object.assign(ctx, { params: c.params }));

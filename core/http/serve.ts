@@ -5,7 +5,9 @@ import type { Server } from "bun";
 import http from "node:http";
 import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
+import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
+import { hostGuard } from "./host.ts";
 import { SECURITY_HEADERS } from "./respond.ts";
 
 export interface Listening {
@@ -63,21 +65,24 @@ function allowLongRequestHeads() {
 export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
   allowLongRequestHeads();
   const app = createApp(rt);
+  const guard = hostGuard(rt, opts.hostname);
   const server = Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
     idleTimeout: 120,
+    // Readers stop at their own (smaller) caps with a proper answer; this is the server's backstop.
+    maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
-      "/api/v1/:service/:method": (req, srv) => handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
       ...Object.fromEntries(
         [...nativeRoutes].map(([path, handle]) => [
           path,
-          async (req: Request, srv: Server<undefined>) => secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
+          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
         ]),
       ),
     },
-    fetch: async (req) => secured(await app.handle(req))!,
+    fetch: async (req) => guard?.(req) ?? secured(await app.handle(req))!,
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];

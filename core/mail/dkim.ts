@@ -3,6 +3,7 @@
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { DIR_MODE, FILE_MODE } from "../private.ts";
 
 export interface DkimKey {
   selector: string;
@@ -30,8 +31,8 @@ export function dkimKey(config: Readonly<Record<string, string>>, dataDir: strin
   let created = false;
   if (!existsSync(file)) {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+    mkdirSync(dirname(file), { recursive: true, mode: DIR_MODE });
+    writeFileSync(file, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: FILE_MODE });
     created = true;
   }
   const pem = readFileSync(file, "utf8");

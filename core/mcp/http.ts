@@ -5,6 +5,7 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { asHearthError } from "../errors.ts";
+import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
@@ -67,11 +68,14 @@ function flushed(res: Response): Response {
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
-async function readJson(req: Request, limit: number): Promise<{ body: unknown } | Response> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) return rpcError(413, -32000, `the request body is ${declared} bytes; the limit is ${limit}`);
-  const text = await req.text();
-  if (text.length > limit) return rpcError(413, -32000, `the request body is over the limit of ${limit} bytes`);
+async function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | Response> {
+  let text: string;
+  try {
+    text = await readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT));
+  } catch (e) {
+    const err = asHearthError(e);
+    return rpcError(err.status, -32000, err.message, { error: err.body() }, err.headers);
+  }
   try {
     return { body: JSON.parse(text) };
   } catch (e) {
@@ -113,7 +117,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     const transport = sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
     if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
-    const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
+    const read = await readJson(rt, req);
     if (read instanceof Response) return read;
     const post = asMcpPost(req);
     const quick = direct ? directAnswer(rt, ctx, read.body, post, sid) : null;
@@ -121,7 +125,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   }
 
   if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
-  const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
+  const read = await readJson(rt, req);
   if (read instanceof Response) return read;
   const post = asMcpPost(req);
   if (isInitialize(read.body)) {

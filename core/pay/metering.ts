@@ -15,6 +15,7 @@ import { payX402 } from "./schema.ts";
 import { challenge, noPayments, paymentOf, statedPrice, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
 import { servedFromCache } from "../upstream/index.ts";
 import type { Call } from "../call.ts";
+import { reasonCode, scrub } from "../upstream/redact.ts";
 
 interface CreditPlan {
   kind: "credits";
@@ -55,6 +56,7 @@ interface Authorization {
 }
 
 const same = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "string" && a.toLowerCase() === b.toLowerCase();
+const INVALID = "the facilitator found it invalid";
 const plural = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 export class PayMetering implements Metering {
@@ -143,15 +145,24 @@ export class PayMetering implements Metering {
         result = await this.client().verify(p as never, requirements as never);
       } catch (e) {
         const data = (e as { invalidReason?: string; invalidMessage?: string }) ?? {};
-        if (data.invalidReason) throw refuse(data.invalidMessage || data.invalidReason);
-        throw upstream("upstream_unavailable", `the payment facilitator at ${this.rt.config.X402_FACILITATOR_URL} could not verify the payment: ${(e as Error).message}`);
+        this.facilitatorSaid("verify", data.invalidMessage ?? (e as Error)?.message ?? e);
+        if (data.invalidReason) throw refuse(reasonCode(data.invalidReason, INVALID));
+        throw upstream("upstream_unavailable", "the payment facilitator (X402_FACILITATOR_URL) could not verify the payment");
       }
-      if (!result.isValid) throw refuse(result.invalidMessage || result.invalidReason || "the facilitator found it invalid");
+      if (!result.isValid) {
+        if (result.invalidMessage) this.facilitatorSaid("verify", result.invalidMessage);
+        throw refuse(reasonCode(result.invalidReason, INVALID));
+      }
     } catch (e) {
       this.inFlight.delete(key);
       throw e;
     }
     return { kind: "x402", credits, entry, terms, baseUrl, ctx, key, payer: auth.from, nonce: auth.nonce, amount: wanted.amount, body: { payload: p, requirements } };
+  }
+
+  /** What the facilitator said goes to the log, without its address's secrets; the payer gets a reason code. */
+  private facilitatorSaid(step: "verify" | "settle", said: unknown) {
+    this.rt.log.warn("payment facilitator", { step, said: scrub(String(said).slice(0, 500), [this.rt.config.X402_FACILITATOR_URL]) });
   }
 
   private used(network: string, asset: string, payer: string, nonce: string): boolean {
@@ -175,13 +186,18 @@ export class PayMetering implements Metering {
       settled = await this.client().settle(plan.body.payload as never, plan.body.requirements as never);
     } catch (e) {
       const data = e as { errorReason?: string; errorMessage?: string };
-      settled = { success: false, errorReason: data.errorReason ?? "settle_failed", errorMessage: data.errorMessage ?? (e as Error).message, transaction: "", network: plan.terms.network as SettleResponse["network"] };
+      this.facilitatorSaid("settle", data.errorMessage ?? (e as Error)?.message ?? e);
+      settled = { success: false, errorReason: data.errorReason ?? "settle_failed", transaction: "", network: plan.terms.network as SettleResponse["network"] };
     }
     if (!settled.success) {
+      if (settled.errorMessage) this.facilitatorSaid("settle", settled.errorMessage);
+      // The payer is told the reason's code and the receipt's facts, not the facilitator's own words.
+      const reason = reasonCode(settled.errorReason, "settle_failed");
+      const told: SettleResponse = { success: false, errorReason: reason, transaction: settled.transaction ?? "", network: settled.network, ...(settled.payer ? { payer: settled.payer } : {}) };
       const header = plan.ctx.version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE";
-      throw challenge(plan.terms, plan.entry, plan.credits, plan.baseUrl, `payment settlement failed: ${settled.errorMessage || settled.errorReason}`, {
-        settlement: settled,
-        headers: { [header]: encodePaymentResponseHeader(settled) },
+      throw challenge(plan.terms, plan.entry, plan.credits, plan.baseUrl, `payment settlement failed: ${reason}`, {
+        settlement: told,
+        headers: { [header]: encodePaymentResponseHeader(told) },
       });
     }
     plan.settled = settled;

@@ -7,8 +7,9 @@
 // because the account's own key signed, so nobody can claim another's transfer.
 import { HTTPFacilitatorClient } from "@x402/core/http";
 import { HearthError, invalid, notConfigured, upstream } from "../errors.ts";
-import type { Db } from "../plugin.ts";
+import type { Db, Logger } from "../plugin.ts";
 import { append, balanceOf } from "./ledger.ts";
+import { reasonCode, scrub } from "../upstream/redact.ts";
 import { payX402 } from "./schema.ts";
 import { requirementsOf, termsOf, type PaymentPayload, type PaymentRequired, type SettleResponse } from "./x402.ts";
 
@@ -23,6 +24,8 @@ export async function topUp(input: {
   at: number;
   resourceUrl: string;
   sign: (required: PaymentRequired) => Promise<PaymentPayload>;
+  /** Where the facilitator's own words go, its address's secrets cut out. */
+  log?: Logger;
 }): Promise<{ credits: number; balance: number; settlement: SettleResponse }> {
   const terms = termsOf(input.config);
   if (!terms) throw notConfigured("top-ups pay the instance's address: set X402_PAY_TO (and X402_FACILITATOR_URL)");
@@ -34,18 +37,28 @@ export async function topUp(input: {
     accepts: [requirements],
   });
   const facilitator = new HTTPFacilitatorClient({ url: input.config.X402_FACILITATOR_URL, timeoutMs: 30_000 });
+  const said = (step: string, text: unknown) =>
+    text && input.log?.warn("payment facilitator", { step, said: scrub(String(text).slice(0, 500), [input.config.X402_FACILITATOR_URL]) });
+  // The caller is told the facilitator's reason code, never its own words or its address.
   let settlement: SettleResponse;
   try {
     const verified = await facilitator.verify(payload, requirements);
-    if (!verified.isValid) throw new HearthError("payment_required", `the top-up was refused: ${verified.invalidMessage || verified.invalidReason}`);
+    if (!verified.isValid) {
+      said("verify", verified.invalidMessage);
+      throw new HearthError("payment_required", `the top-up was refused: ${reasonCode(verified.invalidReason, "the facilitator found it invalid")}`);
+    }
     settlement = await facilitator.settle(payload, requirements);
   } catch (e) {
     if (e instanceof HearthError) throw e;
-    const r = e as { invalidReason?: string; errorReason?: string; errorMessage?: string; message: string };
-    if (r.invalidReason || r.errorReason) throw new HearthError("payment_required", `the top-up was refused: ${r.errorMessage || r.invalidReason || r.errorReason}`);
-    throw upstream("upstream_unavailable", `the payment facilitator at ${input.config.X402_FACILITATOR_URL} could not be reached: ${r.message}`);
+    const r = e as { invalidReason?: string; errorReason?: string; invalidMessage?: string; errorMessage?: string; message?: string };
+    said("topup", r.invalidMessage ?? r.errorMessage ?? r.message);
+    if (r.invalidReason || r.errorReason) throw new HearthError("payment_required", `the top-up was refused: ${reasonCode(r.invalidReason ?? r.errorReason, "the facilitator refused it")}`);
+    throw upstream("upstream_unavailable", "the payment facilitator (X402_FACILITATOR_URL) could not be reached");
   }
-  if (!settlement.success) throw new HearthError("payment_required", `the top-up did not settle: ${settlement.errorMessage || settlement.errorReason}`);
+  if (!settlement.success) {
+    said("settle", settlement.errorMessage);
+    throw new HearthError("payment_required", `the top-up did not settle: ${reasonCode(settlement.errorReason, "settle_failed")}`);
+  }
   const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
   input.db
     .insert(payX402)

@@ -52,6 +52,7 @@ import type { Runtime } from "../runtime.ts";
 import { cacheOf, detached, type Entry } from "./cache.ts";
 import { Gate } from "./limiter.ts";
 import { providerNamed, type ProviderDef, type RateCap } from "./providers.ts";
+import { redactUrl, scrub } from "./redact.ts";
 import { send } from "./wire.ts";
 import pkg from "../../package.json";
 
@@ -319,7 +320,7 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
     } catch (err) {
       if (err instanceof HearthError && err.kind.startsWith("upstream_")) throw err;
       if (!(err instanceof HearthError)) {
-        rt.log.warn("upstream answer refused", { provider: p.name, url: entry.url, error: String(err) });
+        rt.log.warn("upstream answer refused", { provider: p.name, url: scrub(entry.url, [s.overridden ? s.base : null]), error: String(err) });
         throw upstream(
           "upstream_failed",
           opts.as !== "text" && err instanceof SyntaxError
@@ -407,7 +408,4 @@ function makeUpstream(rt: Runtime, call: Call): Upstream {
 
 provideCapability("http", (s) => makeUpstream(s.rt, s.call));
 
-/** Query values that carry credentials (api_key=, token=, ...) never reach the cache table or the log. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&])([^=&#]*(?:key|token|secret|password|signature|sig)[^=&#]*)=([^&#]*)/gi, "$1$2=REDACTED");
-}
+export { redactUrl };

@@ -57,6 +57,7 @@ export default definePlugin({
           at: ctx.clock.now().getTime(),
           resourceUrl: `${ctx.baseUrl}/api/v1/credits/topup`,
           sign: async (required) => (await signer()).signWith(ctx, required),
+          log: ctx.log,
         });
         return { credits: out.credits, balance: out.balance, transaction: out.settlement.transaction, network: out.settlement.network };
       },

@@ -53,7 +53,7 @@ export async function createMessage(tw: TwilioConfig, to: string, body: string, 
   } catch (e) {
     const name = (e as Error).name;
     if (name === "TimeoutError") throw upstream("upstream_timeout", `Twilio did not answer within ${timeoutMs / 1000} s; the text may or may not have been sent`);
-    throw upstream("upstream_unavailable", `Twilio could not be reached: ${(e as Error).message}`);
+    throw upstream("upstream_unavailable", "Twilio could not be reached");
   }
   const text = await res.text();
   let json: unknown;

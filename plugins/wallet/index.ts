@@ -39,7 +39,7 @@ export default definePlugin({
         const [{ walletAddress }, { usd, usdcBalance }] = await Promise.all([keys(), chain()]);
         const address = await walletAddress(ctx);
         const decimals = Number(ctx.config.X402_ASSET_DECIMALS || "6");
-        const b = await usdcBalance(ctx.config.CHAIN_RPC_URL, ctx.config.X402_ASSET as `0x${string}`, address as `0x${string}`, decimals);
+        const b = await usdcBalance(ctx.config.CHAIN_RPC_URL, ctx.config.X402_ASSET as `0x${string}`, address as `0x${string}`, decimals, ctx.log);
         return { address, usdc: usd(b), atomic: b.atomic.toString(), network: ctx.config.X402_NETWORK, asset: ctx.config.X402_ASSET, as_of: ctx.clock.now().toISOString() };
       },
     }),

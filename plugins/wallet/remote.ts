@@ -25,7 +25,7 @@ async function callHttp(server: Server, tool: string, args: Record<string, unkno
     try {
       return await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(args), signal: AbortSignal.timeout(30_000) });
     } catch (e) {
-      throw upstream("upstream_unavailable", `${server.name} (${server.url}) could not be reached: ${(e as Error).message}`);
+      throw upstream("upstream_unavailable", `${server.name} could not be reached`);
     }
   };
   const answer = async (res: Response, settlement: SettleResponse | null) => {
@@ -85,7 +85,7 @@ async function callMcp(server: Server, tool: string, args: Record<string, unknow
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url!)));
     } catch (e) {
-      throw upstream("upstream_unavailable", `${server.name} (${server.url}) could not be reached: ${(e as Error).message}`);
+      throw upstream("upstream_unavailable", `${server.name} could not be reached`);
     }
     const call = (meta?: Record<string, unknown>) =>
       client.callTool({ name: tool, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 30_000 }) as Promise<{

@@ -1,7 +1,8 @@
 // Accounts for people: sign-up rules and policy, the first admin, invitations,
 // sign-in, and the growing wait after failed sign-ins.
 import { afterEach, describe, expect, test } from "bun:test";
-import { delayAfter } from "../../core/auth/backoff.ts";
+import { delayAfter, FREE_SPREAD } from "../../core/auth/backoff.ts";
+import { rawRequest } from "../hardening/raw.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { get, post, signIn, signUp } from "./people.ts";
 
@@ -158,8 +159,59 @@ describe("sign-in", () => {
     expect((await miss()).status).toBe(401);
   });
 
+  test("misses from other addresses never hold back the person: each client waits for its own, and a device that signed in before passes the account-wide cap", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock, env: { HEARTH_RATE_SIGNIN: "0", HEARTH_SIGNUP: "open" } });
+    const port = Number(new URL(h.url).port);
+    const up = await fetch(`${h.url}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", password: "a long passphrase" }) });
+    expect(up.status).toBe(200);
+    const attempt = async (from: string, password: string, cookie?: string) =>
+      (
+        await rawRequest(port, {
+          path: "/signin",
+          from,
+          headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) },
+          body: JSON.stringify({ username: "alice", password }),
+        })
+      ).status;
+    const RIGHT = "a long passphrase";
+
+    // One stranger's misses make that stranger wait, and no one else.
+    for (let i = 0; i < 3; i++) expect(await attempt("127.0.0.2", "wrong guess!")).toBe(401);
+    expect(await attempt("127.0.0.2", "wrong guess!")).toBe(429);
+    expect(await attempt("127.0.0.1", RIGHT)).toBe(200);
+    expect(await attempt("127.0.0.3", RIGHT)).toBe(200);
+
+    // Signing up (or in) left a cookie that marks this browser as the account's.
+    const device = up.headers.getSetCookie().find((c) => c.startsWith("hearth_device="));
+    expect(device).toContain("HttpOnly");
+    const own = device!.split(";")[0];
+
+    // Guessing spread over many addresses: past the account-wide allowance, every client the account does not know waits...
+    // (the first stranger's three misses count towards it too)
+    for (let i = 3; i < FREE_SPREAD; i++) expect(await attempt(`127.0.1.${i}`, `guess number ${i}`)).toBe(401);
+    expect(await attempt("127.0.2.1", RIGHT)).toBe(429);
+    expect(await attempt("127.0.0.1", RIGHT)).toBe(429);
+    // ...but the person's own browser, recognised by its cookie, signs in from anywhere.
+    expect(await attempt("127.0.0.1", RIGHT, own)).toBe(200);
+    expect(await attempt("127.0.2.2", RIGHT, own)).toBe(200);
+    // A cookie that is forged, or another account's, is no one's.
+    const [name, value] = own.split("=");
+    const parts = value.split(".");
+    const forged = `${name}=${[...parts.slice(0, 3), parts[3].replace(/^./, (c) => (c === "A" ? "B" : "A"))].join(".")}`;
+    expect(await attempt("127.0.0.1", RIGHT, forged)).toBe(429);
+    expect(await attempt("127.0.0.1", RIGHT, own.replace("=alice.", "=bob.."))).toBe(429);
+    // A recognised device still waits for its own misses.
+    for (let i = 0; i < 3; i++) expect(await attempt("127.0.0.1", "my typo here", own)).toBe(401);
+    expect(await attempt("127.0.0.1", RIGHT, own)).toBe(429);
+
+    // The account-wide wait passes like any other.
+    clock.advance(delayAfter(FREE_SPREAD, FREE_SPREAD));
+    expect(await attempt("127.0.2.3", RIGHT)).toBe(200);
+  }, 60_000);
+
   test("the wait doubles and stops at 15 minutes", () => {
-    expect([1, 2, 3, 4, 5, 6].map(delayAfter)).toEqual([0, 0, 1000, 2000, 4000, 8000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => delayAfter(n))).toEqual([0, 0, 1000, 2000, 4000, 8000]);
     expect(delayAfter(40)).toBe(15 * 60_000);
   });
 

@@ -1,7 +1,9 @@
 // Reading what a page's form (or a program's JSON) posted, and refusing posts
 // that another site's page made the browser send.
-import { forbidden, invalid, tooLarge } from "../../errors.ts";
+import { forbidden, invalid } from "../../errors.ts";
+import type { Runtime } from "../../runtime.ts";
 import { checkDepth } from "../../validate.ts";
+import { readText } from "../body.ts";
 import { isForeignOrigin } from "../cors.ts";
 
 const FORM_LIMIT = 64 * 1024;
@@ -15,11 +17,8 @@ export interface Posted {
   value(name: string): unknown;
 }
 
-export async function readPosted(req: Request): Promise<Posted> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > FORM_LIMIT) throw tooLarge(`the request body is ${declared} bytes; the limit here is ${FORM_LIMIT}`);
-  const text = await req.text();
-  if (text.length > FORM_LIMIT) throw tooLarge(`the request body is over ${FORM_LIMIT} bytes`);
+export async function readPosted(rt: Runtime, req: Request): Promise<Posted> {
+  const text = await readText(rt, req, FORM_LIMIT);
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
   if (type.includes("application/json")) {
     let o: unknown = {};

@@ -149,7 +149,7 @@ export async function homePlacePost(rt: Runtime, req: Request): Promise<Response
   if (!s) return seeOther("/signin?next=/");
   let posted: Posted | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     requireCsrf(s, posted.get("csrf"));
     const place = await resolvePlace(rt, s, posted.get("place") ?? "", new URL(req.url).origin);
     const before = prefsOf(rt, s.account.id);

@@ -162,7 +162,7 @@ export async function servicesTry(rt: Runtime, req: Request, address: string): P
   if (!s) return page({ title: "Services", status: 401, body: html`${message("alert", "Sign in to call methods from this page.")}<p><a href="/signin?next=/services">Sign in</a></p>` });
   let posted: Posted;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     requireCsrf(s, posted.get("csrf"));
   } catch (e) {
     const err = asHearthError(e);

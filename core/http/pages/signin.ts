@@ -1,5 +1,6 @@
 // Sign-up, sign-in and sign-out: pages for people, JSON for programs.
 import { hasAccounts, limitAttempt, PASSWORD_MIN, signIn, signUp, signupPolicy } from "../../auth/people.ts";
+import { deviceCookie } from "../../auth/devices.ts";
 import { clearCookie, CSRF_HEADER, endAllSessions, endSession, findSession, requireCsrf, startSession } from "../../auth/sessions.ts";
 import { asHearthError, unauthenticated } from "../../errors.ts";
 import type { Account } from "../../plugin.ts";
@@ -62,8 +63,13 @@ function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Respo
 
 async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {
   const { cookie, csrf } = await startSession(rt, req, account);
-  if (posted.json) return jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie });
-  return seeOther(next, { "set-cookie": cookie });
+  const res = posted.json
+    ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie })
+    : seeOther(next, { "set-cookie": cookie });
+  // This browser is now one the account signed in from: sign-in backoff lets it through when strangers fail.
+  const device = deviceCookie(rt, req, account);
+  if (device) res.headers.append("set-cookie", device);
+  return res;
 }
 
 export function signinPage(rt: Runtime, req: Request): Response {
@@ -80,9 +86,9 @@ export async function signinPost(rt: Runtime, req: Request, address: string): Pr
   try {
     requireSameOrigin(req);
     limitAttempt(rt, address);
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     next = localPath(posted.get("next"), "/token");
-    const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") });
+    const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") }, { address, req });
     rt.log.info("signed in", { username: account.username, address });
     return await signedIn(rt, req, account, posted, next);
   } catch (e) {
@@ -104,7 +110,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
   try {
     requireSameOrigin(req);
     limitAttempt(rt, address);
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const account = await signUp(rt, { username: posted.get("username"), password: posted.get("password"), invite: posted.get("invite") });
     rt.log.info("signed up", { username: account.username, admin: account.admin, address });
     return await signedIn(rt, req, account, posted, "/token");
@@ -117,7 +123,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
 export async function signoutPost(rt: Runtime, req: Request, everywhere: boolean): Promise<Response> {
   let posted: Posted | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const s = findSession(rt, req);
     if (!s) {
       if (!posted.json) return seeOther("/signin", { "set-cookie": clearCookie(rt, req) });

@@ -149,7 +149,7 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
   let posted: Posted | null = null;
   let s: Session | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     s = needSession(rt, req);
     checkCsrf(req, s, posted);
     const name = parseTokenName(posted.value("name"));
@@ -180,7 +180,7 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
 export async function tokenRevoke(rt: Runtime, req: Request): Promise<Response> {
   let posted: Posted | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const s = needSession(rt, req);
     checkCsrf(req, s, posted);
     const id = posted.get("id");
@@ -197,7 +197,7 @@ export async function tokenRevoke(rt: Runtime, req: Request): Promise<Response> 
 export async function inviteCreate(rt: Runtime, req: Request): Promise<Response> {
   let posted: Posted | null = null;
   try {
-    posted = await readPosted(req);
+    posted = await readPosted(rt, req);
     const s = needSession(rt, req);
     checkCsrf(req, s, posted);
     const inv = await createInvite(rt, s.account);

@@ -1,0 +1,111 @@
+// Reading a request body under a cap, for every reader (the API, /mcp, forms,
+// plugin routes). The body is read as it streams and the read stops the moment
+// the cap is passed, so a body without a Content-Length, or one that lies about
+// it, is never held whole. Bytes being received at once are also capped per
+// instance, so many large bodies arriving together cannot exhaust memory.
+import { rateLimited } from "../auth/limits.ts";
+import { tooLarge } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** Bytes of request bodies being received at once, across all requests of one instance. */
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly bytes: number) {}
+
+  take(n: number): boolean {
+    if (this.used + n > this.bytes) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number) {
+    this.used = Math.max(0, this.used - n);
+  }
+
+  get inFlight(): number {
+    return this.used;
+  }
+}
+
+/** The most any reader here accepts: the general limit, or a method's own (an upload). */
+export function largestBody(rt: Runtime): number {
+  let most = Number(rt.config.HEARTH_BODY_LIMIT) || 0;
+  for (const e of rt.registry.methods.values()) {
+    const own = e.def.bodyLimit;
+    if (own !== undefined) most = Math.max(most, typeof own === "function" ? own(rt.config) : own);
+  }
+  return most;
+}
+
+const budgets = new WeakMap<Runtime, BodyBudget>();
+export function bodyBudgetOf(rt: Runtime): BodyBudget {
+  let b = budgets.get(rt);
+  if (!b) {
+    const n = Number(rt.config.HEARTH_BODY_BUDGET);
+    // Never below the largest single body, or that body could never be received.
+    budgets.set(rt, (b = new BodyBudget(n > 0 ? Math.max(n, largestBody(rt)) : Infinity)));
+  }
+  return b;
+}
+
+/** Seconds a sender is asked to wait when the budget is full: bodies in flight finish within moments. */
+const BUSY_RETRY_S = 2;
+
+const busy = () => rateLimited(`the instance is receiving too many request bodies at once; try again in ${BUSY_RETRY_S} s`, BUSY_RETRY_S);
+const over = (limit: number, declared?: number) =>
+  tooLarge(declared === undefined ? `the request body is over the limit of ${limit} bytes` : `the request body is ${declared} bytes; the limit is ${limit}`);
+
+/**
+ * The body's bytes, at most `limit` of them: 413 as soon as more arrive (or
+ * are declared), 429 with Retry-After when the instance is already receiving
+ * its budget of bodies. What is reserved is given back once the read ends.
+ */
+export async function readBody(rt: Runtime, req: Request, limit: number): Promise<Uint8Array<ArrayBuffer>> {
+  const header = req.headers.get("content-length");
+  const declared = header !== null && /^\d+$/.test(header.trim()) ? Number(header) : null;
+  if (declared !== null && declared > limit) {
+    void req.body?.cancel().catch(() => {});
+    throw over(limit, declared);
+  }
+  if (!req.body || declared === 0) return new Uint8Array(0);
+  const budget = bodyBudgetOf(rt);
+  let held = 0;
+  const reserve = (n: number) => {
+    if (!budget.take(n)) return false;
+    held += n;
+    return true;
+  };
+  try {
+    // A declared length is reserved whole before anything is read, so a full budget refuses at
+    // once; the server reads exactly that many bytes as the body, so it is read in one go.
+    if (declared !== null) {
+      if (!reserve(declared)) {
+        void req.body.cancel().catch(() => {});
+        throw busy();
+      }
+      return new Uint8Array(await req.arrayBuffer());
+    }
+    const reader = req.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      const refusal = size > limit ? over(limit) : size > held && !reserve(size - held) ? busy() : null;
+      if (refusal) {
+        void reader.cancel().catch(() => {});
+        throw refusal;
+      }
+      chunks.push(value);
+    }
+    return chunks.length === 1 ? (chunks[0] as Uint8Array<ArrayBuffer>) : new Uint8Array(Buffer.concat(chunks));
+  } finally {
+    budget.give(held);
+  }
+}
+
+/** The body as UTF-8 text, under the same caps. */
+export async function readText(rt: Runtime, req: Request, limit: number): Promise<string> {
+  return new TextDecoder().decode(await readBody(rt, req, limit));
+}
