@@ -234,3 +234,28 @@ describe("status", () => {
     expect(page).not.toContain("sk-very-secret-value");
   });
 });
+
+describe("home, opened from another site", () => {
+  test("cards that cost credits are not run, so a link elsewhere cannot spend them; opened here, they are", async () => {
+    const metered = await startFront(fixture.url, { HEARTH_METER_ACCOUNTS: "all" });
+    try {
+      const cy = await signUp(metered.url, "cyd");
+      await metered.grant("cyd", 10);
+      expect((await postForm(metered.url, "/home/place", cy, { csrf: cy.csrf, place: "51.5012, -0.1246" })).status).toBe(303);
+      const balance = async () => (await metered.call("credits/balance", {}, { headers: { cookie: cy.cookie } })).body.result.balance as number;
+      const open = (site: string) => fetch(`${metered.url}/`, { headers: { cookie: cy.cookie, "sec-fetch-site": site, "sec-fetch-mode": "navigate" } }).then(text);
+
+      const away = await open("cross-site");
+      expect(away).not.toContain('aria-labelledby="card-weather"');
+      expect(away).toContain("opened from another site");
+      expect(await balance()).toBe(10);
+
+      const here = await open("none");
+      expect(here).toContain('aria-labelledby="card-weather"');
+      expect(await balance()).toBeLessThan(10);
+    } finally {
+      await settle(metered.rt);
+      await metered.stop();
+    }
+  });
+});

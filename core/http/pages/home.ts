@@ -96,7 +96,11 @@ function paysNote(rt: Runtime, s: Session): string {
 
 async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { message: string; status: number; typed?: string }): Promise<Response> {
   const prefs = prefsOf(rt, s.account.id);
-  const { cards, skipped } = await gatherCards(rt, sessionCaller(s), prefs, new URL(req.url).origin);
+  // A link on another site can open this page in a signed-in browser: its cards may read, but not spend.
+  const caller = sessionCaller(s);
+  const site = req.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") caller.ambient = true;
+  const { cards, skipped } = await gatherCards(rt, caller, prefs, new URL(req.url).origin);
   const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}

@@ -271,6 +271,7 @@ export async function gatherCards(rt: Runtime, caller: Caller, prefs: Prefs, bas
       } catch (e) {
         if (e instanceof Late) return { service: s.service, title: s.title, reason: e.message };
         const err = asHearthError(e);
+        if (caller.ambient && err.kind === "forbidden") return { service: s.service, title: s.title, reason: "it costs credits, and this page was opened from another site: reload it to see this card" };
         if (err.kind === "internal") rt.log.error("home card failed", { service: s.service, error: String((e as Error)?.stack ?? e) });
         return { service: s.service, title: s.title, reason: err.message };
       }
