@@ -4,6 +4,8 @@
 // and a request from another origin is never identified by the cookie (see
 // identifySession), so a page cannot borrow a signed-in person's session.
 
+import { withHeaders } from "./respond.ts";
+
 /** On every API and /mcp answer: any origin may read it, and the headers a client acts on. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
@@ -31,18 +33,11 @@ export function preflight(methods: string): Response {
   });
 }
 
-/** The same answer with CORS_HEADERS, copied once if its headers cannot be changed. */
+const CORS_ENTRIES = Object.entries(CORS_HEADERS);
+
+/** The same answer with CORS_HEADERS. */
 export function withCors(res: Response): Response {
-  let out = res;
-  for (const [k, v] of Object.entries(CORS_HEADERS)) {
-    try {
-      out.headers.set(k, v);
-    } catch {
-      out = new Response(out.body, out);
-      out.headers.set(k, v);
-    }
-  }
-  return out;
+  return withHeaders(res, CORS_ENTRIES);
 }
 
 /**

@@ -24,3 +24,22 @@ export function errorResponse(e: unknown, requestId: string, extraHeaders?: Reco
 }
 
 export { HearthError };
+
+/**
+ * Sets headers on an answer, copying it once if its headers cannot be changed
+ * (redirects and passed-through fetches have immutable ones). With `keep`,
+ * a header the answer already has is left as it is.
+ */
+export function withHeaders(res: Response, entries: Iterable<readonly [string, string]>, keep = false): Response {
+  let out = res;
+  for (const [k, v] of entries) {
+    if (keep && out.headers.has(k)) continue;
+    try {
+      out.headers.set(k, v);
+    } catch {
+      out = new Response(out.body, out);
+      out.headers.set(k, v);
+    }
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { hostGuard } from "./host.ts";
-import { SECURITY_HEADERS } from "./respond.ts";
+import { SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
@@ -21,19 +21,7 @@ export interface Listening {
 const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 function secured(res: Response | undefined): Response | undefined {
-  if (!res) return res;
-  let out = res;
-  for (const [k, v] of SECURITY_ENTRIES) {
-    if (out.headers.has(k)) continue;
-    try {
-      out.headers.set(k, v);
-    } catch {
-      // Some responses (redirects, passed-through fetches) have immutable headers: copy once.
-      out = new Response(out.body, out);
-      out.headers.set(k, v);
-    }
-  }
-  return out;
+  return res && withHeaders(res, SECURITY_ENTRIES, true);
 }
 
 /**
