@@ -2,14 +2,14 @@
 // Content-Security-Policy, posts with the session's CSRF token, shows the
 // answer as it streams, and continues the same conversation on the next send.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { signUp } from "../auth/people.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the agent page's browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 let ai: OpenAiFixture;
@@ -20,8 +20,7 @@ beforeAll(async () => {
   if (!present) return;
   ai = await startOpenAiFixture();
   h = await startHearth({ env: { AI_BASE_URL: ai.base, AI_MODEL: "m", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AGENT_WORKER: "off", HEARTH_SIGNUP: "open", HEARTH_METERING: "off" } });
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   if (!present) return;

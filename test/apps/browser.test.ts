@@ -4,13 +4,13 @@
 // a published snippet runs as a module.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import dgram from "node:dgram";
-import { existsSync } from "node:fs";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { FRAME_CSP } from "../../plugins/apps/pages.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the apps browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 let h: Hearth;
@@ -39,13 +39,8 @@ async function signUp(page: Page, username: string) {
 
 beforeAll(async () => {
   if (!present) return;
-  const { chromium } = await import("playwright-core");
   h = await startHearth({ env: { HEARTH_SIGNUP: "open" } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 // Signing up takes a browser round trip, longer than a hook may take on a busy machine, so the first test does it.

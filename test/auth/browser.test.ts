@@ -2,12 +2,12 @@
 // token scoped to notes, read it off the page, use it with fetch, revoke it,
 // and see the next call refused.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { startHearth, type Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 let h: Hearth;
@@ -15,13 +15,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!present) return;
-  const { chromium } = await import("playwright-core");
   h = await startHearth();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -4,16 +4,17 @@
 // from outside the instance, and leave screenshots of each page at a phone's
 // and a desktop's width in test/artifacts/ to be looked at.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createRequire } from "node:module";
 import { settle } from "../../core/upstream/index.ts";
 import type { Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 import { startFront, startProviders } from "./instance.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the front-door browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
@@ -29,13 +30,8 @@ const outside: string[] = [];
 
 beforeAll(async () => {
   if (!present) return;
-  const { chromium } = await import("playwright-core");
   h = await startFront(fixture.url, { HEARTH_METERING: "off" });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: WIDTHS.desktop });
   const own = new URL(h.url).origin;
   await context.route("**/*", (route) => {

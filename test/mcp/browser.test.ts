@@ -2,13 +2,14 @@
 // page shell as the other pages (site header, light and dark), nothing wider
 // than the screen, and the instance's icon. Screenshots go to test/artifacts/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startHearth, type Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the /mcp page browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
@@ -20,8 +21,7 @@ let browser: Browser;
 beforeAll(async () => {
   h = await startHearth();
   if (!present) return;
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 30_000);
 

@@ -3,13 +3,13 @@
 // and MCP all pass the browser's CORS checks; the instance's session cookie,
 // which the browser sends along, identifies no one from there.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { startSession } from "../../core/auth/sessions.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
-const present = existsSync(CHROMIUM);
+const present = chromiumPresent;
 if (!present) console.log(`skipping the browser test: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 let h: Hearth;
@@ -20,7 +20,6 @@ const logger = { info: () => {}, warn: () => {}, error: () => {}, line: (d: Reco
 
 beforeAll(async () => {
   if (!present) return;
-  const { chromium } = await import("playwright-core");
   h = await startHearth({
     logger,
     env: {
@@ -31,11 +30,7 @@ beforeAll(async () => {
     },
   });
   elsewhere = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>elsewhere</title><p>another site", { headers: { "content-type": "text/html" } }) });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
