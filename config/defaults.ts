@@ -14,6 +14,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs, created when first needed; a relative path is taken from Hearth's folder (the checkout, or the folder holding the binary), so the server and the CLI use the same one wherever they are started." },
   HEARTH_PLUGINS: { default: "", description: "Colon-separated folders of drop-in plugins, loaded at start." },
   HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
+  HEARTH_TZ: { default: "", description: "IANA time zone of the people this instance serves (Europe/London); empty: the TZ variable when it names one. A repeating event given in this zone's offset keeps its local time across daylight-saving changes; other offsets stay fixed." },
   HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },
   HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
   HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
