@@ -55,7 +55,7 @@ async function sharedWanted(req: Request): Promise<boolean> {
 
 export default definePlugin({
   name: "files",
-  description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link.",
+  description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link. File managers mount them as a WebDAV drive at /files/dav/.",
   needs: ["db", "blobs", "call", "writes"],
   config: {
     HEARTH_FILES_MAX_BYTES: {
