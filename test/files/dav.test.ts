@@ -140,6 +140,49 @@ describe("the webdav client drives files", () => {
   });
 });
 
+describe("malformed requests are refused with a 4xx saying why, never a 500", () => {
+  test("HEAD gives the headers of a file", async () => {
+    const res = await raw("HEAD", "/notes.txt");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-length")).toBe("5");
+  });
+
+  test.each([
+    ["PROPFIND without a finite Depth", "PROPFIND", "/", {}, undefined, 403],
+    ["PROPFIND of nothing", "PROPFIND", "/nothing-here", { depth: "0" }, undefined, 404],
+    ["MOVE without a Destination", "MOVE", "/notes.txt", {}, undefined, 400],
+    ["MOVE to another server", "MOVE", "/notes.txt", { destination: "http://elsewhere.example/files/dav/x" }, undefined, 502],
+    ["MOVE outside the drive", "MOVE", "/notes.txt", { destination: "/api/v1/x" }, undefined, 502],
+    ["MOVE to a name with a control character", "MOVE", "/notes.txt", { destination: "/files/dav/a%07b" }, undefined, 400],
+    ["a path that is not UTF-8", "GET", "/%C3%28", {}, undefined, 400],
+    ["a name of dots", "DELETE", "/.../notes.txt", {}, undefined, 400],
+    ["MKCOL with a body", "MKCOL", "/withbody", {}, "<x/>", 415],
+    ["MKCOL where a file is", "MKCOL", "/notes.txt", {}, undefined, 405],
+    ["a folder inside itself", "MOVE", "/Box", { destination: "/files/dav/Box/Inner" }, undefined, 409],
+    ["LOCK with a body that is not a lockinfo", "LOCK", "/notes.txt", {}, "<nonsense/>", 400],
+    ["LOCK refresh without a token", "LOCK", "/notes.txt", {}, undefined, 412],
+    ["UNLOCK without a Lock-Token", "UNLOCK", "/notes.txt", {}, undefined, 400],
+    ["UNLOCK with a token that holds nothing", "UNLOCK", "/notes.txt", { "lock-token": "<opaquelocktoken:nope>" }, undefined, 409],
+    ["DELETE of the top folder", "DELETE", "/", {}, undefined, 403],
+    ["a verb WebDAV does not have", "PATCH", "/notes.txt", {}, "x", 405],
+  ] as [string, string, string, Record<string, string>, string | undefined, number][])("%s", async (_what, method, path, headers, body, status) => {
+    if (!(await dav.exists("/Box"))) await dav.createDirectory("/Box");
+    const res = await raw(method, path, { headers, body });
+    expect(res.status).toBe(status);
+    expect((await res.text()).length).toBeGreaterThan(0);
+    expect(await dav.getFileContents("/notes.txt", { format: "text" })).toBe("free\n");
+  });
+
+  test("a lock on a folder holds what is in it", async () => {
+    const lock = await dav.lock("/Box");
+    expect((await raw("PUT", "/Box/inside.txt", { body: "x" })).status).toBe(423);
+    expect((await raw("PUT", "/Box/inside.txt", { body: "x", headers: { if: `(<${lock.token}>)` } })).status).toBe(201);
+    expect((await raw("DELETE", "/Box")).status).toBe(423);
+    await dav.unlock("/Box", lock.token);
+    expect((await raw("DELETE", "/Box")).status).toBe(204);
+  });
+});
+
 describe("app passwords", () => {
   test("no credentials: 401 asking for Basic", async () => {
     const res = await fetch(`${h.url}/files/dav/`, { method: "PROPFIND", headers: { depth: "1" } });
