@@ -26,3 +26,53 @@ export function eventZone(e: { tz: string | null }): string | null {
 export function eventOffsetAt(e: { tz: string | null; offset: number }, at: number): number {
   return e.tz ? zoneOffset(e.tz, at) : e.offset;
 }
+
+const DAY = 86_400_000;
+const p2 = (n: number) => String(n).padStart(2, "0");
+const icsOffset = (offset: number) => `${offset < 0 ? "-" : "+"}${p2(Math.floor(Math.abs(offset) / 60))}${p2(Math.abs(offset) % 60)}`;
+const icsLocal = (at: number, offset: number) => {
+  const d = new Date(at + offset * 60_000);
+  return `${d.getUTCFullYear()}${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())}T${p2(d.getUTCHours())}${p2(d.getUTCMinutes())}${p2(d.getUTCSeconds())}`;
+};
+
+/** The instants in [from, to) at which the zone's clocks change, to the minute, with the offsets either side. */
+export function zoneChanges(tz: string, from: number, to: number): { at: number; before: number; after: number }[] {
+  const out: { at: number; before: number; after: number }[] = [];
+  let t = from;
+  let offset = zoneOffset(tz, t);
+  while (t < to) {
+    const next = Math.min(t + DAY, to);
+    const o = zoneOffset(tz, next);
+    if (o !== offset) {
+      // The change is within this day: narrow it to the minute.
+      let lo = t;
+      let hi = next;
+      while (hi - lo > 60_000) {
+        const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+        if (zoneOffset(tz, mid) === offset) lo = mid;
+        else hi = mid;
+      }
+      out.push({ at: hi, before: offset, after: o });
+      offset = o;
+    }
+    t = next;
+  }
+  return out;
+}
+
+/**
+ * An iCalendar VTIMEZONE for an IANA zone, listing its clock changes between
+ * two instants, so a calendar expands repeats in the zone as the scheduler
+ * fires them (RFC 5545 3.6.5: each observance starts at its local time in the
+ * offset it changes from).
+ */
+export function vtimezone(tz: string, from: number, to: number): string[] {
+  const first = zoneOffset(tz, from);
+  const lines = ["BEGIN:VTIMEZONE", `TZID:${tz}`, "BEGIN:STANDARD", `DTSTART:${icsLocal(from, first)}`, `TZOFFSETFROM:${icsOffset(first)}`, `TZOFFSETTO:${icsOffset(first)}`, "END:STANDARD"];
+  for (const c of zoneChanges(tz, from, to)) {
+    const kind = c.after > c.before ? "DAYLIGHT" : "STANDARD";
+    lines.push(`BEGIN:${kind}`, `DTSTART:${icsLocal(c.at, c.before)}`, `TZOFFSETFROM:${icsOffset(c.before)}`, `TZOFFSETTO:${icsOffset(c.after)}`, `END:${kind}`);
+  }
+  lines.push("END:VTIMEZONE");
+  return lines;
+}

@@ -2,6 +2,7 @@
 // at 09:00 local on both sides of the spring and autumn clock changes, while a
 // time given in another offset (or in Z) keeps that fixed offset.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import ICAL from "ical.js";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { eventZone } from "../../plugins/events/zone.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -68,5 +69,20 @@ describe("repeats in the instance's zone (HEARTH_TZ=Europe/London)", () => {
     expect((await listed(india.id)).next).toBe("2027-03-30T09:00:00+05:30");
     expect((await listed(utc.id)).next).toBe("2027-03-30T09:00:00Z");
     expect(h.rt.store.reader.query("SELECT 1 FROM events_events WHERE tz IS NULL").all().length).toBeGreaterThanOrEqual(2);
+  });
+
+  test("the calendar feed gives the zone, so a subscribed calendar shows the same local times", async () => {
+    clock.set("2027-03-20T12:00:00Z");
+    const ev = (await h.call("events/create", { title: "Pills", when: "2027-03-26T21:00:00+00:00", repeat: "daily" }, { token: alice })).body.result;
+    const feed = await fetch(`${h.url}/events/feed`, { method: "POST", headers: { authorization: `Bearer ${alice}` } });
+    const text = await (await fetch(((await feed.json()) as { result: { url: string } }).result.url)).text();
+    expect(text).toContain("TZID:Europe/London");
+    const cal = new ICAL.Component(ICAL.parse(text));
+    for (const tz of cal.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(tz);
+    const v = cal.getAllSubcomponents("vevent").map((c) => new ICAL.Event(c)).find((e) => e.uid.startsWith(ev.id))!;
+    const it = v.iterator();
+    const shown: string[] = [];
+    for (let next = it.next(); next && shown.length < 4; next = it.next()) shown.push(next.toJSDate().toISOString());
+    expect(shown).toEqual(["2027-03-26T21:00:00.000Z", "2027-03-27T21:00:00.000Z", "2027-03-28T20:00:00.000Z", "2027-03-29T20:00:00.000Z"]);
   });
 });
