@@ -186,10 +186,16 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
 
 /** A page or endpoint outside /api/v1 that a plugin serves (public pages, feeds, webhooks, live streams). */
 export interface RouteDef {
-  method: "GET" | "POST";
-  /** Elysia path pattern; must start with "/<service>" (e.g. "/blog/feed.xml", "/docs/:id"). */
+  /**
+   * "*" answers every verb, for a protocol of its own (WebDAV's PROPFIND, PUT,
+   * MKCOL, ...): the handler reads the body itself and gets read access, making
+   * its writes through ctx.call (the same dispatch as the API) or ctx.writes,
+   * and a token scoped to other services is refused with 403 as on the API.
+   */
+  method: "GET" | "POST" | "*";
+  /** Elysia path pattern; must start with "/<service>" (e.g. "/blog/feed.xml", "/docs/:id", "/files/dav/*"). */
   path: string;
-  /** GET routes get read access; POST routes run in one write transaction. The caller is identified as for the API. */
+  /** GET and "*" routes get read access; POST routes run in one write transaction. The caller is identified as for the API. */
   run: (req: Request, ctx: Ctx & { params: Record<string, string> }) => Response | Promise<Response>;
 }
 

@@ -85,7 +85,7 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
   if (m.routes !== undefined) {
     if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
     (m.routes as Record<string, unknown>[]).forEach((r, i) => {
-      if (r?.method !== "GET" && r?.method !== "POST") fail(`routes[${i}].method`, 'must be "GET" or "POST"');
+      if (r?.method !== "GET" && r?.method !== "POST" && r?.method !== "*") fail(`routes[${i}].method`, 'must be "GET", "POST" or "*"');
       const path = r.path as string;
       if (typeof r.path !== "string" || !(path === `/${m.name}` || path.startsWith(`/${m.name}/`) || path.startsWith(`/${m.name}.`)))
         fail(`routes[${i}].path`, `must start with "/${m.name}"`);

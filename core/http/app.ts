@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { asHearthError, HearthError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
-import { withinScope } from "../auth/tokens.ts";
+import { assertScope, withinScope } from "../auth/tokens.ts";
 import { newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
 import { readBody } from "./body.ts";
@@ -46,21 +46,25 @@ export function createApp(rt: Runtime): App {
       const handler = route(async (c) => {
         const rid = crypto.randomUUID();
         try {
-          const caller = withinScope(await identify(rt, c.request, clientAddress(c)), p.def.name);
+          const identified = await identify(rt, c.request, clientAddress(c));
+          // A protocol route is the service itself, as its API methods are: a token scoped elsewhere is refused.
+          if (r.method === "*" && (identified.via === "token" || identified.via === "session")) assertScope(identified, p.def.name);
+          const caller = withinScope(identified, p.def.name);
           // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
           const request = r.method === "POST" ? await buffered(rt, c.request) : c.request;
           const go = () => {
-            const ctx = rt.makeCtx(p.def.name, r.method === "GET" ? "read" : "write", newCall(caller, { id: rid }), r.path, new URL(request.url).origin);
+            const ctx = rt.makeCtx(p.def.name, r.method === "POST" ? "write" : "read", newCall(caller, { id: rid }), r.path, new URL(request.url).origin);
             return r.run(request, Object.assign(ctx, { params: c.params }));
           };
-          return await (r.method === "GET" ? go() : rt.store.write(go));
+          return await (r.method === "POST" ? rt.store.write(go) : go());
         } catch (e) {
           if (asHearthError(e).kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });
           return errorResponse(e, rid);
         }
       });
       if (r.method === "GET") app.get(r.path, handler);
-      else app.post(r.path, handler, { parse: "none" });
+      else if (r.method === "POST") app.post(r.path, handler, { parse: "none" });
+      else app.all(r.path, handler, { parse: "none" });
     }
   }
   for (const m of mounts) m(app, rt);

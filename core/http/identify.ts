@@ -2,20 +2,52 @@
 // either answers with a caller, declines (null), or refuses (throws).
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
-import { unauthenticated } from "../errors.ts";
+import { HearthError, unauthenticated } from "../errors.ts";
 
 export type Identifier = (rt: Runtime, req: Request, address: string) => Caller | null | Promise<Caller | null>;
 
+/** What a client that cannot send a bearer token (a file manager, a phone's account settings) is asked for. */
+export const BASIC_CHALLENGE = 'Basic realm="Hearth", charset="UTF-8"';
+
+const refuseBasic = (message: string) => new HearthError("unauthenticated", message, { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
+
+/**
+ * Basic auth for clients that only speak it (WebDAV drives, calendar and
+ * contact apps): the password is a Hearth token (an app password), and the
+ * user name must be its account's, so a token pasted under the wrong name
+ * is refused rather than quietly acting as someone else.
+ */
+const basic: Identifier = (rt, req) => {
+  const h = req.headers.get("authorization");
+  if (!h || !/^Basic\s/i.test(h)) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h);
+  if (!m) throw refuseBasic("the Authorization header must be \"Basic <base64 of user:password>\"");
+  const decoded = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) throw refuseBasic("Basic credentials must be user:password, with a Hearth token as the password");
+  const username = decoded.slice(0, colon);
+  let caller: Caller;
+  try {
+    caller = rt.tokens.identify(decoded.slice(colon + 1), rt.clock.now().getTime());
+  } catch (e) {
+    if (!(e instanceof HearthError) || e.kind !== "unauthenticated") throw e;
+    throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
+  }
+  if (caller.account?.username.toLowerCase() !== username.trim().toLowerCase())
+    throw refuseBasic("the user name is not the account this token belongs to");
+  return caller;
+};
+
 const bearer: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
-  if (!h) return null;
+  if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
   return rt.tokens.identify(m[1], rt.clock.now().getTime());
 };
 
 /** Identifiers in order; the sessions module adds its own. */
-export const identifiers: Identifier[] = [bearer];
+export const identifiers: Identifier[] = [bearer, basic];
 
 /**
  * What a request carries beside who is calling, added to the identified

@@ -17,7 +17,7 @@ export interface Schedule {
    * caller and limited to its scopes (or the scopes given). Returns the first
    * firing time (ms), or null when nothing will fire.
    */
-  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; scopes?: "*" | string[] }): number | null;
+  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): number | null;
   /** Cancels the schedule `ref`; false when there was none. */
   remove(ref: string): boolean;
   /** The next unclaimed firing (ms), null when none is left, undefined when `ref` is not scheduled. */

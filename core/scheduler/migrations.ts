@@ -4,8 +4,9 @@ import type { MigrationSet } from "../db/migrate.ts";
 import journal from "./migrations/meta/_journal.json";
 import m0000 from "./migrations/0000_schedule.sql" with { type: "text" };
 import m0001 from "./migrations/0001_collections.sql" with { type: "text" };
+import m0002 from "./migrations/0002_zone.sql" with { type: "text" };
 
 export const schedulerMigrations: MigrationSet = {
   journal,
-  sql: { "0000_schedule": m0000, "0001_collections": m0001 },
+  sql: { "0000_schedule": m0000, "0001_collections": m0001, "0002_zone": m0002 },
 };

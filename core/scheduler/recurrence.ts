@@ -1,6 +1,8 @@
 // Times with a fixed UTC offset, and the arithmetic of repeating schedules.
-// A schedule keeps the wall-clock time of its first occurrence in the offset
-// it was given in, so "daily at 09:00+01:00" stays at 09:00+01:00; a monthly
+// A schedule keeps the wall-clock time of its first occurrence: in its IANA
+// time zone when it has one, so "daily at 09:00 Europe/London" stays at 09:00
+// on both sides of a daylight-saving change; otherwise in the fixed offset it
+// was given in, so "daily at 09:00+01:00" stays at 09:00+01:00. A monthly
 // schedule on the 29th-31st falls on the last day of shorter months.
 
 export const REPEATS = ["hourly", "daily", "weekly", "monthly"] as const;
@@ -11,6 +13,8 @@ export interface Recurrence {
   start: number;
   offset: number;
   repeat: Repeat | null;
+  /** IANA zone whose local time daily, weekly and monthly repeats keep; absent or null: the fixed offset. Hourly repeats are a fixed hour apart either way. */
+  tz?: string | null;
 }
 
 const HOUR = 3_600_000;
@@ -19,7 +23,8 @@ const fixedPeriod: Record<Exclude<Repeat, "monthly">, number> = { hourly: HOUR, 
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
-export type ParsedTime = { ok: true; at: number; offset: number } | { ok: false; reason: string };
+/** `zulu`: the time was written with "Z", which names UTC itself rather than a local offset. */
+export type ParsedTime = { ok: true; at: number; offset: number; zulu: boolean } | { ok: false; reason: string };
 
 const daysIn = (year: number, month0: number) => new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
 
@@ -48,7 +53,51 @@ export function parseTime(text: string): ParsedTime {
     offset = (z[0] === "-" ? -1 : 1) * (oh * 60 + om);
   }
   const at = Date.UTC(year, month - 1, day, hour, minute, second) - offset * 60_000;
-  return { ok: true, at, offset };
+  return { ok: true, at, offset, zulu: z === "Z" || z === "z" };
+}
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+function zoneFormat(tz: string): Intl.DateTimeFormat {
+  let f = zoneFormats.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
+    zoneFormats.set(tz, f);
+  }
+  return f;
+}
+
+/** The IANA zone's canonical name when the runtime knows it (Europe/London), else null. */
+export function validZone(name: string | undefined | null): string | null {
+  const n = name?.trim();
+  if (!n) return null;
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: n }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** Minutes east of UTC that the zone's clocks show at an instant. */
+export function zoneOffset(tz: string, at: number): number {
+  const parts: Record<string, number> = {};
+  for (const p of zoneFormat(tz).formatToParts(new Date(at))) if (p.type !== "literal") parts[p.type] = Number(p.value);
+  const local = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return Math.round((local - Math.floor(at / 1000) * 1000) / 60_000);
+}
+
+/**
+ * The instant the zone's clocks show a wall-clock time (given as UTC fields).
+ * A time the clocks skip (a spring-forward gap) comes out the gap's length
+ * later; a time they show twice is taken at its first showing.
+ */
+export function fromZoneLocal(tz: string, local: number): number {
+  // The offsets a day either side: a zone changes its clocks at most once in between.
+  const before = local - zoneOffset(tz, local - DAY) * 60_000;
+  const after = local - zoneOffset(tz, local + DAY) * 60_000;
+  const shows = (at: number) => at + zoneOffset(tz, at) * 60_000 === local;
+  const found = [before, after].filter(shows);
+  // In a gap neither instant shows the time: the offset before the change pushes it forward by the gap.
+  return found.length ? Math.min(...found) : before;
 }
 
 /** Formats an instant as RFC 3339 in the given offset ("Z" for UTC). */
@@ -69,34 +118,52 @@ export function wallClock(at: number, offset: number): Date {
 /** The k-th occurrence (k >= 0) of a schedule. */
 export function occurrence(r: Recurrence, k: number): number {
   if (k === 0 || r.repeat === null) return r.start;
-  if (r.repeat !== "monthly") return r.start + k * fixedPeriod[r.repeat];
-  const w = wallClock(r.start, r.offset);
-  const months = w.getUTCMonth() + k;
-  const year = w.getUTCFullYear() + Math.floor(months / 12);
-  const month = ((months % 12) + 12) % 12;
-  const day = Math.min(w.getUTCDate(), daysIn(year, month));
-  const timeOfDay = r.start + r.offset * 60_000 - Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), w.getUTCDate());
-  return Date.UTC(year, month, day) + timeOfDay - r.offset * 60_000;
+  if (r.repeat === "hourly") return r.start + k * HOUR;
+  const zoned = r.tz ? r.tz : null;
+  // Wall-clock arithmetic on the start's local time, then back to an instant in the zone (or the fixed offset).
+  const offset = zoned ? zoneOffset(zoned, r.start) : r.offset;
+  const local = r.start + offset * 60_000;
+  let at: number;
+  if (r.repeat !== "monthly") at = local + k * fixedPeriod[r.repeat];
+  else {
+    const w = new Date(local);
+    const months = w.getUTCMonth() + k;
+    const year = w.getUTCFullYear() + Math.floor(months / 12);
+    const month = ((months % 12) + 12) % 12;
+    const day = Math.min(w.getUTCDate(), daysIn(year, month));
+    at = Date.UTC(year, month, day) + (local - Date.UTC(w.getUTCFullYear(), w.getUTCMonth(), w.getUTCDate()));
+  }
+  return zoned ? fromZoneLocal(zoned, at) : at - offset * 60_000;
+}
+
+/** Moves an estimated index to the first occurrence at or after t. */
+function settle(r: Recurrence, t: number, estimate: number): number {
+  let k = Math.max(0, estimate);
+  while (k > 0 && occurrence(r, k - 1) >= t) k--;
+  while (occurrence(r, k) < t) k++;
+  return k;
 }
 
 /** Index of the first occurrence at or after t; null when a one-off is already past. */
 export function indexAtOrAfter(r: Recurrence, t: number): number | null {
   if (t <= r.start) return 0;
   if (r.repeat === null) return null;
-  if (r.repeat !== "monthly") return Math.ceil((t - r.start) / fixedPeriod[r.repeat]);
+  if (r.repeat !== "monthly") {
+    const k = Math.ceil((t - r.start) / fixedPeriod[r.repeat]);
+    // In a zone, days are 23 or 25 hours long across a change: the estimate is then off by one either way.
+    return r.tz && r.repeat !== "hourly" ? settle(r, t, k) : k;
+  }
   const a = wallClock(r.start, r.offset);
   const b = wallClock(t, r.offset);
   // The month difference is right or one too many; step to the exact index.
-  let k = Math.max(0, (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() - 1);
-  while (occurrence(r, k) < t) k++;
-  return k;
+  return settle(r, t, (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() - 1);
 }
 
 /** Index of the last occurrence at or before t; null when none has happened yet. */
 export function indexAtOrBefore(r: Recurrence, t: number): number | null {
   if (t < r.start) return null;
   if (r.repeat === null) return 0;
-  if (r.repeat !== "monthly") return Math.floor((t - r.start) / fixedPeriod[r.repeat]);
+  if (r.repeat === "hourly" || (r.repeat !== "monthly" && !r.tz)) return Math.floor((t - r.start) / fixedPeriod[r.repeat]);
   const k = indexAtOrAfter(r, t)!;
   return occurrence(r, k) === t ? k : k - 1;
 }

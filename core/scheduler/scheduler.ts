@@ -83,6 +83,7 @@ interface JobRow {
   start: number;
   offset: number;
   repeat: Repeat | null;
+  tz: string | null;
   next_due: number;
 }
 
@@ -149,17 +150,17 @@ export class Scheduler {
    * the first firing: the first occurrence not older than the service's grace
    * window, so "remind me now" still fires; null when nothing is left.
    */
-  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; scopes?: "*" | string[] }): number | null {
+  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): number | null {
     this.ensure();
     const now = this.rt.clock.now().getTime();
     const grace = this.handlers.get(service)?.grace ?? 0;
     const next = nextAtOrAfter(job, now - grace);
     const scopes = job.scopes ?? caller.scopes;
     this.rt.store.writer.run(
-      `INSERT INTO schedule_jobs (service, ref, owner, scopes, start, offset, repeat, next_due, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO schedule_jobs (service, ref, owner, scopes, start, offset, repeat, tz, next_due, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (service, ref) DO UPDATE SET owner = excluded.owner, scopes = excluded.scopes, start = excluded.start,
-         offset = excluded.offset, repeat = excluded.repeat, next_due = excluded.next_due`,
-      [service, job.ref, caller.account?.id ?? null, scopes === "*" ? "*" : JSON.stringify(scopes), job.start, job.offset, job.repeat, next, now],
+         offset = excluded.offset, repeat = excluded.repeat, tz = excluded.tz, next_due = excluded.next_due`,
+      [service, job.ref, caller.account?.id ?? null, scopes === "*" ? "*" : JSON.stringify(scopes), job.start, job.offset, job.repeat, job.tz ?? null, next, now],
     );
     // The timer may go off before this transaction commits; that wake then claims through the
     // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
@@ -287,7 +288,7 @@ export class Scheduler {
     const s = this.services();
     const due = w
       .query<JobRow, (string | number)[]>(
-        `SELECT service, ref, owner, scopes, start, offset, repeat, next_due FROM schedule_jobs
+        `SELECT service, ref, owner, scopes, start, offset, repeat, tz, next_due FROM schedule_jobs
          WHERE next_due IS NOT NULL AND next_due <= ? AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT ${BATCH}`,
       )
       .all(now, ...s);
@@ -297,7 +298,7 @@ export class Scheduler {
     const advance = w.prepare<unknown, [number | null, string, string]>("UPDATE schedule_jobs SET next_due = ? WHERE service = ? AND ref = ?");
     const claims: Claim[] = [];
     for (const job of due) {
-      const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat };
+      const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz };
       const grace = this.handlers.get(job.service)!.grace;
       const first = indexAtOrAfter(r, job.next_due) ?? 0;
       const last = Math.max(first, indexAtOrBefore(r, now) ?? first);

@@ -19,6 +19,8 @@ export const scheduleJobs = sqliteTable(
     offset: integer("offset").notNull(),
     /** hourly, daily, weekly, monthly; null fires once. */
     repeat: text("repeat"),
+    /** IANA zone whose local time the repeats keep across daylight-saving changes; null: the fixed offset. */
+    tz: text("tz"),
     /** The next firing not yet claimed; null when nothing is left to fire. */
     nextDue: integer("next_due"),
     created: integer("created").notNull(),

@@ -6,6 +6,7 @@ import { eq } from "drizzle-orm";
 import { asHearthError } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import { formatTime } from "../../core/scheduler/recurrence.ts";
+import { eventOffsetAt } from "./zone.ts";
 import type { Firing } from "../../core/scheduler/index.ts";
 import { events } from "./schema.ts";
 
@@ -40,7 +41,7 @@ export async function fireEvent(f: Firing, ctx: Ctx) {
   const ev = ctx.db.select().from(events).where(eq(events.id, f.ref)).get();
   if (!ev) return { skipped: "the event was deleted before it fired" };
   const owner = ctx.account;
-  const at = formatTime(f.due.getTime(), ev.offset);
+  const at = formatTime(f.due.getTime(), eventOffsetAt(ev, f.due.getTime()));
   // A title may hold line breaks; a subject line may not.
   const title = ev.title.replace(/\s*[\r\n]+\s*/g, " ");
   const lines = [ev.title, `When: ${at} for ${ev.minutes} minutes${ev.repeat ? `, repeating ${ev.repeat}` : ""}`];

@@ -1,13 +1,16 @@
-// The iCalendar (RFC 5545) feed of an account's events. Each event keeps its
-// own fixed UTC offset as a VTIMEZONE, so repeats expand on the same
-// wall-clock time and month days the scheduler fires on.
+// The iCalendar (RFC 5545) feed of an account's events. Each event is given
+// in its zone (with the zone's clock changes as a VTIMEZONE) or its own fixed
+// UTC offset, so repeats expand on the same local time and month days the
+// scheduler fires on.
 import { occurrence, wallClock } from "../../core/scheduler/recurrence.ts";
 import type { events } from "./schema.ts";
+import { eventOffsetAt, vtimezone } from "./zone.ts";
 
 type Row = typeof events.$inferSelect;
 
 /** Februaries listed ahead of now for monthly events on the 29th or 30th; the feed is rebuilt on every fetch. */
 const RDATE_YEARS = 10;
+const YEAR = 366 * 86_400_000;
 
 const p2 = (n: number) => String(n).padStart(2, "0");
 
@@ -47,8 +50,9 @@ function stamp(at: number, offset: number): string {
   return `${d.getUTCFullYear()}${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())}T${p2(d.getUTCHours())}${p2(d.getUTCMinutes())}${p2(d.getUTCSeconds())}`;
 }
 
-function dateTime(name: string, at: number, offset: number): string {
-  return offset === 0 ? `${name}:${stamp(at, 0)}Z` : `${name};TZID=${tzid(offset)}:${stamp(at, offset)}`;
+function dateTime(name: string, at: number, e: Row): string {
+  if (e.tz) return `${name};TZID=${e.tz}:${stamp(at, eventOffsetAt(e, at))}`;
+  return e.offset === 0 ? `${name}:${stamp(at, 0)}Z` : `${name};TZID=${tzid(e.offset)}:${stamp(at, e.offset)}`;
 }
 
 /**
@@ -64,21 +68,29 @@ function repeatLines(e: Row, now: number): string[] {
   const day = w.getUTCDate();
   if (day <= 28) return [`RRULE:FREQ=MONTHLY;BYMONTHDAY=${day}`];
   if (day === 31) return ["RRULE:FREQ=MONTHLY;BYMONTHDAY=-1"];
-  const r = { start: e.start, offset: e.offset, repeat: e.repeat };
+  const r = { start: e.start, offset: e.offset, repeat: e.repeat, tz: e.tz };
   const dates: string[] = [];
   const lastYear = wallClock(now, e.offset).getUTCFullYear() + RDATE_YEARS;
   for (let y = w.getUTCFullYear(); y <= lastYear; y++) {
     const k = (y - w.getUTCFullYear()) * 12 + 1 - w.getUTCMonth();
-    if (k > 0 && new Date(Date.UTC(y, 2, 0)).getUTCDate() < day) dates.push(stamp(occurrence(r, k), e.offset));
+    if (k > 0 && new Date(Date.UTC(y, 2, 0)).getUTCDate() < day) {
+      const at = occurrence(r, k);
+      dates.push(stamp(at, eventOffsetAt(e, at)));
+    }
   }
   const lines = [`RRULE:FREQ=MONTHLY;BYMONTHDAY=${day}`];
-  if (dates.length) lines.push(e.offset === 0 ? `RDATE:${dates.map((d) => `${d}Z`).join(",")}` : `RDATE;TZID=${tzid(e.offset)}:${dates.join(",")}`);
+  if (dates.length)
+    lines.push(e.tz ? `RDATE;TZID=${e.tz}:${dates.join(",")}` : e.offset === 0 ? `RDATE:${dates.map((d) => `${d}Z`).join(",")}` : `RDATE;TZID=${tzid(e.offset)}:${dates.join(",")}`);
   return lines;
 }
 
 export function renderCalendar(o: { name: string; host: string; events: Row[]; now: number }): string {
   const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Hearth//events//EN", "CALSCALE:GREGORIAN", "METHOD:PUBLISH", `X-WR-CALNAME:${escapeText(o.name)}`];
-  for (const offset of [...new Set(o.events.map((e) => e.offset))].filter((x) => x !== 0).sort((a, b) => a - b)) {
+  // Each zone's clock changes from a year before its first event (at most five years back) to as far ahead as the feed lists dates.
+  const zones = new Map<string, number>();
+  for (const e of o.events) if (e.tz) zones.set(e.tz, Math.min(zones.get(e.tz) ?? Infinity, e.start));
+  for (const [tz, first] of [...zones].sort(([a], [b]) => a.localeCompare(b))) lines.push(...vtimezone(tz, Math.max(first, o.now - 5 * YEAR) - YEAR, o.now + (RDATE_YEARS + 1) * YEAR));
+  for (const offset of [...new Set(o.events.filter((e) => !e.tz).map((e) => e.offset))].filter((x) => x !== 0).sort((a, b) => a - b)) {
     lines.push(
       "BEGIN:VTIMEZONE",
       `TZID:${tzid(offset)}`,
@@ -93,7 +105,7 @@ export function renderCalendar(o: { name: string; host: string; events: Row[]; n
   }
   for (const e of o.events) {
     lines.push("BEGIN:VEVENT", `UID:${e.id}@${o.host}`, `DTSTAMP:${stamp(o.now, 0)}Z`, `CREATED:${stamp(e.created, 0)}Z`);
-    lines.push(dateTime("DTSTART", e.start, e.offset), dateTime("DTEND", e.start + e.minutes * 60_000, e.offset));
+    lines.push(dateTime("DTSTART", e.start, e), dateTime("DTEND", e.start + e.minutes * 60_000, e));
     lines.push(`SUMMARY:${escapeText(e.title)}`);
     if (e.note) lines.push(`DESCRIPTION:${escapeText(e.note)}`);
     lines.push(...repeatLines(e, o.now));

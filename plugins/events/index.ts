@@ -9,6 +9,7 @@ import { fireEvent } from "./fire.ts";
 import { freeSlots, type Interval } from "./free.ts";
 import { renderCalendar } from "./ics.ts";
 import { eventFeeds, events } from "./schema.ts";
+import { eventOffsetAt, zoneOfTime } from "./zone.ts";
 
 type Row = typeof events.$inferSelect;
 
@@ -23,7 +24,9 @@ const Repeat = T.Union(
   { description: "hourly, daily, weekly or monthly; omit for once. Monthly on the 29th-31st falls on the last day of shorter months." },
 );
 
-const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null });
+const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null, tz: e.tz });
+/** An instant in the event's local time: in its zone's offset at that instant, or its fixed offset. */
+const local = (e: Row, at: number) => formatTime(at, eventOffsetAt(e, at));
 
 function time(field: string, text: string) {
   const t = parseTime(text);
@@ -31,11 +34,11 @@ function time(field: string, text: string) {
   return t;
 }
 
-function historyEntry(h: FiringRecord, offset: number) {
-  const entry: Record<string, unknown> = { at: formatTime(h.due, offset), status: h.status };
+function historyEntry(h: FiringRecord, e: Row) {
+  const entry: Record<string, unknown> = { at: local(e, h.due), status: h.status };
   if (h.status === "missed") {
     entry.count = h.count;
-    entry.until = formatTime((h.detail as { last: number }).last, offset);
+    entry.until = local(e, (h.detail as { last: number }).last);
     entry.reason = "the instance was down past the grace window, so this was not replayed late";
   } else if (h.status === "claimed") entry.note = "started, not finished: still running, or the instance stopped mid-firing (a firing is never run twice)";
   else if (h.detail !== null) entry.outcome = h.detail;
@@ -47,14 +50,15 @@ function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean) {
     id: e.id,
     title: e.title,
     when: formatTime(e.start, e.offset),
+    tz: e.tz,
     note: e.note,
     minutes: e.minutes,
     repeat: e.repeat ?? null,
     prompt: e.prompt ?? null,
-    next: next === null ? null : formatTime(next, e.offset),
-    ends: next === null ? null : formatTime(next + e.minutes * MIN, e.offset),
+    next: next === null ? null : local(e, next),
+    ends: next === null ? null : local(e, next + e.minutes * MIN),
   };
-  if (withHistory) out.history = ctx.schedule.history(e.id, HISTORY_SHOWN).map((h) => historyEntry(h, e.offset));
+  if (withHistory) out.history = ctx.schedule.history(e.id, HISTORY_SHOWN).map((h) => historyEntry(h, e));
   return out;
 }
 
@@ -84,7 +88,7 @@ export default definePlugin({
   methods: {
     create: write({
       description:
-        "Schedules a reminder or event at `when` (RFC 3339 with an offset), optionally repeating in that offset's wall-clock time, optionally running `prompt` through the agent when it fires (the answer is mailed to you). Returns the event with its id and next firing time.",
+        "Schedules a reminder or event at `when` (RFC 3339 with an offset), optionally repeating at the same local time: in the instance's time zone (HEARTH_TZ, shown as `tz`) when `when` carries that zone's offset, so daylight-saving changes keep it at that hour; otherwise in the fixed offset given, optionally running `prompt` through the agent when it fires (the answer is mailed to you). Returns the event with its id and next firing time.",
       args: T.Object({
         title: T.String({ minLength: 1, maxLength: 500, description: "What it is." }),
         when: T.String({ minLength: 1, maxLength: 64, description: "Start, RFC 3339 with an offset: 2026-11-21T09:00:00+01:00." }),
@@ -105,13 +109,14 @@ export default definePlugin({
           offset: when.offset,
           minutes: args.minutes ?? 30,
           repeat: args.repeat ?? null,
+          tz: zoneOfTime(ctx.config, when),
           prompt: args.prompt ?? null,
           created: ctx.clock.now().getTime(),
         };
         ctx.db.insert(events).values(row).run();
         // Reminders are mailed to the owner even when the token that made the event was scoped to events alone.
         const scopes = ctx.caller.scopes === "*" ? "*" : [...new Set([...ctx.caller.scopes, "mail"])];
-        const next = ctx.schedule.set({ ref: row.id, start: row.start, offset: row.offset, repeat: row.repeat, scopes });
+        const next = ctx.schedule.set({ ref: row.id, start: row.start, offset: row.offset, repeat: row.repeat, tz: row.tz, scopes });
         return shape(row, next, ctx, false);
       },
     }),

@@ -14,6 +14,8 @@ export const events = sqliteTable(
     minutes: integer("minutes").notNull(),
     /** hourly, daily, weekly, monthly; null: once. */
     repeat: text("repeat", { enum: ["hourly", "daily", "weekly", "monthly"] }),
+    /** IANA zone the event was given in (its offset matched the instance's zone then); repeats keep its local time. Null: the fixed offset. */
+    tz: text("tz"),
     /** Run through the agent at each firing; its answer is mailed to the owner. */
     prompt: text("prompt"),
     created: integer("created").notNull(),

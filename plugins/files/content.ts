@@ -32,3 +32,6 @@ export function typeFor(name: string, given: string | undefined, encoding: "text
 }
 
 export const TYPE_PATTERN = "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(\\s*;\\s*[A-Za-z0-9!#$&^_.+-]+=(\"[^\"]*\"|[A-Za-z0-9!#$&^_.+-]+))*$";
+
+/** A file name: no slashes or control characters (the API's rule for files/put's name, and WebDAV's for a rename). */
+export const NAME_PATTERN = "^[^/\\\\\\u0000-\\u001f\\u007f]+$";

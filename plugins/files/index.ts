@@ -3,9 +3,10 @@ import { desc, eq } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
+import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
 import { files } from "./schema.ts";
 import { serveFile } from "./serve.ts";
+import { DAV_ROOT, serveDav } from "./dav.ts";
 
 type File = typeof files.$inferSelect;
 
@@ -54,8 +55,8 @@ async function sharedWanted(req: Request): Promise<boolean> {
 
 export default definePlugin({
   name: "files",
-  description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link.",
-  needs: ["db", "blobs"],
+  description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link. File managers mount them as a WebDAV drive at /files/dav/.",
+  needs: ["db", "blobs", "call", "writes"],
   config: {
     HEARTH_FILES_MAX_BYTES: {
       default: String(DEFAULT_MAX),
@@ -69,7 +70,7 @@ export default definePlugin({
       description:
         'Stores a file and returns its URL, which opens it for its owner only (POST <url>/share makes a link for anyone; {"shared": false} withdraws it). `content` is text, or base64 when `encoding` is "base64"; `type` is guessed from the name when omitted. Size capped by HEARTH_FILES_MAX_BYTES (default 25 MiB).',
       args: T.Object({
-        name: T.String({ minLength: 1, maxLength: 255, pattern: "^[^/\\\\\\u0000-\\u001f\\u007f]+$", description: "The file name, with its extension; no slashes." }),
+        name: T.String({ minLength: 1, maxLength: 255, pattern: NAME_PATTERN, description: "The file name, with its extension; no slashes." }),
         content: T.String({ description: "The content: plain text, or base64 when encoding is base64." }),
         encoding: T.Optional(T.Literal("base64", { description: '"base64" for binary content; omitted for text.' })),
         type: T.Optional(T.String({ maxLength: 200, pattern: TYPE_PATTERN, description: "Content type, e.g. image/png; guessed from the name when omitted." })),
@@ -131,6 +132,9 @@ export default definePlugin({
     }),
   },
   routes: [
+    // WebDAV, so file managers and phones mount the files as a drive (README: "Sync your phone").
+    { method: "*", path: DAV_ROOT, run: serveDav },
+    { method: "*", path: `${DAV_ROOT}/*`, run: serveDav },
     {
       // Sharing is a page action rather than an API method, so the API stays exactly the published one.
       method: "POST",

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { holdsBlobs } from "../../core/blobs.ts";
 
 export const files = sqliteTable(
@@ -13,10 +13,40 @@ export const files = sqliteTable(
     hash: text("hash").notNull(),
     /** How the content was given, and so how `get` gives it back: "text" or "base64". */
     encoding: text("encoding").notNull(),
+    /** The folder it is in, as a path of names ("Photos/2026"); "" is the top. Folders are seen over WebDAV; the API lists every file. */
+    folder: text("folder").notNull().default(""),
     /** Unguessable token of the public link, when the owner shared the file. */
     share: text("share").unique(),
     created: integer("created").notNull(),
   },
-  (t) => [index("files_owner_created").on(t.owner, t.created), index("files_hash").on(t.hash)],
+  (t) => [index("files_owner_created").on(t.owner, t.created), index("files_hash").on(t.hash), index("files_owner_folder").on(t.owner, t.folder, t.name)],
 );
 holdsBlobs(files.hash);
+
+/** Folders made over WebDAV (MKCOL), so an empty one exists until it is removed. */
+export const folders = sqliteTable(
+  "files_folders",
+  {
+    owner: text("owner").notNull(),
+    /** Path of names from the top, without slashes at either end: "Photos/2026". */
+    path: text("path").notNull(),
+    created: integer("created").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.path] })],
+);
+
+/** WebDAV write locks (exclusive), which file managers take before they write. */
+export const locks = sqliteTable(
+  "files_locks",
+  {
+    token: text("token").primaryKey(),
+    owner: text("owner").notNull(),
+    /** The locked path ("" is the top; a folder's path locks what is in it when depth is infinity). */
+    path: text("path").notNull(),
+    depth: text("depth", { enum: ["0", "infinity"] }).notNull(),
+    /** Who took it, as the client described itself (the DAV:owner XML), shown in lockdiscovery. */
+    holder: text("holder").notNull().default(""),
+    expires: integer("expires").notNull(),
+  },
+  (t) => [index("files_locks_owner_path").on(t.owner, t.path)],
+);
