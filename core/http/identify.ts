@@ -8,14 +8,39 @@ export type Identifier = (rt: Runtime, req: Request, address: string) => Caller 
 
 const bearer: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
-  if (!h) return null;
+  if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
   return rt.tokens.identify(m[1], rt.clock.now().getTime());
 };
 
+/**
+ * HTTP Basic with a token as the password, for clients that can only be given
+ * a username and a password (calendar, contacts and file sync). The username
+ * must be the token's account, so a token pasted under the wrong name is
+ * refused rather than quietly acting for someone else. A browser remembers
+ * Basic credentials and sends them on its own, so a request it marks as made
+ * by another site's page identifies no one, as a session cookie would not.
+ */
+const basic: Identifier = (rt, req) => {
+  const h = req.headers.get("authorization");
+  const m = h ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h) : null;
+  if (!m) {
+    if (h && /^Basic\s/i.test(h)) throw unauthenticated('the Authorization header must be "Basic <base64 of username:token>"');
+    return null;
+  }
+  const site = req.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return null;
+  const pair = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = pair.indexOf(":");
+  if (colon < 1) throw unauthenticated("Basic credentials must be username:token");
+  const caller = rt.tokens.identify(pair.slice(colon + 1), rt.clock.now().getTime());
+  if (caller.account?.username !== pair.slice(0, colon)) throw unauthenticated("the username does not match the token's account");
+  return caller;
+};
+
 /** Identifiers in order; the sessions module adds its own. */
-export const identifiers: Identifier[] = [bearer];
+export const identifiers: Identifier[] = [bearer, basic];
 
 /**
  * What a request carries beside who is calling, added to the identified
