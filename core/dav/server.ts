@@ -17,6 +17,7 @@ import { newCall, type Call } from "../call.ts";
 import { asHearthError, HearthError, tooLarge } from "../errors.ts";
 import { clientAddress, mounts, route, type RouteArgs } from "../http/app.ts";
 import { identify } from "../http/identify.ts";
+import { appPasswordPresets } from "../http/pages/token.ts";
 import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -384,3 +385,12 @@ mounts.push((app, rt) => {
   app.all("/dav", h, { parse: "none" });
   app.all("/dav/*", h, { parse: "none" });
 });
+
+// App password presets on /token: one per kind of collection, scoped to the services holding them.
+appPasswordPresets.push((rt) =>
+  (["calendar", "addressbook"] as const).flatMap((type) => {
+    const cols = collections(rt, type);
+    if (!cols.length) return [];
+    return [{ label: cols.map(([, c]) => c.displayName).join(" and "), scopes: cols.map(([s]) => s).sort(), path: "/dav/" }];
+  }),
+);
