@@ -8,11 +8,15 @@ export { ICAL };
 const bad = (message: string) => new HearthError("invalid_argument", message, { field: "body" });
 
 function parse(text: string, what: string): InstanceType<typeof ICAL.Component> {
+  let parsed: unknown[];
   try {
-    return new ICAL.Component(ICAL.parse(text) as unknown[]);
+    parsed = ICAL.parse(text) as unknown[];
   } catch (e) {
     throw bad(`the body is not ${what}: ${(e as Error).message}`);
   }
+  // Several top-level components parse as a list of them: an object is exactly one.
+  if (!Array.isArray(parsed) || typeof parsed[0] !== "string") throw bad(`the body must hold exactly one ${what === "a vCard" ? "VCARD" : "VCALENDAR"}`);
+  return new ICAL.Component(parsed);
 }
 
 /** The one VEVENT or VTODO of a calendar object; changes to single occurrences (RECURRENCE-ID) are refused, since the service keeps whole series only. */

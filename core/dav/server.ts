@@ -301,7 +301,7 @@ function proppatch(href: string, body: El | null): Response {
   );
 }
 
-function refusal(e: unknown, r: Req | null, t: Target | null, rid: string): Response {
+function refusal(rt: Runtime, e: unknown, r: Req | null, t: Target | null, rid: string, path: string): Response {
   if (e instanceof DavPrecondition) {
     let inner = "";
     if (e.conflictRef && r && t?.service) {
@@ -312,6 +312,7 @@ function refusal(e: unknown, r: Req | null, t: Target | null, rid: string): Resp
     return xml(e.status, res, { "x-request-id": rid });
   }
   const err = asHearthError(e);
+  if (err.status === 500 || err.kind === "storage_unavailable") rt.log.error("dav failed", { rid, path, error: String((e as Error)?.stack ?? e) });
   const headers = err.status === 401 ? { "www-authenticate": 'Basic realm="Hearth", charset="UTF-8"' } : undefined;
   return errorResponse(e, rid, headers);
 }
@@ -326,6 +327,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
   try {
     if (req.method === "OPTIONS")
       return new Response(null, { status: 200, headers: { dav: "1, 3, calendar-access, addressbook, extended-mkcol", allow: ALLOW } });
+    if (!ALLOW.split(", ").includes(req.method)) throw new HearthError("method_not_allowed", `${req.method} is not supported here`, { headers: { Allow: ALLOW } });
     const caller = await identify(rt, req, clientAddress(c));
     if (!caller.account) throw new HearthError("unauthenticated", "sign in with your username and an app password (a token) as the password");
     callerId = caller.account.id;
@@ -363,15 +365,14 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
             throw new HearthError("method_not_allowed", `${req.method} is not supported here`, { headers: { Allow: ALLOW } });
         }
       })
-      .catch((e) => refusal(e, r, t, rid));
+      .catch((e) => refusal(rt, e, r, t, rid, url.pathname));
     status = res.status;
     res.headers.set("x-request-id", rid);
     if (!res.headers.has("dav")) res.headers.set("dav", "1, 3, calendar-access, addressbook");
     return res;
   } catch (e) {
-    const res = refusal(e, null, null, rid);
+    const res = refusal(rt, e, null, null, rid, url.pathname);
     status = res.status;
-    if (status === 500) rt.log.error("dav failed", { rid, path: url.pathname, error: String((e as Error)?.stack ?? e) });
     return res;
   } finally {
     rt.log.line({ rid, service: "dav", method: req.method, path: url.pathname, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });

@@ -2,7 +2,7 @@
 // fast-xml-parser, namespaces resolved from their declarations so a property
 // is known by its namespace and name whatever prefix the client chose;
 // answers are written with fixed prefixes.
-import { XMLParser } from "fast-xml-parser";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { invalid } from "../errors.ts";
 
 export const NS = {
@@ -56,6 +56,9 @@ function build(node: Raw, scope: Record<string, string>): El | null {
 /** The request body's root element, or null for an empty body; a body that is not XML is a 400 naming it. */
 export function parseXml(text: string): El | null {
   if (!text.trim()) return null;
+  // The parser reads leniently (an unclosed element is closed for it); a request must be well-formed.
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) throw invalid("body", `the body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   let raw: Raw[];
   try {
     raw = parser.parse(text) as Raw[];

@@ -42,9 +42,11 @@ function argsOf(text: string) {
   if (!start) throw bad("the VEVENT has no DTSTART");
   const at = start.toUnixTime() * 1000;
   const offset = start.isDate || start.zone?.tzid === "floating" ? 0 : Math.round(start.utcOffset() / 60);
-  const minutes = start.isDate ? DAY_MINUTES : Math.round(ev.duration.toSeconds() / 60);
+  const timed = comp.hasProperty("dtend") || comp.hasProperty("duration");
+  const minutes = start.isDate ? DAY_MINUTES : timed ? Math.round(ev.duration.toSeconds() / 60) : 0;
   const args: Record<string, unknown> = { title: textOf(comp, "summary"), when: formatTime(at, offset), note: textOf(comp, "description") };
-  if (minutes > 0) args.minutes = minutes;
+  // No length (or none at all) takes the calendar's default; a negative one is refused by events/create, naming minutes.
+  if (minutes !== 0) args.minutes = minutes;
   const repeat = repeatOf(comp, start);
   if (repeat) args.repeat = repeat;
   return { args, uid: uidOf(comp), tzid: start.zone?.tzid };
