@@ -10,6 +10,13 @@
 // Every request runs in one write transaction: reconciling with the
 // service's records may record changes, and a client's change either
 // completes through dispatch or leaves nothing behind.
+//
+// Written here rather than taken from a library: caldav-adapter is Koa
+// middleware for CalDAV alone (no CardDAV) over its own storage callbacks,
+// webdav-server and nephele are WebDAV file servers for Node's http and
+// Express without CalDAV, CardDAV or sync-collection. None works on
+// web-standard Request/Response under Elysia, and each would own storage
+// that here must go through dispatch.
 import type { Database } from "bun:sqlite";
 import { assertScope } from "../auth/tokens.ts";
 import { limitCall } from "../auth/limits.ts";
@@ -27,6 +34,7 @@ import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml,
 import "./migrations.ts";
 
 const BODY_LIMIT = 16 * 1024 * 1024;
+const NAME_MAX = 255;
 const HOMES = { calendar: "calendars", addressbook: "addressbooks" } as const;
 const ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT";
 
@@ -66,11 +74,16 @@ function collections(rt: Runtime, type?: "calendar" | "addressbook"): [string, D
 const inScope = (caller: Caller, service: string) => caller.scopes === "*" || caller.scopes.includes(service);
 
 function resolve(rt: Runtime, path: string, user: string): Target {
-  const segs = path
-    .replace(/^\/dav\/?/, "")
-    .split("/")
-    .filter(Boolean)
-    .map((s) => decodeURIComponent(s));
+  let segs: string[];
+  try {
+    segs = path
+      .replace(/^\/dav\/?/, "")
+      .split("/")
+      .filter(Boolean)
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    throw new HearthError("invalid_argument", "the path is not valid percent-encoding", { field: "path" });
+  }
   if (segs.length === 0) return { kind: "root" };
   const [top, owner, service, name, ...rest] = segs;
   if (owner !== undefined && owner !== user) throw new HearthError("forbidden", `this address belongs to another account than "${user}"`);
@@ -80,6 +93,8 @@ function resolve(rt: Runtime, path: string, user: string): Target {
   if (service === undefined) return { kind: "home", type };
   const col = collections(rt, type).find(([s]) => s === service)?.[1];
   if (!col) throw new HearthError("not_found", `no ${type} named "${service}"`);
+  if (name !== undefined && (name.length > NAME_MAX || /[\u0000-\u001f]/.test(name)))
+    throw new HearthError("invalid_argument", `a resource name is at most ${NAME_MAX} characters, with no control characters`, { field: "path" });
   return { kind: name === undefined ? "collection" : "object", type, service, col, name };
 }
 
@@ -155,7 +170,10 @@ const PROPS: Record<string, Getter> = {
       ? '<card:address-data-type content-type="text/vcard" version="3.0"/><card:address-data-type content-type="text/vcard" version="4.0"/>'
       : undefined,
   [key(NS.dav, "getcontenttype")]: (_r, t) => (t.kind === "object" ? contentType(t.col!) : undefined),
-  [key(NS.dav, "getetag")]: (r, t) => (t.kind === "object" ? esc(objectBody(r, t)?.item ? etagOf(objectBody(r, t)!.item) : "") || undefined : undefined),
+  [key(NS.dav, "getetag")]: (r, t) => {
+    const item = t.kind === "object" ? liveItem(r, t) : null;
+    return item ? esc(etagOf(item)) : undefined;
+  },
   [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
   [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? esc(objectBody(r, t)?.body ?? "") : undefined),
 };

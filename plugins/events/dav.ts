@@ -29,7 +29,7 @@ function repeatOf(comp: InstanceType<typeof ICAL.Component>, start: InstanceType
   for (const [k, v] of Object.entries(parts)) {
     const own =
       (k === "BYDAY" && freq === "weekly" && v.length === 1 && String(v[0]) === ["SU", "MO", "TU", "WE", "TH", "FR", "SA"][start.dayOfWeek() - 1]) ||
-      (k === "BYMONTHDAY" && freq === "monthly" && v.length === 1 && (Number(v[0]) === start.day || Number(v[0]) === -1));
+      (k === "BYMONTHDAY" && freq === "monthly" && v.length === 1 && (Number(v[0]) === start.day || (Number(v[0]) === -1 && start.day === 31)));
     if (!own) throw refuse(`${k}=${v.join(",")} is not the start's own`);
   }
   return freq;

@@ -40,3 +40,15 @@ test("the contacts preset makes a token for contacts alone, which a CardDAV clie
   expect(after.status).toBe(401);
   expect(after.headers.get("www-authenticate")).toContain("Basic");
 });
+
+test("sync requests count against the token's rate limit as API reads do", async () => {
+  h = await startHearth({ env: { HEARTH_RATE_READS: "3" } });
+  const token = await h.token("alice", { scopes: ["contacts"] });
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) statuses.push((await propfind(h, "/dav/addressbooks/alice/contacts/", basic("alice", token))).status);
+  expect(statuses).toEqual([207, 207, 207, 429]);
+  const limited = await propfind(h, "/dav/addressbooks/alice/contacts/", basic("alice", token));
+  expect(limited.headers.get("retry-after")).toBeString();
+  // The same bucket as the API's reads: the API is limited too.
+  expect((await h.call("contacts/list", {}, { token })).status).toBe(429);
+});

@@ -50,6 +50,8 @@ describe("DAV requests that are wrong", () => {
     expect((await req("GET", "calendars/alice/events/missing.ics")).status).toBe(404);
     expect((await req("DELETE", "calendars/alice/events/missing.ics")).status).toBe(404);
     expect((await req("MKCALENDAR", "calendars/alice/new/")).status).toBe(405);
+    expect((await req("GET", "calendars/alice/events/%E0%A4%A.ics")).status).toBe(400);
+    expect((await req("PUT", `calendars/alice/events/${"n".repeat(300)}.ics`, vevent("a", "A", "20260302T090000Z"))).status).toBe(400);
     const report = await req("REPORT", "calendars/alice/events/", "<x:free-busy-query xmlns:x='urn:ietf:params:xml:ns:caldav'/>");
     expect(report.status).toBe(403);
     expect(await report.text()).toContain("supported-report");
