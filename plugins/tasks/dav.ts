@@ -1,10 +1,14 @@
 // The account's tasks as one CalDAV task list (VTODO). STATUS maps to the
 // task's state, DUE to its due time and X-HEARTH-ASSIGNEE to who does it; a
-// client's change goes through tasks/create and tasks/update.
-import { eq } from "drizzle-orm";
+// client's change goes through tasks/create and tasks/update. tasks/update
+// leaves the due time and assignee as they were made, so a client changing
+// either makes the task anew (tasks/delete, tasks/create) with its state and
+// result carried over.
+import { and, eq } from "drizzle-orm";
 import type { DavCollection } from "../../core/dav/collection.ts";
 import { calendarComponent, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
 import { HearthError } from "../../core/errors.ts";
+import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
 
 type Row = typeof tasks.$inferSelect;
@@ -56,13 +60,19 @@ export const tasksCalendar: DavCollection = {
   },
   async put(text, id, ctx) {
     const { args, status, uid } = argsOf(text);
-    if (id) {
-      await ctx.call("tasks", "update", { id, ...args, status });
-      return { id, uid };
+    const before = id ? ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get() : undefined;
+    const due = args.due ? parseDue(args.due as string) : null;
+    if (before && before.due === due && before.assignee === (args.assignee ?? before.assignee)) {
+      await ctx.call("tasks", "update", { id: before.id, title: args.title, detail: args.detail, status });
+      return { id: before.id, uid };
     }
-    const { due, ...rest } = args;
-    const made = (await ctx.call("tasks", "create", due ? args : rest)) as { id: string };
-    if (status !== "todo") await ctx.call("tasks", "update", { id: made.id, status });
+    if (id) await ctx.call("tasks", "delete", { id });
+    const { due: given, ...rest } = args;
+    const made = (await ctx.call("tasks", "create", given ? args : rest)) as { id: string };
+    const carried: Record<string, unknown> = {};
+    if (status !== "todo") carried.status = status;
+    if (before?.result) carried.result = before.result;
+    if (Object.keys(carried).length) await ctx.call("tasks", "update", { id: made.id, ...carried });
     return { id: made.id, uid };
   },
   async remove(id, ctx) {

@@ -129,13 +129,11 @@ export default definePlugin({
     }),
     update: write({
       description:
-        "Changes a task's title, detail, assignee, due time (\"\" for none), state (todo, doing, done) or result. Omitted fields keep their value. The task's `scopes` narrow to this call's token's: the agent never does more on a task than everyone who shaped it may.",
+        "Changes a task's title, detail, state (todo, doing, done) or result. Omitted fields keep their value. The task's `scopes` narrow to this call's token's: the agent never does more on a task than everyone who shaped it may.",
       args: T.Object({
         id: Id,
         title: T.Optional(T.String({ minLength: 1, maxLength: 500 })),
         detail: T.Optional(T.String({ maxLength: 20_000 })),
-        assignee: T.Optional(T.Union([T.Literal("me"), T.Literal("agent")], { description: "me or agent" })),
-        due: T.Optional(T.String({ description: 'RFC3339 or "YYYY-MM-DD HH:MM"; "" for none' })),
         status: T.Optional(Status),
         result: T.Optional(T.String({ maxLength: 20_000 })),
       }),
@@ -147,8 +145,6 @@ export default definePlugin({
           ...row,
           title: a.title ?? row.title,
           detail: a.detail ?? row.detail,
-          assignee: a.assignee ?? row.assignee,
-          due: a.due === undefined ? row.due : a.due === "" ? null : parseDue(a.due),
           status: a.status ?? row.status,
           result: a.result ?? row.result,
           updated: now,

@@ -153,8 +153,8 @@ describe("CalDAV", () => {
     h = await startHearth({ clock });
     const token = await h.token("alice");
     const { c, tasks } = await calendars(h, token);
-    const todo = (status: string) =>
-      ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VTODO", "UID:t-1", "DTSTAMP:20260301T000000Z", "SUMMARY:File taxes", "DUE:20260415T170000Z", `STATUS:${status}`, "END:VTODO", "END:VCALENDAR", ""].join("\r\n");
+    const todo = (status: string, due = "20260415T170000Z", more: string[] = []) =>
+      ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VTODO", "UID:t-1", "DTSTAMP:20260301T000000Z", "SUMMARY:File taxes", `DUE:${due}`, `STATUS:${status}`, ...more, "END:VTODO", "END:VCALENDAR", ""].join("\r\n");
     expect((await c.createCalendarObject({ calendar: tasks, filename: "t-1.ics", iCalString: todo("IN-PROCESS") })).status).toBe(201);
     let [t] = (await h.call("tasks/list", {}, { token })).body.result;
     expect(t).toMatchObject({ title: "File taxes", status: "doing", due: "2026-04-15T17:00:00.000Z" });
@@ -164,6 +164,14 @@ describe("CalDAV", () => {
     expect((await c.updateCalendarObject({ calendarObject: { ...obj, data: todo("COMPLETED") } })).status).toBe(204);
     [t] = (await h.call("tasks/list", {}, { token })).body.result;
     expect(t.status).toBe("done");
+    await h.call("tasks/update", { id: t.id, result: "filed online" }, { token });
+    // A new due time and assignee from the client keep the task's state and result.
+    const moved = await c.updateCalendarObject({ calendarObject: { ...(await todos())[0], data: todo("COMPLETED", "20260420T090000Z", ["X-HEARTH-ASSIGNEE:agent"]) } });
+    expect(moved.status).toBe(204);
+    const all = (await h.call("tasks/list", {}, { token })).body.result;
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ title: "File taxes", status: "done", result: "filed online", due: "2026-04-20T09:00:00.000Z", assignee: "agent" });
+    expect((await todos()).map((o) => o.url)).toEqual([`${tasks.url}t-1.ics`]);
     const refused = await c.updateCalendarObject({ calendarObject: { ...(await todos())[0], data: todo("CANCELLED") } });
     expect(refused.status).toBe(400);
     expect((await refused.json()).error.field).toBe("status");
