@@ -21,7 +21,9 @@ function repeatOf(comp: InstanceType<typeof ICAL.Component>, start: InstanceType
   const r = rules[0].getFirstValue() as InstanceType<typeof ICAL.Recur>;
   const freq = String(r.freq ?? "").toLowerCase();
   const refuse = (why: string) => bad(`RRULE ${r.toString()} cannot be kept: ${why}; repeats are every hour, day, week or month, without an end`);
-  if (rules.length > 1 || comp.hasProperty("exdate") || comp.hasProperty("rdate")) throw refuse("more than one rule or listed dates");
+  // Monthly on the 29th or 30th is written with each short February listed as an RDATE (see ics.ts), so those come back from clients.
+  const ownRdates = freq === "monthly" && start.day >= 29;
+  if (rules.length > 1 || comp.hasProperty("exdate") || (comp.hasProperty("rdate") && !ownRdates)) throw refuse("more than one rule, or dates added or left out");
   if (!["hourly", "daily", "weekly", "monthly"].includes(freq)) throw refuse(`${r.freq} is not a repeat the calendar keeps`);
   if ((r.interval ?? 1) !== 1) throw refuse("an interval other than 1");
   if (r.count || r.until) throw refuse("an end");

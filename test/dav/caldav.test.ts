@@ -148,6 +148,22 @@ describe("CalDAV", () => {
     expect(e2.objects.created).toHaveLength(0);
   });
 
+  test("an event made over the API, changed in a client, keeps its repeat and its prompt", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock });
+    const token = await h.token("alice");
+    const { c, events } = await calendars(h, token);
+    await h.call("events/create", { title: "Rent", when: "2026-03-30T09:00:00+02:00", repeat: "monthly", prompt: "Check the bank balance." }, { token });
+    const [obj] = await c.fetchCalendarObjects({ calendar: events });
+    expect(obj.data).toContain("RRULE:FREQ=MONTHLY;BYMONTHDAY=30");
+    expect(obj.data).toContain("RDATE");
+    expect(obj.data).toContain("BEGIN:VALARM");
+    const changed = await c.updateCalendarObject({ calendarObject: { ...obj, data: obj.data.replace("SUMMARY:Rent", "SUMMARY:Pay rent") } });
+    expect(changed.status).toBe(204);
+    const [e] = (await h.call("events/list", {}, { token })).body.result;
+    expect(e).toMatchObject({ title: "Pay rent", when: "2026-03-30T09:00:00+02:00", repeat: "monthly", prompt: "Check the bank balance." });
+  });
+
   test("a task's status from a client maps to the task's state, and back", async () => {
     const clock = new TestClock();
     h = await startHearth({ clock });
