@@ -76,6 +76,14 @@ describe("CalDAV", () => {
     expect((await untitled.json()).error.field).toBe("title");
     expect((await h.call("events/list", {}, { token })).body.result).toHaveLength(1);
 
+    // A change the API refuses leaves the event as it was: its removal and remaking are one write.
+    const [current] = await c.fetchCalendarObjects({ calendar: events });
+    const emptied = await c.updateCalendarObject({ calendarObject: { ...current, data: vevent("standup-1", "", "20260302T100000Z") } });
+    expect(emptied.status).toBe(400);
+    expect((await h.call("events/list", {}, { token })).body.result).toEqual(listed);
+    const [still] = await c.fetchCalendarObjects({ calendar: events });
+    expect(still.etag).toBe(current.etag);
+
     const [now] = await c.fetchCalendarObjects({ calendar: events });
     const gone = await c.deleteCalendarObject({ calendarObject: now });
     expect(gone.status).toBe(204);
