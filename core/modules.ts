@@ -14,3 +14,4 @@ import "./mail/index.ts";
 import "./methods.ts";
 import "./backup/cli.ts";
 import "../plugins/agent/cli.ts";
+import "./dav/server.ts";

@@ -3,6 +3,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { DavCollection } from "./dav/collection.ts";
 
 export type Access = "public" | "account";
 export type MethodKind = "read" | "write";
@@ -208,6 +209,8 @@ export interface PluginDef {
   config?: Record<string, { default: string; description: string }>;
   methods: Record<string, MethodDef<any, any>>;
   routes?: RouteDef[];
+  /** A collection calendar and contacts apps sync over CalDAV or CardDAV (core/dav), one per account. */
+  dav?: DavCollection;
   /** Called once after migrations, with a context acting as the instance. */
   start?: (ctx: Ctx) => void | Promise<void>;
   /** Called once as the instance stops, with a context acting as the instance (close listeners, timers). */

@@ -93,6 +93,14 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (typeof r.run !== "function") fail(`routes[${i}].run`, "must be a function (req, ctx) => Response");
     });
   }
+  if (m.dav !== undefined) {
+    const d = m.dav as Record<string, unknown>;
+    if (d?.type !== "calendar" && d?.type !== "addressbook") fail("dav.type", 'must be "calendar" or "addressbook"');
+    if (d.type === "calendar" && d.component !== "VEVENT" && d.component !== "VTODO") fail("dav.component", 'a calendar holds "VEVENT" or "VTODO"');
+    for (const f of ["list", "render", "put", "remove"]) if (typeof d[f] !== "function") fail(`dav.${f}`, "must be a function");
+    // A client's change goes through dispatch, like an API call: the collection reaches its methods with ctx.call.
+    if (!((m.needs as unknown[] | undefined) ?? []).includes("call")) fail("needs", 'a plugin with a dav collection needs "call", so changes from clients go through dispatch');
+  }
   for (const hook of ["start", "stop"]) if (m[hook] !== undefined && typeof m[hook] !== "function") fail(hook, "must be a function");
   if (!m.methods || typeof m.methods !== "object" || Object.keys(m.methods).length === 0) fail("methods", "must declare at least one method");
   for (const [name, def] of Object.entries(m.methods as Record<string, unknown>)) {

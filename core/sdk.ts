@@ -6,3 +6,7 @@ export { definePlugin, read, write } from "./plugin.ts";
 export type { Ctx, MethodDef, PluginDef, RouteDef, Caller, Account } from "./plugin.ts";
 export { Type as T } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
+// For a plugin offering its records to calendar and contacts apps (`dav`).
+export { DavPrecondition } from "./dav/collection.ts";
+export type { DavCollection, DavRecord } from "./dav/collection.ts";
+export { calendarComponent, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";

@@ -11,39 +11,42 @@ export const BASIC_CHALLENGE = 'Basic realm="Hearth", charset="UTF-8"';
 
 const refuseBasic = (message: string) => new HearthError("unauthenticated", message, { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
 
-/**
- * Basic auth for clients that only speak it (WebDAV drives, calendar and
- * contact apps): the password is a Hearth token (an app password), and the
- * user name must be its account's, so a token pasted under the wrong name
- * is refused rather than quietly acting as someone else.
- */
-const basic: Identifier = (rt, req) => {
-  const h = req.headers.get("authorization");
-  if (!h || !/^Basic\s/i.test(h)) return null;
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h);
-  if (!m) throw refuseBasic("the Authorization header must be \"Basic <base64 of user:password>\"");
-  const decoded = Buffer.from(m[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) throw refuseBasic("Basic credentials must be user:password, with a Hearth token as the password");
-  const username = decoded.slice(0, colon);
-  let caller: Caller;
-  try {
-    caller = rt.tokens.identify(decoded.slice(colon + 1), rt.clock.now().getTime());
-  } catch (e) {
-    if (!(e instanceof HearthError) || e.kind !== "unauthenticated") throw e;
-    throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
-  }
-  if (caller.account?.username.toLowerCase() !== username.trim().toLowerCase())
-    throw refuseBasic("the user name is not the account this token belongs to");
-  return caller;
-};
-
 const bearer: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
   if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
   return rt.tokens.identify(m[1], rt.clock.now().getTime());
+};
+
+/**
+ * HTTP Basic with a token as the password (an app password), for clients that
+ * can only be given a username and a password (calendar, contacts and file
+ * sync). The username must be the token's account, so a token pasted under
+ * the wrong name is refused rather than quietly acting for someone else. A
+ * browser remembers Basic credentials and sends them on its own, so a request
+ * it marks as made by another site's page identifies no one, as a session
+ * cookie would not. Refusals carry the Basic challenge these clients wait for.
+ */
+const basic: Identifier = (rt, req) => {
+  const h = req.headers.get("authorization");
+  if (!h || !/^Basic\s/i.test(h)) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h);
+  if (!m) throw refuseBasic('the Authorization header must be "Basic <base64 of username:token>"');
+  const site = req.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return null;
+  const pair = Buffer.from(m[1], "base64").toString("utf8");
+  const colon = pair.indexOf(":");
+  if (colon < 1) throw refuseBasic("Basic credentials must be username:token, with a Hearth token (an app password) as the password");
+  let caller: Caller;
+  try {
+    caller = rt.tokens.identify(pair.slice(colon + 1), rt.clock.now().getTime());
+  } catch (e) {
+    if (!(e instanceof HearthError) || e.kind !== "unauthenticated") throw e;
+    throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
+  }
+  if (caller.account?.username.toLowerCase() !== pair.slice(0, colon).trim().toLowerCase()) throw refuseBasic("the username is not the account this token belongs to");
+  return caller;
 };
 
 /** Identifiers in order; the sessions module adds its own. */

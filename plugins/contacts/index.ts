@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
 import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
+import { contactsBook } from "./dav.ts";
 import { contacts } from "./schema.ts";
 
 type Row = typeof contacts.$inferSelect;
@@ -25,7 +26,8 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export default definePlugin({
   name: "contacts",
   description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
-  needs: ["db"],
+  needs: ["db", "call"],
+  dav: contactsBook,
   methods: {
     add: write({
       description: "Saves a contact. A name already in the address book (in any case) is updated, not duplicated; omitted fields keep their value.",

@@ -84,8 +84,13 @@ function repeatLines(e: Row, now: number): string[] {
   return lines;
 }
 
-export function renderCalendar(o: { name: string; host: string; events: Row[]; now: number }): string {
-  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Hearth//events//EN", "CALSCALE:GREGORIAN", "METHOD:PUBLISH", `X-WR-CALNAME:${escapeText(o.name)}`];
+/**
+ * The feed (a name, METHOD:PUBLISH), or with `uid` one event as a CalDAV
+ * object: the UID its client gave it, and the alarm that stands for its firing.
+ */
+export function renderCalendar(o: { name?: string; host: string; events: Row[]; now: number; uid?: string }): string {
+  const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Hearth//events//EN", "CALSCALE:GREGORIAN"];
+  if (o.name !== undefined) lines.push("METHOD:PUBLISH", `X-WR-CALNAME:${escapeText(o.name)}`);
   // Each zone's clock changes from a year before its first event (at most five years back) to as far ahead as the feed lists dates.
   const zones = new Map<string, number>();
   for (const e of o.events) if (e.tz) zones.set(e.tz, Math.min(zones.get(e.tz) ?? Infinity, e.start));
@@ -104,11 +109,13 @@ export function renderCalendar(o: { name: string; host: string; events: Row[]; n
     );
   }
   for (const e of o.events) {
-    lines.push("BEGIN:VEVENT", `UID:${e.id}@${o.host}`, `DTSTAMP:${stamp(o.now, 0)}Z`, `CREATED:${stamp(e.created, 0)}Z`);
+    lines.push("BEGIN:VEVENT", `UID:${o.uid ? escapeText(o.uid) : `${e.id}@${o.host}`}`, `DTSTAMP:${stamp(o.now, 0)}Z`, `CREATED:${stamp(e.created, 0)}Z`);
     lines.push(dateTime("DTSTART", e.start, e), dateTime("DTEND", e.start + e.minutes * 60_000, e));
     lines.push(`SUMMARY:${escapeText(e.title)}`);
     if (e.note) lines.push(`DESCRIPTION:${escapeText(e.note)}`);
     lines.push(...repeatLines(e, o.now));
+    // An event fires at its start: that is the reminder a calendar app should show.
+    if (o.uid) lines.push("BEGIN:VALARM", "ACTION:DISPLAY", `DESCRIPTION:${escapeText(e.title)}`, "TRIGGER:PT0S", "END:VALARM");
     lines.push("END:VEVENT");
   }
   lines.push("END:VCALENDAR");

@@ -5,6 +5,7 @@ import { forbidden, invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import type { FiringRecord } from "../../core/scheduler/index.ts";
 import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "../../core/scheduler/recurrence.ts";
+import { eventsCalendar } from "./dav.ts";
 import { fireEvent } from "./fire.ts";
 import { freeSlots, type Interval } from "./free.ts";
 import { renderCalendar } from "./ics.ts";
@@ -190,6 +191,7 @@ export default definePlugin({
       },
     }),
   },
+  dav: eventsCalendar,
   routes: [
     {
       // The feed's address is a secret for a person to paste into a calendar app, so it is handed out here

@@ -5,6 +5,7 @@ import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tok
 import { notFound } from "../../core/errors.ts";
 import { prepared } from "../../core/db/prepared.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
+import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
 
@@ -58,7 +59,8 @@ function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
 export default definePlugin({
   name: "tasks",
   description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
-  needs: ["db"],
+  needs: ["db", "call"],
+  dav: tasksCalendar,
   methods: {
     create: write({
       description:

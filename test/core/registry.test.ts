@@ -30,6 +30,7 @@ test("a bad manifest stops start-up naming the file and the field", async () => 
 
 test("manifest rules", () => {
   const ok = { name: "x", description: "d", methods: { m: read({ description: "d", args: T.Object({}), access: "public", run: () => 1 }) } };
+  const dav = { type: "calendar", component: "VEVENT", displayName: "X", list: () => [], render: () => "", put: async () => ({ id: "", uid: "" }), remove: async () => {} };
   const cases: [unknown, string][] = [
     [{ ...ok, name: "Bad Name" }, "name"],
     [{ ...ok, description: "" }, "description"],
@@ -41,6 +42,10 @@ test("manifest rules", () => {
     [{ ...ok, methods: { "Bad-Name": ok.methods.m } }, "methods.Bad-Name"],
     [{ ...ok, routes: [{ method: "GET", path: "/other/x", run: () => new Response() }] }, "routes[0].path"],
     [{ ...ok, config: { lower: { default: "", description: "" } } }, "config.lower"],
+    [{ ...ok, needs: ["call"], dav: { type: "folder" } }, "dav.type"],
+    [{ ...ok, needs: ["call"], dav: { ...dav, component: "VJOURNAL" } }, "dav.component"],
+    [{ ...ok, needs: ["call"], dav: { ...dav, put: "no" } }, "dav.put"],
+    [{ ...ok, dav }, "needs"],
   ];
   for (const [def, field] of cases) {
     const reg = new Registry();

@@ -55,6 +55,36 @@ ${EXPIRY_CHOICES.map(([v, label]) => html`<option value="${v}" ${(o.days ?? "") 
 </form>`;
 }
 
+/**
+ * App passwords: tokens for a sync client (a phone's calendar, a desktop's
+ * contacts), scoped to what that client syncs. Modules serving such clients
+ * add their presets, read from the registry when the page is drawn.
+ */
+export interface AppPasswordPreset {
+  label: string;
+  scopes: string[];
+  /** The path to point the client at on this instance, shown with the new password. */
+  path: string;
+}
+export const appPasswordPresets: ((rt: Runtime) => AppPasswordPreset[])[] = [];
+
+function presetsOf(rt: Runtime): AppPasswordPreset[] {
+  return appPasswordPresets.flatMap((p) => p(rt));
+}
+
+function presetForms(rt: Runtime, s: Session): Html {
+  const presets = presetsOf(rt);
+  if (presets.length === 0) return html``;
+  return html`<h2>App password for a phone or desktop</h2>
+<p>Calendar and contacts apps sign in with your username and a password. Make one here for each device: it is a token limited to what the app syncs, and you revoke it like any token.</p>
+${presets.map(
+  (p) => html`<form method="post" action="/token" class="preset">
+<input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="name" value="${`${p.label} app password`}"><input type="hidden" name="scope" value="some">
+${p.scopes.map((sc) => html`<input type="hidden" name="scopes" value="${sc}">`)}
+<button class="quiet" type="submit">Make an app password for ${p.label}</button></form>`,
+)}`;
+}
+
 function tokenTable(s: Session, list: TokenInfo[]): Html {
   if (list.length === 0) return html`<p>You have no tokens yet.</p>`;
   return html`<table>
@@ -94,10 +124,18 @@ ${
 }`;
 }
 
+/** For a token scoped like a preset: how a sync app signs in with it. */
+function presetHint(rt: Runtime, s: Session, scopes: "*" | string[], origin: string): Html {
+  if (scopes === "*") return html``;
+  const p = presetsOf(rt).find((x) => x.scopes.length === scopes.length && x.scopes.every((sc) => scopes.includes(sc)));
+  if (!p) return html``;
+  return html`<p>It is an app password for ${p.label}: in the app, sign in at <code>${(rt.config.HEARTH_PUBLIC_URL || origin).replace(/\/$/, "")}${p.path}</code> with the username <code>${s.account.username}</code> and this token as the password.</p>`;
+}
+
 function tokenPage(
   rt: Runtime,
   s: Session,
-  o: { issued?: IssuedToken & { name: string }; error?: string; notice?: string; form?: { name?: string; chosen?: string[]; days?: string }; status?: number; invite?: { url: string; expires: string }; headers?: Record<string, string> } = {},
+  o: { issued?: IssuedToken & { name: string; origin: string }; error?: string; notice?: string; form?: { name?: string; chosen?: string[]; days?: string }; status?: number; invite?: { url: string; expires: string }; headers?: Record<string, string> } = {},
 ): Response {
   const list = listTokens(rt.store, s.account.id, rt.clock.now().getTime());
   const issued = o.issued
@@ -106,12 +144,14 @@ function tokenPage(
 <p>Copy it now: it is shown only this once. Scope: ${scopeText(o.issued.scopes)}. Expires: ${when(o.issued.expires) ?? "never"}.</p>
 <code class="secret" id="new-token">${o.issued.token}</code>
 <p class="hint">Send it with each call as the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+${presetHint(rt, s, o.issued.scopes, o.issued.origin)}
 </section>`
     : html``;
   const body = html`${message("alert", o.error)}${message("notice", o.notice)}${issued}
 <p>A token lets a program or an agent call this instance's methods as you. Give each one only the services it needs.</p>
 <h2>Create a token</h2>
 ${createForm(rt, s, o.form)}
+${presetForms(rt, s)}
 <h2>Your tokens</h2>
 ${tokenTable(s, list)}
 <h2>Sessions</h2>
@@ -165,7 +205,7 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
     const issued = await issueToken(rt.store, s.account, { name, scopes, expires, now });
     rt.log.info("token created", { account: s.account.id, token: issued.id, scopes: scopes === "*" ? "*" : scopes.join(",") });
     if (posted.json) return jsonResponse(200, { result: issued }, rid(), { "cache-control": "no-store" });
-    return tokenPage(rt, s, { issued: { ...issued, name } });
+    return tokenPage(rt, s, { issued: { ...issued, name, origin: new URL(req.url).origin } });
   } catch (e) {
     const err = asHearthError(e);
     if (!posted || posted.json || !s || err.status === 401 || err.status === 403) return formRefusal(err, posted);

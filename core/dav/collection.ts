@@ -1,0 +1,53 @@
+// What a service declares to be synced by calendar and contacts apps: one
+// collection per account, whose records the service lists, renders as
+// iCalendar or vCard, and changes from a client's text. Changes go through
+// ctx.call, the same dispatch as the API, so a phone's edit is validated,
+// recorded and scheduled exactly like an API call.
+import { HearthError } from "../errors.ts";
+import type { Ctx } from "../plugin.ts";
+
+export interface DavRecord {
+  id: string;
+  /** What the service keeps of the record: a change here is a change the client must fetch. */
+  data: unknown;
+}
+
+export interface DavCollection {
+  /** "calendar" (CalDAV, iCalendar objects) or "addressbook" (CardDAV, vCards). */
+  type: "calendar" | "addressbook";
+  /** For a calendar, the one component it holds. */
+  component?: "VEVENT" | "VTODO";
+  displayName: string;
+  /** Every record of the caller's, read from the service's own tables. */
+  list(ctx: Ctx): DavRecord[];
+  /** A record as iCalendar or vCard text, keeping the client's UID (and vCard version, when it sent one). */
+  render(record: DavRecord, o: { uid: string; version?: string }): string;
+  /**
+   * Creates (id null) or changes the record from a client's text, through
+   * dispatch; returns the record's id (a changed record may get a new one)
+   * and the text's UID.
+   */
+  put(text: string, id: string | null, ctx: Ctx): Promise<{ id: string; uid: string }>;
+  remove(id: string, ctx: Ctx): Promise<void>;
+}
+
+/**
+ * A refusal a DAV client understands: an HTTP status with a precondition
+ * element (RFC 4918 section 16), naming where the conflicting resource is.
+ */
+export class DavPrecondition extends HearthError {
+  constructor(
+    status: 403 | 409 | 412,
+    readonly element: { ns: "DAV:" | "urn:ietf:params:xml:ns:caldav" | "urn:ietf:params:xml:ns:carddav"; name: string },
+    message: string,
+    readonly conflictRef?: string,
+    field?: string,
+  ) {
+    super(status === 403 ? "forbidden" : "conflict", message, { field });
+    (this as { status: number }).status = status;
+  }
+}
+
+export function davError(ctxMessage: string): never {
+  throw new HearthError("invalid_argument", ctxMessage, { field: "body" });
+}

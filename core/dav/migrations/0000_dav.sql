@@ -1,0 +1,21 @@
+CREATE TABLE `dav_items` (
+	`account` text NOT NULL,
+	`collection` text NOT NULL,
+	`name` text NOT NULL,
+	`ref` text,
+	`uid` text,
+	`fingerprint` text,
+	`raw` text,
+	`raw_fingerprint` text,
+	`revision` integer NOT NULL,
+	PRIMARY KEY(`account`, `collection`, `name`)
+);
+--> statement-breakpoint
+CREATE INDEX `dav_items_ref` ON `dav_items` (`account`,`collection`,`ref`);--> statement-breakpoint
+CREATE INDEX `dav_items_revision` ON `dav_items` (`account`,`collection`,`revision`);--> statement-breakpoint
+CREATE TABLE `dav_collections` (
+	`account` text NOT NULL,
+	`collection` text NOT NULL,
+	`revision` integer NOT NULL,
+	PRIMARY KEY(`account`, `collection`)
+);

@@ -1,0 +1,415 @@
+// CalDAV (RFC 4791) and CardDAV (RFC 6352) over WebDAV (RFC 4918), with
+// sync-collection (RFC 6578) and the well-known addresses (RFC 6764), for
+// every service that declares a `dav` collection. The protocol lives here;
+// what a record looks like as iCalendar or vCard lives with its service.
+//
+//   /dav/principals/<user>/                 the account
+//   /dav/calendars/<user>/<service>/<name>  calendar collections and objects
+//   /dav/addressbooks/<user>/<service>/<name>
+//
+// Every request runs in one write transaction: reconciling with the
+// service's records may record changes, and a client's change either
+// completes through dispatch or leaves nothing behind.
+//
+// Written here rather than taken from a library: caldav-adapter is Koa
+// middleware for CalDAV alone (no CardDAV) over its own storage callbacks,
+// webdav-server and nephele are WebDAV file servers for Node's http and
+// Express without CalDAV, CardDAV or sync-collection. None works on
+// web-standard Request/Response under Elysia, and each would own storage
+// that here must go through dispatch.
+import type { Database } from "bun:sqlite";
+import { assertScope } from "../auth/tokens.ts";
+import { limitCall } from "../auth/limits.ts";
+import { newCall, type Call } from "../call.ts";
+import { asHearthError, HearthError, tooLarge } from "../errors.ts";
+import { clientAddress, mounts, route, type RouteArgs } from "../http/app.ts";
+import { identify } from "../http/identify.ts";
+import { appPasswordPresets } from "../http/pages/token.ts";
+import { errorResponse } from "../http/respond.ts";
+import type { Caller, Ctx } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
+import { claim, etagOf, keepRaw, rawStands, reconcile, type Item, type Synced } from "./state.ts";
+import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
+import "./migrations.ts";
+
+const BODY_LIMIT = 16 * 1024 * 1024;
+const NAME_MAX = 255;
+const HOMES = { calendar: "calendars", addressbook: "addressbooks" } as const;
+const ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT";
+
+type Kind = "root" | "principal" | "home" | "collection" | "object";
+interface Target {
+  kind: Kind;
+  type?: "calendar" | "addressbook";
+  service?: string;
+  col?: DavCollection;
+  name?: string;
+}
+
+interface Req {
+  rt: Runtime;
+  caller: Caller & { account: NonNullable<Caller["account"]> };
+  call: Call;
+  origin: string;
+  db: Database;
+  synced: Map<string, Synced>;
+}
+
+const principalHref = (user: string) => `/dav/principals/${encodeURIComponent(user)}/`;
+const homeHref = (type: "calendar" | "addressbook", user: string) => `/dav/${HOMES[type]}/${encodeURIComponent(user)}/`;
+const colHref = (type: "calendar" | "addressbook", user: string, service: string) => `${homeHref(type, user)}${service}/`;
+const ext = (col: DavCollection) => (col.type === "calendar" ? ".ics" : ".vcf");
+const contentType = (col: DavCollection) => (col.type === "calendar" ? "text/calendar; charset=utf-8" : "text/vcard; charset=utf-8");
+
+function collections(rt: Runtime, type?: "calendar" | "addressbook"): [string, DavCollection][] {
+  const out: [string, DavCollection][] = [];
+  for (const p of rt.registry.plugins.values()) {
+    const dav = (p.def as { dav?: DavCollection }).dav;
+    if (dav && (!type || dav.type === type)) out.push([p.def.name, dav]);
+  }
+  return out;
+}
+
+const inScope = (caller: Caller, service: string) => caller.scopes === "*" || caller.scopes.includes(service);
+
+function resolve(rt: Runtime, path: string, user: string): Target {
+  let segs: string[];
+  try {
+    segs = path
+      .replace(/^\/dav\/?/, "")
+      .split("/")
+      .filter(Boolean)
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    throw new HearthError("invalid_argument", "the path is not valid percent-encoding", { field: "path" });
+  }
+  if (segs.length === 0) return { kind: "root" };
+  const [top, owner, service, name, ...rest] = segs;
+  if (owner !== undefined && owner !== user) throw new HearthError("forbidden", `this address belongs to another account than "${user}"`);
+  if (top === "principals" && segs.length === 2) return { kind: "principal" };
+  const type = top === "calendars" ? "calendar" : top === "addressbooks" ? "addressbook" : null;
+  if (!type || owner === undefined || rest.length) throw new HearthError("not_found", `nothing at ${path}`);
+  if (service === undefined) return { kind: "home", type };
+  const col = collections(rt, type).find(([s]) => s === service)?.[1];
+  if (!col) throw new HearthError("not_found", `no ${type} named "${service}"`);
+  if (name !== undefined && (name.length > NAME_MAX || /[\u0000-\u001f]/.test(name)))
+    throw new HearthError("invalid_argument", `a resource name is at most ${NAME_MAX} characters, with no control characters`, { field: "path" });
+  return { kind: name === undefined ? "collection" : "object", type, service, col, name };
+}
+
+function ctxFor(r: Req, service: string): Ctx {
+  return r.rt.makeCtx(service, "write", r.call, "dav", r.origin);
+}
+
+/** The collection as the service has it now; rate-limited as the service's reads are. */
+function sync(r: Req, service: string, col: DavCollection): Synced {
+  let s = r.synced.get(service);
+  if (s) return s;
+  assertScope(r.caller, service);
+  const read = r.rt.registry.plugins.get(service)!.methods.find((m) => m.def.kind === "read");
+  if (read) limitCall(r.rt, read, r.caller);
+  s = reconcile(r.db, r.caller.account.id, service, ext(col), col.list(ctxFor(r, service)));
+  r.synced.set(service, s);
+  return s;
+}
+
+const syncToken = (revision: number) => `urn:hearth:sync:${revision}`;
+
+// ---- properties ----
+
+type Getter = (r: Req, t: Target) => string | undefined;
+const key = (ns: string, name: string) => `${ns}|${name}`;
+const hrefs = (...h: string[]) => h.map((x) => `<d:href>${esc(x)}</d:href>`).join("");
+const privileges = ["read", "write", "write-content", "write-properties", "bind", "unbind", "read-current-user-privilege-set"]
+  .map((p) => `<d:privilege><d:${p}/></d:privilege>`)
+  .join("");
+
+function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined {
+  const s = sync(r, t.service!, t.col!);
+  const item = s.items.find((i) => i.name === t.name && i.ref !== null);
+  if (!item) return undefined;
+  if (rawStands(item)) return { item, body: item.raw! };
+  const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
+  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version }) };
+}
+
+const PROPS: Record<string, Getter> = {
+  [key(NS.dav, "resourcetype")]: (_r, t) =>
+    t.kind === "principal"
+      ? "<d:principal/>"
+      : t.kind === "collection"
+        ? t.type === "calendar"
+          ? "<d:collection/><c:calendar/>"
+          : "<d:collection/><card:addressbook/>"
+        : t.kind === "object"
+          ? ""
+          : "<d:collection/>",
+  [key(NS.dav, "displayname")]: (r, t) =>
+    t.kind === "collection" ? esc(t.col!.displayName) : t.kind === "principal" ? esc(r.caller.account.username) : t.kind === "home" ? (t.type === "calendar" ? "Calendars" : "Address books") : undefined,
+  [key(NS.dav, "current-user-principal")]: (r) => hrefs(principalHref(r.caller.account.username)),
+  [key(NS.dav, "principal-URL")]: (r) => hrefs(principalHref(r.caller.account.username)),
+  [key(NS.dav, "owner")]: (r) => hrefs(principalHref(r.caller.account.username)),
+  [key(NS.dav, "principal-collection-set")]: () => hrefs("/dav/principals/"),
+  [key(NS.caldav, "calendar-home-set")]: (r, t) => (t.kind === "principal" || t.kind === "root" ? hrefs(homeHref("calendar", r.caller.account.username)) : undefined),
+  [key(NS.carddav, "addressbook-home-set")]: (r, t) => (t.kind === "principal" || t.kind === "root" ? hrefs(homeHref("addressbook", r.caller.account.username)) : undefined),
+  [key(NS.dav, "current-user-privilege-set")]: () => privileges,
+  [key(NS.dav, "supported-report-set")]: (_r, t) => {
+    if (t.kind !== "collection") return undefined;
+    const ns = t.type === "calendar" ? "c" : "card";
+    const names = t.type === "calendar" ? ["calendar-query", "calendar-multiget"] : ["addressbook-query", "addressbook-multiget"];
+    return [...names.map((n) => `<${ns}:${n}/>`), "<d:sync-collection/>"].map((x) => `<d:supported-report><d:report>${x}</d:report></d:supported-report>`).join("");
+  },
+  [key(NS.cs, "getctag")]: (r, t) => (t.kind === "collection" ? esc(String(sync(r, t.service!, t.col!).revision)) : undefined),
+  [key(NS.dav, "sync-token")]: (r, t) => (t.kind === "collection" ? esc(syncToken(sync(r, t.service!, t.col!).revision)) : undefined),
+  [key(NS.caldav, "supported-calendar-component-set")]: (_r, t) => (t.kind === "collection" && t.type === "calendar" ? `<c:comp name="${t.col!.component}"/>` : undefined),
+  [key(NS.caldav, "supported-calendar-data")]: (_r, t) =>
+    t.kind === "collection" && t.type === "calendar" ? '<c:calendar-data content-type="text/calendar" version="2.0"/>' : undefined,
+  [key(NS.carddav, "supported-address-data")]: (_r, t) =>
+    t.kind === "collection" && t.type === "addressbook"
+      ? '<card:address-data-type content-type="text/vcard" version="3.0"/><card:address-data-type content-type="text/vcard" version="4.0"/>'
+      : undefined,
+  [key(NS.dav, "getcontenttype")]: (_r, t) => (t.kind === "object" ? contentType(t.col!) : undefined),
+  [key(NS.dav, "getetag")]: (r, t) => {
+    const item = t.kind === "object" ? liveItem(r, t) : null;
+    return item ? esc(etagOf(item)) : undefined;
+  },
+  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? esc(objectBody(r, t)?.body ?? "") : undefined),
+};
+
+const ALLPROP = ["resourcetype", "displayname", "getetag", "getcontenttype", "sync-token"].map((name) => ({ ns: NS.dav as string, name }));
+
+function requested(el: El | null | undefined): { ns: string; name: string }[] {
+  const p = child(el, NS.dav, "prop");
+  if (!p) return ALLPROP;
+  return p.children.map((c) => ({ ns: c.ns, name: c.name }));
+}
+
+function propsOf(r: Req, t: Target, href: string, wanted: { ns: string; name: string }[]): ResponseXml {
+  const found: string[] = [];
+  const missing: { ns: string; name: string }[] = [];
+  for (const w of wanted) {
+    const v = PROPS[key(w.ns, w.name)]?.(r, t);
+    if (v === undefined) missing.push(w);
+    else found.push(prop(w.ns, w.name, v));
+  }
+  return { href, found, missing };
+}
+
+// ---- methods ----
+
+const xml = (status: number, body: string, headers: Record<string, string> = {}) =>
+  new Response(body, { status, headers: { "content-type": "application/xml; charset=utf-8", ...headers } });
+
+function members(r: Req, t: Target, user: string): { href: string; t: Target }[] {
+  if (t.kind === "root") return [{ href: principalHref(user), t: { kind: "principal" } }];
+  if (t.kind === "home")
+    return collections(r.rt, t.type)
+      .filter(([s]) => inScope(r.caller, s))
+      .map(([service, col]) => ({ href: colHref(t.type!, user, service), t: { kind: "collection", type: t.type, service, col } }));
+  if (t.kind === "collection")
+    return sync(r, t.service!, t.col!)
+      .items.filter((i) => i.ref !== null)
+      .map((i) => ({ href: colHref(t.type!, user, t.service!) + encodeURIComponent(i.name), t: { ...t, kind: "object", name: i.name } }));
+  return [];
+}
+
+function propfind(r: Req, t: Target, href: string, body: El | null, depth: string): Response {
+  if (t.kind === "collection") sync(r, t.service!, t.col!);
+  if (t.kind === "object" && !objectBody(r, t)) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
+  const wanted = body && child(body, NS.dav, "propname") ? [] : requested(body);
+  const out = [propsOf(r, t, href, wanted)];
+  if (depth !== "0") for (const m of members(r, t, r.caller.account.username)) out.push(propsOf(r, m.t, m.href, wanted));
+  return xml(207, multistatus(out));
+}
+
+function objectTarget(t: Target, name: string): Target {
+  return { ...t, kind: "object", name };
+}
+
+function report(r: Req, t: Target, href: string, body: El | null): Response {
+  if (!body) throw new HearthError("invalid_argument", "a REPORT needs an XML body", { field: "body" });
+  if (t.kind !== "collection") throw new DavPrecondition(403, { ns: NS.dav, name: "supported-report" }, "reports are made on a calendar or address book");
+  const s = sync(r, t.service!, t.col!);
+  const wanted = requested(body);
+  const live = s.items.filter((i) => i.ref !== null);
+  const one = (i: Item) => propsOf(r, objectTarget(t, i.name), href + encodeURIComponent(i.name), wanted);
+  if (body.name === "calendar-query" || body.name === "addressbook-query") {
+    // A filter on another component than the one this collection holds matches nothing; finer filters are left to the client.
+    const comps = descendants(child(body, body.ns, "filter"), NS.caldav, "comp-filter").map((c) => c.attrs.name?.toUpperCase());
+    if (t.type === "calendar" && comps.length > 1 && !comps.slice(1).includes(t.col!.component ?? "")) return xml(207, multistatus([]));
+    return xml(207, multistatus(live.map(one)));
+  }
+  if (body.name === "calendar-multiget" || body.name === "addressbook-multiget") {
+    const out = children(body, NS.dav, "href").map((h) => {
+      const path = new URL(h.text.trim(), r.origin).pathname;
+      const name = path.startsWith(href) ? decodeURIComponent(path.slice(href.length)) : "";
+      const i = live.find((x) => x.name === name);
+      return i ? one(i) : { href: h.text.trim(), status: 404 };
+    });
+    return xml(207, multistatus(out));
+  }
+  if (body.name === "sync-collection" && body.ns === NS.dav) {
+    const given = child(body, NS.dav, "sync-token")?.text.trim() ?? "";
+    let since = 0;
+    if (given) {
+      const m = /^urn:hearth:sync:(\d+)$/.exec(given);
+      if (!m || Number(m[1]) > s.revision) throw new DavPrecondition(403, { ns: NS.dav, name: "valid-sync-token" }, "the sync-token is not one this collection gave");
+      since = Number(m[1]);
+    }
+    const out = s.items.filter((i) => i.revision > since && (i.ref !== null || since > 0)).map((i) => (i.ref !== null ? one(i) : { href: href + encodeURIComponent(i.name), status: 404 }));
+    return xml(207, multistatus(out, syncToken(s.revision)));
+  }
+  throw new DavPrecondition(403, { ns: NS.dav, name: "supported-report" }, `the ${body.name} report is not supported here`);
+}
+
+function etagMatches(header: string, etag: string | null): boolean {
+  if (header.trim() === "*") return etag !== null;
+  if (etag === null) return false;
+  return header.split(",").some((h) => h.trim().replace(/^W\//, "") === etag);
+}
+
+function liveItem(r: Req, t: Target): Item | null {
+  return sync(r, t.service!, t.col!).items.find((i) => i.name === t.name && i.ref !== null) ?? null;
+}
+
+function checkPreconditions(req: Request, item: Item | null) {
+  const etag = item ? etagOf(item) : null;
+  const ifMatch = req.headers.get("if-match");
+  const ifNone = req.headers.get("if-none-match");
+  if (ifMatch !== null && !etagMatches(ifMatch, etag)) throw new DavPrecondition(412, { ns: NS.dav, name: "lock-token-matches-request-uri" }, "If-Match does not match the current ETag: the resource changed (or is gone) since it was read");
+  if (ifNone !== null && etagMatches(ifNone, etag)) throw new DavPrecondition(412, { ns: NS.dav, name: "lock-token-matches-request-uri" }, "If-None-Match: the resource already exists");
+}
+
+async function put(r: Req, t: Target, req: Request, text: string): Promise<Response> {
+  if (t.kind !== "object") throw new HearthError("method_not_allowed", "PUT a calendar object or vCard into a collection", { headers: { Allow: ALLOW } });
+  if (!text.trim()) throw new HearthError("invalid_argument", "the body is empty", { field: "body" });
+  const item = liveItem(r, t);
+  checkPreconditions(req, item);
+  const account = r.caller.account.id;
+  const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  claim(r.db, account, t.service!, t.name!, id, uid);
+  r.synced.delete(t.service!);
+  sync(r, t.service!, t.col!);
+  keepRaw(r.db, account, t.service!, t.name!, text);
+  r.synced.delete(t.service!);
+  const now = liveItem(r, t)!;
+  return new Response(null, { status: item ? 204 : 201, headers: { etag: etagOf(now) } });
+}
+
+async function remove(r: Req, t: Target, req: Request): Promise<Response> {
+  if (t.kind !== "object") throw new HearthError("forbidden", "a collection cannot be deleted; delete its members");
+  const item = liveItem(r, t);
+  if (!item) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
+  checkPreconditions(req, item);
+  await t.col!.remove(item.ref!, ctxFor(r, t.service!));
+  r.synced.delete(t.service!);
+  sync(r, t.service!, t.col!);
+  return new Response(null, { status: 204 });
+}
+
+/** Properties are the service's own: a client may not set them, and is told so per property (RFC 4918 9.2). */
+function proppatch(href: string, body: El | null): Response {
+  const names = [...descendants(body, NS.dav, "prop").flatMap((p) => p.children)];
+  const parts = names.map((n) => prop(n.ns, n.name)).join("");
+  return xml(
+    207,
+    `<?xml version="1.0" encoding="utf-8"?>\n<d:multistatus xmlns:d="DAV:"><d:response><d:href>${esc(href)}</d:href><d:propstat><d:prop>${parts}</d:prop><d:status>HTTP/1.1 403 Forbidden</d:status></d:propstat></d:response></d:multistatus>`,
+  );
+}
+
+function refusal(rt: Runtime, e: unknown, r: Req | null, t: Target | null, rid: string, path: string): Response {
+  if (e instanceof DavPrecondition) {
+    let inner = "";
+    if (e.conflictRef && r && t?.service) {
+      const i = sync(r, t.service, t.col!).items.find((x) => x.ref === e.conflictRef);
+      if (i) inner = `<d:href>${esc(colHref(t.type!, r.caller.account.username, t.service) + encodeURIComponent(i.name))}</d:href>`;
+    }
+    const res = errorXml(e.element.ns, e.element.name, inner).replace("</d:error>", `<d:responsedescription>${esc(e.message)}</d:responsedescription></d:error>`);
+    return xml(e.status, res, { "x-request-id": rid });
+  }
+  const err = asHearthError(e);
+  if (err.status === 500 || err.kind === "storage_unavailable") rt.log.error("dav failed", { rid, path, error: String((e as Error)?.stack ?? e) });
+  const headers = err.status === 401 ? { "www-authenticate": 'Basic realm="Hearth", charset="UTF-8"' } : undefined;
+  return errorResponse(e, rid, headers);
+}
+
+async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
+  const req = c.request;
+  const rid = crypto.randomUUID();
+  const started = performance.now();
+  const url = new URL(req.url);
+  let status = 0;
+  let callerId: string | null = null;
+  try {
+    if (req.method === "OPTIONS")
+      return new Response(null, { status: 200, headers: { dav: "1, 3, calendar-access, addressbook, extended-mkcol", allow: ALLOW } });
+    if (!ALLOW.split(", ").includes(req.method)) throw new HearthError("method_not_allowed", `${req.method} is not supported here`, { headers: { Allow: ALLOW } });
+    const caller = await identify(rt, req, clientAddress(c));
+    if (!caller.account) throw new HearthError("unauthenticated", "sign in with your username and an app password (a token) as the password");
+    callerId = caller.account.id;
+    if (Number(req.headers.get("content-length") ?? "0") > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
+    const buf = await req.arrayBuffer();
+    if (buf.byteLength > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
+    const text = new TextDecoder().decode(buf);
+    const user = caller.account.username;
+    const t = resolve(rt, url.pathname, user);
+    const href = t.kind === "object" ? url.pathname : url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
+    if (t.service) assertScope(caller, t.service);
+    let r: Req | null = null;
+    const res = await rt.store
+      .write(async () => {
+        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.writer, synced: new Map() };
+        switch (req.method) {
+          case "PROPFIND":
+            return propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
+          case "REPORT":
+            return report(r, t, href, parseXml(text));
+          case "GET":
+          case "HEAD": {
+            if (t.kind !== "object") return new Response(`${t.kind === "collection" ? t.col!.displayName : "Hearth"}: a CalDAV and CardDAV address for calendar and contacts apps.\n`, { headers: { "content-type": "text/plain; charset=utf-8" } });
+            const o = objectBody(r, t);
+            if (!o) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
+            return new Response(req.method === "HEAD" ? null : o.body, { headers: { "content-type": contentType(t.col!), etag: etagOf(o.item) } });
+          }
+          case "PUT":
+            return await put(r, t, req, text);
+          case "DELETE":
+            return await remove(r, t, req);
+          case "PROPPATCH":
+            return proppatch(href, parseXml(text));
+          default:
+            throw new HearthError("method_not_allowed", `${req.method} is not supported here`, { headers: { Allow: ALLOW } });
+        }
+      })
+      .catch((e) => refusal(rt, e, r, t, rid, url.pathname));
+    status = res.status;
+    res.headers.set("x-request-id", rid);
+    if (!res.headers.has("dav")) res.headers.set("dav", "1, 3, calendar-access, addressbook");
+    return res;
+  } catch (e) {
+    const res = refusal(rt, e, null, null, rid, url.pathname);
+    status = res.status;
+    return res;
+  } finally {
+    rt.log.line({ rid, service: "dav", method: req.method, path: url.pathname, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
+  }
+}
+
+mounts.push((app, rt) => {
+  // RFC 6764: clients asked for a server's name alone look here first.
+  for (const w of ["caldav", "carddav"]) app.all(`/.well-known/${w}`, () => new Response(null, { status: 301, headers: { location: "/dav/" } }), { parse: "none" });
+  const h = route((c) => handle(rt, c));
+  app.all("/dav", h, { parse: "none" });
+  app.all("/dav/*", h, { parse: "none" });
+});
+
+// App password presets on /token: one per kind of collection, scoped to the services holding them.
+appPasswordPresets.push((rt) =>
+  (["calendar", "addressbook"] as const).flatMap((type) => {
+    const cols = collections(rt, type);
+    if (!cols.length) return [];
+    return [{ label: cols.map(([, c]) => c.displayName).join(" and "), scopes: cols.map(([s]) => s).sort(), path: "/dav/" }];
+  }),
+);
