@@ -33,7 +33,7 @@ export type ContextOf = (extra: Extra) => McpCallContext;
 
 export const SERVER_INFO = { name: "hearth", title: "Hearth", version: pkg.version };
 
-const INSTRUCTIONS =
+export const INSTRUCTIONS =
   "Hearth's methods as tools: each tool is <service>_<method> and does what the HTTP method /api/v1/<service>/<method> does, at the same price. " +
   'A refusal comes back as a tool error whose structured content is {"error": {status, kind, message, field?}}; a success as {"result": …}.';
 
@@ -52,10 +52,23 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
   return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
 }
 
+/** What this server offers, the same in every protocol era. */
+export const CAPABILITIES = { tools: {} };
+
+/**
+ * The requests this server answers, by method: each era's server (SDK 1.x
+ * for 2025-11-25 sessions, SDK 2.x for 2026-07-28 requests) registers these
+ * same functions, so the eras cannot drift apart.
+ */
+export const mcpRequests = {
+  "tools/list": (rt: Runtime, c: McpCallContext, _params: unknown) => listTools(rt, c),
+  "tools/call": (rt: Runtime, c: McpCallContext, params: unknown) => callToolRequest(rt, c, params as CallToolRequest["params"]),
+};
+
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   validator ??= new AjvJsonSchemaValidator();
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => listTools(rt, contextOf(extra)));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callToolRequest(rt, contextOf(extra), req.params));
+  const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => mcpRequests["tools/list"](rt, contextOf(extra), req.params));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => mcpRequests["tools/call"](rt, contextOf(extra), req.params));
   return server;
 }
