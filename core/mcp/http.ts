@@ -10,6 +10,7 @@ import { clientAddress, route, type App } from "../http/app.ts";
 import { identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
+import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
 import { isModernRequest, modernHttpHandler } from "./modern.ts";
@@ -87,6 +88,13 @@ const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { met
 export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: string, direct = true): Promise<Response> {
   const url = new URL(req.url);
   const filter = parseFilter(url.searchParams.get("tools"));
+  let mode: ToolsMode;
+  try {
+    mode = parseMode(url.searchParams.get("mode") ?? req.headers.get(MODE_HEADER));
+  } catch (e) {
+    const err = asHearthError(e);
+    return rpcError(err.status, -32602, err.message, { error: err.body() });
+  }
   const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
   if (req.method === "GET" && !wantsStream) {
     const caller = await identify(rt, req, address).catch(() => stranger(address));
@@ -103,6 +111,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
+  ctx.mode = mode;
   const authInfo: AuthInfo = {
     token: "",
     clientId: ctx.caller.account?.username ?? "",

@@ -19,6 +19,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { callTool } from "./call.ts";
+import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
 
 /** What one MCP request runs as: who calls, which tools this endpoint exposes, and where links point. */
@@ -26,6 +27,8 @@ export interface McpCallContext {
   caller: Caller;
   filter: Set<string> | null;
   baseUrl: string;
+  /** Every visible tool listed, or the three discovery tools (discover.ts). */
+  mode?: ToolsMode;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -42,11 +45,13 @@ let validator: AjvJsonSchemaValidator | null = null;
 
 /** tools/list: the tools this caller may see at this endpoint. */
 export function listTools(rt: Runtime, c: McpCallContext): ListToolsResult {
-  return { tools: visibleTools(rt, c.caller, c.filter) };
+  return { tools: c.mode === "discover" ? discoveryTools : visibleTools(rt, c.caller, c.filter) };
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
 export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
+  if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
   const entry = toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
   return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });

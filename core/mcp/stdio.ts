@@ -9,10 +9,11 @@ import { parseFlags } from "../cli/args.ts";
 import type { CliCommand } from "../cli/commands.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
+import { parseMode, type ToolsMode } from "./discover.ts";
 import { createEraServer } from "./modern.ts";
 import { parseFilter } from "./tools.ts";
 
-const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks]   (acts as HEARTH_TOKEN's account unless --user is given)";
+const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]   (acts as HEARTH_TOKEN's account unless --user is given)";
 const err = (s: string) => process.stderr.write(s + "\n");
 
 export const mcpCommand: CliCommand = {
@@ -27,6 +28,13 @@ export const mcpCommand: CliCommand = {
     const user = flags.get("user")?.[0];
     if (user === "true") {
       err(USAGE);
+      return 2;
+    }
+    let mode: ToolsMode;
+    try {
+      mode = parseMode(flags.get("mode")?.[0], "--mode");
+    } catch (e) {
+      err(`${asHearthError(e).message}\n${USAGE}`);
       return 2;
     }
     const token = process.env.HEARTH_TOKEN ?? "";
@@ -63,7 +71,7 @@ export const mcpCommand: CliCommand = {
     // SDK 2.x serves both eras here: a connection opening with initialize stays a 2025-11-25 one,
     // one opening with server/discover or an enveloped request speaks 2026-07-28.
     const transport = new StdioServerTransport();
-    const handle = serveStdio((era) => createEraServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "" }), era), {
+    const handle = serveStdio((era) => createEraServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "", mode }), era), {
       transport,
       legacy: "serve",
       onerror: (e) => err(`hearth mcp: ${e.message}`),
