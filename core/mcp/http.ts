@@ -13,7 +13,7 @@ import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
-import { isModernRequest, modernHttpHandler } from "./modern.ts";
+import { eraOf, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
 import { McpSessions } from "./sessions.ts";
 import { parseFilter } from "./tools.ts";
 
@@ -126,7 +126,12 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     if (read instanceof Response) return read;
     body = read.body;
     // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
-    if (isModernRequest(req, body)) return eras.modern.fetch(asMcpPost(req), { authInfo, parsedBody: body });
+    const era = eraOf(req, body);
+    if (era) {
+      const post = asMcpPost(req);
+      const quick = direct && era === "modern" ? modernDirectAnswer(rt, ctx, post, body) : null;
+      return quick ?? eras.modern.fetch(post, { authInfo, parsedBody: body });
+    }
   }
 
   if (sid) {

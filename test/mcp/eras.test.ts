@@ -8,6 +8,10 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { handleMcp, type McpEras } from "../../core/mcp/http.ts";
+import { modernHttpHandler } from "../../core/mcp/modern.ts";
+import type { McpCallContext } from "../../core/mcp/server.ts";
+import { McpSessions } from "../../core/mcp/sessions.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { mcpClient, rpc } from "./client.ts";
 
@@ -111,6 +115,53 @@ describe("over /mcp", () => {
     expect(r.status).toBeGreaterThanOrEqual(400);
     expect(r.status).toBeLessThan(500);
     expect((await h.call("notes/get", { title: "Mismatch" }, { token: alice })).status).toBe(404);
+  });
+});
+
+describe("the direct 2026-07-28 tools/call", () => {
+  // The same requests answered by the running server (which takes the direct road for the
+  // everyday tools/call) and by the SDK alone on the same instance must give the same answers.
+  let sdkOnly: McpEras;
+  beforeAll(() => {
+    sdkOnly = {
+      sessions: new McpSessions(h.rt, (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth),
+      modern: modernHttpHandler(h.rt, Number(h.rt.config.HEARTH_BODY_LIMIT)),
+    };
+  });
+  const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+  const request = (token: string | null, name: string, args: unknown, extra: Record<string, string> = {}, path = "/mcp") =>
+    new Request(`${h.url}${path}`, {
+      method: "POST",
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+        ...extra,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name, arguments: args, _meta: envelope } }),
+    });
+  const read = async (r: Response) => ({ status: r.status, body: await r.json() });
+
+  test("gives the SDK's answer for a success, a refusal, an out-of-scope call and a filtered tool", async () => {
+    const scoped = await h.token("alice", { scopes: ["tasks"] });
+    const cases: [string | null, string, unknown, string?][] = [
+      [alice, "notes_get", { title: "Garden" }],
+      [alice, "notes_get", { title: "Orchard" }],
+      [alice, "notes_get", { title: 5 }],
+      [scoped, "notes_get", { title: "Garden" }],
+      [null, "notes_get", { title: "Garden" }],
+      [alice, "notes_get", { title: "Garden" }, "/mcp?tools=tasks"],
+      [alice, "notes_list", undefined],
+    ];
+    for (const [token, name, args, path] of cases) {
+      const fast = await read(await fetch(request(token, name, args, {}, path)));
+      const slow = await read(await handleMcp(h.rt, sdkOnly, request(token, name, args, {}, path), "127.0.0.1", false));
+      expect(fast).toEqual(slow);
+      expect(fast.body.result?.resultType ?? fast.body.error?.code).toBeDefined();
+    }
   });
 });
 
