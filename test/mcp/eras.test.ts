@@ -102,6 +102,22 @@ describe("over /mcp", () => {
     const unknown = await rpc(h.url, "tools/call", { name: "no_such_tool", arguments: {}, _meta: envelope }, modernHeaders("tools/call", "no_such_tool"));
     expect(unknown.body.error?.code).toBe(-32602);
     expect(unknown.body.error.message).toContain("no_such_tool");
+    const badCaps = await rpc(
+      h.url,
+      "tools/list",
+      { _meta: { ...envelope, "io.modelcontextprotocol/clientCapabilities": 5 } },
+      modernHeaders("tools/list"),
+    );
+    expect(badCaps.status).toBe(400);
+    expect(badCaps.body.error).toMatchObject({ code: -32602, data: { envelope: { key: "io.modelcontextprotocol/clientCapabilities" } } });
+    const later = await rpc(
+      h.url,
+      "tools/list",
+      { _meta: { ...envelope, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } },
+      { ...modernHeaders("tools/list"), "mcp-protocol-version": "2099-01-01" },
+    );
+    expect(later.status).toBe(400);
+    expect(later.body.error.data).toMatchObject({ supported: [MODERN], requested: "2099-01-01" });
   });
 
   test("a header that contradicts the body is refused, and no write is applied", async () => {
