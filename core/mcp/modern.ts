@@ -26,7 +26,11 @@ import { inFilter, toolTable } from "./tools.ts";
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
 let validator: AjvJsonSchemaValidator | null = null;
 
-/** An SDK 2.x server answering the same requests as the 2025 one, for the caller `contextOf` gives. */
+/**
+ * An SDK 2.x server answering the same requests as the 2025 one. `contextOf`
+ * is asked on every request, not once per server: a stdio connection lives
+ * long, and its token's revocation or expiry must hold from the next call.
+ */
 export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext, era: McpRequestContext): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, {
@@ -34,10 +38,9 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
-  const ctx = contextOf(era);
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
-    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, ctx, req.params)) as never);
+    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, contextOf(era), req.params)) as never);
   return server;
 }
 
