@@ -9,7 +9,7 @@ import { asHearthError, HearthError, invalid } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { callTool } from "./call.ts";
-import { creditsOf, inFilter, inScope, toolTable } from "./tools.ts";
+import { inFilter, inScope, toolTable } from "./tools.ts";
 
 /** How a client asked for the tool list: every visible tool, or the discovery tools. */
 export type ToolsMode = "all" | "discover";
@@ -113,25 +113,45 @@ function visibleEntry(rt: Runtime, c: Context, name: string, scoped = true): Met
 }
 
 const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+// Words that say nothing about which tool is wanted.
+const STOP = new Set(["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "with", "from", "into", "my", "me", "i", "what", "how", "is", "it"]);
+
+/** The words each tool is found by, made once per runtime: its name, its service's description, its own. */
+const indexes = new WeakMap<Runtime, { name: string[]; about: string[]; text: string[] }[]>();
+function indexOf(rt: Runtime) {
+  let index = indexes.get(rt);
+  if (!index) {
+    const t = toolTable(rt);
+    index = t.entries.map((e, i) => ({
+      name: [...words(e.service), ...words(e.name)],
+      about: words(rt.registry.plugins.get(e.service)?.def.description ?? ""),
+      text: words(`${t.tools[i].title ?? ""} ${e.def.description}`),
+    }));
+    indexes.set(rt, index);
+  }
+  return index;
+}
 
 /**
- * Ranks tools by the words of the query found in their name, service, title
- * and description; a word also matches the start of a longer one ("note"
- * finds "notes"), so plural and verb forms meet.
+ * Ranks tools by the words of the query found in their name and service,
+ * in what their service is for ("calendar" finds the events service), and in
+ * their own description; a word also matches the start of a longer one
+ * ("note" finds "notes"), so plural and verb forms meet.
  */
 function search(rt: Runtime, c: Context, query: string, limit: number) {
-  const wanted = [...new Set(words(query))];
+  const wanted = [...new Set(words(query))].filter((w) => w.length > 1 && !STOP.has(w));
   const t = toolTable(rt);
+  const index = indexOf(rt);
   const scored: { score: number; i: number }[] = [];
   for (let i = 0; i < t.entries.length; i++) {
     const e = t.entries[i];
     if (!inFilter(e, c.filter) || !inScope(e, c.caller)) continue;
-    const name = new Set([...words(e.service), ...words(e.name)]);
-    const text = words(`${t.tools[i].title ?? ""} ${e.def.description}`);
+    const { name, about, text } = index[i];
     let score = 0;
     for (const w of wanted) {
-      const hit = (v: string) => v === w || (w.length >= 3 && (v.startsWith(w) || w.startsWith(v)) && v.length >= 3);
-      if ([...name].some(hit)) score += 3;
+      const hit = (v: string) => v === w || (w.length >= 3 && v.length >= 3 && (v.startsWith(w) || w.startsWith(v)));
+      if (name.some(hit)) score += 3;
+      if (about.some(hit)) score += 1;
       if (text.some(hit)) score += 1;
     }
     if (score > 0) scored.push({ score, i });
@@ -139,13 +159,12 @@ function search(rt: Runtime, c: Context, query: string, limit: number) {
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i }) => {
     const e = t.entries[i];
-    const credits = creditsOf(rt, e);
     return {
       name: e.tool,
       summary: e.def.description.trim().split(/\n|(?<=\.)\s/)[0],
       kind: e.def.kind,
       access: e.def.access,
-      price: credits === null ? { credits: null, varies: true } : { credits, usd: credits / 100 },
+      price: t.tools[i]._meta?.price,
     };
   });
 }

@@ -43,6 +43,9 @@ describe("over /mcp", () => {
       expect(found.isError).toBeUndefined();
       const hits = (found.structuredContent as any).result.tools as { name: string; price: unknown }[];
       expect(hits.slice(0, 3).map((t) => t.name)).toContain("notes_add");
+      // A need named in a service's own description finds that service: the calendar is the events service.
+      const calendar = ((await c.call("search_tools", { query: "what's on my calendar", limit: 3 })).structuredContent as any).result.tools;
+      expect(calendar.map((t: { name: string }) => t.name.split("_")[0])).toEqual(["events", "events", "events"]);
 
       const described = await c.call("describe_tool", { name: "notes_add" });
       const listed = (await direct.client.listTools()).tools.find((t) => t.name === "notes_add")!;
