@@ -30,10 +30,15 @@ export interface McpBenchResult {
   mcpOverHttp: number;
   /** MCP (session) req/s over the SDK example's: the target is above 1. */
   mcpOverSdkExample: number;
+  /** Stateless 2026-07-28 tools/call req/s over HTTP GET's. */
+  modernOverHttp: number;
+  /** The tools/list answer's size in bytes, and in tokens at about four bytes each, with every tool and in discovery mode. */
+  toolsList: { all: { bytes: number; tokens: number }; discover: { bytes: number; tokens: number } };
 }
 
 const root = join(import.meta.dir, "..");
 const PROTOCOL = "2025-06-18";
+const MODERN = "2026-07-28";
 
 
 async function waitUp(url: string, init?: RequestInit, timeoutMs = 15_000) {
@@ -164,6 +169,19 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
     });
     const call = rpc("tools/call", { name: "notes_get", arguments: { title: "bench" } });
+    // A 2026-07-28 request stands alone: its version and capabilities in _meta, its method and tool in headers.
+    const modernCall = rpc("tools/call", {
+      name: "notes_get",
+      arguments: { title: "bench" },
+      _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} },
+    });
+    const modernHeaders = { ...mcpHeaders, "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "notes_get" };
+    const listSize = async (query: string) => {
+      const r = await fetch(`${base}/mcp${query}`, { method: "POST", headers: mcpHeaders, body: rpc("tools/list", {}) });
+      const bytes = (await r.arrayBuffer()).byteLength;
+      return { bytes, tokens: Math.round(bytes / 4) };
+    };
+    const toolsList = { all: await listSize(""), discover: await listSize("?mode=discover") };
 
     type Scenario = Parameters<typeof load>[1] & { name: string };
     const scenarios: Scenario[] = [
@@ -187,6 +205,15 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       },
       { name: "MCP tools/call notes_get (stateless)", url: `${base}/mcp`, method: "POST", headers: mcpHeaders, body: call, expect: '"structuredContent"' },
       {
+        name: "MCP tools/call notes_get (stateless 2026-07-28)",
+        url: `${base}/mcp`,
+        method: "POST",
+        headers: modernHeaders,
+        body: modernCall,
+        expect: '"resultType":"complete"',
+        rpcIds: true,
+      },
+      {
         name: "SDK example server tools/call greet",
         url: exampleUrl,
         method: "POST",
@@ -206,7 +233,7 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       p99: median(r.map((x) => x.p99)),
       errors: r.reduce((n, x) => n + x.errors, 0),
     }));
-    const [http, , session_, , example] = rows;
+    const [http, , session_, , modern, example] = rows;
     return {
       seconds,
       connections,
@@ -214,6 +241,8 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       rows,
       mcpOverHttp: Math.round((session_.rps / http.rps) * 100) / 100,
       mcpOverSdkExample: Math.round((session_.rps / example.rps) * 100) / 100,
+      modernOverHttp: Math.round((modern.rps / http.rps) * 100) / 100,
+      toolsList,
     };
   } finally {
     for (const p of procs) p.kill();
@@ -230,6 +259,15 @@ export function mcpTable(r: McpBenchResult): string {
   return [line(head), `|${w.map((n) => "-".repeat(n + 2)).join("|")}|`, ...body.map(line)].join("\n");
 }
 
+/** The 2026-07-28 ratio and the tools/list sizes, one line each. */
+export function mcpSummary(r: McpBenchResult): string {
+  const size = (x: { bytes: number; tokens: number }) => `${x.bytes} bytes (~${x.tokens} tokens)`;
+  return [
+    `MCP stateless 2026-07-28 tools/call / HTTP GET: ${Math.round(r.modernOverHttp * 100)}%`,
+    `tools/list: ${size(r.toolsList.all)} with every tool; ${size(r.toolsList.discover)} with ?mode=discover`,
+  ].join("\n");
+}
+
 if (import.meta.main) {
   const i = process.argv.indexOf("--sdk-example");
   if (i >= 0) await sdkExample(Number(process.argv[i + 1]));
@@ -242,5 +280,6 @@ if (import.meta.main) {
     console.log(
       `\nMCP (session) / HTTP: ${Math.round(r.mcpOverHttp * 100)}% (target >= 80%); MCP (session) / SDK example: ${r.mcpOverSdkExample}x (target > 1)`,
     );
+    console.log(mcpSummary(r));
   }
 }

@@ -89,9 +89,9 @@ if (process.env.BENCH_QUICK !== "1") {
   const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
   const want = (name: string) => only.length === 0 || only.includes(name);
   if (want("mcp")) {
-    const { benchMcp, mcpTable } = await import("./mcp.ts");
+    const { benchMcp, mcpSummary, mcpTable } = await import("./mcp.ts");
     const r = await benchMcp({ seconds });
-    console.log(`\nMCP beside HTTP and the SDK's minimal server:\n${mcpTable(r)}`);
+    console.log(`\nMCP beside HTTP and the SDK's minimal server:\n${mcpTable(r)}\n${mcpSummary(r)}`);
     extra.mcp = r;
   }
   if (want("upstream")) {

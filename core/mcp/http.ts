@@ -2,6 +2,7 @@
 // An initialize request opens a session; any other request without a session
 // id is answered statelessly, so `curl -X POST /mcp` with tools/list works.
 // A browser's GET gets a page on how to connect.
+import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { asHearthError } from "../errors.ts";
@@ -10,8 +11,10 @@ import { clientAddress, route, type App } from "../http/app.ts";
 import { identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
+import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
+import { eraOf, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
 import { McpSessions } from "./sessions.ts";
 import { parseFilter } from "./tools.ts";
 
@@ -86,9 +89,16 @@ async function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | 
 const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
 
 /** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
-export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request, address: string, direct = true): Promise<Response> {
+export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: string, direct = true): Promise<Response> {
   const url = new URL(req.url);
   const filter = parseFilter(url.searchParams.get("tools"));
+  let mode: ToolsMode;
+  try {
+    mode = parseMode(url.searchParams.get("mode") ?? req.headers.get(MODE_HEADER));
+  } catch (e) {
+    const err = asHearthError(e);
+    return rpcError(err.status, -32602, err.message, { error: err.body() });
+  }
   const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
   if (req.method === "GET" && !wantsStream) {
     const caller = await identify(rt, req, address).catch(() => stranger(address));
@@ -105,6 +115,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
+  ctx.mode = mode;
   const authInfo: AuthInfo = {
     token: "",
     clientId: ctx.caller.account?.username ?? "",
@@ -113,33 +124,43 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   };
 
   const sid = req.headers.get("mcp-session-id");
-  if (sid) {
-    const transport = sessions.get(sid);
-    if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
-    if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
+  let body: unknown;
+  if (req.method === "POST") {
     const read = await readJson(rt, req);
     if (read instanceof Response) return read;
+    body = read.body;
+    // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
+    const era = eraOf(req, body);
+    if (era) {
+      const post = asMcpPost(req);
+      const quick = direct && era === "modern" ? modernDirectAnswer(rt, ctx, post, body) : null;
+      return quick ?? eras.modern.fetch(post, { authInfo, parsedBody: body });
+    }
+  }
+
+  if (sid) {
+    const transport = eras.sessions.get(sid);
+    if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
+    if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
     const post = asMcpPost(req);
-    const quick = direct ? directAnswer(rt, ctx, read.body, post, sid) : null;
-    return quick ?? transport.handleRequest(post, { authInfo, parsedBody: read.body });
+    const quick = direct ? directAnswer(rt, ctx, body, post, sid) : null;
+    return quick ?? transport.handleRequest(post, { authInfo, parsedBody: body });
   }
 
   if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
-  const read = await readJson(rt, req);
-  if (read instanceof Response) return read;
   const post = asMcpPost(req);
-  if (isInitialize(read.body)) {
-    const transport = await sessions.open();
-    return transport.handleRequest(post, { authInfo, parsedBody: read.body });
+  if (isInitialize(body)) {
+    const transport = await eras.sessions.open();
+    return transport.handleRequest(post, { authInfo, parsedBody: body });
   }
-  const quick = direct ? directAnswer(rt, ctx, read.body, post) : null;
+  const quick = direct ? directAnswer(rt, ctx, body, post) : null;
   if (quick) return quick;
   // Stateless: a transport that answers this one request, as the SDK asks.
   const server = createMcpServer(rt, contextOf);
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(post, { authInfo, parsedBody: read.body });
+    return await transport.handleRequest(post, { authInfo, parsedBody: body });
   } finally {
     void server.close();
   }
@@ -154,8 +175,14 @@ export function mountMcp(app: App, rt: Runtime) {
   );
 }
 
+/** What /mcp keeps per instance: the 2025-11-25 sessions, and the 2026-07-28 handler, which keeps none. */
+export interface McpEras {
+  sessions: McpSessions;
+  modern: McpHttpHandler;
+}
+
 /** The /mcp handler for one instance, with its sessions. */
 export function mcpHandler(rt: Runtime): (req: Request, address: string) => Promise<Response> {
-  const sessions = new McpSessions(rt, contextOf);
-  return (req, address) => handleMcp(rt, sessions, req, address);
+  const eras: McpEras = { sessions: new McpSessions(rt, contextOf), modern: modernHttpHandler(rt, Number(rt.config.HEARTH_BODY_LIMIT)) };
+  return (req, address) => handleMcp(rt, eras, req, address);
 }

@@ -32,6 +32,6 @@ mounts.push((app, rt) => {
 
 cliCommands.set("mcp", {
   summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
-  usage: "hearth mcp [--user NAME] [--tools notes,tasks]",
+  usage: "hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]",
   run: async (argv) => (await import("./stdio.ts")).mcpCommand.run(argv),
 });

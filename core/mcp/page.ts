@@ -54,6 +54,10 @@ export function mcpPage(rt: Runtime, req: Request, caller: Caller, filter: Set<s
 <pre>${endpoint}</pre>
 <p>Send your token as <code>Authorization: Bearer YOUR_TOKEN</code> (make one on the <a href="/token">token page</a>). Without one, only the methods open to anyone answer.
 Add <code>?tools=${services.slice(0, 2).join(",") || "notes"}</code> to the address to offer only some services' tools.</p>
+<p><strong>Fewer tools up front.</strong> With <code>?mode=discover</code> (or the header <code>Hearth-Tools-Mode: discover</code>; <code>hearth mcp --mode discover</code> over stdio)
+the tool list holds three tools instead of ${t.entries.length}: <code>search_tools</code> finds tools for a need, <code>describe_tool</code> gives one tool's input schema and price,
+and <code>call_tool</code> calls it by name, at the same price and within the same scope as calling it directly. It keeps a model's context small; the other settings above still apply.</p>
+<p>Both protocol eras are served here: clients of the 2025-11-25 revision open a session with <code>initialize</code>; clients of 2026-07-28 send each request on its own, with no session.</p>
 
 <h2>Claude Code</h2>
 <pre>${cfg.claudeCode}</pre>

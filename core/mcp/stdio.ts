@@ -3,16 +3,17 @@
 // the account of HEARTH_TOKEN (with that token's scopes) or of `--user NAME`.
 // Background work (plugin start hooks) stays with `hearth serve`, so running
 // both on one data folder does nothing twice.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { findAccount } from "../auth/tokens.ts";
 import { parseFlags } from "../cli/args.ts";
 import type { CliCommand } from "../cli/commands.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
-import { createMcpServer } from "./server.ts";
+import { parseMode, type ToolsMode } from "./discover.ts";
+import { createEraServer } from "./modern.ts";
 import { parseFilter } from "./tools.ts";
 
-const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks]   (acts as HEARTH_TOKEN's account unless --user is given)";
+const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]   (acts as HEARTH_TOKEN's account unless --user is given)";
 const err = (s: string) => process.stderr.write(s + "\n");
 
 export const mcpCommand: CliCommand = {
@@ -27,6 +28,13 @@ export const mcpCommand: CliCommand = {
     const user = flags.get("user")?.[0];
     if (user === "true") {
       err(USAGE);
+      return 2;
+    }
+    let mode: ToolsMode;
+    try {
+      mode = parseMode(flags.get("mode")?.[0], "--mode");
+    } catch (e) {
+      err(`${asHearthError(e).message}\n${USAGE}`);
       return 2;
     }
     const token = process.env.HEARTH_TOKEN ?? "";
@@ -60,16 +68,25 @@ export const mcpCommand: CliCommand = {
       return 1;
     }
     const filter = parseFilter(flags.get("tools")?.[0]);
-    const server = createMcpServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "" }));
+    // SDK 2.x serves both eras here: a connection opening with initialize stays a 2025-11-25 one,
+    // one opening with server/discover or an enveloped request speaks 2026-07-28.
     const transport = new StdioServerTransport();
-    const closed = new Promise<void>((resolve) => {
-      server.onclose = resolve;
-      process.stdin.once("end", () => void server.close());
-      process.once("SIGTERM", () => void server.close());
-      process.once("SIGINT", () => void server.close());
+    const handle = serveStdio((era) => createEraServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "", mode }), era), {
+      transport,
+      legacy: "serve",
+      onerror: (e) => err(`hearth mcp: ${e.message}`),
     });
-    await server.connect(transport);
-    await closed;
+    await new Promise<void>((resolve) => {
+      const sdkClosed = transport.onclose;
+      transport.onclose = () => {
+        sdkClosed?.();
+        resolve();
+      };
+      const stop = () => void handle.close().then(resolve, resolve);
+      process.stdin.once("end", stop);
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+    });
     await rt.stop();
     return 0;
   },

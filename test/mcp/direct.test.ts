@@ -5,7 +5,8 @@
 // messages that must fall through to the SDK.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { directAnswer } from "../../core/mcp/direct.ts";
-import { asMcpPost, handleMcp } from "../../core/mcp/http.ts";
+import { asMcpPost, handleMcp, type McpEras } from "../../core/mcp/http.ts";
+import { modernHttpHandler } from "../../core/mcp/modern.ts";
 import { parseFilter } from "../../core/mcp/tools.ts";
 import type { McpCallContext } from "../../core/mcp/server.ts";
 import { McpSessions } from "../../core/mcp/sessions.ts";
@@ -14,14 +15,17 @@ import { startHearth, type Hearth } from "../harness.ts";
 let h: Hearth;
 let alice: string;
 let scoped: string;
-let sdkOnly: McpSessions;
+let sdkOnly: McpEras;
 
 beforeAll(async () => {
   h = await startHearth();
   alice = await h.token("alice");
   scoped = await h.token("alice", { scopes: ["notes"] });
   expect((await h.call("notes/add", { title: "Bike", text: "oil the chain" }, { token: alice })).status).toBe(200);
-  sdkOnly = new McpSessions(h.rt, (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth);
+  sdkOnly = {
+    sessions: new McpSessions(h.rt, (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth),
+    modern: modernHttpHandler(h.rt, Number(h.rt.config.HEARTH_BODY_LIMIT)),
+  };
 });
 afterAll(() => h.stop());
 

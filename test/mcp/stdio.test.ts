@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ensureAccount, issueToken } from "../../core/auth/tokens.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -67,6 +68,22 @@ test("a scoped HEARTH_TOKEN sees only its scope; --tools narrows further", async
         .map((e) => e.tool)
         .sort(),
     );
+  } finally {
+    await c.client.close();
+  }
+}, 30_000);
+
+test("the token is checked on every call: once it expires, the open connection's next call is refused", async () => {
+  const account = await ensureAccount(h.rt.store, "alice");
+  // Long enough to start the process and make one call on a busy machine; then waited out.
+  const expires = new Date(Date.now() + 8_000);
+  const { token } = await issueToken(h.rt.store, account, { expires });
+  const c = await stdioClient([], { HEARTH_TOKEN: token });
+  try {
+    const before = await c.call("notes_get", { title: "Garden" });
+    expect(before.isError).toBeUndefined();
+    await Bun.sleep(Math.max(0, expires.getTime() - Date.now() + 200));
+    await expect(c.call("notes_get", { title: "Garden" })).rejects.toThrow("the token has expired");
   } finally {
     await c.client.close();
   }

@@ -6,6 +6,7 @@ import { authorizationTypes } from "@x402/evm";
 import { toHex } from "viem";
 import { activity } from "../../core/db/schema.ts";
 import { payX402 } from "../../core/pay/schema.ts";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { mcpClient } from "../mcp/client.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { CHAIN_ID, NETWORK, startChain, startFacilitator, type Chain } from "./chain/evm.ts";
@@ -287,6 +288,25 @@ describe("x402 over MCP", () => {
       expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
     } finally {
       await m.close();
+    }
+  });
+
+  test("a 2026-07-28 client, with no session, is challenged and pays in _meta the same way", async () => {
+    const client = new ClientV2({ name: "x402-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new HttpV2(new URL(`${h.url}/mcp`)));
+    try {
+      const first = (await client.callTool({ name: "meter_echo", arguments: { text: "mcp" } })) as any;
+      expect(first.isError).toBe(true);
+      expect(first._meta["x402/error"].accepts[0].amount).toBe(PRICE_ATOMIC.toString());
+      const before = await chain.balance(alice.address);
+      const payload = await alice.pay(first._meta["x402/error"]);
+      const paid = (await client.callTool({ name: "meter_echo", arguments: { text: "mcp 2026" }, _meta: { "x402/payment": payload } })) as any;
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent.result.text).toBe("mcp 2026");
+      expect(paid._meta["x402/payment-response"].success).toBe(true);
+      expect(await chain.balance(alice.address)).toBe(before - PRICE_ATOMIC);
+    } finally {
+      await client.close();
     }
   });
 

@@ -1,0 +1,131 @@
+// The 2026-07-28 protocol revision, served by the official SDK 2.x beside the
+// 2025-11-25 sessions that SDK 1.x serves. A 2026-07-28 request stands alone:
+// no initialize and no session; it names its protocol version and client
+// capabilities in `_meta`, repeats its method (and tool) in headers, and the
+// answer carries `resultType`. `server/discover` tells a client which
+// revisions this endpoint speaks. Which era a request belongs to is decided
+// per request, by the SDK's own classifier, so both eras share one /mcp and
+// one stdio command.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  classifyInboundRequest,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  createMcpHandler,
+  Server,
+  type McpHttpHandler,
+  type McpRequestContext,
+} from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Runtime } from "../runtime.ts";
+import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, type McpCallContext } from "./server.ts";
+import { inFilter, toolTable } from "./tools.ts";
+
+// Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
+let validator: AjvJsonSchemaValidator | null = null;
+
+/**
+ * An SDK 2.x server answering the same requests as the 2025 one. `contextOf`
+ * is asked on every request, not once per server: a stdio connection lives
+ * long, and its token's revocation or expiry must hold from the next call.
+ */
+export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext, era: McpRequestContext): Server {
+  validator ??= new AjvJsonSchemaValidator();
+  const server = new Server(SERVER_INFO, {
+    capabilities: CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
+  });
+  for (const [method, answer] of Object.entries(mcpRequests))
+    // The table's methods are all ones the SDK knows; their results have the shapes it expects.
+    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, contextOf(era), req.params)) as never);
+  return server;
+}
+
+const headerOf = (req: Request, name: string) => req.headers.get(name) ?? undefined;
+
+/**
+ * The SDK's era decision for a POST: "modern" for a well-formed 2026-07-28
+ * request, "refused" for one of its malformed forms (a bad envelope, a header
+ * contradicting the body) that the 2026-07-28 rules answer, null for 2025-era
+ * traffic, initialize included.
+ */
+export function eraOf(req: Request, body: unknown): "modern" | "refused" | null {
+  const route = classifyInboundRequest({
+    httpMethod: req.method,
+    protocolVersionHeader: headerOf(req, "mcp-protocol-version"),
+    mcpMethodHeader: headerOf(req, "mcp-method"),
+    mcpNameHeader: headerOf(req, "mcp-name"),
+    body,
+  });
+  // A body that is not JSON-RPC at all names no era; the 2025 transport refuses it as it always has.
+  if (route.kind === "reject") return route.rung === "jsonrpc-shape" ? null : "refused";
+  return route.kind === "modern" ? "modern" : null;
+}
+
+const REVISION = "2026-07-28";
+const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
+const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
+const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A 2026-07-28 tools/call answered without building a server per request,
+ * which costs several times the method itself; the answer is the one the
+ * SDK's per-request server gives (the same handler, `resultType`, the server
+ * stamp in `_meta`). Only the everyday form is taken: a request the SDK's
+ * classifier already found well-formed, whose headers repeat its version,
+ * method and tool exactly, whose `_meta` holds only the envelope, naming a
+ * tool this endpoint has. Anything else (a payment in `_meta`, an unknown
+ * tool, a missing header) is left to the SDK, which answers or refuses it:
+ * this may take less than the SDK would, never more.
+ */
+export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Request, body: unknown): Promise<Response> | null {
+  if (!isRecord(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return null;
+  for (const k in body) if (!ENVELOPE.has(k)) return null;
+  const id = body.id;
+  if (typeof id !== "string" && !Number.isSafeInteger(id)) return null;
+  const params = body.params;
+  if (!isRecord(params) || typeof params.name !== "string" || !isRecord(params._meta)) return null;
+  for (const k in params) if (!CALL_PARAMS.has(k)) return null;
+  if (params.arguments !== undefined && !isRecord(params.arguments)) return null;
+  for (const k in params._meta) if (!META_KEYS.has(k)) return null;
+  if (params._meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return null;
+  const h = req.headers;
+  if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
+  if (!JSON_TYPE.test(h.get("content-type") ?? "") || !(h.get("accept") ?? "").includes("application/json")) return null;
+  const entry = toolTable(rt).byName.get(params.name);
+  // Unknown names (the discovery tools among them) take the SDK's road; it gives their answers and refusals.
+  if (!entry || !inFilter(entry, ctx.filter)) return null;
+  let pending: Promise<CallToolResult>;
+  try {
+    pending = callToolRequest(rt, ctx, { name: params.name, arguments: params.arguments });
+  } catch (e) {
+    pending = Promise.reject(e);
+  }
+  const headers = { "content-type": "application/json" };
+  return pending.then(
+    (result) => {
+      const out = { ...result, resultType: "complete", _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
+      return new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers });
+    },
+    (e: { code?: unknown; message?: string; data?: unknown }) => {
+      const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? "Internal error" };
+      if (e.data !== undefined) error.data = e.data;
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+    },
+  );
+}
+
+/**
+ * The 2026-07-28 /mcp handler of one instance: each request gets a server of
+ * its own, built for the caller identified from that request, and nothing is
+ * kept between requests. 2025-era requests never reach it.
+ */
+export function modernHttpHandler(rt: Runtime, bodyLimit: number): McpHttpHandler {
+  const contextOf = (era: McpRequestContext) => (era.authInfo?.extra as { hearth: McpCallContext }).hearth;
+  return createMcpHandler((era) => createEraServer(rt, contextOf, era), { legacy: "reject", maxRequestBodySize: bodyLimit });
+}
