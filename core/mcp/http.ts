@@ -6,7 +6,7 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { asHearthError } from "../errors.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
-import { identify, stranger } from "../http/identify.ts";
+import { bearerChallenge, identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
 import { mcpPage } from "./page.ts";
@@ -98,7 +98,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
   } catch (e) {
     const err = asHearthError(e);
-    const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;
+    const challenge = err.status === 401 ? bearerChallenge(rt, req, err.message) : undefined;
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
   const authInfo: AuthInfo = {
