@@ -150,7 +150,8 @@ describe("authorization", () => {
   test("PKCE is S256 only: plain or none goes back to the client as invalid_request with its state", async () => {
     const id = await newClient();
     const { verifier, challenge } = pkce();
-    for (const extra of [{ code_challenge: verifier, code_challenge_method: "plain" }, { code_challenge: challenge }, {}]) {
+    const cases: Record<string, string>[] = [{ code_challenge: verifier, code_challenge_method: "plain" }, { code_challenge: challenge }, {}];
+    for (const extra of cases) {
       const res = await fetch(authorizeUrl({ client_id: id, redirect_uri: REDIRECT, response_type: "code", state: "st", ...extra }), { headers: { cookie: session.cookie }, redirect: "manual" });
       expect(res.status).toBe(303);
       const to = new URL(res.headers.get("location")!);
