@@ -3,7 +3,7 @@
 // URL), one-use codes bound to a PKCE S256 challenge, grants a person gave,
 // access tokens that are the core's bearer tokens with an expiry, and
 // refresh tokens that rotate. Everything a grant issued dies with it.
-import { and, desc, eq, inArray, isNull, max } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lte, max } from "drizzle-orm";
 import { guardedFetch } from "../../../plugins/web/guarded.ts";
 import { accounts, tokens } from "../../db/schema.ts";
 import { HearthError } from "../../errors.ts";
@@ -224,6 +224,15 @@ async function issuePair(rt: Runtime, grant: typeof oauthGrants.$inferSelect, ac
   const now = rt.clock.now();
   const minutes = accessMinutes(rt);
   const scopes = scopesOf(grant.scopes);
+  // Each renewal makes a token; the grant's expired ones are of no use to anyone and go (their links with them).
+  const expired = rt.store.wdb
+    .select({ id: tokens.id })
+    .from(oauthAccess)
+    .innerJoin(tokens, eq(tokens.id, oauthAccess.token))
+    .where(and(eq(oauthAccess.grant, grant.id), lte(tokens.expires, now.getTime())))
+    .all()
+    .map((r) => r.id);
+  if (expired.length) rt.store.wdb.delete(tokens).where(inArray(tokens.id, expired)).run();
   const access = await issueToken(rt.store, account, { name: `${grant.clientName} (OAuth)`, scopes, expires: new Date(now.getTime() + minutes * 60_000), now });
   rt.store.wdb.insert(oauthAccess).values({ token: access.id, grant: grant.id }).run();
   const refresh = `hrt_${newSecret()}`;
