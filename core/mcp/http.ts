@@ -4,7 +4,7 @@
 // A browser's GET gets a page on how to connect.
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { asHearthError } from "../errors.ts";
+import { asHearthError, unauthenticated } from "../errors.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { bearerChallenge, identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
@@ -96,6 +96,9 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   let ctx: McpCallContext;
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
+    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
+    if (!ctx.caller.account && url.searchParams.has("signin"))
+      throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
   } catch (e) {
     const err = asHearthError(e);
     const challenge = err.status === 401 ? bearerChallenge(rt, req, err.message) : undefined;

@@ -5,7 +5,7 @@
 // refreshed by the SDK, and the grant disconnected on /token.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
@@ -78,6 +78,8 @@ const provider = () => new MemoryProvider(cb.url);
 let p: MemoryProvider;
 /** Every answer the SDK's transport received, to see what a 401 said. */
 const answers: Response[] = [];
+/** Where a connector that signs in is pointed: strangers there are asked to sign in. */
+const MCP = () => new URL(`${h.url}/mcp?signin`);
 let client: Client;
 
 const recording: typeof fetch = Object.assign(
@@ -90,7 +92,7 @@ const recording: typeof fetch = Object.assign(
 );
 
 async function connect() {
-  const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { authProvider: p, fetch: recording });
+  const transport = new StreamableHTTPClientTransport(MCP(), { authProvider: p, fetch: recording });
   const c = new Client({ name: "oauth-test", version: "1.0.0" });
   await c.connect(transport);
   return c;
@@ -126,7 +128,16 @@ test.skipIf(!present)(
   "the SDK discovers, registers, gets consent in the browser, and calls tools with its token",
   async () => {
     p = provider();
-    expect(await auth(p, { serverUrl: `${h.url}/mcp` })).toBe("REDIRECT");
+    // Cold start: the transport meets a 401, and the SDK discovers, registers and asks for consent.
+    const transport = new StreamableHTTPClientTransport(MCP(), { authProvider: p, fetch: recording });
+    await expect(new Client({ name: "oauth-test", version: "1.0.0" }).connect(transport)).rejects.toThrow(UnauthorizedError);
+    const first = answers[0];
+    expect(first.status).toBe(401);
+    expect(first.headers.get("www-authenticate")).toBe(`Bearer realm="hearth", resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`);
+    const asked = answers.map((r) => new URL(r.url).pathname);
+    expect(asked).toContain("/.well-known/oauth-protected-resource/mcp");
+    expect(asked).toContain("/.well-known/oauth-authorization-server");
+    expect(asked).toContain("/oauth/register");
     // Dynamic registration happened: the client has an id issued here and no secret.
     expect(p.info?.client_id).toStartWith("hc_");
     const authUrl = p.authorizationUrl!;
@@ -151,7 +162,7 @@ test.skipIf(!present)(
     const back = cb.seen.at(-1)!;
     expect(back.get("state")).toBe("state-from-the-client");
     expect(back.get("iss")).toBe(h.url);
-    expect(await auth(p, { serverUrl: `${h.url}/mcp`, authorizationCode: back.get("code")! })).toBe("AUTHORIZED");
+    await transport.finishAuth(back.get("code")!);
     expect(p.saved?.refresh_token).toBeTruthy();
     expect(p.saved?.scope).toBe("notes");
 
@@ -204,11 +215,11 @@ test.skipIf(!present)(
   async () => {
     // Replaying a spent refresh token revoked the grant; connect once more to have a live one.
     p = provider();
-    expect(await auth(p, { serverUrl: `${h.url}/mcp` })).toBe("REDIRECT");
+    expect(await auth(p, { serverUrl: MCP() })).toBe("REDIRECT");
     await page.goto(p.authorizationUrl!.href);
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL((u) => u.href.startsWith(cb.url));
-    expect(await auth(p, { serverUrl: `${h.url}/mcp`, authorizationCode: cb.seen.at(-1)!.get("code")! })).toBe("AUTHORIZED");
+    expect(await auth(p, { serverUrl: MCP(), authorizationCode: cb.seen.at(-1)!.get("code")! })).toBe("AUTHORIZED");
     await client.close();
     client = await connect();
     expect((await call("tasks_list")).isError).toBeFalsy();
@@ -223,7 +234,7 @@ test.skipIf(!present)(
 
     answers.length = 0;
     await expect(call("tasks_list")).rejects.toThrow();
-    const refused = answers.find((r) => r.status === 401 && r.url.endsWith("/mcp"))!;
+    const refused = answers.find((r) => r.status === 401 && new URL(r.url).pathname === "/mcp")!;
     const challenge = refused.headers.get("www-authenticate")!;
     expect(challenge).toContain(`resource_metadata="${h.url}/.well-known/oauth-protected-resource/mcp"`);
     expect(challenge).toContain('error="invalid_token"');
