@@ -266,6 +266,23 @@ describe("client ID metadata documents", () => {
   });
 });
 
+test("malformed requests are refused with 4xx naming what is wrong, never a 500", async () => {
+  const cases: [string, RequestInit, number, string][] = [
+    ["/oauth/token", { method: "POST", headers: { "content-type": "application/json" }, body: "[1,2]" }, 400, "JSON object"],
+    ["/oauth/token", { method: "POST", headers: { authorization: "Basic JTpiYWQ=" }, body: "grant_type=authorization_code" }, 400, "client_id"],
+    ["/oauth/token", { method: "POST", body: "grant_type=authorization_code&client_id=x&code=y&resource=::::" }, 400, "resource"],
+    ["/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: '{"redirect_uris":[1]}' }, 400, "redirect_uris"],
+    ["/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: '{"redirect_uris":["https://a.example/b"],"client_name":{"x":1}}' }, 400, "client_name"],
+    ["/oauth/authorize?client_id=http://[::1/x", { method: "GET" }, 400, "client_id"],
+    ["/oauth/authorize?client_id=a&client_id=b", { method: "GET" }, 400, "client_id"],
+  ];
+  for (const [path, init, status, names] of cases) {
+    const res = await fetch(h.url + path, { redirect: "manual", ...init });
+    expect({ path, status: res.status }).toEqual({ path, status });
+    expect(await res.text()).toContain(names);
+  }
+});
+
 test("without the loopback setting, a client document on this machine is not fetched", async () => {
   const strict = await startHearth();
   try {

@@ -99,7 +99,12 @@ function clientIdOf(req: Request, body: Posted): string {
   let fromHeader: string | undefined;
   if (basic) {
     const decoded = Buffer.from(basic[1], "base64").toString("utf8");
-    fromHeader = decodeURIComponent(decoded.slice(0, Math.max(0, decoded.indexOf(":"))) || decoded);
+    const user = decoded.includes(":") ? decoded.slice(0, decoded.indexOf(":")) : decoded;
+    try {
+      fromHeader = decodeURIComponent(user);
+    } catch {
+      throw new OAuthError("invalid_request", "the client_id in the Authorization header is not valid form encoding");
+    }
   }
   const fromBody = body.get("client_id");
   if (fromHeader && fromBody && fromHeader !== fromBody) throw new OAuthError("invalid_request", "client_id differs between the body and the Authorization header");

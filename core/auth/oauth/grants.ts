@@ -143,7 +143,12 @@ export async function resolveClient(rt: Runtime, clientId: string | undefined | 
 
 async function fetchClientDocument(rt: Runtime, clientId: string): Promise<Client> {
   const loopback = rt.config.HEARTH_OAUTH_LOOPBACK_CLIENTS === "on";
-  const url = new URL(clientId);
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw new OAuthError("invalid_client", `client_id "${clientId}" looks like a URL but is not one`);
+  }
   const local = loopback && url.protocol === "http:" && LOOPBACK.has(url.hostname);
   if ((url.protocol !== "https:" && !local) || url.pathname === "/" || url.hash)
     throw new OAuthError("invalid_client", `client_id "${clientId}" as a URL must be https with a path (a client ID metadata document)`);
