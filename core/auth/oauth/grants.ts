@@ -3,7 +3,7 @@
 // URL), one-use codes bound to a PKCE S256 challenge, grants a person gave,
 // access tokens that are the core's bearer tokens with an expiry, and
 // refresh tokens that rotate. Everything a grant issued dies with it.
-import { and, desc, eq, inArray, isNull, lte, max } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, lte, max } from "drizzle-orm";
 import { guardedFetch } from "../../../plugins/web/guarded.ts";
 import { accounts, tokens } from "../../db/schema.ts";
 import { HearthError } from "../../errors.ts";
@@ -193,7 +193,10 @@ export async function createCode(
   o: { account: Account; client: Client; redirectUri: string; challenge: string; scopes: "*" | string[]; audience: string },
 ): Promise<string> {
   const code = newSecret();
-  await rt.store.write(() =>
+  const now = rt.clock.now().getTime();
+  await rt.store.write(() => {
+    // Expired codes can no longer be exchanged (a replay of one is simply unknown); a new consent is a quiet moment to drop them.
+    rt.store.wdb.delete(oauthCodes).where(lt(oauthCodes.expires, now)).run();
     rt.store.wdb
       .insert(oauthCodes)
       .values({
@@ -204,10 +207,10 @@ export async function createCode(
         challenge: o.challenge,
         scopes: scopesColumn(o.scopes),
         audience: o.audience,
-        expires: rt.clock.now().getTime() + CODE_MS,
+        expires: now + CODE_MS,
       })
-      .run(),
-  );
+      .run();
+  });
   return code;
 }
 
