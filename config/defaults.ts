@@ -22,6 +22,8 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
   HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },
   HEARTH_SIGNUP: { default: "invite", description: "Who may sign up once the first (admin) account exists: open, invite (with a code an admin makes) or closed." },
+  HEARTH_OAUTH_ACCESS_MINUTES: { default: "60", description: "Minutes an access token issued to an OAuth client (an MCP connector that signs in) lasts; the client renews it with its refresh token." },
+  HEARTH_OAUTH_LOOPBACK_CLIENTS: { default: "off", description: "on: OAuth clients may be known by a metadata document on this machine (http://127.0.0.1); for tests only. Off, a client ID document must be a public https URL." },
   HEARTH_SESSION_DAYS: { default: "30", description: "Days a browser sign-in lasts before the person signs in again." },
   HEARTH_RATE_READS: { default: "1200", description: "Read calls per minute per caller (token, account, or address for strangers); 0 turns the limit off." },
   HEARTH_RATE_WRITES: { default: "300", description: "Write calls per minute per caller; 0 turns the limit off." },

@@ -25,3 +25,4 @@ mounts.push((app, rt) => {
   app.post("/token/revoke", route((c) => tokenRevoke(rt, c.request)), noParse);
   app.post("/invites", route((c) => inviteCreate(rt, c.request)), noParse);
 });
+import "./oauth/index.ts";

@@ -12,6 +12,7 @@ targets.push({ name: "ai", dir: join(root, "core", "ai") });
 targets.push({ name: "home", dir: join(root, "core", "http", "pages", "home") });
 targets.push({ name: "mail", dir: join(root, "core", "mail") });
 targets.push({ name: "pay", dir: join(root, "core", "pay") });
+targets.push({ name: "oauth", dir: join(root, "core", "auth", "oauth") });
 for (const name of readdirSync(join(root, "plugins")).sort()) {
   const dir = join(root, "plugins", name);
   if (existsSync(join(dir, "schema.ts"))) targets.push({ name, dir });

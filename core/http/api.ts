@@ -5,7 +5,7 @@ import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
 import { readText } from "./body.ts";
 import { CORS_HEADERS, preflight } from "./cors.ts";
-import { headersFor, identify } from "./identify.ts";
+import { bearerChallenge, headersFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Record<string, unknown> | null> {
@@ -56,7 +56,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     const more = headersFor(caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {
-    const res = errorResponse(e, requestId, CORS_HEADERS);
+    const res = errorResponse(e, requestId, asHearthError(e).status === 401 ? { ...CORS_HEADERS, ...bearerChallenge(rt, req, asHearthError(e).message) } : CORS_HEADERS);
     status = res.status;
     // Failures of ours (500) and of the disk (storage_unavailable) need their cause in the log; refusals do not.
     if (status === 500 || asHearthError(e).kind === "storage_unavailable")

@@ -16,8 +16,33 @@ const bearer: Identifier = (rt, req) => {
   if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
-  return rt.tokens.identify(m[1], rt.clock.now().getTime());
+  const caller = rt.tokens.identify(m[1], rt.clock.now().getTime());
+  for (const check of tokenChecks) check(rt, req, caller);
+  return caller;
 };
+
+/** Checks on a caller its bearer token identified (the audience of an OAuth token, ...); each may refuse with 401. */
+export const tokenChecks: ((rt: Runtime, req: Request, caller: Caller) => void)[] = [];
+
+/** Parameters modules add to a 401's challenge: where a client learns how to get a token (RFC 9728 resource_metadata). */
+export const challengeParams: ((rt: Runtime, req: Request) => Record<string, string> | undefined)[] = [];
+
+const quoted = (v: string) => `"${v.replace(/[^\x20-\x7e]/g, "").replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * The WWW-Authenticate header of a 401 (RFC 6750): a request that sent a
+ * token is told it is invalid and why; every 401 says where to learn how to
+ * get a token.
+ */
+export function bearerChallenge(rt: Runtime, req: Request, message?: string): Record<string, string> {
+  const params: Record<string, string> = { realm: "hearth" };
+  if (req.headers.has("authorization")) {
+    params.error = "invalid_token";
+    if (message) params.error_description = message;
+  }
+  for (const more of challengeParams) Object.assign(params, more(rt, req));
+  return { "www-authenticate": `Bearer ${Object.entries(params).map(([k, v]) => `${k}=${quoted(v)}`).join(", ")}` };
+}
 
 /**
  * HTTP Basic with a token as the password (an app password), for clients that
@@ -46,6 +71,7 @@ const basic: Identifier = (rt, req) => {
     throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
   }
   if (caller.account?.username.toLowerCase() !== pair.slice(0, colon).trim().toLowerCase()) throw refuseBasic("the username is not the account this token belongs to");
+  for (const check of tokenChecks) check(rt, req, caller);
   return caller;
 };
 

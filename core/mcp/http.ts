@@ -5,10 +5,10 @@
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { asHearthError } from "../errors.ts";
+import { asHearthError, unauthenticated } from "../errors.ts";
 import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
-import { identify, stranger } from "../http/identify.ts";
+import { bearerChallenge, identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
@@ -110,9 +110,12 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   let ctx: McpCallContext;
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
+    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
+    if (!ctx.caller.account && url.searchParams.has("signin"))
+      throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
   } catch (e) {
     const err = asHearthError(e);
-    const challenge = err.status === 401 ? { "www-authenticate": 'Bearer realm="hearth"' } : undefined;
+    const challenge = err.status === 401 ? bearerChallenge(rt, req, err.message) : undefined;
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
   ctx.mode = mode;

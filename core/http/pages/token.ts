@@ -4,6 +4,7 @@
 import { createInvite, INVITE_DAYS, signupPolicy } from "../../auth/people.ts";
 import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../../auth/sessions.ts";
 import { issueToken, listTokens, parseExpiry, parseScopes, parseTokenName, revokeToken, TOKEN_NAME_MAX, type IssuedToken, type TokenInfo } from "../../auth/tokens.ts";
+import { grantTokenIds, listGrants, revokeGrant, type GrantInfo } from "../../auth/oauth/grants.ts";
 import { asHearthError, invalid, notFound, unauthenticated } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
@@ -27,16 +28,11 @@ function scopeText(scopes: "*" | string[]) {
   return scopes === "*" ? "All services" : scopes.join(", ");
 }
 
-function createForm(rt: Runtime, s: Session, o: { name?: string; chosen?: string[]; days?: string } = {}): Html {
-  const services = rt.registry.services();
-  const chosen = new Set(o.chosen ?? []);
+/** The scope chooser of a token, and of an OAuth client's consent: all services, or those ticked. */
+export function scopePicker(services: string[], ticked: string[]): Html {
+  const chosen = new Set(ticked);
   const some = chosen.size > 0;
-  return html`<form method="post" action="/token">
-<input type="hidden" name="csrf" value="${s.csrf}">
-<label for="name">Name</label>
-<p class="hint" id="name-hint">Where the token will be used, so you know it again: "laptop", "phone", "backup script".</p>
-<input type="text" id="name" name="name" value="${o.name ?? ""}" maxlength="${TOKEN_NAME_MAX}" aria-describedby="name-hint" required>
-<fieldset>
+  return html`<fieldset>
 <legend>Scope</legend>
 <label class="choice"><input type="radio" name="scope" value="*" ${some ? "" : html`checked`}> All services</label>
 <label class="choice"><input type="radio" name="scope" value="some" ${some ? html`checked` : ""}> Only the services ticked here:</label>
@@ -46,7 +42,28 @@ ${services.map(
 )}
 </div>
 <p class="hint">A ticked service limits the token to the ticked ones, whichever scope is chosen above.</p>
-</fieldset>
+</fieldset>`;
+}
+
+/** The scope a page's form chose with scopePicker (or a program's JSON "scopes"). */
+export function postedScopes(posted: Posted, services: string[]): "*" | string[] {
+  let raw = posted.value("scopes");
+  if (!posted.json) {
+    const ticked = posted.all("scopes");
+    if (ticked.length === 0 && posted.get("scope") === "some") throw invalid("scopes", "tick at least one service, or choose all services");
+    raw = ticked.length ? ticked : "*";
+  }
+  return parseScopes(raw, services);
+}
+
+function createForm(rt: Runtime, s: Session, o: { name?: string; chosen?: string[]; days?: string } = {}): Html {
+  const services = rt.registry.services();
+  return html`<form method="post" action="/token">
+<input type="hidden" name="csrf" value="${s.csrf}">
+<label for="name">Name</label>
+<p class="hint" id="name-hint">Where the token will be used, so you know it again: "laptop", "phone", "backup script".</p>
+<input type="text" id="name" name="name" value="${o.name ?? ""}" maxlength="${TOKEN_NAME_MAX}" aria-describedby="name-hint" required>
+${scopePicker(services, o.chosen ?? [])}
 <label for="days">Expires after</label>
 <select id="days" name="days">
 ${EXPIRY_CHOICES.map(([v, label]) => html`<option value="${v}" ${(o.days ?? "") === v ? html`selected` : ""}>${label}</option>`)}
@@ -105,6 +122,31 @@ ${list.map(
 </table>`;
 }
 
+function grantTable(s: Session, list: GrantInfo[]): Html {
+  if (list.length === 0) return html`<p>No app is connected. An MCP client that signs in to this instance (OAuth) appears here once you allow it.</p>`;
+  return html`<table>
+<thead><tr><th scope="col">App</th><th scope="col">Scope</th><th scope="col">Allowed</th><th scope="col">Last used</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
+<tbody>
+${list.map(
+  (g) => html`<tr>
+<td data-label="App">${g.client_name}</td>
+<td data-label="Scope">${scopeText(g.scopes)}</td>
+<td data-label="Allowed">${when(g.created)}</td>
+<td data-label="Last used">${when(g.last_used) ?? "Never"}</td>
+<td><form method="post" action="/token/revoke"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${g.id}">
+<button class="quiet" type="submit" aria-label="Disconnect ${g.client_name}">Disconnect</button></form></td>
+</tr>`,
+)}
+</tbody>
+</table>`;
+}
+
+/** Tokens made here or at the command line; those an OAuth grant issued are shown and revoked as their grant. */
+function ownTokens(rt: Runtime, accountId: string): TokenInfo[] {
+  const issued = grantTokenIds(rt, accountId);
+  return listTokens(rt.store, accountId, rt.clock.now().getTime()).filter((t) => !issued.has(t.id));
+}
+
 function adminPart(rt: Runtime, s: Session, invite?: { url: string; expires: string }): Html {
   if (!s.account.admin) return html``;
   const policy = signupPolicy(rt.config);
@@ -137,7 +179,7 @@ function tokenPage(
   s: Session,
   o: { issued?: IssuedToken & { name: string; origin: string }; error?: string; notice?: string; form?: { name?: string; chosen?: string[]; days?: string }; status?: number; invite?: { url: string; expires: string }; headers?: Record<string, string> } = {},
 ): Response {
-  const list = listTokens(rt.store, s.account.id, rt.clock.now().getTime());
+  const list = ownTokens(rt, s.account.id);
   const issued = o.issued
     ? html`<section aria-labelledby="new-token-title" class="notice">
 <h2 id="new-token-title">Your new token “${o.issued.name}”</h2>
@@ -154,6 +196,8 @@ ${createForm(rt, s, o.form)}
 ${presetForms(rt, s)}
 <h2>Your tokens</h2>
 ${tokenTable(s, list)}
+<h2>Connected apps</h2>
+${grantTable(s, listGrants(rt, s.account.id))}
 <h2>Sessions</h2>
 <form method="post" action="/signout/all"><input type="hidden" name="csrf" value="${s.csrf}"><button class="quiet" type="submit">Sign out everywhere</button></form>
 ${adminPart(rt, s, o.invite)}`;
@@ -180,9 +224,17 @@ export function tokenGet(rt: Runtime, req: Request): Response {
   }
   if (html) {
     const done = new URL(req.url).searchParams.get("done");
-    return tokenPage(rt, s, { notice: done === "revoked" ? "The token is revoked: calls with it are refused from now on." : undefined });
+    const notice = done === "revoked" ? "The token is revoked: calls with it are refused from now on." : done === "disconnected" ? "The app is disconnected: its tokens are refused from now on." : undefined;
+    return tokenPage(rt, s, { notice });
   }
-  return jsonResponse(200, { result: listTokens(rt.store, s.account.id, rt.clock.now().getTime()) }, rid(), { "cache-control": "no-store" });
+  return jsonResponse(200, { result: ownTokens(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
+}
+
+/** GET /token/grants: the OAuth clients the account allowed, for programs holding a session. */
+export function grantsGet(rt: Runtime, req: Request): Response {
+  const s = findSession(rt, req);
+  if (!s) return errorResponse(unauthenticated("sign in first: POST /signin (or open /signin in a browser)"), rid());
+  return jsonResponse(200, { result: listGrants(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
 }
 
 export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> {
@@ -193,13 +245,7 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
     s = needSession(rt, req);
     checkCsrf(req, s, posted);
     const name = parseTokenName(posted.value("name"));
-    let scopesRaw = posted.value("scopes");
-    if (!posted.json) {
-      const ticked = posted.all("scopes");
-      if (ticked.length === 0 && posted.get("scope") === "some") throw invalid("scopes", "tick at least one service, or choose all services");
-      scopesRaw = ticked.length ? ticked : "*";
-    }
-    const scopes = parseScopes(scopesRaw, rt.registry.services());
+    const scopes = postedScopes(posted, rt.registry.services());
     const now = rt.clock.now();
     const expires = parseExpiry({ expires: posted.value("expires"), days: posted.value("days") }, now.getTime());
     const issued = await issueToken(rt.store, s.account, { name, scopes, expires, now });
@@ -224,11 +270,14 @@ export async function tokenRevoke(rt: Runtime, req: Request): Promise<Response> 
     const s = needSession(rt, req);
     checkCsrf(req, s, posted);
     const id = posted.get("id");
-    if (!id) throw invalid("id", "give the id of the token to revoke (GET /token lists them)");
-    if (!(await revokeToken(rt.store, s.account.id, id, rt.tokens))) throw notFound(`you have no token with id "${id}"`);
-    rt.log.info("token revoked", { account: s.account.id, token: id });
+    if (!id) throw invalid("id", "give the id of the token or connected app to revoke (GET /token and GET /token/grants list them)");
+    // A token an OAuth grant issued goes with its grant, so a client cannot simply refresh it back.
+    const grant = (await revokeGrant(rt, s.account.id, id)) || (grantTokenIds(rt, s.account.id).has(id) ? false : null);
+    if (grant === null && !(await revokeToken(rt.store, s.account.id, id, rt.tokens))) throw notFound(`you have no token or connected app with id "${id}"`);
+    if (grant === false) throw notFound(`"${id}" is a connected app's token: disconnect the app (GET /token/grants lists them)`);
+    rt.log.info(grant ? "oauth grant revoked" : "token revoked", { account: s.account.id, id });
     if (posted.json) return jsonResponse(200, { result: { revoked: id } }, rid());
-    return seeOther("/token?done=revoked");
+    return seeOther(grant ? "/token?done=disconnected" : "/token?done=revoked");
   } catch (e) {
     return formRefusal(asHearthError(e), posted);
   }
