@@ -112,6 +112,7 @@ export async function handleMcp(rt: Runtime, sessions: McpSessions, req: Request
   if (sid) {
     const transport = sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
+    ctx.client = sessions.client(sid);
     if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
     const read = await readJson(req, Number(rt.config.HEARTH_BODY_LIMIT));
     if (read instanceof Response) return read;

@@ -6,11 +6,17 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type ClientCapabilities,
+  type ListResourcesResult,
   type ListToolsResult,
+  type ReadResourceResult,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +24,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
+import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
 
@@ -26,6 +33,8 @@ export interface McpCallContext {
   caller: Caller;
   filter: Set<string> | null;
   baseUrl: string;
+  /** What the client declared at initialize, when it keeps a session (MCP Apps links depend on it). */
+  client?: ClientCapabilities;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -40,22 +49,52 @@ const INSTRUCTIONS =
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per server.
 let validator: AjvJsonSchemaValidator | null = null;
 
-/** tools/list: the tools this caller may see at this endpoint. */
-export function listTools(rt: Runtime, c: McpCallContext): ListToolsResult {
-  return { tools: visibleTools(rt, c.caller, c.filter) };
+/** tools/list: the tools this caller may see at this endpoint; linked to their views for a client that renders MCP Apps. */
+export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListToolsResult {
+  const tools = visibleTools(rt, c.caller, c.filter);
+  return { tools: rendersApps(c, meta) ? linkTools(rt, c, tools) : tools };
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
-export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
-  const entry = toolTable(rt).byName.get(params.name);
+export async function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  const apps = rendersApps(c, params._meta);
+  const own = apps && !toolTable(rt).byName.has(params.name) ? uiTool(rt, c, params.name) : null;
+  const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
-  return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  const out = await callTool(rt, { entry, args: own ? own.args : params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  return apps ? viewResult(rt, entry, out, own ?? undefined) : out;
+}
+
+/** resources/list: the MCP Apps views, for a client that renders them; none for any other. */
+export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListResourcesResult {
+  return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
+}
+
+/** resources/read: a view by its ui:// URI. */
+export async function readResource(rt: Runtime, c: McpCallContext, uri: string): Promise<ReadResourceResult> {
+  const read = await readView(rt, c, uri);
+  if (!read) throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}" here; resources/list names them`);
+  if (!("contents" in read)) throw new McpError(ErrorCode.InvalidParams, read.refused);
+  return read;
 }
 
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   validator ??= new AjvJsonSchemaValidator();
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => listTools(rt, contextOf(extra)));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callToolRequest(rt, contextOf(extra), req.params));
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {}, extensions: { [UI_EXTENSION]: {} } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
+  });
+  // A session's client said at initialize what it supports; a stateless request says it in its own _meta.
+  const context = (extra: Extra): McpCallContext => {
+    const client = server.getClientCapabilities();
+    const c = contextOf(extra);
+    return client ? { ...c, client } : c;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => listTools(rt, context(extra), req.params?._meta));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callToolRequest(rt, context(extra), req.params));
+  server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => listResources(rt, context(extra), req.params?._meta));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readResource(rt, context(extra), req.params.uri));
   return server;
 }
