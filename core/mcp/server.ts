@@ -70,10 +70,13 @@ export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<stri
   return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
 }
 
+/** The protocol's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
 /** resources/read: a view by its ui:// URI. */
 export async function readResource(rt: Runtime, c: McpCallContext, uri: string): Promise<ReadResourceResult> {
   const read = await readView(rt, c, uri);
-  if (!read) throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}" here; resources/list names them`);
+  if (!read) throw new McpError(RESOURCE_NOT_FOUND, `no resource "${uri}" here; resources/list names them`);
   if (!("contents" in read)) throw new McpError(ErrorCode.InvalidParams, read.refused);
   return read;
 }

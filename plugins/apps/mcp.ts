@@ -9,6 +9,7 @@
 import { desc, eq, or } from "drizzle-orm";
 import type { UiContext, UiTool, UiView } from "../../core/mcp/apps.ts";
 import { uiSources, visible } from "../../core/mcp/apps.ts";
+import { creditsOf, priceText, toolOf } from "../../core/mcp/tools.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
 import { afterDoctype, FRAME_CSP } from "./pages.ts";
@@ -73,6 +74,7 @@ uiSources.push({
   tools(rt, c): UiTool[] {
     const entry = rt.registry.get("apps", "read");
     if (!entry) return [];
+    const base = toolOf(rt, entry);
     return offered(rt, c).map((a) => ({
       view: VIEW + a.slug,
       entry,
@@ -82,12 +84,14 @@ uiSources.push({
         return details;
       },
       tool: {
+        // apps/read's tool, with its price and access, named and described for this app.
+        ...base,
         name: TOOL + a.slug,
         title: a.name,
-        description: `Opens the hosted app "${a.name}" by ${a.ownerName} in the conversation: ${a.description}\n\nAnswers its details as apps/read does, without its page. Price: free.`,
+        description: `Opens the hosted app "${a.name}" by ${a.ownerName} in the conversation: ${a.description}\n\nAnswers its details as apps/read does, without its page. ${priceText(creditsOf(rt, entry))}`,
         inputSchema: { type: "object", properties: {}, additionalProperties: false },
         annotations: { title: a.name, readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-        _meta: { http: `GET /api/v1/apps/read?slug=${a.slug}` },
+        _meta: { ...base._meta, http: `GET /api/v1/apps/read?slug=${a.slug}` },
       },
     }));
   },

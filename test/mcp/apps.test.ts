@@ -91,7 +91,7 @@ describe("a client that renders MCP Apps", () => {
       expect(content.text.startsWith("<!doctype html>")).toBe(true);
 
       await expect(c.client.readResource({ uri: "ui://hearth/apps/paid" })).rejects.toThrow(/costs 5 credits each time it is opened/);
-      await expect(c.client.readResource({ uri: "ui://hearth/apps/none" })).rejects.toThrow(/no resource/);
+      await expect(c.client.readResource({ uri: "ui://hearth/apps/none" })).rejects.toMatchObject({ code: -32002 });
     } finally {
       await c.close();
     }
