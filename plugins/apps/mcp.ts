@@ -1,6 +1,7 @@
-// Hosted apps in an MCP Apps host: each app the caller may open is a view,
-// ui://hearth/apps/<slug>, opened by a tool of its own, apps-<slug>. A view is
-// linked to one tool, fixed in tools/list, so each app gets its tool; calling
+// Hosted apps in an MCP Apps host: each app the caller may open there (their
+// own and the instance's) is a view, ui://hearth/apps/<slug>, opened by a tool
+// of its own, apps-<slug>. A view is linked to one tool, fixed in tools/list,
+// so each app gets its tool; calling
 // it runs apps/read for that app through dispatch (its details, without the
 // page, which the host already has as the view). The view is the app's page
 // with what its page under /apps has in front: the same CSP (as a meta
@@ -20,16 +21,20 @@ const TOOL = "apps-";
 /** The newest apps offered as tools: enough to find one, few enough not to crowd a model's tool list. */
 const OFFERED = 50;
 
-type Row = { slug: string; name: string; description: string; ownerName: string; owner: string | null; price: number };
-const columns = { slug: apps.slug, name: apps.name, description: apps.description, ownerName: apps.ownerName, owner: apps.owner, price: apps.price };
+type Row = { slug: string; name: string; description: string; ownerName: string };
+const columns = { slug: apps.slug, name: apps.name, description: apps.description, ownerName: apps.ownerName };
 
-/** A priced app is paid for each time it is opened, at its page; in a conversation only those who open it free have it: its owner, or everyone when the instance is unmetered. */
-const openable = (rt: Runtime, c: UiContext, a: Pick<Row, "owner" | "price">) =>
-  a.price === 0 || rt.config.HEARTH_METERING === "off" || (!!c.caller.account && a.owner === c.caller.account.id);
+/**
+ * Which apps a conversation may open: the caller's own and the instance's.
+ * There an app's calls are the host's tools/call with the connection's token,
+ * and the questions its page under /apps asks before an app uses an account
+ * cannot be asked; so someone else's app is opened at its page, or forked to
+ * be one's own. (One's own priced app opens free, as at its page.)
+ */
+const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
 
 function offered(rt: Runtime, c: UiContext): Row[] {
-  const free = rt.config.HEARTH_METERING === "off" ? undefined : c.caller.account ? or(eq(apps.price, 0), eq(apps.owner, c.caller.account.id)) : eq(apps.price, 0);
-  return rt.store.rdb.select(columns).from(apps).where(free).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all();
+  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all();
 }
 
 const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
@@ -99,9 +104,12 @@ uiSources.push({
     const entry = rt.registry.get("apps", "read");
     if (!uri.startsWith(VIEW) || !entry || !visible(c, entry)) return null;
     const slug = uri.slice(VIEW.length);
-    const app = rt.store.rdb.select().from(apps).where(eq(apps.slug, slug)).get();
+    const app = rt.store.rdb.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
     if (!app) return null;
-    if (!openable(rt, c, app)) return { refused: `the app "${slug}" costs ${app.price} credits each time it is opened: open it at its page, /apps/${slug}` };
+    if (!app.starter && !(c.caller.account && app.owner === c.caller.account.id))
+      return {
+        refused: `the app "${slug}" is ${app.ownerName}'s: in a conversation an app calls methods with your connection's token without asking you first, so only your own apps and the instance's open here; open it at /apps/${slug}, or fork it (apps/fork) to make it yours`,
+      };
     return appView(app.html);
   },
 });

@@ -35,15 +35,15 @@ afterAll(async () => {
 const uiOf = (t: Tool | undefined) => (t?._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri;
 
 describe("a client that renders MCP Apps", () => {
-  test("sees the cards and hosted apps as ui:// resources, and the tools linked to them", async () => {
-    const c = await mcpClient(h.url, { token: bob, capabilities: UI });
+  test("sees the cards and its own and the instance's hosted apps as ui:// resources, and the tools linked to them", async () => {
+    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
     try {
       expect(c.client.getServerCapabilities()?.resources).toBeDefined();
       const { resources } = await c.client.listResources();
       const uris = resources.map((r) => r.uri);
-      expect(uris).toEqual(expect.arrayContaining(["ui://hearth/cards/weather", "ui://hearth/cards/events", "ui://hearth/cards/tasks", "ui://hearth/apps/tiny-counter"]));
-      // Someone else's priced app is opened (and paid for) at its page, not here.
-      expect(uris).not.toContain("ui://hearth/apps/paid");
+      expect(uris).toEqual(
+        expect.arrayContaining(["ui://hearth/cards/weather", "ui://hearth/cards/events", "ui://hearth/cards/tasks", "ui://hearth/apps/tiny-counter", "ui://hearth/apps/paid", "ui://hearth/apps/counter"]),
+      );
       for (const r of resources) expect(r.mimeType).toBe(RESOURCE_MIME_TYPE);
 
       const { tools } = await c.client.listTools();
@@ -53,7 +53,7 @@ describe("a client that renders MCP Apps", () => {
       expect(uiOf(byName.get("events_list"))).toBe("ui://hearth/cards/events");
       expect(uiOf(byName.get("tasks_list"))).toBe("ui://hearth/cards/tasks");
       expect(uiOf(byName.get("apps-tiny-counter"))).toBe("ui://hearth/apps/tiny-counter");
-      expect(byName.has("apps-paid")).toBe(false);
+      expect(uiOf(byName.get("apps-counter"))).toBe("ui://hearth/apps/counter");
       expect(uiOf(byName.get("notes_add"))).toBeUndefined();
     } finally {
       await c.close();
@@ -79,7 +79,7 @@ describe("a client that renders MCP Apps", () => {
   });
 
   test("reads a hosted app with its page's CSP and guard in front of what it wrote", async () => {
-    const c = await mcpClient(h.url, { token: bob, capabilities: UI });
+    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
     try {
       const read = await c.client.readResource({ uri: "ui://hearth/apps/tiny-counter" });
       const [content] = read.contents as { mimeType: string; text: string }[];
@@ -90,20 +90,36 @@ describe("a client that renders MCP Apps", () => {
       expect(content.text.indexOf("RTCPeerConnection")).toBeLessThan(content.text.indexOf("<p id=n>"));
       expect(content.text.startsWith("<!doctype html>")).toBe(true);
 
-      await expect(c.client.readResource({ uri: "ui://hearth/apps/paid" })).rejects.toThrow(/costs 5 credits each time it is opened/);
       await expect(c.client.readResource({ uri: "ui://hearth/apps/none" })).rejects.toMatchObject({ code: -32002 });
     } finally {
       await c.close();
     }
   });
 
-  test("the owner of a priced app has it here, since it opens free for them", async () => {
-    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
+  test("someone else's app is not opened here, where its calls would not ask first; the instance's are", async () => {
+    const c = await mcpClient(h.url, { token: bob, capabilities: UI });
     try {
-      const { resources } = await c.client.listResources();
-      expect(resources.map((r) => r.uri)).toContain("ui://hearth/apps/paid");
-      const read = await c.client.readResource({ uri: "ui://hearth/apps/paid" });
-      expect((read.contents[0] as { text: string }).text).toContain("secret page");
+      const uris = (await c.client.listResources()).resources.map((r) => r.uri);
+      expect(uris).toContain("ui://hearth/apps/counter");
+      expect(uris).not.toContain("ui://hearth/apps/tiny-counter");
+      expect(uris).not.toContain("ui://hearth/apps/paid");
+      const names = (await c.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("apps-counter");
+      expect(names).not.toContain("apps-tiny-counter");
+      await expect(c.client.readResource({ uri: "ui://hearth/apps/tiny-counter" })).rejects.toThrow(/only your own apps and the instance's open here/);
+      await expect(c.client.readResource({ uri: "ui://hearth/apps/paid" })).rejects.toThrow(/fork it/);
+      await expect(c.call("apps-tiny-counter")).rejects.toThrow(/no tool "apps-tiny-counter"/);
+      const starter = await c.client.readResource({ uri: "ui://hearth/apps/counter" });
+      expect((starter.contents[0] as { text: string }).text).toContain("RTCPeerConnection");
+
+      // A priced app opens free for its owner, as at its page.
+      const owner = await mcpClient(h.url, { token: alice, capabilities: UI });
+      try {
+        const read = await owner.client.readResource({ uri: "ui://hearth/apps/paid" });
+        expect((read.contents[0] as { text: string }).text).toContain("secret page");
+      } finally {
+        await owner.close();
+      }
     } finally {
       await c.close();
     }
@@ -129,15 +145,16 @@ describe("a client that renders MCP Apps", () => {
   });
 
   test("an app's own tool runs apps/read through dispatch and gives its details without the page", async () => {
-    const c = await mcpClient(h.url, { token: bob, capabilities: UI });
+    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
     try {
       const r = await c.call("apps-tiny-counter");
       expect(r.isError).toBeUndefined();
       const result = (r.structuredContent as any).result;
-      expect(result).toMatchObject({ slug: "tiny-counter", name: "Counter", owner: "alice" });
+      expect(result).toMatchObject({ slug: "tiny-counter", name: "Counter", owner: "alice", mine: true });
       expect(result.html).toBeUndefined();
-      // Someone else's priced app has no tool here.
-      await expect(c.call("apps-paid")).rejects.toThrow(/no tool "apps-paid"/);
+      const http = await h.call("apps/read", { slug: "tiny-counter" }, { token: alice });
+      const { html: _page, ...details } = http.body.result;
+      expect(result).toEqual(details);
     } finally {
       await c.close();
     }
@@ -150,7 +167,7 @@ describe("a client that renders MCP Apps", () => {
       const { resources } = await c.client.listResources();
       expect(resources.map((r) => r.uri)).toEqual(["ui://hearth/cards/tasks"]);
       await expect(c.client.readResource({ uri: "ui://hearth/cards/weather" })).rejects.toThrow(/no resource/);
-      await expect(c.call("apps-tiny-counter")).rejects.toThrow(/no tool/);
+      await expect(c.call("apps-counter")).rejects.toThrow(/no tool/);
     } finally {
       await c.close();
     }
@@ -185,7 +202,7 @@ describe("a client that does not", () => {
           .sort(),
       );
       expect((await c.client.listResources()).resources).toEqual([]);
-      await expect(c.call("apps-tiny-counter")).rejects.toThrow(/no tool/);
+      await expect(c.call("apps-counter")).rejects.toThrow(/no tool/);
       const r = await c.call("tasks_list");
       expect(r._meta?.["hearth/card"]).toBeUndefined();
 
