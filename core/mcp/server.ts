@@ -61,7 +61,9 @@ export async function callToolRequest(rt: Runtime, c: McpCallContext, params: Ca
   const own = apps && !toolTable(rt).byName.has(params.name) ? uiTool(rt, c, params.name) : null;
   const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
-  const out = await callTool(rt, { entry, args: own ? own.args : params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
+  const args = own ? { ...params.arguments, ...own.args } : params.arguments;
+  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
   return apps ? viewResult(rt, entry, out, own ?? undefined) : out;
 }
 

@@ -155,6 +155,12 @@ describe("a client that renders MCP Apps", () => {
       const http = await h.call("apps/read", { slug: "tiny-counter" }, { token: alice });
       const { html: _page, ...details } = http.body.result;
       expect(result).toEqual(details);
+      // It takes no arguments: one sent is refused by name, as any method refuses it; its slug is its own.
+      const odd = await c.call("apps-tiny-counter", { colour: "red" });
+      expect(odd.isError).toBe(true);
+      expect((odd.structuredContent as any).error).toMatchObject({ status: 400, kind: "invalid_argument", field: "colour" });
+      const other = await c.call("apps-tiny-counter", { slug: "paid" });
+      expect((other.structuredContent as any).result.slug).toBe("tiny-counter");
     } finally {
       await c.close();
     }
