@@ -144,6 +144,20 @@ describe("a client that renders MCP Apps", () => {
     }
   });
 
+  test("the events and tasks cards get their lines from the same answers the home screen reads", async () => {
+    await h.call("tasks/create", { title: "Buy milk", due: "2026-11-22 10:00" }, { token: alice });
+    await h.call("events/create", { title: "Dentist", when: "2026-11-21T15:00:00+00:00" }, { token: alice });
+    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
+    try {
+      const tasks = (await c.call("tasks_list"))._meta as any;
+      expect(tasks["hearth/card"]).toEqual({ title: "Open tasks", lead: null, lines: [{ text: "Buy milk", detail: "due Sun 22 Nov, 10:00 UTC" }] });
+      const events = (await c.call("events_list"))._meta as any;
+      expect(events["hearth/card"].lines).toEqual([{ text: "Dentist", detail: "Sat 21 Nov, 15:00 UTC" }]);
+    } finally {
+      await c.close();
+    }
+  });
+
   test("an app's own tool runs apps/read through dispatch and gives its details without the page", async () => {
     const c = await mcpClient(h.url, { token: alice, capabilities: UI });
     try {
