@@ -144,6 +144,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   if (sid) {
     const transport = eras.sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
+    ctx.client = eras.sessions.client(sid);
     if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
     const post = asMcpPost(req);
     const quick = direct ? directAnswer(rt, ctx, body, post, sid) : null;

@@ -20,7 +20,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
-import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, type McpCallContext } from "./server.ts";
+import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
@@ -40,7 +40,7 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
   });
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
-    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, contextOf(era), req.params)) as never);
+    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, withClient(contextOf(era), server.getClientCapabilities()), req.params)) as never);
   return server;
 }
 

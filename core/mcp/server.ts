@@ -6,11 +6,17 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type ClientCapabilities,
+  type ListResourcesResult,
   type ListToolsResult,
+  type ReadResourceResult,
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +24,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
+import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
@@ -29,6 +36,8 @@ export interface McpCallContext {
   baseUrl: string;
   /** Every visible tool listed, or the three discovery tools (discover.ts). */
   mode?: ToolsMode;
+  /** What the client declared at initialize, when it keeps a session (MCP Apps links depend on it). */
+  client?: ClientCapabilities;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -43,22 +52,52 @@ export const INSTRUCTIONS =
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per server.
 let validator: AjvJsonSchemaValidator | null = null;
 
-/** tools/list: the tools this caller may see at this endpoint. */
-export function listTools(rt: Runtime, c: McpCallContext): ListToolsResult {
-  return { tools: c.mode === "discover" ? discoveryTools : visibleTools(rt, c.caller, c.filter) };
+/** tools/list: the tools this caller may see at this endpoint (or the discovery tools); linked to their views for a client that renders MCP Apps. */
+export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListToolsResult {
+  if (c.mode === "discover") return { tools: discoveryTools };
+  const tools = visibleTools(rt, c.caller, c.filter);
+  return { tools: rendersApps(c, meta) ? linkTools(rt, c, tools) : tools };
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
-export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+export async function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
   // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
   if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
-  const entry = toolTable(rt).byName.get(params.name);
+  const apps = rendersApps(c, params._meta);
+  const own = apps && !toolTable(rt).byName.has(params.name) ? uiTool(rt, c, params.name) : null;
+  const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
-  return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
+  const args = own ? { ...params.arguments, ...own.args } : params.arguments;
+  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  return apps ? viewResult(rt, entry, out, own ?? undefined) : out;
+}
+
+/** resources/list: the MCP Apps views, for a client that renders them; none for any other. */
+export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListResourcesResult {
+  return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
+}
+
+/** The protocol's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** resources/read: a view by its ui:// URI. */
+export async function readResource(rt: Runtime, c: McpCallContext, uri: string): Promise<ReadResourceResult> {
+  const read = await readView(rt, c, uri);
+  if (!read) throw new McpError(RESOURCE_NOT_FOUND, `no resource "${uri}" here; resources/list names them`);
+  if (!("contents" in read)) throw new McpError(ErrorCode.InvalidParams, read.refused);
+  return read;
 }
 
 /** What this server offers, the same in every protocol era. */
-export const CAPABILITIES = { tools: {} };
+export const CAPABILITIES = { tools: {}, resources: {}, extensions: { [UI_EXTENSION]: {} } };
+
+/** The context with what the client declared when it opened its connection, if it did. */
+export function withClient(c: McpCallContext, client: ClientCapabilities | undefined): McpCallContext {
+  return client ? { ...c, client } : c;
+}
+
+type Params = { _meta?: Record<string, unknown> } | undefined;
 
 /**
  * The requests this server answers, by method: each era's server (SDK 1.x
@@ -66,14 +105,22 @@ export const CAPABILITIES = { tools: {} };
  * same functions, so the eras cannot drift apart.
  */
 export const mcpRequests = {
-  "tools/list": (rt: Runtime, c: McpCallContext, _params: unknown) => listTools(rt, c),
+  "tools/list": (rt: Runtime, c: McpCallContext, params: unknown) => listTools(rt, c, (params as Params)?._meta),
   "tools/call": (rt: Runtime, c: McpCallContext, params: unknown) => callToolRequest(rt, c, params as CallToolRequest["params"]),
+  "resources/list": (rt: Runtime, c: McpCallContext, params: unknown) => listResources(rt, c, (params as Params)?._meta),
+  "resources/templates/list": (_rt: Runtime, _c: McpCallContext, _params: unknown) => ({ resourceTemplates: [] }),
+  "resources/read": (rt: Runtime, c: McpCallContext, params: unknown) => readResource(rt, c, (params as { uri: string }).uri),
 };
 
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
-  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => mcpRequests["tools/list"](rt, contextOf(extra), req.params));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => mcpRequests["tools/call"](rt, contextOf(extra), req.params));
+  // A session's client said at initialize what it supports; a stateless request says it in its own _meta.
+  const context = (extra: Extra): McpCallContext => withClient(contextOf(extra), server.getClientCapabilities());
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) => mcpRequests["tools/list"](rt, context(extra), req.params));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => mcpRequests["tools/call"](rt, context(extra), req.params));
+  server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => mcpRequests["resources/list"](rt, context(extra), req.params));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => mcpRequests["resources/templates/list"](rt, context(extra), req.params));
+  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => mcpRequests["resources/read"](rt, context(extra), req.params));
   return server;
 }

@@ -63,6 +63,11 @@ export class McpSessions {
     return s.transport;
   }
 
+  /** What the session's client declared at initialize. */
+  client(id: string) {
+    return this.map.get(id)?.server.getClientCapabilities();
+  }
+
   private now() {
     return this.rt.clock.now().getTime();
   }

@@ -5,6 +5,7 @@ import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.
 import { build, BUILD_PRICE } from "./build.ts";
 import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";
+import "./mcp.ts";
 import { sanitiseIcon } from "./icon.ts";
 import { directoryPage, frameResponse, hostPage, missingPage, snippetFrameResponse, snippetHostPage, tagList, type App } from "./pages.ts";
 import { apps, appsGrants, appsOpens, appsSnippets } from "./schema.ts";

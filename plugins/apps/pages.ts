@@ -62,7 +62,7 @@ function document_(body: string, csp: string): Response {
 const FIRST = `<script>${FRAME_GUARD}${FRAME_SDK}</script>`;
 
 /** Where the page's doctype ends (after any leading space and comments), or 0: anything put before a doctype would switch the page to quirks mode. */
-function afterDoctype(h: string): number {
+export function afterDoctype(h: string): number {
   let i = 0;
   for (;;) {
     while (i < h.length && h.charCodeAt(i) <= 32) i++;

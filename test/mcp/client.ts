@@ -1,13 +1,14 @@
 // Connects the SDK's own MCP client to a running Hearth, as any MCP client would.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 
-export async function mcpClient(base: string, o: { token?: string; query?: string; headers?: Record<string, string> } = {}) {
+/** `capabilities`: what the client declares at initialize (an extension it supports, say). */
+export async function mcpClient(base: string, o: { token?: string; query?: string; headers?: Record<string, string>; capabilities?: ClientCapabilities } = {}) {
   const headers: Record<string, string> = { ...o.headers };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp${o.query ?? ""}`), { requestInit: { headers } });
-  const client = new Client({ name: "hearth-test", version: "1.0.0" });
+  const client = new Client({ name: "hearth-test", version: "1.0.0" }, o.capabilities ? { capabilities: o.capabilities } : undefined);
   await client.connect(transport);
   return {
     client,

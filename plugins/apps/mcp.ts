@@ -1,0 +1,115 @@
+// Hosted apps in an MCP Apps host: each app the caller may open there (their
+// own and the instance's) is a view, ui://hearth/apps/<slug>, opened by a tool
+// of its own, apps-<slug>. A view is linked to one tool, fixed in tools/list,
+// so each app gets its tool; calling
+// it runs apps/read for that app through dispatch (its details, without the
+// page, which the host already has as the view). The view is the app's page
+// with what its page under /apps has in front: the same CSP (as a meta
+// element, the host framing it in its own sandbox) and the same guard, then
+// the MCP Apps bridge in place of the host page's.
+import { desc, eq, or } from "drizzle-orm";
+import type { UiContext, UiTool, UiView } from "../../core/mcp/apps.ts";
+import { uiSources, visible } from "../../core/mcp/apps.ts";
+import { creditsOf, priceText, toolOf } from "../../core/mcp/tools.ts";
+import type { Runtime } from "../../core/runtime.ts";
+import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
+import { afterDoctype, FRAME_CSP } from "./pages.ts";
+import { apps } from "./schema.ts";
+
+const VIEW = "ui://hearth/apps/";
+const TOOL = "apps-";
+/** The newest apps offered as tools: enough to find one, few enough not to crowd a model's tool list. */
+const OFFERED = 50;
+
+type Row = { slug: string; name: string; description: string; ownerName: string };
+const columns = { slug: apps.slug, name: apps.name, description: apps.description, ownerName: apps.ownerName };
+
+/**
+ * Which apps a conversation may open: the caller's own and the instance's.
+ * There an app's calls are the host's tools/call with the connection's token,
+ * and the questions its page under /apps asks before an app uses an account
+ * cannot be asked; so someone else's app is opened at its page, or forked to
+ * be one's own. (One's own priced app opens free, as at its page.)
+ */
+const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
+
+function offered(rt: Runtime, c: UiContext): Row[] {
+  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all();
+}
+
+const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
+
+/**
+ * `hearth` inside a conversation: `hearth.call("service/method", args)` is the
+ * host's tools/call of `service_method`, so it reaches the instance as any
+ * tool call does, with the host's caller, scopes and prices. The app's store
+ * and the person's name belong to its page under /apps, where the person
+ * allows them; here they refuse, saying so.
+ */
+const MCP_BRIDGE = (version: string) => `(() => {
+  const app = new McpApps.App({ name: "Hearth app", version: ${version} }, {}, { autoResize: true });
+  const ready = app.connect();
+  const refuse = (what) => () => Promise.reject(Object.assign(new Error(what + " belongs to the app's own page under /apps: open it there"), { status: 501, kind: "not_configured" }));
+  const json = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
+  async function call(method, args) {
+    await ready;
+    const r = await app.callServerTool({ name: String(method).replace("/", "_"), arguments: json(args || {}) });
+    const body = (r && r.structuredContent) || {};
+    if (!r.isError) return body.result;
+    const x = body.error || {};
+    throw Object.assign(new Error(x.message || "refused"), { status: x.status, kind: x.kind, field: x.field });
+  }
+  const store = Object.freeze({ get: refuse("The app's store"), set: refuse("The app's store"), remove: refuse("The app's store"), keys: refuse("The app's store") });
+  Object.defineProperty(window, "hearth", { value: Object.freeze({ store, call, user: refuse("Knowing who you are") }), enumerable: true });
+})();`;
+
+async function appView(html: string): Promise<string> {
+  const { cspMeta, mcpAppsScript, metaCsp, scriptText, VERSION } = await import("../../core/mcp/views.ts");
+  const h = inertShadowRoots(html);
+  const at = afterDoctype(h);
+  const first = `${cspMeta(metaCsp(FRAME_CSP))}<script>${FRAME_GUARD}</script><script>${scriptText(mcpAppsScript())}\n${MCP_BRIDGE(VERSION)}</script>`;
+  return h.slice(0, at) + first + h.slice(at);
+}
+
+uiSources.push({
+  views(rt, c) {
+    const entry = rt.registry.get("apps", "read");
+    return entry && visible(c, entry) ? offered(rt, c).map(view) : [];
+  },
+  tools(rt, c): UiTool[] {
+    const entry = rt.registry.get("apps", "read");
+    if (!entry) return [];
+    const base = toolOf(rt, entry);
+    return offered(rt, c).map((a) => ({
+      view: VIEW + a.slug,
+      entry,
+      args: { slug: a.slug },
+      shape: (r) => {
+        const { html: _page, ...details } = r as Record<string, unknown>;
+        return details;
+      },
+      tool: {
+        // apps/read's tool, with its price and access, named and described for this app.
+        ...base,
+        name: TOOL + a.slug,
+        title: a.name,
+        description: `Opens the hosted app "${a.name}" by ${a.ownerName} in the conversation: ${a.description}\n\nAnswers its details as apps/read does, without its page. ${priceText(creditsOf(rt, entry))}`,
+        inputSchema: { type: "object", properties: {}, additionalProperties: false },
+        annotations: { title: a.name, readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+        _meta: { ...base._meta, http: `GET /api/v1/apps/read?slug=${a.slug}` },
+      },
+    }));
+  },
+  async read(rt, c, uri) {
+    const entry = rt.registry.get("apps", "read");
+    if (!uri.startsWith(VIEW) || !entry || !visible(c, entry)) return null;
+    const slug = uri.slice(VIEW.length);
+    const app = rt.store.rdb.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
+    if (!app) return null;
+    if (!app.starter && !(c.caller.account && app.owner === c.caller.account.id))
+      return {
+        refused: `the app "${slug}" is ${app.ownerName}'s: in a conversation an app calls methods with your connection's token without asking you first, so only your own apps and the instance's open here; open it at /apps/${slug}, or fork it (apps/fork) to make it yours`,
+      };
+    return appView(app.html);
+  },
+});
