@@ -18,7 +18,7 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
@@ -40,8 +40,20 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
   });
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
-    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }) => answer(rt, withClient(contextOf(era), server.getClientCapabilities()), req.params)) as never);
+    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => answer(rt, withClient(contextOf(era), clientOf(server, x)), req.params)) as never);
   return server;
+}
+
+type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown> } };
+
+/**
+ * What the client declared: a 2026-07-28 request in its own envelope (over
+ * stdio too, where the server keeps no backfilled copy), a 2025 connection at
+ * initialize.
+ */
+function clientOf(server: Server, x: HandlerContext | undefined): ClientCapabilities | undefined {
+  const declared = x?.mcpReq?.envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  return declared && typeof declared === "object" ? (declared as ClientCapabilities) : server.getClientCapabilities();
 }
 
 const headerOf = (req: Request, name: string) => req.headers.get(name) ?? undefined;
@@ -102,7 +114,7 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   if (!entry || !inFilter(entry, ctx.filter)) return null;
   let pending: Promise<CallToolResult>;
   try {
-    pending = callToolRequest(rt, ctx, { name: params.name, arguments: params.arguments });
+    pending = callToolRequest(rt, ctx, { name: params.name, arguments: params.arguments, _meta: params._meta });
   } catch (e) {
     pending = Promise.reject(e);
   }

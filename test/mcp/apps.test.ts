@@ -3,7 +3,10 @@
 // from tools; one that does not sees the tools as they always were.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { join } from "node:path";
 import { balanceOf } from "../../core/pay/ledger.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -203,6 +206,34 @@ describe("a client that renders MCP Apps", () => {
     const listed = await rpc(h.url, "resources/list", { _meta: meta }, headers);
     expect(listed.body.result.resources.map((r: { uri: string }) => r.uri)).toContain("ui://hearth/cards/weather");
   });
+});
+
+describe("in the 2026-07-28 era", () => {
+  test("a pinned SDK 2.x client declaring the extension gets the same views and links, over /mcp and over stdio", async () => {
+    const pinned = () => new ClientV2({ name: "hearth-apps-2026", version: "1.0.0" }, { capabilities: UI, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const check = async (client: ClientV2) => {
+      const { tools } = await client.listTools();
+      expect(uiOf(tools.find((t) => t.name === "weather_forecast") as Tool | undefined)).toBe("ui://hearth/cards/weather");
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toContain("ui://hearth/cards/weather");
+      const read = await client.readResource({ uri: "ui://hearth/cards/weather" });
+      expect(read.contents[0].mimeType).toBe(RESOURCE_MIME_TYPE);
+    };
+    const http = pinned();
+    await http.connect(new HttpV2(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bob}` } } }));
+    try {
+      await check(http);
+    } finally {
+      await http.close();
+    }
+    const stdio = pinned();
+    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, HEARTH_DATA: h.dir, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
+    try {
+      await check(stdio);
+    } finally {
+      await stdio.close();
+    }
+  }, 30_000);
 });
 
 describe("a client that does not", () => {
