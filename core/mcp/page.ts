@@ -54,6 +54,8 @@ export function mcpPage(rt: Runtime, req: Request, caller: Caller, filter: Set<s
 <pre>${endpoint}</pre>
 <p>Send your token as <code>Authorization: Bearer YOUR_TOKEN</code> (make one on the <a href="/token">token page</a>). Without one, only the methods open to anyone answer.
 Add <code>?tools=${services.slice(0, 2).join(",") || "notes"}</code> to the address to offer only some services' tools.</p>
+<p><strong>Connectors that sign in.</strong> A client that supports MCP authorization (a chat app's "add connector" screen, <code>mcp-remote</code>) needs no token: give it <code>${origin}/mcp?signin</code>.
+It is sent to sign in here and choose the services it may use; it then shows under <em>Connected apps</em> on the <a href="/token">token page</a>, where you can disconnect it.</p>
 <p><strong>Fewer tools up front.</strong> With <code>?mode=discover</code> (or the header <code>Hearth-Tools-Mode: discover</code>; <code>hearth mcp --mode discover</code> over stdio)
 the tool list holds three tools instead of ${t.entries.length}: <code>search_tools</code> finds tools for a need, <code>describe_tool</code> gives one tool's input schema and price,
 and <code>call_tool</code> calls it by name, at the same price and within the same scope as calling it directly. It keeps a model's context small; the other settings above still apply.</p>

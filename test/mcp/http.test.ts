@@ -269,6 +269,8 @@ describe("the page", () => {
     expect(html).toContain("Claude Desktop");
     expect(html).toContain("Cursor");
     expect(html).toContain("hearth mcp");
+    // Connectors that sign in with OAuth are given the address that asks them to.
+    expect(html).toContain(`<code>${h.url}/mcp?signin</code>`);
     for (const e of h.rt.registry.list()) expect(html).toContain(`<code>${e.tool}</code>`);
   });
 
