@@ -8,7 +8,7 @@ import { payLedger, payX402 } from "../../core/pay/schema.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { mcpClient } from "../mcp/client.ts";
-import { NETWORK, startChain, startFacilitator, type Chain } from "../pay/chain/evm.ts";
+import { startChain, startFacilitator, type Chain, x402Settings } from "../pay/chain/evm.ts";
 import { challengeOf, payer } from "../pay/client.ts";
 import { runs } from "../pay/plugins/meter/index.ts";
 
@@ -49,10 +49,7 @@ beforeAll(async () => {
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_WRITES: "0",
       METER_TEST_URL: `http://127.0.0.1:${provider.port}`,
-      X402_PAY_TO: payTo,
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: NETWORK,
-      X402_ASSET: chain.usdc,
+      ...x402Settings(chain, facilitator, payTo),
       CHAIN_RPC_URL: chain.rpc,
       HEARTH_SECRET: "a test secret that is long enough",
       AI_BASE_URL: ai.base,

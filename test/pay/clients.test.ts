@@ -13,7 +13,7 @@ import { withPaymentInterceptor } from "x402-axios";
 import { decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { payX402 } from "../../core/pay/schema.ts";
 import { startHearth, type Hearth } from "../harness.ts";
-import { CHAIN_ID, NETWORK, startChain, startFacilitator, type Chain } from "./chain/evm.ts";
+import { CHAIN_ID, startChain, startFacilitator, type Chain, x402Settings } from "./chain/evm.ts";
 import { payer } from "./client.ts";
 import { runs } from "./plugins/meter/index.ts";
 
@@ -33,10 +33,7 @@ beforeAll(async () => {
       HEARTH_RATE_PRICED: "0",
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_WRITES: "0",
-      X402_PAY_TO: payTo,
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: NETWORK,
-      X402_ASSET: chain.usdc,
+      ...x402Settings(chain, facilitator, payTo),
     },
   });
 }, 30_000);

@@ -9,7 +9,7 @@ import { payX402 } from "../../core/pay/schema.ts";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { mcpClient } from "../mcp/client.ts";
 import { startHearth, type Hearth } from "../harness.ts";
-import { CHAIN_ID, NETWORK, startChain, startFacilitator, type Chain } from "./chain/evm.ts";
+import { CHAIN_ID, NETWORK, startChain, startFacilitator, type Chain, x402Settings } from "./chain/evm.ts";
 import { challengeOf, payer, receiptOf } from "./client.ts";
 import { runs } from "./plugins/meter/index.ts";
 
@@ -33,10 +33,7 @@ beforeAll(async () => {
       HEARTH_RATE_PRICED: "0",
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_WRITES: "0",
-      X402_PAY_TO: payTo,
-      X402_FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: NETWORK,
-      X402_ASSET: chain.usdc,
+      ...x402Settings(chain, facilitator, payTo),
       // Accounts are charged here, so one short of credits can be offered x402.
       HEARTH_METER_ACCOUNTS: "all",
     },

@@ -112,3 +112,8 @@ export function startFacilitator(chain: Chain) {
   });
   return { url: `http://127.0.0.1:${server.port}`, calls, fail, stop: () => server.stop(true) };
 }
+
+/** The settings that make an instance take x402 payments on this chain through this facilitator, paid to `payTo`. */
+export function x402Settings(chain: Chain, facilitator: { url: string }, payTo: string): Record<string, string> {
+  return { X402_PAY_TO: payTo, X402_FACILITATOR_URL: facilitator.url, X402_NETWORK: NETWORK, X402_ASSET: chain.usdc };
+}
