@@ -6,6 +6,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { MigrationSet } from "./db/migrate.ts";
 import { readMigrations } from "./db/migrate.ts";
+import { checkOwnTables } from "./db/owntables.ts";
+import { getTableName, is } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { hasProvider, providerNamed, providerSettings } from "./upstream/providers.ts";
 import type { Capability, MethodDef, PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
 
@@ -45,6 +49,10 @@ export interface LoadedPlugin {
   builtin: boolean;
   migrations: MigrationSet | null;
   methods: MethodEntry[];
+  /** Providers ctx.http may reach for it. */
+  providers: Set<string>;
+  /** Settings its ctx.config holds: its own, those it names, its providers'. Filled in once every plugin is loaded. */
+  settings: Set<string>;
 }
 
 export class ManifestError extends Error {
@@ -82,6 +90,23 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (!st || typeof st.default !== "string" || typeof st.description !== "string") fail(`config.${k}`, "needs a string default and description");
     }
   }
+  if (m.settings !== undefined) {
+    if (!Array.isArray(m.settings)) fail("settings", "must be an array of setting names");
+    for (const k of m.settings as unknown[]) if (typeof k !== "string" || !/^[A-Z][A-Z0-9_]*$/.test(k)) fail("settings", `${JSON.stringify(k)} is not an UPPER_SNAKE_CASE setting name`);
+  }
+  if (m.providers !== undefined) {
+    if (!Array.isArray(m.providers)) fail("providers", "must be an array of provider names or defineProvider({...}) results");
+    for (const p of m.providers as unknown[]) {
+      const name = typeof p === "string" ? p : (p as { name?: unknown })?.name;
+      if (typeof name !== "string" || !/^[A-Z][A-Z0-9_]*$/.test(name)) fail("providers", `${JSON.stringify(p)} is not a provider name or definition`);
+    }
+  }
+  if (m.tables !== undefined) {
+    if (!m.tables || typeof m.tables !== "object") fail("tables", "must be an object of drizzle tables ({ bookmarks })");
+    for (const [k, t] of Object.entries(m.tables as Record<string, unknown>)) if (!is(t, SQLiteTable)) fail(`tables.${k}`, "must be a table made with sqliteTable(...)");
+  }
+  if (m.migrations !== undefined && (typeof m.migrations !== "string" || !m.migrations || m.migrations.startsWith("/") || m.migrations.split(/[\\/]/).includes("..")))
+    fail("migrations", "must be a folder inside the plugin's folder");
   if (m.routes !== undefined) {
     if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
     (m.routes as Record<string, unknown>[]).forEach((r, i) => {
@@ -134,7 +159,14 @@ export class Registry {
     validateManifest(file, def, opts.folder);
     const existing = this.plugins.get(def.name);
     if (existing) throw new ManifestError(file, "name", `service "${def.name}" is already provided by ${existing.file}`);
-    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [] };
+    const tables = Object.values(def.tables ?? {}).map((t) => getTableName(t as SQLiteTable));
+    if (opts.migrations && (def.tables || !opts.builtin)) {
+      if (!def.tables) throw new ManifestError(file, "tables", `plugin "${def.name}" ships migrations but declares no tables: name the tables they create`);
+      const bad = checkOwnTables(opts.migrations, tables);
+      if (bad) throw new ManifestError(file, `migrations/${bad.tag}.sql`, `plugin "${def.name}": ${bad.name} ${bad.reason} (tables: ${tables.join(", ") || "none"})`);
+    }
+    const providers = new Set((def.providers ?? []).map((p) => (typeof p === "string" ? p : p.name)));
+    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [], providers, settings: new Set() };
     for (const [name, m] of Object.entries(def.methods).sort(([a], [b]) => a.localeCompare(b))) {
       const args = m.args as TObject;
       // Checked for shape now; compiled on first call, since compiling every validator at start
@@ -225,7 +257,8 @@ export async function loadFolder(reg: Registry, folder: string, builtin: boolean
     throw new ManifestError(file, "import", (e as Error).message);
   }
   const name = folder.split("/").pop()!;
-  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, "migrations")) });
+  const dir = (mod.default as { migrations?: unknown } | undefined)?.migrations;
+  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, typeof dir === "string" ? dir : "migrations")) });
 }
 
 export interface BuiltinPlugin {
@@ -244,5 +277,11 @@ export async function buildRegistry(opts: { pluginsDir?: string; embedded?: Buil
   if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
   else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
   for (const dir of (opts.extra ?? "").split(":").filter(Boolean)) for (const f of pluginFolders(dir)) await loadFolder(reg, f, false);
+  // Providers are checked once every plugin has loaded, since a plugin may use one another module defines.
+  for (const p of reg.plugins.values()) {
+    for (const name of p.providers)
+      if (!hasProvider(name)) throw new ManifestError(p.file, "providers", `plugin "${p.def.name}" names provider "${name}", which nothing defines (defineProvider)`);
+    p.settings = new Set([...Object.keys(p.def.config ?? {}), ...(p.def.settings ?? []), ...[...p.providers].flatMap((n) => providerSettings(providerNamed(n)))]);
+  }
   return reg;
 }

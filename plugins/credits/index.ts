@@ -15,6 +15,7 @@ export default definePlugin({
   name: "credits",
   description: "Credits on this instance (a credit is $0.01): the balance and its ledger, admin grants, and top-ups in USDC.",
   needs: ["db"],
+  settings: ["HEARTH_METERING"],
   methods: {
     balance: read({
       description: "The caller's credits, whether its priced calls cost credits (metered), and the latest ledger entries, newest first.",
