@@ -44,7 +44,13 @@ export function applyMigrations(db: Database, owner: string, set: MigrationSet):
       .map((s) => s.trim())
       .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0);
     db.transaction(() => {
-      for (const s of statements) db.run(s);
+      for (const s of statements)
+        try {
+          db.run(s);
+        } catch (err) {
+          // A table that already exists here belongs to someone else: say whose migration met it.
+          throw new Error(`migration ${owner}/${e.tag} failed: ${(err as Error).message}`);
+        }
       db.run("INSERT INTO hearth_migrations (owner, tag, hash, applied) VALUES (?, ?, ?, ?)", [
         owner,
         e.tag,

@@ -65,32 +65,31 @@ function names(stmt: string, re: RegExp): string[] {
 /**
  * Checks a plugin's migrations against the tables it declares. A table may be
  * named only when it is declared (or is drizzle-kit's `__new_<table>` copy of
- * one) and these migrations create it, so a table that already belongs to
- * someone else makes the CREATE fail rather than be taken over. Indexes may be
- * made only on those tables, and dropped only when these migrations made them.
+ * one) and an earlier statement of these migrations created it, so a table
+ * that already belongs to someone else makes the CREATE fail rather than be
+ * dropped, read or taken over. Indexes may be made only on those tables, and
+ * dropped only when these migrations made them.
  */
 export function checkOwnTables(set: MigrationSet, declared: string[]): TableProblem | null {
   const mine = new Set(declared.flatMap((t) => [t.toLowerCase(), `__new_${t.toLowerCase()}`]));
-  const all = set.journal.entries.map((e) => ({ tag: e.tag, statements: statementsOf(set.sql[e.tag] ?? "") }));
   const created = new Set<string>();
   const indexes = new Set<string>();
-  for (const { statements } of all)
-    for (const s of statements) {
-      for (const n of names(s, CREATED)) created.add(n.toLowerCase());
-      for (const n of names(s, INDEX_MADE)) indexes.add(n.toLowerCase());
-    }
-  for (const { tag, statements } of all)
-    for (const s of statements) {
+  for (const e of [...set.journal.entries].sort((a, b) => a.idx - b.idx)) {
+    const tag = e.tag;
+    for (const s of statementsOf(set.sql[tag] ?? "")) {
       if (!ALLOWED.some((re) => re.test(s)))
-        return { tag, name: s.split(/\s+/).slice(0, 3).join(" "), reason: "only tables and indexes may be created, changed or dropped" };
+        return { tag, name: s.split(/\s+/).slice(0, 3).join(" "), reason: "is not allowed: only tables and indexes may be created, changed or dropped" };
+      // What this statement makes may be named by it (RENAME TO) and by those after it.
+      for (const n of names(s, CREATED)) created.add(n.toLowerCase());
       const tables = [...names(s, TABLE_AFTER), ...names(s, INDEX_ON)].filter((n) => !KEYWORDS.has(n.toLowerCase()));
       for (const t of tables) {
-        const bare = t.split(".").pop()!.trim();
-        const name = unquote(bare).toLowerCase();
-        if (t.includes(".") || !mine.has(name)) return { tag, name: unquote(bare), reason: "is not one of the tables the plugin declares" };
-        if (!created.has(name)) return { tag, name: unquote(bare), reason: "is declared but these migrations never create it" };
+        const name = unquote(t.split(".").pop()!.trim());
+        if (t.includes(".") || !mine.has(name.toLowerCase())) return { tag, name, reason: "is not one of the tables the plugin declares" };
+        if (!created.has(name.toLowerCase())) return { tag, name, reason: "is named before these migrations create it" };
       }
       for (const i of names(s, INDEX_DROPPED)) if (!indexes.has(i.toLowerCase())) return { tag, name: i, reason: "is an index these migrations did not make" };
+      for (const n of names(s, INDEX_MADE)) indexes.add(n.toLowerCase());
     }
+  }
   return null;
 }
