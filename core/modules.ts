@@ -13,4 +13,5 @@ import "./ai/index.ts";
 import "./mail/index.ts";
 import "./methods.ts";
 import "./backup/cli.ts";
+import "./cli/plugin.ts";
 import "../plugins/agent/cli.ts";

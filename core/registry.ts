@@ -233,7 +233,7 @@ export function pluginFolders(dir: string): string[] {
 
 let sdkServed = false;
 /** Lets drop-in plugins import "hearth" and "@sinclair/typebox" wherever their folder is. */
-async function serveSdk() {
+export async function serveSdk() {
   if (sdkServed) return;
   sdkServed = true;
   const sdk = await import("./sdk.ts");
