@@ -257,8 +257,10 @@ export async function loadFolder(reg: Registry, folder: string, builtin: boolean
     throw new ManifestError(file, "import", (e as Error).message);
   }
   const name = folder.split("/").pop()!;
+  // A folder outside the plugin's is refused by validateManifest; it is not read first.
   const dir = (mod.default as { migrations?: unknown } | undefined)?.migrations;
-  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, typeof dir === "string" ? dir : "migrations")) });
+  const inside = typeof dir === "string" && dir !== "" && !dir.startsWith("/") && !dir.split(/[\\/]/).includes("..");
+  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, inside ? dir : "migrations")) });
 }
 
 export interface BuiltinPlugin {

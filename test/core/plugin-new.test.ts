@@ -30,7 +30,7 @@ test("hearth plugin new demo writes a plugin whose own test passes", async () =>
   expect(own.code).toBe(0);
 });
 
-test("hearth plugin migrations writes the change to its tables, which the plugin then runs with", async () => {
+test("hearth plugin migrations writes each change to its tables, a table rebuild included, which the plugin then runs with", async () => {
   const schema = join(folder, "schema.ts");
   writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text").notNull(),\n    done: integer("done").notNull().default(0),'));
   const next = await run(["bun", main, "plugin", "migrations", folder]);
@@ -38,6 +38,10 @@ test("hearth plugin migrations writes the change to its tables, which the plugin
   expect(next.stdout.trim()).toBe(join(folder, "migrations", "0001_change.sql"));
   expect(readFileSync(join(folder, "migrations", "0001_change.sql"), "utf8")).toContain("ALTER TABLE `demo` ADD `done` integer DEFAULT 0 NOT NULL");
   expect((await run(["bun", main, "plugin", "migrations", folder])).stdout).toContain("nothing written");
+  // A column that may now be empty: drizzle-kit copies the table to __new_demo and renames it back.
+  writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text"),'));
+  expect((await run(["bun", main, "plugin", "migrations", folder, "--name", "optional_text"])).code).toBe(0);
+  expect(readFileSync(join(folder, "migrations", "0002_optional_text.sql"), "utf8")).toContain("ALTER TABLE `__new_demo` RENAME TO `demo`");
   const own = await run(["bun", "test"], folder);
   expect(own.stderr).toContain(" 0 fail");
   expect(own.code).toBe(0);
