@@ -10,6 +10,7 @@ import { checkOwnTables } from "./db/owntables.ts";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { hasProvider, providerNamed, providerSettings } from "./upstream/providers.ts";
+import { coreSettings } from "../config/defaults.ts";
 import type { Capability, MethodDef, PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
 
@@ -263,6 +264,26 @@ export async function loadFolder(reg: Registry, folder: string, builtin: boolean
   reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, inside ? dir : "migrations")) });
 }
 
+/**
+ * A drop-in reads no setting a built-in plugin owns (its secrets: HEARTH_SECRET,
+ * TWILIO_AUTH_TOKEN), and claims no core or built-in setting as its own or as
+ * its provider's: a core setting it reads is one it names in `settings`, where
+ * the owner sees it.
+ */
+function checkDropInSettings(p: LoadedPlugin, ownerOf: Map<string, string>) {
+  const named = new Set(p.def.settings ?? []);
+  // A declared provider's address, timeout and rate cap come with it, whoever documents them.
+  const derived = new Set([...p.providers].flatMap((n) => [`${n}_URL`, `${n}_TIMEOUT_MS`, `${n}_RATE`]));
+  for (const k of p.settings) {
+    if (derived.has(k)) continue;
+    const owner = ownerOf.get(k);
+    if (owner && owner !== p.def.name)
+      throw new ManifestError(p.file, named.has(k) ? "settings" : "config", `plugin "${p.def.name}" may not read ${k}: it is a setting of plugin "${owner}"`);
+    if (k in coreSettings && !named.has(k))
+      throw new ManifestError(p.file, "config", `plugin "${p.def.name}" may not declare ${k} as its own or its provider's: it is a core setting (name it in settings to read it)`);
+  }
+}
+
 export interface BuiltinPlugin {
   def: unknown;
   file: string;
@@ -280,10 +301,18 @@ export async function buildRegistry(opts: { pluginsDir?: string; embedded?: Buil
   else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
   for (const dir of (opts.extra ?? "").split(":").filter(Boolean)) for (const f of pluginFolders(dir)) await loadFolder(reg, f, false);
   // Providers are checked once every plugin has loaded, since a plugin may use one another module defines.
+  const ownerOf = new Map<string, string>();
+  for (const p of reg.plugins.values())
+    for (const k of Object.keys(p.def.config ?? {})) {
+      const other = ownerOf.get(k);
+      if (other && !p.builtin) throw new ManifestError(p.file, `config.${k}`, `plugin "${p.def.name}" may not declare ${k}: it is a setting of plugin "${other}"`);
+      if (!other) ownerOf.set(k, p.def.name);
+    }
   for (const p of reg.plugins.values()) {
     for (const name of p.providers)
       if (!hasProvider(name)) throw new ManifestError(p.file, "providers", `plugin "${p.def.name}" names provider "${name}", which nothing defines (defineProvider)`);
     p.settings = new Set([...Object.keys(p.def.config ?? {}), ...(p.def.settings ?? []), ...[...p.providers].flatMap((n) => providerSettings(providerNamed(n)))]);
+    if (!p.builtin) checkDropInSettings(p, ownerOf);
   }
   return reg;
 }

@@ -156,7 +156,7 @@ export default definePlugin({
   });
 });
 
-describe("a drop-in's migrations touch only the tables it declares", () => {
+describe("a drop-in's manifest is held at start to its own tables and settings", () => {
   const journal = JSON.stringify({ version: "7", dialect: "sqlite", entries: [{ idx: 0, version: "6", when: 1, tag: "0000_init", breakpoints: true }] });
   const plugin = (name: string, sql: string, tables = true) =>
     dropIn(name, {
@@ -207,6 +207,27 @@ describe("a drop-in's migrations touch only the tables it declares", () => {
     expect((dropped as Error).message).toContain('plugin "tokens": tokens is named before these migrations create it');
     const err = await start(taker(create("tokens"))).catch((e: Error) => e);
     expect((err as Error).message).toMatch(/migration tokens\/0000_init failed: table `?tokens`? already exists/);
+  });
+
+  test("a drop-in may not read a built-in plugin's setting nor claim a core setting, refused at start naming both", async () => {
+    const manifest = (name: string, extra: string, pre = "") =>
+      dropIn(name, {
+        "index.ts": `import { definePlugin, defineProvider, read, T } from "hearth";\n${pre}\nexport default definePlugin({ name: "${name}", description: "x", ${extra}, methods: { one: read({ description: "x", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+      });
+    const setting = { default: "", description: "x" };
+    for (const [folder, message] of [
+      [manifest("namer", `settings: ["TWILIO_AUTH_TOKEN"]`), 'plugin "namer" may not read TWILIO_AUTH_TOKEN: it is a setting of plugin "sms"'],
+      [manifest("claimer", `config: { HEARTH_SECRET: ${JSON.stringify(setting)} }`), 'plugin "claimer" may not declare HEARTH_SECRET: it is a setting of plugin "wallet"'],
+      [manifest("corer", `config: { HEARTH_PUBLIC_URL: ${JSON.stringify(setting)} }`), 'plugin "corer" may not declare HEARTH_PUBLIC_URL as its own'],
+      [
+        manifest("keyed", `needs: ["http"], providers: [P]`, `const P = defineProvider({ name: "KEYED", label: "k", url: "http://127.0.0.1:9", settings: ["AI_API_KEY"] });`),
+        'plugin "keyed" may not declare AI_API_KEY as its own or its provider\'s: it is a core setting',
+      ],
+    ] as const) {
+      const err = await start(folder).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toContain(message);
+    }
   });
 
   test("the docs' migrations pass, and an undefined provider is refused at start naming it", async () => {
