@@ -47,7 +47,9 @@ const ALLOWED = [
 ];
 
 // Every place SQLite reads a table name. ON is followed by a table only in CREATE INDEX.
-const TABLE_AFTER = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|REFERENCES|TABLE(?:\\s+IF\\s+(?:NOT\\s+)?EXISTS)?|RENAME\\s+TO)\\s+(${QUALIFIED})`, "gi");
+const TABLE_AFTER = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE(?:\\s+IF\\s+(?:NOT\\s+)?EXISTS)?|RENAME\\s+TO)\\s+(${QUALIFIED})`, "gi");
+// A foreign key may name a table its migration creates further on: SQLite checks it only when rows are written.
+const REFERENCED = new RegExp(`\\bREFERENCES\\s+(${QUALIFIED})`, "gi");
 const INDEX_ON = new RegExp(`^CREATE\\s+(?:UNIQUE\\s+)?INDEX\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?${QUALIFIED}\\s+ON\\s+(${QUALIFIED})`, "i");
 const CREATED = new RegExp(`^CREATE\\s+TABLE\\s+(${QUALIFIED})|\\bRENAME\\s+TO\\s+(${QUALIFIED})`, "gi");
 const INDEX_MADE = new RegExp(`^CREATE\\s+(?:UNIQUE\\s+)?INDEX\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?(${QUALIFIED})`, "i");
@@ -74,9 +76,12 @@ export function checkOwnTables(set: MigrationSet, declared: string[]): TableProb
   const mine = new Set(declared.flatMap((t) => [t.toLowerCase(), `__new_${t.toLowerCase()}`]));
   const created = new Set<string>();
   const indexes = new Set<string>();
+  const madeBy = new Set<string>();
   for (const e of [...set.journal.entries].sort((a, b) => a.idx - b.idx)) {
     const tag = e.tag;
-    for (const s of statementsOf(set.sql[tag] ?? "")) {
+    const statements = statementsOf(set.sql[tag] ?? "");
+    for (const s of statements) for (const n of names(s, CREATED)) madeBy.add(n.toLowerCase());
+    for (const s of statements) {
       if (!ALLOWED.some((re) => re.test(s)))
         return { tag, name: s.split(/\s+/).slice(0, 3).join(" "), reason: "is not allowed: only tables and indexes may be created, changed or dropped" };
       // What this statement makes may be named by it (RENAME TO) and by those after it.
@@ -86,6 +91,11 @@ export function checkOwnTables(set: MigrationSet, declared: string[]): TableProb
         const name = unquote(t.split(".").pop()!.trim());
         if (t.includes(".") || !mine.has(name.toLowerCase())) return { tag, name, reason: "is not one of the tables the plugin declares" };
         if (!created.has(name.toLowerCase())) return { tag, name, reason: "is named before these migrations create it" };
+      }
+      for (const t of names(s, REFERENCED)) {
+        const name = unquote(t.split(".").pop()!.trim());
+        if (t.includes(".") || !mine.has(name.toLowerCase())) return { tag, name, reason: "is not one of the tables the plugin declares" };
+        if (!madeBy.has(name.toLowerCase())) return { tag, name, reason: "is named before these migrations create it" };
       }
       for (const i of names(s, INDEX_DROPPED)) if (!indexes.has(i.toLowerCase())) return { tag, name: i, reason: "is an index these migrations did not make" };
       for (const n of names(s, INDEX_MADE)) indexes.add(n.toLowerCase());

@@ -209,6 +209,19 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
     expect((err as Error).message).toMatch(/migration tokens\/0000_init failed: table `?tokens`? already exists/);
   });
 
+  test("a foreign key may name its own table made later in the same migration, never another's", async () => {
+    const two = (name: string, target: string) =>
+      dropIn(name, {
+        "schema.ts": `import { integer, sqliteTable, text } from "hearth";\nexport const a = sqliteTable("${name}", { id: text("id").primaryKey(), tag: integer("tag") });\nexport const b = sqliteTable("${name}_tags", { id: integer("id").primaryKey() });\n`,
+        "index.ts": `import { definePlugin, read, T } from "hearth";\nimport { a, b } from "./schema.ts";\nexport default definePlugin({ name: "${name}", description: "x", needs: ["db"], tables: { a, b }, methods: { one: read({ description: "x", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+        "migrations/meta/_journal.json": journal,
+        "migrations/0000_init.sql": `CREATE TABLE \`${name}\` (\n\t\`id\` text PRIMARY KEY NOT NULL,\n\t\`tag\` integer,\n\tFOREIGN KEY (\`tag\`) REFERENCES \`${target}\`(\`id\`) ON UPDATE no action ON DELETE cascade\n);\n--> statement-breakpoint\nCREATE TABLE \`${name}_tags\` (\n\t\`id\` integer PRIMARY KEY NOT NULL\n);\n`,
+      });
+    await start(two("linked", "linked_tags"));
+    const err = await start(two("leaning", "accounts")).catch((e: Error) => e);
+    expect((err as Error).message).toContain('plugin "leaning": accounts is not one of the tables the plugin declares');
+  });
+
   test("a drop-in may not read a built-in plugin's setting nor claim a core setting, refused at start naming both", async () => {
     const manifest = (name: string, extra: string, pre = "") =>
       dropIn(name, {
