@@ -140,7 +140,7 @@ for (const [how, cmd] of [
   ["from source", () => ["bun", main]],
   ["as the single binary", () => [binary]],
 ] as const)
-  test(`the docs' bookmarks plugin serves ${how}: its table, provider and setting, over HTTP and MCP`, async () => {
+  test(`the docs' bookmarks plugin serves ${how}: its table, provider and setting, over HTTP and MCP, and help says what it reaches`, async () => {
     const folder = writeDocsExample();
     const micro = microlinkFixture();
     const dir = mkdtempSync(join(tmpdir(), "hearth-bookmarks-"));
@@ -152,6 +152,10 @@ for (const [how, cmd] of [
       const t = await run([...cmd(), "token", "create", "--user", "dora"], env);
       expect(t.stderr).toBe("");
       const auth = { authorization: `Bearer ${t.stdout.trim()}`, "content-type": "application/json" };
+      // The owner can see what the plugin reaches and reads before serving it.
+      const help = await run([...cmd(), "help", "bookmarks"], env);
+      expect(help.stdout).toContain(`reaches: MICROLINK (${new URL(micro.url).host})`);
+      expect(help.stdout).toContain("reads: BOOKMARKS_MAX, MICROLINK_API_KEY,");
       server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
       await waitUp(url, server);
       const add = await fetch(`${url}/api/v1/bookmarks/add`, { method: "POST", headers: auth, body: JSON.stringify({ url: "https://example.org/x" }) });
