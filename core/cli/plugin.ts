@@ -137,6 +137,18 @@ test("a text over ${NAME}_MAX_TEXT is refused naming the field", async () => {
   } as Record<string, string>;
 };
 
+/** Maps "hearth" and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
+export function writeTsconfig(folder: string): boolean {
+  const sdk = join(hearthHome, "core", "sdk.ts");
+  if (!existsSync(sdk)) return false;
+  const paths = { hearth: [sdk], "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
+  const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };
+  // The core's declarations of the files it imports (SQL, CSS) come along for the type check.
+  const include = ["**/*.ts", join(hearthHome, "core", "**", "*.d.ts")];
+  writeFileSync(join(folder, "tsconfig.json"), JSON.stringify({ compilerOptions, include }, null, 2) + "\n");
+  return true;
+}
+
 async function newPlugin(name: string, parent: string): Promise<number> {
   if (!/^[a-z][a-z0-9]{0,31}$/.test(name)) {
     process.stderr.write(`plugin name "${name}" must be a-z and 0-9, starting with a letter, at most 32 characters\n`);
@@ -150,15 +162,7 @@ async function newPlugin(name: string, parent: string): Promise<number> {
   }
   mkdirSync(folder, { recursive: true });
   for (const [file, text] of Object.entries(template(name))) writeFileSync(join(folder, file), text);
-  // "hearth" and "hearth/testing" for the editor and `bun test`, from the Hearth this ran from.
-  const sdk = join(hearthHome, "core", "sdk.ts");
-  if (existsSync(sdk)) {
-    const paths = { hearth: [sdk], "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
-    const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };
-    // The core's declarations of the files it imports (SQL, CSS) come along for the type check.
-    const include = ["**/*.ts", join(hearthHome, "core", "**", "*.d.ts")];
-    writeFileSync(join(folder, "tsconfig.json"), JSON.stringify({ compilerOptions, include }, null, 2) + "\n");
-  }
+  writeTsconfig(folder);
   await writeMigration(folder);
   process.stdout.write(`${folder}\n`);
   return 0;

@@ -20,6 +20,13 @@ export function writeDocsExample(name = "bookmarks"): string {
   return join(root, name);
 }
 
+/** The docs' own test of the example ("## Testing a plugin"), as written. */
+export function docsTest(): string {
+  const m = /## Testing a plugin[\s\S]*?```ts\n([\s\S]*?)^```/m.exec(readFileSync(docs, "utf8"));
+  if (!m) throw new Error("docs/plugins.md shows no test of the example");
+  return m[1];
+}
+
 /** A loopback stand-in for Microlink answering in its format; counts requests. */
 export function microlinkFixture() {
   const asked: string[] = [];

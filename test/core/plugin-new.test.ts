@@ -3,7 +3,9 @@
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { writeTsconfig } from "../../core/cli/plugin.ts";
+import { docsTest, writeDocsExample } from "./docs-plugin.ts";
 
 const main = join(import.meta.dir, "../../core/cli/main.ts");
 const parent = mkdtempSync(join(tmpdir(), "hearth-plugin-new-"));
@@ -52,4 +54,18 @@ test("a bad name is a usage error and an existing folder is refused", async () =
   const again = await run(["bun", main, "plugin", "new", "demo", "--dir", parent]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain("exists already");
+});
+
+test("the docs' test of the bookmarks example passes in the plugin's folder, as a plugin author runs it", async () => {
+  const bookmarks = writeDocsExample();
+  try {
+    expect(writeTsconfig(bookmarks)).toBe(true);
+    writeFileSync(join(bookmarks, "bookmarks.test.ts"), docsTest());
+    const own = await run(["bun", "test"], bookmarks);
+    expect(own.stderr).toContain(" 1 pass");
+    expect(own.stderr).toContain(" 0 fail");
+    expect(own.code).toBe(0);
+  } finally {
+    rmSync(dirname(bookmarks), { recursive: true, force: true });
+  }
 });
