@@ -50,6 +50,8 @@ export interface LoadedPlugin {
   builtin: boolean;
   migrations: MigrationSet | null;
   methods: MethodEntry[];
+  /** The tables its migrations may touch, when it declares them (every drop-in with migrations does). */
+  tables: string[] | null;
   /** Providers ctx.http may reach for it. */
   providers: Set<string>;
   /** Settings its ctx.config holds: its own, those it names, its providers'. Filled in once every plugin is loaded. */
@@ -67,6 +69,8 @@ export class ManifestError extends Error {
 }
 
 const NAME = /^[a-z][a-z0-9]{0,31}$/;
+/** Owners of the core's tables (hearth_migrations, sqlite_*, upstream_cache, …): no drop-in takes these names. */
+const RESERVED = new Set(["core", "hearth", "sqlite", "upstream", "scheduler", "ai", "home", "mail", "pay", "search", "auth"]);
 const METHOD = /^[a-z][a-z0-9_]{0,47}$/;
 
 export function validateManifest(file: string, p: unknown, folder?: string): asserts p is PluginDef {
@@ -161,13 +165,19 @@ export class Registry {
     const existing = this.plugins.get(def.name);
     if (existing) throw new ManifestError(file, "name", `service "${def.name}" is already provided by ${existing.file}`);
     const tables = Object.values(def.tables ?? {}).map((t) => getTableName(t as SQLiteTable));
+    if (!opts.builtin) {
+      // Tables are named for the plugin (plugin names hold no "_"), so drop-ins written apart never meet over one.
+      const foreign = tables.find((t) => t !== def.name && !t.startsWith(`${def.name}_`));
+      if (foreign) throw new ManifestError(file, "tables", `plugin "${def.name}" declares table "${foreign}": a drop-in's tables are named "${def.name}" or "${def.name}_…"`);
+      if (RESERVED.has(def.name)) throw new ManifestError(file, "name", `"${def.name}" names the core's own tables and records`);
+    }
     if (opts.migrations && (def.tables || !opts.builtin)) {
       if (!def.tables) throw new ManifestError(file, "tables", `plugin "${def.name}" ships migrations but declares no tables: name the tables they create`);
       const bad = checkOwnTables(opts.migrations, tables);
       if (bad) throw new ManifestError(file, `migrations/${bad.tag}.sql`, `plugin "${def.name}": ${bad.name} ${bad.reason} (tables: ${tables.join(", ") || "none"})`);
     }
     const providers = new Set((def.providers ?? []).map((p) => (typeof p === "string" ? p : p.name)));
-    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [], providers, settings: new Set() };
+    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [], tables: def.tables ? tables : null, providers, settings: new Set() };
     for (const [name, m] of Object.entries(def.methods).sort(([a], [b]) => a.localeCompare(b))) {
       const args = m.args as TObject;
       // Checked for shape now; compiled on first call, since compiling every validator at start

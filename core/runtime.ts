@@ -14,7 +14,8 @@ import { notConfigured, unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
 import { closeDataDir, privateFile } from "./private.ts";
 import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
-import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { buildRegistry, ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { checkAgainstDatabase } from "./db/owntables.ts";
 import { TokenCache } from "./auth/tokens.ts";
 import "./modules.ts";
 
@@ -109,7 +110,17 @@ export class Runtime {
     if (!this.coreMigrations) throw new Error("core migrations are missing");
     applyMigrations(this.store.writer, "core", this.coreMigrations);
     for (const m of moduleMigrations) applyMigrations(this.store.writer, m.owner, m.set);
-    for (const p of this.registry.plugins.values()) if (p.migrations) applyMigrations(this.store.writer, p.def.name, p.migrations);
+    for (const p of this.registry.plugins.values()) {
+      if (!p.migrations) continue;
+      const tables = p.tables;
+      const check = tables
+        ? (tag: string, text: string) => {
+            const bad = checkAgainstDatabase(this.store.writer, tag, text, tables);
+            if (bad) throw new ManifestError(p.file, `migrations/${tag}.sql`, `plugin "${p.def.name}": ${bad.name} ${bad.reason} (tables: ${tables.join(", ")})`);
+          }
+        : undefined;
+      applyMigrations(this.store.writer, p.def.name, p.migrations, check);
+    }
     this.migrated = true;
   }
   private migrated = false;

@@ -23,7 +23,10 @@ export function readMigrations(dir: string): MigrationSet | null {
   return { journal, sql };
 }
 
-export function applyMigrations(db: Database, owner: string, set: MigrationSet): number {
+/** Called with each migration about to be applied, before any of it runs; a throw stops start-up. */
+export type MigrationCheck = (tag: string, text: string) => void;
+
+export function applyMigrations(db: Database, owner: string, set: MigrationSet, check?: MigrationCheck): number {
   db.run(
     "CREATE TABLE IF NOT EXISTS hearth_migrations (owner TEXT NOT NULL, tag TEXT NOT NULL, hash TEXT NOT NULL, applied INTEGER NOT NULL, PRIMARY KEY (owner, tag))",
   );
@@ -39,6 +42,7 @@ export function applyMigrations(db: Database, owner: string, set: MigrationSet):
     if (done.has(e.tag)) continue;
     const text = set.sql[e.tag];
     if (text === undefined) throw new Error(`migration ${owner}/${e.tag} is in the journal but its SQL is missing`);
+    check?.(e.tag, text);
     const statements = text
       .split("--> statement-breakpoint")
       .map((s) => s.trim())

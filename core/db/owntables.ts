@@ -5,6 +5,7 @@
 // tables (accounts, tokens, the migration record itself). Plugin code runs in
 // the server's process, so this guards against mistakes and name clashes
 // between plugins written apart; it is not a sandbox for hostile code.
+import type { Database } from "bun:sqlite";
 import type { MigrationSet } from "./migrate.ts";
 
 export interface TableProblem {
@@ -101,5 +102,29 @@ export function checkOwnTables(set: MigrationSet, declared: string[]): TableProb
       for (const n of names(s, INDEX_MADE)) indexes.add(n.toLowerCase());
     }
   }
+  return null;
+}
+
+/**
+ * Against the database as it is: a migration about to run names no table or
+ * view that exists here and is not the plugin's, wherever the name stands (a
+ * join, a subquery, a list after FROM). A column sharing such a name is
+ * refused too; rename the column.
+ */
+export function checkAgainstDatabase(db: Database, tag: string, text: string, declared: string[]): TableProblem | null {
+  const mine = new Set(declared.flatMap((t) => [t.toLowerCase(), `__new_${t.toLowerCase()}`]));
+  const others = new Set(
+    db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+      .all()
+      .map((r) => r.name.toLowerCase())
+      .filter((n) => !mine.has(n)),
+  );
+  for (const n of ["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence"]) others.add(n);
+  for (const s of statementsOf(text))
+    for (const m of s.matchAll(new RegExp(IDENT, "g"))) {
+      const name = unquote(m[0]);
+      if (others.has(name.toLowerCase())) return { tag, name, reason: "is not one of the tables the plugin declares" };
+    }
   return null;
 }

@@ -184,6 +184,8 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
     ["indexes another table", "indexer", `${create("indexer")}CREATE INDEX \`x\` ON \`tokens\` (\`hash\`);`, "tokens"],
     ["reaches another database", "attacher", `${create("attacher")}ATTACH DATABASE 'x.db' AS x;`, "ATTACH DATABASE"],
     ["adds a trigger", "trigger", `${create("trigger")}CREATE TRIGGER t AFTER INSERT ON trigger BEGIN DELETE FROM tokens; END;`, "CREATE TRIGGER"],
+    ["reads another table in a join list", "joiner", `${create("joiner")}INSERT INTO \`joiner\` SELECT t.hash FROM \`joiner\` j, tokens t;`, "tokens"],
+    ["reads another table in a subquery", "nested", `${create("nested")}UPDATE \`nested\` SET id = (SELECT max(username) FROM (SELECT * FROM accounts));`, "accounts"],
   ] as const)
     test(`a migration that ${what} is refused at start naming the plugin and the table`, async () => {
       const err = await start(plugin(name, sql)).catch((e: Error) => e);
@@ -207,6 +209,16 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
     expect((dropped as Error).message).toContain('plugin "tokens": tokens is named before these migrations create it');
     const err = await start(taker(create("tokens"))).catch((e: Error) => e);
     expect((err as Error).message).toMatch(/migration tokens\/0000_init failed: table `?tokens`? already exists/);
+  });
+
+  test("a drop-in's tables are named for it, and it may not take a name of the core's", async () => {
+    const squat = dropIn("squat", {
+      "schema.ts": `import { sqliteTable, text } from "hearth";\nexport const t = sqliteTable("upstream_cache", { id: text("id").primaryKey() });\n`,
+      "index.ts": `import { definePlugin, read, T } from "hearth";\nimport { t } from "./schema.ts";\nexport default definePlugin({ name: "squat", description: "x", needs: ["db"], tables: { t }, methods: { one: read({ description: "x", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+    });
+    expect(((await start(squat).catch((e: Error) => e)) as Error).message).toContain('plugin "squat" declares table "upstream_cache": a drop-in\'s tables are named "squat" or "squat_…"');
+    const hearth = plugin("hearth", create("hearth"));
+    expect(((await start(hearth).catch((e: Error) => e)) as Error).message).toContain('"hearth" names the core\'s own tables');
   });
 
   test("a foreign key may name its own table made later in the same migration, never another's", async () => {
