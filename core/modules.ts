@@ -13,5 +13,6 @@ import "./ai/index.ts";
 import "./mail/index.ts";
 import "./methods.ts";
 import "./backup/cli.ts";
+import "./cli/plugin.ts";
 import "../plugins/agent/cli.ts";
 import "./dav/server.ts";

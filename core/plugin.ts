@@ -205,8 +205,28 @@ export interface PluginDef {
   name: string;
   description: string;
   needs?: Capability[];
-  /** Settings this plugin reads from ctx.config, with defaults; documented in config/example.env. */
+  /** Settings this plugin owns, with defaults; documented in config/example.env. Only declared settings reach ctx.config. */
   config?: Record<string, { default: string; description: string }>;
+  /**
+   * Settings declared elsewhere (the core's, another module's) that this
+   * plugin reads. ctx.config holds exactly these, its own `config`, and the
+   * settings of its `providers`; reading any other is refused.
+   */
+  settings?: string[];
+  /**
+   * The outside providers ctx.http (and ctx.bytes) may reach: names of
+   * providers defined with defineProvider, or the definitions themselves.
+   * A request to any other is refused.
+   */
+  providers?: (string | { name: string })[];
+  /**
+   * The drizzle tables this plugin stores, by name. A plugin that declares
+   * them may only name these tables (and their indexes) in its migrations;
+   * a drop-in plugin with migrations must declare them.
+   */
+  tables?: Record<string, unknown>;
+  /** The folder of its drizzle-kit migrations, relative to the plugin's folder ("migrations" when omitted); applied at start. */
+  migrations?: string;
   methods: Record<string, MethodDef<any, any>>;
   routes?: RouteDef[];
   /** A collection calendar and contacts apps sync over CalDAV or CardDAV (core/dav), one per account. */

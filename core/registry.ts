@@ -6,6 +6,11 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { MigrationSet } from "./db/migrate.ts";
 import { readMigrations } from "./db/migrate.ts";
+import { checkOwnTables } from "./db/owntables.ts";
+import { getTableName, is } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { hasProvider, providerNamed, providerSettings } from "./upstream/providers.ts";
+import { coreSettings } from "../config/defaults.ts";
 import type { Capability, MethodDef, PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
 
@@ -45,6 +50,12 @@ export interface LoadedPlugin {
   builtin: boolean;
   migrations: MigrationSet | null;
   methods: MethodEntry[];
+  /** The tables its migrations may touch, when it declares them (every drop-in with migrations does). */
+  tables: string[] | null;
+  /** Providers ctx.http may reach for it. */
+  providers: Set<string>;
+  /** Settings its ctx.config holds: its own, those it names, its providers'. Filled in once every plugin is loaded. */
+  settings: Set<string>;
 }
 
 export class ManifestError extends Error {
@@ -58,6 +69,8 @@ export class ManifestError extends Error {
 }
 
 const NAME = /^[a-z][a-z0-9]{0,31}$/;
+/** Owners of the core's tables (hearth_migrations, sqlite_*, upstream_cache, …): no drop-in takes these names. */
+const RESERVED = new Set(["core", "hearth", "sqlite", "upstream", "scheduler", "ai", "home", "mail", "pay", "search", "auth"]);
 const METHOD = /^[a-z][a-z0-9_]{0,47}$/;
 
 export function validateManifest(file: string, p: unknown, folder?: string): asserts p is PluginDef {
@@ -82,6 +95,23 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (!st || typeof st.default !== "string" || typeof st.description !== "string") fail(`config.${k}`, "needs a string default and description");
     }
   }
+  if (m.settings !== undefined) {
+    if (!Array.isArray(m.settings)) fail("settings", "must be an array of setting names");
+    for (const k of m.settings as unknown[]) if (typeof k !== "string" || !/^[A-Z][A-Z0-9_]*$/.test(k)) fail("settings", `${JSON.stringify(k)} is not an UPPER_SNAKE_CASE setting name`);
+  }
+  if (m.providers !== undefined) {
+    if (!Array.isArray(m.providers)) fail("providers", "must be an array of provider names or defineProvider({...}) results");
+    for (const p of m.providers as unknown[]) {
+      const name = typeof p === "string" ? p : (p as { name?: unknown })?.name;
+      if (typeof name !== "string" || !/^[A-Z][A-Z0-9_]*$/.test(name)) fail("providers", `${JSON.stringify(p)} is not a provider name or definition`);
+    }
+  }
+  if (m.tables !== undefined) {
+    if (!m.tables || typeof m.tables !== "object") fail("tables", "must be an object of drizzle tables ({ bookmarks })");
+    for (const [k, t] of Object.entries(m.tables as Record<string, unknown>)) if (!is(t, SQLiteTable)) fail(`tables.${k}`, "must be a table made with sqliteTable(...)");
+  }
+  if (m.migrations !== undefined && (typeof m.migrations !== "string" || !m.migrations || m.migrations.startsWith("/") || m.migrations.split(/[\\/]/).includes("..")))
+    fail("migrations", "must be a folder inside the plugin's folder");
   if (m.routes !== undefined) {
     if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
     (m.routes as Record<string, unknown>[]).forEach((r, i) => {
@@ -142,7 +172,20 @@ export class Registry {
     validateManifest(file, def, opts.folder);
     const existing = this.plugins.get(def.name);
     if (existing) throw new ManifestError(file, "name", `service "${def.name}" is already provided by ${existing.file}`);
-    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [] };
+    const tables = Object.values(def.tables ?? {}).map((t) => getTableName(t as SQLiteTable));
+    if (!opts.builtin) {
+      // Tables are named for the plugin (plugin names hold no "_"), so drop-ins written apart never meet over one.
+      const foreign = tables.find((t) => t !== def.name && !t.startsWith(`${def.name}_`));
+      if (foreign) throw new ManifestError(file, "tables", `plugin "${def.name}" declares table "${foreign}": a drop-in's tables are named "${def.name}" or "${def.name}_…"`);
+      if (RESERVED.has(def.name)) throw new ManifestError(file, "name", `"${def.name}" names the core's own tables and records`);
+    }
+    if (opts.migrations && (def.tables || !opts.builtin)) {
+      if (!def.tables) throw new ManifestError(file, "tables", `plugin "${def.name}" ships migrations but declares no tables: name the tables they create`);
+      const bad = checkOwnTables(opts.migrations, tables);
+      if (bad) throw new ManifestError(file, `migrations/${bad.tag}.sql`, `plugin "${def.name}": ${bad.name} ${bad.reason} (tables: ${tables.join(", ") || "none"})`);
+    }
+    const providers = new Set((def.providers ?? []).map((p) => (typeof p === "string" ? p : p.name)));
+    const plugin: LoadedPlugin = { def, file, builtin: opts.builtin, migrations: opts.migrations, methods: [], tables: def.tables ? tables : null, providers, settings: new Set() };
     for (const [name, m] of Object.entries(def.methods).sort(([a], [b]) => a.localeCompare(b))) {
       const args = m.args as TObject;
       // Checked for shape now; compiled on first call, since compiling every validator at start
@@ -209,7 +252,7 @@ export function pluginFolders(dir: string): string[] {
 
 let sdkServed = false;
 /** Lets drop-in plugins import "hearth" and "@sinclair/typebox" wherever their folder is. */
-async function serveSdk() {
+export async function serveSdk() {
   if (sdkServed) return;
   sdkServed = true;
   const sdk = await import("./sdk.ts");
@@ -233,7 +276,30 @@ export async function loadFolder(reg: Registry, folder: string, builtin: boolean
     throw new ManifestError(file, "import", (e as Error).message);
   }
   const name = folder.split("/").pop()!;
-  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, "migrations")) });
+  // A folder outside the plugin's is refused by validateManifest; it is not read first.
+  const dir = (mod.default as { migrations?: unknown } | undefined)?.migrations;
+  const inside = typeof dir === "string" && dir !== "" && !dir.startsWith("/") && !dir.split(/[\\/]/).includes("..");
+  reg.add(mod.default, file, { builtin, folder: name, migrations: readMigrations(join(folder, inside ? dir : "migrations")) });
+}
+
+/**
+ * A drop-in reads no setting a built-in plugin owns (its secrets: HEARTH_SECRET,
+ * TWILIO_AUTH_TOKEN), and claims no core or built-in setting as its own or as
+ * its provider's: a core setting it reads is one it names in `settings`, where
+ * the owner sees it.
+ */
+function checkDropInSettings(p: LoadedPlugin, ownerOf: Map<string, string>) {
+  const named = new Set(p.def.settings ?? []);
+  // A declared provider's address, timeout and rate cap come with it, whoever documents them.
+  const derived = new Set([...p.providers].flatMap((n) => [`${n}_URL`, `${n}_TIMEOUT_MS`, `${n}_RATE`]));
+  for (const k of p.settings) {
+    if (derived.has(k)) continue;
+    const owner = ownerOf.get(k);
+    if (owner && owner !== p.def.name)
+      throw new ManifestError(p.file, named.has(k) ? "settings" : "config", `plugin "${p.def.name}" may not read ${k}: it is a setting of plugin "${owner}"`);
+    if (k in coreSettings && !named.has(k))
+      throw new ManifestError(p.file, "config", `plugin "${p.def.name}" may not declare ${k} as its own or its provider's: it is a core setting (name it in settings to read it)`);
+  }
 }
 
 export interface BuiltinPlugin {
@@ -252,5 +318,19 @@ export async function buildRegistry(opts: { pluginsDir?: string; embedded?: Buil
   if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
   else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
   for (const dir of (opts.extra ?? "").split(":").filter(Boolean)) for (const f of pluginFolders(dir)) await loadFolder(reg, f, false);
+  // Providers are checked once every plugin has loaded, since a plugin may use one another module defines.
+  const ownerOf = new Map<string, string>();
+  for (const p of reg.plugins.values())
+    for (const k of Object.keys(p.def.config ?? {})) {
+      const other = ownerOf.get(k);
+      if (other && !p.builtin) throw new ManifestError(p.file, `config.${k}`, `plugin "${p.def.name}" may not declare ${k}: it is a setting of plugin "${other}"`);
+      if (!other) ownerOf.set(k, p.def.name);
+    }
+  for (const p of reg.plugins.values()) {
+    for (const name of p.providers)
+      if (!hasProvider(name)) throw new ManifestError(p.file, "providers", `plugin "${p.def.name}" names provider "${name}", which nothing defines (defineProvider)`);
+    p.settings = new Set([...Object.keys(p.def.config ?? {}), ...(p.def.settings ?? []), ...[...p.providers].flatMap((n) => providerSettings(providerNamed(n)))]);
+    if (!p.builtin) checkDropInSettings(p, ownerOf);
+  }
   return reg;
 }

@@ -10,11 +10,12 @@ import { makeIndex } from "./db/fts.ts";
 import { applyMigrations, moduleMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
-import { unauthenticated } from "./errors.ts";
+import { notConfigured, unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
 import { closeDataDir, privateFile } from "./private.ts";
 import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
-import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { buildRegistry, ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { checkAgainstDatabase } from "./db/owntables.ts";
 import { TokenCache } from "./auth/tokens.ts";
 import "./modules.ts";
 
@@ -109,7 +110,17 @@ export class Runtime {
     if (!this.coreMigrations) throw new Error("core migrations are missing");
     applyMigrations(this.store.writer, "core", this.coreMigrations);
     for (const m of moduleMigrations) applyMigrations(this.store.writer, m.owner, m.set);
-    for (const p of this.registry.plugins.values()) if (p.migrations) applyMigrations(this.store.writer, p.def.name, p.migrations);
+    for (const p of this.registry.plugins.values()) {
+      if (!p.migrations) continue;
+      const tables = p.tables;
+      const check = tables
+        ? (tag: string, text: string) => {
+            const bad = checkAgainstDatabase(this.store.writer, tag, text, tables);
+            if (bad) throw new ManifestError(p.file, `migrations/${tag}.sql`, `plugin "${p.def.name}": ${bad.name} ${bad.reason} (tables: ${tables.join(", ")})`);
+          }
+        : undefined;
+      applyMigrations(this.store.writer, p.def.name, p.migrations, check);
+    }
     this.migrated = true;
   }
   private migrated = false;
@@ -145,6 +156,32 @@ export class Runtime {
   }
 
   private protos = new Map<string, object>();
+  private configs = new Map<string, Readonly<Record<string, string>>>();
+
+  /**
+   * The settings one plugin sees: those its manifest declares (its own
+   * `config`, the `settings` it names, its providers'), never the others'
+   * secrets. Reading one it did not declare is refused by name, so the
+   * mistake shows on the first call rather than as an empty value.
+   */
+  pluginConfig(service: string): Readonly<Record<string, string>> {
+    let view = this.configs.get(service);
+    if (view) return view;
+    const allowed = this.registry.plugins.get(service)!.settings;
+    const all = this.config;
+    const log = this.log;
+    const visible = Object.freeze(Object.fromEntries(Object.entries(all).filter(([k]) => allowed.has(k))));
+    view = new Proxy(visible, {
+      get(target, key) {
+        if (typeof key !== "string" || key in target || !/^[A-Z][A-Z0-9_]*$/.test(key)) return Reflect.get(target, key);
+        if (allowed.has(key)) return undefined;
+        log.error("plugin read an undeclared setting", { plugin: service, setting: key });
+        throw notConfigured(`plugin "${service}" reads the setting ${key}, which its manifest does not declare: add it to the plugin's settings`);
+      },
+    });
+    this.configs.set(service, view);
+    return view;
+  }
 
   /** Builds a handler's context for one call, holding exactly the capabilities its plugin declared. */
   makeCtx(service: string, kind: CapabilityScope["kind"], call: Call, method: string, baseUrl: string): Ctx {
@@ -161,7 +198,7 @@ export class Runtime {
     ctx.service = service;
     ctx.method = method;
     ctx.clock = this.clock;
-    ctx.config = this.config;
+    ctx.config = this.pluginConfig(service);
     ctx.log = this.log;
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
     ctx.price = 0;

@@ -1,12 +1,38 @@
 // What a drop-in plugin imports: `import { definePlugin, read, write, T, invalid } from "hearth"`.
 // The registry serves this module under the name "hearth" (and TypeBox under its
 // own name), so a plugin in any folder loads without a node_modules of its own,
-// from source and from the single binary alike.
+// from source and from the single binary alike. Everything a plugin needs to
+// declare methods, tables and providers is here; docs/plugins.md describes it.
 export { definePlugin, read, write } from "./plugin.ts";
-export type { Ctx, MethodDef, PluginDef, RouteDef, Caller, Account } from "./plugin.ts";
-export { Type as T } from "@sinclair/typebox";
+export type {
+  Access,
+  Account,
+  ActivityEvent,
+  BaseCtx,
+  Blobs,
+  Caller,
+  Capability,
+  Clock,
+  Ctx,
+  Db,
+  FullTextIndex,
+  IndexEntry,
+  IndexHit,
+  Logger,
+  MethodDef,
+  PluginDef,
+  Price,
+  RouteDef,
+} from "./plugin.ts";
+export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
 // For a plugin offering its records to calendar and contacts apps (`dav`).
 export { DavPrecondition } from "./dav/collection.ts";
 export type { DavCollection, DavRecord } from "./dav/collection.ts";
 export { calendarComponent, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";
+// Outside providers: ctx.http reaches only those a manifest lists in `providers`.
+export { defineProvider, type ProviderDef } from "./upstream/providers.ts";
+export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
+// Tables (drizzle over SQLite), declared in a plugin's schema.ts and its manifest's `tables`.
+export { sqliteTable, text, integer, real, blob, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+export { eq, ne, gt, gte, lt, lte, and, or, not, inArray, notInArray, isNull, isNotNull, like, desc, asc, sql, count, getTableName } from "drizzle-orm";

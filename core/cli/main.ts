@@ -11,6 +11,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { cliCommands } from "./commands.ts";
 import { welcomeLines } from "./welcome.ts";
+import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 const out = (s: string) => process.stdout.write(s.endsWith("\n") ? s : s + "\n");
@@ -62,6 +63,15 @@ async function help(service?: string): Promise<number> {
   if (!service && cliCommands.size) {
     lines.push("", "commands:");
     for (const [name, c] of [...cliCommands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
+  }
+  const plugin = service ? rt.registry.plugins.get(service) : undefined;
+  if (plugin) {
+    // What the owner lets this plugin reach and read, as its manifest declares it.
+    const hosts = [...plugin.providers].map((n) => {
+      const base = rt.config[`${n}_URL`] || providerNamed(n).url;
+      return `${n} (${URL.canParse(base) ? new URL(base).host : base})`;
+    });
+    lines.push("", `reaches: ${hosts.join(", ") || "no outside provider"}`, `reads: ${[...plugin.settings].sort().join(", ") || "no setting"}`);
   }
   lines.push("", `methods (${entries.length}):`);
   for (const e of entries) {

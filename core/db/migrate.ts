@@ -23,7 +23,10 @@ export function readMigrations(dir: string): MigrationSet | null {
   return { journal, sql };
 }
 
-export function applyMigrations(db: Database, owner: string, set: MigrationSet): number {
+/** Called with each migration about to be applied, before any of it runs; a throw stops start-up. */
+export type MigrationCheck = (tag: string, text: string) => void;
+
+export function applyMigrations(db: Database, owner: string, set: MigrationSet, check?: MigrationCheck): number {
   db.run(
     "CREATE TABLE IF NOT EXISTS hearth_migrations (owner TEXT NOT NULL, tag TEXT NOT NULL, hash TEXT NOT NULL, applied INTEGER NOT NULL, PRIMARY KEY (owner, tag))",
   );
@@ -39,12 +42,19 @@ export function applyMigrations(db: Database, owner: string, set: MigrationSet):
     if (done.has(e.tag)) continue;
     const text = set.sql[e.tag];
     if (text === undefined) throw new Error(`migration ${owner}/${e.tag} is in the journal but its SQL is missing`);
+    check?.(e.tag, text);
     const statements = text
       .split("--> statement-breakpoint")
       .map((s) => s.trim())
       .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0);
     db.transaction(() => {
-      for (const s of statements) db.run(s);
+      for (const s of statements)
+        try {
+          db.run(s);
+        } catch (err) {
+          // A table that already exists here belongs to someone else: say whose migration met it.
+          throw new Error(`migration ${owner}/${e.tag} failed: ${(err as Error).message}`);
+        }
       db.run("INSERT INTO hearth_migrations (owner, tag, hash, applied) VALUES (?, ?, ?, ?)", [
         owner,
         e.tag,

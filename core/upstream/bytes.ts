@@ -14,6 +14,7 @@ import { hostname } from "node:os";
 import { provideCapability } from "../capabilities.ts";
 import { HearthError, upstream } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { declaredProvider } from "./index.ts";
 import { Gate } from "./limiter.ts";
 import { providerNamed, type RateCap } from "./providers.ts";
 import pkg from "../../package.json";
@@ -154,4 +155,6 @@ async function fetchBytes(rt: Runtime, provider: string, path: string, opts: Byt
   }
 }
 
-provideCapability("bytes", (s) => ({ get: (provider: string, path: string, opts?: BytesOptions) => fetchBytes(s.rt, provider, path, opts) }));
+provideCapability("bytes", (s) => ({
+  get: async (provider: string, path: string, opts?: BytesOptions) => (declaredProvider(s.rt, s.service, provider), fetchBytes(s.rt, provider, path, opts)),
+}));

@@ -47,7 +47,7 @@
 import { hostname } from "node:os";
 import type { Call } from "../call.ts";
 import { provideCapability } from "../capabilities.ts";
-import { HearthError, upstream } from "../errors.ts";
+import { HearthError, notConfigured, upstream } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { cacheOf, detached, type Entry } from "./cache.ts";
 import { Gate } from "./limiter.ts";
@@ -348,11 +348,26 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
   return job;
 }
 
-function makeUpstream(rt: Runtime, call: Call): Upstream {
+/**
+ * The provider a plugin asks for, when its manifest declares it: a plugin
+ * reaches only the hosts it said it would, so a drop-in cannot send what it
+ * holds anywhere else through the instance's outbound path.
+ */
+export function declaredProvider(rt: Runtime, service: string, provider: string): ProviderDef {
+  if (rt.registry.plugins.get(service)?.providers.has(provider)) return providerNamed(provider);
+  let host = "";
+  try {
+    host = new URL(settingsFor(rt, providerNamed(provider)).base).host;
+  } catch {}
+  rt.log.error("plugin reached an undeclared provider", { plugin: service, provider, host });
+  throw notConfigured(`plugin "${service}" reaches ${provider}${host ? ` (${host})` : ""}, which its manifest does not declare: add it to the plugin's providers`);
+}
+
+function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
   const note = (kind: keyof Call["upstream"]) => void call.upstream[kind]++;
   return {
     async get<T>(provider: string, path: string, opts: GetOptions<T>): Promise<Fetched<T>> {
-      const p = providerNamed(provider);
+      const p = declaredProvider(rt, service, provider);
       const { key, target } = cacheKey(p.name, path, opts);
       const cache = cacheOf(rt);
       const now = rt.clock.now().getTime();
@@ -396,7 +411,7 @@ function makeUpstream(rt: Runtime, call: Call): Upstream {
       }
     },
     peek(provider, path, opts) {
-      const p = providerNamed(provider);
+      const p = declaredProvider(rt, service, provider);
       const { key } = cacheKey(p.name, path, opts);
       const held = cacheOf(rt).get(key);
       if (!held) return false;
@@ -406,6 +421,6 @@ function makeUpstream(rt: Runtime, call: Call): Upstream {
   };
 }
 
-provideCapability("http", (s) => makeUpstream(s.rt, s.call));
+provideCapability("http", (s) => makeUpstream(s.rt, s.call, s.service));
 
 export { redactUrl };

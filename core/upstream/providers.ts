@@ -30,7 +30,12 @@ export interface ProviderDef {
   maxBytes?: number;
   /** Headers every request to this provider carries (API version, Accept). */
   headers?: Record<string, string>;
+  /** Settings it needs besides <NAME>_URL, <NAME>_TIMEOUT_MS and <NAME>_RATE (a key): they reach the ctx.config of plugins that declare this provider. */
+  settings?: string[];
 }
+
+/** The settings a plugin declaring this provider may read. */
+export const providerSettings = (p: ProviderDef): string[] => [`${p.name}_URL`, `${p.name}_TIMEOUT_MS`, `${p.name}_RATE`, ...(p.settings ?? [])];
 
 const providers = new Map<string, ProviderDef>();
 
@@ -40,6 +45,10 @@ export function defineProvider(def: ProviderDef): ProviderDef {
   if (existing) return existing;
   providers.set(def.name, def);
   return def;
+}
+
+export function hasProvider(name: string): boolean {
+  return providers.has(name);
 }
 
 export function providerNamed(name: string): ProviderDef {

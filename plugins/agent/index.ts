@@ -21,6 +21,7 @@ export default definePlugin({
   name: "agent",
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
   needs: ["db", "index", "writes", "ai", "agentHost", "mail"],
+  settings: ["HEARTH_METERING"],
   config: {
     AGENT_MAX_STEPS: { default: "8", description: "Most model requests one agent request may make (each may call tools); it says so when it stops there." },
     AGENT_MAX_SECONDS: { default: "120", description: "Longest one agent request may run, in seconds of the instance clock; it says so when it stops there." },

@@ -93,9 +93,9 @@ export class Worker {
 
 const workers = new WeakMap<object, Worker>();
 
-/** The instance's worker, keyed by its settings object (one per running instance); tests run passes by hand. */
-export function workerFor(rt: { config: object }): Worker | undefined {
-  return workers.get(rt.config);
+/** The instance's worker, keyed by the agent's settings object (one per running instance); tests run passes by hand. */
+export function workerFor(rt: { pluginConfig(service: string): object }): Worker | undefined {
+  return workers.get(rt.pluginConfig("agent"));
 }
 
 export function startWorker(ctx: AgentCtx) {

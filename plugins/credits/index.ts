@@ -15,6 +15,8 @@ export default definePlugin({
   name: "credits",
   description: "Credits on this instance (a credit is $0.01): the balance and its ledger, admin grants, and top-ups in USDC.",
   needs: ["db"],
+  // A top-up signs with the caller's wallet key (wallet/pay.ts), which needs the wallet's settings and HEARTH_SECRET.
+  settings: ["HEARTH_SECRET", "WALLET_CAP_PER_CALL", "WALLET_CAP_PER_DAY", "WALLET_SERVERS", "CHAIN_RPC_URL", "HEARTH_METERING", "HEARTH_METER_ACCOUNTS", "X402_PAY_TO", "X402_NETWORK", "X402_ASSET", "X402_ASSET_DECIMALS", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_MAX_TIMEOUT_SECONDS", "X402_FACILITATOR_URL"],
   methods: {
     balance: read({
       description: "The caller's credits, whether its priced calls cost credits (metered), and the latest ledger entries, newest first.",

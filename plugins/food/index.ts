@@ -13,6 +13,7 @@ export default definePlugin({
   description:
     "Packaged foods from Open Food Facts (ingredients, allergens, nutrition, Nutri-Score, processing) and food hygiene ratings of UK businesses from the Food Standards Agency.",
   needs: ["http"],
+  providers: ["FSA", "OPEN_FOOD_FACTS"],
   config: {
     OPEN_FOOD_FACTS_URL: { default: "", description: "Base URL of Open Food Facts (https://world.openfoodfacts.org when empty)." },
     FSA_URL: { default: "", description: "Base URL of the FSA food hygiene ratings API (https://api.ratings.food.gov.uk when empty)." },

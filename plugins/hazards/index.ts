@@ -26,6 +26,7 @@ export default definePlugin({
   description:
     "Natural hazards now: recent earthquakes (USGS), disasters with an alert level worldwide (GDACS), and flood warnings in England (Environment Agency).",
   needs: ["http"],
+  providers: ["EA_FLOODS", "GDACS", "USGS"],
   config: {
     USGS_URL: { default: "", description: "Base URL of the USGS earthquake feeds (https://earthquake.usgs.gov when empty)." },
     GDACS_URL: { default: "", description: "Base URL of GDACS (https://www.gdacs.org when empty)." },

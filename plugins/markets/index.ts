@@ -124,6 +124,7 @@ export default definePlugin({
   description:
     "Currency conversion on European Central Bank reference rates, crypto at live prices, and live prices of crypto, stocks, commodities, futures and currencies.",
   needs: ["http", "index"],
+  providers: ["COINBASE", "COINGECKO", "FRANKFURTER", "YAHOO_FINANCE"],
   config: {
     FRANKFURTER_URL: { default: "", description: "Base URL of the Frankfurter ECB-rates API (https://api.frankfurter.dev when empty)." },
     COINBASE_URL: { default: "", description: "Base URL of Coinbase's public API for crypto prices (https://api.coinbase.com when empty)." },

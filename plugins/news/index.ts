@@ -56,6 +56,7 @@ export default definePlugin({
   name: "news",
   description: "Headlines from followed RSS and Atom feeds across topics, polled on a schedule and kept in the archive; articles read in full.",
   needs: ["db", "index", "schedule", "writes"],
+  settings: ["HEARTH_COLLECTORS", "HEARTH_CONTACT", "HEARTH_PUBLIC_URL", "WEB_FETCH_ALLOW_LOOPBACK", "WEB_FETCH_DNS", "WEB_FETCH_MAX_BYTES", "WEB_FETCH_TIMEOUT_MS"],
   config: {
     NEWS_FEEDS_FILE: { default: "", description: "JSON file of feeds to follow ({\"feeds\": [{\"topic\", \"name\", \"url\"}]}); config/news.json when empty." },
     NEWS_POLL_MINUTES: { default: "15", description: "Minutes between polls of the feeds: 5, 10, 15, 20, 30 or 60. Each poll asks only for what changed (ETag / Last-Modified)." },

@@ -27,6 +27,7 @@ export default definePlugin({
   name: "places",
   description: "Places from OpenStreetMap: names to coordinates and back (Nominatim), height above sea level (Open-Meteo), and points of interest around a location (Overpass).",
   needs: ["http"],
+  providers: ["NOMINATIM", "OPEN_METEO", "OPEN_METEO_GEOCODING", "OVERPASS"],
   config: {
     NOMINATIM_URL: { default: "", description: "Base URL of a Nominatim geocoder (https://nominatim.openstreetmap.org when empty; its policy allows one request a second)." },
     OVERPASS_URL: { default: "", description: "Base URL of an Overpass API server (https://overpass-api.de when empty)." },

@@ -89,6 +89,7 @@ export default definePlugin({
   name: "routes",
   description: `Travel time and turn-by-turn directions by road (OSRM: drive, walk, cycle), and by public transport or with live traffic through a configured provider (${KEY}).`,
   needs: ["http"],
+  providers: ["GOOGLE_ROUTES", "NOMINATIM", "OSRM", "OSRM_BIKE", "OSRM_FOOT"],
   config: {
     OSRM_URL: { default: "", description: "Base URL of an OSRM server with a car profile (https://router.project-osrm.org when empty)." },
     OSRM_FOOT_URL: { default: "", description: "Base URL of an OSRM server with a foot profile (https://routing.openstreetmap.de/routed-foot when empty)." },

@@ -57,6 +57,8 @@ export default definePlugin({
   name: "social",
   description: "Public posts from Bluesky (keyless public AppView) and, where configured, Mastodon servers' public timelines, collected on a schedule and searchable here.",
   needs: ["db", "http", "index", "schedule", "writes"],
+  providers: ["BLUESKY"],
+  settings: ["HEARTH_COLLECTORS", "HEARTH_CONTACT", "HEARTH_PUBLIC_URL", "WEB_FETCH_ALLOW_LOOPBACK", "WEB_FETCH_DNS", "WEB_FETCH_MAX_BYTES", "WEB_FETCH_TIMEOUT_MS"],
   config: {
     SOCIAL_BLUESKY_FEEDS: {
       default: "at://did:plc:z72i7hdynmk6r22z27h6tvur/app.bsky.feed.generator/whats-hot",

@@ -42,6 +42,7 @@ export default definePlugin({
   description:
     "Ordnance Survey map tiles of Great Britain (road, outdoor, light), served by this instance from its own copies: each is fetched once with the instance's OS key and kept.",
   needs: ["db", "blobs", "bytes", "writes"],
+  providers: ["OS_MAPS"],
   config: {
     OS_MAPS_KEY: { default: "", description: "Project API key from the OS Data Hub (OS Maps API). Without it only tiles already held are served." },
     OS_MAPS_URL: { default: "", description: "Base URL of the OS Maps API (https://api.os.uk when empty)." },

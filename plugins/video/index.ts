@@ -46,6 +46,8 @@ export default definePlugin({
   name: "video",
   description: "Latest videos from curated YouTube channels, read from their public feeds on a schedule and kept in the archive.",
   needs: ["db", "http", "index", "schedule", "writes"],
+  providers: ["YOUTUBE"],
+  settings: ["HEARTH_COLLECTORS"],
   config: {
     VIDEO_CHANNELS_FILE: { default: "", description: "JSON file of YouTube channels to follow ({\"channels\": [{\"id\": \"UC...\", \"name\"}]}); config/video.json when empty." },
     VIDEO_POLL_MINUTES: { default: "30", description: "Minutes between reads of the channels' feeds: 5, 10, 15, 20, 30 or 60." },

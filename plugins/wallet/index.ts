@@ -12,6 +12,7 @@ export default definePlugin({
   name: "wallet",
   description: "A USDC wallet per account, for paying priced servers (this instance among them).",
   needs: ["db", "writes", "x402"],
+  settings: ["X402_ASSET", "X402_ASSET_DECIMALS", "X402_NETWORK"],
   config: {
     HEARTH_SECRET: { default: "", description: "Secret the wallet's keys are encrypted with at rest (at least 16 characters); wallets cannot be made without it." },
     CHAIN_RPC_URL: { default: "https://mainnet.base.org", description: "JSON-RPC endpoint of the chain wallets hold USDC on (X402_NETWORK, X402_ASSET)." },

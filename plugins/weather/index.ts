@@ -30,6 +30,7 @@ export default definePlugin({
   name: "weather",
   description: "Weather from Open-Meteo: the forecast, air quality, the sea state and past weather for any point.",
   needs: ["http"],
+  providers: ["OPEN_METEO", "OPEN_METEO_AIR", "OPEN_METEO_ARCHIVE", "OPEN_METEO_MARINE"],
   config: {
     OPEN_METEO_URL: { default: "", description: "Base URL of the Open-Meteo forecast API (https://api.open-meteo.com when empty)." },
     OPEN_METEO_AIR_URL: { default: "", description: "Base URL of the Open-Meteo air-quality API (https://air-quality-api.open-meteo.com when empty)." },

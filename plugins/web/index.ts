@@ -8,6 +8,8 @@ export default definePlugin({
   name: "web",
   description: "Web search through a configured engine (SearXNG or Brave) and readable page fetches for account holders, refusing private and internal addresses.",
   needs: ["http"],
+  providers: ["BRAVE", "SEARXNG"],
+  settings: ["HEARTH_CONTACT", "HEARTH_PUBLIC_URL"],
   config: {
     SEARXNG_URL: { default: "", description: "Base URL of a SearXNG instance with the JSON format enabled (search.formats: [html, json]); keyless, preferred when set." },
     BRAVE_API_KEY: { default: "", description: "Brave Search API subscription token, used for web/search when SEARXNG_URL is empty." },

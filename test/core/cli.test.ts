@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
 
 const root = join(import.meta.dir, "../..");
 const main = join(root, "core/cli/main.ts");
@@ -134,3 +135,44 @@ test("the binary reads config/hearth.env beside it and keeps its data there, wha
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+for (const [how, cmd] of [
+  ["from source", () => ["bun", main]],
+  ["as the single binary", () => [binary]],
+] as const)
+  test(`the docs' bookmarks plugin serves ${how}: its table, provider and setting, over HTTP and MCP, and help says what it reaches`, async () => {
+    const folder = writeDocsExample();
+    const micro = microlinkFixture();
+    const dir = mkdtempSync(join(tmpdir(), "hearth-bookmarks-"));
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", HEARTH_PLUGINS: folder, MICROLINK_URL: micro.url, BOOKMARKS_MAX: "5" };
+    let server: ReturnType<typeof Bun.spawn> | undefined;
+    try {
+      const t = await run([...cmd(), "token", "create", "--user", "dora"], env);
+      expect(t.stderr).toBe("");
+      const auth = { authorization: `Bearer ${t.stdout.trim()}`, "content-type": "application/json" };
+      // The owner can see what the plugin reaches and reads before serving it.
+      const help = await run([...cmd(), "help", "bookmarks"], env);
+      expect(help.stdout).toContain(`reaches: MICROLINK (${new URL(micro.url).host})`);
+      expect(help.stdout).toContain("reads: BOOKMARKS_MAX, MICROLINK_API_KEY,");
+      server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+      await waitUp(url, server);
+      const add = await fetch(`${url}/api/v1/bookmarks/add`, { method: "POST", headers: auth, body: JSON.stringify({ url: "https://example.org/x" }) });
+      expect(await add.json()).toMatchObject({ result: { url: "https://example.org/x", title: "Title of https://example.org/x" } });
+      expect(micro.asked).toEqual(["https://example.org/x"]);
+      const tool = await fetch(`${url}/mcp`, {
+        method: "POST",
+        headers: { ...auth, accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "bookmarks_list", arguments: {} } }),
+      });
+      const listed = (await tool.json()).result.structuredContent.result;
+      expect(listed.map((b: { title: string }) => b.title)).toEqual(["Title of https://example.org/x"]);
+    } finally {
+      server?.kill();
+      await server?.exited;
+      micro.stop();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(dirname(folder), { recursive: true, force: true });
+    }
+  });

@@ -14,6 +14,7 @@ export default definePlugin({
   name: "meter",
   description: "Priced methods for testing metering.",
   needs: ["emit", "http"],
+  providers: ["METER_TEST"],
   methods: {
     echo: read({
       description: "Echoes its text; costs 3 credits.",

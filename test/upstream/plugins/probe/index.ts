@@ -17,6 +17,7 @@ export default definePlugin({
   name: "probe",
   description: "Reaches the loopback probe provider.",
   needs: ["http"],
+  providers: ["PROBE", "PROBE_DEAD", "PROBE_LIMITED"],
   methods: {
     get: read({
       description: "One cached read of /thing.",

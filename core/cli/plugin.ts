@@ -1,0 +1,186 @@
+// `hearth plugin new NAME` writes a working drop-in plugin folder (index.ts,
+// schema.ts, its first migration, a test); `hearth plugin migrations FOLDER`
+// writes a plugin's next drizzle-kit migration from its schema.ts, which
+// imports from "hearth" and so cannot be read by drizzle-kit's own command.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { hearthHome } from "../config.ts";
+import { serveSdk } from "../registry.ts";
+import { parseFlags } from "./args.ts";
+import { cliCommands } from "./commands.ts";
+
+const USAGE = "usage: hearth plugin new NAME [--dir FOLDER] | hearth plugin migrations FOLDER [--name WORD]";
+
+interface Journal {
+  version: string;
+  dialect: string;
+  entries: { idx: number; version: string; when: number; tag: string; breakpoints: boolean }[];
+}
+
+// Named through a variable so the single binary's bundler leaves drizzle-kit (a development tool) out.
+const KIT = "drizzle-kit/api";
+async function drizzleKit(): Promise<typeof import("drizzle-kit/api")> {
+  try {
+    return await import(KIT);
+  } catch {
+    throw new Error("writing migrations needs drizzle-kit: run this from a Hearth checkout after `bun install`");
+  }
+}
+
+/** drizzle-kit's starting point: a schema with no tables. */
+const EMPTY = { version: "6", dialect: "sqlite", id: "00000000-0000-0000-0000-000000000000", prevId: "", tables: {}, views: {}, enums: {}, _meta: { schemas: {}, tables: {}, columns: {} } };
+
+/**
+ * Writes the migration that takes the tables from the last snapshot to what
+ * schema.ts declares. Returns its tag, or null when nothing changed. Needs
+ * drizzle-kit, which a checkout installs (`bun install`); the binary lacks it.
+ */
+export async function writeMigration(folder: string, word?: string): Promise<string | null> {
+  const kit = await drizzleKit();
+  await serveSdk();
+  const schema = (await import(join(resolve(folder), "schema.ts"))) as Record<string, unknown>;
+  const dir = join(resolve(folder), "migrations");
+  const journalFile = join(dir, "meta", "_journal.json");
+  const journal: Journal = existsSync(journalFile) ? JSON.parse(readFileSync(journalFile, "utf8")) : { version: "7", dialect: "sqlite", entries: [] };
+  const last = journal.entries.at(-1);
+  const snapshotOf = (idx: number) => join(dir, "meta", `${String(idx).padStart(4, "0")}_snapshot.json`);
+  if (last && !existsSync(snapshotOf(last.idx))) throw new Error(`${snapshotOf(last.idx)} is missing: the next migration is the difference from it`);
+  const prev = last ? JSON.parse(readFileSync(snapshotOf(last.idx), "utf8")) : EMPTY;
+  const cur = await kit.generateSQLiteDrizzleJson(schema, prev.id);
+  const statements = await kit.generateSQLiteMigration(prev, cur as typeof prev);
+  if (!statements.length) return null;
+  const idx = last ? last.idx + 1 : 0;
+  const tag = `${String(idx).padStart(4, "0")}_${word ?? (idx === 0 ? "init" : "change")}`;
+  mkdirSync(join(dir, "meta"), { recursive: true });
+  writeFileSync(join(dir, `${tag}.sql`), statements.join("\n--> statement-breakpoint\n") + "\n");
+  writeFileSync(snapshotOf(idx), JSON.stringify(cur, null, 2) + "\n");
+  journal.entries.push({ idx, version: "6", when: Date.now(), tag, breakpoints: true });
+  writeFileSync(journalFile, JSON.stringify(journal, null, 2) + "\n");
+  return tag;
+}
+
+const template = (name: string) => {
+  const NAME = name.toUpperCase();
+  return {
+    "schema.ts": `// The tables this plugin stores. After changing them, run \`hearth plugin migrations .\` from a Hearth checkout.
+import { index, integer, sqliteTable, text } from "hearth";
+
+export const items = sqliteTable(
+  "${name}",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    owner: text("owner").notNull(),
+    text: text("text").notNull(),
+    added: integer("added").notNull(),
+  },
+  (t) => [index("${name}_owner_added").on(t.owner, t.added)],
+);
+`,
+    "index.ts": `// The ${name} service: see docs/plugins.md in Hearth for the whole contract.
+import { definePlugin, desc, eq, invalid, read, T, write } from "hearth";
+import { items } from "./schema.ts";
+
+export default definePlugin({
+  name: "${name}",
+  description: "Short texts kept per account.",
+  needs: ["db"],
+  tables: { items },
+  config: { ${NAME}_MAX_TEXT: { default: "500", description: "Longest text ${name}/add keeps, in characters." } },
+  methods: {
+    add: write({
+      description: "Keeps a text.",
+      args: T.Object({ text: T.String({ minLength: 1, maxLength: 10_000 }) }),
+      access: "account",
+      run: ({ text }, ctx) => {
+        const max = Number(ctx.config.${NAME}_MAX_TEXT);
+        if (text.length > max) throw invalid("text", \`must be at most \${max} characters (got \${text.length})\`);
+        return ctx.db.insert(items).values({ owner: ctx.account.id, text, added: ctx.clock.now().getTime() }).returning().get();
+      },
+    }),
+    list: read({
+      description: "Your texts, newest first.",
+      args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, default: 20 })) }),
+      access: "account",
+      run: ({ limit }, ctx) =>
+        ctx.db.select().from(items).where(eq(items.owner, ctx.account.id)).orderBy(desc(items.added), desc(items.id)).limit(limit ?? 20).all(),
+    }),
+  },
+});
+`,
+    [`${name}.test.ts`]: `// Starts Hearth with this plugin (its database in a temp folder) and calls it over HTTP and MCP.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startHearth, type TestHearth } from "hearth/testing";
+
+let h: TestHearth;
+beforeAll(async () => {
+  h = await startHearth({ plugins: import.meta.dir, env: { ${NAME}_MAX_TEXT: "20" } });
+});
+afterAll(() => h?.stop());
+
+test("add keeps a text that list returns, over HTTP and MCP", async () => {
+  const token = await h.token("alice");
+  const added = await h.call("${name}/add", { text: "first" }, { token });
+  expect(added.status).toBe(200);
+  expect(added.body.result).toMatchObject({ text: "first" });
+  const listed = await h.mcp("${name}_list", {}, { token });
+  expect(listed.isError).toBe(false);
+  expect(listed.structured.result.map((i: { text: string }) => i.text)).toEqual(["first"]);
+  expect((await h.call("${name}/list", {}, { token: await h.token("bob") })).body.result).toEqual([]);
+});
+
+test("a text over ${NAME}_MAX_TEXT is refused naming the field", async () => {
+  const r = await h.call("${name}/add", { text: "x".repeat(21) }, { token: await h.token("alice") });
+  expect(r.status).toBe(400);
+  expect(r.body.error.field).toBe("text");
+});
+`,
+  } as Record<string, string>;
+};
+
+/** Maps "hearth" and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
+export function writeTsconfig(folder: string): boolean {
+  const sdk = join(hearthHome, "core", "sdk.ts");
+  if (!existsSync(sdk)) return false;
+  const paths = { hearth: [sdk], "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
+  const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };
+  // The core's declarations of the files it imports (SQL, CSS) come along for the type check.
+  const include = ["**/*.ts", join(hearthHome, "core", "**", "*.d.ts")];
+  writeFileSync(join(folder, "tsconfig.json"), JSON.stringify({ compilerOptions, include }, null, 2) + "\n");
+  return true;
+}
+
+async function newPlugin(name: string, parent: string): Promise<number> {
+  if (!/^[a-z][a-z0-9]{0,31}$/.test(name)) {
+    process.stderr.write(`plugin name "${name}" must be a-z and 0-9, starting with a letter, at most 32 characters\n`);
+    return 2;
+  }
+  const folder = resolve(parent, name);
+  await drizzleKit();
+  if (existsSync(folder)) {
+    process.stderr.write(`${folder} exists already\n`);
+    return 1;
+  }
+  mkdirSync(folder, { recursive: true });
+  for (const [file, text] of Object.entries(template(name))) writeFileSync(join(folder, file), text);
+  writeTsconfig(folder);
+  await writeMigration(folder);
+  process.stdout.write(`${folder}\n`);
+  return 0;
+}
+
+cliCommands.set("plugin", {
+  summary: "write a new drop-in plugin folder, or a plugin's next migration from its schema.ts",
+  usage: "hearth plugin new NAME | migrations FOLDER",
+  async run(argv) {
+    const { flags, rest } = parseFlags(argv);
+    const [sub, arg, ...extra] = rest;
+    if (!arg || extra.length || (sub !== "new" && sub !== "migrations")) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    if (sub === "new") return newPlugin(arg, flags.get("dir")?.[0] ?? process.cwd());
+    const tag = await writeMigration(arg, flags.get("name")?.[0]);
+    process.stdout.write(tag ? `${join(resolve(arg), "migrations", `${tag}.sql`)}\n` : "no change to the tables: nothing written\n");
+    return 0;
+  },
+});

@@ -1,0 +1,71 @@
+// `hearth plugin new` writes a plugin folder that passes its own test, and
+// `hearth plugin migrations` writes the next migration when its tables change.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { writeTsconfig } from "../../core/cli/plugin.ts";
+import { docsTest, writeDocsExample } from "./docs-plugin.ts";
+
+const main = join(import.meta.dir, "../../core/cli/main.ts");
+const parent = mkdtempSync(join(tmpdir(), "hearth-plugin-new-"));
+const folder = join(parent, "demo");
+afterAll(() => rmSync(parent, { recursive: true, force: true }));
+
+async function run(cmd: string[], cwd = parent) {
+  const env: Record<string, string | undefined> = { ...process.env, HEARTH_LOG: "off" };
+  delete env.HEARTH_PLUGINS;
+  const p = Bun.spawn(cmd, { cwd, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { stdout, stderr, code };
+}
+
+test("hearth plugin new demo writes a plugin whose own test passes", async () => {
+  const made = await run(["bun", main, "plugin", "new", "demo", "--dir", parent]);
+  expect(made.stderr).toBe("");
+  expect(made.code).toBe(0);
+  expect(made.stdout.trim()).toBe(folder);
+  expect(readFileSync(join(folder, "migrations", "0000_init.sql"), "utf8")).toContain("CREATE TABLE `demo`");
+  const own = await run(["bun", "test"], folder);
+  expect(own.stderr).toContain(" 2 pass");
+  expect(own.stderr).toContain(" 0 fail");
+  expect(own.code).toBe(0);
+});
+
+test("hearth plugin migrations writes each change to its tables, a table rebuild included, which the plugin then runs with", async () => {
+  const schema = join(folder, "schema.ts");
+  writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text").notNull(),\n    done: integer("done").notNull().default(0),'));
+  const next = await run(["bun", main, "plugin", "migrations", folder]);
+  expect(next.stderr).toBe("");
+  expect(next.stdout.trim()).toBe(join(folder, "migrations", "0001_change.sql"));
+  expect(readFileSync(join(folder, "migrations", "0001_change.sql"), "utf8")).toContain("ALTER TABLE `demo` ADD `done` integer DEFAULT 0 NOT NULL");
+  expect((await run(["bun", main, "plugin", "migrations", folder])).stdout).toContain("nothing written");
+  // A column that may now be empty: drizzle-kit copies the table to __new_demo and renames it back.
+  writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text"),'));
+  expect((await run(["bun", main, "plugin", "migrations", folder, "--name", "optional_text"])).code).toBe(0);
+  expect(readFileSync(join(folder, "migrations", "0002_optional_text.sql"), "utf8")).toContain("ALTER TABLE `__new_demo` RENAME TO `demo`");
+  const own = await run(["bun", "test"], folder);
+  expect(own.stderr).toContain(" 0 fail");
+  expect(own.code).toBe(0);
+});
+
+test("a bad name is a usage error and an existing folder is refused", async () => {
+  expect((await run(["bun", main, "plugin", "new", "Bad_Name"])).code).toBe(2);
+  const again = await run(["bun", main, "plugin", "new", "demo", "--dir", parent]);
+  expect(again.code).toBe(1);
+  expect(again.stderr).toContain("exists already");
+});
+
+test("the docs' test of the bookmarks example passes in the plugin's folder, as a plugin author runs it", async () => {
+  const bookmarks = writeDocsExample();
+  try {
+    expect(writeTsconfig(bookmarks)).toBe(true);
+    writeFileSync(join(bookmarks, "bookmarks.test.ts"), docsTest());
+    const own = await run(["bun", "test"], bookmarks);
+    expect(own.stderr).toContain(" 1 pass");
+    expect(own.stderr).toContain(" 0 fail");
+    expect(own.code).toBe(0);
+  } finally {
+    rmSync(dirname(bookmarks), { recursive: true, force: true });
+  }
+});
