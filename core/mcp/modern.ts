@@ -65,6 +65,10 @@ const headerOf = (req: Request, name: string) => req.headers.get(name) ?? undefi
  * traffic, initialize included.
  */
 export function eraOf(req: Request, body: unknown): "modern" | "refused" | null {
+  // What a 2025-era request looks like, which the classifier would send there too, is told without it:
+  // no envelope claim in _meta, and no protocol version header or a 2025-era one (the classifier costs
+  // more than the tools/call it routes).
+  if (!claimsEnvelope(req, body)) return null;
   const route = classifyInboundRequest({
     httpMethod: req.method,
     protocolVersionHeader: headerOf(req, "mcp-protocol-version"),
@@ -78,6 +82,19 @@ export function eraOf(req: Request, body: unknown): "modern" | "refused" | null 
 }
 
 const REVISION = "2026-07-28";
+const LEGACY_VERSION = /^20(24|25)-\d\d-\d\d$/;
+
+/** Whether a request claims the per-request envelope of 2026-07-28: by a version header that is not a 2025-era one, or by its _meta. */
+function claimsEnvelope(req: Request, body: unknown): boolean {
+  const header = req.headers.get("mcp-protocol-version");
+  if (header !== null && !LEGACY_VERSION.test(header)) return true;
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    const params = isRecord(m) ? m.params : undefined;
+    if (isRecord(params) && isRecord(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta) return true;
+  }
+  return false;
+}
 const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
 const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
