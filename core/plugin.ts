@@ -126,8 +126,11 @@ export interface CapabilityTypes {
   emit: (event: ActivityEvent) => void;
   /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
   writes: <T>(fn: (db: Db) => T) => Promise<T>;
-  /** Calls another method through the same dispatch, as the same caller. */
-  call: (service: string, method: string, args?: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * Calls another method through the same dispatch, as the same caller; with
+   * `scopes`, with no more than those (never more than the caller's own).
+   */
+  call: (service: string, method: string, args?: Record<string, unknown>, opts?: { scopes?: "*" | string[] }) => Promise<unknown>;
 }
 
 export type Capability = keyof CapabilityTypes;

@@ -16,7 +16,7 @@ import { closeDataDir, privateFile } from "./private.ts";
 import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
 import { buildRegistry, ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { checkAgainstDatabase } from "./db/owntables.ts";
-import { TokenCache } from "./auth/tokens.ts";
+import { intersectScopes, TokenCache } from "./auth/tokens.ts";
 import "./modules.ts";
 
 /** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
@@ -251,6 +251,6 @@ provideCapability("emit", (s) => (e: { type: string; text: string; url?: string;
 });
 provideCapability("writes", (s) => <T>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)));
 // A nested call is a call of its own: its own state, price and charge, never its parent's.
-provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}) =>
-  dispatch(s.rt, { service, method, args, caller: s.caller, parent: s.call, baseUrl: s.baseUrl }),
+provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}, opts?: { scopes?: "*" | string[] }) =>
+  dispatch(s.rt, { service, method, args, caller: opts?.scopes ? { ...s.caller, scopes: intersectScopes(s.caller.scopes, opts.scopes) } : s.caller, parent: s.call, baseUrl: s.baseUrl }),
 );

@@ -3,6 +3,7 @@
 // taken only once the instance offers the method it needs; until then the
 // firing's record says what would have been sent and why it was not.
 import { eq } from "drizzle-orm";
+import { scopesFromText } from "../../core/auth/tokens.ts";
 import { asHearthError } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import { formatTime } from "../../core/scheduler/recurrence.ts";
@@ -37,6 +38,12 @@ function answerText(a: unknown): string {
   return JSON.stringify(a);
 }
 
+/** What a prompt runs with: the event maker's scopes, never the mail the firing holds only to deliver the reminder. */
+function promptScopes(kept: string | null, firing: "*" | string[]): "*" | string[] {
+  if (kept !== null) return scopesFromText(kept);
+  return firing === "*" ? "*" : firing.filter((s) => s !== "mail");
+}
+
 export async function fireEvent(f: Firing, ctx: Ctx) {
   const ev = ctx.db.select().from(events).where(eq(events.id, f.ref)).get();
   if (!ev) return { skipped: "the event was deleted before it fired" };
@@ -56,7 +63,7 @@ export async function fireEvent(f: Firing, ctx: Ctx) {
     } else {
       const [service, method] = agent.split("/");
       try {
-        const answer = answerText(await ctx.call(service, method, { prompt: ev.prompt }));
+        const answer = answerText(await ctx.call(service, method, { prompt: ev.prompt }, { scopes: promptScopes(ev.scopes, ctx.caller.scopes) }));
         out.prompt = { prompt: ev.prompt, ran: true, via: agent, answer, mail: await send(f, ctx, { ...answerMail, body: answer }) };
       } catch (e) {
         const he = asHearthError(e);

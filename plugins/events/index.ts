@@ -1,5 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq } from "drizzle-orm";
+import { scopesText } from "../../core/auth/tokens.ts";
 import { newId, newSecret } from "../../core/auth/ids.ts";
 import { forbidden, invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
@@ -114,6 +115,7 @@ export default definePlugin({
           repeat: args.repeat ?? null,
           tz: zoneOfTime(ctx.config, when),
           prompt: args.prompt ?? null,
+          scopes: scopesText(ctx.caller.scopes),
           created: ctx.clock.now().getTime(),
         };
         ctx.db.insert(events).values(row).run();

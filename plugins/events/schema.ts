@@ -18,6 +18,13 @@ export const events = sqliteTable(
     tz: text("tz"),
     /** Run through the agent at each firing; its answer is mailed to the owner. */
     prompt: text("prompt"),
+    /**
+     * The scopes of the token that made the event ("*" or a JSON list): its
+     * prompt runs through the agent with no more. The firing itself may also
+     * mail the owner their reminder; the agent may not borrow that.
+     * Null (events made before this was kept): the firing's scopes without mail.
+     */
+    scopes: text("scopes"),
     created: integer("created").notNull(),
   },
   (t) => [index("events_events_owner").on(t.owner, t.start)],

@@ -53,6 +53,26 @@ test("a firing keeps to the scopes of the token that made the event, plus mail f
   expect(h.outcome.prompt.reason).toMatch(/scope/);
 });
 
+test("a prompt runs with the event maker's scopes: the mail the firing holds for the reminder is not lent to the agent", async () => {
+  sent.length = 0;
+  const noMail = await inst.token("cara", { scopes: ["events", "agent"] });
+  clock.set("2026-08-02T08:00:00Z");
+  const ev = (await inst.call("events/create", { title: "Ask", when: "2026-08-02T09:00:00Z", prompt: "Which scopes?" }, noMail)).body.result;
+  clock.set("2026-08-02T09:00:00Z");
+  await schedulerOf(inst.rt).runDue();
+  const [h] = await historyOf(ev.id, noMail);
+  expect(h.outcome.reminder.sent).toBe(true);
+  expect(h.outcome.prompt).toMatchObject({ ran: true });
+  expect(JSON.parse(h.outcome.prompt.answer).sort()).toEqual(["agent", "events"]);
+
+  const all = await inst.token("cara");
+  clock.set("2026-08-02T09:30:00Z");
+  const full = (await inst.call("events/create", { title: "Ask again", when: "2026-08-02T10:00:00Z", prompt: "Which scopes?" }, all)).body.result;
+  clock.set("2026-08-02T10:00:00Z");
+  await schedulerOf(inst.rt).runDue();
+  expect(JSON.parse((await historyOf(full.id, all))[0].outcome.prompt.answer)).toBe("*");
+});
+
 test("a prompt still running does not hold up the next reminder", async () => {
   clock.set("2026-08-03T06:00:00Z");
   const slow = (await inst.call("events/create", { title: "Think", when: "2026-08-03T07:00:00Z", prompt: "Take your time" }, alice)).body.result.id;
