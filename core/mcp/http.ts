@@ -133,12 +133,11 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     if (read instanceof Response) return read;
     body = read.body;
     // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
+    // Its everyday tools/call is answered at once; the rest goes to the SDK's classifier.
+    const quick = direct ? modernDirectAnswer(rt, ctx, req, body) : null;
+    if (quick) return quick;
     const era = eraOf(req, body);
-    if (era) {
-      const post = asMcpPost(req);
-      const quick = direct && era === "modern" ? modernDirectAnswer(rt, ctx, post, body) : null;
-      return quick ?? eras.modern.fetch(post, { authInfo, parsedBody: body });
-    }
+    if (era) return eras.modern.fetch(asMcpPost(req), { authInfo, parsedBody: body });
   }
 
   if (sid) {

@@ -105,12 +105,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * A 2026-07-28 tools/call answered without building a server per request,
  * which costs several times the method itself; the answer is the one the
  * SDK's per-request server gives (the same handler, `resultType`, the server
- * stamp in `_meta`). Only the everyday form is taken: a request the SDK's
- * classifier already found well-formed, whose headers repeat its version,
- * method and tool exactly, whose `_meta` holds only the envelope, naming a
- * tool this endpoint has. Anything else (a payment in `_meta`, an unknown
- * tool, a missing header) is left to the SDK, which answers or refuses it:
- * this may take less than the SDK would, never more.
+ * stamp in `_meta`). Only the everyday form is taken, checked here before
+ * the SDK's classifier (which costs more than the call): headers that repeat
+ * its version, method and tool exactly, a `_meta` holding only a well-formed
+ * envelope (client info, when sent, with a name and version; capabilities
+ * each an object), naming a tool this endpoint has. Anything else (a payment in
+ * `_meta`, an unknown tool, a missing header) is left to the classifier and
+ * the SDK, which answer or refuse it: this may take less than the SDK would,
+ * never more.
  */
 export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Request, body: unknown): Promise<Response> | null {
   if (!isRecord(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return null;
@@ -123,6 +125,11 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   if (params.arguments !== undefined && !isRecord(params.arguments)) return null;
   for (const k in params._meta) if (!META_KEYS.has(k)) return null;
   if (params._meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return null;
+  const info = params._meta[CLIENT_INFO_META_KEY];
+  if (info !== undefined && (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string")) return null;
+  const caps = params._meta[CLIENT_CAPABILITIES_META_KEY];
+  if (!isRecord(caps)) return null;
+  for (const k in caps) if (!isRecord(caps[k])) return null;
   const h = req.headers;
   if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
   if (!JSON_TYPE.test(h.get("content-type") ?? "") || !(h.get("accept") ?? "").includes("application/json")) return null;

@@ -110,6 +110,11 @@ describe("over /mcp", () => {
     );
     expect(badCaps.status).toBe(400);
     expect(badCaps.body.error).toMatchObject({ code: -32602, data: { envelope: { key: "io.modelcontextprotocol/clientCapabilities" } } });
+    // The quick tools/call path takes only a well-formed envelope: a malformed one is refused as the SDK refuses it.
+    for (const bad of [{ "io.modelcontextprotocol/clientCapabilities": 5 }, { "io.modelcontextprotocol/clientInfo": { name: 5 } }]) {
+      const call = await rpc(h.url, "tools/call", { name: "notes_get", arguments: { title: "Garden" }, _meta: { ...envelope, ...bad } }, modernHeaders("tools/call", "notes_get"));
+      expect(call.body.error?.code).toBe(-32602);
+    }
     const later = await rpc(
       h.url,
       "tools/list",
