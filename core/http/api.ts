@@ -3,9 +3,9 @@ import { dispatch, lookup } from "../dispatch.ts";
 import { asHearthError, HearthError, invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
-import { readText } from "./body.ts";
+import { bodyLimitOf, readText } from "./body.ts";
 import { CORS_HEADERS, preflight } from "./cors.ts";
-import { bearerChallenge, headersFor, identify } from "./identify.ts";
+import { challengeFor, headersFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Record<string, unknown> | null> {
@@ -47,19 +47,19 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     callerId = caller.account?.id ?? null;
     let args: Record<string, unknown>;
     if (verb === "POST") {
-      const own = entry.def.bodyLimit;
-      const limit = own === undefined ? Number(rt.config.HEARTH_BODY_LIMIT) : typeof own === "function" ? own(rt.config) : own;
-      const body = await readArgs(rt, req, limit);
+      const body = await readArgs(rt, req, bodyLimitOf(rt, entry));
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
     const more = headersFor(caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {
-    const res = errorResponse(e, requestId, asHearthError(e).status === 401 ? { ...CORS_HEADERS, ...bearerChallenge(rt, req, asHearthError(e).message) } : CORS_HEADERS);
+    const err = asHearthError(e);
+    const challenge = challengeFor(rt, req, err);
+    const res = errorResponse(err, requestId, challenge ? { ...CORS_HEADERS, ...challenge } : CORS_HEADERS);
     status = res.status;
     // Failures of ours (500) and of the disk (storage_unavailable) need their cause in the log; refusals do not.
-    if (status === 500 || asHearthError(e).kind === "storage_unavailable")
+    if (status === 500 || err.kind === "storage_unavailable")
       rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
     return res;
   } finally {

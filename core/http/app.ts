@@ -7,7 +7,7 @@ import { newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
 import { readBody } from "./body.ts";
 import { preflight } from "./cors.ts";
-import { bearerChallenge, identify } from "./identify.ts";
+import { challengeFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 // Routes are added in loops from the registry, so the app is typed loosely.
@@ -60,7 +60,7 @@ export function createApp(rt: Runtime): App {
         } catch (e) {
           const err = asHearthError(e);
           if (err.kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });
-          return errorResponse(e, rid, err.status === 401 ? bearerChallenge(rt, c.request, err.message) : undefined);
+          return errorResponse(e, rid, challengeFor(rt, c.request, err));
         }
       });
       if (r.method === "GET") app.get(r.path, handler);

@@ -5,6 +5,7 @@
 // instance, so many large bodies arriving together cannot exhaust memory.
 import { rateLimited } from "../auth/limits.ts";
 import { tooLarge } from "../errors.ts";
+import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 
 /** Bytes of request bodies being received at once, across all requests of one instance. */
@@ -27,13 +28,16 @@ export class BodyBudget {
   }
 }
 
-/** The most any reader here accepts: the general limit, or a method's own (an upload). */
+/** The largest body a method's call accepts: its own limit (an upload), else the general one. */
+export function bodyLimitOf(rt: Runtime, entry: MethodEntry): number {
+  const own = entry.def.bodyLimit;
+  return own === undefined ? Number(rt.config.HEARTH_BODY_LIMIT) : typeof own === "function" ? own(rt.config) : own;
+}
+
+/** The most any reader here accepts: the general limit, or a method's own. */
 export function largestBody(rt: Runtime): number {
   let most = Number(rt.config.HEARTH_BODY_LIMIT) || 0;
-  for (const e of rt.registry.methods.values()) {
-    const own = e.def.bodyLimit;
-    if (own !== undefined) most = Math.max(most, typeof own === "function" ? own(rt.config) : own);
-  }
+  for (const e of rt.registry.methods.values()) most = Math.max(most, bodyLimitOf(rt, e));
   return most;
 }
 

@@ -46,6 +46,17 @@ export function withCors(res: Response): Response {
  * instance's (as the request, a proxy's X-Forwarded-Host or HEARTH_PUBLIC_URL
  * names it). No Origin header means no cross-origin page sent it.
  */
+/**
+ * Whether the browser says another site made this request (a link, an image,
+ * a form): Sec-Fetch-Site, which no page can set, is neither same-origin nor
+ * none (typed or bookmarked). Credentials a browser attaches on its own (a
+ * cookie, remembered Basic) must not act for such a request.
+ */
+export function madeByAnotherSite(req: Request): boolean {
+  const site = req.headers.get("sec-fetch-site");
+  return site !== null && site !== "same-origin" && site !== "none";
+}
+
 export function isForeignOrigin(req: Request, publicUrl?: string): boolean {
   const origin = req.headers.get("origin");
   if (origin === null) return false;

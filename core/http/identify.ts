@@ -3,6 +3,7 @@
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { HearthError, unauthenticated } from "../errors.ts";
+import { madeByAnotherSite } from "./cors.ts";
 
 export type Identifier = (rt: Runtime, req: Request, address: string) => Caller | null | Promise<Caller | null>;
 
@@ -58,8 +59,7 @@ const basic: Identifier = (rt, req) => {
   if (!h || !/^Basic\s/i.test(h)) return null;
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h);
   if (!m) throw refuseBasic('the Authorization header must be "Basic <base64 of username:token>"');
-  const site = req.headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") return null;
+  if (madeByAnotherSite(req)) return null;
   const pair = Buffer.from(m[1], "base64").toString("utf8");
   const colon = pair.indexOf(":");
   if (colon < 1) throw refuseBasic("Basic credentials must be username:token, with a Hearth token (an app password) as the password");
@@ -74,6 +74,11 @@ const basic: Identifier = (rt, req) => {
   for (const check of tokenChecks) check(rt, req, caller);
   return caller;
 };
+
+/** The challenge headers a refusal carries: a 401's says how to get a token; others none. */
+export function challengeFor(rt: Runtime, req: Request, e: HearthError): Record<string, string> | undefined {
+  return e.status === 401 ? bearerChallenge(rt, req, e.message) : undefined;
+}
 
 /** Identifiers in order; the sessions module adds its own. */
 export const identifiers: Identifier[] = [bearer, basic];

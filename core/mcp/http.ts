@@ -8,7 +8,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { asHearthError, unauthenticated } from "../errors.ts";
 import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
-import { bearerChallenge, identify, stranger } from "../http/identify.ts";
+import { challengeFor, identify, stranger } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
@@ -115,7 +115,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
       throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
   } catch (e) {
     const err = asHearthError(e);
-    const challenge = err.status === 401 ? bearerChallenge(rt, req, err.message) : undefined;
+    const challenge = challengeFor(rt, req, err);
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
   ctx.mode = mode;

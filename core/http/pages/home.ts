@@ -12,6 +12,7 @@ import { gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.
 import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
+import { madeByAnotherSite } from "../cors.ts";
 
 const STYLE = html`<style>
 main,header{max-width:64rem}
@@ -98,8 +99,7 @@ async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { messa
   const prefs = prefsOf(rt, s.account.id);
   // A link on another site can open this page in a signed-in browser: its cards may read, but not spend.
   const caller = sessionCaller(s);
-  const site = req.headers.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin" && site !== "none") caller.ambient = true;
+  if (madeByAnotherSite(req)) caller.ambient = true;
   const { cards, skipped } = await gatherCards(rt, caller, prefs, new URL(req.url).origin);
   const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
