@@ -7,6 +7,7 @@
 // move and a new folder, which no API method does, are done here in the same
 // write transaction. Locks are exclusive write locks kept in the database.
 import { and, eq, or, sql, type Column } from "drizzle-orm";
+import { child, descendants, multistatus, NS, parseXml, prop } from "../../core/dav/xml.ts";
 import { escape } from "../../core/http/pages/layout.ts";
 import { BASIC_CHALLENGE } from "../../core/http/identify.ts";
 import { HearthError, tooLarge } from "../../core/errors.ts";
@@ -211,19 +212,10 @@ async function proppatch(req: Request, segments: string[], ctx: DavCtx, owner: s
   const body = await req.text();
   const t = resolve(ctx.db, owner, segments);
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-  const namespaces = new Set([...body.matchAll(/\sxmlns(:[\w.-]+)?="[^"]*"/g)].map((m) => m[0].trim()).filter((d) => !/^xmlns:D=/.test(d)));
-  const names: string[] = [];
-  for (const block of body.matchAll(/<([\w.-]+:)?prop\b[^>]*>([\s\S]*?)<\/([\w.-]+:)?prop>/g)) {
-    for (const m of block[2].matchAll(/<([\w.:-]+)((?:\s+[\w.:-]+="[^"]*")*)\s*\/?>/g)) {
-      const ns = [...m[2].matchAll(/\s(xmlns(:[\w.-]+)?="[^"]*")/g)].map((x) => x[1]).join(" ");
-      names.push(`<${m[1]}${ns ? ` ${ns}` : ""}/>`);
-    }
-  }
-  const isFolder = t.kind !== "file";
-  return xmlResponse(
-    207,
-    `<D:multistatus xmlns:D="DAV:" ${[...namespaces].join(" ")}><D:response><D:href>${escape(hrefOf(t.path, isFolder))}</D:href><D:propstat><D:prop>${names.join("")}</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>`,
-  );
+  // Each property named, by its namespace and name whatever prefix the client chose.
+  const root = parseXml(body);
+  const names = descendants(root, NS.dav, "prop").flatMap((p) => p.children.map((c) => prop(c.ns, c.name)));
+  return xmlResponse(207, multistatus([{ href: hrefOf(t.path, t.kind !== "file"), found: names }]));
 }
 
 // ---- writes
@@ -395,13 +387,14 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
       const refreshed = db.update(locks).set({ expires: now + seconds * 1000 }).where(eq(locks.token, l.token)).returning().get();
       return xmlResponse(200, `<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(refreshed, now)}</D:lockdiscovery></D:prop>`);
     }
-    if (!/lockinfo/.test(body)) throw fail(400, "the LOCK body must be a DAV:lockinfo");
+    const info = parseXml(body);
+    if (info?.ns !== NS.dav || info.name !== "lockinfo") throw fail(400, "the LOCK body must be a DAV:lockinfo");
     const depth = req.headers.get("depth") === "0" ? "0" : "infinity";
     if (locksOn(all, path, depth === "infinity").length > 0) throw fail(423, `${hrefOf(path, false)} is already locked`);
     // Who holds it, kept as an href or as text in the DAV namespace, so the answer stays well-formed whatever prefixes the client used.
-    const given = /<(?:[\w.-]+:)?owner\b[^>]*>([\s\S]*?)<\/(?:[\w.-]+:)?owner>/.exec(body)?.[1] ?? "";
-    const href = /<(?:[\w.-]+:)?href\b[^>]*>([^<]*)</.exec(given)?.[1]?.trim();
-    const plain = given.replace(/<[^>]*>/g, "").trim();
+    const given = child(info, NS.dav, "owner");
+    const href = child(given, NS.dav, "href")?.text.trim();
+    const plain = given?.text.trim() ?? "";
     const holder = href ? `<D:href>${escape(href.slice(0, 500))}</D:href>` : escape(plain.slice(0, 500));
     let t = resolve(db, owner, segments);
     let status = 200;

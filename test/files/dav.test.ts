@@ -173,6 +173,26 @@ describe("malformed requests are refused with a 4xx saying why, never a 500", ()
     expect(await dav.getFileContents("/notes.txt", { format: "text" })).toBe("free\n");
   });
 
+  test("PROPPATCH answers each property by its namespace whatever prefix the client used; a lock keeps who holds it", async () => {
+    // What Windows Explorer sends after writing a file.
+    const patch = await raw("PROPPATCH", "/notes.txt", {
+      body: '<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:schemas-microsoft-com:"><D:set><D:prop><Z:Win32LastModifiedTime>Mon, 23 Nov 2026 10:00:00 GMT</Z:Win32LastModifiedTime><Z:Win32FileAttributes>00000020</Z:Win32FileAttributes></D:prop></D:set></D:propertyupdate>',
+    });
+    expect(patch.status).toBe(207);
+    const text = await patch.text();
+    expect(text).toContain('<x:Win32LastModifiedTime xmlns:x="urn:schemas-microsoft-com:"/>');
+    expect(text).toContain('<x:Win32FileAttributes xmlns:x="urn:schemas-microsoft-com:"/>');
+    expect(text).toContain("HTTP/1.1 200 OK");
+    expect((await raw("PROPPATCH", "/notes.txt", { body: "<D:propertyupdate xmlns:D='DAV:'><D:set>" })).status).toBe(400);
+
+    const lock = await raw("LOCK", "/notes.txt", {
+      body: '<?xml version="1.0"?><a:lockinfo xmlns:a="DAV:"><a:lockscope><a:exclusive/></a:lockscope><a:locktype><a:write/></a:locktype><a:owner><a:href>mailto:ann@example.org</a:href></a:owner></a:lockinfo>',
+    });
+    expect(lock.status).toBe(200);
+    expect(await lock.text()).toContain("<D:owner><D:href>mailto:ann@example.org</D:href></D:owner>");
+    expect((await raw("UNLOCK", "/notes.txt", { headers: { "lock-token": lock.headers.get("lock-token")! } })).status).toBe(204);
+  });
+
   test("a lock on a folder holds what is in it", async () => {
     const lock = await dav.lock("/Box");
     expect((await raw("PUT", "/Box/inside.txt", { body: "x" })).status).toBe(423);
