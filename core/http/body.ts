@@ -110,6 +110,7 @@ export async function readBody(rt: Runtime, req: Request, limit: number): Promis
 }
 
 /** The body as UTF-8 text, under the same caps. */
+const utf8 = new TextDecoder();
 export async function readText(rt: Runtime, req: Request, limit: number): Promise<string> {
-  return new TextDecoder().decode(await readBody(rt, req, limit));
+  return utf8.decode(await readBody(rt, req, limit));
 }
