@@ -81,8 +81,13 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
     for (const n of m.needs as unknown[]) if (typeof n !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(n)) fail("needs", `${JSON.stringify(n)} is not a capability name`);
   }
   if (m.provides !== undefined) {
-    const caps = (m.provides as { capabilities?: unknown } | null)?.capabilities;
-    if (!m.provides || typeof m.provides !== "object" || (caps !== undefined && (!caps || typeof caps !== "object"))) fail("provides", "must be { capabilities: { name: (scope) => value } }");
+    const { capabilities: caps, views } = (m.provides ?? {}) as { capabilities?: unknown; views?: unknown };
+    if (!m.provides || typeof m.provides !== "object" || (caps !== undefined && (!caps || typeof caps !== "object")))
+      fail("provides", "must be { capabilities?: { name: (scope) => value }, views?: [...] }");
+    if (views !== undefined && !Array.isArray(views)) fail("provides.views", "must be an array of view sources");
+    ((views ?? []) as Record<string, unknown>[]).forEach((v, i) => {
+      if (typeof v?.views !== "function" || typeof v?.read !== "function") fail(`provides.views[${i}]`, "must have views(rt, c) and read(rt, c, uri)");
+    });
     for (const [k, f] of Object.entries((caps ?? {}) as Record<string, unknown>)) {
       if (!/^[a-z][A-Za-z0-9]*$/.test(k)) fail(`provides.capabilities.${k}`, "capability names are camelCase, starting with a lowercase letter");
       if (typeof f !== "function") fail(`provides.capabilities.${k}`, "must be a function of the call's scope");

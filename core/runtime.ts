@@ -9,6 +9,7 @@ import type { Store } from "./db/index.ts";
 import { applyMigrations, type MigrationSet } from "./db/migrate.ts";
 import { notConfigured, unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
+import type { UiSource } from "./mcp/apps.ts";
 import type { Wiring } from "./module.ts";
 import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
 import { ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
@@ -64,6 +65,8 @@ export class Runtime {
   metering: Metering | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
+  /** MCP Apps views plugins provide. */
+  readonly views: readonly UiSource[];
   private started = false;
 
   readonly registry: Registry;
@@ -81,7 +84,9 @@ export class Runtime {
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);
     this.coreMigrations = parts.coreMigrations;
-    this.capabilities = new Map([...wiring.capabilities, ...[...registry.plugins.values()].flatMap((p) => Object.entries(p.def.provides?.capabilities ?? {}))]);
+    const plugins = [...registry.plugins.values()];
+    this.capabilities = new Map([...wiring.capabilities, ...plugins.flatMap((p) => Object.entries(p.def.provides?.capabilities ?? {}))]);
+    this.views = plugins.flatMap((p) => p.def.provides?.views ?? []);
     for (const setup of wiring.setups) setup(this);
   }
   private coreMigrations: MigrationSet | null;

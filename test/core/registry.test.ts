@@ -39,6 +39,7 @@ test("manifest rules", () => {
     [{ ...ok, description: "" }, "description"],
     [{ ...ok, needs: ["tele port"] }, "needs"],
     [{ ...ok, provides: { capabilities: { tele: "port" } } }, "provides.capabilities.tele"],
+    [{ ...ok, provides: { views: [{ views: () => [] }] } }, "provides.views[0]"],
     [{ ...ok, methods: {} }, "methods"],
     [{ ...ok, methods: { m: { ...ok.methods.m, args: { type: "object" } } } }, "methods.m.args"],
     [{ ...ok, methods: { m: { ...ok.methods.m, price: -1 } } }, "methods.m.price"],
