@@ -1,7 +1,7 @@
 // ctx.mail: the instance's mail as a capability. Services deliver to an
 // account's inbox (a reminder, an answer), send as the caller, and register
-// for mail that reaches handle+tag (an agent named by the tag). Importing this
-// module also adds the mail tables and the `hearth mail dns` command.
+// for mail that reaches handle+tag (an agent named by the tag). The module
+// also brings the mail tables and the `hearth mail dns` command.
 import type { CapabilityScope } from "../capabilities.ts";
 import { unauthenticated } from "../errors.ts";
 import { defineModule } from "../module.ts";

@@ -1,5 +1,5 @@
-// Hooks other modules (payments) register on tools/call. Kept apart from the
-// MCP SDK so that registering costs nothing until /mcp is first used.
+// Hooks other modules (payments) declare on tools/call. Kept apart from the
+// MCP SDK so that declaring them costs nothing until /mcp is first used.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
