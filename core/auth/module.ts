@@ -1,4 +1,4 @@
-// Identity for people: the session identifier for every surface that
+// Identity: the token and session identifiers for every surface that
 // identifies requests, the sign-in, sign-up and /token pages, and the
 // password and invite commands.
 import { clientAddress, route, type App } from "../http/app.ts";
