@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { ensureAccount } from "../core/auth/tokens.ts";
 import { dispatch } from "../core/dispatch.ts";
 import type { Caller } from "../core/plugin.ts";
-import { Runtime } from "../core/runtime.ts";
+import { createRuntime } from "../core/instance.ts";
 import { schedulerOf } from "../core/scheduler/index.ts";
 
 export interface EventsBench {
@@ -46,7 +46,7 @@ function pct(sorted: number[], p: number): number {
 
 async function instance() {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-events-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
   await rt.start();
   const account = await ensureAccount(rt.store, "bench");
   const caller: Caller = { account, scopes: "*", via: "local" };

@@ -11,7 +11,7 @@ import { ensureAccount } from "../core/auth/tokens.ts";
 import { newCall } from "../core/call.ts";
 import { dispatch } from "../core/dispatch.ts";
 import type { Caller } from "../core/plugin.ts";
-import { Runtime } from "../core/runtime.ts";
+import { createRuntime } from "../core/instance.ts";
 import { addMessage, openConversation, type Client } from "../plugins/recall/store.ts";
 
 export interface RecallBench {
@@ -70,7 +70,7 @@ export async function benchRecall(o: { messages?: number; queries?: number } = {
   const total = o.messages ?? 100_000;
   const queries = o.queries ?? 2000;
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-recall-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_METERING: "off", AGENT_WORKER: "off" } });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_METERING: "off", AGENT_WORKER: "off" } });
   await rt.start();
   try {
     const rand = rng(42);

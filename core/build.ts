@@ -9,7 +9,7 @@ const root = join(import.meta.dir, "..");
 const dist = join(root, "dist");
 mkdirSync(dist, { recursive: true });
 
-const lines: string[] = [`import { setEmbeddedBuild } from ${JSON.stringify(join(root, "core/runtime.ts"))};`];
+const lines: string[] = [`import { setEmbeddedBuild } from ${JSON.stringify(join(root, "core/instance.ts"))};`];
 let n = 0;
 function migrationsExpr(dir: string): string {
   const journalFile = join(dir, "meta", "_journal.json");

@@ -1,9 +1,14 @@
-// Capability providers. The core provides db, sqlite, blobs, index, emit and
-// call; other modules (upstream, ai, mail, ...) register theirs here when
-// imported by the runtime, and augment CapabilityTypes in plugin.ts.
+// Capability providers. The core provides db, sqlite, blobs, index, emit,
+// writes and call (declared below); other modules (upstream, ai, mail, ...)
+// declare theirs in `provides.capabilities` and augment CapabilityTypes in
+// plugin.ts.
+import { intersectScopes } from "./auth/tokens.ts";
 import type { Call } from "./call.ts";
-import type { Caller } from "./plugin.ts";
-import { registerCapabilityName } from "./registry.ts";
+import { makeIndex } from "./db/fts.ts";
+import { activity } from "./db/schema.ts";
+import { dispatch } from "./dispatch.ts";
+import { defineModule } from "./module.ts";
+import type { Caller, Db } from "./plugin.ts";
 import type { Runtime } from "./runtime.ts";
 
 export interface CapabilityScope {
@@ -21,12 +26,33 @@ export interface CapabilityScope {
 
 export type CapabilityFactory = (scope: CapabilityScope) => unknown;
 
-export const capabilityFactories = new Map<string, CapabilityFactory>();
-
-export function provideCapability(name: string, factory: CapabilityFactory) {
-  capabilityFactories.set(name, factory);
-  registerCapabilityName(name);
-}
-
-/** Core modules that fill in a runtime's hooks (metering, ...) register here; each runs as a runtime is made. */
-export const runtimeSetups: ((rt: Runtime) => void)[] = [];
+/** The core's own capabilities: the store, the index, the activity feed and nested calls. */
+export const storeModule = defineModule({
+  name: "store",
+  provides: {
+    capabilities: {
+      db: (s) => (s.kind === "read" ? s.rt.store.rdb : s.rt.store.wdb),
+      sqlite: (s) => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
+      blobs: (s) => s.rt.blobs,
+      index: (s) =>
+        makeIndex(
+          s.service,
+          () => s.rt.store.writer,
+          () => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
+          (change) => {
+            if (s.rt.store.inWrite()) return change();
+            s.rt.store.write(change).catch((e) => s.rt.log.error("index write failed", { service: s.service, error: String(e) }));
+          },
+        ),
+      emit: (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
+        const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
+        if (s.kind === "write") s.rt.store.wdb.insert(activity).values(row).run();
+        else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
+      },
+      writes: (s) => <T,>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)),
+      // A nested call is a call of its own: its own state, price and charge, never its parent's.
+      call: (s) => (service: string, method: string, args: Record<string, unknown> = {}, opts?: { scopes?: "*" | string[] }) =>
+        dispatch(s.rt, { service, method, args, caller: opts?.scopes ? { ...s.caller, scopes: intersectScopes(s.caller.scopes, opts.scopes) } : s.caller, parent: s.call, baseUrl: s.baseUrl }),
+    },
+  },
+});

@@ -27,7 +27,6 @@ export function exampleEnv(reg: Registry): string {
 
 if (import.meta.main) {
   const { buildRegistry } = await import("./registry.ts");
-  await import("./modules.ts");
   const reg = await buildRegistry({ pluginsDir: join(import.meta.dir, "..", "plugins") });
   writeFileSync(join(import.meta.dir, "..", "config", "example.env"), exampleEnv(reg));
   console.log("wrote config/example.env");

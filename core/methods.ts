@@ -1,8 +1,8 @@
 // The capability `methods`: what the instance's methods are (kind, access,
 // price, arguments), for plugins that describe or check calls to other
 // services without making them (an app's in-page calls, say).
-import { provideCapability } from "./capabilities.ts";
 import { notFound } from "./errors.ts";
+import { defineModule } from "./module.ts";
 import type { Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
 
@@ -59,4 +59,4 @@ function makeMethods(rt: Runtime): Methods {
   };
 }
 
-provideCapability("methods", (s) => makeMethods(s.rt));
+export const methodsModule = defineModule({ name: "methods", provides: { capabilities: { methods: (s) => makeMethods(s.rt) } } });

@@ -1,18 +1,38 @@
-// Core modules that register capabilities, identifiers, HTTP mounts or CLI
-// commands when imported. The runtime imports this file once; each module
-// adds one line here.
-export {};
-import "./mcp/index.ts";
-import "./upstream/index.ts";
-import "./upstream/bytes.ts";
-import "./auth/module.ts";
-import "./scheduler/index.ts";
-import "./pay/index.ts";
-import "./http/pages/front.ts";
-import "./ai/index.ts";
-import "./mail/index.ts";
-import "./methods.ts";
-import "./backup/cli.ts";
-import "./cli/plugin.ts";
+// The core modules an instance is wired with, in order: identifiers are tried,
+// and migrations applied, in this order. Each module declares what it provides
+// and requires (core/module.ts); importing one registers nothing.
+import { aiModule } from "./ai/index.ts";
+import { authModule } from "./auth/module.ts";
+import { oauthModule } from "./auth/oauth/index.ts";
+import { backupModule } from "./backup/cli.ts";
+import { storeModule } from "./capabilities.ts";
+import { pluginToolsModule } from "./cli/plugin.ts";
+import { davModule } from "./dav/server.ts";
+import { frontModule } from "./http/pages/front.ts";
+import { mailModule } from "./mail/index.ts";
+import { mcpModule } from "./mcp/index.ts";
+import { methodsModule } from "./methods.ts";
+import type { CoreModule } from "./module.ts";
+import { payModule } from "./pay/index.ts";
+import { schedulerModule } from "./scheduler/index.ts";
+import { bytesModule } from "./upstream/bytes.ts";
+import { upstreamModule } from "./upstream/index.ts";
 import "../plugins/agent/cli.ts";
-import "./dav/server.ts";
+
+export const coreModules: readonly CoreModule[] = [
+  storeModule,
+  mcpModule,
+  upstreamModule,
+  bytesModule,
+  authModule,
+  oauthModule,
+  schedulerModule,
+  payModule,
+  frontModule,
+  aiModule,
+  mailModule,
+  methodsModule,
+  backupModule,
+  pluginToolsModule,
+  davModule,
+];

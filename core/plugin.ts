@@ -3,7 +3,9 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { CapabilityFactory } from "./capabilities.ts";
 import type { DavCollection } from "./dav/collection.ts";
+import type { UiSource } from "./mcp/apps.ts";
 
 export type Access = "public" | "account";
 export type MethodKind = "read" | "write";
@@ -114,8 +116,8 @@ export interface ActivityEvent {
 
 /**
  * Capabilities a plugin may declare in `needs`. Modules that provide one
- * augment this interface (declaration merging) and register a factory with
- * `provideCapability`, so core/plugin.ts never lists providers by hand.
+ * augment this interface (declaration merging) and declare a factory in
+ * `provides.capabilities`, so core/plugin.ts never lists providers by hand.
  */
 export interface CapabilityTypes {
   db: Db;
@@ -234,6 +236,12 @@ export interface PluginDef {
   routes?: RouteDef[];
   /** A collection calendar and contacts apps sync over CalDAV or CardDAV (core/dav), one per account. */
   dav?: DavCollection;
+  /**
+   * What this plugin brings beside its methods, as a core module does:
+   * capabilities (ctx.<name> for plugins that list it in `needs`) and MCP
+   * Apps views.
+   */
+  provides?: { capabilities?: Record<string, CapabilityFactory>; views?: UiSource[] };
   /** Called once after migrations, with a context acting as the instance. */
   start?: (ctx: Ctx) => void | Promise<void>;
   /** Called once as the instance stops, with a context acting as the instance (close listeners, timers). */

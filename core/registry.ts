@@ -11,15 +11,9 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { hasProvider, providerNamed, providerSettings } from "./upstream/providers.ts";
 import { coreSettings } from "../config/defaults.ts";
-import type { Capability, MethodDef, PluginDef } from "./plugin.ts";
+import type { MethodDef, PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
 
-export const CAPABILITIES: readonly Capability[] = ["db", "sqlite", "blobs", "index", "emit", "call"];
-const knownCapabilities = new Set<string>(CAPABILITIES);
-/** Capabilities provided by modules outside the core list register here. */
-export function registerCapabilityName(name: string) {
-  knownCapabilities.add(name);
-}
 
 export interface MethodEntry {
   service: string;
@@ -84,8 +78,20 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
   if (typeof m.description !== "string" || !m.description.trim()) fail("description", "must be a non-empty string");
   if (m.needs !== undefined) {
     if (!Array.isArray(m.needs)) fail("needs", "must be an array of capability names");
-    for (const n of m.needs as unknown[])
-      if (typeof n !== "string" || !knownCapabilities.has(n)) fail("needs", `unknown capability ${JSON.stringify(n)} (known: ${[...knownCapabilities].join(", ")})`);
+    for (const n of m.needs as unknown[]) if (typeof n !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(n)) fail("needs", `${JSON.stringify(n)} is not a capability name`);
+  }
+  if (m.provides !== undefined) {
+    const { capabilities: caps, views } = (m.provides ?? {}) as { capabilities?: unknown; views?: unknown };
+    if (!m.provides || typeof m.provides !== "object" || (caps !== undefined && (!caps || typeof caps !== "object")))
+      fail("provides", "must be { capabilities?: { name: (scope) => value }, views?: [...] }");
+    if (views !== undefined && !Array.isArray(views)) fail("provides.views", "must be an array of view sources");
+    ((views ?? []) as Record<string, unknown>[]).forEach((v, i) => {
+      if (typeof v?.views !== "function" || typeof v?.read !== "function") fail(`provides.views[${i}]`, "must have views(rt, c) and read(rt, c, uri)");
+    });
+    for (const [k, f] of Object.entries((caps ?? {}) as Record<string, unknown>)) {
+      if (!/^[a-z][A-Za-z0-9]*$/.test(k)) fail(`provides.capabilities.${k}`, "capability names are camelCase, starting with a lowercase letter");
+      if (typeof f !== "function") fail(`provides.capabilities.${k}`, "must be a function of the call's scope");
+    }
   }
   if (m.config !== undefined) {
     if (!m.config || typeof m.config !== "object") fail("config", "must be an object of settings");
@@ -302,6 +308,20 @@ function checkDropInSettings(p: LoadedPlugin, ownerOf: Map<string, string>) {
   }
 }
 
+/** Every capability a plugin needs is provided, by a core module or a plugin, and by only one. */
+function checkCapabilities(reg: Registry, core: Iterable<string>) {
+  const known = new Map<string, string>([...core].map((n) => [n, "the core"]));
+  for (const p of reg.plugins.values())
+    for (const n of Object.keys(p.def.provides?.capabilities ?? {})) {
+      const other = known.get(n);
+      if (other) throw new ManifestError(p.file, `provides.capabilities.${n}`, `plugin "${p.def.name}" provides "${n}", which ${other === "the core" ? other : `plugin "${other}"`} already provides`);
+      known.set(n, p.def.name);
+    }
+  for (const p of reg.plugins.values())
+    for (const n of p.def.needs ?? [])
+      if (!known.has(n)) throw new ManifestError(p.file, "needs", `plugin "${p.def.name}" needs unknown capability ${JSON.stringify(n)} (known: ${[...known.keys()].join(", ")})`);
+}
+
 export interface BuiltinPlugin {
   def: unknown;
   file: string;
@@ -313,7 +333,13 @@ export interface BuiltinPlugin {
  * Builds the registry: built-in plugins (from the plugins folder, or embedded
  * in the single binary), then every drop-in folder named by HEARTH_PLUGINS.
  */
-export async function buildRegistry(opts: { pluginsDir?: string; embedded?: BuiltinPlugin[]; extra?: string }): Promise<Registry> {
+export async function buildRegistry(opts: {
+  pluginsDir?: string;
+  embedded?: BuiltinPlugin[];
+  extra?: string;
+  /** The capabilities the core modules provide; when given, every plugin's `needs` is checked against them and those plugins provide. */
+  capabilities?: Iterable<string>;
+}): Promise<Registry> {
   const reg = new Registry();
   if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
   else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
@@ -332,5 +358,6 @@ export async function buildRegistry(opts: { pluginsDir?: string; embedded?: Buil
     p.settings = new Set([...Object.keys(p.def.config ?? {}), ...(p.def.settings ?? []), ...[...p.providers].flatMap((n) => providerSettings(providerNamed(n)))]);
     if (!p.builtin) checkDropInSettings(p, ownerOf);
   }
+  if (opts.capabilities) checkCapabilities(reg, opts.capabilities);
   return reg;
 }

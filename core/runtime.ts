@@ -1,29 +1,20 @@
 // The running instance: configuration, store, registry and the capability
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
-import { join } from "node:path";
-import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
+// It is handed everything it runs with; core/instance.ts wires it (settings,
+// storage, the core modules, plugins), so modules import it only as a type.
+import { sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
-import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
-import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
-import { Store } from "./db/index.ts";
-import { makeIndex } from "./db/fts.ts";
-import { applyMigrations, moduleMigrations, readMigrations, type MigrationSet } from "./db/migrate.ts";
-import { activity } from "./db/schema.ts";
-import { dispatch } from "./dispatch.ts";
+import type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
+import type { Store } from "./db/index.ts";
+import { applyMigrations, type MigrationSet } from "./db/migrate.ts";
 import { notConfigured, unauthenticated } from "./errors.ts";
 import { makeLogger } from "./log.ts";
-import { closeDataDir, privateFile } from "./private.ts";
-import type { Blobs, Caller, Clock, Ctx, Db, Logger } from "./plugin.ts";
-import { buildRegistry, ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
+import type { UiSource } from "./mcp/apps.ts";
+import type { Wiring } from "./module.ts";
+import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
+import { ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { checkAgainstDatabase } from "./db/owntables.ts";
-import { intersectScopes, TokenCache } from "./auth/tokens.ts";
-import "./modules.ts";
-
-/** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
-let embeddedBuild: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet } | undefined;
-export function setEmbeddedBuild(b: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet }) {
-  embeddedBuild = b;
-}
+import { TokenCache } from "./auth/tokens.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -35,6 +26,18 @@ export interface RuntimeOptions {
   embeddedCoreMigrations?: MigrationSet;
   pluginsDir?: string;
   logger?: Logger & { line(data: Record<string, unknown>): void };
+}
+
+/** What the wiring chose for an instance: its plugins, settings, storage and core modules. */
+export interface RuntimeParts {
+  registry: Registry;
+  config: Record<string, string>;
+  dataDir: string;
+  store: Store;
+  blobs: Blobs;
+  /** The core modules' declarations, merged: capabilities, routes, identifiers, hooks, commands. */
+  wiring: Wiring;
+  coreMigrations: MigrationSet | null;
 }
 
 /** A price or payment step filled in by the payments module; the default refuses priced calls from strangers. */
@@ -51,23 +54,6 @@ export interface Metering {
   release?(call: Call): void;
 }
 
-/**
- * The registry and the resolved settings, without opening the data folder:
- * enough for commands that only list or call methods, which must not create
- * a data folder wherever they are run.
- */
-export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded" | "pluginsDir"> = {}): Promise<{ registry: Registry; config: Record<string, string> }> {
-  const env = opts.env ?? process.env;
-  const registry = await buildRegistry({
-    embedded: opts.embedded ?? embeddedBuild?.plugins,
-    pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
-    extra: env.HEARTH_PLUGINS,
-  });
-  const settings = { ...coreSettings };
-  for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
-  return { registry, config: resolveConfig(settings, env) };
-}
-
 export class Runtime {
   readonly config: Record<string, string>;
   readonly dataDir: string;
@@ -77,39 +63,40 @@ export class Runtime {
   readonly log: Logger & { line(data: Record<string, unknown>): void };
   readonly tokens: TokenCache;
   metering: Metering | null = null;
+  /** ctx.<name> factories: the core modules' and those plugins provide. */
+  readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
+  /** MCP Apps views plugins provide. */
+  readonly views: readonly UiSource[];
   private started = false;
 
-  private constructor(
-    readonly registry: Registry,
-    config: Record<string, string>,
-    opts: RuntimeOptions,
-  ) {
+  readonly registry: Registry;
+  readonly wiring: Wiring;
+
+  constructor(parts: RuntimeParts, opts: Pick<RuntimeOptions, "clock" | "logger"> = {}) {
+    const { registry, config, wiring } = parts;
+    this.registry = registry;
     this.config = config;
-    this.dataDir = dataFolder(config);
-    closeDataDir(this.dataDir);
-    // SQLite gives its journal files the database file's mode, so it is made private first.
-    privateFile(join(this.dataDir, "hearth.db"));
-    this.store = new Store(join(this.dataDir, "hearth.db"));
-    this.blobs = makeBlobs(this.dataDir, this.store);
+    this.wiring = wiring;
+    this.dataDir = parts.dataDir;
+    this.store = parts.store;
+    this.blobs = parts.blobs;
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);
-    this.coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
-    for (const setup of runtimeSetups) setup(this);
+    this.coreMigrations = parts.coreMigrations;
+    const plugins = [...registry.plugins.values()];
+    this.capabilities = new Map([...wiring.capabilities, ...plugins.flatMap((p) => Object.entries(p.def.provides?.capabilities ?? {}))]);
+    this.views = plugins.flatMap((p) => p.def.provides?.views ?? []);
+    for (const setup of wiring.setups) setup(this);
   }
   private coreMigrations: MigrationSet | null;
-
-  static async create(opts: RuntimeOptions = {}): Promise<Runtime> {
-    const { registry, config } = await loadRegistry(opts);
-    return new Runtime(registry, config, opts);
-  }
 
   /** Applies migrations: the core's first, then each plugin's. */
   migrate() {
     if (this.migrated) return;
     if (!this.coreMigrations) throw new Error("core migrations are missing");
     applyMigrations(this.store.writer, "core", this.coreMigrations);
-    for (const m of moduleMigrations) applyMigrations(this.store.writer, m.owner, m.set);
+    for (const m of this.wiring.migrations) applyMigrations(this.store.writer, m.owner, m.set);
     for (const p of this.registry.plugins.values()) {
       if (!p.migrations) continue;
       const tables = p.tables;
@@ -189,7 +176,7 @@ export class Runtime {
     const plugin = this.registry.plugins.get(service)!;
     let proto = this.protos.get(service);
     if (!proto) {
-      proto = makeProto(service, plugin.def.needs ?? []);
+      proto = makeProto(service, plugin.def.needs ?? [], this.capabilities.keys());
       this.protos.set(service, proto);
     }
     const ctx = Object.create(proto) as Record<string, unknown>;
@@ -203,12 +190,12 @@ export class Runtime {
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
     ctx.price = 0;
     const scope: CapabilityScope = { rt: this, service, kind, call, caller, requestId, baseUrl: ctx.baseUrl as string };
-    for (const need of plugin.def.needs ?? []) ctx[need] = capabilityFactories.get(need)!(scope);
+    for (const need of plugin.def.needs ?? []) ctx[need] = this.capabilities.get(need)!(scope);
     return ctx as unknown as Ctx;
   }
 }
 
-function makeProto(service: string, needs: string[]): object {
+function makeProto(service: string, needs: string[], capabilities: Iterable<string>): object {
   const proto: PropertyDescriptorMap = {
     account: {
       get(this: Ctx) {
@@ -218,7 +205,7 @@ function makeProto(service: string, needs: string[]): object {
       },
     },
   };
-  for (const name of capabilityFactories.keys()) {
+  for (const name of capabilities) {
     if (needs.includes(name)) continue;
     proto[name] = {
       get() {
@@ -228,29 +215,3 @@ function makeProto(service: string, needs: string[]): object {
   }
   return Object.create(null, proto);
 }
-
-// The core's own capabilities.
-provideCapability("db", (s) => (s.kind === "read" ? s.rt.store.rdb : s.rt.store.wdb));
-provideCapability("sqlite", (s) => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer));
-provideCapability("blobs", (s) => s.rt.blobs);
-provideCapability("index", (s) =>
-  makeIndex(
-    s.service,
-    () => s.rt.store.writer,
-    () => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
-    (change) => {
-      if (s.rt.store.inWrite()) return change();
-      s.rt.store.write(change).catch((e) => s.rt.log.error("index write failed", { service: s.service, error: String(e) }));
-    },
-  ),
-);
-provideCapability("emit", (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
-  const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
-  if (s.kind === "write") s.rt.store.wdb.insert(activity).values(row).run();
-  else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
-});
-provideCapability("writes", (s) => <T>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)));
-// A nested call is a call of its own: its own state, price and charge, never its parent's.
-provideCapability("call", (s) => (service: string, method: string, args: Record<string, unknown> = {}, opts?: { scopes?: "*" | string[] }) =>
-  dispatch(s.rt, { service, method, args, caller: opts?.scopes ? { ...s.caller, scopes: intersectScopes(s.caller.scopes, opts.scopes) } : s.caller, parent: s.call, baseUrl: s.baseUrl }),
-);

@@ -24,6 +24,7 @@ export type {
   Price,
   RouteDef,
 } from "./plugin.ts";
+export type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
 // For a plugin offering its records to calendar and contacts apps (`dav`).

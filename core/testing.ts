@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { ensureAccount, issueToken } from "./auth/tokens.ts";
 import { listen } from "./http/serve.ts";
 import type { Clock } from "./plugin.ts";
-import { Runtime } from "./runtime.ts";
+import { createRuntime } from "./instance.ts";
 
 export interface Answer {
   status: number;
@@ -28,7 +28,7 @@ export interface ToolAnswer {
 export async function startHearth(opts: { plugins?: string | string[]; env?: Record<string, string>; clock?: Clock } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "hearth-plugin-test-"));
   const plugins = [opts.plugins ?? []].flat().map((p) => resolve(p));
-  const rt = await Runtime.create({
+  const rt = await createRuntime({
     env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PLUGINS: plugins.join(":"), ...opts.env },
     clock: opts.clock,
   });

@@ -7,7 +7,7 @@ import { ensureAccount, issueToken } from "../core/auth/tokens.ts";
 import { listen } from "../core/http/serve.ts";
 import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
-import { Runtime } from "../core/runtime.ts";
+import { createRuntime } from "../core/instance.ts";
 
 export interface CallResult {
   status: number;
@@ -33,7 +33,7 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

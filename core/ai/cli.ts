@@ -1,24 +1,23 @@
 // `hearth ai status`: which model server and models this instance would use.
 // `hearth ai usage [--days N]`: requests and tokens per service and model.
 import { parseFlags } from "../cli/args.ts";
-import { cliCommands } from "../cli/commands.ts";
-import { Runtime } from "../runtime.ts";
+import type { CliCommand } from "../cli/commands.ts";
 import { findProvider } from "./provider.ts";
 import { usageSince } from "./usage.ts";
 
 const USAGE = "usage: hearth ai status\n       hearth ai usage [--days N]";
 
-cliCommands.set("ai", {
+export const aiCommand: CliCommand = {
   summary: "show the model provider in use, or the tokens spent per service and model",
   usage: USAGE,
-  async run(argv) {
+  async run(argv, hearth) {
     const [sub, ...rest] = argv;
     const { flags } = parseFlags(rest);
     if (sub !== "status" && sub !== "usage") {
       process.stderr.write(USAGE + "\n");
       return 2;
     }
-    const rt = await Runtime.create();
+    const rt = await hearth.open();
     try {
       if (sub === "status") {
         const { provider, why } = await findProvider(rt);
@@ -42,4 +41,4 @@ cliCommands.set("ai", {
       await rt.stop();
     }
   },
-});
+};

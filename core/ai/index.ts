@@ -45,13 +45,13 @@
 // once more after UPSTREAM_RETRY_MS; a stream is retried only if no text had
 // reached onText. A server that refuses json mode is asked again without
 // it. Every request is recorded in ai_usage with its tokens (`hearth ai usage`).
-import { provideCapability } from "../capabilities.ts";
 import { HearthError } from "../errors.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 import { complete, streamed, type ChatAnswer, type ChatRequest, type Usage } from "./chat.ts";
 import { generateImage, type GeneratedImage, type ImageRequest } from "./images.ts";
-import "./cli.ts";
-import "./migrations.ts";
+import { aiCommand } from "./cli.ts";
+import { aiMigrations } from "./migrations.ts";
 import { findProvider, forgetProvider, imageEndpoint, notConfiguredError } from "./provider.ts";
 import { recordUsage } from "./usage.ts";
 import { withRetry, type PostOptions } from "./wire.ts";
@@ -166,4 +166,11 @@ export function makeAi(rt: Runtime, service: string, requestId: string, account:
   };
 }
 
-provideCapability("ai", (s) => makeAi(s.rt, s.service, s.requestId, s.caller.account?.id ?? null));
+export const aiModule = defineModule({
+  name: "ai",
+  provides: {
+    capabilities: { ai: (s) => makeAi(s.rt, s.service, s.requestId, s.caller.account?.id ?? null) },
+    migrations: { ai: aiMigrations },
+    cli: { ai: aiCommand },
+  },
+});

@@ -3,10 +3,10 @@
 // invitation link when sign-up is invite-only.
 import { asc, eq } from "drizzle-orm";
 import { parseFlags } from "../cli/args.ts";
-import { cliCommands } from "../cli/commands.ts";
+import type { CliCommand, CliHost } from "../cli/commands.ts";
 import { accounts } from "../db/schema.ts";
 import { HearthError } from "../errors.ts";
-import { Runtime } from "../runtime.ts";
+import type { Runtime } from "../runtime.ts";
 import { checkPassword, createInvite, setPassword } from "./people.ts";
 import { ensureAccount } from "./tokens.ts";
 
@@ -19,8 +19,8 @@ async function readLine(): Promise<string> {
   return text.split(/\r?\n/)[0] ?? "";
 }
 
-async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const rt = await Runtime.create();
+async function withRuntime<T>(hearth: CliHost, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await hearth.open();
   rt.migrate();
   try {
     return await fn(rt);
@@ -29,10 +29,10 @@ async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
   }
 }
 
-cliCommands.set("password", {
+export const passwordCommand: CliCommand = {
   summary: "set an account's password from stdin (creating the account if missing)",
   usage: "echo 'new password' | hearth password --user NAME [--admin]",
-  async run(argv) {
+  async run(argv, hearth) {
     const { flags } = parseFlags(argv);
     const user = flags.get("user")?.[0];
     if (!user || user === "true") {
@@ -40,7 +40,7 @@ cliCommands.set("password", {
       return 2;
     }
     const password = await readLine();
-    return withRuntime(async (rt) => {
+    return withRuntime(hearth, async (rt) => {
       try {
         checkPassword(password, user.toLowerCase());
         const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
@@ -54,13 +54,13 @@ cliCommands.set("password", {
       }
     });
   },
-});
+};
 
-cliCommands.set("invite", {
+export const inviteCommand: CliCommand = {
   summary: "print a one-use sign-up link, made in the name of the first admin",
   usage: "hearth invite",
-  async run() {
-    return withRuntime(async (rt) => {
+  async run(_argv, hearth) {
+    return withRuntime(hearth, async (rt) => {
       const admin = rt.store.rdb.select().from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
       if (!admin) {
         err("there is no admin yet: the first person to sign up at /signup becomes the admin");
@@ -73,4 +73,4 @@ cliCommands.set("invite", {
       return 0;
     });
   },
-});
+};

@@ -1,17 +1,16 @@
-// Identity for people: the session identifier for every surface that
+// Identity: the token and session identifiers for every surface that
 // identifies requests, the sign-in, sign-up and /token pages, and the
 // password and invite commands.
-import { clientAddress, mounts, route } from "../http/app.ts";
-import { identifiers } from "../http/identify.ts";
+import { clientAddress, route, type App } from "../http/app.ts";
+import { basic, bearer } from "../http/identify.ts";
 import { signinPage, signinPost, signoutPost, signupPage, signupPost, sessionInfo } from "../http/pages/signin.ts";
 import { inviteCreate, tokenCreate, tokenGet, tokenRevoke } from "../http/pages/token.ts";
+import { defineModule } from "../module.ts";
+import { inviteCommand, passwordCommand } from "./cli.ts";
+import type { Runtime } from "../runtime.ts";
 import { identifySession } from "./sessions.ts";
-import "./cli.ts";
 
-// After the bearer identifier: a request carrying a token never rests on the cookie.
-identifiers.push((rt, req) => identifySession(rt, req));
-
-mounts.push((app, rt) => {
+function mountPages(app: App, rt: Runtime) {
   const noParse = { parse: "none" as const };
   app.get("/signin", route((c) => signinPage(rt, c.request)));
   app.post("/signin", route((c) => signinPost(rt, c.request, clientAddress(c))), noParse);
@@ -24,5 +23,14 @@ mounts.push((app, rt) => {
   app.post("/token", route((c) => tokenCreate(rt, c.request)), noParse);
   app.post("/token/revoke", route((c) => tokenRevoke(rt, c.request)), noParse);
   app.post("/invites", route((c) => inviteCreate(rt, c.request)), noParse);
+}
+
+export const authModule = defineModule({
+  name: "auth",
+  provides: {
+    // The session comes after the token identifiers: a request carrying a token never rests on the cookie.
+    identifiers: [bearer, basic, (rt, req) => identifySession(rt, req)],
+    mounts: [mountPages],
+    cli: { password: passwordCommand, invite: inviteCommand },
+  },
 });
-import "./oauth/index.ts";

@@ -1,13 +1,14 @@
 // `hearth backup <file>` and `hearth restore <file> [--force]`, on the data
 // folder HEARTH_DATA names. A backup runs beside a serving instance; a
 // restore is for an instance that is stopped.
-import { cliCommands } from "../cli/commands.ts";
+import type { CliCommand } from "../cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "../config.ts";
+import { defineModule } from "../module.ts";
 import { backup, restore } from "./snapshot.ts";
 
 const dataDir = () => dataFolder(resolveConfig(coreSettings, process.env));
 
-cliCommands.set("backup", {
+export const backupCommand: CliCommand = {
   summary: "write a consistent snapshot of the data folder (database and blobs) to one archive, while serving",
   usage: "usage: hearth backup <file.tar>",
   async run(argv) {
@@ -20,9 +21,9 @@ cliCommands.set("backup", {
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   },
-});
+};
 
-cliCommands.set("restore", {
+export const restoreCommand: CliCommand = {
   summary: "bring a backup back into the data folder (--force replaces existing data, keeping it aside)",
   usage: "usage: hearth restore <file.tar> [--force]",
   async run(argv) {
@@ -36,4 +37,6 @@ cliCommands.set("restore", {
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   },
-});
+};
+
+export const backupModule = defineModule({ name: "backup", provides: { cli: { backup: backupCommand, restore: restoreCommand } } });

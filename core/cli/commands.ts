@@ -1,10 +1,19 @@
-// CLI commands beyond `serve`, `help` and `<service> <method>`. Modules add
-// theirs here (e.g. `mcp`, `credits`), so the CLI's dispatcher stays generic.
+// CLI commands beyond `serve`, `help` and `<service> <method>`. Modules
+// declare theirs (e.g. `mcp`, `credits`), so the CLI's dispatcher stays generic.
+import type { Runtime } from "../runtime.ts";
+
+/** What a command is handed to reach the instance: the wiring opens it, so commands import no wiring. */
+export interface CliHost {
+  /** Opens the instance on the data folder the settings name (not yet migrated or started). */
+  open(): Promise<Runtime>;
+}
+
 export interface CliCommand {
   summary: string;
   usage: string;
   /** Returns the exit code: 0 ok, 1 refused, 2 usage. */
-  run(argv: string[]): Promise<number>;
+  run(argv: string[], hearth: CliHost): Promise<number>;
 }
 
+/** Commands a plugin adds to `hearth`, beside the core modules' own. */
 export const cliCommands = new Map<string, CliCommand>();

@@ -4,12 +4,12 @@
 import { ensureAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
 import { coreSettings, loadSettingsFile, resolveConfig, settingsFile } from "../config.ts";
-import { loadRegistry, Runtime } from "../runtime.ts";
+import { cliHost, coreWiring, createRuntime, loadRegistry } from "../instance.ts";
 import { coerceValue } from "../validate.ts";
 import { HearthError } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
-import { cliCommands } from "./commands.ts";
+import { cliCommands, type CliCommand } from "./commands.ts";
 import { welcomeLines } from "./welcome.ts";
 import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -29,7 +29,7 @@ usage:
   hearth version`;
 
 async function serve(settingsRead: boolean): Promise<number> {
-  const rt = await Runtime.create();
+  const rt = await createRuntime();
   await rt.start();
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
   // Start-up garbage (module evaluation, migrations, manifests) is collected now rather than
@@ -52,6 +52,9 @@ async function serve(settingsRead: boolean): Promise<number> {
   return new Promise<number>(() => {});
 }
 
+/** The core modules' commands, then those plugins add. */
+const allCommands = (): Map<string, CliCommand> => new Map([...coreWiring.cli, ...cliCommands]);
+
 async function help(service?: string): Promise<number> {
   const rt = await loadRegistry();
   const entries = rt.registry.list().filter((e) => !service || e.service === service);
@@ -60,9 +63,10 @@ async function help(service?: string): Promise<number> {
     return 2;
   }
   const lines: string[] = [USAGE];
-  if (!service && cliCommands.size) {
+  const commands = allCommands();
+  if (!service && commands.size) {
     lines.push("", "commands:");
-    for (const [name, c] of [...cliCommands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
+    for (const [name, c] of [...commands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
   }
   const plugin = service ? rt.registry.plugins.get(service) : undefined;
   if (plugin) {
@@ -92,7 +96,7 @@ async function tokenCreate(argv: string[]): Promise<number> {
     return 2;
   }
   const scopesFlag = flags.get("scopes")?.[0];
-  const rt = await Runtime.create();
+  const rt = await createRuntime();
   rt.migrate();
   let scopes: "*" | string[] = "*";
   if (scopesFlag && scopesFlag !== "*") {
@@ -167,8 +171,8 @@ export async function main(argv: string[]): Promise<number> {
       err("usage: hearth token create --user NAME [--scopes notes,tasks] [--admin]");
       return 2;
     }
-    const command = cliCommands.get(first);
-    if (command) return await command.run(argv.slice(1));
+    const command = allCommands().get(first);
+    if (command) return await command.run(argv.slice(1), cliHost);
     if (!second) {
       err(`"${first}" needs a method: hearth ${first} <method> [--arg value]; see hearth help ${first}`);
       return 2;

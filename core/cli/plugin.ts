@@ -6,8 +6,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hearthHome } from "../config.ts";
 import { serveSdk } from "../registry.ts";
+import { defineModule } from "../module.ts";
 import { parseFlags } from "./args.ts";
-import { cliCommands } from "./commands.ts";
+import type { CliCommand } from "./commands.ts";
 
 const USAGE = "usage: hearth plugin new NAME [--dir FOLDER] | hearth plugin migrations FOLDER [--name WORD]";
 
@@ -168,7 +169,7 @@ async function newPlugin(name: string, parent: string): Promise<number> {
   return 0;
 }
 
-cliCommands.set("plugin", {
+export const pluginCommand: CliCommand = {
   summary: "write a new drop-in plugin folder, or a plugin's next migration from its schema.ts",
   usage: "hearth plugin new NAME | migrations FOLDER",
   async run(argv) {
@@ -183,4 +184,7 @@ cliCommands.set("plugin", {
     process.stdout.write(tag ? `${join(resolve(arg), "migrations", `${tag}.sql`)}\n` : "no change to the tables: nothing written\n");
     return 0;
   },
-});
+};
+
+/** `hearth plugin`: making and checking plugins. */
+export const pluginToolsModule = defineModule({ name: "plugin-tools", provides: { cli: { plugin: pluginCommand } } });

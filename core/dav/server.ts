@@ -22,16 +22,17 @@ import { assertScope } from "../auth/tokens.ts";
 import { limitCall } from "../auth/limits.ts";
 import { newCall, type Call } from "../call.ts";
 import { asHearthError, HearthError, tooLarge } from "../errors.ts";
-import { clientAddress, mounts, route, type RouteArgs } from "../http/app.ts";
+import { clientAddress, route, type App, type RouteArgs } from "../http/app.ts";
 import { identify } from "../http/identify.ts";
-import { appPasswordPresets } from "../http/pages/token.ts";
+import type { AppPasswordPresets } from "../http/pages/token.ts";
 import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
 import { claim, etagOf, keepRaw, rawStands, reconcile, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
-import "./migrations.ts";
+import { davMigrations } from "./migrations.ts";
+import { defineModule } from "../module.ts";
 
 const BODY_LIMIT = 16 * 1024 * 1024;
 const NAME_MAX = 255;
@@ -397,19 +398,20 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
   }
 }
 
-mounts.push((app, rt) => {
+function mountDav(app: App, rt: Runtime) {
   // RFC 6764: clients asked for a server's name alone look here first.
   for (const w of ["caldav", "carddav"]) app.all(`/.well-known/${w}`, () => new Response(null, { status: 301, headers: { location: "/dav/" } }), { parse: "none" });
   const h = route((c) => handle(rt, c));
   app.all("/dav", h, { parse: "none" });
   app.all("/dav/*", h, { parse: "none" });
-});
+}
 
 // App password presets on /token: one per kind of collection, scoped to the services holding them.
-appPasswordPresets.push((rt) =>
+const presets: AppPasswordPresets = (rt) =>
   (["calendar", "addressbook"] as const).flatMap((type) => {
     const cols = collections(rt, type);
     if (!cols.length) return [];
     return [{ label: cols.map(([, c]) => c.displayName).join(" and "), scopes: cols.map(([s]) => s).sort(), path: "/dav/" }];
-  }),
-);
+  });
+
+export const davModule = defineModule({ name: "dav", provides: { mounts: [mountDav], appPasswords: [presets], migrations: { dav: davMigrations } } });

@@ -11,9 +11,6 @@ export interface MigrationSet {
   sql: Record<string, string>;
 }
 
-/** Core modules with tables of their own add their migrations here; applied after the core's, before plugins'. */
-export const moduleMigrations: { owner: string; set: MigrationSet }[] = [];
-
 export function readMigrations(dir: string): MigrationSet | null {
   const journalPath = join(dir, "meta", "_journal.json");
   if (!existsSync(journalPath)) return null;

@@ -51,7 +51,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
-    const more = headersFor(caller);
+    const more = headersFor(rt, caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {
     const err = asHearthError(e);

@@ -16,9 +16,8 @@ export type App = Elysia<any, any, any, any, any, any, any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type RouteArgs = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null; [k: string]: any };
 
-/** Modules that serve pages or extra routes register a mount here (sessions, MCP, ...). */
+/** What a module that serves pages or extra routes adds to the app (sessions, MCP, ...). */
 export type Mount = (app: App, rt: Runtime) => void;
-export const mounts: Mount[] = [];
 
 /** Elysia's context type depends on the route; handlers here read only request, params and server. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -68,7 +67,7 @@ export function createApp(rt: Runtime): App {
       else app.all(r.path, handler, { parse: "none" });
     }
   }
-  for (const m of mounts) m(app, rt);
+  for (const m of rt.wiring.mounts) m(app, rt);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   app.onError(({ code, request, error }: any) => {
     const rid = crypto.randomUUID();

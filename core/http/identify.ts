@@ -12,21 +12,22 @@ export const BASIC_CHALLENGE = 'Basic realm="Hearth", charset="UTF-8"';
 
 const refuseBasic = (message: string) => new HearthError("unauthenticated", message, { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
 
-const bearer: Identifier = (rt, req) => {
+/** A bearer token in the Authorization header. */
+export const bearer: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
   if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
   const caller = rt.tokens.identify(m[1], rt.clock.now().getTime());
-  for (const check of tokenChecks) check(rt, req, caller);
+  for (const check of rt.wiring.tokenChecks) check(rt, req, caller);
   return caller;
 };
 
-/** Checks on a caller its bearer token identified (the audience of an OAuth token, ...); each may refuse with 401. */
-export const tokenChecks: ((rt: Runtime, req: Request, caller: Caller) => void)[] = [];
+/** A check on a caller its bearer token identified (the audience of an OAuth token, ...); may refuse with 401. */
+export type TokenCheck = (rt: Runtime, req: Request, caller: Caller) => void;
 
-/** Parameters modules add to a 401's challenge: where a client learns how to get a token (RFC 9728 resource_metadata). */
-export const challengeParams: ((rt: Runtime, req: Request) => Record<string, string> | undefined)[] = [];
+/** Parameters a module adds to a 401's challenge: where a client learns how to get a token (RFC 9728 resource_metadata). */
+export type ChallengeParams = (rt: Runtime, req: Request) => Record<string, string> | undefined;
 
 const quoted = (v: string) => `"${v.replace(/[^\x20-\x7e]/g, "").replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
@@ -41,7 +42,7 @@ export function bearerChallenge(rt: Runtime, req: Request, message?: string): Re
     params.error = "invalid_token";
     if (message) params.error_description = message;
   }
-  for (const more of challengeParams) Object.assign(params, more(rt, req));
+  for (const more of rt.wiring.challengeParams) Object.assign(params, more(rt, req));
   return { "www-authenticate": `Bearer ${Object.entries(params).map(([k, v]) => `${k}=${quoted(v)}`).join(", ")}` };
 }
 
@@ -54,7 +55,7 @@ export function bearerChallenge(rt: Runtime, req: Request, message?: string): Re
  * it marks as made by another site's page identifies no one, as a session
  * cookie would not. Refusals carry the Basic challenge these clients wait for.
  */
-const basic: Identifier = (rt, req) => {
+export const basic: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
   if (!h || !/^Basic\s/i.test(h)) return null;
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(h);
@@ -71,7 +72,7 @@ const basic: Identifier = (rt, req) => {
     throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
   }
   if (caller.account?.username.toLowerCase() !== pair.slice(0, colon).trim().toLowerCase()) throw refuseBasic("the username is not the account this token belongs to");
-  for (const check of tokenChecks) check(rt, req, caller);
+  for (const check of rt.wiring.tokenChecks) check(rt, req, caller);
   return caller;
 };
 
@@ -80,22 +81,19 @@ export function challengeFor(rt: Runtime, req: Request, e: HearthError): Record<
   return e.status === 401 ? bearerChallenge(rt, req, e.message) : undefined;
 }
 
-/** Identifiers in order; the sessions module adds its own. */
-export const identifiers: Identifier[] = [bearer, basic];
-
 /**
  * What a request carries beside who is calling, added to the identified
  * caller (or the stranger): a payment sent with a token still pays for the
- * call. Each returns the caller as it is, or a new one carrying more.
+ * call. Returns the caller as it is, or a new one carrying more.
  */
-export const attachments: ((rt: Runtime, req: Request, caller: Caller) => Caller)[] = [];
+export type Attachment = (rt: Runtime, req: Request, caller: Caller) => Caller;
 
 /** Headers a module adds to a successful answer for this caller (a payment receipt, ...). */
-export const answerHeaders: ((caller: Caller) => Record<string, string> | undefined)[] = [];
+export type AnswerHeaders = (caller: Caller) => Record<string, string> | undefined;
 
-export function headersFor(caller: Caller): Record<string, string> | undefined {
+export function headersFor(rt: Runtime, caller: Caller): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
-  for (const h of answerHeaders) {
+  for (const h of rt.wiring.answerHeaders) {
     const more = h(caller);
     if (more) out = { ...out, ...more };
   }
@@ -106,7 +104,7 @@ export const stranger = (address: string): Caller => ({ account: null, scopes: [
 
 export async function identify(rt: Runtime, req: Request, address: string): Promise<Caller> {
   let caller: Caller | null = null;
-  for (const id of identifiers) {
+  for (const id of rt.wiring.identifiers) {
     caller = await id(rt, req, address);
     if (caller) {
       caller.address ??= address;
@@ -114,6 +112,6 @@ export async function identify(rt: Runtime, req: Request, address: string): Prom
     }
   }
   caller ??= stranger(address);
-  for (const attach of attachments) caller = attach(rt, req, caller);
+  for (const attach of rt.wiring.attachments) caller = attach(rt, req, caller);
   return caller;
 }

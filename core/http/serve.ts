@@ -25,13 +25,6 @@ function secured(res: Response | undefined): Response | undefined {
 }
 
 /**
- * Hot endpoints a module serves outside the API (MCP): these go to Bun's native
- * router like the API does, not through Elysia. Modules still mount the same
- * path on the Elysia app for anyone who serves that app alone.
- */
-export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address: string) => Response | Promise<Response>>();
-
-/**
  * Bytes a request's line and headers may take. Reads carry their arguments in
  * the query string and the text methods take 30,000 characters: percent-encoded,
  * one astral character (an emoji) is 12 bytes, so 30,000 of them are 360,000,
@@ -64,7 +57,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
       // API answers are made by jsonResponse, which already carries the security headers.
       "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
       ...Object.fromEntries(
-        [...nativeRoutes].map(([path, handle]) => [
+        // Hot endpoints a module serves outside the API (MCP) go to Bun's router too; the module mounts them on the app as well.
+        [...rt.wiring.native].map(([path, handle]) => [
           path,
           async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
         ]),

@@ -1,8 +1,7 @@
 // `hearth mail dns`: the DNS records a mail domain needs so the world sends
 // its mail here and believes the mail sent from here (MX, SPF, DKIM, DMARC),
 // making the DKIM key on first use.
-import { cliCommands } from "../cli/commands.ts";
-import { Runtime } from "../runtime.ts";
+import type { CliCommand } from "../cli/commands.ts";
 import { dkimKey, dkimRecord } from "./dkim.ts";
 
 /** A TXT value as zone files write it: quoted strings of at most 255 characters each. */
@@ -28,15 +27,15 @@ export function dnsRecords(config: Readonly<Record<string, string>>, dataDir: st
   };
 }
 
-cliCommands.set("mail", {
+export const mailCommand: CliCommand = {
   summary: "print the DNS records the mail domain needs (MX, SPF, DKIM, DMARC)",
   usage: "usage: hearth mail dns",
-  async run(argv) {
+  async run(argv, hearth) {
     if (argv[0] !== "dns") {
       process.stderr.write("usage: hearth mail dns\n");
       return 2;
     }
-    const rt = await Runtime.create();
+    const rt = await hearth.open();
     try {
       if (!rt.config.MAIL_DOMAIN) {
         process.stderr.write("MAIL_DOMAIN is not set: set it to the domain mail should arrive at (example.org), then run this again\n");
@@ -55,4 +54,4 @@ cliCommands.set("mail", {
       await rt.stop();
     }
   },
-});
+};

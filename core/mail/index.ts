@@ -1,13 +1,14 @@
 // ctx.mail: the instance's mail as a capability. Services deliver to an
 // account's inbox (a reminder, an answer), send as the caller, and register
-// for mail that reaches handle+tag (an agent named by the tag). Importing this
-// module also adds the mail tables and the `hearth mail dns` command.
-import { provideCapability } from "../capabilities.ts";
+// for mail that reaches handle+tag (an agent named by the tag). The module
+// also brings the mail tables and the `hearth mail dns` command.
+import type { CapabilityScope } from "../capabilities.ts";
 import { unauthenticated } from "../errors.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 import { addressOf } from "./addresses.ts";
-import "./cli.ts";
-import "./migrations.ts";
+import { mailCommand } from "./cli.ts";
+import { mailMigrations } from "./migrations.ts";
 import { MailService, type ArrivedHandler, type LocalMessage, type SendInput, type Sent } from "./service.ts";
 
 export type { ArrivedHandler, ArrivedMail, LocalMessage, SendInput, Sent } from "./service.ts";
@@ -49,7 +50,7 @@ export function mailOf(rt: Runtime): MailService {
   return s;
 }
 
-provideCapability("mail", (scope): Mail => {
+function mailFor(scope: CapabilityScope): Mail {
   const m = mailOf(scope.rt);
   return {
     get domain() {
@@ -69,4 +70,9 @@ provideCapability("mail", (scope): Mail => {
     start: () => m.start(),
     stop: () => m.stop(),
   };
+}
+
+export const mailModule = defineModule({
+  name: "mail",
+  provides: { capabilities: { mail: mailFor }, migrations: { mail: mailMigrations }, cli: { mail: mailCommand } },
 });

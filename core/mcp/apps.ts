@@ -4,8 +4,8 @@
 // initialize or in a request's own `_meta`, sees the links, the views and the
 // tools that exist only to open a view; to any other client tools are as before.
 //
-// The home cards (weather, events, tasks) are views here; other modules add
-// theirs to `uiSources` (the apps plugin: one view per hosted app). A view's
+// The home cards (weather, events, tasks) are views here; plugins declare
+// theirs in `provides.views` (the apps plugin: one view per hosted app). A view's
 // calls (`callServerTool`) come back as ordinary tools/call requests, through
 // dispatch with the host's caller, scopes and prices: nothing here runs a method.
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
@@ -76,7 +76,8 @@ export interface UiSource {
   resultMeta?(rt: Runtime, entry: MethodEntry, result: unknown): Record<string, unknown> | undefined;
 }
 
-export const uiSources: UiSource[] = [];
+/** The core's own views, then those plugins provide. */
+const sourcesOf = (rt: Runtime): UiSource[] => [cardViews, ...rt.views];
 
 /** The same rule as for tools: at this endpoint, and in the caller's scope. */
 export const visible = (c: UiContext, entry: MethodEntry) => inFilter(entry, c.filter) && inScope(entry, c.caller);
@@ -86,15 +87,15 @@ const linked = (tool: Tool, uri: string): Tool => ({ ...tool, _meta: { ...tool._
 /** tools/list for a client that renders MCP Apps: the same tools, the linked ones carrying their view, then the sources' own. */
 export function linkTools(rt: Runtime, c: UiContext, tools: Tool[]): Tool[] {
   const links = new Map<string, string>();
-  for (const s of uiSources) for (const [tool, uri] of s.links?.(rt) ?? []) links.set(tool, uri);
+  for (const s of sourcesOf(rt)) for (const [tool, uri] of s.links?.(rt) ?? []) links.set(tool, uri);
   const out = tools.map((t) => (links.has(t.name) ? linked(t, links.get(t.name)!) : t));
-  for (const s of uiSources) for (const t of s.tools?.(rt, c) ?? []) if (visible(c, t.entry)) out.push(linked(t.tool, t.view));
+  for (const s of sourcesOf(rt)) for (const t of s.tools?.(rt, c) ?? []) if (visible(c, t.entry)) out.push(linked(t.tool, t.view));
   return out;
 }
 
 /** A source's own tool by name, for tools/call; null when there is none this caller may see. */
 export function uiTool(rt: Runtime, c: UiContext, name: string): UiTool | null {
-  for (const s of uiSources) for (const t of s.tools?.(rt, c) ?? []) if (t.tool.name === name && visible(c, t.entry)) return t;
+  for (const s of sourcesOf(rt)) for (const t of s.tools?.(rt, c) ?? []) if (t.tool.name === name && visible(c, t.entry)) return t;
   return null;
 }
 
@@ -107,7 +108,7 @@ export function viewResult(rt: Runtime, entry: MethodEntry, out: CallToolResult,
     out = { ...out, structuredContent: shaped, content: [{ type: "text", text: JSON.stringify(shaped) }] };
   }
   let meta: Record<string, unknown> | undefined;
-  for (const s of uiSources) {
+  for (const s of sourcesOf(rt)) {
     const more = s.resultMeta?.(rt, entry, body?.result);
     if (more) meta = { ...meta, ...more };
   }
@@ -117,14 +118,14 @@ export function viewResult(rt: Runtime, entry: MethodEntry, out: CallToolResult,
 /** resources/list: every view this caller may open. */
 export function listViews(rt: Runtime, c: UiContext): ListResourcesResult {
   const resources: Resource[] = [];
-  for (const s of uiSources)
+  for (const s of sourcesOf(rt))
     for (const v of s.views(rt, c)) resources.push({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: VIEW_UI_META } });
   return { resources };
 }
 
 /** resources/read of a view; null when no source has it, and why not when the caller may not have it. */
 export async function readView(rt: Runtime, c: UiContext, uri: string): Promise<ReadResourceResult | { refused: string } | null> {
-  for (const s of uiSources) {
+  for (const s of sourcesOf(rt)) {
     const text = await s.read(rt, c, uri);
     if (text === null) continue;
     if (typeof text !== "string") return text;
@@ -144,7 +145,7 @@ const cardUri = (service: string) => `ui://hearth/cards/${service}`;
 const cardsOn = (rt: Runtime) =>
   SOURCES.filter((s) => CARD_VIEWS[s.service] && CARD_VIEWS[s.service].tool === `${s.service}_${s.method}` && rt.registry.get(s.service, s.method));
 
-uiSources.push({
+const cardViews: UiSource = {
   views(rt, c) {
     return cardsOn(rt)
       .filter((s) => visible(c, rt.registry.get(s.service, s.method)!))
@@ -176,4 +177,4 @@ uiSources.push({
     }
     return { "hearth/card": { title: card?.title ?? s.title, lead: card?.lead ?? null, lines: (card?.lines ?? []).map((l) => ({ text: l.text, detail: l.detail ?? null })) } };
   },
-});
+};

@@ -8,9 +8,6 @@ import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 
-export { mcpHooks } from "./hooks.ts";
-import { mcpHooks } from "./hooks.ts";
-
 export interface ToolCall {
   entry: MethodEntry;
   args: Record<string, unknown> | undefined;
@@ -29,7 +26,7 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   let status = 200;
   let special: CallToolResult | undefined;
   try {
-    for (const hook of mcpHooks.caller) caller = await hook(rt, call.meta, caller);
+    for (const hook of rt.wiring.mcp.caller) caller = await hook(rt, call.meta, caller);
     // dispatch fills defaults into the object it is given; the client's stays untouched.
     const args = { ...(call.args ?? {}) };
     const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl });
@@ -40,7 +37,7 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
     if (err.kind === "internal")
       rt.log.error("call failed", { rid: requestId, service: entry.service, method: entry.name, via: "mcp", error: String((e as Error)?.stack ?? e) });
     body = { error: err.body(err.kind === "internal" ? requestId : undefined) };
-    for (const hook of mcpHooks.errorResult) if ((special = hook(e))) break;
+    for (const hook of rt.wiring.mcp.errorResult) if ((special = hook(e))) break;
   } finally {
     rt.log.line({
       rid: requestId,
@@ -64,7 +61,7 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   if (status !== 200) out.isError = true;
   else {
     let meta: Record<string, unknown> | undefined;
-    for (const hook of mcpHooks.resultMeta) {
+    for (const hook of rt.wiring.mcp.resultMeta) {
       const more = hook(caller);
       if (more) meta = { ...meta, ...more };
     }

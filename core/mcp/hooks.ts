@@ -1,5 +1,5 @@
-// Hooks other modules (payments) register on tools/call. Kept apart from the
-// MCP SDK so that registering costs nothing until /mcp is first used.
+// Hooks other modules (payments) declare on tools/call. Kept apart from the
+// MCP SDK so that declaring them costs nothing until /mcp is first used.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -9,11 +9,11 @@ import type { Runtime } from "../runtime.ts";
  * over MCP travel in the request's `_meta`, their refusal has its own result
  * shape, and their receipt goes back in the result's `_meta`.
  */
-export const mcpHooks = {
+export interface McpHooks {
   /** May replace the identified caller from the request's `_meta`; returns it unchanged to decline. */
-  caller: [] as ((rt: Runtime, meta: Record<string, unknown> | undefined, caller: Caller) => Caller | Promise<Caller>)[],
+  caller: ((rt: Runtime, meta: Record<string, unknown> | undefined, caller: Caller) => Caller | Promise<Caller>)[];
   /** May give the tool result for a refusal; its structuredContent keeps HTTP's "error" beside its own members. */
-  errorResult: [] as ((e: unknown) => CallToolResult | undefined)[],
+  errorResult: ((e: unknown) => CallToolResult | undefined)[];
   /** What to merge into a successful result's `_meta` for this caller. */
-  resultMeta: [] as ((caller: Caller) => Record<string, unknown> | undefined)[],
-};
+  resultMeta: ((caller: Caller) => Record<string, unknown> | undefined)[];
+}

@@ -1,10 +1,9 @@
 // MCP: /mcp over Streamable HTTP, and `hearth mcp` over stdio. The SDK (with
 // zod and ajv, ~14 MB resident) loads on the first /mcp request or `hearth mcp`,
 // not at every start.
-import { cliCommands } from "../cli/commands.ts";
-import { clientAddress, mounts, route } from "../http/app.ts";
+import { clientAddress, route } from "../http/app.ts";
 import { preflight, withCors } from "../http/cors.ts";
-import { nativeRoutes } from "../http/serve.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 
 const handlers = new WeakMap<Runtime, Promise<(req: Request, address: string) => Promise<Response>>>();
@@ -20,18 +19,26 @@ async function serveMcp(rt: Runtime, req: Request, address: string): Promise<Res
   return withCors(await (await handler)(req, address));
 }
 
-// Served by Bun's router like the API (tools/call is as hot a path), and mounted on the app too.
-nativeRoutes.set("/mcp", serveMcp);
-mounts.push((app, rt) => {
-  app.all(
-    "/mcp",
-    route((c) => serveMcp(rt, c.request, clientAddress(c))),
-    { parse: "none" },
-  );
-});
-
-cliCommands.set("mcp", {
-  summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
-  usage: "hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]",
-  run: async (argv) => (await import("./stdio.ts")).mcpCommand.run(argv),
+export const mcpModule = defineModule({
+  name: "mcp",
+  provides: {
+    // Served by Bun's router like the API (tools/call is as hot a path), and mounted on the app too.
+    native: { "/mcp": serveMcp },
+    mounts: [
+      (app, rt) => {
+        app.all(
+          "/mcp",
+          route((c) => serveMcp(rt, c.request, clientAddress(c))),
+          { parse: "none" },
+        );
+      },
+    ],
+    cli: {
+      mcp: {
+        summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
+        usage: "hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]",
+        run: async (argv, hearth) => (await import("./stdio.ts")).mcpCommand.run(argv, hearth),
+      },
+    },
+  },
 });

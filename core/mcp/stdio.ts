@@ -19,7 +19,7 @@ const err = (s: string) => process.stderr.write(s + "\n");
 export const mcpCommand: CliCommand = {
   summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
   usage: USAGE,
-  async run(argv) {
+  async run(argv, hearth) {
     const { flags, rest } = parseFlags(argv);
     if (rest.length || flags.has("help")) {
       err(USAGE);
@@ -42,9 +42,7 @@ export const mcpCommand: CliCommand = {
       err(`hearth mcp needs to know whom it acts for: set HEARTH_TOKEN to a token of this instance, or pass --user NAME\n${USAGE}`);
       return 2;
     }
-    // Loaded here: this module is itself imported while the runtime module loads.
-    const { Runtime } = await import("../runtime.ts");
-    const rt = await Runtime.create();
+    const rt = await hearth.open();
     rt.migrate();
     let callerNow: () => Caller;
     try {

@@ -4,9 +4,8 @@
 // database, as the instance's owner, without a running server.
 import { findAccount } from "../auth/tokens.ts";
 import { parseFlags } from "../cli/args.ts";
-import { cliCommands } from "../cli/commands.ts";
+import type { CliCommand } from "../cli/commands.ts";
 import { HearthError } from "../errors.ts";
-import { Runtime } from "../runtime.ts";
 import { accountMetering, chooseMetering, metersAccount, parseChoice } from "./accounts.ts";
 import { grantCredits } from "./grant.ts";
 import { balanceOf, recent, shapeEntry } from "./ledger.ts";
@@ -14,10 +13,10 @@ import { balanceOf, recent, shapeEntry } from "./ledger.ts";
 const USAGE =
   "usage: hearth credits grant --user NAME --amount N [--note TEXT]\n       hearth credits balance --user NAME\n       hearth credits meter --user NAME on|off|default   (whether its priced calls cost credits; default follows HEARTH_METER_ACCOUNTS)";
 
-cliCommands.set("credits", {
+export const creditsCommand: CliCommand = {
   summary: "grant credits to an account, show its balance, or choose whether its calls cost credits",
   usage: USAGE,
-  async run(argv) {
+  async run(argv, hearth) {
     const [sub, ...rest] = argv;
     const { flags, rest: words } = parseFlags(rest);
     const user = flags.get("user")?.[0]?.toLowerCase();
@@ -30,7 +29,7 @@ cliCommands.set("credits", {
       process.stderr.write(`say on, off or default after --user NAME (got "${words[0] ?? ""}")\n${USAGE}\n`);
       return 2;
     }
-    const rt = await Runtime.create();
+    const rt = await hearth.open();
     try {
       rt.migrate();
       if (sub === "balance") {
@@ -68,4 +67,4 @@ cliCommands.set("credits", {
       await rt.stop();
     }
   },
-});
+};

@@ -1,46 +1,55 @@
 // Payments: the credits ledger, prices, and x402 for callers without an
-// account. Importing this module fills in every runtime's metering, the
-// payment identifier, the receipt header, GET /api/v1/prices and the
+// account. The module fills in every runtime's metering, the payment
+// identifier, the receipt header, GET /api/v1/prices, ctx.x402 and the
 // `credits` CLI command.
-import { runtimeSetups } from "../capabilities.ts";
-import { mounts, route } from "../http/app.ts";
+import { route } from "../http/app.ts";
 import { CORS_HEADERS } from "../http/cors.ts";
-import { answerHeaders, attachments } from "../http/identify.ts";
+import type { Attachment } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
-import { mcpHooks } from "../mcp/hooks.ts";
-import "./cli.ts";
-import "./local.ts";
+import { defineModule } from "../module.ts";
+import { creditsCommand } from "./cli.ts";
+import { instancePayments } from "./local.ts";
 import { PayMetering, receiptHeaders } from "./metering.ts";
 import { mcpPayment } from "./mcp.ts";
-import "./migrations.ts";
+import { payMigrations } from "./migrations.ts";
 import { overridesFile, readOverrides } from "./prices.ts";
 import { decodePaymentHeader, paymentCaller, paymentOf } from "./x402.ts";
 
-runtimeSetups.push((rt) => {
-  rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
-});
-
 // A payment header pays for the call, whoever sent it: a stranger, or an account that would rather pay this way (one short of credits, say).
-attachments.push((_rt, req, caller) => {
+const paymentHeader: Attachment = (_rt, req, caller) => {
   const v2 = req.headers.get("payment-signature");
   const v1 = req.headers.get("x-payment");
   if (!v2 && !v1) return caller;
   const header = v2 ? "PAYMENT-SIGNATURE" : "X-PAYMENT";
   return paymentCaller(decodePaymentHeader((v2 ?? v1)!, header), { caller, field: header });
-});
+};
 
-answerHeaders.push((caller) => receiptHeaders(paymentOf(caller)));
-
-// x402's MCP transport: payment in params._meta["x402/payment"], receipt in the result's _meta.
-mcpHooks.caller.push((_rt, meta, caller) => mcpPayment.caller(meta, caller));
-mcpHooks.errorResult.push((e) => mcpPayment.errorResult(e));
-mcpHooks.resultMeta.push((caller) => mcpPayment.resultMeta(caller));
-
-mounts.push((app, rt) => {
-  app.get(
-    "/api/v1/prices",
-    route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID(), CORS_HEADERS)),
-  );
+export const payModule = defineModule({
+  name: "pay",
+  setup(rt) {
+    rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
+  },
+  provides: {
+    migrations: { pay: payMigrations },
+    capabilities: { x402: instancePayments },
+    attachments: [paymentHeader],
+    answerHeaders: [(caller) => receiptHeaders(paymentOf(caller))],
+    // x402's MCP transport: payment in params._meta["x402/payment"], receipt in the result's _meta.
+    mcp: {
+      caller: [(_rt, meta, caller) => mcpPayment.caller(meta, caller)],
+      errorResult: [(e) => mcpPayment.errorResult(e)],
+      resultMeta: [(caller) => mcpPayment.resultMeta(caller)],
+    },
+    mounts: [
+      (app, rt) => {
+        app.get(
+          "/api/v1/prices",
+          route(() => jsonResponse(200, { result: (rt.metering as PayMetering).prices.list() }, crypto.randomUUID(), CORS_HEADERS)),
+        );
+      },
+    ],
+    cli: { credits: creditsCommand },
+  },
 });
 
 export { paymentCaller, paymentOf, paymentRequiredOf, receiptOf } from "./x402.ts";

@@ -2,7 +2,7 @@
 // tool as a stranger and, when the tool asks for payment, has the payer sign
 // and retries with the payment, so an in-process payment takes exactly the
 // path an outside client's does (challenge, verify, run, settle).
-import { provideCapability } from "../capabilities.ts";
+import type { CapabilityScope } from "../capabilities.ts";
 import { dispatch } from "../dispatch.ts";
 import { HearthError, notFound } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
@@ -34,7 +34,8 @@ export function findTool(rt: Runtime, tool: string): MethodEntry {
   return entry;
 }
 
-provideCapability("x402", (s): InstancePayments => ({
+/** ctx.x402: paying this instance's own priced tools as a stranger would. */
+export const instancePayments = (s: CapabilityScope): InstancePayments => ({
   async call(tool, args, sign) {
     const entry = findTool(s.rt, tool);
     // Both tries are calls of their own, made from the one paying, so each is priced, charged and limited by itself.
@@ -50,6 +51,6 @@ provideCapability("x402", (s): InstancePayments => ({
       return { result, settlement: paymentOf(caller)?.receipt ?? null, required };
     }
   },
-}));
+});
 
 export { HearthError };

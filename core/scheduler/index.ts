@@ -1,7 +1,8 @@
 // ctx.schedule: the instance scheduler as a capability. A plugin registers
 // its firing handler in start() and sets or removes schedules from its write
 // methods; the scheduler keeps one timer for the whole instance.
-import { provideCapability } from "../capabilities.ts";
+import type { CapabilityScope } from "../capabilities.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Repeat } from "./recurrence.ts";
 import { Scheduler, type Collection, type CollectionRound, type FiringHandler, type FiringRecord } from "./scheduler.ts";
@@ -50,7 +51,7 @@ export function schedulerOf(rt: Runtime): Scheduler {
   return s;
 }
 
-provideCapability("schedule", (scope): Schedule => {
+function scheduleFor(scope: CapabilityScope): Schedule {
   const sch = schedulerOf(scope.rt);
   const { service, kind, caller } = scope;
   const writable = () => {
@@ -65,4 +66,6 @@ provideCapability("schedule", (scope): Schedule => {
     collected: (round) => sch.collected(service, round),
     collection: () => sch.collection(service, kind),
   };
-});
+}
+
+export const schedulerModule = defineModule({ name: "scheduler", provides: { capabilities: { schedule: scheduleFor } } });

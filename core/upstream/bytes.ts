@@ -11,8 +11,8 @@
 // any other status not in `accept` => 502. A path that is a whole URL is used
 // as it is when the provider has no base URL (feeds listed by an operator).
 import { hostname } from "node:os";
-import { provideCapability } from "../capabilities.ts";
 import { HearthError, upstream } from "../errors.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 import { declaredProvider } from "./index.ts";
 import { Gate } from "./limiter.ts";
@@ -155,6 +155,14 @@ async function fetchBytes(rt: Runtime, provider: string, path: string, opts: Byt
   }
 }
 
-provideCapability("bytes", (s) => ({
-  get: async (provider: string, path: string, opts?: BytesOptions) => (declaredProvider(s.rt, s.service, provider), fetchBytes(s.rt, provider, path, opts)),
-}));
+export const bytesModule = defineModule({
+  name: "bytes",
+  requires: ["upstream"],
+  provides: {
+    capabilities: {
+      bytes: (s) => ({
+        get: async (provider: string, path: string, opts?: BytesOptions) => (declaredProvider(s.rt, s.service, provider), fetchBytes(s.rt, provider, path, opts)),
+      }),
+    },
+  },
+});

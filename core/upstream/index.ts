@@ -46,11 +46,12 @@
 // userAgent so one provider's caps hold across all of them.
 import { hostname } from "node:os";
 import type { Call } from "../call.ts";
-import { provideCapability } from "../capabilities.ts";
 import { HearthError, notConfigured, upstream } from "../errors.ts";
+import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 import { cacheOf, detached, type Entry } from "./cache.ts";
 import { Gate } from "./limiter.ts";
+import { upstreamMigrations } from "./migrations.ts";
 import { providerNamed, type ProviderDef, type RateCap } from "./providers.ts";
 import { redactUrl, scrub } from "./redact.ts";
 import { send } from "./wire.ts";
@@ -421,6 +422,12 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
   };
 }
 
-provideCapability("http", (s) => makeUpstream(s.rt, s.call, s.service));
+export const upstreamModule = defineModule({
+  name: "upstream",
+  provides: {
+    capabilities: { http: (s) => makeUpstream(s.rt, s.call, s.service) },
+    migrations: { upstream: upstreamMigrations },
+  },
+});
 
 export { redactUrl };

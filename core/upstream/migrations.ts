@@ -1,7 +1,7 @@
 // The cache table's drizzle-kit migrations, imported rather than read from
 // disk so a compiled binary carries them, and applied with the core's at
 // start. Add one import per new migration.
-import { moduleMigrations, type MigrationSet } from "../db/migrate.ts";
+import type { MigrationSet } from "../db/migrate.ts";
 import journal from "./migrations/meta/_journal.json";
 import m0000 from "./migrations/0000_upstream_cache.sql" with { type: "text" };
 
@@ -9,5 +9,3 @@ export const upstreamMigrations: MigrationSet = {
   journal,
   sql: { "0000_upstream_cache": m0000 },
 };
-
-moduleMigrations.push({ owner: "upstream", set: upstreamMigrations });

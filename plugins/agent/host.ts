@@ -5,7 +5,7 @@
 // clients (the page, mail, the worker) start runs through dispatch too.
 import { findSession } from "../../core/auth/sessions.ts";
 import { intersectScopes } from "../../core/auth/tokens.ts";
-import { provideCapability } from "../../core/capabilities.ts";
+import type { CapabilityScope } from "../../core/capabilities.ts";
 import { accounts } from "../../core/db/schema.ts";
 import { dispatch, priceOf } from "../../core/dispatch.ts";
 import { mailOf, type SendInput } from "../../core/mail/index.ts";
@@ -94,7 +94,8 @@ export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
   return out;
 }
 
-provideCapability("agentHost", (s): AgentHost => {
+/** ctx.agentHost: what the agent does as the instance on the caller's behalf (its tools, their prices, mail). */
+export function agentHostFor(s: CapabilityScope): AgentHost {
   const { rt } = s;
   // The agent's calls carry the caller's scopes cut to AGENT_SERVICES, so dispatch refuses what either leaves out.
   const only = offered(rt.config);
@@ -125,4 +126,4 @@ provideCapability("agentHost", (s): AgentHost => {
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
     sendMail: (account, m) => mailOf(rt).send(account, m),
   };
-});
+}

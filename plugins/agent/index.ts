@@ -6,7 +6,7 @@ import { Type as T } from "@sinclair/typebox";
 import { and, eq } from "drizzle-orm";
 import { notFound } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
-import "./host.ts";
+import { agentHostFor } from "./host.ts";
 import { agentName, DEFAULT_AGENT, listAgents } from "./agents.ts";
 import { answerMail } from "./mail.ts";
 import { agentPage, pageScript, sendRoute } from "./page.ts";
@@ -21,6 +21,7 @@ export default definePlugin({
   name: "agent",
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
   needs: ["db", "index", "writes", "ai", "agentHost", "mail"],
+  provides: { capabilities: { agentHost: agentHostFor } },
   settings: ["HEARTH_METERING"],
   config: {
     AGENT_MAX_STEPS: { default: "8", description: "Most model requests one agent request may make (each may call tools); it says so when it stops there." },

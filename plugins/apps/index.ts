@@ -5,7 +5,7 @@ import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.
 import { build, BUILD_PRICE } from "./build.ts";
 import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";
-import "./mcp.ts";
+import { appViews } from "./mcp.ts";
 import { sanitiseIcon } from "./icon.ts";
 import { directoryPage, frameResponse, hostPage, missingPage, snippetFrameResponse, snippetHostPage, tagList, type App } from "./pages.ts";
 import { apps, appsGrants, appsOpens, appsSnippets } from "./schema.ts";
@@ -201,6 +201,7 @@ export default definePlugin({
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
   needs: ["db", "index", "emit", "call", "writes", "methods", "ai"],
+  provides: { views: [appViews] },
   settings: ["HEARTH_METERING"],
   methods: {
     create: write({

@@ -8,8 +8,8 @@
 // element, the host framing it in its own sandbox) and the same guard, then
 // the MCP Apps bridge in place of the host page's.
 import { desc, eq, or } from "drizzle-orm";
-import type { UiContext, UiTool, UiView } from "../../core/mcp/apps.ts";
-import { uiSources, visible } from "../../core/mcp/apps.ts";
+import type { UiContext, UiSource, UiTool, UiView } from "../../core/mcp/apps.ts";
+import { visible } from "../../core/mcp/apps.ts";
 import { creditsOf, priceText, toolOf } from "../../core/mcp/tools.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
@@ -71,7 +71,8 @@ async function appView(html: string): Promise<string> {
   return h.slice(0, at) + first + h.slice(at);
 }
 
-uiSources.push({
+/** The hosted apps as MCP Apps views, each opened by a tool of its own. */
+export const appViews: UiSource = {
   views(rt, c) {
     const entry = rt.registry.get("apps", "read");
     return entry && visible(c, entry) ? offered(rt, c).map(view) : [];
@@ -112,4 +113,4 @@ uiSources.push({
       };
     return appView(app.html);
   },
-});
+};

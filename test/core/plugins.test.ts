@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startHearth as startPluginHearth } from "../../core/testing.ts";
-import { Runtime } from "../../core/runtime.ts";
+import { createRuntime } from "../../core/instance.ts";
 import { startHearth } from "../harness.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
 
@@ -168,7 +168,7 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
   const start = async (folder: string) => {
     const dir = mkdtempSync(join(tmpdir(), "hearth-dropin-data-"));
     made.push(dir);
-    const rt = await Runtime.create({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_PLUGINS: folder } });
+    const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_PLUGINS: folder } });
     try {
       await rt.start();
     } finally {

@@ -1,7 +1,10 @@
 import { expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Type as T } from "@sinclair/typebox";
-import "../../core/modules.ts";
+import { createRuntime } from "../../core/instance.ts";
+import { startHearth } from "../harness.ts";
 import { buildRegistry, ManifestError, Registry } from "../../core/registry.ts";
 import { definePlugin, read } from "../../core/plugin.ts";
 
@@ -34,7 +37,9 @@ test("manifest rules", () => {
   const cases: [unknown, string][] = [
     [{ ...ok, name: "Bad Name" }, "name"],
     [{ ...ok, description: "" }, "description"],
-    [{ ...ok, needs: ["teleport"] }, "needs"],
+    [{ ...ok, needs: ["tele port"] }, "needs"],
+    [{ ...ok, provides: { capabilities: { tele: "port" } } }, "provides.capabilities.tele"],
+    [{ ...ok, provides: { views: [{ views: () => [] }] } }, "provides.views[0]"],
     [{ ...ok, methods: {} }, "methods"],
     [{ ...ok, methods: { m: { ...ok.methods.m, args: { type: "object" } } } }, "methods.m.args"],
     [{ ...ok, methods: { m: { ...ok.methods.m, price: -1 } } }, "methods.m.price"],
@@ -61,4 +66,33 @@ test("manifest rules", () => {
   const reg = new Registry();
   reg.add(definePlugin(ok), "plugins/x/index.ts", { builtin: true, migrations: null });
   expect(() => reg.add(definePlugin(ok), "elsewhere/x/index.ts", { builtin: false, migrations: null })).toThrow(/already provided/);
+});
+
+test("a plugin needing a capability that neither the core nor a plugin provides stops start-up, naming it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-needs-"));
+  try {
+    const write = (name: string, text: string) => {
+      mkdirSync(join(dir, "plugins", name), { recursive: true });
+      writeFileSync(join(dir, "plugins", name, "index.ts"), text);
+    };
+    const method = `methods: { m: read({ description: "d", args: T.Object({}), access: "public", run: (_a, ctx) => ctx.tele.port() }) }`;
+    write("asker", `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "asker", description: "d", needs: ["tele"], ${method} });\n`);
+    const env = { HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HEARTH_PLUGINS: join(dir, "plugins") };
+    const err = await createRuntime({ env }).catch((e) => e);
+    expect(err).toBeInstanceOf(ManifestError);
+    expect(err.field).toBe("needs");
+    expect(err.message).toContain('plugin "asker" needs unknown capability "tele"');
+    // Once another plugin provides it, the same manifest loads and the capability reaches its ctx.
+    write("giver", `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "giver", description: "d", provides: { capabilities: { tele: (s) => ({ port: () => s.service }) } }, methods: { m: read({ description: "d", args: T.Object({}), access: "public", run: () => 1 }) } });\n`);
+    const h = await startHearth({ env: { HEARTH_PLUGINS: env.HEARTH_PLUGINS } });
+    try {
+      const r = await h.call("asker/m");
+      expect(r.status).toBe(200);
+      expect(r.body.result).toBe("asker");
+    } finally {
+      await h.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

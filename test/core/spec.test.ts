@@ -3,7 +3,6 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import "../../core/modules.ts";
 import { buildRegistry } from "../../core/registry.ts";
 
 const specFile = join(import.meta.dir, "../../../shared/spec/methods.json");

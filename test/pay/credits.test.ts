@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { activity } from "../../core/db/schema.ts";
-import { cliCommands } from "../../core/cli/commands.ts";
+import { cliHost, coreWiring } from "../../core/instance.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
@@ -223,9 +223,9 @@ describe("hearth credits", () => {
     const orig = process.stdout.write.bind(process.stdout);
     process.stdout.write = ((s: string) => (writes.push(String(s)), true)) as typeof process.stdout.write;
     try {
-      expect(await cliCommands.get("credits")!.run(["grant", "--user", "hank", "--amount", "25", "--note", "welcome"])).toBe(0);
-      expect(await cliCommands.get("credits")!.run(["balance", "--user", "hank"])).toBe(0);
-      expect(await cliCommands.get("credits")!.run(["grant", "--user", "hank"])).toBe(2);
+      expect(await coreWiring.cli.get("credits")!.run(["grant", "--user", "hank", "--amount", "25", "--note", "welcome"], cliHost)).toBe(0);
+      expect(await coreWiring.cli.get("credits")!.run(["balance", "--user", "hank"], cliHost)).toBe(0);
+      expect(await coreWiring.cli.get("credits")!.run(["grant", "--user", "hank"], cliHost)).toBe(2);
     } finally {
       process.stdout.write = orig;
       if (saved === undefined) delete process.env.HEARTH_DATA;

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cliCommands } from "../../core/cli/commands.ts";
+import { cliHost, coreWiring } from "../../core/instance.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
 
@@ -38,7 +38,7 @@ async function credits(dir: string, argv: string[]) {
   process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
   process.stderr.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stderr.write;
   try {
-    return { code: await cliCommands.get("credits")!.run(argv), out: out.join("") };
+    return { code: await coreWiring.cli.get("credits")!.run(argv, cliHost), out: out.join("") };
   } finally {
     process.stdout.write = orig;
     process.stderr.write = origErr;

@@ -1,31 +1,33 @@
 // MCP authorization: the instance is the protected resource (/mcp and the
 // API) and its own authorization server. Access tokens it issues are bearer
 // tokens like any other, bound to this instance as their audience.
-import { clientAddress, mounts, route } from "../../http/app.ts";
+import { clientAddress, route, type App } from "../../http/app.ts";
 import { preflight } from "../../http/cors.ts";
-import { challengeParams, tokenChecks } from "../../http/identify.ts";
+import type { ChallengeParams, TokenCheck } from "../../http/identify.ts";
 import { authorizeGet, authorizePost } from "../../http/pages/consent.ts";
 import { grantsGet } from "../../http/pages/token.ts";
 import { unauthenticated } from "../../errors.ts";
 import { limitAttempt } from "../people.ts";
 import { AUTHORIZE_PATH, oauthRefusal, REGISTER_PATH, registerEndpoint, RESOURCE_METADATA, resourceMetadata, serverMetadata, TOKEN_PATH, tokenEndpoint } from "./endpoints.ts";
 import { instanceBase, tokenAudience } from "./grants.ts";
-import "./migrations.ts";
+import { oauthMigrations } from "./migrations.ts";
+import { defineModule } from "../../module.ts";
+import type { Runtime } from "../../runtime.ts";
 
 // Every 401 names where a client learns how to get a token: for /mcp its own metadata, else the instance's.
-challengeParams.push((rt, req) => {
+const resourceMetadataParam: ChallengeParams = (rt, req) => {
   const mcp = new URL(req.url).pathname.startsWith("/mcp");
   return { resource_metadata: `${instanceBase(rt, req)}${RESOURCE_METADATA}${mcp ? "/mcp" : ""}` };
-});
+};
 
 // A token issued for another audience (this instance under another address) is refused here.
-tokenChecks.push((rt, req, caller) => {
+const audienceCheck: TokenCheck = (rt, req, caller) => {
   const audience = caller.tokenId ? tokenAudience(rt, caller.tokenId) : null;
   const base = instanceBase(rt, req);
   if (audience !== null && audience !== base) throw unauthenticated(`the token was issued for ${audience}, not for ${base}`);
-});
+};
 
-mounts.push((app, rt) => {
+function mountOauth(app: App, rt: Runtime) {
   const noParse = { parse: "none" as const };
   const cors = () => preflight("GET, POST");
   app.get(RESOURCE_METADATA, route((c) => resourceMetadata(rt, c.request, "")));
@@ -49,4 +51,15 @@ mounts.push((app, rt) => {
   app.get(AUTHORIZE_PATH, route((c) => authorizeGet(rt, c.request)));
   app.post(AUTHORIZE_PATH, route((c) => authorizePost(rt, c.request)), noParse);
   app.get("/token/grants", route((c) => grantsGet(rt, c.request)));
+}
+
+export const oauthModule = defineModule({
+  name: "oauth",
+  requires: ["auth"],
+  provides: {
+    migrations: { oauth: oauthMigrations },
+    challengeParams: [resourceMetadataParam],
+    tokenChecks: [audienceCheck],
+    mounts: [mountOauth],
+  },
 });

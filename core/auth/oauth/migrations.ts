@@ -1,7 +1,7 @@
 // The OAuth tables' migrations, imported rather than read from disk so a
 // compiled binary carries them.
-import { moduleMigrations } from "../../db/migrate.ts";
+import type { MigrationSet } from "../../db/migrate.ts";
 import journal from "./migrations/meta/_journal.json" with { type: "json" };
 import m0000 from "./migrations/0000_oauth.sql" with { type: "text" };
 
-moduleMigrations.push({ owner: "oauth", set: { journal, sql: { "0000_oauth": m0000 } } });
+export const oauthMigrations: MigrationSet = { journal, sql: { "0000_oauth": m0000 } };

@@ -3,11 +3,12 @@
 // reference, and the instance's status. All of it is derived from the registry.
 import { openapiDocument } from "../../openapi/document.ts";
 import type { Runtime } from "../../runtime.ts";
-import { clientAddress, mounts, route } from "../app.ts";
+import { defineModule } from "../../module.ts";
+import { clientAddress, route, type App } from "../app.ts";
 import { favicon, FAVICON_PATHS } from "./favicon.ts";
 import { homePage, homePlacePost } from "./home.ts";
-import "./healthcheck.ts";
-import "./home/migrations.ts";
+import { healthCommand } from "./healthcheck.ts";
+import { homeMigrations } from "./home/migrations.ts";
 import { referenceAssets, referencePage } from "./reference.ts";
 import { servicesPage, servicesTry } from "./services.ts";
 import { statusPage } from "./status.ts";
@@ -26,7 +27,7 @@ function openapiText(rt: Runtime, base: string): string {
   return text;
 }
 
-mounts.push((app, rt) => {
+function mountPages(app: App, rt: Runtime) {
   const noParse = { parse: "none" as const };
   app.get("/", route((c) => homePage(rt, c.request)));
   app.post("/home/place", route((c) => homePlacePost(rt, c.request)), noParse);
@@ -45,4 +46,9 @@ mounts.push((app, rt) => {
   for (const [path, serve] of Object.entries(referenceAssets)) app.get(path, route(() => serve()));
   app.get("/status", route((c) => statusPage(rt, c.request)));
   for (const path of FAVICON_PATHS) app.get(path, route(() => favicon()));
+}
+
+export const frontModule = defineModule({
+  name: "front",
+  provides: { mounts: [mountPages], migrations: { home: homeMigrations }, cli: { health: healthCommand } },
 });

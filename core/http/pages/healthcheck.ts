@@ -1,9 +1,9 @@
 // `hearth health`: asks the server on this machine whether it answers, for
 // container health checks in images that carry no curl or shell.
-import { cliCommands } from "../../cli/commands.ts";
+import type { CliCommand } from "../../cli/commands.ts";
 import { coreSettings, resolveConfig } from "../../config.ts";
 
-cliCommands.set("health", {
+export const healthCommand: CliCommand = {
   summary: "exit 0 when the server on this machine answers /health, 1 when it does not",
   usage: "hearth health [--url http://127.0.0.1:8080]",
   async run(argv) {
@@ -19,4 +19,4 @@ cliCommands.set("health", {
     }
     return 1;
   },
-});
+};

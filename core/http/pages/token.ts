@@ -83,10 +83,10 @@ export interface AppPasswordPreset {
   /** The path to point the client at on this instance, shown with the new password. */
   path: string;
 }
-export const appPasswordPresets: ((rt: Runtime) => AppPasswordPreset[])[] = [];
+export type AppPasswordPresets = (rt: Runtime) => AppPasswordPreset[];
 
 function presetsOf(rt: Runtime): AppPasswordPreset[] {
-  return appPasswordPresets.flatMap((p) => p(rt));
+  return rt.wiring.appPasswords.flatMap((p) => p(rt));
 }
 
 function presetForms(rt: Runtime, s: Session): Html {

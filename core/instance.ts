@@ -1,0 +1,57 @@
+// The one place an instance is put together: the settings, the storage in the
+// data folder, the core modules (core/modules.ts) and the plugins. Modules
+// only declare what they bring; this file merges the declarations once and
+// hands them to each Runtime, so nothing depends on what was imported first.
+import { join } from "node:path";
+import { makeBlobs } from "./blobs.ts";
+import type { CliHost } from "./cli/commands.ts";
+import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
+import { Store } from "./db/index.ts";
+import { readMigrations, type MigrationSet } from "./db/migrate.ts";
+import { wire } from "./module.ts";
+import { coreModules } from "./modules.ts";
+import { closeDataDir, privateFile } from "./private.ts";
+import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
+import { Runtime, type RuntimeOptions } from "./runtime.ts";
+
+/** The core modules' declarations, merged; the same for every instance in this process. */
+export const coreWiring = wire(coreModules);
+
+/** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
+let embeddedBuild: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet } | undefined;
+export function setEmbeddedBuild(b: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet }) {
+  embeddedBuild = b;
+}
+
+/**
+ * The registry and the resolved settings, without opening the data folder:
+ * enough for commands that only list or call methods, which must not create
+ * a data folder wherever they are run.
+ */
+export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded" | "pluginsDir"> = {}): Promise<{ registry: Registry; config: Record<string, string> }> {
+  const env = opts.env ?? process.env;
+  const registry = await buildRegistry({
+    embedded: opts.embedded ?? embeddedBuild?.plugins,
+    pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
+    extra: env.HEARTH_PLUGINS,
+    capabilities: coreWiring.capabilities.keys(),
+  });
+  const settings = { ...coreSettings };
+  for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
+  return { registry, config: resolveConfig(settings, env) };
+}
+
+/** An instance on the data folder its settings name: not yet migrated or started. */
+export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
+  const { registry, config } = await loadRegistry(opts);
+  const dataDir = dataFolder(config);
+  closeDataDir(dataDir);
+  // SQLite gives its journal files the database file's mode, so it is made private first.
+  privateFile(join(dataDir, "hearth.db"));
+  const store = new Store(join(dataDir, "hearth.db"));
+  const coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
+  return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(dataDir, store), wiring: coreWiring, coreMigrations }, opts);
+}
+
+/** What `hearth` commands are handed: they open the instance through here, not by importing this file. */
+export const cliHost: CliHost = { open: () => createRuntime() };
