@@ -81,6 +81,8 @@ export default definePlugin({
   description:
     "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent. Calendar apps can subscribe to it: POST /events/feed (signed in) gives its secret iCalendar address.",
   needs: ["db", "schedule", "call"],
+  // Reminders go out by mail and prompts run through the agent, when the instance has them.
+  requires: ["mail?", "agent?"],
   // Repeating events keep their local time in the instance's zone (zone.ts).
   settings: ["HEARTH_TZ", "TZ"],
   config: {
