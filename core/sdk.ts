@@ -36,3 +36,6 @@ export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
 // Tables (drizzle over SQLite), declared in a plugin's schema.ts and its manifest's `tables`.
 export { sqliteTable, text, integer, real, blob, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 export { eq, ne, gt, gte, lt, lte, and, or, not, inArray, notInArray, isNull, isNotNull, like, desc, asc, sql, count, getTableName } from "drizzle-orm";
+// A home card (the manifest's `card`): reading an answer defensively and writing times as the home page does.
+export { listIn, when, dayName, str, num, obj, CARD_LINES } from "./card.ts";
+export type { CardDef, CardBody, CardLine, CardInput, CliDef, CliCtx, GeocoderDef } from "./plugin.ts";

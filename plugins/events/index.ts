@@ -12,6 +12,7 @@ import { freeSlots, type Interval } from "./free.ts";
 import { renderCalendar } from "./ics.ts";
 import { eventFeeds, events } from "./schema.ts";
 import { eventOffsetAt, zoneOfTime } from "./zone.ts";
+import { eventsCard } from "./card.ts";
 
 type Row = typeof events.$inferSelect;
 
@@ -78,6 +79,7 @@ function graceMs(ctx: Ctx): number {
 
 export default definePlugin({
   name: "events",
+  card: eventsCard,
   description:
     "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent. Calendar apps can subscribe to it: POST /events/feed (signed in) gives its secret iCalendar address.",
   needs: ["db", "schedule", "call"],

@@ -25,6 +25,15 @@ function cachedAround(ctx: unknown, a: { lat?: number; lon?: number; near?: stri
 
 export default definePlugin({
   name: "places",
+  // The home page finds the place a person types here.
+  geocoder: {
+    method: "geocode",
+    arg: "address",
+    read: (r) => {
+      const found = (r as { places?: { name?: string; display_name?: string; lat?: number; lon?: number }[] } | null)?.places?.find((p) => typeof p.lat === "number" && typeof p.lon === "number");
+      return found ? { name: found.display_name ?? found.name ?? "", lat: found.lat!, lon: found.lon! } : null;
+    },
+  },
   description: "Places from OpenStreetMap: names to coordinates and back (Nominatim), height above sea level (Open-Meteo), and points of interest around a location (Overpass).",
   needs: ["http"],
   providers: ["NOMINATIM", "OPEN_METEO", "OPEN_METEO_GEOCODING", "OVERPASS"],
