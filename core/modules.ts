@@ -14,5 +14,4 @@ import "./mail/index.ts";
 import "./methods.ts";
 import "./backup/cli.ts";
 import "./cli/plugin.ts";
-import "../plugins/agent/cli.ts";
 import "./dav/server.ts";
