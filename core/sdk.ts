@@ -39,3 +39,7 @@ export { eq, ne, gt, gte, lt, lte, and, or, not, inArray, notInArray, isNull, is
 // A home card (the manifest's `card`): reading an answer defensively and writing times as the home page does.
 export { listIn, when, dayName, str, num, obj, CARD_LINES } from "./card.ts";
 export type { CardDef, CardBody, CardLine, CardInput, CliDef, CliCtx, GeocoderDef } from "./plugin.ts";
+// Fetching a URL someone else chose (a caller, a feed): every hop checked to be a public address, size and time capped.
+export { guardedFetch, decodeText, type GuardedOptions, type GuardedAnswer } from "./upstream/pages/guarded.ts";
+export { fetchReadable, fetchLimits, userAgent } from "./upstream/pages/page.ts";
+export { plainFromHtml } from "./upstream/pages/readable.ts";

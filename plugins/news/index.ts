@@ -2,7 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { fetchReadable } from "../web/page.ts";
+import { fetchReadable } from "../../core/upstream/pages/page.ts";
 import { followedFeeds, topicsOf } from "./feeds.ts";
 import { pollFeeds } from "./poll.ts";
 import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "./schedule.ts";
