@@ -322,6 +322,8 @@ export interface PluginDef {
   card?: CardDef;
   /** Commands this plugin adds to `hearth`, by name. */
   cli?: Record<string, CliDef>;
+  /** An outside account this plugin works through, shown on /status as configured once all its settings are set. */
+  integration?: { label: string; settings: string[] };
   /** Offered to the home page to find the place a person types. */
   geocoder?: GeocoderDef;
   methods: Record<string, MethodDef<any, any>>;

@@ -165,6 +165,12 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (typeof c.run !== "function") fail(`cli.${k}.run`, "must be a function (argv, ctx) => exit code");
     }
   }
+  if (m.integration !== undefined) {
+    const g = m.integration as Record<string, unknown>;
+    if (typeof g?.label !== "string" || !g.label.trim()) fail("integration.label", "must be a non-empty string");
+    if (!Array.isArray(g.settings) || !g.settings.length || !g.settings.every((k) => typeof k === "string" && k in ((m.config as object) ?? {})))
+      fail("integration.settings", "must name settings the plugin declares in config");
+  }
   if (m.geocoder !== undefined) {
     const g = m.geocoder as Record<string, unknown>;
     ownMethod("geocoder.method", g?.method);
