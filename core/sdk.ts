@@ -43,3 +43,7 @@ export type { CardDef, CardBody, CardLine, CardInput, CliDef, CliCtx, GeocoderDe
 export { guardedFetch, decodeText, type GuardedOptions, type GuardedAnswer } from "./upstream/pages/guarded.ts";
 export { fetchReadable, fetchLimits, userAgent } from "./upstream/pages/page.ts";
 export { plainFromHtml } from "./upstream/pages/readable.ts";
+// Publishing: markdown made safe to serve, a plain public page, and taking back what `emit` announced.
+export { renderMarkdown, plainText } from "./publish/markdown.ts";
+export { escapeHtml, page as publicPage, notFoundPage } from "./publish/page.ts";
+export { retract } from "./db/retract.ts";

@@ -4,7 +4,7 @@ import { conflict, forbidden, invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { titleByModel } from "../../core/ai/index.ts";
 import { definePlugin, read, write, type Caller, type Ctx } from "../../core/plugin.ts";
-import { retract } from "../stream/retract.ts";
+import { retract } from "../../core/db/retract.ts";
 import { feedResponse } from "./feed.ts";
 import { indexPage, postPage } from "./pages.ts";
 import { posts } from "./schema.ts";

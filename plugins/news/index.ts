@@ -5,7 +5,7 @@ import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { fetchReadable } from "../../core/upstream/pages/page.ts";
 import { followedFeeds, topicsOf } from "./feeds.ts";
 import { pollFeeds } from "./poll.ts";
-import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "./schedule.ts";
+import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "../../core/scheduler/collect.ts";
 import { articles, feeds, items } from "./schema.ts";
 import { newsCard } from "./card.ts";
 

@@ -10,7 +10,7 @@ import { decodeText, guardedFetch } from "../../core/upstream/pages/guarded.ts";
 import { userAgent } from "../../core/upstream/pages/page.ts";
 import { plainFromHtml } from "../../core/upstream/pages/readable.ts";
 import { followedFeeds, type FeedDef } from "./feeds.ts";
-import { warnFailures } from "./schedule.ts";
+import { warnFailures } from "../../core/scheduler/collect.ts";
 import { feeds, items } from "./schema.ts";
 
 // Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.
