@@ -73,7 +73,7 @@ function placeForm(rt: Runtime, s: Session, p: Prefs, error?: string, typed?: st
   const named = placed.map((c) => c.card.title.toLowerCase());
   return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
 ${message("alert", error)}
-<p class="hint">${p.place ? html`Cards that need a place show it for <strong>${p.place}</strong>.` : html`Name a town or give a latitude and longitude for the cards that need a place${named.length ? ` (${named.join(", ")})` : ""}.`}</p>
+<p class="hint">${p.place ? html`Cards that need a place use <strong>${p.place}</strong>.` : html`Name a town or give a latitude and longitude for the cards that need a place${named.length ? ` (${named.join(", ")})` : ""}.`}</p>
 <form method="post" action="/home/place">
 <input type="hidden" name="csrf" value="${s.csrf}">
 <label for="place">Town, address or “latitude, longitude”</label>
