@@ -69,8 +69,17 @@ ${c.lines.length ? html`<ul>${c.lines.map((l) => html`<li><span>${l.href ? html`
 function placeForm(rt: Runtime, s: Session, p: Prefs, error?: string, typed?: string): Html {
   // The cards a person chooses for: one they turn on, one whose argument they pick.
   const chosen = cardSources(rt).filter((c) => c.card.optIn || choicesOf(rt, c));
-  const placed = cardSources(rt).filter((c) => !c.card.optIn || p.cards[c.service]?.on);
-  const named = placed.map((c) => c.card.title.toLowerCase());
+  // The cards that ask for nothing until a place is set, among those this person sees.
+  const needsPlace = (c: ReturnType<typeof cardSources>[number]) => {
+    try {
+      return !!c.card.args && c.card.args({ place: null, zone: null }) === null;
+    } catch {
+      return false;
+    }
+  };
+  const named = cardSources(rt)
+    .filter((c) => (!c.card.optIn || p.cards[c.service]?.on) && needsPlace(c))
+    .map((c) => c.card.title.toLowerCase());
   return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
 ${message("alert", error)}
 <p class="hint">${p.place ? html`Cards that need a place use <strong>${p.place}</strong>.` : html`Name a town or give a latitude and longitude for the cards that need a place${named.length ? ` (${named.join(", ")})` : ""}.`}</p>
