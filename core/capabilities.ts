@@ -7,6 +7,7 @@ import type { Call } from "./call.ts";
 import { makeIndex } from "./db/fts.ts";
 import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
+import { notConfigured } from "./errors.ts";
 import { defineModule } from "./module.ts";
 import type { Caller, Db } from "./plugin.ts";
 import type { Runtime } from "./runtime.ts";
@@ -51,8 +52,18 @@ export const storeModule = defineModule({
       },
       writes: (s) => <T,>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)),
       // A nested call is a call of its own: its own state, price and charge, never its parent's.
-      call: (s) => (service: string, method: string, args: Record<string, unknown> = {}, opts?: { scopes?: "*" | string[] }) =>
-        dispatch(s.rt, { service, method, args, caller: opts?.scopes ? { ...s.caller, scopes: intersectScopes(s.caller.scopes, opts.scopes) } : s.caller, parent: s.call, baseUrl: s.baseUrl }),
+      // A plugin reaches only the services its manifest requires (and itself).
+      call: (s) => {
+        const requires = s.rt.registry.plugins.get(s.service)?.def.requires ?? [];
+        const may = (service: string) => service === s.service || requires.includes("*") || requires.includes(service) || requires.includes(`${service}?`);
+        return async (service: string, method: string, args: Record<string, unknown> = {}, opts?: { scopes?: "*" | string[] }) => {
+          if (!may(service)) {
+            s.rt.log.error("plugin called a service it does not require", { plugin: s.service, service });
+            throw notConfigured(`plugin "${s.service}" calls the service "${service}", which its manifest does not require: add it to the plugin's requires`);
+          }
+          return dispatch(s.rt, { service, method, args, caller: opts?.scopes ? { ...s.caller, scopes: intersectScopes(s.caller.scopes, opts.scopes) } : s.caller, parent: s.call, baseUrl: s.baseUrl });
+        };
+      },
     },
   },
 });

@@ -17,7 +17,6 @@ import { payModule } from "./pay/index.ts";
 import { schedulerModule } from "./scheduler/index.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
-import "../plugins/agent/cli.ts";
 
 export const coreModules: readonly CoreModule[] = [
   storeModule,

@@ -205,6 +205,87 @@ export interface RouteDef {
   run: (req: Request, ctx: Ctx & { params: Record<string, string> }) => Response | Promise<Response>;
 }
 
+/** One line of a home card: plain text, escaped where it is shown. */
+export interface CardLine {
+  text: string;
+  /** Muted detail after the text: a time, a change, a due date. */
+  detail?: string;
+  /** A link, followed only when it is an http(s) address. */
+  href?: string;
+}
+
+/** What a card shows for one answer; `title` replaces the card's own when the answer changes what it is. */
+export interface CardBody {
+  title?: string;
+  /** One sentence above the lines (today's conditions, the next prayer). */
+  lead?: string;
+  lines: CardLine[];
+}
+
+/** What the home page knows of the person when it asks a card for its arguments. */
+export interface CardInput {
+  /** Their place, when they set one on the home page. */
+  place: { name: string | null; lat: number; lon: number } | null;
+  /** Their time zone, from a card that declares `zone`; null when none told it. */
+  zone: string | null;
+}
+
+/**
+ * What the home page shows for this service: one of its methods, called as
+ * the signed-in person, and how to read the answer. The page escapes every
+ * string; a card that cannot read its answer (or has nothing now) is left out.
+ */
+export interface CardDef {
+  title: string;
+  /** A method of this plugin. */
+  method: string;
+  /** Its arguments for this person; null when the card does not apply to them now (no place set). Default: none. */
+  args?: (input: CardInput) => Record<string, unknown> | null;
+  /** What to show; null or no lines and no lead leaves the card out. */
+  render: (result: unknown, input: { zone: string | null }) => CardBody | null;
+  /** Where it sits among the cards, lowest first (default 100). */
+  order?: number;
+  /** Shown only when the person turns it on, with this label on the home page ("Show today's prayer times"). */
+  optIn?: string;
+  /** An argument of `method` whose offered values (a union of literals) the person picks from on the home page. */
+  choice?: { arg: string; label: string; hint?: string };
+  /** This card's answer names the person's time zone; cards that need it wait for it. */
+  zone?: (result: unknown) => string | null;
+  /** Waits for the time zone before asking for its arguments. */
+  needsZone?: boolean;
+  /** Also offered to MCP Apps hosts as a view (`ui://hearth/cards/<service>`) linked from the method's tool. */
+  view?: boolean;
+}
+
+/** A command the plugin adds to `hearth` (the CLI), run in the CLI's process. */
+export interface CliDef {
+  /** One line for `hearth help`. */
+  summary: string;
+  /** "hearth NAME ..." */
+  usage: string;
+  /** Returns the exit code: 0 ok, 1 refused, 2 usage. A HearthError thrown exits 1 with its message. */
+  run(argv: string[], ctx: CliCtx): number | Promise<number>;
+}
+
+/** What a plugin's CLI command is given. */
+export interface CliCtx {
+  /** The settings the plugin declared (as ctx.config holds them), with HEARTH_URL and HEARTH_TOKEN. */
+  config: Readonly<Record<string, string>>;
+  /** Calls a method of the running instance at HEARTH_URL with HEARTH_TOKEN; a refusal throws a HearthError with its kind and message. */
+  call(service: string, method: string, args?: Record<string, unknown>): Promise<unknown>;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A plugin that turns a place someone typed into coordinates, for the home page. */
+export interface GeocoderDef {
+  /** A method of this plugin taking the typed text as `arg`. */
+  method: string;
+  arg: string;
+  /** The first place found, or null. */
+  read: (result: unknown) => { name: string; lat: number; lon: number } | null;
+}
+
 export interface PluginDef {
   /** The service name: folder == route == tool prefix. */
   name: string;
@@ -232,6 +313,21 @@ export interface PluginDef {
   tables?: Record<string, unknown>;
   /** The folder of its drizzle-kit migrations, relative to the plugin's folder ("migrations" when omitted); applied at start. */
   migrations?: string;
+  /**
+   * Other services this plugin calls through ctx.call: "files"; "mail?" for
+   * one it uses only when the instance has it; "*" for a plugin that makes
+   * calls someone else wrote (a hosted app's). A call to any other is refused
+   * naming both; a required service the instance lacks stops start-up.
+   */
+  requires?: string[];
+  /** What the home page shows for this service. */
+  card?: CardDef;
+  /** Commands this plugin adds to `hearth`, by name. */
+  cli?: Record<string, CliDef>;
+  /** An outside account this plugin works through, shown on /status as configured once all its settings are set. */
+  integration?: { label: string; settings: string[] };
+  /** Offered to the home page to find the place a person types. */
+  geocoder?: GeocoderDef;
   methods: Record<string, MethodDef<any, any>>;
   routes?: RouteDef[];
   /** A collection calendar and contacts apps sync over CalDAV or CardDAV (core/dav), one per account. */

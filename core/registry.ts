@@ -138,6 +138,50 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
     if (!((m.needs as unknown[] | undefined) ?? []).includes("call")) fail("needs", 'a plugin with a dav collection needs "call", so changes from clients go through dispatch');
   }
   for (const hook of ["start", "stop"]) if (m[hook] !== undefined && typeof m[hook] !== "function") fail(hook, "must be a function");
+  if (m.requires !== undefined) {
+    if (!Array.isArray(m.requires)) fail("requires", "must be an array of service names");
+    for (const r of m.requires as unknown[])
+      if (typeof r !== "string" || !(r === "*" || NAME.test(r.replace(/\?$/, "")))) fail("requires", `${JSON.stringify(r)} is not a service name ("name", "name?" when optional, or "*")`);
+    if ((m.requires as unknown[]).length && !((m.needs as unknown[] | undefined) ?? []).includes("call")) fail("needs", 'a plugin that requires other services needs "call" to reach them');
+  }
+  const ownMethod = (field: string, v: unknown) => {
+    if (typeof v !== "string" || !(m.methods && typeof m.methods === "object" && v in (m.methods as object))) fail(field, `must name one of the plugin's own methods (got ${JSON.stringify(v)})`);
+  };
+  if (m.card !== undefined) {
+    const c = m.card as Record<string, unknown>;
+    if (!c || typeof c !== "object") fail("card", "must be an object { title, method, render }");
+    if (typeof c.title !== "string" || !c.title.trim()) fail("card.title", "must be a non-empty string");
+    ownMethod("card.method", c.method);
+    for (const f of ["render"]) if (typeof c[f] !== "function") fail(`card.${f}`, "must be a function");
+    for (const f of ["args", "zone"]) if (c[f] !== undefined && typeof c[f] !== "function") fail(`card.${f}`, "must be a function");
+    if (c.order !== undefined && (typeof c.order !== "number" || !Number.isFinite(c.order))) fail("card.order", "must be a number");
+    if (c.optIn !== undefined && (typeof c.optIn !== "string" || !c.optIn.trim())) fail("card.optIn", "must be the label of the choice to show it");
+    if (c.choice !== undefined) {
+      const ch = c.choice as Record<string, unknown>;
+      const props = ((m.methods as Record<string, { args?: { properties?: object } }>)[c.method as string]?.args?.properties ?? {}) as object;
+      if (!ch || typeof ch.arg !== "string" || !(ch.arg in props)) fail("card.choice.arg", `must name an argument of ${m.name}/${String(c.method)}`);
+      if (typeof ch.label !== "string" || !ch.label.trim()) fail("card.choice.label", "must be a non-empty string");
+    }
+  }
+  if (m.cli !== undefined) {
+    if (!m.cli || typeof m.cli !== "object") fail("cli", "must be an object of commands by name");
+    for (const [k, c] of Object.entries(m.cli as Record<string, Record<string, unknown>>)) {
+      if (!/^[a-z][a-z0-9-]{0,31}$/.test(k)) fail(`cli.${k}`, "command names are lowercase words (a-z, 0-9, -)");
+      if (typeof c?.summary !== "string" || typeof c.usage !== "string") fail(`cli.${k}`, "needs a summary and a usage string");
+      if (typeof c.run !== "function") fail(`cli.${k}.run`, "must be a function (argv, ctx) => exit code");
+    }
+  }
+  if (m.integration !== undefined) {
+    const g = m.integration as Record<string, unknown>;
+    if (typeof g?.label !== "string" || !g.label.trim()) fail("integration.label", "must be a non-empty string");
+    if (!Array.isArray(g.settings) || !g.settings.length || !g.settings.every((k) => typeof k === "string" && k in ((m.config as object) ?? {})))
+      fail("integration.settings", "must name settings the plugin declares in config");
+  }
+  if (m.geocoder !== undefined) {
+    const g = m.geocoder as Record<string, unknown>;
+    ownMethod("geocoder.method", g?.method);
+    if (typeof g.arg !== "string" || typeof g.read !== "function") fail("geocoder", "needs the argument taking the text (arg) and read(result)");
+  }
   if (!m.methods || typeof m.methods !== "object" || Object.keys(m.methods).length === 0) fail("methods", "must declare at least one method");
   for (const [name, def] of Object.entries(m.methods as Record<string, unknown>)) {
     const at = `methods.${name}`;
@@ -352,7 +396,15 @@ export async function buildRegistry(opts: {
       if (other && !p.builtin) throw new ManifestError(p.file, `config.${k}`, `plugin "${p.def.name}" may not declare ${k}: it is a setting of plugin "${other}"`);
       if (!other) ownerOf.set(k, p.def.name);
     }
+  const commands = new Map<string, string>();
   for (const p of reg.plugins.values()) {
+    for (const r of p.def.requires ?? [])
+      if (r !== "*" && !r.endsWith("?") && !reg.plugins.has(r)) throw new ManifestError(p.file, "requires", `plugin "${p.def.name}" requires the service "${r}", which this instance does not have`);
+    for (const c of Object.keys(p.def.cli ?? {})) {
+      const other = commands.get(c);
+      if (other || reg.plugins.has(c)) throw new ManifestError(p.file, `cli.${c}`, `plugin "${p.def.name}" adds the command "${c}", which ${other ? `plugin "${other}" adds too` : "is a service's name"}`);
+      commands.set(c, p.def.name);
+    }
     for (const name of p.providers)
       if (!hasProvider(name)) throw new ManifestError(p.file, "providers", `plugin "${p.def.name}" names provider "${name}", which nothing defines (defineProvider)`);
     p.settings = new Set([...Object.keys(p.def.config ?? {}), ...(p.def.settings ?? []), ...[...p.providers].flatMap((n) => providerSettings(providerNamed(n)))]);

@@ -154,18 +154,7 @@ export class Runtime {
   pluginConfig(service: string): Readonly<Record<string, string>> {
     let view = this.configs.get(service);
     if (view) return view;
-    const allowed = this.registry.plugins.get(service)!.settings;
-    const all = this.config;
-    const log = this.log;
-    const visible = Object.freeze(Object.fromEntries(Object.entries(all).filter(([k]) => allowed.has(k))));
-    view = new Proxy(visible, {
-      get(target, key) {
-        if (typeof key !== "string" || key in target || !/^[A-Z][A-Z0-9_]*$/.test(key)) return Reflect.get(target, key);
-        if (allowed.has(key)) return undefined;
-        log.error("plugin read an undeclared setting", { plugin: service, setting: key });
-        throw notConfigured(`plugin "${service}" reads the setting ${key}, which its manifest does not declare: add it to the plugin's settings`);
-      },
-    });
+    view = declaredSettings(service, this.registry.plugins.get(service)!.settings, this.config, this.log);
     this.configs.set(service, view);
     return view;
   }
@@ -193,6 +182,19 @@ export class Runtime {
     for (const need of plugin.def.needs ?? []) ctx[need] = this.capabilities.get(need)!(scope);
     return ctx as unknown as Ctx;
   }
+}
+
+/** The settings a plugin declared, out of all of them; reading another is refused naming both (and logged). */
+export function declaredSettings(service: string, allowed: Set<string>, all: Record<string, string>, log: Pick<Logger, "error">): Readonly<Record<string, string>> {
+  const visible = Object.freeze(Object.fromEntries(Object.entries(all).filter(([k]) => allowed.has(k))));
+  return new Proxy(visible, {
+    get(target, key) {
+      if (typeof key !== "string" || key in target || !/^[A-Z][A-Z0-9_]*$/.test(key)) return Reflect.get(target, key);
+      if (allowed.has(key)) return undefined;
+      log.error("plugin read an undeclared setting", { plugin: service, setting: key });
+      throw notConfigured(`plugin "${service}" reads the setting ${key}, which its manifest does not declare: add it to the plugin's settings`);
+    },
+  });
 }
 
 function makeProto(service: string, needs: string[], capabilities: Iterable<string>): object {

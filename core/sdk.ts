@@ -37,3 +37,14 @@ export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
 // Tables (drizzle over SQLite), declared in a plugin's schema.ts and its manifest's `tables`.
 export { sqliteTable, text, integer, real, blob, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 export { eq, ne, gt, gte, lt, lte, and, or, not, inArray, notInArray, isNull, isNotNull, like, desc, asc, sql, count, getTableName } from "drizzle-orm";
+// A home card (the manifest's `card`): reading an answer defensively and writing times as the home page does.
+export { listIn, when, dayName, str, num, obj, CARD_LINES } from "./card.ts";
+export type { CardDef, CardBody, CardLine, CardInput, CliDef, CliCtx, GeocoderDef } from "./plugin.ts";
+// Fetching a URL someone else chose (a caller, a feed): every hop checked to be a public address, size and time capped.
+export { guardedFetch, decodeText, type GuardedOptions, type GuardedAnswer } from "./upstream/pages/guarded.ts";
+export { fetchReadable, fetchLimits, userAgent } from "./upstream/pages/page.ts";
+export { plainFromHtml } from "./upstream/pages/readable.ts";
+// Publishing: markdown made safe to serve, a plain public page, and taking back what `emit` announced.
+export { renderMarkdown, plainText } from "./publish/markdown.ts";
+export { escapeHtml, page as publicPage, notFoundPage } from "./publish/page.ts";
+export { retract } from "./db/retract.ts";

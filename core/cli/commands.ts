@@ -14,6 +14,3 @@ export interface CliCommand {
   /** Returns the exit code: 0 ok, 1 refused, 2 usage. */
   run(argv: string[], hearth: CliHost): Promise<number>;
 }
-
-/** Commands a plugin adds to `hearth`, beside the core modules' own. */
-export const cliCommands = new Map<string, CliCommand>();

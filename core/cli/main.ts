@@ -5,11 +5,13 @@ import { ensureAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
 import { coreSettings, loadSettingsFile, resolveConfig, settingsFile } from "../config.ts";
 import { cliHost, coreWiring, createRuntime, loadRegistry } from "../instance.ts";
+import { declaredSettings } from "../runtime.ts";
+import type { CliCtx } from "../plugin.ts";
 import { coerceValue } from "../validate.ts";
-import { HearthError } from "../errors.ts";
+import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
-import { cliCommands, type CliCommand } from "./commands.ts";
+import type { CliCommand } from "./commands.ts";
 import { welcomeLines } from "./welcome.ts";
 import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -53,7 +55,7 @@ async function serve(settingsRead: boolean): Promise<number> {
 }
 
 /** The core modules' commands, then those plugins add. */
-const allCommands = (): Map<string, CliCommand> => new Map([...coreWiring.cli, ...cliCommands]);
+const allCommands = (): Map<string, CliCommand> => coreWiring.cli;
 
 async function help(service?: string): Promise<number> {
   const rt = await loadRegistry();
@@ -67,6 +69,12 @@ async function help(service?: string): Promise<number> {
   if (!service && commands.size) {
     lines.push("", "commands:");
     for (const [name, c] of [...commands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
+  }
+  const added = [...rt.registry.plugins.values()].flatMap((p) => Object.entries(p.def.cli ?? {}).map(([name, c]) => ({ name, c, service: p.def.name })));
+  if (!service && added.length) {
+    lines.push("", "commands of plugins:");
+    for (const { name, c, service: by } of added.sort((a, b) => a.name.localeCompare(b.name)))
+      lines.push(`  ${c.usage.replace(/^usage:\s*/, "").startsWith("hearth") ? c.usage.replace(/^usage:\s*/, "") : `hearth ${name}`}`.padEnd(42) + ` ${c.summary} (${by})`);
   }
   const plugin = service ? rt.registry.plugins.get(service) : undefined;
   if (plugin) {
@@ -115,9 +123,36 @@ async function tokenCreate(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function callMethod(service: string, method: string, argv: string[]): Promise<number> {
+/** A command a plugin's manifest adds (`cli`), run with the settings it declared and calls to the running instance; null when no plugin adds it. */
+async function pluginCommand(loaded: Awaited<ReturnType<typeof loadRegistry>>, name: string, argv: string[]): Promise<number | null> {
+  const { registry, config } = loaded;
+  const plugin = [...registry.plugins.values()].find((p) => p.def.cli && Object.hasOwn(p.def.cli, name));
+  if (!plugin) return null;
+  const service = plugin.def.name;
+  const settings = declaredSettings(service, new Set([...plugin.settings, "HEARTH_URL", "HEARTH_TOKEN"]), config, { error: () => {} });
+  const ctx: CliCtx = {
+    config: settings,
+    out: (s) => out(s),
+    err: (s) => err(s),
+    async call(svc, method, args = {}) {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (config.HEARTH_TOKEN) headers.authorization = `Bearer ${config.HEARTH_TOKEN}`;
+      let res: Response;
+      try {
+        res = await fetch(`${config.HEARTH_URL.replace(/\/$/, "")}/api/v1/${svc}/${method}`, { method: "POST", headers, body: JSON.stringify(args) });
+      } catch (e) {
+        throw new HearthError("upstream_unavailable", `cannot reach ${config.HEARTH_URL} (${(e as Error).message}); is hearth serving there? Set HEARTH_URL.`);
+      }
+      const body = (await res.json().catch(() => null)) as { result?: unknown; error?: { message: string; kind: ErrorKind } } | null;
+      if (res.ok && body && "result" in body) return body.result;
+      throw body?.error ? new HearthError(body.error.kind, body.error.message) : new HearthError("upstream_failed", `HTTP ${res.status}`);
+    },
+  };
+  return await plugin.def.cli![name].run(argv, ctx);
+}
+
+async function callMethod(rt: Awaited<ReturnType<typeof loadRegistry>>, service: string, method: string, argv: string[]): Promise<number> {
   const settings = resolveConfig(coreSettings, process.env);
-  const rt = await loadRegistry();
   const entry = rt.registry.get(service, method);
   if (!entry) {
     if (!rt.registry.plugins.has(service)) err(`no service or command "${service}"\n\n${USAGE}`);
@@ -173,11 +208,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     const command = allCommands().get(first);
     if (command) return await command.run(argv.slice(1), cliHost);
+    const loaded = await loadRegistry();
+    const added = await pluginCommand(loaded, first, argv.slice(1));
+    if (added !== null) return added;
     if (!second) {
       err(`"${first}" needs a method: hearth ${first} <method> [--arg value]; see hearth help ${first}`);
       return 2;
     }
-    return await callMethod(first, second, rest);
+    return await callMethod(loaded, first, second, rest);
   } catch (e) {
     if (e instanceof HearthError) {
       err(`${e.kind}: ${e.message}`);

@@ -78,7 +78,7 @@ export const items = sqliteTable(
 );
 `,
     "index.ts": `// The ${name} service: see docs/plugins.md in Hearth for the whole contract.
-import { definePlugin, desc, eq, invalid, read, T, write } from "hearth";
+import { definePlugin, desc, eq, invalid, listIn, read, str, T, write } from "hearth";
 import { items } from "./schema.ts";
 
 export default definePlugin({
@@ -87,6 +87,8 @@ export default definePlugin({
   needs: ["db"],
   tables: { items },
   config: { ${NAME}_MAX_TEXT: { default: "500", description: "Longest text ${name}/add keeps, in characters." } },
+  // What the home page shows for it: the latest few texts (the page escapes them).
+  card: { title: "${name}", method: "list", args: () => ({ limit: 5 }), render: (result) => ({ lines: listIn(result).map((i) => ({ text: str(i.text) ?? "" })) }) },
   methods: {
     add: write({
       description: "Keeps a text.",

@@ -4,13 +4,13 @@
 // initialize or in a request's own `_meta`, sees the links, the views and the
 // tools that exist only to open a view; to any other client tools are as before.
 //
-// The home cards (weather, events, tasks) are views here; plugins declare
-// theirs in `provides.views` (the apps plugin: one view per hosted app). A view's
+// The home cards a plugin offers as views (its manifest's `card.view`) are here;
+// plugins declare other views in `provides.views` (the apps plugin: one view per hosted app). A view's
 // calls (`callServerTool`) come back as ordinary tools/call requests, through
 // dispatch with the host's caller, scopes and prices: nothing here runs a method.
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import type { CallToolResult, ClientCapabilities, ListResourcesResult, ReadResourceResult, Resource, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { SOURCES } from "../http/pages/home/cards.ts";
+import { cardSources, readCard } from "../http/pages/home/cards.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
@@ -134,47 +134,37 @@ export async function readView(rt: Runtime, c: UiContext, uri: string): Promise<
   return null;
 }
 
-// The home cards as views: each linked from the tool the home screen calls for it.
-const CARD_VIEWS: Record<string, { tool: string; title: string }> = {
-  weather: { tool: "weather_forecast", title: "Weather" },
-  events: { tool: "events_list", title: "Next events" },
-  tasks: { tool: "tasks_list", title: "Open tasks" },
-};
+// The home cards as views: each linked from the tool of the method the card calls.
 const cardUri = (service: string) => `ui://hearth/cards/${service}`;
+const toolOf = (s: { service: string; card: { method: string } }) => `${s.service}_${s.card.method}`;
 
-const cardsOn = (rt: Runtime) =>
-  SOURCES.filter((s) => CARD_VIEWS[s.service] && CARD_VIEWS[s.service].tool === `${s.service}_${s.method}` && rt.registry.get(s.service, s.method));
+const cardsOn = (rt: Runtime) => cardSources(rt).filter((s) => s.card.view && rt.registry.get(s.service, s.card.method));
 
 const cardViews: UiSource = {
   views(rt, c) {
     return cardsOn(rt)
-      .filter((s) => visible(c, rt.registry.get(s.service, s.method)!))
+      .filter((s) => visible(c, rt.registry.get(s.service, s.card.method)!))
       .map((s) => ({
         uri: cardUri(s.service),
         name: `${s.service}-card`,
-        title: `${CARD_VIEWS[s.service].title} card`,
-        description: `The home screen's ${CARD_VIEWS[s.service].title.toLowerCase()} card, showing what ${CARD_VIEWS[s.service].tool} answers.`,
+        title: `${s.card.title} card`,
+        description: `The home screen's ${s.card.title.toLowerCase()} card, showing what ${toolOf(s)} answers.`,
       }));
   },
   async read(rt, c, uri) {
     const s = cardsOn(rt).find((x) => cardUri(x.service) === uri);
-    if (!s || !visible(c, rt.registry.get(s.service, s.method)!)) return null;
+    if (!s || !visible(c, rt.registry.get(s.service, s.card.method)!)) return null;
     const { cardView } = await import("./views.ts");
-    return cardView({ title: CARD_VIEWS[s.service].title, tool: CARD_VIEWS[s.service].tool });
+    return cardView({ title: s.card.title, tool: toolOf(s) });
   },
   links(rt) {
-    return new Map(cardsOn(rt).map((s) => [CARD_VIEWS[s.service].tool, cardUri(s.service)]));
+    return new Map(cardsOn(rt).map((s) => [toolOf(s), cardUri(s.service)]));
   },
   resultMeta(rt, entry, result) {
-    const s = cardsOn(rt).find((x) => x.service === entry.service && x.method === entry.name);
+    const s = cardsOn(rt).find((x) => x.service === entry.service && x.card.method === entry.name);
     if (!s) return undefined;
     // Read as the home screen reads it; a time without its place's zone is shown at the offset it carries.
-    let card: ReturnType<typeof s.read> = null;
-    try {
-      card = s.read(result, null);
-    } catch (e) {
-      rt.log.error("card view unreadable", { service: s.service, error: String((e as Error)?.stack ?? e) });
-    }
-    return { "hearth/card": { title: card?.title ?? s.title, lead: card?.lead ?? null, lines: (card?.lines ?? []).map((l) => ({ text: l.text, detail: l.detail ?? null })) } };
+    const card = readCard(rt, s, result, null);
+    return { "hearth/card": { title: card?.title ?? s.card.title, lead: card?.lead ?? null, lines: (card?.lines ?? []).map((l) => ({ text: l.text, detail: l.detail ?? null })) } };
   },
 };

@@ -53,7 +53,7 @@ export function mcpPage(rt: Runtime, req: Request, caller: Caller, filter: Set<s
 <code>/api/v1/&lt;service&gt;/&lt;method&gt;</code>. This endpoint speaks MCP over Streamable HTTP:</p>
 <pre>${endpoint}</pre>
 <p>Send your token as <code>Authorization: Bearer YOUR_TOKEN</code> (make one on the <a href="/token">token page</a>). Without one, only the methods open to anyone answer.
-Add <code>?tools=${services.slice(0, 2).join(",") || "notes"}</code> to the address to offer only some services' tools.</p>
+Add <code>?tools=${services.slice(0, 2).join(",") || "SERVICE"}</code> to the address to offer only some services' tools.</p>
 <p><strong>Connectors that sign in.</strong> A client that supports MCP authorization (a chat app's "add connector" screen, <code>mcp-remote</code>) needs no token: give it <code>${origin}/mcp?signin</code>.
 It is sent to sign in here and choose the services it may use; it then shows under <em>Connected apps</em> on the <a href="/token">token page</a>, where you can disconnect it.</p>
 <p><strong>Fewer tools up front.</strong> With <code>?mode=discover</code> (or the header <code>Hearth-Tools-Mode: discover</code>; <code>hearth mcp --mode discover</code> over stdio)

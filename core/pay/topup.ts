@@ -23,6 +23,8 @@ export async function topUp(input: {
   requestId: string;
   at: number;
   resourceUrl: string;
+  /** The method taking the top-up ("<service>/<method>"), recorded with the payment. */
+  method: string;
   sign: (required: PaymentRequired) => Promise<PaymentPayload>;
   /** Where the facilitator's own words go, its address's secrets cut out. */
   log?: Logger;
@@ -69,7 +71,7 @@ export async function topUp(input: {
       nonce: auth.nonce.toLowerCase(),
       amount: requirements.amount,
       credits: input.credits,
-      method: "credits/topup",
+      method: input.method,
       requestId: input.requestId,
       transaction: settlement.transaction,
       at: input.at,

@@ -8,6 +8,7 @@ import { notFound } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import { agentHostFor } from "./host.ts";
 import { agentName, DEFAULT_AGENT, listAgents } from "./agents.ts";
+import { agentCli } from "./cli.ts";
 import { answerMail } from "./mail.ts";
 import { agentPage, pageScript, sendRoute } from "./page.ts";
 import { ask, type AgentCtx } from "./run.ts";
@@ -19,6 +20,7 @@ const removers = new WeakMap<object, () => void>();
 
 export default definePlugin({
   name: "agent",
+  cli: agentCli,
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
   needs: ["db", "index", "writes", "ai", "agentHost", "mail"],
   provides: { capabilities: { agentHost: agentHostFor } },

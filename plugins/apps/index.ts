@@ -202,6 +202,8 @@ export default definePlugin({
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
   needs: ["db", "index", "emit", "call", "writes", "methods", "ai"],
   provides: { views: [appViews] },
+  // apps/test runs the calls an app's page makes, to whatever service they name.
+  requires: ["*"],
   settings: ["HEARTH_METERING"],
   methods: {
     create: write({

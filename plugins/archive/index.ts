@@ -1,7 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { counts, KINDS, recentBlog, recentIndexed, searchBlog, searchIndexed, type Entry, type Kind } from "./sources.ts";
+import { counts, KINDS, recentIndexed, searchIndexed, type Kind } from "./sources.ts";
 
 const Limit = T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Entries, default 20, max 100." }));
 const KindArg = T.Optional(T.String({ description: `One of ${KINDS.join(", ")}.` }));
@@ -13,14 +13,7 @@ function kindOf(raw: string | undefined): Kind | undefined {
   return k as Kind;
 }
 
-/** Takes from each list in turn, so ranked index hits and blog matches share the answer. */
-function interleave(lists: Entry[][], limit: number): Entry[] {
-  const out: Entry[] = [];
-  for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) for (const l of lists) if (i < l.length && out.length < limit) out.push(l[i]);
-  return out;
-}
-
-const recent = (ctx: Ctx, kind: Kind, limit: number) => (kind === "blog" ? recentBlog(ctx, limit) : recentIndexed(ctx, kind, limit));
+const recent = (ctx: Ctx, kind: Kind, limit: number) => recentIndexed(ctx, kind, limit);
 
 export default definePlugin({
   name: "archive",
@@ -53,10 +46,7 @@ export default definePlugin({
         if (!args.query.trim()) throw invalid("query", "query must not be blank");
         const kind = kindOf(args.kind);
         const limit = args.limit ?? 20;
-        const indexed = KINDS.filter((k): k is Exclude<Kind, "blog"> => k !== "blog" && (!kind || kind === k));
-        const fromIndex = searchIndexed(ctx, args.query, indexed, limit);
-        const fromBlog = !kind || kind === "blog" ? searchBlog(ctx, args.query, limit) : [];
-        const entries = interleave([fromIndex, fromBlog], limit);
+        const entries = searchIndexed(ctx, args.query, kind ? [kind] : [...KINDS], limit);
         return { query: args.query, ...(kind ? { kind } : {}), entries, count: entries.length };
       },
     }),

@@ -1,17 +1,15 @@
-// Where each kind of archive entry lives. Collected kinds are public entries
-// (owner NULL) that their services put in the shared full-text index; blog
-// posts are read from the blog's own table, public ones only, since the blog
-// keeps them there. Private records are filtered out at every query.
+// Where each kind of archive entry lives: public entries (owner NULL) that
+// their services put in the shared full-text index, collected ones (news,
+// videos, market snapshots, reflections) and published ones (blog posts).
+// Private records are filtered out at every query.
 import type { Database } from "bun:sqlite";
-import { and, desc, eq, or, sql } from "drizzle-orm";
 import type { Ctx, IndexHit } from "../../core/plugin.ts";
-import { posts } from "../blog/schema.ts";
 
 export const KINDS = ["news", "video", "market", "blog", "prayer"] as const;
 export type Kind = (typeof KINDS)[number];
 
 /** The service that writes each indexed kind, so an entry is only taken from its own service. */
-export const INDEXED: Record<Exclude<Kind, "blog">, string> = { news: "news", video: "video", market: "markets", prayer: "prayer" };
+export const INDEXED: Record<Kind, string> = { news: "news", video: "video", market: "markets", blog: "blog", prayer: "prayer" };
 
 export interface Entry {
   kind: Kind;
@@ -38,34 +36,14 @@ function whenOf(ref: string): string | undefined {
 
 const clip = (s: string, n = 280) => (s.length > n ? `${s.slice(0, n).replace(/\s+\S*$/, "")}…` : s);
 
-function tableExists(db: Database, name: string): boolean {
-  return !!db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(name);
-}
-
 /** The newest public entries of one indexed kind: the index's rowids grow with each entry written. */
-export function recentIndexed(ctx: Ctx, kind: Exclude<Kind, "blog">, limit: number): Entry[] {
+export function recentIndexed(ctx: Ctx, kind: Kind, limit: number): Entry[] {
   const rows = ctx.sqlite
     .query<{ ref: string; title: string; body: string }, [string, string, number]>(
       "SELECT ref, title, substr(body, 1, 600) AS body FROM search_index WHERE service = ? AND kind = ? AND owner IS NULL ORDER BY rowid DESC LIMIT ?",
     )
     .all(INDEXED[kind], kind, limit);
   return rows.map((r) => ({ kind, ref: r.ref, title: r.title, text: clip(r.body), link: linkFor(ctx, kind, r.ref), when: whenOf(r.ref) }));
-}
-
-function blogEntry(ctx: Ctx, p: Pick<typeof posts.$inferSelect, "id" | "title" | "content" | "created">): Entry {
-  return { kind: "blog", ref: p.id, title: p.title, text: clip(p.content.replace(/\s+/g, " ")), link: linkFor(ctx, "blog", p.id), when: new Date(p.created).toISOString() };
-}
-
-export function recentBlog(ctx: Ctx, limit: number): Entry[] {
-  if (!tableExists(ctx.sqlite, "blog_posts")) return [];
-  return ctx.db
-    .select({ id: posts.id, title: posts.title, content: posts.content, created: posts.created })
-    .from(posts)
-    .where(eq(posts.private, false))
-    .orderBy(desc(posts.created), desc(posts.id))
-    .limit(limit)
-    .all()
-    .map((p) => blogEntry(ctx, p));
 }
 
 // Counting by owner scans the whole index (90 ms at 100,000 entries), so the
@@ -88,41 +66,16 @@ export function counts(ctx: Ctx): Record<Kind, number> {
   const rows = indexCounts(ctx.sqlite);
   for (const r of rows) {
     const k = r.kind as Kind;
-    if (k !== "blog" && INDEXED[k as Exclude<Kind, "blog">] === r.service) out[k] = r.n;
+    if (INDEXED[k] === r.service) out[k] = r.n;
   }
-  if (tableExists(ctx.sqlite, "blog_posts")) out.blog = ctx.db.select({ n: sql<number>`count(*)` }).from(posts).where(eq(posts.private, false)).get()?.n ?? 0;
   return out;
 }
 
-export function searchIndexed(ctx: Ctx, query: string, kinds: Exclude<Kind, "blog">[], limit: number): Entry[] {
+export function searchIndexed(ctx: Ctx, query: string, kinds: Kind[], limit: number): Entry[] {
   if (!kinds.length) return [];
   const hits: IndexHit[] = ctx.index.search({ query, services: kinds.map((k) => INDEXED[k]), kind: kinds, owner: "public", limit: limit * 2 });
   return hits
-    .filter((h) => INDEXED[h.kind as Exclude<Kind, "blog">] === h.service)
+    .filter((h) => INDEXED[h.kind as Kind] === h.service)
     .slice(0, limit)
     .map((h) => ({ kind: h.kind as Kind, ref: h.ref, title: h.title, text: h.snippet, link: linkFor(ctx, h.kind as Kind, h.ref), when: whenOf(h.ref) }));
-}
-
-/** Public posts containing every word of the query, in the title or the text, newest first. */
-export function searchBlog(ctx: Ctx, query: string, limit: number): Entry[] {
-  if (!tableExists(ctx.sqlite, "blog_posts")) return [];
-  const words = (query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 8);
-  if (!words.length) return [];
-  const esc = (w: string) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const each = words.map((w) => or(sql`${posts.title} LIKE ${esc(w)} ESCAPE '\\'`, sql`${posts.content} LIKE ${esc(w)} ESCAPE '\\'`)!);
-  return ctx.db
-    .select({ id: posts.id, title: posts.title, content: posts.content, created: posts.created })
-    .from(posts)
-    .where(and(eq(posts.private, false), ...each))
-    .orderBy(desc(posts.created))
-    .limit(limit)
-    .all()
-    .map((p) => {
-      const e = blogEntry(ctx, p);
-      // The text around the first word found, as the index's snippets give.
-      const flat = p.content.replace(/\s+/g, " ");
-      const at = flat.toLowerCase().indexOf(words[0]);
-      if (at > 120) e.text = `…${clip(flat.slice(at - 100))}`;
-      return e;
-    });
 }

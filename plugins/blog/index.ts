@@ -4,7 +4,7 @@ import { conflict, forbidden, invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { titleByModel } from "../../core/ai/index.ts";
 import { definePlugin, read, write, type Caller, type Ctx } from "../../core/plugin.ts";
-import { retract } from "../stream/retract.ts";
+import { retract } from "../../core/db/retract.ts";
 import { feedResponse } from "./feed.ts";
 import { indexPage, postPage } from "./pages.ts";
 import { posts } from "./schema.ts";
@@ -69,6 +69,16 @@ function visiblePosts(ctx: Ctx, caller: Caller): Post[] {
   return ctx.db.select().from(posts).where(owned.visible(caller)).orderBy(desc(posts.created), desc(posts.id)).all();
 }
 
+/**
+ * Public posts are in the shared full-text index (owner null, kind "blog"),
+ * where readers across services (the archive) find them without reading the
+ * blog's table; a private post never is.
+ */
+function indexed(ctx: Ctx, p: Post) {
+  if (p.private) ctx.index.remove("blog", p.id);
+  else ctx.index.put({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content });
+}
+
 function announce(ctx: Ctx, p: Post) {
   ctx.emit({ type: "post.published", text: `${p.authorName} published "${p.title}"`, url: urlOf(ctx, p.id), data: { ref: p.id } });
 }
@@ -76,9 +86,18 @@ function announce(ctx: Ctx, p: Post) {
 export default definePlugin({
   name: "blog",
   description: "Blog posts in markdown with public pages and an Atom feed; private posts stay with their author.",
-  needs: ["db", "emit", "ai", "writes"],
+  needs: ["db", "sqlite", "emit", "ai", "writes", "index"],
   config: {
     HEARTH_BLOG_TITLE: { default: "Blog", description: "Title of the public blog pages and the Atom feed." },
+  },
+  // Posts written before public ones were indexed are indexed once, oldest first, so the index's order is theirs.
+  async start(ctx) {
+    const unindexed = ctx.sqlite
+      .query<{ id: string; title: string; content: string }, []>(
+        "SELECT id, title, content FROM blog_posts WHERE private = 0 AND id NOT IN (SELECT ref FROM search_refs WHERE service = 'blog' AND kind = 'blog') ORDER BY created, id",
+      )
+      .all();
+    if (unindexed.length) await ctx.writes(() => ctx.index.putMany(unindexed.map((p) => ({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content }))));
   },
   methods: {
     create: write({
@@ -113,6 +132,7 @@ export default definePlugin({
             .returning()
             .get();
           if (!post.private) announce(ctx, post);
+          indexed(ctx, post);
           return full(ctx, post);
         });
       },
@@ -168,6 +188,7 @@ export default definePlugin({
           .where(eq(posts.id, before.id))
           .returning()
           .get();
+        indexed(ctx, after);
         return full(ctx, after);
       },
     }),
@@ -189,6 +210,7 @@ export default definePlugin({
           post = mine;
         } else throw invalid("id", "give the id or the title of the post to delete");
         ctx.db.delete(posts).where(eq(posts.id, post.id)).run();
+        ctx.index.remove("blog", post.id);
         if (!post.private) retract(ctx.db, "blog", post.id);
         return { deleted: post.id, title: post.title };
       },

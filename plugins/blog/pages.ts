@@ -1,6 +1,6 @@
 // Server-rendered blog pages: the index of public posts and one post.
-import { renderMarkdown } from "../docs/markdown.ts";
-import { escapeHtml, notFoundPage, page } from "../docs/page.ts";
+import { renderMarkdown } from "../../core/publish/markdown.ts";
+import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
 import type { posts } from "./schema.ts";
 
 type Post = typeof posts.$inferSelect;

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, gt, max } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { escapeHtml, notFoundPage, page } from "../docs/page.ts";
+import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
 import { eventStream, hubFor, type LiveMessage } from "./live.ts";
 import { messages, rooms } from "./schema.ts";
 

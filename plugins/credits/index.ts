@@ -57,7 +57,8 @@ export default definePlugin({
           credits,
           requestId: ctx.requestId,
           at: ctx.clock.now().getTime(),
-          resourceUrl: `${ctx.baseUrl}/api/v1/credits/topup`,
+          resourceUrl: `${ctx.baseUrl}/api/v1/${ctx.service}/${ctx.method}`,
+          method: `${ctx.service}/${ctx.method}`,
           sign: async (required) => (await signer()).signWith(ctx, required),
           log: ctx.log,
         });

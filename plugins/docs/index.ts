@@ -3,9 +3,9 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { conflict, invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { retract } from "../stream/retract.ts";
-import { plainText, renderMarkdown } from "./markdown.ts";
-import { escapeHtml, notFoundPage, page } from "./page.ts";
+import { retract } from "../../core/db/retract.ts";
+import { plainText, renderMarkdown } from "../../core/publish/markdown.ts";
+import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
 import { documents } from "./schema.ts";
 
 type Doc = typeof documents.$inferSelect;

@@ -12,6 +12,7 @@ import { freeSlots, type Interval } from "./free.ts";
 import { renderCalendar } from "./ics.ts";
 import { eventFeeds, events } from "./schema.ts";
 import { eventOffsetAt, zoneOfTime } from "./zone.ts";
+import { eventsCard } from "./card.ts";
 
 type Row = typeof events.$inferSelect;
 
@@ -78,9 +79,12 @@ function graceMs(ctx: Ctx): number {
 
 export default definePlugin({
   name: "events",
+  card: eventsCard,
   description:
     "A calendar of events and reminders that fire on time, optionally repeating and optionally running a prompt through the agent. Calendar apps can subscribe to it: POST /events/feed (signed in) gives its secret iCalendar address.",
   needs: ["db", "schedule", "call"],
+  // Reminders go out by mail and prompts run through the agent, when the instance has them.
+  requires: ["mail?", "agent?"],
   // Repeating events keep their local time in the instance's zone (zone.ts).
   settings: ["HEARTH_TZ", "TZ"],
   config: {

@@ -100,6 +100,8 @@ export default definePlugin({
   description:
     "Live aircraft positions from the community ADS-B network (adsb.lol, keyless): what is overhead, where a flight is now, and the traffic at an airport. Positions, not timetables.",
   needs: ["http", "call"],
+  // "near" a place is found through the geocoder.
+  requires: ["places?"],
   providers: ["ADSB"],
   config: {
     ADSB_URL: {

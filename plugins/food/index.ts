@@ -1,3 +1,4 @@
+import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read } from "../../core/plugin.ts";

@@ -1,3 +1,4 @@
+import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { definePlugin, read } from "../../core/plugin.ts";
 import { floods } from "./floods.ts";

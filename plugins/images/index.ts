@@ -10,6 +10,8 @@ export default definePlugin({
   name: "images",
   description: "Images: drawn by the instance's image model and kept among the caller's files, or found in Openverse's library of openly licensed pictures.",
   needs: ["ai", "http", "call"],
+  // A made image is kept as a file.
+  requires: ["files"],
   providers: ["OPENVERSE"],
   methods: {
     generate: write({

@@ -3,6 +3,7 @@ import { addressOf, parseLocal, sameDomain, splitAddress } from "../../core/mail
 import { messageById, recent, shapeMessage } from "../../core/mail/messages.ts";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
+import { mailCard } from "./card.ts";
 
 /** Credits for one message to an outside address: it spends a relay's fee or the sending address's reputation. */
 export const OUTSIDE_PRICE = 4;
@@ -22,6 +23,7 @@ function priceOf(args: { to?: string }, ctx: BaseCtx): number {
 
 export default definePlugin({
   name: "mail",
+  card: mailCard,
   description: "Mail for every account: its handle (and handle+tag) on this instance, and with a mail domain real mail in and out over SMTP.",
   needs: ["mail", "db", "index"],
   config: {

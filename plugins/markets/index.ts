@@ -1,3 +1,4 @@
+import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { HearthError, invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
@@ -5,6 +6,7 @@ import type { About } from "../../core/upstream/index.ts";
 import { COINS, dayChanges, usdRates } from "./crypto.ts";
 import { ecbRates, FIRST_DAY, isCurrency, type EcbRates } from "./ecb.ts";
 import { chart, COMMODITIES, FUTURES, type Instrument, type Quote } from "./quotes.ts";
+import { marketsCard } from "./card.ts";
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -121,6 +123,7 @@ function checkDate(date: string, today: string): string {
 
 export default definePlugin({
   name: "markets",
+  card: marketsCard,
   description:
     "Currency conversion on European Central Bank reference rates, crypto at live prices, and live prices of crypto, stocks, commodities, futures and currencies.",
   needs: ["http", "index"],

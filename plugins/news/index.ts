@@ -2,11 +2,12 @@ import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { fetchReadable } from "../web/page.ts";
+import { fetchReadable } from "../../core/upstream/pages/page.ts";
 import { followedFeeds, topicsOf } from "./feeds.ts";
 import { pollFeeds } from "./poll.ts";
-import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "./schedule.ts";
+import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "../../core/scheduler/collect.ts";
 import { articles, feeds, items } from "./schema.ts";
+import { newsCard } from "./card.ts";
 
 type Item = typeof items.$inferSelect;
 
@@ -54,6 +55,7 @@ const ID = /^[0-9a-f]{16}$/;
 
 export default definePlugin({
   name: "news",
+  card: newsCard,
   description: "Headlines from followed RSS and Atom feeds across topics, polled on a schedule and kept in the archive; articles read in full.",
   needs: ["db", "index", "schedule", "writes"],
   settings: ["HEARTH_COLLECTORS", "HEARTH_CONTACT", "HEARTH_PUBLIC_URL", "WEB_FETCH_ALLOW_LOOPBACK", "WEB_FETCH_DNS", "WEB_FETCH_MAX_BYTES", "WEB_FETCH_TIMEOUT_MS"],

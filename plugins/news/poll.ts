@@ -6,11 +6,11 @@ import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { decodeText, guardedFetch } from "../web/guarded.ts";
-import { userAgent } from "../web/page.ts";
-import { plainFromHtml } from "../web/readable.ts";
+import { decodeText, guardedFetch } from "../../core/upstream/pages/guarded.ts";
+import { userAgent } from "../../core/upstream/pages/page.ts";
+import { plainFromHtml } from "../../core/upstream/pages/readable.ts";
 import { followedFeeds, type FeedDef } from "./feeds.ts";
-import { warnFailures } from "./schedule.ts";
+import { warnFailures } from "../../core/scheduler/collect.ts";
 import { feeds, items } from "./schema.ts";
 
 // Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.

@@ -1,3 +1,4 @@
+import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
@@ -25,6 +26,15 @@ function cachedAround(ctx: unknown, a: { lat?: number; lon?: number; near?: stri
 
 export default definePlugin({
   name: "places",
+  // The home page finds the place a person types here.
+  geocoder: {
+    method: "geocode",
+    arg: "address",
+    read: (r) => {
+      const found = (r as { places?: { name?: string; display_name?: string; lat?: number; lon?: number }[] } | null)?.places?.find((p) => typeof p.lat === "number" && typeof p.lon === "number");
+      return found ? { name: found.display_name ?? found.name ?? "", lat: found.lat!, lon: found.lon! } : null;
+    },
+  },
   description: "Places from OpenStreetMap: names to coordinates and back (Nominatim), height above sea level (Open-Meteo), and points of interest around a location (Overpass).",
   needs: ["http"],
   providers: ["NOMINATIM", "OPEN_METEO", "OPEN_METEO_GEOCODING", "OVERPASS"],

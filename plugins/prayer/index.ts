@@ -6,6 +6,7 @@ import { reflectionFor } from "./reflection.ts";
 import { searchTexts } from "./search.ts";
 import { QURAN_SOURCE, hadithMissing, hadithRef, hadithSource, loadHadith, loadQuran, verseRef } from "./texts.ts";
 import { conventionNames, prayerTimes } from "./times.ts";
+import { prayerCard } from "./card.ts";
 
 const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in decimal degrees." });
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
@@ -19,6 +20,7 @@ const archived = new WeakMap<object, string>();
 
 export default definePlugin({
   name: "prayer",
+  card: prayerCard,
   description:
     "Prayer times and the qibla by calculation and the Quran (shipped with the instance), and Sahih al-Bukhari and the names of Allah from files the owner puts in the PRAYER_DATA folder (see plugins/prayer/README.md). Works offline.",
   needs: ["index"],

@@ -1,3 +1,4 @@
+import "./providers.ts";
 import { Type as T, type Static } from "@sinclair/typebox";
 import { HearthError, invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";

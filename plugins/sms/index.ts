@@ -113,6 +113,7 @@ export default definePlugin({
   name: "sms",
   description: "Texts from the instance's number through Twilio: send (charged per segment, capped per day, STOP honoured), history both ways, and verified numbers whose texts reach the account.",
   needs: ["db", "writes"],
+  integration: { label: "Text messages (SMS)", settings: ["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] },
   config: {
     TWILIO_ACCOUNT_SID: { default: "", description: "Twilio account SID (AC...); texts answer 501 until it, TWILIO_AUTH_TOKEN and TWILIO_FROM are set." },
     TWILIO_AUTH_TOKEN: { default: "", description: "Twilio auth token: authenticates sends and validates the inbound webhook's X-Twilio-Signature." },

@@ -3,7 +3,7 @@ import { desc, eq, inArray, max } from "drizzle-orm";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { freshness, pollMinutes, pollOnSchedule, warm, warnFailures } from "../news/schedule.ts";
+import { freshness, pollMinutes, pollOnSchedule, warm, warnFailures } from "../../core/scheduler/collect.ts";
 import { readBluesky, readMastodon, type Post } from "./networks.ts";
 import { posts } from "./schema.ts";
 

@@ -13,9 +13,9 @@
 import type { Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
-import { decodeText, guardedFetch } from "../web/guarded.ts";
-import { userAgent } from "../web/page.ts";
-import { plainFromHtml } from "../web/readable.ts";
+import { decodeText, guardedFetch } from "../../core/upstream/pages/guarded.ts";
+import { userAgent } from "../../core/upstream/pages/page.ts";
+import { plainFromHtml } from "../../core/upstream/pages/readable.ts";
 
 defineProvider({
   name: "BLUESKY",

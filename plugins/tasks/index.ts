@@ -8,6 +8,7 @@ import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
+import { tasksCard } from "./card.ts";
 
 const Status = T.Union([T.Literal("todo"), T.Literal("doing"), T.Literal("done")], { description: "todo, doing or done" });
 const Id = T.String({ minLength: 1, maxLength: 64, description: "The task's id, from tasks/list." });
@@ -58,6 +59,7 @@ function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
 
 export default definePlugin({
   name: "tasks",
+  card: tasksCard,
   description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
   needs: ["db", "call"],
   dav: tasksCalendar,

@@ -7,7 +7,7 @@ import { desc, eq } from "drizzle-orm";
 import type { Ctx } from "../../core/plugin.ts";
 import type { CollectionRound } from "../../core/scheduler/index.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
-import { warnFailures } from "../news/schedule.ts";
+import { warnFailures } from "../../core/scheduler/collect.ts";
 import { curatedChannels, type Channel } from "./channels.ts";
 import { videos } from "./schema.ts";
 

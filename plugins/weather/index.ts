@@ -1,8 +1,10 @@
+import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import type { GetOptions } from "../../core/upstream/index.ts";
 import * as om from "./openmeteo.ts";
+import { weatherCard } from "./card.ts";
 
 const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in degrees (-90 to 90)." });
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in degrees (-180 to 180)." });
@@ -28,6 +30,7 @@ const withSource = <D extends object>(f: { data: D; about: object }) => ({ ...f.
 
 export default definePlugin({
   name: "weather",
+  card: weatherCard,
   description: "Weather from Open-Meteo: the forecast, air quality, the sea state and past weather for any point.",
   needs: ["http"],
   providers: ["OPEN_METEO", "OPEN_METEO_AIR", "OPEN_METEO_ARCHIVE", "OPEN_METEO_MARINE"],

@@ -2,7 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { peekSearch, search } from "./engines.ts";
-import { fetchReadable } from "./page.ts";
+import { fetchReadable } from "../../core/upstream/pages/page.ts";
 
 export default definePlugin({
   name: "web",

@@ -144,3 +144,24 @@ describe("archive/search", () => {
     expect((await h.call("archive/search", { query: "eclipse", kind: "post" })).body.error.field).toBe("kind");
   });
 });
+
+describe("blog posts in the archive", () => {
+  // The archive finds posts in the shared index, where the blog files its public ones: it reads no table of the blog's.
+  test("an edit is searchable, a deleted post is gone, and a public post from before the blog indexed them is found after a start", async () => {
+    const post = (await h.call("blog/create", { title: "Night trains", content: "Sleeper trains across the Alps are back, with couchettes from Zurich to Vienna every night." }, { token: alice })).body.result.id;
+    expect((await h.call("blog/update", { id: post, content: "Sleeper trains across the Alps are back: the Nightjet leaves Zurich for Vienna every night." }, { token: alice })).status).toBe(200);
+    expect((await h.call("archive/search", { query: "nightjet", kind: "blog" })).body.result.entries.map((e: any) => e.ref)).toEqual([post]);
+    expect((await h.call("blog/delete", { id: post }, { token: alice })).status).toBe(200);
+    expect((await h.call("archive/search", { query: "sleeper", kind: "blog" })).body.result.entries).toEqual([]);
+
+    const owner = (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'alice'").get() as { id: string }).id;
+    h.rt.store.writer.run(
+      "INSERT INTO blog_posts (id, author, author_name, title, content, tags, private, created, updated) VALUES ('older', ?, 'alice', 'An older post', 'Written before public posts were in the index: the harbour at dawn.', '', 0, 1, 1)",
+      [owner],
+    );
+    expect((await h.call("archive/search", { query: "harbour", kind: "blog" })).body.result.entries).toEqual([]);
+    await h.rt.registry.plugins.get("blog")!.def.start!(h.rt.instanceCtx("blog"));
+    expect((await h.call("archive/search", { query: "harbour", kind: "blog" })).body.result.entries.map((e: any) => e.ref)).toEqual(["older"]);
+    expect((await h.call("archive/list", {})).body.result.kinds.find((k: any) => k.kind === "blog").count).toBe(2);
+  });
+});

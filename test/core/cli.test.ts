@@ -140,13 +140,13 @@ for (const [how, cmd] of [
   ["from source", () => ["bun", main]],
   ["as the single binary", () => [binary]],
 ] as const)
-  test(`the docs' bookmarks plugin serves ${how}: its table, provider and setting, over HTTP and MCP, and help says what it reaches`, async () => {
+  test(`the docs' bookmarks plugin serves ${how}: its table, provider and setting, over HTTP, MCP and its CLI command, with its home card, and help says what it reaches`, async () => {
     const folder = writeDocsExample();
     const micro = microlinkFixture();
     const dir = mkdtempSync(join(tmpdir(), "hearth-bookmarks-"));
     const port = freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", HEARTH_PLUGINS: folder, MICROLINK_URL: micro.url, BOOKMARKS_MAX: "5" };
+    const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", HEARTH_PLUGINS: folder, MICROLINK_URL: micro.url, BOOKMARKS_MAX: "5", HEARTH_URL: url, HEARTH_SIGNUP: "open" };
     let server: ReturnType<typeof Bun.spawn> | undefined;
     try {
       const t = await run([...cmd(), "token", "create", "--user", "dora"], env);
@@ -156,6 +156,8 @@ for (const [how, cmd] of [
       const help = await run([...cmd(), "help", "bookmarks"], env);
       expect(help.stdout).toContain(`reaches: MICROLINK (${new URL(micro.url).host})`);
       expect(help.stdout).toContain("reads: BOOKMARKS_MAX, MICROLINK_API_KEY,");
+      // Its command is listed among the commands plugins add.
+      expect((await run([...cmd(), "help"], env)).stdout).toMatch(/hearth bookmark \[URL\] +save a link, or list your bookmarks \(bookmarks\)/);
       server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
       await waitUp(url, server);
       const add = await fetch(`${url}/api/v1/bookmarks/add`, { method: "POST", headers: auth, body: JSON.stringify({ url: "https://example.org/x" }) });
@@ -168,6 +170,22 @@ for (const [how, cmd] of [
       });
       const listed = (await tool.json()).result.structuredContent.result;
       expect(listed.map((b: { title: string }) => b.title)).toEqual(["Title of https://example.org/x"]);
+      // Its CLI command calls the running instance with the token.
+      const saved = await run([...cmd(), "bookmark", "https://example.org/y"], { ...env, HEARTH_TOKEN: t.stdout.trim() });
+      expect(saved).toMatchObject({ code: 0, stdout: "saved: Title of https://example.org/y\n" });
+      const mine = await run([...cmd(), "bookmark"], { ...env, HEARTH_TOKEN: t.stdout.trim() });
+      expect(mine.stdout.split("\n").filter(Boolean).sort()).toEqual(["Title of https://example.org/x  https://example.org/x", "Title of https://example.org/y  https://example.org/y"]);
+      const refused = await run([...cmd(), "bookmark", "ftp://nope"], { ...env, HEARTH_TOKEN: t.stdout.trim() });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("must start with http:// or https://");
+      // Its home card, for someone signed in (the first account to sign up here).
+      const signup = await fetch(`${url}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "erin", password: "a long passphrase" }) });
+      const cookie = signup.headers.get("set-cookie")!.split(";")[0];
+      const token = await run([...cmd(), "token", "create", "--user", "erin"], env);
+      await run([...cmd(), "bookmark", "https://example.org/z"], { ...env, HEARTH_TOKEN: token.stdout.trim() });
+      const home = await (await fetch(url, { headers: { cookie, accept: "text/html" } })).text();
+      expect(home).toContain('aria-labelledby="card-bookmarks"');
+      expect(home).toContain("Title of https://example.org/z");
     } finally {
       server?.kill();
       await server?.exited;
@@ -175,4 +193,4 @@ for (const [how, cmd] of [
       rmSync(dir, { recursive: true, force: true });
       rmSync(dirname(folder), { recursive: true, force: true });
     }
-  });
+  }, 60_000);

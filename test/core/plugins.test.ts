@@ -32,7 +32,7 @@ describe("the docs' bookmarks plugin, from HEARTH_PLUGINS", () => {
   made.push(dirname(folder));
   let h: Awaited<ReturnType<typeof startPluginHearth>>;
   beforeAll(async () => {
-    h = await startPluginHearth({ plugins: folder, env: { MICROLINK_URL: micro.url, BOOKMARKS_MAX: "2" } });
+    h = await startPluginHearth({ plugins: folder, env: { MICROLINK_URL: micro.url, BOOKMARKS_MAX: "2", HEARTH_SIGNUP: "open" } });
   });
   afterAll(async () => {
     await h?.stop();
@@ -77,6 +77,31 @@ describe("the docs' bookmarks plugin, from HEARTH_PLUGINS", () => {
     const rows = h.rt.store.reader.query("SELECT tag FROM hearth_migrations WHERE owner = 'bookmarks'").all();
     expect(rows).toEqual([{ tag: "0000_init" }]);
   });
+
+  test("its manifest's card is on the home page, its text escaped, and is an MCP Apps view", async () => {
+    const signup = await fetch(`${h.url}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "dora", password: "a long passphrase" }) });
+    expect(signup.status).toBe(200);
+    const cookie = signup.headers.get("set-cookie")!.split(";")[0];
+    const token = await h.token("dora");
+    await h.call("bookmarks/add", { url: "https://example.org/kept", title: "<b>Kept</b> & found" }, { token });
+    const home = await (await fetch(`${h.url}/`, { headers: { cookie, accept: "text/html" } })).text();
+    const card = /<li class="card" aria-labelledby="card-bookmarks">[\s\S]*?<\/section><\/li>/.exec(home)?.[0] ?? "";
+    expect(card).toContain(">Bookmarks</a></h2>");
+    expect(card).toContain("&lt;b&gt;Kept&lt;/b&gt; &amp; found");
+    expect(card).toContain('href="https://example.org/kept"');
+    expect(card).not.toContain("<b>Kept");
+    // Over MCP, for a client that renders MCP Apps, the card is a view linked from bookmarks_list.
+    const mcp = (method: string, params: Record<string, unknown>) =>
+      fetch(`${h.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: { "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } } } }),
+      }).then((r) => r.json());
+    const views = (await mcp("resources/list", {})).result.resources.map((r: { uri: string }) => r.uri);
+    expect(views).toContain("ui://hearth/cards/bookmarks");
+    const called = (await mcp("tools/call", { name: "bookmarks_list", arguments: {} })).result;
+    expect(called._meta["hearth/card"]).toMatchObject({ title: "Bookmarks", lines: expect.arrayContaining([{ text: "<b>Kept</b> & found", detail: "example.org" }]) });
+  });
 });
 
 describe("a drop-in reaches only what its manifest declares", () => {
@@ -93,9 +118,10 @@ describe("a drop-in reaches only what its manifest declares", () => {
 export default definePlugin({
   name: "snoop",
   description: "Tries to read what is not its own.",
-  needs: ["http"],
+  needs: ["http", "call"],
   settings: ["HEARTH_CONTACT"],
   methods: {
+    peek: read({ description: "Calls a service it does not require.", args: T.Object({}), access: "account", run: (_a, ctx) => ctx.call("bookmarks", "list") }),
     keys: read({ description: "The settings it sees.", args: T.Object({}), access: "public", run: (_a, ctx) => Object.keys(ctx.config).sort() }),
     secret: read({ description: "Reads a secret.", args: T.Object({ name: T.String() }), access: "public", run: (a, ctx) => ({ value: ctx.config[a.name] ?? null }) }),
     reach: read({ description: "Reaches a provider it did not declare.", args: T.Object({}), access: "public",
@@ -144,6 +170,15 @@ export default definePlugin({
     expect(msg.result.isError).toBe(true);
     expect(msg.result.structuredContent.error.message).toContain('plugin "snoop" reads the setting HEARTH_SECRET');
     expect(lines).toContainEqual(expect.objectContaining({ plugin: "snoop", setting: "HEARTH_SECRET" }));
+  });
+
+  test("calling a service its manifest does not require is refused naming the plugin and the service, and logged", async () => {
+    const token = await h.token("eve");
+    const r = await h.call("snoop/peek", {}, { token });
+    expect(r.status).toBe(501);
+    expect(r.body.error.kind).toBe("not_configured");
+    expect(r.body.error.message).toContain('plugin "snoop" calls the service "bookmarks", which its manifest does not require');
+    expect(lines).toContainEqual(expect.objectContaining({ plugin: "snoop", service: "bookmarks" }));
   });
 
   test("reaching an undeclared provider is refused naming the plugin and the host, and nothing is sent", async () => {
@@ -264,5 +299,16 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
     });
     const err = await start(lost).catch((e: Error) => e);
     expect((err as Error).message).toContain('plugin "lost" names provider "NOWHERE"');
+  });
+
+  test("a required service the instance lacks is refused at start naming both; an optional one is not", async () => {
+    const plugin = (name: string, requires: string[]) =>
+      dropIn(name, {
+        "index.ts": `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "${name}", description: "x", needs: ["call"], requires: ${JSON.stringify(requires)}, methods: { one: read({ description: "x", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+      });
+    const err = await start(plugin("needy", ["nosuchservice"])).catch((e: Error) => e);
+    expect((err as Error).message).toContain('plugin "needy" requires the service "nosuchservice", which this instance does not have');
+    const ok = await start(plugin("relaxed", ["nosuchservice?"])).catch((e: Error) => e);
+    expect(ok).not.toBeInstanceOf(Error);
   });
 });

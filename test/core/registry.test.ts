@@ -51,6 +51,17 @@ test("manifest rules", () => {
     [{ ...ok, needs: ["call"], dav: { ...dav, component: "VJOURNAL" } }, "dav.component"],
     [{ ...ok, needs: ["call"], dav: { ...dav, put: "no" } }, "dav.put"],
     [{ ...ok, dav }, "needs"],
+    [{ ...ok, needs: ["call"], requires: "files" }, "requires"],
+    [{ ...ok, needs: ["call"], requires: ["Files"] }, "requires"],
+    [{ ...ok, requires: ["files"] }, "needs"],
+    [{ ...ok, card: { title: "X", method: "other", render: () => null } }, "card.method"],
+    [{ ...ok, card: { title: "", method: "m", render: () => null } }, "card.title"],
+    [{ ...ok, card: { title: "X", method: "m" } }, "card.render"],
+    [{ ...ok, card: { title: "X", method: "m", render: () => null, choice: { arg: "nope", label: "L" } } }, "card.choice.arg"],
+    [{ ...ok, cli: { Bad: { summary: "s", usage: "u", run: () => 0 } } }, "cli.Bad"],
+    [{ ...ok, cli: { go: { summary: "s", usage: "u" } } }, "cli.go.run"],
+    [{ ...ok, geocoder: { method: "other", arg: "q", read: () => null } }, "geocoder.method"],
+    [{ ...ok, integration: { label: "L", settings: ["NOT_MINE"] } }, "integration.settings"],
   ];
   for (const [def, field] of cases) {
     const reg = new Registry();
@@ -94,5 +105,30 @@ test("a plugin needing a capability that neither the core nor a plugin provides 
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a CLI command may not take a service's name nor one another plugin adds", async () => {
+  const { mkdtempSync, mkdirSync, writeFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const root = mkdtempSync(join(tmpdir(), "hearth-cli-names-"));
+  const plugin = (name: string, command: string) => {
+    mkdirSync(join(root, name));
+    writeFileSync(
+      join(root, name, "index.ts"),
+      `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "${name}", description: "x", cli: { "${command}": { summary: "s", usage: "hearth ${command}", run: () => 0 } }, methods: { one: read({ description: "x", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+    );
+  };
+  try {
+    plugin("alpha", "notes");
+    const named = await buildRegistry({ pluginsDir: join(import.meta.dir, "../../plugins"), extra: root }).catch((e) => e);
+    expect(named.message).toContain('plugin "alpha" adds the command "notes", which is a service\'s name');
+    rmSync(join(root, "alpha"), { recursive: true });
+    plugin("gamma", "go");
+    plugin("delta", "go");
+    const twice = await buildRegistry({ extra: root }).catch((e) => e);
+    expect(twice.message).toContain('plugin "gamma" adds the command "go", which plugin "delta" adds too');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
 });

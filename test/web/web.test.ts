@@ -3,7 +3,7 @@ import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { gzipSync } from "node:zlib";
 import { settle } from "../../core/upstream/index.ts";
-import { blockedAddress, describeBlocked } from "../../plugins/web/addresses.ts";
+import { blockedAddress, describeBlocked } from "../../core/upstream/pages/addresses.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";

@@ -4,7 +4,7 @@
 // access tokens that are the core's bearer tokens with an expiry, and
 // refresh tokens that rotate. Everything a grant issued dies with it.
 import { and, desc, eq, inArray, isNull, lt, lte, max } from "drizzle-orm";
-import { guardedFetch } from "../../../plugins/web/guarded.ts";
+import { guardedFetch } from "../../upstream/pages/guarded.ts";
 import { accounts, tokens } from "../../db/schema.ts";
 import { HearthError } from "../../errors.ts";
 import type { Account } from "../../plugin.ts";

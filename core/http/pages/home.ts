@@ -1,14 +1,14 @@
 // {base}/: for a visitor, what this instance is and what anyone may use; for
 // a signed-in person, a home screen of cards from the services that have
-// something to show now, and the place the weather and prayer times are for.
-import { Kind, type TSchema } from "@sinclair/typebox";
+// something to show now (each plugin's `card`), and the place and choices
+// those cards use.
 import { findSession, requireCsrf, sessionCaller, type Session } from "../../auth/sessions.ts";
 import { dispatch } from "../../dispatch.ts";
 import { asHearthError, invalid } from "../../errors.ts";
 import { accountMetering, metersAccount, whoPays } from "../../pay/accounts.ts";
 import { balanceOf } from "../../pay/ledger.ts";
 import type { Runtime } from "../../runtime.ts";
-import { gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
+import { cardSources, choicesOf, gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
 import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
@@ -67,23 +67,41 @@ ${c.lines.length ? html`<ul>${c.lines.map((l) => html`<li><span>${l.href ? html`
 }
 
 function placeForm(rt: Runtime, s: Session, p: Prefs, error?: string, typed?: string): Html {
-  const conventions = prayerConventions(rt);
+  // The cards a person chooses for: one they turn on, one whose argument they pick.
+  const chosen = cardSources(rt).filter((c) => c.card.optIn || choicesOf(rt, c));
+  // The cards that ask for nothing until a place is set, among those this person sees.
+  const needsPlace = (c: ReturnType<typeof cardSources>[number]) => {
+    try {
+      return !!c.card.args && c.card.args({ place: null, zone: null }) === null;
+    } catch {
+      return false;
+    }
+  };
+  const named = cardSources(rt)
+    .filter((c) => (!c.card.optIn || p.cards[c.service]?.on) && needsPlace(c))
+    .map((c) => c.card.title.toLowerCase());
   return html`<section aria-labelledby="place-title"><h2 id="place-title">Your place</h2>
 ${message("alert", error)}
-<p class="hint">${p.place ? html`The weather${p.prayer ? " and prayer times are" : " is"} for <strong>${p.place}</strong>.` : "Name a town or give a latitude and longitude to see the weather here."}</p>
+<p class="hint">${p.place ? html`Cards that need a place use <strong>${p.place}</strong>.` : html`Name a town or give a latitude and longitude for the cards that need a place${named.length ? ` (${named.join(", ")})` : ""}.`}</p>
 <form method="post" action="/home/place">
 <input type="hidden" name="csrf" value="${s.csrf}">
 <label for="place">Town, address or “latitude, longitude”</label>
 <input type="text" id="place" name="place" value="${typed ?? p.place ?? ""}" autocomplete="address-level2" spellcheck="false">
-<label class="choice"><input type="checkbox" name="prayer" value="1" ${p.prayer ? html`checked` : ""}> Show today's prayer times</label>
+${chosen.map((c) => {
+  const mine = p.cards[c.service] ?? {};
+  const offered = choicesOf(rt, c);
+  const ch = c.card.choice;
+  const field = ch ? `${c.service}_${ch.arg}` : "";
+  return html`${c.card.optIn ? html`<label class="choice"><input type="checkbox" name="${c.service}" value="1" ${mine.on ? html`checked` : ""}> ${c.card.optIn}</label>` : ""}
 ${
-  conventions
-    ? html`<label for="prayer-method">Prayer time convention</label>
-<p class="hint" id="prayer-method-hint">How dawn and nightfall are reckoned; each is described under <a href="/services#prayer_times">prayer/times</a>.</p>
-<select id="prayer-method" name="prayer_method" aria-describedby="prayer-method-hint"><option value="">The usual (${conventions.usual})</option>
-${conventions.names.map((n) => html`<option${p.prayerMethod === n ? html` selected` : ""}>${n}</option>`)}</select>`
+  ch && offered
+    ? html`<label for="${field}">${ch.label}</label>
+${ch.hint ? html`<p class="hint" id="${field}-hint">${ch.hint} Each is described under <a href="/services#${c.service}_${c.card.method}">${c.service}/${c.card.method}</a>.</p>` : ""}
+<select id="${field}" name="${field}"${ch.hint ? html` aria-describedby="${field}-hint"` : ""}><option value="">The usual (${offered.usual})</option>
+${offered.names.map((n) => html`<option${mine.choice === n ? html` selected` : ""}>${n}</option>`)}</select>`
     : ""
-}
+}`;
+})}
 <p><button type="submit">Save</button></p>
 </form></section>`;
 }
@@ -116,14 +134,6 @@ export async function homePage(rt: Runtime, req: Request): Promise<Response> {
   return s ? signedIn(rt, req, s) : signedOut(rt);
 }
 
-/** The conventions prayer/times offers, read from its argument schema. */
-function prayerConventions(rt: Runtime): { names: string[]; usual: string } | null {
-  const m = (rt.registry.get("prayer", "times")?.def.args.properties as Record<string, TSchema> | undefined)?.method;
-  if (!m || m[Kind] !== "Union") return null;
-  const names = ((m.anyOf ?? []) as TSchema[]).map((o) => o.const).filter((v): v is string => typeof v === "string");
-  return names.length ? { names, usual: typeof m.default === "string" ? m.default : names[0] } : null;
-}
-
 const COORDS = /^\s*(-?\d{1,2}(?:\.\d+)?)\s*[, ]\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
 
 /** A place as typed: coordinates as they are, anything else through the geocoder as this person. */
@@ -138,14 +148,13 @@ async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: str
     if (Math.abs(lat) > 90 || Math.abs(lon) > 180) throw invalid("place", "latitude is -90 to 90 and longitude -180 to 180");
     return { place: `${lat}, ${lon}`, lat, lon };
   }
-  if (!rt.registry.get("places", "geocode")) throw invalid("place", "this instance has no geocoder: give a latitude and longitude");
-  const found = (await dispatch(rt, { service: "places", method: "geocode", args: { address: text }, caller: sessionCaller(s), requestId: crypto.randomUUID(), baseUrl })) as {
-    places?: { name?: string; display_name?: string; lat?: number; lon?: number }[];
-  };
-  const first = found?.places?.find((p) => typeof p.lat === "number" && typeof p.lon === "number");
-  if (!first) throw invalid("place", `no place called "${text}" was found; try a town with its country, or a latitude and longitude`);
+  const finder = [...rt.registry.plugins.values()].find((p) => p.def.geocoder && rt.registry.get(p.def.name, p.def.geocoder.method));
+  if (!finder) throw invalid("place", "this instance has no geocoder: give a latitude and longitude");
+  const g = finder.def.geocoder!;
+  const found = g.read(await dispatch(rt, { service: finder.def.name, method: g.method, args: { [g.arg]: text }, caller: sessionCaller(s), requestId: crypto.randomUUID(), baseUrl }));
+  if (!found) throw invalid("place", `no place called "${text}" was found; try a town with its country, or a latitude and longitude`);
 
-  return { place: first.display_name ?? first.name ?? text, lat: first.lat!, lon: first.lon! };
+  return { place: found.name || text, lat: found.lat, lon: found.lon };
 }
 
 export async function homePlacePost(rt: Runtime, req: Request): Promise<Response> {
@@ -157,10 +166,16 @@ export async function homePlacePost(rt: Runtime, req: Request): Promise<Response
     requireCsrf(s, posted.get("csrf"));
     const place = await resolvePlace(rt, s, posted.get("place") ?? "", new URL(req.url).origin);
     const before = prefsOf(rt, s.account.id);
-    const method = posted.get("prayer_method") || null;
-    const offered = prayerConventions(rt)?.names ?? [];
-    if (method !== null && !offered.includes(method)) throw invalid("prayer_method", `prayer_method must be one of ${offered.join(", ")} (got ${JSON.stringify(method.slice(0, 40))})`);
-    await keepPrefs(rt, s.account.id, { ...before, ...place, prayer: posted.get("prayer") === "1", prayerMethod: method });
+    const cards = { ...before.cards };
+    for (const c of cardSources(rt)) {
+      const offered = choicesOf(rt, c);
+      if (!c.card.optIn && !offered) continue;
+      const field = c.card.choice ? `${c.service}_${c.card.choice.arg}` : "";
+      const choice = (offered && posted.get(field)) || null;
+      if (choice !== null && !offered!.names.includes(choice)) throw invalid(field, `${field} must be one of ${offered!.names.join(", ")} (got ${JSON.stringify(choice.slice(0, 40))})`);
+      cards[c.service] = { on: c.card.optIn ? posted.get(c.service) === "1" : undefined, choice };
+    }
+    await keepPrefs(rt, s.account.id, { ...before, ...place, cards });
     return seeOther("/?saved=1");
   } catch (e) {
     const err = asHearthError(e);

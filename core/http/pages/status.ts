@@ -100,15 +100,11 @@ function integrations(rt: Runtime): { checks: Check[]; targets: Map<string, stri
     ai,
   );
   add({ name: "mail", label: "Mail to and from outside", configured: isSet(rt, "MAIL_DOMAIN"), note: isSet(rt, "MAIL_DOMAIN") ? "MAIL_DOMAIN" : "set MAIL_DOMAIN; mail between accounts here works without it", probe: null });
-  const sms = rt.registry.plugins.get("sms");
-  const smsSettings = Object.keys(sms?.def.config ?? {}).filter((k) => /(_KEY|_TOKEN|_SID|_SECRET|_FROM)$/.test(k));
-  add({
-    name: "sms",
-    label: "Text messages (SMS)",
-    configured: !!sms && smsSettings.length > 0 && smsSettings.every((k) => isSet(rt, k)),
-    note: sms ? (smsSettings.length ? smsSettings.join(", ") : "the sms service") : "no sms service on this instance",
-    probe: null,
-  });
+  // Outside accounts plugins work through, as their manifests declare them.
+  for (const p of rt.registry.plugins.values()) {
+    const i = p.def.integration;
+    if (i) add({ name: p.def.name, label: i.label, configured: i.settings.every((k) => isSet(rt, k)), note: i.settings.join(", "), probe: null });
+  }
   add(
     {
       name: "x402",

@@ -1,5 +1,6 @@
-// What a person asked their home page to show: where they are (for the
-// weather and prayer times) and whether they want the prayer times at all.
+// What a person asked their home page to show: where they are (for the cards
+// that need a place) and, per card, whether they turned it on and what they
+// chose for it.
 import { integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const homePrefs = sqliteTable("home_prefs", {
@@ -9,9 +10,7 @@ export const homePrefs = sqliteTable("home_prefs", {
   place: text("place"),
   lat: real("lat"),
   lon: real("lon"),
-  /** 1 when the person asked for today's prayer times. */
-  prayer: integer("prayer").notNull().default(0),
-  /** The prayer times' twilight convention (prayer/times `method`); null keeps its default. */
-  prayerMethod: text("prayer_method"),
+  /** Per service: { on: the card they turned on, choice: the value they picked for its `choice` argument }, as JSON. */
+  cards: text("cards").notNull().default("{}"),
   updated: integer("updated").notNull(),
 });

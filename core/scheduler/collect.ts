@@ -2,8 +2,8 @@
 // so "every 15 minutes" is four hourly schedules a quarter-hour apart. Each
 // restart sets them again (the same refs are replaced, others removed), so
 // changing the interval needs nothing but a restart.
-import type { Ctx } from "../../core/plugin.ts";
-import type { CollectionRound } from "../../core/scheduler/index.ts";
+import type { Ctx } from "../plugin.ts";
+import type { CollectionRound } from "./index.ts";
 
 const STEPS = [5, 10, 15, 20, 30, 60];
 const GRACE_MS = 2 * 60_000;

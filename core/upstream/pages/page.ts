@@ -1,9 +1,9 @@
-// One page fetched on a caller's behalf and made readable. Shared by
-// web/fetch and by news articles, which arrive by links from outside feeds
-// and so are no more trusted than a URL a caller types.
-import { invalid } from "../../core/errors.ts";
-import type { BaseCtx } from "../../core/plugin.ts";
-import pkg from "../../package.json";
+// One page fetched on a caller's behalf and made readable: a URL a caller
+// typed, or a link from an outside feed, which is no more trusted. Its limits
+// are the WEB_FETCH_* settings a plugin using it declares.
+import { invalid } from "../../errors.ts";
+import type { BaseCtx } from "../../plugin.ts";
+import pkg from "../../../package.json";
 import { decodeText, guardedFetch } from "./guarded.ts";
 import { readable } from "./readable.ts";
 import { dnsServers } from "./resolve.ts";

@@ -4,7 +4,7 @@
 // that cannot be asked (no answer, refused, a server failure) is 503; both
 // may be tried again.
 import { lookup as systemLookup, promises as dns, type LookupAddress } from "node:dns";
-import { HearthError, upstream } from "../../core/errors.ts";
+import { HearthError, upstream } from "../../errors.ts";
 
 /** Codes that mean DNS answered: there is no such name, or it has no address. */
 const NO_SUCH_NAME = new Set(["ENOTFOUND", "EAI_NONAME", "ENODATA", "EAI_NODATA", "ENONAME"]);

@@ -9,7 +9,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { HearthError, invalid, tooLarge, upstream } from "../../core/errors.ts";
+import { HearthError, invalid, tooLarge, upstream } from "../../errors.ts";
 import { blockedAddress, blockedName, describeBlocked, type Blocked } from "./addresses.ts";
 import { LookupFailed, resolverFor } from "./resolve.ts";
 

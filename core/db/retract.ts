@@ -2,8 +2,8 @@
 // a record back (made private, deleted), the announcement goes too, so the
 // stream never keeps a title that is no longer meant to be seen.
 import { and, eq, sql } from "drizzle-orm";
-import { activity } from "../../core/db/schema.ts";
-import type { Db } from "../../core/plugin.ts";
+import { activity } from "./schema.ts";
+import type { Db } from "../plugin.ts";
 
 /** Removes the activity a service announced about one of its records (emitted with data.ref). */
 export function retract(db: Db, service: string, ref: string) {

@@ -1,0 +1,11 @@
+// The home page's card: the next few events, at the person's local time.
+import { CARD_LINES, listIn, str, when } from "../../core/card.ts";
+import type { CardDef } from "../../core/plugin.ts";
+
+export const eventsCard: CardDef = {
+  title: "Next events",
+  method: "list",
+  order: 10,
+  view: true,
+  render: (r, { zone }) => ({ lines: listIn(r).slice(0, CARD_LINES).map((e) => ({ text: str(e.title) ?? "(untitled)", detail: when(str(e.next) ?? str(e.when), zone) })) }),
+};

@@ -1,0 +1,16 @@
+// The home page's card: open tasks, the one in hand marked, with their due dates.
+import { CARD_LINES, listIn, str, when } from "../../core/card.ts";
+import type { CardDef } from "../../core/plugin.ts";
+
+export const tasksCard: CardDef = {
+  title: "Open tasks",
+  method: "list",
+  order: 20,
+  view: true,
+  render: (r, { zone }) => ({
+    lines: listIn(r)
+      .filter((t) => t.status !== "done")
+      .slice(0, CARD_LINES)
+      .map((t) => ({ text: str(t.title) ?? "(untitled)", detail: [t.status === "doing" ? "doing" : null, str(t.due) ? `due ${when(str(t.due), zone)}` : null].filter(Boolean).join(", ") || undefined })),
+  }),
+};
