@@ -1,7 +1,7 @@
 // The running instance: configuration, store, registry and the capability
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
 import { join } from "node:path";
-import { makeBlobs, sweepBlobTemps } from "./blobs.ts";
+import { blobBackend, makeBlobs, sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
 import { capabilityFactories, provideCapability, runtimeSetups, type CapabilityScope } from "./capabilities.ts";
 import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
@@ -90,7 +90,7 @@ export class Runtime {
     // SQLite gives its journal files the database file's mode, so it is made private first.
     privateFile(join(this.dataDir, "hearth.db"));
     this.store = new Store(join(this.dataDir, "hearth.db"));
-    this.blobs = makeBlobs(this.dataDir, this.store);
+    this.blobs = makeBlobs(blobBackend(config, this.dataDir), this.store, config);
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
     this.tokens = new TokenCache(this.store);
