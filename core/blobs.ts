@@ -47,7 +47,7 @@ function checkHash(hash: string) {
  */
 export interface BlobBackend {
   readonly kind: "disk" | "s3";
-  write(hash: string, bytes: Uint8Array): Promise<void>;
+  write(hash: string, bytes: Uint8Array | Blob): Promise<void>;
   read(hash: string): Promise<Uint8Array>;
   /** Size in bytes; null when the blob is missing. */
   size(hash: string): Promise<number | null>;
@@ -70,7 +70,7 @@ function diskBackend(dataDir: string): BlobBackend {
       await mkdir(join(root, hash.slice(0, 2)), { recursive: true, mode: DIR_MODE });
       const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
       try {
-        await writeFile(tmp, bytes, { mode: FILE_MODE });
+        await writeFile(tmp, bytes instanceof Blob ? new Uint8Array(await bytes.arrayBuffer()) : bytes, { mode: FILE_MODE });
         await rename(tmp, path(hash));
       } catch (e) {
         // A full disk leaves a partial temp file: remove it, so the space comes back with the failure.

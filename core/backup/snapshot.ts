@@ -6,11 +6,16 @@
 // afterwards stays readable through its link) and once after it (blobs
 // written while the snapshot was taken), so every blob the snapshot names is
 // in the archive unless it was both made and removed while the backup ran.
+// Blobs kept in an S3-compatible bucket are copied out of it the same way,
+// listed before and after the snapshot, and stored in the archive under the
+// same blobs/ab/cdef… names, so an archive restores into either kind of store;
+// a restore with HEARTH_BLOBS=s3 puts them back into the bucket.
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import type { BlobBackend } from "../blobs.ts";
 import { conflict, HearthError, invalid } from "../errors.ts";
 import { DIR_MODE } from "../private.ts";
 import { extractEntry, readTar, TarWriter } from "./tar.ts";
@@ -48,8 +53,15 @@ export interface BackupResult {
   bytes: number;
 }
 
-/** Writes one archive of the data folder to `file`, which must not exist yet. Safe while the instance serves. */
-export async function backup(dataDir: string, file: string, now = new Date()): Promise<BackupResult> {
+const blobName = (hash: string) => `blobs/${hash.slice(0, 2)}/${hash.slice(2)}`;
+
+/**
+ * Writes one archive of the data folder to `file`, which must not exist yet,
+ * with the bucket's blobs when `blobs` is an S3 store. Safe while the instance serves.
+ */
+export async function backup(dataDir: string, file: string, o: { now?: Date; blobs?: BlobBackend } = {}): Promise<BackupResult> {
+  const now = o.now ?? new Date();
+  const bucket = o.blobs?.kind === "s3" ? o.blobs : null;
   const data = resolve(dataDir);
   const target = resolve(file);
   if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
@@ -80,10 +92,29 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
       have.add(rel);
     }
   };
+  /** Copies the bucket's blobs not held yet; one deleted since the listing was in no snapshot yet to be taken. */
+  const holdBucket = async (have: Set<string>) => {
+    if (!bucket) return;
+    for await (const hash of bucket.list()) {
+      const rel = blobName(hash);
+      if (have.has(rel)) continue;
+      const dest = join(held, rel);
+      mkdirSync(dirname(dest), { recursive: true, mode: DIR_MODE });
+      try {
+        await Bun.write(dest, new Response(bucket.body(hash)));
+      } catch (e) {
+        await rm(dest, { force: true });
+        if ((await bucket.size(hash)) === null) continue;
+        throw e;
+      }
+      have.add(rel);
+    }
+  };
   let tar: TarWriter | null = null;
   try {
     const have = new Set<string>();
     hold(walk(data, skip), have);
+    await holdBucket(have);
     const snap = join(work, DB);
     const db = new Database(join(data, DB), { readonly: true });
     try {
@@ -93,6 +124,7 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
       db.close();
     }
     hold(walk(data, skip), have);
+    await holdBucket(have);
     const files = [...have].sort();
     const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(held, f)).size, 0);
     const manifest: Manifest = { format: 1, created: now.toISOString(), files: files.length + 1, bytes };
@@ -136,7 +168,8 @@ async function checkBlob(rel: string, path: string) {
  * since it may belong to a running instance. Everything is unpacked and
  * checked in a staging folder first, so a damaged archive changes nothing.
  */
-export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date } = {}): Promise<RestoreResult> {
+export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date; blobs?: BlobBackend } = {}): Promise<RestoreResult> {
+  const bucket = o.blobs?.kind === "s3" ? o.blobs : null;
   const archive = resolve(file);
   const data = resolve(dataDir);
   if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
@@ -171,6 +204,14 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       if (ok.integrity_check !== "ok") throw invalid("file", `the backup's database fails its integrity check: ${ok.integrity_check}`);
     } finally {
       db.close();
+    }
+    if (bucket) {
+      // Into the bucket before the data folder changes: a failed upload leaves the instance as it was.
+      for (const e of entries) {
+        const m = /^blobs\/([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(e.name);
+        if (m && (await bucket.size(m[1] + m[2])) === null) await bucket.write(m[1] + m[2], Bun.file(join(staging, e.name)));
+      }
+      await rm(join(staging, "blobs"), { recursive: true, force: true });
     }
     let previous: string | null = null;
     if (existsSync(data)) {
