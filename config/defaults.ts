@@ -24,6 +24,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
   HEARTH_ALLOWED_HOSTS: { default: "", description: "Comma-separated host names the server answers to besides HEARTH_PUBLIC_URL's, localhost and IP addresses (a name a proxy passes on, say); others get 403 when this, HEARTH_PUBLIC_URL or a loopback HOST is set, against DNS rebinding. * answers any name." },
   HEARTH_TZ: { default: "", description: "IANA time zone of the people this instance serves (Europe/London); empty: the TZ variable when it names one. A repeating event given in this zone's offset keeps its local time across daylight-saving changes; other offsets stay fixed." },
+  HEARTH_SCHEDULE_LEASE_SECONDS: { default: "120", description: "Seconds a scheduled firing stays claimed by the instance running it without that instance renewing the claim (it does so while alive); after that the instance is taken for dead and another runs the firing again. Several instances on one database rely on it." },
   HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },
   HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
   HEARTH_BODY_BUDGET: { default: "67108864", description: "Bytes of request bodies received at once across all requests (never below the largest one body may be); past it, further bodies get 429 with Retry-After." },
