@@ -12,7 +12,7 @@
 // after the write that dropped the last such row commits, both under the
 // write lock, so a put never returns a hash whose bytes a removal is about to take.
 import { getTableName, type Column } from "drizzle-orm";
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "./db/index.ts";
 import { HearthError, notConfigured } from "./errors.ts";
@@ -55,6 +55,12 @@ export interface BlobBackend {
   delete(hash: string): Promise<void>;
   /** Every stored hash. */
   list(): AsyncIterable<string>;
+  /**
+   * Puts a copy of the blob at `dest` that stays readable whatever happens to
+   * the blob afterwards (a hard link on disk where it can, else a copy; a
+   * download from a bucket), for a backup; false when the blob is gone.
+   */
+  keep(hash: string, dest: string): Promise<boolean>;
   presign?(hash: string, o: { expiresIn: number; type: string; disposition: string }): string;
 }
 
@@ -97,6 +103,21 @@ function diskBackend(dataDir: string): BlobBackend {
     async delete(hash) {
       await rm(path(hash), { force: true });
     },
+    async keep(hash, dest) {
+      try {
+        await link(path(hash), dest);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+        // Another file system, or one that takes no links: a copy.
+        try {
+          await copyFile(path(hash), dest);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+          throw e;
+        }
+      }
+      return true;
+    },
     async *list() {
       let dirs: string[];
       try {
@@ -127,7 +148,7 @@ function s3Backend(config: Readonly<Record<string, string>>): BlobBackend {
     const fail = () => {
       throw notConfigured(`HEARTH_BLOBS=s3 keeps blobs in an S3-compatible bucket: set ${missing.join(", ")}`);
     };
-    return { kind: "s3", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, presign: fail };
+    return { kind: "s3", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail, presign: fail };
   }
   const endpoint = config.HEARTH_S3_ENDPOINT;
   const client = new Bun.S3Client({
@@ -180,6 +201,16 @@ function s3Backend(config: Readonly<Record<string, string>>): BlobBackend {
         after = page.contents[page.contents.length - 1].key;
       }
     },
+    async keep(hash, dest) {
+      try {
+        await Bun.write(dest, new Response(client.file(key(hash)).stream()));
+        return true;
+      } catch (e) {
+        await rm(dest, { force: true });
+        if ((await this.size(hash)) === null) return false;
+        throw s3Fault(e, endpoint);
+      }
+    },
     presign: (hash, o) => client.presign(key(hash), { expiresIn: o.expiresIn, type: o.type, contentDisposition: o.disposition }),
   };
 }
@@ -192,7 +223,7 @@ export function blobBackend(config: Readonly<Record<string, string>>, dataDir: s
   const fail = () => {
     throw notConfigured(`HEARTH_BLOBS is ${JSON.stringify(kind)}: set it to disk or s3`);
   };
-  return { kind: "disk", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail };
+  return { kind: "disk", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail };
 }
 
 export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<Record<string, string>> = {}): Blobs {
