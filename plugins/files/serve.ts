@@ -63,6 +63,7 @@ export async function serveFile(req: Request, f: File, blobs: Blobs): Promise<Re
     headers["content-length"] = String(range.end - range.start + 1);
     return new Response(blobs.body(f.hash, range), { status: 206, headers });
   }
+  // Bun sends a streamed body (a bucket's) chunked, without this length; a file on disk keeps it.
   headers["content-length"] = String(size);
   return new Response(blobs.body(f.hash), { status: 200, headers });
 }

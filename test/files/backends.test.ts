@@ -48,7 +48,7 @@ for (const kind of ["disk", "s3"] as const) {
     let h: Hearth;
     let alice: string;
     let bob: string;
-    const env = () => ({ ...BASE, MAIL_DNS: dns.server, ...(kind === "s3" ? s3.env("hearth") : {}) });
+    const env = () => ({ ...BASE, MAIL_DNS: dns.server, ...(kind === "s3" ? s3.env("hearth") : { HEARTH_BLOBS: "disk" }) });
     /** Whether the store itself (not the port) holds the blob. */
     const stored = async (hash: string) => (kind === "s3" ? s3.client("hearth").exists(key(hash)) : existsSync(join(h.dir, "blobs", key(hash))));
 
@@ -80,6 +80,11 @@ for (const kind of ["disk", "s3"] as const) {
       expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(-10));
       expect((await fetch(`${h.url}/files/${hers.id}`, { headers: { ...auth, range: `bytes=${bytes.length}-` } })).status).toBe(416);
       expect((await h.call("files/get", { id: hers.id }, { token: alice })).body.result.content).toBe(b64(bytes));
+      // A WebDAV HEAD gives the length without the bytes, whichever store holds them.
+      const head = await fetch(`${h.url}/files/dav/photo.bin`, { method: "HEAD", headers: { authorization: `Basic ${btoa(`alice:${alice}`)}` } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-length")).toBe(String(bytes.length));
+      expect(await head.text()).toBe("");
 
       const his = (await h.call("files/put", { name: "same.bin", content: b64(bytes), encoding: "base64" }, { token: bob })).body.result;
       expect((await h.call("files/delete", { id: hers.id }, { token: alice })).status).toBe(200);
@@ -106,13 +111,13 @@ for (const kind of ["disk", "s3"] as const) {
       const bytes = new TextEncoder().encode(`kept through a backup on ${kind} ${crypto.randomUUID()}`);
       const f = (await h.call("files/put", { name: "kept.txt", content: new TextDecoder().decode(bytes) }, { token: alice })).body.result;
       const archive = join(work, `${kind}.tar`);
-      const made = await cli(["backup", archive], { HEARTH_DATA: h.dir, ...(kind === "s3" ? s3.env("hearth") : {}) });
+      const made = await cli(["backup", archive], { HEARTH_DATA: h.dir, ...env() });
       expect(made.err).toBe("");
       expect(made.code).toBe(0);
 
       // Restored into a new folder and, with S3, an empty bucket.
       const into = join(work, `restored-${kind}`);
-      const target = kind === "s3" ? s3.env("restored") : {};
+      const target = kind === "s3" ? s3.env("restored") : { HEARTH_BLOBS: "disk" };
       expect(await s3.keys("restored")).toEqual([]);
       const back = await cli(["restore", archive], { HEARTH_DATA: into, ...target });
       expect(back.err).toBe("");
@@ -137,7 +142,7 @@ for (const kind of ["disk", "s3"] as const) {
 
 describe("an S3 store set up wrong", () => {
   test("HEARTH_BLOBS=s3 without its settings answers 501 naming them, and stores nothing", async () => {
-    const h = await startHearth({ env: { HEARTH_BLOBS: "s3", HEARTH_S3_ENDPOINT: s3.endpoint, HEARTH_METERING: "off" } });
+    const h = await startHearth({ env: { HEARTH_BLOBS: "s3", HEARTH_S3_ENDPOINT: s3.endpoint, HEARTH_S3_BUCKET: "", HEARTH_S3_ACCESS_KEY_ID: "", HEARTH_S3_SECRET_ACCESS_KEY: "", HEARTH_METERING: "off" } });
     try {
       const token = await h.token("alice");
       const r = await h.call("files/put", { name: "a.txt", content: "hello" }, { token });
