@@ -143,3 +143,41 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
     rmSync(dataDir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("a firing whose instance died is not run again later than the grace window: it is recorded missed, saying so", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-crash-late-"));
+  const clock = new TestClock(T0);
+  // No grace: a firing is run on time or not at all.
+  const env = { HEARTH_SCHEDULE_LEASE_SECONDS: "1", EVENTS_GRACE_MINUTES: "0" };
+  try {
+    const h = await startHearth({ clock, dataDir, env });
+    const token = await h.token("alice");
+    const id = (await h.call("events/create", { title: "Plan", when: new Date(T0 + 60_000).toISOString(), prompt: "What should I plant?" }, { token })).body.result.id;
+    await h.stop();
+
+    const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
+    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
+    expect(await lines(child)()).toBe("asking");
+    child.kill(9);
+    await child.exited;
+
+    clock.set(new Date(T0 + 60_000));
+    const before = asked.length;
+    const other = await startInstance({ plugins, clock, dataDir, env });
+    try {
+      const sch = schedulerOf(other.rt);
+      const status = () => other.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").get(id)!.status;
+      const deadline = Date.now() + 20_000;
+      while (status() === "claimed" && Date.now() < deadline) await Bun.sleep(100);
+      await sch.settle();
+      expect(status()).toBe("missed");
+      expect(asked.slice(before)).toEqual([]);
+      const ev = (await other.call("events/list", {}, token)).body.result.find((e: { id: string }) => e.id === id);
+      expect(ev.history).toMatchObject([{ status: "missed", count: 1, reason: expect.stringMatching(/stopped mid-firing/) }]);
+    } finally {
+      await other.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
