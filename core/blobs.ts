@@ -1,17 +1,22 @@
-// Content-addressed blobs under <data>/blobs/ab/cdef…, written atomically
-// (temp file + rename) so a crash never leaves a half file under a real name.
-// The same bytes are one blob whoever stores them, as a file or as mail, on
-// any account, so a blob is removed only when no row names it any more: every
-// column that holds blob hashes is declared with holdsBlobs, and release
-// looks in all of them. A blob is put in the write that stores the row naming
-// it, and removed after the write that dropped the last such row commits,
-// both under the write lock, so a put never returns a hash whose file a
-// removal is about to take.
+// Content-addressed blobs: the same bytes are one blob whoever stores them,
+// as a file or as mail, on any account, named by their sha256. They live in
+// one of two places, chosen by HEARTH_BLOBS: the data folder (blobs/ab/cdef…,
+// written atomically by temp file + rename, so a crash never leaves a half
+// file under a real name) or an S3-compatible bucket (where an object appears
+// whole or not at all). Nothing outside this file knows which: callers read,
+// stream, size and put through the Blobs port.
+//
+// A blob is removed only when no row names it any more: every column that
+// holds blob hashes is declared with holdsBlobs, and release looks in all of
+// them. A blob is put in the write that stores the row naming it, and removed
+// after the write that dropped the last such row commits, both under the
+// write lock, so a put never returns a hash whose bytes a removal is about to take.
 import { getTableName, type Column } from "drizzle-orm";
-import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "./db/index.ts";
-import type { Blobs } from "./plugin.ts";
+import { HearthError, notConfigured } from "./errors.ts";
+import type { BlobRange, Blobs } from "./plugin.ts";
 import { DIR_MODE, FILE_MODE } from "./private.ts";
 
 const holders = new Map<string, { table: string; column: string }>();
@@ -32,49 +37,222 @@ function held(store: Store, hash: string): boolean {
   return false;
 }
 
-export function makeBlobs(dataDir: string, store: Store): Blobs {
+function checkHash(hash: string) {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
+}
+
+/**
+ * Where blob bytes are kept, by hash, with no reference counting: the Blobs
+ * port adds hashing and release on top, and backup copies through it.
+ */
+export interface BlobBackend {
+  readonly kind: "disk" | "s3";
+  write(hash: string, bytes: Uint8Array | Blob): Promise<void>;
+  read(hash: string): Promise<Uint8Array>;
+  /** Size in bytes; null when the blob is missing. */
+  size(hash: string): Promise<number | null>;
+  body(hash: string, range?: BlobRange): Blob | ReadableStream<Uint8Array>;
+  delete(hash: string): Promise<void>;
+  /** Every stored hash. */
+  list(): AsyncIterable<string>;
+  /**
+   * Puts a copy of the blob at `dest` that stays readable whatever happens to
+   * the blob afterwards (a hard link on disk where it can, else a copy; a
+   * download from a bucket), for a backup; false when the blob is gone.
+   */
+  keep(hash: string, dest: string): Promise<boolean>;
+  presign?(hash: string, o: { expiresIn: number; type: string; disposition: string }): string;
+}
+
+function diskBackend(dataDir: string): BlobBackend {
   const root = join(dataDir, "blobs");
   const path = (hash: string) => {
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`not a blob hash: ${hash}`);
+    checkHash(hash);
     return join(root, hash.slice(0, 2), hash.slice(2));
   };
   return {
-    path,
-    async put(bytes) {
-      const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-      const final = path(hash);
-      if (await Bun.file(final).exists()) return hash;
+    kind: "disk",
+    async write(hash, bytes) {
       await mkdir(join(root, hash.slice(0, 2)), { recursive: true, mode: DIR_MODE });
       const tmp = join(root, `.tmp-${hash}-${crypto.randomUUID()}`);
       try {
-        await writeFile(tmp, bytes, { mode: FILE_MODE });
-        await rename(tmp, final);
+        await writeFile(tmp, bytes instanceof Blob ? new Uint8Array(await bytes.arrayBuffer()) : bytes, { mode: FILE_MODE });
+        await rename(tmp, path(hash));
       } catch (e) {
         // A full disk leaves a partial temp file: remove it, so the space comes back with the failure.
         await rm(tmp, { force: true }).catch(() => {});
         throw e;
       }
-      return hash;
     },
     async read(hash) {
       return new Uint8Array(await Bun.file(path(hash)).arrayBuffer());
     },
-    async exists(hash) {
-      return Bun.file(path(hash)).exists();
+    async size(hash) {
+      try {
+        return (await stat(path(hash))).size;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw e;
+      }
     },
+    body(hash, range) {
+      const f = Bun.file(path(hash));
+      // A file slice is sent with sendfile, never read into memory.
+      return range ? f.slice(range.start, range.end + 1) : f;
+    },
+    async delete(hash) {
+      await rm(path(hash), { force: true });
+    },
+    async keep(hash, dest) {
+      try {
+        await link(path(hash), dest);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+        // Another file system, or one that takes no links: a copy.
+        try {
+          await copyFile(path(hash), dest);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+          throw e;
+        }
+      }
+      return true;
+    },
+    async *list() {
+      let dirs: string[];
+      try {
+        dirs = await readdir(root);
+      } catch {
+        return;
+      }
+      for (const d of dirs.sort()) {
+        if (!/^[0-9a-f]{2}$/.test(d)) continue;
+        for (const n of (await readdir(join(root, d))).sort()) if (/^[0-9a-f]{62}$/.test(n)) yield d + n;
+      }
+    },
+  };
+}
+
+/** The S3 settings, in the order a person fills them in. */
+export const S3_SETTINGS = ["HEARTH_S3_BUCKET", "HEARTH_S3_ENDPOINT", "HEARTH_S3_ACCESS_KEY_ID", "HEARTH_S3_SECRET_ACCESS_KEY"] as const;
+
+/** A failure of the bucket itself (unreachable, refused credentials) is the store's trouble, told as such. */
+function s3Fault(e: unknown, endpoint: string): HearthError {
+  const code = (e as { code?: string })?.code;
+  return new HearthError("storage_unavailable", `the blob store at ${endpoint} failed${code ? ` (${code})` : ""}: ${(e as Error)?.message ?? e}`, { retry: true });
+}
+
+function s3Backend(config: Readonly<Record<string, string>>): BlobBackend {
+  const missing = S3_SETTINGS.filter((k) => !config[k]);
+  if (missing.length) {
+    const fail = () => {
+      throw notConfigured(`HEARTH_BLOBS=s3 keeps blobs in an S3-compatible bucket: set ${missing.join(", ")}`);
+    };
+    return { kind: "s3", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail, presign: fail };
+  }
+  const endpoint = config.HEARTH_S3_ENDPOINT;
+  const client = new Bun.S3Client({
+    endpoint,
+    bucket: config.HEARTH_S3_BUCKET,
+    region: config.HEARTH_S3_REGION || undefined,
+    accessKeyId: config.HEARTH_S3_ACCESS_KEY_ID,
+    secretAccessKey: config.HEARTH_S3_SECRET_ACCESS_KEY,
+  });
+  const prefix = config.HEARTH_S3_PREFIX ?? "";
+  const key = (hash: string) => {
+    checkHash(hash);
+    return `${prefix}${hash.slice(0, 2)}/${hash.slice(2)}`;
+  };
+  const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw s3Fault(e, endpoint);
+    }
+  };
+  return {
+    kind: "s3",
+    write: (hash, bytes) => guard(async () => void (await client.write(key(hash), bytes))),
+    read: (hash) => guard(async () => new Uint8Array(await client.file(key(hash)).arrayBuffer())),
+    size: (hash) =>
+      guard(async () => {
+        try {
+          return (await client.stat(key(hash))).size;
+        } catch (e) {
+          if ((e as { code?: string }).code === "NoSuchKey" || /not ?found|404/i.test(String((e as Error).message))) return null;
+          throw e;
+        }
+      }),
+    // A stream, not the S3File: a Response given an S3File answers with a redirect to it.
+    body: (hash, range) => {
+      const f = client.file(key(hash));
+      return (range ? f.slice(range.start, range.end + 1) : f).stream();
+    },
+    delete: (hash) => guard(async () => void (await client.delete(key(hash)))),
+    async *list() {
+      let after: string | undefined;
+      for (;;) {
+        const page = await guard(() => client.list({ prefix, ...(after ? { startAfter: after } : {}), maxKeys: 1000 }));
+        for (const o of page.contents ?? []) {
+          const m = /^([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(o.key.slice(prefix.length));
+          if (m) yield m[1] + m[2];
+        }
+        if (!page.isTruncated || !page.contents?.length) return;
+        after = page.contents[page.contents.length - 1].key;
+      }
+    },
+    async keep(hash, dest) {
+      try {
+        await Bun.write(dest, new Response(client.file(key(hash)).stream()));
+        return true;
+      } catch (e) {
+        await rm(dest, { force: true });
+        if ((await this.size(hash)) === null) return false;
+        throw s3Fault(e, endpoint);
+      }
+    },
+    presign: (hash, o) => client.presign(key(hash), { expiresIn: o.expiresIn, type: o.type, contentDisposition: o.disposition }),
+  };
+}
+
+/** The backend HEARTH_BLOBS chooses: disk (the data folder, the default) or s3. */
+export function blobBackend(config: Readonly<Record<string, string>>, dataDir: string): BlobBackend {
+  const kind = config.HEARTH_BLOBS || "disk";
+  if (kind === "disk") return diskBackend(dataDir);
+  if (kind === "s3") return s3Backend(config);
+  const fail = () => {
+    throw notConfigured(`HEARTH_BLOBS is ${JSON.stringify(kind)}: set it to disk or s3`);
+  };
+  return { kind: "disk", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail };
+}
+
+export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<Record<string, string>> = {}): Blobs {
+  const redirect = backend.presign && config.HEARTH_S3_REDIRECT === "on" ? backend.presign : undefined;
+  return {
+    async put(bytes) {
+      const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      if ((await backend.size(hash)) === null) await backend.write(hash, bytes);
+      return hash;
+    },
+    read: (hash) => backend.read(hash),
+    async exists(hash) {
+      return (await backend.size(hash)) !== null;
+    },
+    size: (hash) => backend.size(hash),
+    body: (hash, range) => backend.body(hash, range),
+    presign: redirect && ((hash, o) => redirect(hash, { expiresIn: PRESIGN_SECONDS, ...o })),
     async release(hash) {
-      const file = path(hash);
+      checkHash(hash);
       // After the commit: a delete that rolls back keeps the bytes its row names.
       await store.onCommit(async () => {
-        if (!held(store, hash)) await rm(file, { force: true });
+        if (!held(store, hash)) await backend.delete(hash);
       });
     },
   };
 }
 
-export async function blobSize(blobs: Blobs, hash: string): Promise<number> {
-  return (await stat(blobs.path(hash))).size;
-}
+/** How long a signed link to a blob works: long enough to follow a redirect, too short to pass around. */
+const PRESIGN_SECONDS = 60;
 
 /**
  * Removes temp files a killed process left half-written. Run at start, before

@@ -3,7 +3,7 @@
 // only declare what they bring; this file merges the declarations once and
 // hands them to each Runtime, so nothing depends on what was imported first.
 import { join } from "node:path";
-import { makeBlobs } from "./blobs.ts";
+import { blobBackend, makeBlobs } from "./blobs.ts";
 import type { CliHost } from "./cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
@@ -50,7 +50,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   privateFile(join(dataDir, "hearth.db"));
   const store = new Store(join(dataDir, "hearth.db"));
   const coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
-  return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(dataDir, store), wiring: coreWiring, coreMigrations }, opts);
+  return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(blobBackend(config, dataDir), store, config), wiring: coreWiring, coreMigrations }, opts);
 }
 
 /** What `hearth` commands are handed: they open the instance through here, not by importing this file. */

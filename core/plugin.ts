@@ -47,13 +47,31 @@ export interface Logger {
 
 export type Db = BunSQLiteDatabase<Record<string, never>>;
 
-/** Content-addressed blob store under the data folder. */
+/** Bytes start..end of a blob, both inclusive (as in an HTTP Range). */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Content-addressed blob store: the data folder or an S3-compatible bucket,
+ * as HEARTH_BLOBS chooses; callers never know which, nor where the bytes lie.
+ */
 export interface Blobs {
-  /** Stores bytes atomically (temp file + rename); returns the sha256 hex. Call it in the write that stores the row naming it. */
+  /** Stores bytes (whole or not at all); returns the sha256 hex. Call it in the write that stores the row naming it. */
   put(bytes: Uint8Array): Promise<string>;
-  path(hash: string): string;
   read(hash: string): Promise<Uint8Array>;
   exists(hash: string): Promise<boolean>;
+  /** Size in bytes; null when the blob is missing. */
+  size(hash: string): Promise<number | null>;
+  /** The bytes (or a range of them) as a response body, streamed rather than read whole. */
+  body(hash: string, range?: BlobRange): Blob | ReadableStream<Uint8Array>;
+  /**
+   * A short-lived signed URL answering with the blob under this type and
+   * Content-Disposition, when the store offers one and the instance is set to
+   * send readers there (HEARTH_S3_REDIRECT=on); otherwise absent.
+   */
+  presign?(hash: string, o: { type: string; disposition: string }): string;
   /**
    * Call after deleting a row that named the blob: it is removed once the
    * write commits if no column declared with holdsBlobs names it any more

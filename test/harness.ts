@@ -8,6 +8,19 @@ import { listen } from "../core/http/serve.ts";
 import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
+import { startS3 } from "./s3.ts";
+
+/**
+ * HEARTH_TEST_BLOBS=s3 runs every instance a suite starts with its blobs in a
+ * loopback S3 server (one per test process), so any suite checks the bucket
+ * store: `HEARTH_TEST_BLOBS=s3 bun test test/files test/mail`.
+ */
+let s3: ReturnType<typeof startS3> | null = null;
+async function blobEnv(): Promise<Record<string, string>> {
+  if (process.env.HEARTH_TEST_BLOBS !== "s3") return {};
+  s3 ??= startS3();
+  return (await s3).env();
+}
 
 export interface CallResult {
   status: number;
@@ -33,7 +46,7 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env }, clock: opts.clock, logger: opts.logger });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

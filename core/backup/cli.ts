@@ -3,13 +3,17 @@
 // restore is for an instance that is stopped.
 import type { CliCommand } from "../cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "../config.ts";
+import { blobBackend } from "../blobs.ts";
 import { defineModule } from "../module.ts";
 import { backup, restore } from "./snapshot.ts";
 
-const dataDir = () => dataFolder(resolveConfig(coreSettings, process.env));
+const settings = () => resolveConfig(coreSettings, process.env);
+const dataDir = () => dataFolder(settings());
+/** The blob store HEARTH_BLOBS names: a bucket's blobs go into the archive and come back into it. */
+const blobs = () => blobBackend(settings(), dataDir());
 
 export const backupCommand: CliCommand = {
-  summary: "write a consistent snapshot of the data folder (database and blobs) to one archive, while serving",
+  summary: "write a consistent snapshot of the data folder (database and blobs, from the bucket too with HEARTH_BLOBS=s3) to one archive, while serving",
   usage: "usage: hearth backup <file.tar>",
   async run(argv) {
     const positional = argv.filter((a) => !a.startsWith("--"));
@@ -17,7 +21,7 @@ export const backupCommand: CliCommand = {
       process.stderr.write(`${this.usage}\n`);
       return 2;
     }
-    const r = await backup(dataDir(), positional[0]);
+    const r = await backup(dataDir(), positional[0], { blobs: blobs() });
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   },
@@ -33,7 +37,7 @@ export const restoreCommand: CliCommand = {
       process.stderr.write(`${this.usage}\n`);
       return 2;
     }
-    const r = await restore(positional[0], dataDir(), { force: argv.includes("--force") });
+    const r = await restore(positional[0], dataDir(), { force: argv.includes("--force"), blobs: blobs() });
     process.stdout.write(`${JSON.stringify(r)}\n`);
     return 0;
   },

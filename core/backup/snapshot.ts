@@ -1,16 +1,20 @@
-// Backup and restore of a data folder. The database is copied with SQLite's
-// VACUUM INTO from a read-only connection, which gives a consistent snapshot
-// while the server keeps writing (WAL readers never block the writer). Blobs
-// are content-addressed and never change once written, so they are held by
-// hard links rather than copied: once before the snapshot (a blob deleted
-// afterwards stays readable through its link) and once after it (blobs
-// written while the snapshot was taken), so every blob the snapshot names is
-// in the archive unless it was both made and removed while the backup ran.
+// Backup and restore of a data folder and its blobs. The database is copied
+// with SQLite's VACUUM INTO from a read-only connection, which gives a
+// consistent snapshot while the server keeps writing (WAL readers never block
+// the writer). Blobs are content-addressed and never change once written, so
+// the blob store keeps each one for the backup (a hard link on disk, a
+// download from a bucket): once before the snapshot (a blob deleted afterwards
+// stays readable) and once after it (blobs written while the snapshot was
+// taken), so every blob the snapshot names is in the archive unless it was
+// both made and removed while the backup ran. Whichever store they came from,
+// blobs are stored in the archive as blobs/ab/cdef…, so an archive restores
+// into either kind; a restore with HEARTH_BLOBS=s3 puts them into the bucket.
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { blobBackend, type BlobBackend } from "../blobs.ts";
 import { conflict, HearthError, invalid } from "../errors.ts";
 import { DIR_MODE } from "../private.ts";
 import { extractEntry, readTar, TarWriter } from "./tar.ts";
@@ -48,9 +52,16 @@ export interface BackupResult {
   bytes: number;
 }
 
-/** Writes one archive of the data folder to `file`, which must not exist yet. Safe while the instance serves. */
-export async function backup(dataDir: string, file: string, now = new Date()): Promise<BackupResult> {
+const blobName = (hash: string) => `blobs/${hash.slice(0, 2)}/${hash.slice(2)}`;
+
+/**
+ * Writes one archive of the data folder and the blobs of `blobs` (by default
+ * the folder's own) to `file`, which must not exist yet. Safe while the instance serves.
+ */
+export async function backup(dataDir: string, file: string, o: { now?: Date; blobs?: BlobBackend } = {}): Promise<BackupResult> {
+  const now = o.now ?? new Date();
   const data = resolve(dataDir);
+  const blobs = o.blobs ?? blobBackend({}, data);
   const target = resolve(file);
   if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
   if (existsSync(target)) throw conflict(`${target} exists already; choose a new name so no backup is overwritten`);
@@ -63,7 +74,8 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
     held = join(work, "held");
   }
   const partial = join(dirname(target), `.${basename(target)}.partial-${crypto.randomUUID()}`);
-  const skip = (rel: string) => SKIP.has(rel) || join(data, rel) === target || join(data, rel) === partial;
+  // Blobs come from the blob store, wherever it keeps them.
+  const skip = (rel: string) => SKIP.has(rel) || rel === "blobs" || join(data, rel) === target || join(data, rel) === partial;
   const hold = (rels: string[], have: Set<string>) => {
     for (const rel of rels) {
       if (have.has(rel)) continue;
@@ -80,10 +92,21 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
       have.add(rel);
     }
   };
+  /** Keeps the blobs not held yet; one deleted since the listing was in no snapshot yet to be taken. */
+  const holdBlobs = async (have: Set<string>) => {
+    for await (const hash of blobs.list()) {
+      const rel = blobName(hash);
+      if (have.has(rel)) continue;
+      const dest = join(held, rel);
+      mkdirSync(dirname(dest), { recursive: true, mode: DIR_MODE });
+      if (await blobs.keep(hash, dest)) have.add(rel);
+    }
+  };
   let tar: TarWriter | null = null;
   try {
     const have = new Set<string>();
     hold(walk(data, skip), have);
+    await holdBlobs(have);
     const snap = join(work, DB);
     const db = new Database(join(data, DB), { readonly: true });
     try {
@@ -93,6 +116,7 @@ export async function backup(dataDir: string, file: string, now = new Date()): P
       db.close();
     }
     hold(walk(data, skip), have);
+    await holdBlobs(have);
     const files = [...have].sort();
     const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(held, f)).size, 0);
     const manifest: Manifest = { format: 1, created: now.toISOString(), files: files.length + 1, bytes };
@@ -136,7 +160,8 @@ async function checkBlob(rel: string, path: string) {
  * since it may belong to a running instance. Everything is unpacked and
  * checked in a staging folder first, so a damaged archive changes nothing.
  */
-export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date } = {}): Promise<RestoreResult> {
+export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date; blobs?: BlobBackend } = {}): Promise<RestoreResult> {
+  const bucket = o.blobs?.kind === "s3" ? o.blobs : null;
   const archive = resolve(file);
   const data = resolve(dataDir);
   if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
@@ -171,6 +196,14 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       if (ok.integrity_check !== "ok") throw invalid("file", `the backup's database fails its integrity check: ${ok.integrity_check}`);
     } finally {
       db.close();
+    }
+    if (bucket) {
+      // Into the bucket before the data folder changes: a failed upload leaves the instance as it was.
+      for (const e of entries) {
+        const m = /^blobs\/([0-9a-f]{2})\/([0-9a-f]{62})$/.exec(e.name);
+        if (m && (await bucket.size(m[1] + m[2])) === null) await bucket.write(m[1] + m[2], Bun.file(join(staging, e.name)));
+      }
+      await rm(join(staging, "blobs"), { recursive: true, force: true });
     }
     let previous: string | null = null;
     if (existsSync(data)) {

@@ -5,9 +5,12 @@
 //
 // A firing is claimed before it runs: inside one write transaction the job's
 // next due time moves on and a (service, ref, due) row is inserted into the
-// ledger. That row's primary key is the exactly-once guarantee: a restart, a
-// crash mid-firing or a second process on the same database file finds the
-// firing already claimed and never runs it again.
+// ledger, naming this instance and a lease. That row's primary key is the
+// exactly-once guarantee between live instances: a second process on the same
+// database finds the firing claimed and leaves it. The owner renews the lease
+// while the firing runs and clears it when the outcome is recorded; a lease
+// that runs out means its instance died mid-firing, and any instance then
+// claims that firing again and runs it (it may have done part of its work).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { applyMigrations } from "../db/migrate.ts";
@@ -94,6 +97,18 @@ interface Claim {
 }
 
 /**
+ * How long a claim holds without renewal (HEARTH_SCHEDULE_LEASE_SECONDS): an
+ * instance silent this long is taken for dead and its firings are run again.
+ * Leases are on the wall clock, not the instance clock firings are due by:
+ * they measure whether a process is alive, and a test moving its clock a day
+ * on must not make a live instance look dead.
+ */
+function leaseMs(config: Readonly<Record<string, string>>): number {
+  const s = Number(config.HEARTH_SCHEDULE_LEASE_SECONDS);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : 120_000;
+}
+
+/**
  * Runs a function in the empty async context of module load. A timer armed
  * inside a write transaction would otherwise inherit that transaction's
  * context, and its run would take itself for part of a transaction that has
@@ -115,8 +130,14 @@ export class Scheduler {
   private chain: Promise<unknown> = Promise.resolve();
   private ready = false;
   private stopped = false;
+  /** This instance's name on the claims it holds. */
+  readonly owner = crypto.randomUUID();
+  private renewer: ReturnType<typeof setInterval> | null = null;
+  private readonly leaseMs: number;
 
-  constructor(readonly rt: Runtime) {}
+  constructor(readonly rt: Runtime) {
+    this.leaseMs = leaseMs(rt.config);
+  }
 
   /** Creates the tables on first use; inside a caller's transaction this joins it as a savepoint. */
   private ensure() {
@@ -164,7 +185,7 @@ export class Scheduler {
     );
     // The timer may go off before this transaction commits; that wake then claims through the
     // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
-    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true);
+    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true, this.leaseEnd("write"));
     return next;
   }
 
@@ -255,7 +276,8 @@ export class Scheduler {
       // A look through the reader first, so an idle wake never takes the write lock.
       if (!afterWrite) {
         const earliest = this.earliest("read");
-        if (earliest === null || earliest > now) break;
+        const lease = this.leaseEnd("read");
+        if ((earliest === null || earliest > now) && (lease === null || lease >= Date.now())) break;
       }
       afterWrite = false;
       const batch = await this.rt.store.write(() => this.claim(now, report));
@@ -264,7 +286,7 @@ export class Scheduler {
     }
     // Under the write lock every schedule set so far has committed and is seen, and a set() after
     // this finds the timer already armed, so no new schedule is left waiting for the next wake.
-    await this.rt.store.exclusive(() => this.arm(this.earliest("write")));
+    await this.rt.store.exclusive(() => this.arm(this.earliest("write"), false, this.leaseEnd("write")));
     return { claims, report };
   }
 
@@ -282,21 +304,68 @@ export class Scheduler {
     return row ? row.next_due : null;
   }
 
-  /** Inside the write transaction: re-reads what is due (another process may have claimed it) and claims it. */
+  /** When (wall clock) the first lease of another instance's claim runs out; this instance's own claims run here until recorded. */
+  private leaseEnd(kind: "read" | "write"): number | null {
+    const s = this.services();
+    return (
+      this.db(kind)
+        .query<{ at: number | null }, string[]>(
+          `SELECT min(lease) AS at FROM schedule_firings WHERE status = 'claimed' AND lease IS NOT NULL AND owner <> ? AND service IN (${s.map(() => "?").join(",")})`,
+        )
+        .get(this.owner, ...s)?.at ?? null
+    );
+  }
+
+  /**
+   * Inside the write transaction: claims again the firings whose instance
+   * died (their lease ran out), then re-reads what is due (another process
+   * may have claimed it) and claims it.
+   */
   private claim(now: number, report: RunReport): { claims: Claim[]; seen: number } {
     const w = this.rt.store.writer;
     const s = this.services();
+    const wall = Date.now();
+    const lease = wall + this.leaseMs;
+    const claims: Claim[] = [];
+    let seen = 0;
+    const jobOf = w.prepare<JobRow, [string, string]>("SELECT service, ref, owner, scopes, start, offset, repeat, tz, next_due FROM schedule_jobs WHERE service = ? AND ref = ?");
+    for (const service of s) {
+      const grace = this.handlers.get(service)!.grace;
+      // Free to take again longer ago than the grace window: nobody was there to run it in time, so it is not run late.
+      for (const m of w
+        .query<{ ref: string; due: number }, [number, number, string, number, string]>(
+          `UPDATE schedule_firings SET status = 'missed', finished = ?1, lease = NULL, detail = '{"last":' || due || ',"grace":' || ?2 || ',"interrupted":true}'
+           WHERE service = ?3 AND status = 'claimed' AND lease < ?4 AND owner <> ?5 RETURNING ref, due`,
+        )
+        .all(now, grace, service, wall - grace, this.owner))
+        report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1 });
+      // The claim is one conditional UPDATE … RETURNING: only a lease that ran out is taken, and
+      // only by one instance. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED, so
+      // instances claiming at once each get different rows instead of waiting on each other.
+      const taken = w
+        .query<{ ref: string; due: number }, [string, number, number, number, string, number]>(
+          `UPDATE schedule_firings SET owner = ?1, lease = ?2, claimed = ?3
+           WHERE rowid IN (SELECT rowid FROM schedule_firings WHERE service = ?5 AND status = 'claimed' AND lease < ?4 AND owner <> ?1 ORDER BY lease LIMIT ?6)
+           RETURNING ref, due`,
+        )
+        .all(this.owner, lease, now, wall, service, BATCH);
+      seen += taken.length;
+      for (const t of taken) {
+        const job = jobOf.get(service, t.ref);
+        if (job) claims.push({ job, due: t.due, claimed: now });
+      }
+    }
+    // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes FOR UPDATE SKIP LOCKED.
     const due = w
       .query<JobRow, (string | number)[]>(
         `SELECT service, ref, owner, scopes, start, offset, repeat, tz, next_due FROM schedule_jobs
          WHERE next_due IS NOT NULL AND next_due <= ? AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT ${BATCH}`,
       )
       .all(now, ...s);
-    const insert = w.prepare<unknown, [string, string, number, string, number, number, number | null, string | null]>(
-      "INSERT INTO schedule_firings (service, ref, due, status, count, claimed, finished, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    const insert = w.prepare<unknown, [string, string, number, string, number, number, number | null, string | null, string | null, number | null]>(
+      "INSERT INTO schedule_firings (service, ref, due, status, count, claimed, finished, detail, owner, lease) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
     );
     const advance = w.prepare<unknown, [number | null, string, string]>("UPDATE schedule_jobs SET next_due = ? WHERE service = ? AND ref = ?");
-    const claims: Claim[] = [];
     for (const job of due) {
       const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz };
       const grace = this.handlers.get(job.service)!.grace;
@@ -307,21 +376,38 @@ export class Scheduler {
       const missedTo = runs ? last - 1 : last;
       if (missedTo >= first) {
         const m = { first: occurrence(r, first), last: occurrence(r, missedTo), count: missedTo - first + 1 };
-        insert.run(job.service, job.ref, m.first, "missed", m.count, now, now, JSON.stringify({ last: m.last, grace }));
+        insert.run(job.service, job.ref, m.first, "missed", m.count, now, now, JSON.stringify({ last: m.last, grace }), null, null);
         report.missed.push({ service: job.service, ref: job.ref, ...m });
       }
-      if (runs && insert.run(job.service, job.ref, lastAt, "claimed", 1, now, null, null).changes === 1) claims.push({ job, due: lastAt, claimed: now });
+      if (runs && insert.run(job.service, job.ref, lastAt, "claimed", 1, now, null, null, this.owner, lease).changes === 1) claims.push({ job, due: lastAt, claimed: now });
       advance.run(r.repeat === null ? null : occurrence(r, last + 1), job.service, job.ref);
     }
-    return { claims, seen: due.length };
+    return { claims, seen: Math.max(seen, due.length) };
   }
 
   private inflight = new Set<Promise<void>>();
 
   private fire(c: Claim, report: RunReport): Promise<void> {
-    const p = this.run(c, report).finally(() => this.inflight.delete(p));
+    const p = this.run(c, report).finally(() => {
+      this.inflight.delete(p);
+      if (this.inflight.size === 0 && this.renewer) {
+        clearInterval(this.renewer);
+        this.renewer = null;
+      }
+    });
     this.inflight.add(p);
+    this.renewer ??= setInterval(() => void this.renew().catch((e) => this.closed() || this.rt.log.error("renewing scheduled firings' leases failed", { error: String(e) })), this.leaseMs / 4);
+    this.renewer.unref?.();
     return p;
+  }
+
+  /** Keeps the claims this instance is running, so a long firing is not taken for an orphan. */
+  private renew(): Promise<void> {
+    if (this.closed()) return Promise.resolve();
+    const lease = Date.now() + this.leaseMs;
+    return this.rt.store.write(() => {
+      this.rt.store.writer.run("UPDATE schedule_firings SET lease = ? WHERE owner = ? AND status = 'claimed'", [lease, this.owner]);
+    });
   }
 
   /** Runs one claimed firing when a slot is free, then records its outcome. */
@@ -384,10 +470,11 @@ export class Scheduler {
       this.flushing = null;
       const finished = this.rt.clock.now().getTime();
       return this.rt.store.write(() => {
-        const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number]>(
-          "UPDATE schedule_firings SET status = ?, finished = ?, detail = ? WHERE service = ? AND ref = ? AND due = ?",
+        // Only while the claim is still this instance's: one that lost its lease leaves the outcome to the instance that took it.
+        const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number, string]>(
+          "UPDATE schedule_firings SET status = ?, finished = ?, detail = ?, lease = NULL WHERE service = ? AND ref = ? AND due = ? AND owner = ? AND status = 'claimed'",
         );
-        for (const b of batch) upd.run(b.status, finished, JSON.stringify(b.detail), b.service, b.ref, b.due);
+        for (const b of batch) upd.run(b.status, finished, JSON.stringify(b.detail), b.service, b.ref, b.due, this.owner);
       });
     });
     return this.flushing;
@@ -406,9 +493,10 @@ export class Scheduler {
   /**
    * Arms the one timer. Due times are on the instance clock, which tests
    * inject; the timer waits the difference in real time, so with a test
-   * clock it is the test that moves time and calls runDue.
+   * clock it is the test that moves time and calls runDue. `lease`: when
+   * (wall clock) another instance's claim runs out, to take it over then.
    */
-  private arm(at: number | null, afterWrite = false) {
+  private arm(at: number | null, afterWrite = false, lease: number | null = null) {
     this.timer?.stop();
     this.timer = null;
     this.armedFor = null;
@@ -416,9 +504,12 @@ export class Scheduler {
     const now = this.rt.clock.now().getTime();
     const target = at === null ? now + MAX_SLEEP_MS : Math.min(at, now + MAX_SLEEP_MS);
     this.armedFor = target;
-    const when = new Date(Date.now() + Math.max(0, target - now));
+    // A lease is on the wall clock: wake just after it runs out, if that comes first.
+    const wait = Math.min(Math.max(0, target - now), lease === null ? Infinity : Math.max(0, lease + 1 - Date.now()));
+    const when = new Date(Date.now() + wait);
     this.timer = detached(() => new Cron(when, { maxRuns: 1, unref: true, allowPast: true }, () => this.wake(afterWrite)));
   }
+
 
   private wake(afterWrite: boolean) {
     this.timer = null;
@@ -450,6 +541,8 @@ export class Scheduler {
   /** Stops the timer until the next handle(); runDue still runs when called, for whoever drives time by hand. */
   stop() {
     this.stopped = true;
+    if (this.renewer) clearInterval(this.renewer);
+    this.renewer = null;
     this.timer?.stop();
     this.timer = null;
     this.armedFor = null;

@@ -1,6 +1,8 @@
 // Tables of the instance scheduler: what is scheduled, and the ledger of
 // firings. A firing is claimed by inserting its (service, ref, due) row before
-// it runs, so no restart or second process can run it again.
+// it runs, with the claiming instance and a lease, so no other instance runs
+// it while that one lives; one whose lease ran out (its instance died) is
+// claimed again and run.
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const scheduleJobs = sqliteTable(
@@ -43,8 +45,12 @@ export const scheduleFirings = sqliteTable(
     finished: integer("finished"),
     /** What the handler reported (JSON), or why it failed. */
     detail: text("detail"),
+    /** The instance running a claimed firing (a random id per running instance). */
+    owner: text("owner"),
+    /** While claimed: until when (ms) the owner holds it; it renews this while the firing runs. Null once finished, and on claims made before leases, which are never run again. */
+    lease: integer("lease"),
   },
-  (t) => [primaryKey({ columns: [t.service, t.ref, t.due] })],
+  (t) => [primaryKey({ columns: [t.service, t.ref, t.due] }), index("schedule_firings_lease").on(t.lease)],
 );
 
 /**

@@ -42,8 +42,10 @@ function historyEntry(h: FiringRecord, e: Row) {
   if (h.status === "missed") {
     entry.count = h.count;
     entry.until = local(e, (h.detail as { last: number }).last);
-    entry.reason = "the instance was down past the grace window, so this was not replayed late";
-  } else if (h.status === "claimed") entry.note = "started, not finished: still running, or the instance stopped mid-firing (a firing is never run twice)";
+    entry.reason = (h.detail as { interrupted?: boolean }).interrupted
+      ? "the instance running it stopped mid-firing and none took it over within the grace window, so it was not run again late"
+      : "the instance was down past the grace window, so this was not replayed late";
+  } else if (h.status === "claimed") entry.note = "started, not finished: still running, or the instance running it stopped mid-firing (then it is run again once that instance's claim on it runs out)";
   else if (h.detail !== null) entry.outcome = h.detail;
   return entry;
 }

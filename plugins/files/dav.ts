@@ -450,9 +450,15 @@ export async function serveDav(req: Request, ctx: DavCtx): Promise<Response> {
     let res: Response;
     switch (req.method) {
       case "GET":
-      case "HEAD":
         res = await get(req, ctx, owner, segments);
         break;
+      case "HEAD": {
+        // The headers alone: the bytes are not fetched, and the length stays even where the body would stream.
+        const full = await get(req, ctx, owner, segments);
+        await full.body?.cancel();
+        res = new Response(null, full);
+        break;
+      }
       case "PROPFIND":
         await req.arrayBuffer();
         res = propfind(req, ctx, owner, segments, now);

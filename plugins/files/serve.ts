@@ -1,7 +1,8 @@
 // Serving a stored file over HTTP: right type, Content-Disposition, ETag,
-// single byte ranges, streamed from disk. Types a browser could run script in
-// (HTML, SVG, XML, ...) are sent as downloads under a sandboxing CSP, so a
-// file never acts with the instance's origin.
+// single byte ranges, streamed from the blob store, or, when the instance is
+// set to, a redirect to a short-lived signed URL of its bucket. Types a
+// browser could run script in (HTML, SVG, XML, ...) are sent as downloads
+// under a sandboxing CSP, so a file never acts with the instance's origin.
 import type { Blobs } from "../../core/plugin.ts";
 import type { files } from "./schema.ts";
 
@@ -47,16 +48,22 @@ export async function serveFile(req: Request, f: File, blobs: Blobs): Promise<Re
   // A PDF viewer refuses to run inside a sandbox; PDFs open in the browser's own viewer, off this origin.
   if (!/^application\/pdf/i.test(f.type)) headers["content-security-policy"] = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
   if (req.headers.get("if-none-match")?.split(",").some((t) => t.trim() === etag || t.trim() === "*")) return new Response(null, { status: 304, headers });
-  const blob = Bun.file(blobs.path(f.hash));
-  if (!(await blob.exists())) return new Response("the content of this file is missing", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
-  const ifRange = req.headers.get("if-range");
-  const range = ifRange && ifRange !== etag ? null : parseRange(req.headers.get("range"), f.size);
-  if (range === "unsatisfiable") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${f.size}` } });
-  if (range) {
-    headers["content-range"] = `bytes ${range.start}-${range.end}/${f.size}`;
-    headers["content-length"] = String(range.end - range.start + 1);
-    return new Response(blob.slice(range.start, range.end + 1), { status: 206, headers });
+  const size = await blobs.size(f.hash);
+  if (size === null) return new Response("the content of this file is missing", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
+  if (blobs.presign) {
+    // The store answers the reader itself; a type a browser could run script in goes as opaque bytes, a download.
+    const type = inline || /^application\/pdf/i.test(f.type) ? f.type : "application/octet-stream";
+    return new Response(null, { status: 302, headers: { location: blobs.presign(f.hash, { type, disposition: headers["content-disposition"] }), "cache-control": "no-store" } });
   }
-  headers["content-length"] = String(f.size);
-  return new Response(blob, { status: 200, headers });
+  const ifRange = req.headers.get("if-range");
+  const range = ifRange && ifRange !== etag ? null : parseRange(req.headers.get("range"), size);
+  if (range === "unsatisfiable") return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
+  if (range) {
+    headers["content-range"] = `bytes ${range.start}-${range.end}/${size}`;
+    headers["content-length"] = String(range.end - range.start + 1);
+    return new Response(blobs.body(f.hash, range), { status: 206, headers });
+  }
+  // Bun sends a streamed body (a bucket's) chunked, without this length; a file on disk keeps it.
+  headers["content-length"] = String(size);
+  return new Response(blobs.body(f.hash), { status: 200, headers });
 }

@@ -9,7 +9,7 @@ import { listen } from "../../core/http/serve.ts";
 import { coreWiring, loadRegistry } from "../../core/instance.ts";
 import { defineModule, wire, WiringError } from "../../core/module.ts";
 import { Store } from "../../core/db/index.ts";
-import { makeBlobs } from "../../core/blobs.ts";
+import { blobBackend, makeBlobs } from "../../core/blobs.ts";
 import { readMigrations } from "../../core/db/migrate.ts";
 import { Runtime } from "../../core/runtime.ts";
 import { storeModule } from "../../core/capabilities.ts";
@@ -41,7 +41,7 @@ test("an instance serves the routes of the modules it was wired with, and no oth
   const { registry, config } = await loadRegistry({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off" }, pluginsDir: join(dir, "no-plugins") });
   const store = new Store(join(dir, "hearth.db"));
   const wiring = wire([storeModule, authModule]);
-  const rt = new Runtime({ registry, config, dataDir: dir, store, blobs: makeBlobs(dir, store), wiring, coreMigrations: readMigrations(join(import.meta.dir, "../../core/db/migrations")) });
+  const rt = new Runtime({ registry, config, dataDir: dir, store, blobs: makeBlobs(blobBackend(config, dir), store, config), wiring, coreMigrations: readMigrations(join(import.meta.dir, "../../core/db/migrations")) });
   rt.migrate();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   try {

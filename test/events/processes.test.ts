@@ -1,11 +1,14 @@
 // Exactly once across processes: two instances racing on one database file,
-// and an instance killed in the middle of a firing.
+// and an instance killed in the middle of a firing, whose firing another
+// instance runs once the dead one's lease on it runs out.
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHearth, TestClock } from "../harness.ts";
-import { pluginPaths } from "./instance.ts";
+import { schedulerOf } from "../../core/scheduler/index.ts";
+import { asked } from "./fixtures/agent/index.ts";
+import { pluginPaths, startInstance } from "./instance.ts";
 
 const script = join(import.meta.dir, "fixtures", "process.ts");
 const T0 = Date.parse("2026-07-01T09:00:00Z");
@@ -87,34 +90,94 @@ test("two processes on one database file fire every firing exactly once between 
   }
 });
 
-test("a process killed mid-firing never fires that firing again", async () => {
+test("a process killed (kill -9) mid-firing keeps its claim while alive, and another instance runs that firing once its lease runs out", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-crash-"));
   const clock = new TestClock(T0);
+  const LEASE = { HEARTH_SCHEDULE_LEASE_SECONDS: "1" };
   try {
     const h = await startHearth({ clock, dataDir });
     const token = await h.token("alice");
-    const id = (await h.call("events/create", { title: "Pills", when: new Date(T0 + 60_000).toISOString(), repeat: "daily" }, { token })).body.result.id;
+    const id = (await h.call("events/create", { title: "Plan", when: new Date(T0 + 60_000).toISOString(), repeat: "daily", prompt: "What should I plant?" }, { token })).body.result.id;
     await h.stop();
 
-    // The stand-in mail service kills the process while it sends the reminder.
-    const plugins = [pluginPaths.events, pluginPaths.mail];
-    const crash = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { MAIL_FIXTURE_CRASH: "1" } });
-    expect(await crash.exited).toBe(3);
-    expect(await new Response(crash.stdout).text()).toBe("");
+    // The stand-in agent never answers, so the firing stays under way until the process is killed.
+    const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
+    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...LEASE } });
+    expect(await lines(child)()).toBe("asking");
 
-    // Restarted, with mail that works: the interrupted firing is not run again.
-    const again = spawn({ dataDir, start: T0 + 60_000, step: 1_000, steps: 5, plugins });
-    expect(await again.exited).toBe(0);
-    expect(JSON.parse(await new Response(again.stdout).text())).toEqual({ fired: [] });
+    clock.set(new Date(T0 + 60_000));
+    // Other tests in this run may have asked the stand-in agent before.
+    const before = asked.length;
+    const other = await startInstance({ plugins, clock, dataDir, env: LEASE });
+    try {
+      const sch = schedulerOf(other.rt);
+      const firing = () =>
+        other.rt.store.reader.query<{ status: string; owner: string; n: number }, [string]>("SELECT status, owner, count(*) OVER () AS n FROM schedule_firings WHERE ref = ?").get(id)!;
+      expect(firing()).toMatchObject({ status: "claimed", n: 1 });
+      const holder = firing().owner;
+      expect(holder).not.toBe(sch.owner);
+      // Alive, the process renews its lease: after three leases' time the claim is still its own and nothing ran here.
+      const alive = Date.now() + 3_000;
+      while (Date.now() < alive) {
+        expect((await sch.runDue()).fired).toEqual([]);
+        await Bun.sleep(200);
+      }
+      expect(firing()).toMatchObject({ status: "claimed", owner: holder });
+      expect(asked.slice(before)).toEqual([]);
 
-    clock.set(new Date(T0 + 120_000));
-    const after = await startHearth({ clock, dataDir });
-    const ev = (await after.call("events/list", {}, { token })).body.result.find((e: { id: string }) => e.id === id);
-    expect(ev.history).toMatchObject([{ at: new Date(T0 + 60_000).toISOString().replace(".000Z", "Z"), status: "claimed", note: expect.stringMatching(/never run twice/) }]);
-    // The next day's firing is still scheduled.
-    expect(after.rt.store.reader.query<{ next_due: number }, [string]>("SELECT next_due FROM schedule_jobs WHERE ref = ?").get(id)!.next_due).toBe(T0 + 60_000 + 86_400_000);
-    await after.stop();
+      child.kill(9);
+      expect(await child.exited).not.toBe(0);
+      // Dead, its lease runs out and this instance takes the firing over (its timer wakes for that) and runs it, once.
+      const deadline = Date.now() + 20_000;
+      while (firing().owner === holder && Date.now() < deadline) await Bun.sleep(100);
+      await sch.settle();
+      expect(asked.slice(before)).toEqual(["What should I plant?"]);
+      expect(firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
+      expect((await sch.runDue()).fired).toEqual([]);
+      // The next day's firing is still scheduled.
+      expect(other.rt.store.reader.query<{ next_due: number }, [string]>("SELECT next_due FROM schedule_jobs WHERE ref = ?").get(id)!.next_due).toBe(T0 + 60_000 + 86_400_000);
+    } finally {
+      await other.stop();
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-});
+}, 30_000);
+
+test("a firing whose instance died is not run again later than the grace window: it is recorded missed, saying so", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-crash-late-"));
+  const clock = new TestClock(T0);
+  // No grace: a firing is run on time or not at all.
+  const env = { HEARTH_SCHEDULE_LEASE_SECONDS: "1", EVENTS_GRACE_MINUTES: "0" };
+  try {
+    const h = await startHearth({ clock, dataDir, env });
+    const token = await h.token("alice");
+    const id = (await h.call("events/create", { title: "Plan", when: new Date(T0 + 60_000).toISOString(), prompt: "What should I plant?" }, { token })).body.result.id;
+    await h.stop();
+
+    const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
+    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
+    expect(await lines(child)()).toBe("asking");
+    child.kill(9);
+    await child.exited;
+
+    clock.set(new Date(T0 + 60_000));
+    const before = asked.length;
+    const other = await startInstance({ plugins, clock, dataDir, env });
+    try {
+      const sch = schedulerOf(other.rt);
+      const status = () => other.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").get(id)!.status;
+      const deadline = Date.now() + 20_000;
+      while (status() === "claimed" && Date.now() < deadline) await Bun.sleep(100);
+      await sch.settle();
+      expect(status()).toBe("missed");
+      expect(asked.slice(before)).toEqual([]);
+      const ev = (await other.call("events/list", {}, token)).body.result.find((e: { id: string }) => e.id === id);
+      expect(ev.history).toMatchObject([{ status: "missed", count: 1, reason: expect.stringMatching(/stopped mid-firing/) }]);
+    } finally {
+      await other.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
