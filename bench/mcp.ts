@@ -5,11 +5,10 @@
 //
 //   bun bench/mcp.ts            prints the table (BENCH_SECONDS per scenario, default 10, in BENCH_ROUNDS interleaved rounds, default 5)
 //   import { benchMcp }         returns the rows, for `bun run bench`
-import autocannon from "autocannon";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./lib.ts";
+import { freePort, load as loadWith } from "./lib.ts";
 
 export interface McpBenchRow {
   name: string;
@@ -70,21 +69,9 @@ async function load(
   const probe = await fetch(o.url, { method: o.method, headers: o.headers, body: o.body });
   const text = await probe.text();
   if (probe.status !== 200 || (o.expect && !text.includes(o.expect))) throw new Error(`${name}: probe answered ${probe.status}: ${text.slice(0, 300)}`);
-  // A client numbers its requests. Prebuilt bodies keep the load generator's own cost
-  // the same as for plain HTTP (a per-request setupRequest halves its rate on two cores).
-  const requests =
-    o.rpcIds && o.body ? Array.from({ length: 1000 }, (_, i) => ({ method: o.method, body: o.body!.replace('"id":1', `"id":${i + 1}`) })) : undefined;
-  const r = await autocannon({
-    url: o.url,
-    method: o.method,
-    headers: o.headers,
-    body: o.body,
-    connections: o.connections,
-    duration: o.seconds,
-    pipelining: 1,
-    requests,
-  });
-  return { name, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + (r.non2xx ?? 0) };
+  // A client numbers its requests: prebuilt bodies, sent in turn, keep the load generator's own cost the same as for plain HTTP.
+  const bodies = o.rpcIds && o.body ? Array.from({ length: 1000 }, (_, i) => o.body!.replace('"id":1', `"id":${i + 1}`)) : undefined;
+  return loadWith(name, { url: o.url, method: o.method, headers: o.headers, body: o.body, bodies, connections: o.connections, seconds: o.seconds });
 }
 
 const rpc = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
