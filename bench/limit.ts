@@ -54,36 +54,37 @@ function owner(req: Request): string | null {
   return row.account;
 }
 
-const server = Bun.serve({
-  port: Number(process.env.PORT ?? 0),
-  hostname: "127.0.0.1",
-  routes: {
-    "/api/v1/notes/get": {
-      GET(req) {
-        const who = owner(req);
-        if (!who) return refuse(401, "the token is not valid");
-        const title = new URL(req.url).searchParams.get("title");
-        if (!title) return refuse(400, "title is required");
-        const row = byTitle.get(who, title);
-        return row ? json(200, { result: shape(row) }) : refuse(404, `no note titled "${title}"`);
-      },
-    },
-    "/api/v1/notes/add": {
-      async POST(req) {
-        const who = owner(req);
-        if (!who) return refuse(401, "the token is not valid");
-        let args: { title?: unknown; text?: unknown };
-        try {
-          args = await req.json();
-        } catch {
-          return refuse(400, "the body is not valid JSON");
-        }
-        if (typeof args?.title !== "string" || !args.title || typeof args.text !== "string") return refuse(400, "title and text are strings");
-        return json(200, { result: shape(write(who, args.title, args.text, Date.now())!) });
-      },
+/** The two routes, for Bun.serve; exported so a profile can call them in-process. */
+export const limitRoutes = {
+  "/api/v1/notes/get": {
+    GET(req: Request) {
+      const who = owner(req);
+      if (!who) return refuse(401, "the token is not valid");
+      const title = new URL(req.url).searchParams.get("title");
+      if (!title) return refuse(400, "title is required");
+      const row = byTitle.get(who, title);
+      return row ? json(200, { result: shape(row) }) : refuse(404, `no note titled "${title}"`);
     },
   },
-  fetch: () => refuse(404, "not found"),
-});
-console.log(server.port);
-console.log(token);
+  "/api/v1/notes/add": {
+    async POST(req: Request) {
+      const who = owner(req);
+      if (!who) return refuse(401, "the token is not valid");
+      let args: { title?: unknown; text?: unknown };
+      try {
+        args = await req.json();
+      } catch {
+        return refuse(400, "the body is not valid JSON");
+      }
+      if (typeof args?.title !== "string" || !args.title || typeof args.text !== "string") return refuse(400, "title and text are strings");
+      return json(200, { result: shape(write(who, args.title, args.text, Date.now())!) });
+    },
+  },
+};
+export const limitToken = token;
+
+if (import.meta.main) {
+  const server = Bun.serve({ port: Number(process.env.PORT ?? 0), hostname: "127.0.0.1", routes: limitRoutes, fetch: () => refuse(404, "not found") });
+  console.log(server.port);
+  console.log(token);
+}
