@@ -71,7 +71,8 @@ export async function readBody(rt: Runtime, req: Request, limit: number): Promis
     void req.body?.cancel().catch(() => {});
     throw over(limit, declared);
   }
-  if (!req.body || declared === 0) return new Uint8Array(0);
+  // Touching req.body makes a stream of what Bun otherwise hands over whole; a declared length needs none.
+  if (declared === 0 || (declared === null && !req.body)) return new Uint8Array(0);
   const budget = bodyBudgetOf(rt);
   let held = 0;
   const reserve = (n: number) => {
@@ -84,12 +85,12 @@ export async function readBody(rt: Runtime, req: Request, limit: number): Promis
     // once; the server reads exactly that many bytes as the body, so it is read in one go.
     if (declared !== null) {
       if (!reserve(declared)) {
-        void req.body.cancel().catch(() => {});
+        void req.body?.cancel().catch(() => {});
         throw busy();
       }
       return new Uint8Array(await req.arrayBuffer());
     }
-    const reader = req.body.getReader();
+    const reader = req.body!.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {

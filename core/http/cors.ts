@@ -7,10 +7,10 @@
 import { withHeaders } from "./respond.ts";
 
 /** On every API and /mcp answer: any origin may read it, and the headers a client acts on. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Mcp-Session-Id, WWW-Authenticate, Retry-After, X-Request-Id",
-};
+});
 
 /**
  * Headers a page may send. x402 clients also send Access-Control-Expose-Headers

@@ -3,16 +3,37 @@ import { asHearthError, HearthError } from "../errors.ts";
 const JSON_HEADERS = "application/json; charset=utf-8";
 
 /** Headers every answer carries (serve.ts adds them to pages that lack them; JSON answers set them here, once). */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "x-content-type-options": "nosniff",
   "referrer-policy": "same-origin",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-};
+});
+
+const JSON_BASE = new Headers({ "content-type": JSON_HEADERS, ...SECURITY_HEADERS });
+/** The base headers with a frozen set of extras (CORS) already in: copying a Headers costs less than building one. */
+const templates = new WeakMap<object, Headers>();
+
+function headersOf(requestId: string, extra?: Record<string, string>): Headers {
+  let base = JSON_BASE;
+  let rest = extra;
+  if (extra && Object.isFrozen(extra)) {
+    let t = templates.get(extra);
+    if (!t) {
+      t = new Headers(JSON_BASE);
+      for (const k in extra) t.set(k, extra[k]);
+      templates.set(extra, t);
+    }
+    base = t;
+    rest = undefined;
+  }
+  const h = new Headers(base);
+  h.set("x-request-id", requestId);
+  if (rest) for (const k in rest) h.set(k, rest[k]);
+  return h;
+}
 
 export function jsonResponse(status: number, body: unknown, requestId: string, headers?: Record<string, string>): Response {
-  const h: Record<string, string> = { "content-type": JSON_HEADERS, "x-request-id": requestId, ...SECURITY_HEADERS };
-  if (headers) Object.assign(h, headers);
-  return new Response(JSON.stringify(body), { status, headers: h });
+  return new Response(JSON.stringify(body), { status, headers: headersOf(requestId, headers) });
 }
 
 export function errorResponse(e: unknown, requestId: string, extraHeaders?: Record<string, string>): Response {

@@ -8,6 +8,7 @@ import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { hostGuard } from "./host.ts";
+import type { ClientAddress } from "./identify.ts";
 import { SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
@@ -29,7 +30,7 @@ function secured(res: Response | undefined): Response | undefined {
  * router like the API does, not through Elysia. Modules still mount the same
  * path on the Elysia app for anyone who serves that app alone.
  */
-export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address: string) => Response | Promise<Response>>();
+export const nativeRoutes = new Map<string, (rt: Runtime, req: Request, address: ClientAddress) => Response | Promise<Response>>();
 
 /**
  * Bytes a request's line and headers may take. Reads carry their arguments in
@@ -54,6 +55,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
   allowLongRequestHeads();
   const app = createApp(rt);
   const guard = hostGuard(rt, opts.hostname);
+  // The peer's address is asked for only when a caller needs it (a stranger's limits).
+  const peer = (req: Request, srv: Server<undefined>) => () => srv.requestIP(req)?.address ?? "";
   const server = Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
@@ -62,11 +65,11 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
-      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, peer(req, srv)),
       ...Object.fromEntries(
         [...nativeRoutes].map(([path, handle]) => [
           path,
-          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
+          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, peer(req, srv)))!,
         ]),
       ),
     },

@@ -4,12 +4,13 @@
 import { cliCommands } from "../cli/commands.ts";
 import { clientAddress, mounts, route } from "../http/app.ts";
 import { preflight, withCors } from "../http/cors.ts";
+import type { ClientAddress } from "../http/identify.ts";
 import { nativeRoutes } from "../http/serve.ts";
 import type { Runtime } from "../runtime.ts";
 
-const handlers = new WeakMap<Runtime, Promise<(req: Request, address: string) => Promise<Response>>>();
+const handlers = new WeakMap<Runtime, Promise<(req: Request, address: ClientAddress) => Promise<Response>>>();
 
-async function serveMcp(rt: Runtime, req: Request, address: string): Promise<Response> {
+async function serveMcp(rt: Runtime, req: Request, address: ClientAddress): Promise<Response> {
   // A preflight needs no SDK: answered before it loads.
   if (req.method === "OPTIONS") return preflight("GET, POST, DELETE");
   let handler = handlers.get(rt);

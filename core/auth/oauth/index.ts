@@ -21,8 +21,9 @@ challengeParams.push((rt, req) => {
 // A token issued for another audience (this instance under another address) is refused here.
 tokenChecks.push((rt, req, caller) => {
   const audience = caller.tokenId ? tokenAudience(rt, caller.tokenId) : null;
+  if (audience === null) return;
   const base = instanceBase(rt, req);
-  if (audience !== null && audience !== base) throw unauthenticated(`the token was issued for ${audience}, not for ${base}`);
+  if (audience !== base) throw unauthenticated(`the token was issued for ${audience}, not for ${base}`);
 });
 
 mounts.push((app, rt) => {
