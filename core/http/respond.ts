@@ -53,14 +53,23 @@ export { HearthError };
  */
 export function withHeaders(res: Response, entries: Iterable<readonly [string, string]>, keep = false): Response {
   let out = res;
+  let headers = out.headers;
   for (const [k, v] of entries) {
-    if (keep && out.headers.has(k)) continue;
+    // An answer made with these headers already (the JSON ones) is left alone: setting costs more than looking.
+    const had = headers.get(k);
+    if (had === v || (keep && had !== null)) continue;
     try {
-      out.headers.set(k, v);
+      headers.set(k, v);
     } catch {
       out = new Response(out.body, out);
-      out.headers.set(k, v);
+      headers = out.headers;
+      headers.set(k, v);
     }
   }
   return out;
+}
+
+/** Headers for JSON answers made outside jsonResponse (MCP's), holding what serve.ts and withCors would add. */
+export function answerTemplate(base: Record<string, string>, ...more: Readonly<Record<string, string>>[]): Headers {
+  return new Headers(Object.assign({}, base, ...more, SECURITY_HEADERS));
 }
