@@ -12,6 +12,8 @@ export interface Row {
   ratio?: number;
   /** The req/s of the hand-written limit this row is held against (bench/limit.ts). */
   limit?: number;
+  /** CPU time the server process spent per request, in µs: on a machine others share, steadier than the rate. */
+  cpu?: number;
 }
 
 export function freePort(): number {
@@ -66,6 +68,21 @@ export interface LoadOptions {
   bodies?: string[];
   connections?: number;
   seconds: number;
+  /** The server's process id, to measure the CPU time it spends per request. */
+  pid?: number;
+}
+
+const TICKS_PER_S = Number(new TextDecoder().decode(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout).trim()) || 100;
+
+/** CPU time a process has used so far (all its threads), in µs, or NaN where /proc is not there. */
+export function cpuUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of stat; 12 and 13 after the name.
+    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_S) * 1e6;
+  } catch {
+    return NaN;
+  }
 }
 
 export async function load(name: string, opts: LoadOptions): Promise<Row> {
@@ -118,10 +135,14 @@ async function wrk(name: string, opts: LoadOptions): Promise<Row> {
   try {
     // One thread: wrk serves 32 connections from one core with room to spare, leaving the other to the server.
     const threads = process.env.BENCH_WRK_THREADS ?? "1";
+    const before = opts.pid ? cpuUs(opts.pid) : NaN;
     const p = Bun.spawn(["wrk", "-t", threads, "-c", String(opts.connections ?? 32), "-d", `${opts.seconds}s`, "--latency", "-s", script, opts.url], { stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     if ((await p.exited) !== 0) throw new Error(`wrk failed: ${err || out}`);
-    return { name, ...parseWrk(out) };
+    const row: Row = { name, ...parseWrk(out) };
+    const total = /(\d+) requests in/.exec(out);
+    if (opts.pid && total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / Number(total[1])) * 10) / 10;
+    return row;
   } finally {
     rmSync(script, { force: true });
   }
@@ -129,6 +150,7 @@ async function wrk(name: string, opts: LoadOptions): Promise<Row> {
 
 async function cannon(name: string, opts: LoadOptions): Promise<Row> {
   const { default: autocannon } = await import("autocannon");
+  const before = opts.pid ? cpuUs(opts.pid) : NaN;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
@@ -140,14 +162,41 @@ async function cannon(name: string, opts: LoadOptions): Promise<Row> {
     requests: opts.bodies?.map((body) => ({ method: opts.method ?? "POST", body })),
   });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
-  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors };
+  const row: Row = { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors };
+  if (opts.pid && result.requests.total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / result.requests.total) * 10) / 10;
+  return row;
+}
+
+/**
+ * Runs each scenario `rounds` times, interleaved, and gives each its medians
+ * (errors summed): a drift in the machine's load then touches every row alike.
+ */
+export async function interleaved(scenarios: [string, LoadOptions][], rounds: number): Promise<Row[]> {
+  const runs: Row[][] = scenarios.map(() => []);
+  for (let r = 0; r < rounds; r++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(...scenarios[i]));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return runs.map((rs, i) => {
+    const row: Row = { name: scenarios[i][0], rps: median(rs.map((x) => x.rps)), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), errors: rs.reduce((n, x) => n + x.errors, 0) };
+    if (rs.every((x) => x.cpu !== undefined)) row.cpu = median(rs.map((x) => x.cpu!));
+    return row;
+  });
 }
 
 export function table(rows: Row[], floor?: number): string {
   const limits = rows.some((r) => r.limit);
-  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor", ...(limits ? ["vs limit"] : [])];
+  const cpu = rows.some((r) => r.cpu !== undefined);
+  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor", ...(limits ? ["vs limit"] : []), ...(cpu ? ["server CPU µs/req"] : [])];
   const pct = (a: number, b?: number) => (b ? `${Math.round((a / b) * 100)}%` : "");
-  const body = rows.map((r) => [r.name, String(r.rps), String(r.p50), String(r.p99), String(r.errors), pct(r.rps, floor), ...(limits ? [pct(r.rps, r.limit)] : [])]);
+  const body = rows.map((r) => [
+    r.name,
+    String(r.rps),
+    String(r.p50),
+    String(r.p99),
+    String(r.errors),
+    pct(r.rps, floor),
+    ...(limits ? [pct(r.rps, r.limit)] : []),
+    ...(cpu ? [r.cpu === undefined ? "" : String(r.cpu)] : []),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");

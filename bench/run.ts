@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, load, loadGenerator, rssMb, table, waitFor200, type Row } from "./lib.ts";
+import { freePort, interleaved, loadGenerator, rssMb, table, waitFor200, type LoadOptions, type Row } from "./lib.ts";
 
 const root = join(import.meta.dir, "..");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -63,19 +63,35 @@ await post(`${base}/api/v1/notes/add`, auth, note);
 await post(`${limitBase}/api/v1/notes/add`, limitAuth, note);
 for (let i = 0; i < 1000; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => post(`${base}/api/v1/tasks/create`, auth, { title: `task ${i + j}`, due: "2027-01-01 09:00" })));
 
+// Each scenario runs in BENCH_ROUNDS rounds (default 5), interleaved, its medians reported.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const each = Math.max(1, Math.round(seconds / rounds));
 const written = JSON.stringify({ title: "bench-write", text: "written under load" });
-const getAt = (b: string, headers: Record<string, string>) => ({ url: `${b}/api/v1/notes/get?title=bench`, headers, seconds });
-const addAt = (b: string, headers: Record<string, string>) => ({ url: `${b}/api/v1/notes/add`, method: "POST" as const, headers: { ...headers, "content-type": "application/json" }, body: written, seconds });
+const getAt = (b: string, headers: Record<string, string>, pid: number): LoadOptions => ({ url: `${b}/api/v1/notes/get?title=bench`, headers, seconds: each, pid });
+const addAt = (b: string, headers: Record<string, string>, pid: number): LoadOptions => ({
+  url: `${b}/api/v1/notes/add`,
+  method: "POST",
+  headers: { ...headers, "content-type": "application/json" },
+  body: written,
+  seconds: each,
+  pid,
+});
 
 loadGenerator();
-const rows: Row[] = [];
-rows.push(await load("floor (Bun.serve JSON)", { url: `http://127.0.0.1:${floorPort}/`, seconds }));
-const limitGet = await load("limit notes/get (by hand)", getAt(limitBase, limitAuth));
-const limitAdd = await load("limit notes/add (by hand)", addAt(limitBase, limitAuth));
-rows.push(limitGet, limitAdd);
-rows.push({ ...(await load("notes/get (token)", getAt(base, auth))), limit: limitGet.rps });
-rows.push({ ...(await load("notes/add (token)", addAt(base, auth))), limit: limitAdd.rps });
-rows.push(await load("tasks/list (1,000 tasks)", { url: `${base}/api/v1/tasks/list`, headers: auth, seconds }));
+const rows: Row[] = await interleaved(
+  [
+    ["floor (Bun.serve JSON)", { url: `http://127.0.0.1:${floorPort}/`, seconds: each, pid: floor.pid }],
+    ["limit notes/get (by hand)", getAt(limitBase, limitAuth, limit.pid)],
+    ["limit notes/add (by hand)", addAt(limitBase, limitAuth, limit.pid)],
+    ["notes/get (token)", getAt(base, auth, hearth.pid)],
+    ["notes/add (token)", addAt(base, auth, hearth.pid)],
+    ["tasks/list (1,000 tasks)", { url: `${base}/api/v1/tasks/list`, headers: auth, seconds: each, pid: hearth.pid }],
+  ],
+  rounds,
+);
+const [, limitGet, limitAdd] = rows;
+rows[3].limit = limitGet.rps;
+rows[4].limit = limitAdd.rps;
 const loadedRss = rssMb(hearth.pid);
 
 hearth.kill();
@@ -86,7 +102,7 @@ rmSync(dir, { recursive: true, force: true });
 
 const floorRps = rows[0].rps;
 for (const r of rows) r.ratio = Math.round((r.rps / floorRps) * 100) / 100;
-console.log(`\nHearth benchmark: ${seconds}s per scenario, 32 connections, load from ${loadGenerator()}, ${new Date().toISOString()}\n`);
+console.log(`\nHearth benchmark: ${seconds}s per scenario in ${rounds} interleaved rounds (medians), 32 connections, load from ${loadGenerator()}, ${new Date().toISOString()}\n`);
 console.log(table(rows, floorRps));
 console.log(`\nidle RSS after start: ${idleRss} MB (target < 80); RSS after load: ${loadedRss} MB`);
 console.log(`dist/hearth process start to first 200: ${startupMs} ms median of 5 (target < 300)`);
@@ -96,6 +112,8 @@ console.log(
   `notes/get: ${pct(notesGet.rps, limitGet.rps)} of the limit (target >= 80%), ${pct(notesGet.rps, floorRps)} of floor (target >= 50%), p99 ${notesGet.p99} ms (target < 10)`,
 );
 console.log(`notes/add: ${pct(notesAdd.rps, limitAdd.rps)} of the limit (target >= 70%)`);
+if (notesGet.cpu && limitGet.cpu && notesAdd.cpu && limitAdd.cpu)
+  console.log(`server CPU per request, the limit's over Hearth's: notes/get ${pct(limitGet.cpu, notesGet.cpu)}, notes/add ${pct(limitAdd.cpu, notesAdd.cpu)}`);
 
 // The services' own benchmarks, each in its own module; BENCH_QUICK=1 skips them.
 const extra: Record<string, unknown> = {};
