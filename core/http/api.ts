@@ -50,7 +50,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       const body = await readArgs(rt, req, bodyLimitOf(rt, entry));
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
-    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
+    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin, entry });
     const more = headersFor(caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {
