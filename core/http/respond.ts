@@ -73,3 +73,15 @@ export function withHeaders(res: Response, entries: Iterable<readonly [string, s
 export function answerTemplate(base: Record<string, string>, ...more: Readonly<Record<string, string>>[]): Headers {
   return new Headers(Object.assign({}, base, ...more, SECURITY_HEADERS));
 }
+
+/**
+ * Answers made with the CORS and security headers already in (from an
+ * answerTemplate that holds both). Reading a made answer's headers back costs
+ * Bun more than the lookups themselves, so withCors and serve.ts pass these by.
+ */
+const complete = new WeakSet<Response>();
+export function completeAnswer(res: Response): Response {
+  complete.add(res);
+  return res;
+}
+export const isComplete = (res: Response) => complete.has(res);

@@ -9,7 +9,7 @@ import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { hostGuard } from "./host.ts";
 import type { ClientAddress } from "./identify.ts";
-import { SECURITY_HEADERS, withHeaders } from "./respond.ts";
+import { isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
@@ -22,7 +22,7 @@ export interface Listening {
 const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 function secured(res: Response | undefined): Response | undefined {
-  return res && withHeaders(res, SECURITY_ENTRIES, true);
+  return res && (isComplete(res) ? res : withHeaders(res, SECURITY_ENTRIES, true));
 }
 
 /**

@@ -8,7 +8,7 @@
 // then gives its own answer or refusal.
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { CORS_HEADERS } from "../http/cors.ts";
-import { answerTemplate } from "../http/respond.ts";
+import { answerTemplate, completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
@@ -100,11 +100,11 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
     headers.set("mcp-session-id", sessionId);
   }
   return pending.then(
-    (result) => new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers }),
+    (result) => completeAnswer(new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers })),
     (e: { code?: unknown; message?: string; data?: unknown }) => {
       const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? "Internal error" };
       if (e.data !== undefined) error.data = e.data;
-      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
     },
   );
 }

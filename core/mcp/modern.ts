@@ -20,7 +20,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { CORS_HEADERS } from "../http/cors.ts";
-import { answerTemplate } from "../http/respond.ts";
+import { answerTemplate, completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
@@ -150,12 +150,12 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   return pending.then(
     (result) => {
       const out = { ...result, resultType: "complete", _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
-      return new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers }));
     },
     (e: { code?: unknown; message?: string; data?: unknown }) => {
       const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? "Internal error" };
       if (e.data !== undefined) error.data = e.data;
-      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
     },
   );
 }
