@@ -91,10 +91,12 @@ const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { met
 /** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
 export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct = true): Promise<Response> {
   const url = new URL(req.url);
-  const filter = parseFilter(url.searchParams.get("tools"));
+  // Most requests carry no query string: its parameters are then not parsed.
+  const query = url.search ? url.searchParams : null;
+  const filter = parseFilter(query?.get("tools"));
   let mode: ToolsMode;
   try {
-    mode = parseMode(url.searchParams.get("mode") ?? req.headers.get(MODE_HEADER));
+    mode = parseMode(query?.get("mode") ?? req.headers.get(MODE_HEADER));
   } catch (e) {
     const err = asHearthError(e);
     return rpcError(err.status, -32602, err.message, { error: err.body() });
@@ -111,7 +113,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
     // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
-    if (!ctx.caller.account && url.searchParams.has("signin"))
+    if (!ctx.caller.account && query?.has("signin"))
       throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
   } catch (e) {
     const err = asHearthError(e);
