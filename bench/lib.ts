@@ -1,6 +1,7 @@
 // Shared pieces of the benchmark: processes, load, measurements.
-import autocannon from "autocannon";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export interface Row {
   name: string;
@@ -9,6 +10,10 @@ export interface Row {
   p99: number;
   errors: number;
   ratio?: number;
+  /** The req/s of the hand-written limit this row is held against (bench/limit.ts). */
+  limit?: number;
+  /** CPU time the server process spent per request, in µs: on a machine others share, steadier than the rate. */
+  cpu?: number;
 }
 
 export function freePort(): number {
@@ -34,10 +39,118 @@ export async function waitFor200(url: string, timeoutMs = 10_000): Promise<numbe
   throw new Error(`${url} never answered 200`);
 }
 
-export async function load(
-  name: string,
-  opts: { url: string; method?: "GET" | "POST"; headers?: Record<string, string>; body?: string; connections?: number; seconds: number; requests?: { method: "POST"; path: string; body: string; headers?: Record<string, string> }[] },
-): Promise<Row> {
+/**
+ * The load generator: wrk, a separate native process, when it is installed
+ * (installed from Debian's packages when missing and we may, as the tests
+ * install Chromium), since a generator inside this process would share the
+ * two cores with the server under test and count its own cost in the result.
+ * Without it, autocannon in-process, said once.
+ */
+let generator: "wrk" | "autocannon" | undefined;
+export function loadGenerator(): "wrk" | "autocannon" {
+  if (generator) return generator;
+  const install = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).exitCode === 0;
+  if (!Bun.which("wrk") && process.getuid?.() === 0 && Bun.which("apt-get")) {
+    console.error("bench: installing wrk (apt-get install -y wrk)");
+    if (!install(["apt-get", "install", "-y", "wrk"])) install(["apt-get", "update"]) && install(["apt-get", "install", "-y", "wrk"]);
+  }
+  generator = Bun.which("wrk") ? "wrk" : "autocannon";
+  if (generator === "autocannon") console.error("bench: wrk is not installed and could not be (apt-get install -y wrk needs root): using autocannon in this process, which shares the cores with the server, so rates read low");
+  return generator;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Bodies sent in turn instead of one (JSON-RPC requests each with its own id). */
+  bodies?: string[];
+  connections?: number;
+  seconds: number;
+  /** The server's process id, to measure the CPU time it spends per request. */
+  pid?: number;
+}
+
+const TICKS_PER_S = Number(new TextDecoder().decode(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout).trim()) || 100;
+
+/** CPU time a process has used so far (all its threads), in µs, or NaN where /proc is not there. */
+export function cpuUs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // utime and stime are fields 14 and 15 of stat; 12 and 13 after the name.
+    return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_S) * 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
+export async function load(name: string, opts: LoadOptions): Promise<Row> {
+  // Checked once first, so the rate is of answers and not of refusals.
+  const probe = await fetch(opts.url, { method: opts.method ?? "GET", headers: opts.headers, body: opts.bodies?.[0] ?? opts.body });
+  if (probe.status !== 200) throw new Error(`${name}: the probe was answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);
+  await probe.arrayBuffer();
+  return loadGenerator() === "wrk" ? wrk(name, opts) : cannon(name, opts);
+}
+
+/** A Lua string that holds `s` as it is. */
+function luaString(s: string): string {
+  let eq = "";
+  while (s.includes(`]${eq}]`)) eq += "=";
+  return `[${eq}[${s}]${eq}]`;
+}
+
+/** wrk's script for a request: method, headers and body set once; several bodies prebuilt and sent in turn. */
+export function wrkScript(opts: LoadOptions): string {
+  const lines = [`wrk.method = ${luaString(opts.method ?? "GET")}`];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) lines.push(`wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`);
+  if (opts.bodies?.length) {
+    lines.push(`local bodies = {${opts.bodies.map(luaString).join(",\n")}}`);
+    lines.push("local reqs, i = {}, 0");
+    lines.push("init = function() for n, b in ipairs(bodies) do reqs[n] = wrk.format(nil, nil, nil, b) end end");
+    lines.push("request = function() i = i % #reqs + 1; return reqs[i] end");
+  } else if (opts.body !== undefined) lines.push(`wrk.body = ${luaString(opts.body)}`);
+  return lines.join("\n") + "\n";
+}
+
+const MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+
+/** Reads wrk's report: the rate, the 50th and 99th percentiles (--latency), and failures (socket errors, non-2xx). */
+export function parseWrk(out: string): { rps: number; p50: number; p99: number; errors: number } {
+  const rate = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (!rate) throw new Error(`wrk gave no rate:\n${out}`);
+  const pct = (p: string) => {
+    const m = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(out);
+    return m ? Math.round(Number(m[1]) * MS[m[2]] * 100) / 100 : NaN;
+  };
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  const errors = (sock ? sock.slice(1).reduce((n, x) => n + Number(x), 0) : 0) + (non2xx ? Number(non2xx[1]) : 0);
+  return { rps: Math.round(Number(rate[1])), p50: pct("50"), p99: pct("99"), errors };
+}
+
+async function wrk(name: string, opts: LoadOptions): Promise<Row> {
+  const script = join(tmpdir(), `hearth-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(script, wrkScript(opts));
+  try {
+    // One thread: wrk serves 32 connections from one core with room to spare, leaving the other to the server.
+    const threads = process.env.BENCH_WRK_THREADS ?? "1";
+    const before = opts.pid ? cpuUs(opts.pid) : NaN;
+    const p = Bun.spawn(["wrk", "-t", threads, "-c", String(opts.connections ?? 32), "-d", `${opts.seconds}s`, "--latency", "-s", script, opts.url], { stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    if ((await p.exited) !== 0) throw new Error(`wrk failed: ${err || out}`);
+    const row: Row = { name, ...parseWrk(out) };
+    const total = /(\d+) requests in/.exec(out);
+    if (opts.pid && total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / Number(total[1])) * 10) / 10;
+    return row;
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
+
+async function cannon(name: string, opts: LoadOptions): Promise<Row> {
+  const { default: autocannon } = await import("autocannon");
+  const before = opts.pid ? cpuUs(opts.pid) : NaN;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
@@ -46,15 +159,44 @@ export async function load(
     connections: opts.connections ?? 32,
     duration: opts.seconds,
     pipelining: 1,
-    requests: opts.requests,
+    requests: opts.bodies?.map((body) => ({ method: opts.method ?? "POST", body })),
   });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
-  return { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors };
+  const row: Row = { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors };
+  if (opts.pid && result.requests.total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / result.requests.total) * 10) / 10;
+  return row;
+}
+
+/**
+ * Runs each scenario `rounds` times, interleaved, and gives each its medians
+ * (errors summed): a drift in the machine's load then touches every row alike.
+ */
+export async function interleaved(scenarios: [string, LoadOptions][], rounds: number): Promise<Row[]> {
+  const runs: Row[][] = scenarios.map(() => []);
+  for (let r = 0; r < rounds; r++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(...scenarios[i]));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return runs.map((rs, i) => {
+    const row: Row = { name: scenarios[i][0], rps: median(rs.map((x) => x.rps)), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), errors: rs.reduce((n, x) => n + x.errors, 0) };
+    if (rs.every((x) => x.cpu !== undefined)) row.cpu = median(rs.map((x) => x.cpu!));
+    return row;
+  });
 }
 
 export function table(rows: Row[], floor?: number): string {
-  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor"];
-  const body = rows.map((r) => [r.name, String(r.rps), String(r.p50), String(r.p99), String(r.errors), floor ? `${Math.round((r.rps / floor) * 100)}%` : ""]);
+  const limits = rows.some((r) => r.limit);
+  const cpu = rows.some((r) => r.cpu !== undefined);
+  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor", ...(limits ? ["vs limit"] : []), ...(cpu ? ["server CPU µs/req"] : [])];
+  const pct = (a: number, b?: number) => (b ? `${Math.round((a / b) * 100)}%` : "");
+  const body = rows.map((r) => [
+    r.name,
+    String(r.rps),
+    String(r.p50),
+    String(r.p99),
+    String(r.errors),
+    pct(r.rps, floor),
+    ...(limits ? [pct(r.rps, r.limit)] : []),
+    ...(cpu ? [r.cpu === undefined ? "" : String(r.cpu)] : []),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");

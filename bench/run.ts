@@ -1,10 +1,12 @@
 // `bun run bench`: Hearth against the floor (a bare Bun.serve JSON endpoint)
-// under the same load, plus idle memory and start-up time of dist/hearth.
-// BENCH_SECONDS sets each scenario's length (default 10).
+// and the limit (notes/get and notes/add written by hand on Bun.serve and
+// bun:sqlite, bench/limit.ts) under the same load from wrk, plus idle memory
+// and start-up time of dist/hearth. BENCH_SECONDS sets each scenario's length
+// (default 10).
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, load, rssMb, table, waitFor200, type Row } from "./lib.ts";
+import { freePort, interleaved, loadGenerator, rssMb, table, waitFor200, type LoadOptions, type Row } from "./lib.ts";
 
 const root = join(import.meta.dir, "..");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -46,42 +48,72 @@ const floorPort = freePort();
 const floor = Bun.spawn(["bun", join(import.meta.dir, "floor.ts")], { env: { ...process.env, PORT: String(floorPort) }, stdout: "ignore" });
 await waitFor200(`http://127.0.0.1:${floorPort}/`);
 
-const auth = { authorization: `Bearer ${token}` };
-const post = (path: string, body: unknown) =>
-  fetch(`${base}/api/v1/${path}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) });
-await post("notes/add", { title: "bench", text: "a note read under load" });
-for (let i = 0; i < 1000; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => post("tasks/create", { title: `task ${i + j}`, due: "2027-01-01 09:00" })));
+// The limit prints its port and then its own token.
+const limitPort = freePort();
+const limit = Bun.spawn(["bun", join(import.meta.dir, "limit.ts")], { env: { ...process.env, PORT: String(limitPort), HEARTH_LIMIT_DB: join(dir, "limit.db") }, stdout: "pipe" });
+const limitLines = await readLines(limit.stdout, 2);
+const limitBase = `http://127.0.0.1:${limitPort}`;
+const limitAuth = { authorization: `Bearer ${limitLines[1]}` };
 
-const rows: Row[] = [];
-rows.push(await load("floor (Bun.serve JSON)", { url: `http://127.0.0.1:${floorPort}/`, seconds }));
-rows.push(await load("notes/get (token)", { url: `${base}/api/v1/notes/get?title=bench`, headers: auth, seconds }));
-rows.push(
-  await load("notes/add (token)", {
-    url: `${base}/api/v1/notes/add`,
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ title: "bench-write", text: "written under load" }),
-    seconds,
-  }),
+const auth = { authorization: `Bearer ${token}` };
+const post = (url: string, headers: Record<string, string>, body: unknown) =>
+  fetch(url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+const note = { title: "bench", text: "a note read under load" };
+await post(`${base}/api/v1/notes/add`, auth, note);
+await post(`${limitBase}/api/v1/notes/add`, limitAuth, note);
+for (let i = 0; i < 1000; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => post(`${base}/api/v1/tasks/create`, auth, { title: `task ${i + j}`, due: "2027-01-01 09:00" })));
+
+// Each scenario runs in BENCH_ROUNDS rounds (default 5), interleaved, its medians reported.
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const each = Math.max(1, Math.round(seconds / rounds));
+const written = JSON.stringify({ title: "bench-write", text: "written under load" });
+const getAt = (b: string, headers: Record<string, string>, pid: number): LoadOptions => ({ url: `${b}/api/v1/notes/get?title=bench`, headers, seconds: each, pid });
+const addAt = (b: string, headers: Record<string, string>, pid: number): LoadOptions => ({
+  url: `${b}/api/v1/notes/add`,
+  method: "POST",
+  headers: { ...headers, "content-type": "application/json" },
+  body: written,
+  seconds: each,
+  pid,
+});
+
+loadGenerator();
+const rows: Row[] = await interleaved(
+  [
+    ["floor (Bun.serve JSON)", { url: `http://127.0.0.1:${floorPort}/`, seconds: each, pid: floor.pid }],
+    ["limit notes/get (by hand)", getAt(limitBase, limitAuth, limit.pid)],
+    ["limit notes/add (by hand)", addAt(limitBase, limitAuth, limit.pid)],
+    ["notes/get (token)", getAt(base, auth, hearth.pid)],
+    ["notes/add (token)", addAt(base, auth, hearth.pid)],
+    ["tasks/list (1,000 tasks)", { url: `${base}/api/v1/tasks/list`, headers: auth, seconds: each, pid: hearth.pid }],
+  ],
+  rounds,
 );
-rows.push(await load("tasks/list (1,000 tasks)", { url: `${base}/api/v1/tasks/list`, headers: auth, seconds }));
+const [, limitGet, limitAdd] = rows;
+rows[3].limit = limitGet.rps;
+rows[4].limit = limitAdd.rps;
 const loadedRss = rssMb(hearth.pid);
 
 hearth.kill();
 floor.kill();
-await Promise.all([hearth.exited, floor.exited]);
+limit.kill();
+await Promise.all([hearth.exited, floor.exited, limit.exited]);
 rmSync(dir, { recursive: true, force: true });
 
 const floorRps = rows[0].rps;
 for (const r of rows) r.ratio = Math.round((r.rps / floorRps) * 100) / 100;
-console.log(`\nHearth benchmark: ${seconds}s per scenario, 32 connections, ${new Date().toISOString()}\n`);
+console.log(`\nHearth benchmark: ${seconds}s per scenario in ${rounds} interleaved rounds (medians), 32 connections, load from ${loadGenerator()}, ${new Date().toISOString()}\n`);
 console.log(table(rows, floorRps));
 console.log(`\nidle RSS after start: ${idleRss} MB (target < 80); RSS after load: ${loadedRss} MB`);
 console.log(`dist/hearth process start to first 200: ${startupMs} ms median of 5 (target < 300)`);
-const notesGet = rows[1];
+const pct = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
+const [notesGet, notesAdd] = [rows[3], rows[4]];
 console.log(
-  `notes/get: ${Math.round((notesGet.rps / floorRps) * 100)}% of floor (target >= 50%), p99 ${notesGet.p99} ms (target < 10)`,
+  `notes/get: ${pct(notesGet.rps, limitGet.rps)} of the limit (target >= 80%), ${pct(notesGet.rps, floorRps)} of floor (target >= 50%), p99 ${notesGet.p99} ms (target < 10)`,
 );
+console.log(`notes/add: ${pct(notesAdd.rps, limitAdd.rps)} of the limit (target >= 70%)`);
+if (notesGet.cpu && limitGet.cpu && notesAdd.cpu && limitAdd.cpu)
+  console.log(`server CPU per request, the limit's over Hearth's: notes/get ${pct(limitGet.cpu, notesGet.cpu)}, notes/add ${pct(limitAdd.cpu, notesAdd.cpu)}`);
 
 // The services' own benchmarks, each in its own module; BENCH_QUICK=1 skips them.
 const extra: Record<string, unknown> = {};
@@ -133,3 +165,17 @@ writeFileSync(
     2,
   ),
 );
+
+/** The first `n` lines a process prints. */
+async function readLines(stream: ReadableStream<Uint8Array>, n: number): Promise<string[]> {
+  const reader = stream.getReader();
+  const utf8 = new TextDecoder();
+  let text = "";
+  while (text.split("\n").length <= n) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the process ended after printing: ${text}`);
+    text += utf8.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return text.split("\n").slice(0, n);
+}

@@ -24,6 +24,8 @@ export interface CallInput {
   /** The HTTP verb, when the call came over HTTP: GET may not reach a write. */
   verb?: string;
   baseUrl?: string;
+  /** The method's entry, when the surface has already looked it up for these service and method. */
+  entry?: MethodEntry;
 }
 
 export function lookup(rt: Runtime, service: string, method: string): MethodEntry {
@@ -40,7 +42,8 @@ export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: R
 }
 
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
-  const entry = lookup(rt, input.service, input.method);
+  const given = input.entry;
+  const entry = given && given.service === input.service && given.name === input.method ? given : lookup(rt, input.service, input.method);
   const def = entry.def;
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });

@@ -7,13 +7,13 @@ import type { CapabilityFactory } from "./capabilities.ts";
 import type { CliCommand } from "./cli/commands.ts";
 import type { MigrationSet } from "./db/migrate.ts";
 import type { Mount } from "./http/app.ts";
-import type { AnswerHeaders, Attachment, ChallengeParams, Identifier, TokenCheck } from "./http/identify.ts";
+import type { AnswerHeaders, Attachment, ChallengeParams, ClientAddress, Identifier, TokenCheck } from "./http/identify.ts";
 import type { AppPasswordPresets } from "./http/pages/token.ts";
 import type { McpHooks } from "./mcp/hooks.ts";
 import type { Runtime } from "./runtime.ts";
 
 /** A route Bun's own router serves ahead of the app, for paths as hot as the API. */
-export type NativeRoute = (rt: Runtime, req: Request, address: string) => Response | Promise<Response>;
+export type NativeRoute = (rt: Runtime, req: Request, address: ClientAddress) => Response | Promise<Response>;
 
 export interface Provides {
   /** ctx.<name> for plugins that list it in `needs`. */

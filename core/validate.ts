@@ -103,7 +103,9 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
 export function coerceQuery(entry: MethodEntry, params: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const props = entry.def.args.properties as Record<string, TSchema>;
-  for (const key of new Set(params.keys())) {
+  for (const key of params.keys()) {
+    // A repeated key is taken whole at its first appearance.
+    if (Object.hasOwn(out, key)) continue;
     const values = params.getAll(key);
     const schema = props[key];
     if (!schema) {

@@ -3,7 +3,7 @@
 // async lock so an awaiting handler never interleaves with another write.
 // Reads use a separate read-only connection and so see only committed data.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
 
@@ -35,6 +35,8 @@ export class Store {
   readonly wdb: Db;
   readonly rdb: Db;
   private lock = new Lock();
+  /** The writer's transaction statements, prepared once: every write runs them. */
+  private tx: { begin: Statement; commit: Statement; rollback: Statement };
   /**
    * Marks the async context of the write in progress, so nested calls join it.
    * Each write gets its own token and only the current one counts: a timer or
@@ -52,6 +54,7 @@ export class Store {
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
     this.wdb = drizzle({ client: this.writer });
+    this.tx = { begin: this.writer.prepare("BEGIN IMMEDIATE"), commit: this.writer.prepare("COMMIT"), rollback: this.writer.prepare("ROLLBACK") };
     this.rdb = drizzle({ client: this.reader });
   }
 
@@ -68,13 +71,13 @@ export class Store {
         this.current = token;
         this.afterCommit = [];
         try {
-          this.writer.run("BEGIN IMMEDIATE");
+          this.tx.begin.run();
           let out: T;
           try {
             out = await fn();
-            this.writer.run("COMMIT");
+            this.tx.commit.run();
           } catch (e) {
-            if (this.writer.inTransaction) this.writer.run("ROLLBACK");
+            if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
           }
           // The write has committed and stands: what was left for after it cannot undo it, so its failure is only its own.
@@ -129,6 +132,7 @@ export class Store {
   }
 
   close() {
+    for (const s of Object.values(this.tx)) s.finalize();
     this.reader.close();
     this.writer.close();
   }

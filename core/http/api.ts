@@ -5,7 +5,7 @@ import type { Runtime } from "../runtime.ts";
 import { coerceQuery } from "../validate.ts";
 import { bodyLimitOf, readText } from "./body.ts";
 import { CORS_HEADERS, preflight } from "./cors.ts";
-import { challengeFor, headersFor, identify } from "./identify.ts";
+import { challengeFor, headersFor, identify, type ClientAddress } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Record<string, unknown> | null> {
@@ -31,7 +31,7 @@ export function clientTrace(req: Request): string | undefined {
   return given && /^[\w.-]{8,64}$/.test(given) ? given : undefined;
 }
 
-export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: string): Promise<Response> {
+export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: ClientAddress): Promise<Response> {
   if (req.method === "OPTIONS") return preflight("GET, POST, HEAD");
   const started = performance.now();
   const requestId = crypto.randomUUID();
@@ -50,7 +50,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       const body = await readArgs(rt, req, bodyLimitOf(rt, entry));
       args = body ?? coerceQuery(entry, url.searchParams);
     } else args = coerceQuery(entry, url.searchParams);
-    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin });
+    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin, entry });
     const more = headersFor(rt, caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {

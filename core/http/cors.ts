@@ -4,13 +4,13 @@
 // and a request from another origin is never identified by the cookie (see
 // identifySession), so a page cannot borrow a signed-in person's session.
 
-import { withHeaders } from "./respond.ts";
+import { isComplete, withHeaders } from "./respond.ts";
 
 /** On every API and /mcp answer: any origin may read it, and the headers a client acts on. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, Mcp-Session-Id, WWW-Authenticate, Retry-After, X-Request-Id",
-};
+});
 
 /**
  * Headers a page may send. x402 clients also send Access-Control-Expose-Headers
@@ -37,6 +37,7 @@ const CORS_ENTRIES = Object.entries(CORS_HEADERS);
 
 /** The same answer with CORS_HEADERS. */
 export function withCors(res: Response): Response {
+  if (isComplete(res)) return res;
   return withHeaders(res, CORS_ENTRIES);
 }
 

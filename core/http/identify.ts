@@ -5,7 +5,15 @@ import type { Runtime } from "../runtime.ts";
 import { HearthError, unauthenticated } from "../errors.ts";
 import { madeByAnotherSite } from "./cors.ts";
 
-export type Identifier = (rt: Runtime, req: Request, address: string) => Caller | null | Promise<Caller | null>;
+/**
+ * The client's address, or how to learn it: asking the server for a
+ * request's peer costs several µs, and a caller its token names (cached, with
+ * its address) never needs it again.
+ */
+export type ClientAddress = string | (() => string);
+export const addressOf = (a: ClientAddress): string => (typeof a === "string" ? a : a());
+
+export type Identifier = (rt: Runtime, req: Request, address: ClientAddress) => Caller | null | Promise<Caller | null>;
 
 /** What a client that cannot send a bearer token (a file manager, a phone's account settings) is asked for. */
 export const BASIC_CHALLENGE = 'Basic realm="Hearth", charset="UTF-8"';
@@ -102,16 +110,18 @@ export function headersFor(rt: Runtime, caller: Caller): Record<string, string> 
 
 export const stranger = (address: string): Caller => ({ account: null, scopes: [], via: "none", address });
 
-export async function identify(rt: Runtime, req: Request, address: string): Promise<Caller> {
+export async function identify(rt: Runtime, req: Request, address: ClientAddress): Promise<Caller> {
   let caller: Caller | null = null;
   for (const id of rt.wiring.identifiers) {
-    caller = await id(rt, req, address);
+    // Identifiers mostly answer at once; waiting on a value that is no promise still costs a turn.
+    const found = id(rt, req, address);
+    caller = found instanceof Promise ? await found : found;
     if (caller) {
-      caller.address ??= address;
+      if (caller.address === undefined) caller.address = addressOf(address);
       break;
     }
   }
-  caller ??= stranger(address);
+  caller ??= stranger(addressOf(address));
   for (const attach of rt.wiring.attachments) caller = attach(rt, req, caller);
   return caller;
 }

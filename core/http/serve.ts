@@ -8,7 +8,8 @@ import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { hostGuard } from "./host.ts";
-import { SECURITY_HEADERS, withHeaders } from "./respond.ts";
+import type { ClientAddress } from "./identify.ts";
+import { isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
@@ -21,7 +22,7 @@ export interface Listening {
 const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
 
 function secured(res: Response | undefined): Response | undefined {
-  return res && withHeaders(res, SECURITY_ENTRIES, true);
+  return res && (isComplete(res) ? res : withHeaders(res, SECURITY_ENTRIES, true));
 }
 
 /**
@@ -47,6 +48,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
   allowLongRequestHeads();
   const app = createApp(rt);
   const guard = hostGuard(rt, opts.hostname);
+  // The peer's address is asked for only when a caller needs it (a stranger's limits).
+  const peer = (req: Request, srv: Server<undefined>) => () => srv.requestIP(req)?.address ?? "";
   const server = Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
@@ -55,12 +58,12 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
-      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, srv.requestIP(req)?.address ?? ""),
+      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, peer(req, srv)),
       ...Object.fromEntries(
         // Hot endpoints a module serves outside the API (MCP) go to Bun's router too; the module mounts them on the app as well.
         [...rt.wiring.native].map(([path, handle]) => [
           path,
-          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, srv.requestIP(req)?.address ?? ""))!,
+          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, peer(req, srv)))!,
         ]),
       ),
     },

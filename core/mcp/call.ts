@@ -26,10 +26,13 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
   let status = 200;
   let special: CallToolResult | undefined;
   try {
-    for (const hook of rt.wiring.mcp.caller) caller = await hook(rt, call.meta, caller);
+    for (const hook of rt.wiring.mcp.caller) {
+      const next = hook(rt, call.meta, caller);
+      caller = next instanceof Promise ? await next : next;
+    }
     // dispatch fills defaults into the object it is given; the client's stays untouched.
     const args = { ...(call.args ?? {}) };
-    const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl });
+    const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl, entry });
     body = { result };
   } catch (e) {
     const err = asHearthError(e);

@@ -7,6 +7,8 @@
 // the schemas refuse, an unsupported protocol version) goes to the SDK, which
 // then gives its own answer or refusal.
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { CORS_HEADERS } from "../http/cors.ts";
+import { answerTemplate, completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
@@ -75,6 +77,9 @@ function isPlainRequest(m: Record<string, unknown>): boolean {
   return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
 }
 
+/** The SDK's JSON answer's header, with the ones /mcp adds to every answer already in. */
+const ANSWER_HEADERS = answerTemplate({ "Content-Type": "application/json" }, CORS_HEADERS);
+
 /** The answer to one tools/call or tools/list message, or null when the SDK should take it. */
 export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
   if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
@@ -89,14 +94,17 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
     pending = Promise.reject(e);
   }
   if (!pending) return null;
-  const headers: Record<string, string> = { "Content-Type": "application/json" };
-  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  let headers = ANSWER_HEADERS;
+  if (sessionId !== undefined) {
+    headers = new Headers(ANSWER_HEADERS);
+    headers.set("mcp-session-id", sessionId);
+  }
   return pending.then(
-    (result) => new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers }),
+    (result) => completeAnswer(new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers })),
     (e: { code?: unknown; message?: string; data?: unknown }) => {
       const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? "Internal error" };
       if (e.data !== undefined) error.data = e.data;
-      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
     },
   );
 }

@@ -8,7 +8,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { asHearthError, unauthenticated } from "../errors.ts";
 import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
-import { challengeFor, identify, stranger } from "../http/identify.ts";
+import { addressOf, challengeFor, identify, stranger, type ClientAddress } from "../http/identify.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
@@ -89,19 +89,21 @@ async function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | 
 const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
 
 /** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
-export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: string, direct = true): Promise<Response> {
+export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct = true): Promise<Response> {
   const url = new URL(req.url);
-  const filter = parseFilter(url.searchParams.get("tools"));
+  // Most requests carry no query string: its parameters are then not parsed.
+  const query = url.search ? url.searchParams : null;
+  const filter = parseFilter(query?.get("tools"));
   let mode: ToolsMode;
   try {
-    mode = parseMode(url.searchParams.get("mode") ?? req.headers.get(MODE_HEADER));
+    mode = parseMode(query?.get("mode") ?? req.headers.get(MODE_HEADER));
   } catch (e) {
     const err = asHearthError(e);
     return rpcError(err.status, -32602, err.message, { error: err.body() });
   }
   const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
   if (req.method === "GET" && !wantsStream) {
-    const caller = await identify(rt, req, address).catch(() => stranger(address));
+    const caller = await identify(rt, req, address).catch(() => stranger(addressOf(address)));
     return mcpPage(rt, req, caller, filter);
   }
 
@@ -111,7 +113,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   try {
     ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
     // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
-    if (!ctx.caller.account && url.searchParams.has("signin"))
+    if (!ctx.caller.account && query?.has("signin"))
       throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
   } catch (e) {
     const err = asHearthError(e);
@@ -185,7 +187,7 @@ export interface McpEras {
 }
 
 /** The /mcp handler for one instance, with its sessions. */
-export function mcpHandler(rt: Runtime): (req: Request, address: string) => Promise<Response> {
+export function mcpHandler(rt: Runtime): (req: Request, address: ClientAddress) => Promise<Response> {
   const eras: McpEras = { sessions: new McpSessions(rt, contextOf), modern: modernHttpHandler(rt, Number(rt.config.HEARTH_BODY_LIMIT)) };
   return (req, address) => handleMcp(rt, eras, req, address);
 }

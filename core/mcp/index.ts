@@ -3,17 +3,27 @@
 // not at every start.
 import { clientAddress, route } from "../http/app.ts";
 import { preflight, withCors } from "../http/cors.ts";
+import type { ClientAddress } from "../http/identify.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 
-const handlers = new WeakMap<Runtime, Promise<(req: Request, address: string) => Promise<Response>>>();
+type Handler = (req: Request, address: ClientAddress) => Promise<Response>;
+const handlers = new WeakMap<Runtime, Promise<Handler>>();
+/** Each instance's handler once loaded, called without waiting a turn on its promise. */
+const ready = new WeakMap<Runtime, Handler>();
 
-async function serveMcp(rt: Runtime, req: Request, address: string): Promise<Response> {
+async function serveMcp(rt: Runtime, req: Request, address: ClientAddress): Promise<Response> {
   // A preflight needs no SDK: answered before it loads.
   if (req.method === "OPTIONS") return preflight("GET, POST, DELETE");
+  const loaded = ready.get(rt);
+  if (loaded) return withCors(await loaded(req, address));
   let handler = handlers.get(rt);
   if (!handler) {
-    handler = import("./http.ts").then((m) => m.mcpHandler(rt));
+    handler = import("./http.ts").then((m) => {
+      const h = m.mcpHandler(rt);
+      ready.set(rt, h);
+      return h;
+    });
     handlers.set(rt, handler);
   }
   return withCors(await (await handler)(req, address));

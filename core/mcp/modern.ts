@@ -19,6 +19,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { CORS_HEADERS } from "../http/cors.ts";
+import { answerTemplate, completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
@@ -100,6 +102,8 @@ const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The SDK's JSON answer's header, with the ones /mcp adds to every answer already in. */
+const ANSWER_HEADERS = answerTemplate({ "content-type": "application/json" }, CORS_HEADERS);
 
 /**
  * A 2026-07-28 tools/call answered without building a server per request,
@@ -142,16 +146,16 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   } catch (e) {
     pending = Promise.reject(e);
   }
-  const headers = { "content-type": "application/json" };
+  const headers = ANSWER_HEADERS;
   return pending.then(
     (result) => {
       const out = { ...result, resultType: "complete", _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
-      return new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers }));
     },
     (e: { code?: unknown; message?: string; data?: unknown }) => {
       const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? "Internal error" };
       if (e.data !== undefined) error.data = e.data;
-      return new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers });
+      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
     },
   );
 }

@@ -143,3 +143,41 @@ describe("in a session", () => {
       expect(served).toEqual(bySdk);
     });
 });
+
+test("tools/call answered directly carries each header /mcp promises exactly once: CORS, the security headers, JSON, and the session's id in a session", async () => {
+  const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}` };
+  const init = await fetch(`${h.url}/mcp`, {
+    method: "POST",
+    headers: { ...base, "mcp-protocol-version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+  });
+  const sid = init.headers.get("mcp-session-id")!;
+  await init.arrayBuffer();
+  expect(sid).toBeTruthy();
+  const call = { name: "notes_get", arguments: { title: "Bike" } };
+  const modern = "2026-07-28";
+  const answers = {
+    session: { headers: { ...base, "mcp-protocol-version": "2025-06-18", "mcp-session-id": sid }, params: call },
+    stateless: { headers: { ...base, "mcp-protocol-version": "2025-06-18" }, params: call },
+    modern: {
+      headers: { ...base, "mcp-protocol-version": modern, "mcp-method": "tools/call", "mcp-name": "notes_get" },
+      params: { ...call, _meta: { "io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": {} } },
+    },
+  };
+  for (const [era, a] of Object.entries(answers)) {
+    const res = await fetch(`${h.url}/mcp`, { method: "POST", headers: a.headers, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: a.params }) });
+    const body = (await res.json()) as { result: { structuredContent: unknown } };
+    expect([era, res.status, body.result.structuredContent]).toEqual([era, 200, { result: expect.objectContaining({ title: "Bike", text: "oil the chain" }) }]);
+    const hd = res.headers;
+    expect([era, hd.get("content-type"), hd.get("access-control-allow-origin"), hd.get("x-content-type-options"), hd.get("referrer-policy")]).toEqual([
+      era,
+      "application/json",
+      "*",
+      "nosniff",
+      "same-origin",
+    ]);
+    expect(hd.get("access-control-expose-headers")).toContain("Mcp-Session-Id");
+    expect(hd.get("content-security-policy")).toStartWith("default-src 'none'");
+    expect([era, hd.get("mcp-session-id")]).toEqual([era, era === "session" ? sid : null]);
+  }
+});
