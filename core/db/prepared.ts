@@ -1,5 +1,6 @@
 // Building a drizzle query costs ~30µs; running a prepared one ~2µs. Hot
 // paths prepare once per connection (reader and writer differ) and reuse it.
+import type { Database } from "bun:sqlite";
 import type { Db } from "../plugin.ts";
 
 const byDb = new WeakMap<Db, Map<unknown, unknown>>();
@@ -18,3 +19,6 @@ export function prepared<T>(db: Db, build: (db: Db) => T): T {
   }
   return stmt;
 }
+
+/** The bun:sqlite connection under a drizzle handle, for reads whose rows are used as SQLite returns them. */
+export const sqliteOf = (db: Db): Database => (db as unknown as { $client: Database }).$client;
