@@ -3,6 +3,7 @@
 // async lock so an awaiting handler never interleaves with another write.
 // Reads use a separate read-only connection and so see only committed data.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { statSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
@@ -46,6 +47,8 @@ self.onmessage = (e) => {
 };
 `;
 const CHECKPOINT_EVERY_MS = 250;
+/** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
+const CHECKPOINTER_FROM_BYTES = 1 << 20;
 
 class Lock {
   private tail: Promise<void> = Promise.resolve();
@@ -85,7 +88,7 @@ export class Store {
   private current: object | null = null;
   /** Work the write in progress left for after its commit; dropped with a rollback. */
   private afterCommit: (() => void | Promise<void>)[] = [];
-  /** The worker that checkpoints the WAL, started by the first commit (an instance that only reads needs none). */
+  /** The worker that checkpoints the WAL, started by the first commit after which the WAL is large (an instance that only reads needs none). */
   private checkpointer: Worker | null = null;
   private checkpointerFailed = false;
 
@@ -117,7 +120,8 @@ export class Store {
           try {
             out = await fn();
             this.writer.run("COMMIT");
-            this.checkpointer ??= this.startCheckpointer();
+            if (!this.checkpointer && (statSync(`${this.writer.filename}-wal`, { throwIfNoEntry: false })?.size ?? 0) >= CHECKPOINTER_FROM_BYTES)
+              this.checkpointer = this.startCheckpointer();
           } catch (e) {
             if (this.writer.inTransaction) this.writer.run("ROLLBACK");
             throw e;
