@@ -3,9 +3,52 @@
 // async lock so an awaiting handler never interleaves with another write.
 // Reads use a separate read-only connection and so see only committed data.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { statSync } from "node:fs";
 import { Database, type Statement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
+
+// Checkpoints copy the WAL into the database file and fsync it, which takes
+// from milliseconds to over a hundred on a busy disk. Left to SQLite, the
+// commit that crosses wal_autocheckpoint runs one on the event loop and every
+// request in flight waits for it. The writer turns that off; this worker,
+// with a connection of its own, checkpoints instead. PASSIVE: it copies what
+// no reader still needs and never waits on, nor blocks, the writer or a reader.
+const CHECKPOINTER = `
+const { Database } = require("bun:sqlite");
+let db = null;
+let timer = null;
+self.onmessage = (e) => {
+  if (e.data.file) {
+    try {
+      db = new Database(e.data.file);
+      db.run("PRAGMA busy_timeout = 5000");
+    } catch (err) {
+      postMessage({ failed: String(err) });
+      return;
+    }
+    postMessage({ ready: true });
+    timer = setInterval(() => {
+      try {
+        db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+      } catch {}
+    }, e.data.everyMs);
+  }
+  if (e.data.close) {
+    clearInterval(timer);
+    try {
+      db?.close();
+    } catch {}
+    // The store waits for this before closing its own connections, so the last to close is its writer.
+    Atomics.store(e.data.close, 0, 1);
+    Atomics.notify(e.data.close, 0);
+    process.exit(0);
+  }
+};
+`;
+const CHECKPOINT_EVERY_MS = 250;
+/** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
+const CHECKPOINTER_FROM_BYTES = 1 << 20;
 
 class Lock {
   private tail: Promise<void> = Promise.resolve();
@@ -47,10 +90,14 @@ export class Store {
   private current: object | null = null;
   /** Work the write in progress left for after its commit; dropped with a rollback. */
   private afterCommit: (() => void | Promise<void>)[] = [];
+  /** The worker that checkpoints the WAL, started by the first commit after which the WAL is large (an instance that only reads needs none). */
+  private checkpointer: Worker | null = null;
+  private checkpointerFailed = false;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
     tune(this.writer, false);
+    this.writer.run("PRAGMA wal_autocheckpoint = 0");
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
     this.wdb = drizzle({ client: this.writer });
@@ -76,6 +123,8 @@ export class Store {
           try {
             out = await fn();
             this.tx.commit.run();
+            if (!this.checkpointer && (statSync(`${this.writer.filename}-wal`, { throwIfNoEntry: false })?.size ?? 0) >= CHECKPOINTER_FROM_BYTES)
+              this.checkpointer = this.startCheckpointer();
           } catch (e) {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
@@ -131,7 +180,37 @@ export class Store {
     });
   }
 
+  private startCheckpointer(): Worker {
+    const url = URL.createObjectURL(new Blob([CHECKPOINTER], { type: "application/javascript" }));
+    const w = new Worker(url);
+    // Bun's workers can be unreferenced, so this one never keeps a finished command alive.
+    (w as unknown as { unref(): void }).unref();
+    // Without the worker SQLite checkpoints as it did, on the commit that crosses its threshold: slower, but the WAL stays bounded.
+    const fallBack = () => {
+      URL.revokeObjectURL(url);
+      this.checkpointerFailed = true;
+      try {
+        this.writer.run("PRAGMA wal_autocheckpoint = 1000");
+      } catch {}
+    };
+    // The worker loads its script after this returns: the URL is released once it has answered.
+    w.onmessage = (e) => {
+      if (e.data?.failed) fallBack();
+      else URL.revokeObjectURL(url);
+    };
+    w.onerror = fallBack;
+    w.postMessage({ file: this.writer.filename, everyMs: CHECKPOINT_EVERY_MS });
+    return w;
+  }
+
   close() {
+    // The checkpointer's connection closes first: then the writer is the last, and closing it checkpoints and removes the WAL.
+    if (this.checkpointer && !this.checkpointerFailed) {
+      const done = new Int32Array(new SharedArrayBuffer(4));
+      this.checkpointer.postMessage({ close: done });
+      Atomics.wait(done, 0, 0, 5000);
+    }
+    this.checkpointer = null;
     for (const s of Object.values(this.tx)) s.finalize();
     this.reader.close();
     this.writer.close();

@@ -8,6 +8,7 @@
 // out once here and the prepared query's get and all do only what is left:
 // fill the parameters in order, run the statement, decode each column.
 import { Column, is, NoopLogger, Param, Placeholder } from "drizzle-orm";
+import type { Database } from "bun:sqlite";
 import type { Db } from "../plugin.ts";
 
 const byDb = new WeakMap<Db, Map<unknown, unknown>>();
@@ -85,3 +86,6 @@ function quicken(q: unknown) {
   };
   p.all = (values?: Record<string, unknown>) => stmt.values(...fill(values)).map(map);
 }
+
+/** The bun:sqlite connection under a drizzle handle, for reads whose rows are used as SQLite returns them. */
+export const sqliteOf = (db: Db): Database => (db as unknown as { $client: Database }).$client;

@@ -445,8 +445,11 @@ export default definePlugin({
     },
   ],
   async start(ctx) {
+    // Read first: a start that finds the starters in place opens no write, so an instance starts on a read-only data folder.
+    const seeded = (db: Db) => !!db.select({ id: apps.id }).from(apps).where(eq(apps.starter, true)).limit(1).get();
+    if (seeded(ctx.db)) return;
     await ctx.writes((db) => {
-      if (db.select({ id: apps.id }).from(apps).where(eq(apps.starter, true)).limit(1).get()) return;
+      if (seeded(db)) return;
       for (const s of STARTERS) {
         if (isTaken(db, s.slug)) continue;
         insertApp(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });

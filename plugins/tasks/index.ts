@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
 import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
 import { notFound } from "../../core/errors.ts";
-import { prepared } from "../../core/db/prepared.ts";
+import { prepared, sqliteOf } from "../../core/db/prepared.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
@@ -29,27 +29,42 @@ const shape = (t: Row) => ({
   scopes: scopesFromText(t.scopes),
 });
 
-// Open tasks first (earliest due, then oldest), then done ones, most recently finished first.
-const openFirst = [
-  sql`CASE WHEN ${tasks.status} = 'done' THEN 1 ELSE 0 END`,
-  sql`CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} ELSE COALESCE(${tasks.due}, 9e15) END`,
-  asc(tasks.created),
-];
+// Open tasks first (earliest due, then oldest), then done ones, most recently
+// finished first: the order the tasks_open_first index keeps (schema.ts), so
+// SQLite reads a list in order instead of sorting it. The expressions are the
+// index's, written the same way, or SQLite would not use it.
+export const LIST = `SELECT id, title, detail, assignee, due, status, result, created, updated, done, scopes FROM tasks
+  WHERE owner = $owner AND ($status IS NULL OR status = $status)
+  ORDER BY (status = 'done'), (CASE WHEN status = 'done' THEN -done WHEN due IS NULL THEN 9e15 ELSE due END), created`;
+const listStmt = (db: Db) => sqliteOf(db).query<Row, { owner: string; status: string | null }>(LIST);
 
-const listAll = (db: Db) =>
-  db
-    .select()
-    .from(tasks)
-    .where(eq(tasks.owner, sql.placeholder("owner")))
-    .orderBy(...openFirst)
-    .prepare();
-const listByStatus = (db: Db) =>
-  db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.owner, sql.placeholder("owner")), eq(tasks.status, sql.placeholder("status"))))
-    .orderBy(...openFirst)
-    .prepare();
+/**
+ * A list's rows as SQLite gives them, made into answers in place. Times repeat
+ * across a list (a task's created and updated, a shared due) and so do scopes:
+ * each distinct one is formatted or parsed once.
+ */
+function shapeList(rows: Row[]): ReturnType<typeof shape>[] {
+  const times = new Map<number, string>();
+  const isoOnce = (t: number | null) => {
+    if (t === null) return null;
+    let s = times.get(t);
+    if (s === undefined) times.set(t, (s = new Date(t).toISOString()));
+    return s;
+  };
+  const scopes = new Map<string, "*" | string[]>();
+  const out = rows as unknown as ReturnType<typeof shape>[];
+  for (const r of rows as unknown as Record<string, unknown>[]) {
+    r.due = isoOnce(r.due as number | null);
+    r.created = isoOnce(r.created as number);
+    r.updated = isoOnce(r.updated as number);
+    r.done = isoOnce(r.done as number | null);
+    const text = r.scopes as string;
+    let sc = scopes.get(text);
+    if (sc === undefined) scopes.set(text, (sc = scopesFromText(text)));
+    r.scopes = sc;
+  }
+  return out;
+}
 
 function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
   const row = ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
@@ -110,8 +125,7 @@ export default definePlugin({
       args: T.Object({ status: T.Optional(Status) }),
       access: "account",
       run({ status }, ctx) {
-        const rows = status ? prepared(ctx.db, listByStatus).all({ owner: ctx.account.id, status }) : prepared(ctx.db, listAll).all({ owner: ctx.account.id });
-        return rows.map(shape);
+        return shapeList(prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
       },
     }),
     next: read({

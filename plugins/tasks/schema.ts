@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const tasks = sqliteTable(
@@ -23,5 +24,14 @@ export const tasks = sqliteTable(
      */
     scopes: text("scopes").notNull().default('["tasks"]'),
   },
-  (t) => [index("tasks_owner_status").on(t.owner, t.status)],
+  (t) => [
+    index("tasks_owner_status").on(t.owner, t.status),
+    // tasks/list's order (open first, earliest due; then done, latest finished; then oldest), so a list is read in order, not sorted.
+    index("tasks_open_first").on(
+      t.owner,
+      sql`(${t.status} = 'done')`,
+      sql`(CASE WHEN ${t.status} = 'done' THEN -${t.done} WHEN ${t.due} IS NULL THEN 9e15 ELSE ${t.due} END)`,
+      t.created,
+    ),
+  ],
 );

@@ -49,7 +49,8 @@ function suite(name: string, cmd: () => string[], before?: () => Promise<void>) 
       expect(token).toMatch(/^hth_[\w-]{40,}$/);
       server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
       await waitUp(url, server);
-    });
+      // Building the binary (bundle, then its bytecode) takes several seconds on a busy machine.
+    }, 60_000);
     afterAll(async () => {
       server?.kill();
       await server?.exited;
