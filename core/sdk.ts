@@ -32,7 +32,7 @@ export { DavPrecondition } from "./dav/collection.ts";
 export type { DavCollection, DavRecord } from "./dav/collection.ts";
 export { calendarComponent, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";
 // Outside providers: ctx.http reaches only those a manifest lists in `providers`.
-export { defineProvider, type ProviderDef } from "./upstream/providers.ts";
+export { defineProvider, perMinute, perSecond, type ProviderDef, type RateCap } from "./upstream/providers.ts";
 export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
 // Tables (drizzle over SQLite), declared in a plugin's schema.ts and its manifest's `tables`.
 export { sqliteTable, text, integer, real, blob, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";

@@ -12,6 +12,11 @@ export interface RateCap {
   perMs: number;
 }
 
+/** At most `n` requests a second. */
+export const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
+/** At most `n` requests a minute. */
+export const perMinute = (n: number): RateCap => ({ count: n, perMs: 60_000 });
+
 export interface ProviderDef {
   /** UPPER_SNAKE name, the prefix of its settings. */
   name: string;

@@ -1,7 +1,6 @@
 // The providers hazards reaches, each with the policy it asks of its users.
-import { defineProvider, type RateCap } from "../../core/upstream/providers.ts";
+import { defineProvider, perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
 
 defineProvider({ name: "USGS", label: "USGS Earthquake Hazards Program", url: "https://earthquake.usgs.gov", concurrency: 2, rate: perSecond(2) });
 defineProvider({

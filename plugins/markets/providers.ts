@@ -1,8 +1,6 @@
 // The providers markets reaches, each with the policy it asks of its users.
-import { defineProvider, type RateCap } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
-const perMinute = (n: number): RateCap => ({ count: n, perMs: 60_000 });
 
 defineProvider({
   name: "FRANKFURTER",

@@ -2,10 +2,8 @@
 // OpenStreetMap's Nominatim (one request a second) and Overpass (a couple of
 // slots per client). A provider another plugin defines the same way is shared:
 // the first definition holds, so its limits stay instance-wide.
-import { defineProvider, type RateCap } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
-const perMinute = (n: number): RateCap => ({ count: n, perMs: 60_000 });
 const openMeteo = { label: "Open-Meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", concurrency: 4, rate: perMinute(500) };
 
 defineProvider({ name: "OPEN_METEO", url: "https://api.open-meteo.com", ...openMeteo });

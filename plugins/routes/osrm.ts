@@ -5,8 +5,8 @@
 import { HearthError, notFound } from "../../core/errors.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import { defineProvider, type Fetched } from "../../core/upstream/index.ts";
+import { perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number) => ({ count: n, perMs: 1000 });
 const osm = "Routes © OpenStreetMap contributors, ODbL";
 defineProvider({ name: "OSRM_FOOT", label: "OSRM (FOSSGIS foot routing)", url: "https://routing.openstreetmap.de/routed-foot", attribution: osm, concurrency: 1, rate: perSecond(1) });
 defineProvider({ name: "OSRM_BIKE", label: "OSRM (FOSSGIS bicycle routing)", url: "https://routing.openstreetmap.de/routed-bike", attribution: osm, concurrency: 1, rate: perSecond(1) });

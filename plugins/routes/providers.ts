@@ -2,9 +2,8 @@
 // OSRM's demo server (one request a second) and Nominatim to find places. A
 // provider another plugin defines the same way is shared: the first
 // definition holds, so its limits stay instance-wide.
-import { defineProvider, type RateCap } from "../../core/upstream/providers.ts";
+import { defineProvider, perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
 
 defineProvider({
   name: "NOMINATIM",

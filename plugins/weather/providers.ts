@@ -1,8 +1,6 @@
 // The providers the weather reaches. Open-Meteo serves each dataset from its own host.
-import { defineProvider, type RateCap } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
 
-const perSecond = (n: number): RateCap => ({ count: n, perMs: 1000 });
-const perMinute = (n: number): RateCap => ({ count: n, perMs: 60_000 });
 const openMeteo = { label: "Open-Meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", concurrency: 4, rate: perMinute(500) };
 
 defineProvider({ name: "OPEN_METEO", url: "https://api.open-meteo.com", ...openMeteo });
