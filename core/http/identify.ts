@@ -86,7 +86,10 @@ export const basic: Identifier = (rt, req) => {
 
 /** The challenge headers a refusal carries: a 401's says how to get a token; others none. */
 export function challengeFor(rt: Runtime, req: Request, e: HearthError): Record<string, string> | undefined {
-  return e.status === 401 ? bearerChallenge(rt, req, e.message) : undefined;
+  if (e.status !== 401) return undefined;
+  // A refusal that names its own scheme (WebDAV's Basic) keeps it: the generic Bearer one would replace it.
+  if (e.headers && Object.keys(e.headers).some((k) => k.toLowerCase() === "www-authenticate")) return undefined;
+  return bearerChallenge(rt, req, e.message);
 }
 
 /**
