@@ -7,7 +7,7 @@
 // errors, the latency percentiles, the requests sent of each kind, and the
 // server's RSS sampled each second, to show whether memory stays flat.
 //
-//   bun bench/soak.ts            prints the report (SOAK_SECONDS, default 60; SOAK_CONNECTIONS, default 64)
+//   bun bench/soak.ts            prints the report (SOAK_SECONDS, default 60; SOAK_CONNECTIONS, default 64; SOAK_ONLY, one kind alone)
 //   import { soak }              returns the numbers; `bun run bench` runs it as benchSoak (BENCH_ONLY=soak for it alone)
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -206,7 +206,10 @@ export async function soak(o: { seconds?: number; connections?: number; binary?:
       },
       { name: "cached weather/air (public)", weight: 25, make: () => ({ method: "GET", path: "/api/v1/weather/air?lat=52.55&lon=13.45", headers: {} }) },
     ];
-    const wheel: number[] = kinds.flatMap((k, i) => Array.from({ length: k.weight }, () => i));
+    // SOAK_ONLY=<part of a kind's name> runs that kind alone at the same concurrency, to see which kind makes a tail.
+    const only = process.env.SOAK_ONLY;
+    const wheel: number[] = kinds.flatMap((k, i) => (only && !k.name.includes(only) ? [] : Array.from({ length: k.weight }, () => i)));
+    if (!wheel.length) throw new Error(`no kind in the mix is named like ${only}`);
     // The mix as a fixed sequence each connection walks through in turn; 37 is prime to the wheel's 100, so the kinds interleave.
     const sequence = Array.from({ length: 1000 }, (_, i) => wheel[(i * 37) % wheel.length]);
 
