@@ -14,6 +14,16 @@ import type { Db } from "../plugin.ts";
 // request in flight waits for it. The writer turns that off; this worker,
 // with a connection of its own, checkpoints instead. PASSIVE: it copies what
 // no reader still needs and never waits on, nor blocks, the writer or a reader.
+//
+// A checkpoint alone does not shorten the WAL: SQLite starts it again from
+// the top only when a write begins with every frame already copied. Under
+// writes that never pause, each checkpoint ends behind the commits made while
+// it ran, so that moment never comes and the WAL grows without end (by
+// megabytes a second under load). So a commit that leaves the WAL past
+// WAL_LIMIT_BYTES has the store drain it: the store holds its write lock
+// (writes wait their turn in the queue; reads go on), the worker copies the
+// rest, and the next write rewinds the WAL. journal_size_limit then trims
+// the file back to that size.
 const CHECKPOINTER = `
 const { Database } = require("bun:sqlite");
 let db = null;
@@ -34,6 +44,12 @@ self.onmessage = (e) => {
       } catch {}
     }, e.data.everyMs);
   }
+  if (e.data.drainNow) {
+    try {
+      db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } catch {}
+    postMessage({ drained: true });
+  }
   if (e.data.close) {
     clearInterval(timer);
     try {
@@ -47,6 +63,10 @@ self.onmessage = (e) => {
 };
 `;
 const CHECKPOINT_EVERY_MS = 250;
+/** The WAL's size past which writes pause for one checkpoint so it can start again from the top. */
+export const WAL_LIMIT_BYTES = 16 << 20;
+/** A drain that has not answered by then (the worker stuck or gone) lets writes go on. */
+const DRAIN_GIVE_UP_MS = 2000;
 /** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
 const CHECKPOINTER_FROM_BYTES = 1 << 20;
 
@@ -93,11 +113,17 @@ export class Store {
   /** The worker that checkpoints the WAL, started by the first commit after which the WAL is large (an instance that only reads needs none). */
   private checkpointer: Worker | null = null;
   private checkpointerFailed = false;
+  /** The drain under way: writes are held until the worker has copied the WAL (see WAL_LIMIT_BYTES). */
+  private draining: (() => void) | null = null;
+  private drainAsked = false;
+  private readonly walFile: string;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
     tune(this.writer, false);
     this.writer.run("PRAGMA wal_autocheckpoint = 0");
+    this.writer.run(`PRAGMA journal_size_limit = ${WAL_LIMIT_BYTES}`);
+    this.walFile = `${file}-wal`;
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
     this.wdb = drizzle({ client: this.writer });
@@ -123,8 +149,9 @@ export class Store {
           try {
             out = await fn();
             this.tx.commit.run();
-            if (!this.checkpointer && (statSync(`${this.writer.filename}-wal`, { throwIfNoEntry: false })?.size ?? 0) >= CHECKPOINTER_FROM_BYTES)
-              this.checkpointer = this.startCheckpointer();
+            const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
+            if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
+            else if (wal > WAL_LIMIT_BYTES && this.checkpointer && !this.checkpointerFailed) this.drain(this.checkpointer);
           } catch (e) {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
@@ -196,11 +223,35 @@ export class Store {
     // The worker loads its script after this returns: the URL is released once it has answered.
     w.onmessage = (e) => {
       if (e.data?.failed) fallBack();
+      else if (e.data?.drained) this.draining?.();
       else URL.revokeObjectURL(url);
     };
-    w.onerror = fallBack;
+    w.onerror = () => {
+      this.draining?.();
+      fallBack();
+    };
     w.postMessage({ file: this.writer.filename, everyMs: CHECKPOINT_EVERY_MS });
     return w;
+  }
+
+  /** Holds the write lock while the worker copies the whole WAL, so the next write starts it again from the top. */
+  private drain(w: Worker) {
+    if (this.drainAsked) return;
+    this.drainAsked = true;
+    // The lock itself, not exclusive(): this is asked from inside the write that just committed, which exclusive() would join.
+    void this.lock.run(
+      () =>
+        new Promise<void>((resolve) => {
+          const giveUp = setTimeout(() => this.draining?.(), DRAIN_GIVE_UP_MS);
+          this.draining = () => {
+            clearTimeout(giveUp);
+            this.draining = null;
+            this.drainAsked = false;
+            resolve();
+          };
+          w.postMessage({ drainNow: true });
+        }),
+    );
   }
 
   close() {
