@@ -44,6 +44,12 @@ self.onmessage = (e) => {
       } catch {}
     }, e.data.everyMs);
   }
+  if (e.data.catchUp) {
+    try {
+      db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } catch {}
+    postMessage({ caughtUp: true });
+  }
   if (e.data.drainNow) {
     try {
       db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
@@ -63,8 +69,12 @@ self.onmessage = (e) => {
 };
 `;
 const CHECKPOINT_EVERY_MS = 250;
-/** The WAL's size past which writes pause for one checkpoint so it can start again from the top. */
-export const WAL_LIMIT_BYTES = 16 << 20;
+/**
+ * The WAL's size past which writes pause for one checkpoint so it can start
+ * again from the top. Each pause lasts a checkpoint's fsync; at this size they
+ * come seconds apart even under writes as fast as the store takes them.
+ */
+export const WAL_LIMIT_BYTES = 64 << 20;
 /** A drain that has not answered by then (the worker stuck or gone) lets writes go on. */
 const DRAIN_GIVE_UP_MS = 2000;
 /** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
@@ -117,13 +127,14 @@ export class Store {
   private draining: (() => void) | null = null;
   private drainAsked = false;
   private readonly walFile: string;
+  private walLimit = WAL_LIMIT_BYTES;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
     tune(this.writer, false);
     this.writer.run("PRAGMA wal_autocheckpoint = 0");
-    this.writer.run(`PRAGMA journal_size_limit = ${WAL_LIMIT_BYTES}`);
     this.walFile = `${file}-wal`;
+    this.limitWal(WAL_LIMIT_BYTES);
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
     this.wdb = drizzle({ client: this.writer });
@@ -151,7 +162,7 @@ export class Store {
             this.tx.commit.run();
             const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
             if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
-            else if (wal > WAL_LIMIT_BYTES && this.checkpointer && !this.checkpointerFailed) this.drain(this.checkpointer);
+            else if (wal > this.walLimit && this.checkpointer && !this.checkpointerFailed) this.drain(this.checkpointer);
           } catch (e) {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
@@ -207,6 +218,12 @@ export class Store {
     });
   }
 
+  /** Sets the size past which the WAL is drained and to which its file is trimmed (WAL_LIMIT_BYTES unless changed). */
+  limitWal(bytes: number) {
+    this.walLimit = bytes;
+    this.writer.run(`PRAGMA journal_size_limit = ${bytes}`);
+  }
+
   private startCheckpointer(): Worker {
     const url = URL.createObjectURL(new Blob([CHECKPOINTER], { type: "application/javascript" }));
     const w = new Worker(url);
@@ -223,6 +240,7 @@ export class Store {
     // The worker loads its script after this returns: the URL is released once it has answered.
     w.onmessage = (e) => {
       if (e.data?.failed) fallBack();
+      else if (e.data?.caughtUp) this.drainHeld(w);
       else if (e.data?.drained) this.draining?.();
       else URL.revokeObjectURL(url);
     };
@@ -234,11 +252,20 @@ export class Store {
     return w;
   }
 
-  /** Holds the write lock while the worker copies the whole WAL, so the next write starts it again from the top. */
+  /**
+   * Has the worker copy the whole WAL with the write lock held, so the next
+   * write starts it again from the top. It first copies what it can with
+   * writes going on, so what is left for the pause is only what they added
+   * meanwhile.
+   */
   private drain(w: Worker) {
     if (this.drainAsked) return;
     this.drainAsked = true;
-    // The lock itself, not exclusive(): this is asked from inside the write that just committed, which exclusive() would join.
+    w.postMessage({ catchUp: true });
+  }
+
+  private drainHeld(w: Worker) {
+    // The lock alone: nothing here writes, so it needs none of exclusive()'s bookkeeping for nested writes.
     void this.lock.run(
       () =>
         new Promise<void>((resolve) => {
