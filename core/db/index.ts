@@ -265,11 +265,14 @@ export class Store {
   }
 
   private drainHeld(w: Worker) {
+    // Closed meanwhile: the worker is gone and there is nothing left to drain.
+    if (this.checkpointer !== w) return;
     // The lock alone: nothing here writes, so it needs none of exclusive()'s bookkeeping for nested writes.
     void this.lock.run(
       () =>
         new Promise<void>((resolve) => {
           const giveUp = setTimeout(() => this.draining?.(), DRAIN_GIVE_UP_MS);
+          giveUp.unref();
           this.draining = () => {
             clearTimeout(giveUp);
             this.draining = null;
