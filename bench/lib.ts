@@ -94,7 +94,7 @@ export async function load(name: string, opts: LoadOptions): Promise<Row> {
 }
 
 /** A Lua string that holds `s` as it is. */
-function luaString(s: string): string {
+export function luaString(s: string): string {
   let eq = "";
   while (s.includes(`]${eq}]`)) eq += "=";
   return `[${eq}[${s}]${eq}]`;

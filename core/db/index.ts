@@ -14,6 +14,16 @@ import type { Db } from "../plugin.ts";
 // request in flight waits for it. The writer turns that off; this worker,
 // with a connection of its own, checkpoints instead. PASSIVE: it copies what
 // no reader still needs and never waits on, nor blocks, the writer or a reader.
+//
+// A checkpoint alone does not shorten the WAL: SQLite starts it again from
+// the top only when a write begins with every frame already copied. Under
+// writes that never pause, each checkpoint ends behind the commits made while
+// it ran, so that moment never comes and the WAL grows without end (by
+// megabytes a second under load). So a commit that leaves the WAL past
+// WAL_LIMIT_BYTES has the store drain it: the store holds its write lock
+// (writes wait their turn in the queue; reads go on), the worker copies the
+// rest, and the next write rewinds the WAL. journal_size_limit then trims
+// the file back to that size.
 const CHECKPOINTER = `
 const { Database } = require("bun:sqlite");
 let db = null;
@@ -34,6 +44,18 @@ self.onmessage = (e) => {
       } catch {}
     }, e.data.everyMs);
   }
+  if (e.data.catchUp) {
+    try {
+      db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } catch {}
+    postMessage({ caughtUp: true });
+  }
+  if (e.data.drainNow) {
+    try {
+      db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    } catch {}
+    postMessage({ drained: true });
+  }
   if (e.data.close) {
     clearInterval(timer);
     try {
@@ -47,6 +69,14 @@ self.onmessage = (e) => {
 };
 `;
 const CHECKPOINT_EVERY_MS = 250;
+/**
+ * The WAL's size past which writes pause for one checkpoint so it can start
+ * again from the top. Each pause lasts a checkpoint's fsync; at this size they
+ * come seconds apart even under writes as fast as the store takes them.
+ */
+export const WAL_LIMIT_BYTES = 64 << 20;
+/** A drain that has not answered by then (the worker stuck or gone) lets writes go on. */
+const DRAIN_GIVE_UP_MS = 2000;
 /** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
 const CHECKPOINTER_FROM_BYTES = 1 << 20;
 
@@ -93,11 +123,18 @@ export class Store {
   /** The worker that checkpoints the WAL, started by the first commit after which the WAL is large (an instance that only reads needs none). */
   private checkpointer: Worker | null = null;
   private checkpointerFailed = false;
+  /** The drain under way: writes are held until the worker has copied the WAL (see WAL_LIMIT_BYTES). */
+  private draining: (() => void) | null = null;
+  private drainAsked = false;
+  private readonly walFile: string;
+  private walLimit = WAL_LIMIT_BYTES;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
     tune(this.writer, false);
     this.writer.run("PRAGMA wal_autocheckpoint = 0");
+    this.walFile = `${file}-wal`;
+    this.limitWal(WAL_LIMIT_BYTES);
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
     this.wdb = drizzle({ client: this.writer });
@@ -123,8 +160,9 @@ export class Store {
           try {
             out = await fn();
             this.tx.commit.run();
-            if (!this.checkpointer && (statSync(`${this.writer.filename}-wal`, { throwIfNoEntry: false })?.size ?? 0) >= CHECKPOINTER_FROM_BYTES)
-              this.checkpointer = this.startCheckpointer();
+            const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
+            if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
+            else if (wal > this.walLimit && this.checkpointer && !this.checkpointerFailed) this.drain(this.checkpointer);
           } catch (e) {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
@@ -180,6 +218,12 @@ export class Store {
     });
   }
 
+  /** Sets the size past which the WAL is drained and to which its file is trimmed (WAL_LIMIT_BYTES unless changed). */
+  limitWal(bytes: number) {
+    this.walLimit = bytes;
+    this.writer.run(`PRAGMA journal_size_limit = ${bytes}`);
+  }
+
   private startCheckpointer(): Worker {
     const url = URL.createObjectURL(new Blob([CHECKPOINTER], { type: "application/javascript" }));
     const w = new Worker(url);
@@ -196,11 +240,48 @@ export class Store {
     // The worker loads its script after this returns: the URL is released once it has answered.
     w.onmessage = (e) => {
       if (e.data?.failed) fallBack();
+      else if (e.data?.caughtUp) this.drainHeld(w);
+      else if (e.data?.drained) this.draining?.();
       else URL.revokeObjectURL(url);
     };
-    w.onerror = fallBack;
+    w.onerror = () => {
+      this.draining?.();
+      fallBack();
+    };
     w.postMessage({ file: this.writer.filename, everyMs: CHECKPOINT_EVERY_MS });
     return w;
+  }
+
+  /**
+   * Has the worker copy the whole WAL with the write lock held, so the next
+   * write starts it again from the top. It first copies what it can with
+   * writes going on, so what is left for the pause is only what they added
+   * meanwhile.
+   */
+  private drain(w: Worker) {
+    if (this.drainAsked) return;
+    this.drainAsked = true;
+    w.postMessage({ catchUp: true });
+  }
+
+  private drainHeld(w: Worker) {
+    // Closed meanwhile: the worker is gone and there is nothing left to drain.
+    if (this.checkpointer !== w) return;
+    // The lock alone: nothing here writes, so it needs none of exclusive()'s bookkeeping for nested writes.
+    void this.lock.run(
+      () =>
+        new Promise<void>((resolve) => {
+          const giveUp = setTimeout(() => this.draining?.(), DRAIN_GIVE_UP_MS);
+          giveUp.unref();
+          this.draining = () => {
+            clearTimeout(giveUp);
+            this.draining = null;
+            this.drainAsked = false;
+            resolve();
+          };
+          w.postMessage({ drainNow: true });
+        }),
+    );
   }
 
   close() {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load, parseWrk, wrkScript } from "../../bench/lib.ts";
+import { growth, soakScript } from "../../bench/soak.ts";
 import { startHearth } from "../harness.ts";
 
 // wrk 4.1's report, as printed with --latency against a server that refused some requests.
@@ -71,6 +72,58 @@ describe("wrk's script", () => {
     const many = wrkScript({ url: "", method: "POST", bodies: ["a", "b"], seconds: 1 });
     expect(many).toContain("request = function()");
     expect(many).not.toContain("wrk.body");
+  });
+});
+
+describe("the soak's script", () => {
+  test.skipIf(!hasWrk)("walks the mix, counts what it sent by kind, and counts as bad a refusal and a tool's error, not only a status", async () => {
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const path = new URL(req.url).pathname;
+        if (path === "/tool") return new Response(JSON.stringify({ result: { isError: true, body: await req.text() } }));
+        if (path === "/refused") return new Response('{"error":"no"}', { status: 403 });
+        return new Response('{"result":1}');
+      },
+    });
+    const file = join(tmpdir(), `hearth-soak-test-${process.pid}.lua`);
+    try {
+      const script = soakScript([
+        { kind: 1, method: "GET", path: "/ok", headers: { authorization: "Bearer t]]" } },
+        { kind: 1, method: "GET", path: "/ok", headers: {} },
+        { kind: 2, method: "POST", path: "/tool", headers: { "content-type": "application/json" }, body: '{"a":"]]"}' },
+        { kind: 3, method: "GET", path: "/refused", headers: {} },
+      ]);
+      await Bun.write(file, script);
+      const p = Bun.spawn(["wrk", "-t", "1", "-c", "1", "-d", "1s", "-s", file, `http://127.0.0.1:${server.port}`], { stdout: "pipe", stderr: "pipe" });
+      const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+      expect(err).toBe("");
+      const [bad, ...counts] = /SOAK-COUNTS (.*)/.exec(out)![1].split(" ").map(Number);
+      expect(counts).toHaveLength(3);
+      // Sent in turn: twice as many of the first kind as of each other.
+      expect(Math.abs(counts[0] - 2 * counts[1])).toBeLessThanOrEqual(2);
+      expect(Math.abs(counts[1] - counts[2])).toBeLessThanOrEqual(1);
+      // Every answer of kinds 2 and 3 is bad (one request may be in flight at the end).
+      expect(Math.abs(bad - (counts[1] + counts[2]))).toBeLessThanOrEqual(1);
+      expect(out).toContain('SOAK-ERR 200 {"result":{"isError":true,"body":"{\\"a\\":\\"]]\\"}"}}');
+      expect(out).toContain('SOAK-ERR 403 {"error":"no"}');
+      expect(out).toMatch(/SOAK-TAIL \d+ \d+/);
+    } finally {
+      server.stop(true);
+      rmSync(file, { force: true });
+    }
+  });
+
+  test("RSS growth compares the settled level late in the run with the level early after warm-up, not one sample", () => {
+    const flat = Array.from({ length: 60 }, (_, s) => ({ s, mb: 100 + (s % 7 === 0 ? 30 : 0) }));
+    // A collector's peak at the end moves one sample, not the level.
+    expect(growth([...flat.slice(0, 59), { s: 59, mb: 140 }])).toBe(0);
+    // A leak that raises the level by a fifth over the run is seen.
+    const leak = Array.from({ length: 60 }, (_, s) => ({ s, mb: 100 + (s > 10 ? (s - 10) * 0.5 : 0) }));
+    expect(growth(leak)).toBeGreaterThan(15);
+    // Too short a run to tell is not read as flat.
+    expect(growth(flat.slice(0, 12))).toBeNaN();
   });
 });
 

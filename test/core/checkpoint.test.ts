@@ -9,7 +9,8 @@ import { startHearth, type Hearth } from "../harness.ts";
 let h: Hearth;
 let token: string;
 beforeAll(async () => {
-  h = await startHearth();
+  // No rate limits: the flood below must reach the store.
+  h = await startHearth({ env: { HEARTH_RATE_WRITES: "0", HEARTH_RATE_READS: "0" } });
   token = await h.token("alice");
 });
 afterAll(() => h.stop());
@@ -28,4 +29,41 @@ test("what a request wrote is copied from the WAL into the database file with no
   while (statSync(file).size < before + 900_000 && Date.now() < deadline) await Bun.sleep(25);
   expect(statSync(file).size).toBeGreaterThanOrEqual(before + 900_000);
   expect((await h.call("notes/get", { title: "long" }, { token })).body.result.text.length).toBe(45_000 * 22);
+});
+
+test("under writes that never pause, the WAL starts again from the top instead of growing with everything written", async () => {
+  const wal = join(h.dir, "hearth.db-wal");
+  // A smaller limit than the default, so a flood of a few times it is quick to send.
+  const limit = 8 << 20;
+  h.rt.store.limitWal(limit);
+  const text = "x".repeat(16 * 1024);
+  const perClient = 64;
+  const clients = 32;
+  let largest = 0;
+  let writing = true;
+  const watch = (async () => {
+    while (writing) {
+      largest = Math.max(largest, statSync(wal, { throwIfNoEntry: false })?.size ?? 0);
+      await Bun.sleep(20);
+    }
+  })();
+  // Each client sends its next write as soon as the last is answered: with this many, the writer's queue is never empty.
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = 0; i < perClient; i++) {
+        const r = await h.call("notes/add", { title: `flood ${c}`, text: `${i} ${text}` }, { token });
+        expect(r.status).toBe(200);
+        expect((await h.call("notes/get", { title: `flood ${c}` }, { token })).status).toBe(200);
+      }
+    }),
+  );
+  writing = false;
+  await watch;
+  const written = clients * perClient * text.length;
+  // Had the WAL never started again it would hold every page written, four times the limit; it stays near the limit
+  // (past it by the writes already queued when a commit found it full).
+  expect(written).toBeGreaterThanOrEqual(4 * limit);
+  expect(largest).toBeGreaterThan(0);
+  expect(largest).toBeLessThan(limit + (4 << 20));
+  expect((await h.call("notes/get", { title: "flood 31" }, { token })).body.result.text).toBe(`${perClient - 1} ${text}`);
 });
