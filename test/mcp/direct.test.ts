@@ -190,3 +190,30 @@ test("tools/call answered directly carries its result once as structured content
     expect([era, hd.get("mcp-session-id")]).toEqual([era, era === "session" ? sid : null]);
   }
 });
+
+test("directly answered calls in several sessions at once each carry their own session's id", async () => {
+  const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}`, "mcp-protocol-version": "2025-06-18" };
+  const open = async () => {
+    const init = await fetch(`${h.url}/mcp`, {
+      method: "POST",
+      headers: base,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+    await init.arrayBuffer();
+    return init.headers.get("mcp-session-id")!;
+  };
+  const sids = [await open(), await open(), await open()];
+  expect(new Set(sids).size).toBe(3);
+  const answers = await Promise.all(
+    [...sids, ...sids].map(async (sid, i) => {
+      const res = await fetch(`${h.url}/mcp`, {
+        method: "POST",
+        headers: { ...base, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "notes_get", arguments: { title: "Bike" } } }),
+      });
+      const body = (await res.json()) as { id: number; result: { isError?: boolean } };
+      return [sid, res.headers.get("mcp-session-id"), body.id, body.result.isError ?? false];
+    }),
+  );
+  expect(answers).toEqual([...sids, ...sids].map((sid, i) => [sid, sid, i, false]));
+});
