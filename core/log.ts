@@ -4,7 +4,14 @@ import type { Logger } from "./plugin.ts";
 const levels = { info: 0, warn: 1, error: 2, off: 3 } as const;
 type Level = keyof typeof levels;
 
-export function makeLogger(level: string, out: { write(s: string): unknown } = process.stderr): Logger & { line(data: Record<string, unknown>): void } {
+/**
+ * A logger that also takes one line per call. `quiet` is true when those
+ * lines go nowhere (HEARTH_LOG above info), so the call path need not gather
+ * them; a logger without it takes every line.
+ */
+export type CallLogger = Logger & { line(data: Record<string, unknown>): void; readonly quiet?: boolean };
+
+export function makeLogger(level: string, out: { write(s: string): unknown } = process.stderr): CallLogger {
   const min = levels[(level as Level) in levels ? (level as Level) : "info"];
   let buf: string[] = [];
   let timer: Timer | null = null;
@@ -27,5 +34,6 @@ export function makeLogger(level: string, out: { write(s: string): unknown } = p
     warn: (msg, data) => emit("warn", { msg, ...data }),
     error: (msg, data) => emit("error", { msg, ...data }),
     line: (data) => emit("info", data),
+    quiet: min > levels.info,
   };
 }

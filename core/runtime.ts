@@ -8,7 +8,7 @@ import type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
 import type { Store } from "./db/index.ts";
 import { applyMigrations, type MigrationSet } from "./db/migrate.ts";
 import { notConfigured, unauthenticated } from "./errors.ts";
-import { makeLogger } from "./log.ts";
+import { makeLogger, type CallLogger } from "./log.ts";
 import type { UiSource } from "./mcp/apps.ts";
 import type { Wiring } from "./module.ts";
 import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
@@ -25,7 +25,7 @@ export interface RuntimeOptions {
   embedded?: BuiltinPlugin[];
   embeddedCoreMigrations?: MigrationSet;
   pluginsDir?: string;
-  logger?: Logger & { line(data: Record<string, unknown>): void };
+  logger?: CallLogger;
 }
 
 /** What the wiring chose for an instance: its plugins, settings, storage and core modules. */
@@ -60,7 +60,7 @@ export class Runtime {
   readonly store: Store;
   readonly blobs: Blobs;
   readonly clock: Clock;
-  readonly log: Logger & { line(data: Record<string, unknown>): void };
+  readonly log: CallLogger;
   readonly tokens: TokenCache;
   metering: Metering | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */

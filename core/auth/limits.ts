@@ -86,6 +86,11 @@ export class Limiter {
     return b;
   }
 
+  /** Whether calls of cls are limited at all (a rate of 0 turns a class off). */
+  limits(cls: LimitClass): boolean {
+    return this.of(cls) !== null;
+  }
+
   /** Throws 429 with Retry-After when key has used up its share of cls. */
   check(cls: LimitClass, key: string, now: number, what: string) {
     const b = this.of(cls);
@@ -123,8 +128,11 @@ export function classOf(rt: Runtime, entry: MethodEntry): LimitClass {
  * caller and class. Nested calls pass the caller who started the chain.
  */
 export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller) {
+  const cls = classOf(rt, entry);
+  const limiter = limiterOf(rt);
+  // A class with no limit costs no key and no clock reading.
+  if (!limiter.limits(cls)) return;
   const key = callerKey(caller);
   if (key === null) return;
-  const cls = classOf(rt, entry);
-  limiterOf(rt).check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
+  limiter.check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
 }

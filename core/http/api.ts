@@ -33,7 +33,9 @@ export function clientTrace(req: Request): string | undefined {
 
 export async function handleApi(rt: Runtime, req: Request, service: string, method: string, address: ClientAddress): Promise<Response> {
   if (req.method === "OPTIONS") return preflight("GET, POST, HEAD");
-  const started = performance.now();
+  // With call lines going nowhere (HEARTH_LOG off), none is gathered: no timing, no client trace.
+  const logs = rt.log.quiet !== true;
+  const started = logs ? performance.now() : 0;
   const requestId = crypto.randomUUID();
   let status = 200;
   let callerId: string | null = null;
@@ -63,6 +65,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       rt.log.error("call failed", { rid: requestId, service, method, error: String((e as Error)?.stack ?? e) });
     return res;
   } finally {
-    rt.log.line({ rid: requestId, trace: clientTrace(req), service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
+    if (logs)
+      rt.log.line({ rid: requestId, trace: clientTrace(req), service, method, status, ms: Math.round((performance.now() - started) * 100) / 100, caller: callerId });
   }
 }

@@ -17,7 +17,8 @@ export interface ToolCall {
 }
 
 export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolResult> {
-  const started = performance.now();
+  const logs = rt.log.quiet !== true;
+  const started = logs ? performance.now() : 0;
   const { entry } = call;
   // One id per tool call, made here: a session's calls, or a batch's, never share one.
   const requestId = crypto.randomUUID();
@@ -42,15 +43,16 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
     body = { error: err.body(err.kind === "internal" ? requestId : undefined) };
     for (const hook of rt.wiring.mcp.errorResult) if ((special = hook(e))) break;
   } finally {
-    rt.log.line({
-      rid: requestId,
-      service: entry.service,
-      method: entry.name,
-      status,
-      via: "mcp",
-      ms: Math.round((performance.now() - started) * 100) / 100,
-      caller: caller.account?.id ?? null,
-    });
+    if (logs)
+      rt.log.line({
+        rid: requestId,
+        service: entry.service,
+        method: entry.name,
+        status,
+        via: "mcp",
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        caller: caller.account?.id ?? null,
+      });
   }
   if (special) {
     const sc = { ...(special.structuredContent ?? {}) };

@@ -80,6 +80,24 @@ function isPlainRequest(m: Record<string, unknown>): boolean {
 /** The SDK's JSON answer's header, with the ones /mcp adds to every answer already in. */
 const ANSWER_HEADERS = answerTemplate({ "Content-Type": "application/json" }, CORS_HEADERS);
 
+/**
+ * A session's answer headers, made once per session rather than copied and
+ * added to on every answer (a Response copies the headers it is given). The
+ * ids are the server's own, of open sessions; the oldest go past a bound.
+ */
+const bySession = new Map<string, Headers>();
+const SESSION_HEADERS_KEPT = 1024;
+function sessionHeaders(sessionId: string): Headers {
+  let h = bySession.get(sessionId);
+  if (!h) {
+    h = new Headers(ANSWER_HEADERS);
+    h.set("mcp-session-id", sessionId);
+    if (bySession.size >= SESSION_HEADERS_KEPT) bySession.delete(bySession.keys().next().value!);
+    bySession.set(sessionId, h);
+  }
+  return h;
+}
+
 /** The answer to one tools/call or tools/list message, or null when the SDK should take it. */
 export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
   if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
@@ -94,11 +112,7 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
     pending = Promise.reject(e);
   }
   if (!pending) return null;
-  let headers = ANSWER_HEADERS;
-  if (sessionId !== undefined) {
-    headers = new Headers(ANSWER_HEADERS);
-    headers.set("mcp-session-id", sessionId);
-  }
+  const headers = sessionId === undefined ? ANSWER_HEADERS : sessionHeaders(sessionId);
   return pending.then(
     (result) => completeAnswer(new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers })),
     (e: { code?: unknown; message?: string; data?: unknown }) => {

@@ -101,8 +101,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const err = asHearthError(e);
     return rpcError(err.status, -32602, err.message, { error: err.body() });
   }
-  const wantsStream = (req.headers.get("accept") ?? "").includes("text/event-stream");
-  if (req.method === "GET" && !wantsStream) {
+  if (req.method === "GET" && !(req.headers.get("accept") ?? "").includes("text/event-stream")) {
     const caller = await identify(rt, req, address).catch(() => stranger(addressOf(address)));
     return mcpPage(rt, req, caller, filter);
   }
@@ -121,12 +120,15 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
   }
   ctx.mode = mode;
-  const authInfo: AuthInfo = {
-    token: "",
-    clientId: ctx.caller.account?.username ?? "",
-    scopes: ctx.caller.scopes === "*" ? ["*"] : ctx.caller.scopes,
-    extra: { hearth: ctx },
-  };
+  // What the SDK's transports are handed; the direct answers never need it.
+  const auth = (): { authInfo: AuthInfo } => ({
+    authInfo: {
+      token: "",
+      clientId: ctx.caller.account?.username ?? "",
+      scopes: ctx.caller.scopes === "*" ? ["*"] : ctx.caller.scopes,
+      extra: { hearth: ctx },
+    },
+  });
 
   const sid = req.headers.get("mcp-session-id");
   let body: unknown;
@@ -139,24 +141,24 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const quick = direct ? modernDirectAnswer(rt, ctx, req, body) : null;
     if (quick) return quick;
     const era = eraOf(req, body);
-    if (era) return eras.modern.fetch(asMcpPost(req), { authInfo, parsedBody: body });
+    if (era) return eras.modern.fetch(asMcpPost(req), { ...auth(), parsedBody: body });
   }
 
   if (sid) {
     const transport = eras.sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
     ctx.client = eras.sessions.client(sid);
-    if (req.method !== "POST") return flushed(await transport.handleRequest(req, { authInfo }));
+    if (req.method !== "POST") return flushed(await transport.handleRequest(req, auth()));
     const post = asMcpPost(req);
     const quick = direct ? directAnswer(rt, ctx, body, post, sid) : null;
-    return quick ?? transport.handleRequest(post, { authInfo, parsedBody: body });
+    return quick ?? transport.handleRequest(post, { ...auth(), parsedBody: body });
   }
 
   if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
   const post = asMcpPost(req);
   if (isInitialize(body)) {
     const transport = await eras.sessions.open();
-    return transport.handleRequest(post, { authInfo, parsedBody: body });
+    return transport.handleRequest(post, { ...auth(), parsedBody: body });
   }
   const quick = direct ? directAnswer(rt, ctx, body, post) : null;
   if (quick) return quick;
@@ -165,7 +167,7 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(post, { authInfo, parsedBody: body });
+    return await transport.handleRequest(post, { ...auth(), parsedBody: body });
   } finally {
     void server.close();
   }

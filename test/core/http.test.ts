@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { makeLogger } from "../../core/log.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 let h: Hearth;
@@ -172,6 +173,48 @@ describe("logging", () => {
     expect(typeof mine[0].ms).toBe("number");
     expect(typeof mine[0].caller).toBe("string");
     expect(JSON.stringify(lines)).not.toContain(token);
+  });
+
+  test("HEARTH_LOG=info writes a line per call over HTTP and MCP, with the client's trace; above info it writes none and still writes warnings", async () => {
+    const written = (level: string) => {
+      const out: string[] = [];
+      return { out, logger: makeLogger(level, { write: (s: string) => out.push(s) }) };
+    };
+    const info = written("info");
+    const warn = written("warn");
+    expect([info.logger.quiet, warn.logger.quiet]).toEqual([false, true]);
+    for (const w of [info, warn]) {
+      const one = await startHearth({ logger: w.logger });
+      try {
+        const t = await one.token("bob");
+        const get = await fetch(`${one.url}/api/v1/notes/get?title=none`, { headers: { authorization: `Bearer ${t}`, "x-request-id": "trace-1234" } });
+        expect(get.status).toBe(404);
+        const mcp = await fetch(`${one.url}/mcp`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${t}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "notes_get", arguments: { title: "none" } } }),
+        });
+        expect(mcp.status).toBe(200);
+        await mcp.arrayBuffer();
+        // A warning written after the calls arrives after their lines, if any: once it shows, every line is in.
+        one.rt.log.warn("the calls are done");
+        while (!w.out.join("").includes("the calls are done")) await Bun.sleep(10);
+      } finally {
+        await one.stop();
+      }
+    }
+    const calls = (out: string[]) =>
+      out
+        .join("")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.service === "notes");
+    expect(calls(info.out).map((l) => [l.method, l.status, l.via ?? "http", typeof l.ms, l.trace])).toEqual([
+      ["get", 404, "http", "number", "trace-1234"],
+      ["get", 404, "mcp", "number", undefined],
+    ]);
+    expect(calls(warn.out)).toEqual([]);
   });
 });
 

@@ -22,6 +22,7 @@ beforeAll(async () => {
   alice = await h.token("alice");
   scoped = await h.token("alice", { scopes: ["notes"] });
   expect((await h.call("notes/add", { title: "Bike", text: "oil the chain" }, { token: alice })).status).toBe(200);
+  expect((await h.call("notes/add", { title: ODD, text: ODD_TEXT }, { token: alice })).status).toBe(200);
   sdkOnly = {
     sessions: new McpSessions(h.rt, (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth),
     modern: modernHttpHandler(h.rt, Number(h.rt.config.HEARTH_BODY_LIMIT)),
@@ -30,6 +31,9 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 const ACCEPT = "application/json, text/event-stream";
+/** A note whose JSON needs escaping of every kind: quotes, backslashes, controls, line separators, astral characters, markup. */
+const ODD = 'say "hi" \\ there';
+const ODD_TEXT = 'line one\nline two\t"quoted" \\back\u2028sep\u0001 🚲 </script><!-- é';
 
 interface Sent {
   status: number;
@@ -95,6 +99,7 @@ const cases: Case[] = [
   ["a client that accepts only JSON", list(19), { token: "alice", headers: { accept: "application/json" } }],
   ["a client that accepts only HTML", list(20), { token: "alice", headers: { accept: "text/html" }, sdk: true }],
   ["a body sent as text/plain", list(21), { token: "alice", headers: { "content-type": "text/plain" }, sdk: true }],
+  ["a call whose result JSON escapes", call(24, { name: "notes_get", arguments: { title: ODD } }), { token: "alice" }],
   ["a batch", [list(22), call(23, { name: "notes_get", arguments: { title: "Bike" } })], { token: "alice", sdk: true }],
 ];
 
@@ -144,7 +149,7 @@ describe("in a session", () => {
     });
 });
 
-test("tools/call answered directly carries each header /mcp promises exactly once: CORS, the security headers, JSON, and the session's id in a session", async () => {
+test("tools/call answered directly carries its result once as structured content and once as the same JSON in text, and each header /mcp promises exactly once: CORS, the security headers, JSON, and the session's id in a session", async () => {
   const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}` };
   const init = await fetch(`${h.url}/mcp`, {
     method: "POST",
@@ -154,7 +159,7 @@ test("tools/call answered directly carries each header /mcp promises exactly onc
   const sid = init.headers.get("mcp-session-id")!;
   await init.arrayBuffer();
   expect(sid).toBeTruthy();
-  const call = { name: "notes_get", arguments: { title: "Bike" } };
+  const call = { name: "notes_get", arguments: { title: ODD } };
   const modern = "2026-07-28";
   const answers = {
     session: { headers: { ...base, "mcp-protocol-version": "2025-06-18", "mcp-session-id": sid }, params: call },
@@ -166,8 +171,12 @@ test("tools/call answered directly carries each header /mcp promises exactly onc
   };
   for (const [era, a] of Object.entries(answers)) {
     const res = await fetch(`${h.url}/mcp`, { method: "POST", headers: a.headers, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: a.params }) });
-    const body = (await res.json()) as { result: { structuredContent: unknown } };
-    expect([era, res.status, body.result.structuredContent]).toEqual([era, 200, { result: expect.objectContaining({ title: "Bike", text: "oil the chain" }) }]);
+    const raw = await res.text();
+    const body = JSON.parse(raw) as { result: { structuredContent: unknown; content: { type: string; text: string }[] } };
+    expect([era, res.status, body.result.structuredContent]).toEqual([era, 200, { result: expect.objectContaining({ title: ODD, text: ODD_TEXT }) }]);
+    // The text block is the structured content's JSON, and the answer is JSON as JSON.stringify writes it.
+    expect([era, body.result.content]).toEqual([era, [{ type: "text", text: JSON.stringify(body.result.structuredContent) }]]);
+    expect([era, raw]).toEqual([era, JSON.stringify(body)]);
     const hd = res.headers;
     expect([era, hd.get("content-type"), hd.get("access-control-allow-origin"), hd.get("x-content-type-options"), hd.get("referrer-policy")]).toEqual([
       era,
@@ -180,4 +189,31 @@ test("tools/call answered directly carries each header /mcp promises exactly onc
     expect(hd.get("content-security-policy")).toStartWith("default-src 'none'");
     expect([era, hd.get("mcp-session-id")]).toEqual([era, era === "session" ? sid : null]);
   }
+});
+
+test("directly answered calls in several sessions at once each carry their own session's id", async () => {
+  const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}`, "mcp-protocol-version": "2025-06-18" };
+  const open = async () => {
+    const init = await fetch(`${h.url}/mcp`, {
+      method: "POST",
+      headers: base,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+    await init.arrayBuffer();
+    return init.headers.get("mcp-session-id")!;
+  };
+  const sids = [await open(), await open(), await open()];
+  expect(new Set(sids).size).toBe(3);
+  const answers = await Promise.all(
+    [...sids, ...sids].map(async (sid, i) => {
+      const res = await fetch(`${h.url}/mcp`, {
+        method: "POST",
+        headers: { ...base, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "notes_get", arguments: { title: "Bike" } } }),
+      });
+      const body = (await res.json()) as { id: number; result: { isError?: boolean } };
+      return [sid, res.headers.get("mcp-session-id"), body.id, body.result.isError ?? false];
+    }),
+  );
+  expect(answers).toEqual([...sids, ...sids].map((sid, i) => [sid, sid, i, false]));
 });
