@@ -120,7 +120,12 @@ export async function identify(rt: Runtime, req: Request, address: ClientAddress
     const found = id(rt, req, address);
     caller = found instanceof Promise ? await found : found;
     if (caller) {
-      if (caller.address === undefined) caller.address = addressOf(address);
+      // An identifier may hand back a caller it keeps for every request (the token cache): this request
+      // gets its own copy, whose address is read from the connection only if something asks for it.
+      if (caller.address === undefined) {
+        let seen: string | undefined;
+        caller = { ...caller, get address() { return (seen ??= addressOf(address)); } };
+      }
       break;
     }
   }

@@ -1,0 +1,22 @@
+// A resolved token is kept in memory for every request that sends it, so what
+// one request learns about its client must not stay on it for the next.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { identify } from "../../core/http/identify.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+
+let h: Hearth;
+beforeAll(async () => {
+  h = await startHearth();
+});
+afterAll(() => h.stop());
+
+test("two clients sending the same token are each seen at their own address", async () => {
+  const token = await h.token("alice");
+  const req = () => new Request(`${h.url}/api/v1/notes/list`, { headers: { authorization: `Bearer ${token}` } });
+  const first = await identify(h.rt, req(), "192.0.2.1");
+  const second = await identify(h.rt, req(), "198.51.100.7");
+  expect(first.account?.username).toBe("alice");
+  expect(second.account?.username).toBe("alice");
+  expect(first.address).toBe("192.0.2.1");
+  expect(second.address).toBe("198.51.100.7");
+});
