@@ -44,17 +44,12 @@ self.onmessage = (e) => {
       } catch {}
     }, e.data.everyMs);
   }
-  if (e.data.catchUp) {
+  // One checkpoint now, answered with the name it was asked under (caughtUp, drained).
+  if (e.data.checkpoint) {
     try {
       db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
     } catch {}
-    postMessage({ caughtUp: true });
-  }
-  if (e.data.drainNow) {
-    try {
-      db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    } catch {}
-    postMessage({ drained: true });
+    postMessage({ [e.data.checkpoint]: true });
   }
   if (e.data.close) {
     clearInterval(timer);
@@ -261,7 +256,7 @@ export class Store {
   private drain(w: Worker) {
     if (this.drainAsked) return;
     this.drainAsked = true;
-    w.postMessage({ catchUp: true });
+    w.postMessage({ checkpoint: "caughtUp" });
   }
 
   private drainHeld(w: Worker) {
@@ -279,7 +274,7 @@ export class Store {
             this.drainAsked = false;
             resolve();
           };
-          w.postMessage({ drainNow: true });
+          w.postMessage({ checkpoint: "drained" });
         }),
     );
   }
