@@ -35,6 +35,7 @@ export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded"
     pluginsDir: opts.pluginsDir ?? join(import.meta.dir, "..", "plugins"),
     extra: env.HEARTH_PLUGINS,
     capabilities: coreWiring.capabilities.keys(),
+    moduleOwners: coreWiring.migrations.map((m) => m.owner),
   });
   const settings = { ...coreSettings };
   for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});

@@ -64,7 +64,7 @@ export class ManifestError extends Error {
 
 const NAME = /^[a-z][a-z0-9]{0,31}$/;
 /** Owners of the core's tables (hearth_migrations, sqlite_*, upstream_cache, …): no drop-in takes these names. */
-const RESERVED = new Set(["core", "hearth", "sqlite", "upstream", "scheduler", "ai", "home", "mail", "pay", "search", "auth"]);
+const RESERVED = ["core", "hearth", "sqlite", "upstream", "scheduler", "ai", "home", "mail", "pay", "search", "auth"];
 const METHOD = /^[a-z][a-z0-9_]{0,47}$/;
 
 export function validateManifest(file: string, p: unknown, folder?: string): asserts p is PluginDef {
@@ -217,6 +217,11 @@ function publishedSchema(args: TObject, required: string[]): Record<string, unkn
 export class Registry {
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly methods = new Map<string, MethodEntry>();
+  /** Names no drop-in may take: the core's own, and every core module's migration owner. */
+  readonly reserved: Set<string>;
+  constructor(moduleOwners: Iterable<string> = []) {
+    this.reserved = new Set([...RESERVED, ...moduleOwners]);
+  }
 
   add(def: unknown, file: string, opts: { builtin: boolean; folder?: string; migrations: MigrationSet | null }) {
     validateManifest(file, def, opts.folder);
@@ -227,7 +232,7 @@ export class Registry {
       // Tables are named for the plugin (plugin names hold no "_"), so drop-ins written apart never meet over one.
       const foreign = tables.find((t) => t !== def.name && !t.startsWith(`${def.name}_`));
       if (foreign) throw new ManifestError(file, "tables", `plugin "${def.name}" declares table "${foreign}": a drop-in's tables are named "${def.name}" or "${def.name}_…"`);
-      if (RESERVED.has(def.name)) throw new ManifestError(file, "name", `"${def.name}" names the core's own tables and records`);
+      if (this.reserved.has(def.name)) throw new ManifestError(file, "name", `"${def.name}" names the core's own tables and records`);
     }
     if (opts.migrations && (def.tables || !opts.builtin)) {
       if (!def.tables) throw new ManifestError(file, "tables", `plugin "${def.name}" ships migrations but declares no tables: name the tables they create`);
@@ -383,8 +388,10 @@ export async function buildRegistry(opts: {
   extra?: string;
   /** The capabilities the core modules provide; when given, every plugin's `needs` is checked against them and those plugins provide. */
   capabilities?: Iterable<string>;
+  /** The owners of the core modules' migrations: their tables and records are theirs, so no drop-in takes these names. */
+  moduleOwners?: Iterable<string>;
 }): Promise<Registry> {
-  const reg = new Registry();
+  const reg = new Registry(opts.moduleOwners);
   if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
   else if (opts.pluginsDir) for (const f of pluginFolders(opts.pluginsDir)) await loadFolder(reg, f, true);
   for (const dir of (opts.extra ?? "").split(":").filter(Boolean)) for (const f of pluginFolders(dir)) await loadFolder(reg, f, false);

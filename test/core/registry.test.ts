@@ -132,3 +132,19 @@ test("a CLI command may not take a service's name nor one another plugin adds", 
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("a drop-in may not take the name of a core module's tables (dav, oauth)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-reserved-"));
+  try {
+    mkdirSync(join(dir, "plugins", "dav"), { recursive: true });
+    writeFileSync(
+      join(dir, "plugins", "dav", "index.ts"),
+      `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "dav", description: "d", methods: { m: read({ description: "d", args: T.Object({}), access: "public", run: () => 1 }) } });\n`,
+    );
+    const err = await createRuntime({ env: { HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HEARTH_PLUGINS: join(dir, "plugins") } }).catch((e) => e);
+    expect(err).toBeInstanceOf(ManifestError);
+    expect(err.message).toContain(`"dav" names the core's own tables and records`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
