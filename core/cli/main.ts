@@ -11,7 +11,6 @@ import { coerceValue } from "../validate.ts";
 import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
-import type { CliCommand } from "./commands.ts";
 import { welcomeLines } from "./welcome.ts";
 import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -54,9 +53,6 @@ async function serve(settingsRead: boolean): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-/** The core modules' commands, then those plugins add. */
-const allCommands = (): Map<string, CliCommand> => coreWiring.cli;
-
 async function help(service?: string): Promise<number> {
   const rt = await loadRegistry();
   const entries = rt.registry.list().filter((e) => !service || e.service === service);
@@ -65,7 +61,7 @@ async function help(service?: string): Promise<number> {
     return 2;
   }
   const lines: string[] = [USAGE];
-  const commands = allCommands();
+  const commands = coreWiring.cli;
   if (!service && commands.size) {
     lines.push("", "commands:");
     for (const [name, c] of [...commands].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  ${c.usage.startsWith("hearth") ? c.usage : `hearth ${name}`}`.padEnd(42) + ` ${c.summary}`);
@@ -206,7 +202,7 @@ export async function main(argv: string[]): Promise<number> {
       err("usage: hearth token create --user NAME [--scopes notes,tasks] [--admin]");
       return 2;
     }
-    const command = allCommands().get(first);
+    const command = coreWiring.cli.get(first);
     if (command) return await command.run(argv.slice(1), cliHost);
     const loaded = await loadRegistry();
     const added = await pluginCommand(loaded, first, argv.slice(1));

@@ -155,9 +155,12 @@ export class Store {
           try {
             out = await fn();
             this.tx.commit.run();
-            const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
-            if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
-            else if (wal > this.walLimit && this.checkpointer && !this.checkpointerFailed) this.drain(this.checkpointer);
+            // Once the worker failed, or while a drain is asked for, the WAL's size decides nothing: no stat then.
+            if (!this.checkpointerFailed && !this.drainAsked) {
+              const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
+              if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
+              else if (wal > this.walLimit && this.checkpointer) this.drain(this.checkpointer);
+            }
           } catch (e) {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
