@@ -14,6 +14,7 @@ import { cardSources, readCard } from "../http/pages/home/cards.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { isRecord } from "./envelope.ts";
 import { inFilter, inScope } from "./tools.ts";
 
 export { EXTENSION_ID as UI_EXTENSION, RESOURCE_MIME_TYPE as UI_MIME };
@@ -31,7 +32,6 @@ export interface UiContext {
 const REQUEST_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
 type Meta = Record<string, unknown> | undefined;
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Whether this request's client renders MCP Apps: it names the extension with the MCP App MIME type among those it takes. */
 export function rendersApps(c: UiContext, meta?: Meta): boolean {

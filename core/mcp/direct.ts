@@ -7,9 +7,9 @@
 // the schemas refuse, an unsupported protocol version) goes to the SDK, which
 // then gives its own answer or refusal.
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { CORS_HEADERS } from "../http/cors.ts";
-import { answerTemplate, completeAnswer } from "../http/respond.ts";
+import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isRecord } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
@@ -47,9 +47,6 @@ const answers = new Map<unknown, Answer>([
   ],
 ]);
 
-const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
-const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** tools/call params in their everyday form, or null to leave the message to the SDK's schema. */
 function plainCallParams(msg: unknown): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } | null {
@@ -77,8 +74,6 @@ function isPlainRequest(m: Record<string, unknown>): boolean {
   return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
 }
 
-/** The SDK's JSON answer's header, with the ones /mcp adds to every answer already in. */
-const ANSWER_HEADERS = answerTemplate({ "Content-Type": "application/json" }, CORS_HEADERS);
 
 /**
  * A session's answer headers, made once per session rather than copied and

@@ -19,9 +19,9 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { CORS_HEADERS } from "../http/cors.ts";
-import { answerTemplate, completeAnswer } from "../http/respond.ts";
+import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isRecord } from "./envelope.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
@@ -97,13 +97,8 @@ function claimsEnvelope(req: Request, body: unknown): boolean {
   }
   return false;
 }
-const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
-const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-/** The SDK's JSON answer's header, with the ones /mcp adds to every answer already in. */
-const ANSWER_HEADERS = answerTemplate({ "content-type": "application/json" }, CORS_HEADERS);
 
 /**
  * A 2026-07-28 tools/call answered without building a server per request,
