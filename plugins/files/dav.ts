@@ -6,8 +6,8 @@
 // validation, size cap, scopes, limits and prices are the same; a rename, a
 // move and a new folder, which no API method does, are done here in the same
 // write transaction. Locks are exclusive write locks kept in the database.
-import { and, eq, or, sql, type Column } from "drizzle-orm";
-import { child, descendants, multistatus, NS, parseXml, prop } from "../../core/dav/xml.ts";
+import { and, eq, gt, or, sql, type Column } from "drizzle-orm";
+import { child, descendants, errorXml, multistatus, NS, parseXml, prop } from "../../core/dav/xml.ts";
 import { escape } from "../../core/http/pages/layout.ts";
 import { BASIC_CHALLENGE } from "../../core/http/identify.ts";
 import { HearthError, tooLarge } from "../../core/errors.ts";
@@ -41,8 +41,10 @@ function text(status: number, body: string, headers: Record<string, string> = {}
   return new Response(body, { status, headers: { "content-type": "text/plain;charset=utf-8", ...headers } });
 }
 
+/** An XML answer; a body that is a whole document already (the DAV layer's writers make those) is sent as it is. */
 function xmlResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
-  return new Response(`<?xml version="1.0" encoding="utf-8"?>\n${body}`, { status, headers: { "content-type": 'application/xml; charset="utf-8"', ...headers } });
+  const doc = body.startsWith("<?xml") ? body : `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
+  return new Response(doc, { status, headers: { "content-type": 'application/xml; charset="utf-8"', ...headers } });
 }
 
 /** The path's names after /files/dav, decoded; "." and ".." and names a file may not have are refused. */
@@ -108,7 +110,7 @@ function parentExists(db: Db, owner: string, segments: string[]): boolean {
 // ---- locks
 
 function activeLocks(db: Db, owner: string, now: number): Lock[] {
-  return db.select().from(locks).where(eq(locks.owner, owner)).all().filter((l) => l.expires > now);
+  return db.select().from(locks).where(and(eq(locks.owner, owner), gt(locks.expires, now))).all();
 }
 
 /** Locks that hold `path`: on it, on a folder above it taken with depth infinity, or (for a folder) on anything inside. */
@@ -185,7 +187,7 @@ function children(db: Db, owner: string, path: string): { files: File[]; folders
 function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Response {
   const depth = req.headers.get("depth") ?? "infinity";
   if (depth !== "0" && depth !== "1")
-    return xmlResponse(403, '<D:error xmlns:D="DAV:"><D:propfind-finite-depth/></D:error>');
+    return xmlResponse(403, errorXml(NS.dav, "propfind-finite-depth"));
   const t = resolve(ctx.db, owner, segments);
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
   const all = activeLocks(ctx.db, owner, now);
@@ -422,7 +424,7 @@ async function unlock(req: Request, ctx: DavCtx, owner: string, segments: string
   const path = join(segments);
   return ctx.writes((db) => {
     const l = db.select().from(locks).where(and(eq(locks.owner, owner), eq(locks.token, token))).get();
-    if (!l || l.expires <= now || !locksOn([l], path, false).length) return xmlResponse(409, '<D:error xmlns:D="DAV:"><D:lock-token-matches-request-uri/></D:error>');
+    if (!l || l.expires <= now || !locksOn([l], path, false).length) return xmlResponse(409, errorXml(NS.dav, "lock-token-matches-request-uri"));
     db.delete(locks).where(eq(locks.token, token)).run();
     return new Response(null, { status: 204 });
   });
