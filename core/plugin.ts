@@ -2,7 +2,7 @@
 // (HTTP, MCP, CLI, OpenAPI, prices, scopes) is derived from this declaration.
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Database } from "bun:sqlite";
-import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { CapabilityFactory } from "./capabilities.ts";
 import type { DavCollection } from "./dav/collection.ts";
 import type { UiSource } from "./mcp/apps.ts";
@@ -45,7 +45,13 @@ export interface Logger {
   error(msg: string, data?: Record<string, unknown>): void;
 }
 
-export type Db = BunSQLiteDatabase<Record<string, never>>;
+/**
+ * A plugin's database: drizzle's SQLite query builders, every query awaited.
+ * On the embedded SQLite store the queries run at once; the same builders
+ * are what a networked store executes asynchronously, so code written
+ * against this type runs unchanged on either.
+ */
+export type Db = BaseSQLiteDatabase<"async", { changes: number }, Record<string, never>>;
 
 /** Bytes start..end of a blob, both inclusive (as in an HTTP Range). */
 export interface BlobRange {
@@ -145,7 +151,7 @@ export interface CapabilityTypes {
   index: FullTextIndex;
   emit: (event: ActivityEvent) => void;
   /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
-  writes: <T>(fn: (db: Db) => T) => Promise<T>;
+  writes: <T>(fn: (db: Db) => T | Promise<T>) => Promise<T>;
   /**
    * Calls another method through the same dispatch, as the same caller; with
    * `scopes`, with no more than those (never more than the caller's own).
