@@ -12,7 +12,8 @@
 // - ORDER BY terms without NULLS FIRST/LAST get SQLite's order, where NULL
 //   is the smallest value (first ascending, last descending)
 // - casts to integer and real become bigint and double precision, SQLite's
-//   sizes for them
+//   sizes for them; a cast to blob takes the text's UTF-8 bytes
+// - max(a, b) and min(a, b) become greatest and least, ifnull coalesce
 // - `insert or ignore` becomes `insert … on conflict do nothing`
 
 type Tok = { t: "str" | "id" | "word" | "param" | "num" | "punct" | "space"; s: string };
@@ -129,9 +130,19 @@ function translate(sql: string): string {
       if (w === "as") {
         const j = next(toks, i + 1);
         const typ = lower(toks[j]);
-        if (typ === "integer" && isCast(toks, i, depth)) toks[j].s = "bigint";
-        else if (typ === "real" && isCast(toks, i, depth)) toks[j].s = "double precision";
+        const cast = typ === "integer" || typ === "real" || typ === "blob" ? castAt(toks, i, depth) : -1;
+        if (cast >= 0 && typ === "integer") toks[j].s = "bigint";
+        else if (cast >= 0 && typ === "real") toks[j].s = "double precision";
+        else if (cast >= 0 && typ === "blob") {
+          // Text as bytes: PostgreSQL's cast to bytea would read backslashes as escapes.
+          toks[cast].s = "convert_to";
+          tok.s = ",";
+          toks[j].s = "'UTF8'";
+        }
       }
+      // SQLite's max(a, b) and min(a, b) of several arguments are PostgreSQL's greatest and least; ifnull is coalesce.
+      if ((w === "max" || w === "min") && toks[next(toks, i + 1)]?.s === "(" && hasTopLevelComma(toks, next(toks, i + 1))) tok.s = w === "max" ? "greatest" : "least";
+      if (w === "ifnull" && toks[next(toks, i + 1)]?.s === "(") tok.s = "coalesce";
       if (w === "by" && lower(toks[prev(toks, i - 1)]) === "order") {
         orderTerms.push({ depth, items: [] });
       } else if (ORDER_END.has(w) && orderTerms.length && orderTerms[orderTerms.length - 1].depth === depth) closeOrder(toks, orderTerms.pop()!, i);
@@ -157,16 +168,31 @@ function unqualifyConflictTarget(toks: Tok[]) {
   }
 }
 
-/** `as integer` inside cast( … ): the AS of a cast, not a column alias. */
-function isCast(toks: Tok[], asAt: number, depth: number): boolean {
+/** For `as integer` inside cast( … ) (the AS of a cast, not a column alias): the index of its `cast`, else -1. */
+function castAt(toks: Tok[], asAt: number, depth: number): number {
   let d = depth;
   for (let k = asAt - 1; k >= 0; k--) {
     const t = toks[k];
     if (t.t === "punct" && t.s === ")") d++;
     else if (t.t === "punct" && t.s === "(") {
-      if (d === depth) return lower(toks[prev(toks, k - 1)]) === "cast";
+      if (d === depth) {
+        const c = prev(toks, k - 1);
+        return lower(toks[c]) === "cast" ? c : -1;
+      }
       d--;
     }
+  }
+  return -1;
+}
+
+/** Whether the parenthesis at `open` holds more than one argument. */
+function hasTopLevelComma(toks: Tok[], open: number): boolean {
+  let d = 0;
+  for (let k = open; k < toks.length; k++) {
+    const s = toks[k].t === "punct" ? toks[k].s : "";
+    if (s === "(") d++;
+    else if (s === ")" && --d === 0) return false;
+    else if (s === "," && d === 1) return true;
   }
   return false;
 }

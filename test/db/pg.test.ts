@@ -91,6 +91,23 @@ test("a write that throws leaves nothing, nested writes included", async () => {
   expect(await store.rdb.select().from(notes).all()).toEqual([]);
 });
 
+test("SQL fragments written for SQLite keep their meaning: two-argument max, LIKE ignoring case, a blob cast, sums, insert or ignore", async () => {
+  const db = store.wdb;
+  await store.write(() => db.insert(notes).values([note("Shopping", "héllo"), note("shop_2", "x"), note("other", "y")]).run());
+  await store.write(() => db.update(notes).set({ updated: sql`max(${notes.updated}, ${5})`, created: sql`min(${notes.created}, ${0})` }).where(eq(notes.title, "other")).run());
+  expect(await store.rdb.select({ u: notes.updated, c: notes.created }).from(notes).where(eq(notes.title, "other")).get()).toEqual({ u: 5, c: 0 });
+  const like = await store.rdb.select({ t: notes.title }).from(notes).where(sql`${notes.title} LIKE ${"SHOP%"}`).orderBy(notes.title).all();
+  expect(like.map((r) => r.t)).toEqual(["Shopping", "shop_2"]);
+  const escaped = await store.rdb.select({ t: notes.title }).from(notes).where(sql`${notes.title} LIKE ${"shop\\_%"} ESCAPE '\\'`).all();
+  expect(escaped.map((r) => r.t)).toEqual(["shop_2"]);
+  expect(await store.rdb.select({ n: sql<number>`length(cast(${notes.text} as blob))` }).from(notes).where(eq(notes.title, "Shopping")).get()).toEqual({ n: 6 });
+  expect(await store.rdb.select({ n: sql<number>`coalesce(sum(${notes.created}), 0)` }).from(notes).get()).toEqual({ n: 2 });
+  expect(await store.rdb.select({ t: notes.title }).from(notes).where(sql`substr(${notes.title}, 1, ${4}) = ${"shop"}`).all()).toEqual([{ t: "shop_2" }]);
+  const ignored = await store.write(() => db.run(sql`INSERT OR IGNORE INTO notes (owner, title, text, created, updated) VALUES (${"alice"}, ${"other"}, ${"z"}, 1, 1)`));
+  expect(ignored.changes).toBe(0);
+  await store.write(() => db.delete(notes).run());
+});
+
 test("two concurrent write calls each read then write without losing the other's change", async () => {
   const db = store.wdb;
   await store.write(() => db.insert(notes).values(note("count", "")).run());
