@@ -70,14 +70,23 @@ async function launch(): Promise<Pg> {
   // Durability is not what these tests check: without fsync a suite does not wait on the disk.
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   run([pgCtl, "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-s", "start"]);
+  const stopCmd = as([pgCtl, "-D", data, "-m", "immediate", "-s", "stop"]);
+  // bun test exits without running exit handlers: a watcher stops the cluster and removes it once this process is gone, however it ends.
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  const watcher = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}`], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  watcher.unref();
   let stopped = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    Bun.spawnSync(as([pgCtl, "-D", data, "-m", "immediate", "-s", "stop"]), { stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync(stopCmd, { stdout: "ignore", stderr: "ignore" });
     rmSync(dir, { recursive: true, force: true });
+    watcher.kill();
   };
-  process.on("exit", stop);
   const admin = new SQL({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 });
   let n = 0;
   return {
