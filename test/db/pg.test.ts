@@ -108,6 +108,27 @@ test("SQL fragments written for SQLite keep their meaning: two-argument max, LIK
   await store.write(() => db.delete(notes).run());
 });
 
+test("work left for after a write runs once it commits, before the next write, and never when it rolls back", async () => {
+  const db = store.wdb;
+  const seen: string[] = [];
+  const first = store.write(async () => {
+    await db.insert(notes).values(note("one")).run();
+    await store.onCommit(async () => void seen.push(`after 1: ${(await store.rdb.select().from(notes).all()).length}`));
+    seen.push("end of 1");
+  });
+  const second = store.write(() => void seen.push("write 2"));
+  const failed = store.write(async () => {
+    await db.insert(notes).values(note("three")).run();
+    await store.onCommit(() => void seen.push("after 3"));
+    throw new Error("undone");
+  });
+  await first;
+  await second;
+  expect(await failed.catch((e: Error) => e.message)).toBe("undone");
+  expect(seen).toEqual(["end of 1", "after 1: 1", "write 2"]);
+  await store.write(() => db.delete(notes).run());
+});
+
 test("two concurrent write calls each read then write without losing the other's change", async () => {
   const db = store.wdb;
   await store.write(() => db.insert(notes).values(note("count", "")).run());
