@@ -8,6 +8,7 @@ import type { CliHost } from "./cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
 import { PgStore } from "./db/pg.ts";
+import { coreOwners } from "./db/owners.ts";
 import { migratePg, pgOwners } from "./db/pgmigrate.ts";
 import { readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { wire } from "./module.ts";
@@ -56,7 +57,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     // Migrating PostgreSQL is asynchronous, so it happens here; the runtime's own pass at start then finds every owner migrated.
     const plugins = [...registry.plugins.values()].map((p) => ({ name: p.def.name, file: p.file, migrations: p.def.migrations, hasMigrations: p.migrations !== null, tables: p.tables }));
     try {
-      await migratePg(pg, pgOwners(coreWiring.migrations.map((m) => m.owner), plugins));
+      // Every core owner: those the wiring declares and those with a schema (the scheduler applies its own on first use, on SQLite).
+      const modules = new Set([...coreWiring.migrations.map((m) => m.owner), ...coreOwners.map((o) => o.name).filter((n) => n !== "core")]);
+      await migratePg(pg, pgOwners([...modules], plugins));
     } catch (e) {
       await pg.close();
       throw e;
