@@ -1,7 +1,7 @@
 // The PostgreSQL store, driven directly with the plugins' own sqliteTable
 // definitions and drizzle's SQLite builders, on a loopback cluster.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, asc, desc, eq, sql } from "drizzle-orm";
@@ -27,7 +27,8 @@ beforeAll(async () => {
   pg = await startPg();
   store = new PgStore(await pg.database());
   await migratePg(store, owners);
-});
+  // initdb and the first start take seconds on a loaded machine.
+}, 60_000);
 afterAll(async () => {
   await store.close();
 });
@@ -274,4 +275,31 @@ test("two stores migrating one database at once migrate it once", async () => {
     await a.close();
     await b.close();
   }
+});
+
+test("HEARTH_DATABASE_URL opens an instance on PostgreSQL; two opening one database at once migrate it once and both find it migrated", async () => {
+  const { createRuntime } = await import("../../core/instance.ts");
+  const url = await pg.database();
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-pgdata-"));
+  const open = () => createRuntime({ env: { HEARTH_DATA: dataDir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_DATABASE_URL: url } });
+  const [a, b] = await Promise.all([open(), open()]);
+  try {
+    expect(a.store.kind).toBe("postgres");
+    // The runtime's own synchronous pass finds every owner migrated.
+    a.migrate();
+    b.migrate();
+    const rows = (await (a.store as PgStore).sql.unsafe("SELECT owner, count(*)::int AS n FROM hearth_migrations GROUP BY owner")) as { owner: string; n: number }[];
+    const owners = rows.map((r) => r.owner);
+    for (const o of ["core", "scheduler", "upstream", "dav", "notes", "tasks", "blog"]) expect(owners).toContain(o);
+    // Once each: the second instance applied nothing.
+    const tags = (await (a.store as PgStore).sql.unsafe("SELECT count(*)::int AS n FROM hearth_migrations")) as { n: number }[];
+    expect(tags[0].n).toBe(rows.reduce((s, r) => s + r.n, 0));
+    // Nothing of SQLite was made in the data folder.
+    expect(existsSync(join(dataDir, "hearth.db"))).toBe(false);
+  } finally {
+    await a.store.close();
+    await b.store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  await expect(createRuntime({ env: { HEARTH_DATA: dataDir, HEARTH_LOG: "off", HEARTH_DATABASE_URL: "mysql://x" } })).rejects.toThrow("HEARTH_DATABASE_URL: must be a postgres:// URL");
 });
