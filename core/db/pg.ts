@@ -53,6 +53,8 @@ function pgParam(v: unknown): unknown {
 
 /** Runs one statement and answers in the shape drizzle's sqlite-proxy driver reads. */
 export async function runOn(conn: Conn, sqlText: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
+  // drizzle's db.transaction() sends BEGIN through here: inside a write it would end the call's transaction early, and on the pool its statements would go to different connections.
+  if (/^\s*begin\b/i.test(sqlText)) throw new Error("a transaction within a call: each write call is already one transaction (store.write)");
   const text = toPostgres(sqlText);
   let res: any;
   try {

@@ -92,6 +92,19 @@ test("a write that throws leaves nothing, nested writes included", async () => {
   expect(await store.rdb.select().from(notes).all()).toEqual([]);
 });
 
+test("drizzle's db.transaction() is refused with the reason rather than ending the call's transaction early", async () => {
+  const db = store.wdb;
+  const inside = await store
+    .write(async () => {
+      await db.insert(notes).values(note("kept?")).run();
+      await db.transaction(async (tx) => void (await tx.insert(notes).values(note("nested")).run()));
+      throw new Error("not reached");
+    })
+    .catch((e: Error) => `${e.message} ${(e.cause as Error | undefined)?.message}`);
+  expect(inside).toContain("each write call is already one transaction");
+  expect(await store.rdb.select().from(notes).all()).toEqual([]);
+});
+
 test("SQL fragments written for SQLite keep their meaning: two-argument max, LIKE ignoring case, a blob cast, sums, insert or ignore", async () => {
   const db = store.wdb;
   await store.write(() => db.insert(notes).values([note("Shopping", "héllo"), note("shop_2", "x"), note("other", "y")]).run());
