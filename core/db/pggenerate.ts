@@ -10,8 +10,8 @@ import { pgTablesOf } from "./pgschema.ts";
 
 type Journal = { version: string; dialect: string; entries: { idx: number; version: string; when: number; tag: string; breakpoints: boolean }[] };
 
-/** Generates the next PostgreSQL migration for `schema` into `out` (its meta/ holds the journal and snapshots); returns its tag, or null when nothing changed. */
-export async function generatePgMigration(schema: Record<string, unknown>, out: string): Promise<string | null> {
+/** What the next PostgreSQL migration for `schema` in `out` would hold: none when the migrations there are up to date. */
+export async function pendingPgMigration(schema: Record<string, unknown>, out: string) {
   const meta = join(out, "meta");
   const journalFile = join(meta, "_journal.json");
   const journal: Journal = existsSync(journalFile) ? JSON.parse(readFileSync(journalFile, "utf8")) : { version: "7", dialect: "postgresql", entries: [] };
@@ -26,7 +26,14 @@ export async function generatePgMigration(schema: Record<string, unknown>, out: 
   }
   prev ??= generateDrizzleJson({});
   const cur = generateDrizzleJson(pgTablesOf(schema), prev.id);
-  const statements = await generateMigration(prev, cur);
+  return { journal, cur, statements: await generateMigration(prev, cur) };
+}
+
+/** Generates the next PostgreSQL migration for `schema` into `out` (its meta/ holds the journal and snapshots); returns its tag, or null when nothing changed. */
+export async function generatePgMigration(schema: Record<string, unknown>, out: string): Promise<string | null> {
+  const meta = join(out, "meta");
+  const journalFile = join(meta, "_journal.json");
+  const { journal, cur, statements } = await pendingPgMigration(schema, out);
   if (statements.length === 0) return null;
   const idx = journal.entries.length ? Math.max(...journal.entries.map((e) => e.idx)) + 1 : 0;
   const tag = `${String(idx).padStart(4, "0")}_schema`;
