@@ -241,8 +241,9 @@ export class PgStore implements Store {
     return this.applied.get(owner) ?? new Set();
   }
 
+  /** Closes the pool, letting queries under way finish for up to 5 seconds. The runtime does not await it, so it never rejects. */
   async close() {
-    await this.sql.close({ timeout: 5 });
+    await this.sql.close({ timeout: 5 }).catch(() => {});
   }
 }
 

@@ -8,6 +8,8 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { blob, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
 import { SqliteStore } from "../../core/db/index.ts";
+import { prepared } from "../../core/db/prepared.ts";
+import type { Db } from "../../core/plugin.ts";
 import { makeIndex, makePgIndex } from "../../core/db/fts.ts";
 import { readMigrations } from "../../core/db/migrate.ts";
 import { PgStore } from "../../core/db/pg.ts";
@@ -67,6 +69,23 @@ test("onConflictDoUpdate and onConflictDoNothing keep SQLite's meaning", async (
   expect(skipped.changes).toBe(0);
   expect((await store.rdb.select().from(notes).where(eq(notes.title, "c")).get())?.text).toBe("second!");
   await store.write(() => db.delete(notes).run());
+});
+
+test("prepared statements with placeholders, kept per database as the plugins keep them, run on PostgreSQL", async () => {
+  const upsert = (db: Db) =>
+    db
+      .insert(notes)
+      .values({ owner: sql.placeholder("owner"), title: sql.placeholder("title"), text: sql.placeholder("text"), created: sql.placeholder("now"), updated: sql.placeholder("now") })
+      .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql`excluded.text`, updated: sql`excluded.updated` } })
+      .returning()
+      .prepare();
+  const byTitle = (db: Db) => db.select().from(notes).where(and(eq(notes.owner, sql.placeholder("owner")), eq(notes.title, sql.placeholder("title")))).prepare();
+  await store.write(() => prepared(store.wdb, upsert).all({ owner: "alice", title: "p", text: "one", now: 1 }));
+  const [row] = await store.write(() => prepared(store.wdb, upsert).all({ owner: "alice", title: "p", text: "two", now: 2 }));
+  expect(row).toEqual({ owner: "alice", title: "p", text: "two", created: 1, updated: 2 });
+  expect(await prepared(store.rdb, byTitle).get({ owner: "alice", title: "p" })).toEqual(row);
+  expect(await prepared(store.rdb, byTitle).get({ owner: "bob", title: "p" })).toBeUndefined();
+  await store.write(() => store.wdb.delete(notes).run());
 });
 
 test("a write that throws leaves nothing, nested writes included", async () => {
