@@ -61,6 +61,16 @@ async function launch(): Promise<Pg> {
     chownSync(dir, Number(ids), Number(gid));
   }
   const data = join(dir, "data");
+  const stopCmd = as([pgCtl, "-D", data, "-m", "immediate", "-s", "stop"]);
+  // bun test exits without running exit handlers (nor waits for a start a timeout gave up on): a watcher, started
+  // before anything else, stops the cluster and removes its folder once this process is gone, however it ends.
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  // setsid -f: the watcher is in a session of its own, so nothing ending this process or its group ends it too.
+  Bun.spawn(["setsid", "-f", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; for i in 1 2 3 4 5; do ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}; [ -e ${quote(dir)} ] || break; sleep 1; done`], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  }).unref();
   const run = (cmd: string[]) => {
     const p = Bun.spawnSync(as(cmd), { stdout: "pipe", stderr: "pipe" });
     if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString() || p.stdout.toString()}`);
@@ -70,22 +80,12 @@ async function launch(): Promise<Pg> {
   // Durability is not what these tests check: without fsync a suite does not wait on the disk.
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   run([pgCtl, "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-s", "start"]);
-  const stopCmd = as([pgCtl, "-D", data, "-m", "immediate", "-s", "stop"]);
-  // bun test exits without running exit handlers: a watcher stops the cluster and removes it once this process is gone, however it ends.
-  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
-  const watcher = Bun.spawn(["sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}`], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  watcher.unref();
   let stopped = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
     Bun.spawnSync(stopCmd, { stdout: "ignore", stderr: "ignore" });
     rmSync(dir, { recursive: true, force: true });
-    watcher.kill();
   };
   const admin = new SQL({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 });
   let n = 0;
