@@ -12,6 +12,7 @@ export const coreSettings: Record<string, Setting> = {
   HOST: { default: "0.0.0.0", description: "Address the server binds to." },
   HEARTH_CONFIG: { default: "", description: "Settings file read at start by the server and every command (the environment wins over it); empty: config/hearth.env in Hearth's folder (the checkout, or the folder holding the binary). Set it in the environment." },
   HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs, created when first needed; a relative path is taken from Hearth's folder (the checkout, or the folder holding the binary), so the server and the CLI use the same one wherever they are started." },
+  HEARTH_DATABASE_URL: { default: "", description: "Empty: the database is embedded SQLite in the data folder. A postgres://user:password@host:port/database URL: the tables live in that PostgreSQL database instead, so several instances can share it (migrated once at start, under an advisory lock)." },
   HEARTH_BLOBS: { default: "disk", description: "Where file and mail bytes are kept: disk (blobs/ in the data folder) or s3 (an S3-compatible bucket, set with the HEARTH_S3_ settings; several instances behind one proxy share it). A setting s3 needs and lacks answers 501 naming it." },
   HEARTH_S3_ENDPOINT: { default: "", description: "With HEARTH_BLOBS=s3: the bucket's service URL (https://s3.eu-west-2.amazonaws.com, http://127.0.0.1:9000 for MinIO)." },
   HEARTH_S3_BUCKET: { default: "", description: "With HEARTH_BLOBS=s3: the bucket holding the blobs; it must exist." },

@@ -7,6 +7,9 @@ import { blobBackend, makeBlobs } from "./blobs.ts";
 import type { CliHost } from "./cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
+import { PgStore } from "./db/pg.ts";
+import { coreOwners } from "./db/owners.ts";
+import { migratePg, pgOwners } from "./db/pgmigrate.ts";
 import { readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { wire } from "./module.ts";
 import { coreModules } from "./modules.ts";
@@ -47,9 +50,26 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   const { registry, config } = await loadRegistry(opts);
   const dataDir = dataFolder(config);
   closeDataDir(dataDir);
-  // SQLite gives its journal files the database file's mode, so it is made private first.
-  privateFile(join(dataDir, "hearth.db"));
-  const store = new Store(join(dataDir, "hearth.db"));
+  let store: Store;
+  if (config.HEARTH_DATABASE_URL) {
+    if (!/^postgres(ql)?:\/\//.test(config.HEARTH_DATABASE_URL)) throw new Error("HEARTH_DATABASE_URL: must be a postgres:// URL (empty for SQLite in the data folder)");
+    const pg = new PgStore(config.HEARTH_DATABASE_URL);
+    // Migrating PostgreSQL is asynchronous, so it happens here; the runtime's own pass at start then finds every owner migrated.
+    const plugins = [...registry.plugins.values()].map((p) => ({ name: p.def.name, file: p.file, migrations: p.def.migrations, hasMigrations: p.migrations !== null, tables: p.tables }));
+    try {
+      // Every core owner: those the wiring declares and those with a schema (the scheduler applies its own on first use, on SQLite).
+      const modules = new Set([...coreWiring.migrations.map((m) => m.owner), ...coreOwners.map((o) => o.name).filter((n) => n !== "core")]);
+      await migratePg(pg, pgOwners([...modules], plugins));
+    } catch (e) {
+      await pg.close();
+      throw e;
+    }
+    store = pg;
+  } else {
+    // SQLite gives its journal files the database file's mode, so it is made private first.
+    privateFile(join(dataDir, "hearth.db"));
+    store = new Store(join(dataDir, "hearth.db"));
+  }
   const coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
   return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(blobBackend(config, dataDir), store, config), wiring: coreWiring, coreMigrations }, opts);
 }

@@ -8,6 +8,7 @@ import { listen } from "../core/http/serve.ts";
 import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
+import { startPg } from "./pg.ts";
 import { startS3 } from "./s3.ts";
 
 /**
@@ -20,6 +21,16 @@ async function blobEnv(): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_BLOBS !== "s3") return {};
   s3 ??= startS3();
   return (await s3).env();
+}
+
+/**
+ * HEARTH_TEST_DB=pg starts every instance a suite starts on a database of its
+ * own in a loopback PostgreSQL cluster (one per test process), so any suite
+ * runs on the PostgreSQL store: `HEARTH_TEST_DB=pg bun test test/notes`.
+ */
+async function dbEnv(): Promise<Record<string, string>> {
+  if (process.env.HEARTH_TEST_DB !== "pg") return {};
+  return { HEARTH_DATABASE_URL: await (await startPg()).database() };
 }
 
 export interface CallResult {
@@ -46,7 +57,7 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...(await dbEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

@@ -2,7 +2,8 @@
 // kind. search_refs maps (service, kind, ref) to the FTS rowid, so replacing
 // or removing an entry is a keyed lookup rather than a scan of the index.
 import type { Database } from "bun:sqlite";
-import type { FullTextIndex, IndexEntry, IndexHit } from "../plugin.ts";
+import { sql } from "drizzle-orm";
+import type { Db, FullTextIndex, IndexEntry, IndexHit } from "../plugin.ts";
 
 /** Turns free text into a safe FTS5 query: every word must match, as a prefix. */
 export function ftsQuery(text: string): string | null {
@@ -84,6 +85,71 @@ export function makeIndex(service: string, write: () => Database, read: () => Da
            FROM search_index WHERE ${where.join(" AND ")} ORDER BY ${q.order === "recent" ? "search_index.rowid DESC" : "rank"} LIMIT ?`,
         )
         .all(...params);
+    },
+  };
+}
+
+/** The same index on PostgreSQL, where every query is awaited: what the FullTextIndex interface becomes once it is asynchronous. */
+export type AsyncFullTextIndex = { [K in keyof FullTextIndex]: (...a: Parameters<FullTextIndex[K]>) => Promise<Awaited<ReturnType<FullTextIndex[K]>>> };
+
+/** A prefix query in PostgreSQL's tsquery syntax: every word must match, as a prefix (ftsQuery's words). */
+export function tsQuery(text: string): string | null {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu);
+  if (!words || words.length === 0) return null;
+  return words
+    .slice(0, 32)
+    .map((w) => `'${w}':*`)
+    .join(" & ");
+}
+
+/**
+ * ctx.index on PostgreSQL: search_index holds a tsvector of title and body
+ * (core/db/pg/core/0001_search_index.sql) under a GIN index. Ranking is
+ * ts_rank with the title weighing four times the body, as bm25's weights do
+ * on SQLite, normalised by the entry's length; rank is negated so that, as
+ * with bm25, lower is better.
+ */
+export function makePgIndex(service: string, write: () => Db, read: () => Db, via: (change: () => Promise<void>) => Promise<void> = (c) => c()): AsyncFullTextIndex {
+  const put = async (db: Db, e: IndexEntry) => {
+    await db.run(sql`DELETE FROM search_index WHERE service = ${service} AND kind = ${e.kind} AND ref = ${e.ref}`);
+    await db.run(sql`INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (${service}, ${e.kind}, ${e.ref}, ${e.owner}, ${e.title}, ${e.body})`);
+  };
+  return {
+    put: (e) => via(() => put(write(), e)),
+    putMany: (entries) =>
+      via(async () => {
+        for (const e of entries) await put(write(), e);
+      }),
+    remove: (kind, ref) =>
+      via(async () => {
+        await write().run(sql`DELETE FROM search_index WHERE service = ${service} AND kind = ${kind} AND ref = ${ref}`);
+      }),
+    async search(q) {
+      const match = tsQuery(q.query);
+      if (!match) return [];
+      const where = [sql`doc @@ to_tsquery('hearth', ${match})`];
+      const services = q.services === "*" ? null : (q.services ?? [service]);
+      if (services) where.push(sql`service IN (${sql.join(services.map((s) => sql`${s}`), sql`, `)})`);
+      if (q.kind !== undefined) {
+        const kinds = Array.isArray(q.kind) ? q.kind : [q.kind];
+        where.push(sql`kind IN (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})`);
+      }
+      if (q.owner === "public") where.push(sql`owner IS NULL`);
+      else if (typeof q.owner === "string") where.push(sql`owner = ${q.owner}`);
+      else if (q.owner && "any" in q.owner) {
+        const parts = q.owner.any.filter((o): o is string => o !== null).map((o) => sql`owner = ${o}`);
+        if (q.owner.any.includes(null)) parts.push(sql`owner IS NULL`);
+        where.push(parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`false`);
+      }
+      const limit = Math.max(1, Math.min(q.limit ?? 20, 1000));
+      const rows = await read().all<unknown[]>(
+        sql`SELECT service, kind, ref, owner, title,
+              ts_headline('hearth', body, to_tsquery('hearth', ${match}), 'StartSel="", StopSel="", MaxWords=24, MinWords=12, ShortWord=0') AS snippet,
+              -ts_rank('{0.25, 0, 0, 1.0}', doc, to_tsquery('hearth', ${match}), 1) AS rank
+            FROM search_index WHERE ${sql.join(where, sql` AND `)}
+            ORDER BY ${q.order === "recent" ? sql`id DESC` : sql`rank, id`} LIMIT ${limit}`,
+      );
+      return rows.map((r) => ({ service: r[0], kind: r[1], ref: r[2], owner: r[3], title: r[4], snippet: r[5], rank: r[6] }) as IndexHit);
     },
   };
 }

@@ -1,21 +1,16 @@
 // Generates drizzle-kit migrations for the core and for every plugin with a
-// schema.ts, each into its own migrations/ folder: `bun run migrations`.
+// schema.ts, each into its own migrations/ folder, and the PostgreSQL ones
+// from the same tables (core/db/pggenerate.ts): `bun run migrations`.
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import { coreOwners, pgMigrationsIn, pgMigrationsOf } from "./owners.ts";
+import { generatePgMigration } from "./pggenerate.ts";
 
 const root = join(import.meta.dir, "..", "..");
-const targets: { name: string; dir: string }[] = [{ name: "core", dir: join(root, "core", "db") }];
-// The upstream response cache is core-owned but applied by core/upstream itself.
-targets.push({ name: "upstream", dir: join(root, "core", "upstream") });
-targets.push({ name: "scheduler", dir: join(root, "core", "scheduler") });
-targets.push({ name: "ai", dir: join(root, "core", "ai") });
-targets.push({ name: "home", dir: join(root, "core", "http", "pages", "home") });
-targets.push({ name: "mail", dir: join(root, "core", "mail") });
-targets.push({ name: "pay", dir: join(root, "core", "pay") });
-targets.push({ name: "oauth", dir: join(root, "core", "auth", "oauth") });
+const targets: { name: string; dir: string; pg: string }[] = coreOwners.map((o) => ({ ...o, pg: pgMigrationsOf(o.name) }));
 for (const name of readdirSync(join(root, "plugins")).sort()) {
   const dir = join(root, "plugins", name);
-  if (existsSync(join(dir, "schema.ts"))) targets.push({ name, dir });
+  if (existsSync(join(dir, "schema.ts"))) targets.push({ name, dir, pg: pgMigrationsIn(join(dir, "migrations")) });
 }
 const only = process.argv.slice(2);
 // Paths are given relative to cwd: drizzle-kit prefixes "./" to an absolute --out when it reads earlier snapshots.
@@ -26,4 +21,6 @@ for (const t of targets) {
     { cwd: root, stdout: "inherit", stderr: "inherit" },
   );
   if (proc.exitCode !== 0) process.exit(proc.exitCode ?? 1);
+  const tag = await generatePgMigration(await import(join(t.dir, "schema.ts")), t.pg);
+  console.log(tag ? `[✓] ${t.name}: PostgreSQL migration ${relative(root, join(t.pg, tag))}.sql` : `${t.name}: no PostgreSQL schema changes`);
 }

@@ -7,6 +7,9 @@ import { statSync } from "node:fs";
 import { Database, type Statement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
+import { Lock, type Store as StoreApi } from "./store.ts";
+
+export type { Store as StoreApi } from "./store.ts";
 
 // Checkpoints copy the WAL into the database file and fsync it, which takes
 // from milliseconds to over a hundred on a busy disk. Left to SQLite, the
@@ -75,18 +78,6 @@ const DRAIN_GIVE_UP_MS = 2000;
 /** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
 const CHECKPOINTER_FROM_BYTES = 1 << 20;
 
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn, fn);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
-  }
-}
-
 function tune(db: Database, readonly: boolean) {
   db.run("PRAGMA busy_timeout = 5000");
   if (!readonly) {
@@ -97,7 +88,8 @@ function tune(db: Database, readonly: boolean) {
   db.run("PRAGMA cache_size = -16000");
 }
 
-export class Store {
+export class SqliteStore implements StoreApi {
+  readonly kind = "sqlite";
   readonly writer: Database;
   readonly reader: Database;
   readonly wdb: Db;
@@ -132,9 +124,9 @@ export class Store {
     this.limitWal(WAL_LIMIT_BYTES);
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
-    this.wdb = drizzle({ client: this.writer });
+    this.wdb = drizzle({ client: this.writer }) as unknown as Db;
     this.tx = { begin: this.writer.prepare("BEGIN IMMEDIATE"), commit: this.writer.prepare("COMMIT"), rollback: this.writer.prepare("ROLLBACK") };
-    this.rdb = drizzle({ client: this.reader });
+    this.rdb = drizzle({ client: this.reader }) as unknown as Db;
   }
 
   /**
@@ -295,3 +287,7 @@ export class Store {
     this.writer.close();
   }
 }
+
+/** The store callers are handed (either kind); `new Store(file)` opens the SQLite one. */
+export type Store = StoreApi;
+export const Store = SqliteStore;

@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pgStoreBehind } from "./pg.ts";
 
 export interface MigrationSet {
   journal: { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] };
@@ -24,6 +25,13 @@ export function readMigrations(dir: string): MigrationSet | null {
 export type MigrationCheck = (tag: string, text: string) => void;
 
 export function applyMigrations(db: Database, owner: string, set: MigrationSet, check?: MigrationCheck): number {
+  // On PostgreSQL, migrating is asynchronous and happened when the store opened (core/instance.ts): here every migration must be found applied.
+  const pg = pgStoreBehind(db);
+  if (pg) {
+    const done = pg.migrated(owner);
+    if (done.size === 0) throw new Error(`${owner}: its PostgreSQL migrations were not applied when the store opened`);
+    return 0;
+  }
   db.run(
     "CREATE TABLE IF NOT EXISTS hearth_migrations (owner TEXT NOT NULL, tag TEXT NOT NULL, hash TEXT NOT NULL, applied INTEGER NOT NULL, PRIMARY KEY (owner, tag))",
   );

@@ -112,15 +112,19 @@ export function checkOwnTables(set: MigrationSet, declared: string[]): TableProb
  * refused too; rename the column.
  */
 export function checkAgainstDatabase(db: Database, tag: string, text: string, declared: string[]): TableProblem | null {
-  const mine = new Set(declared.flatMap((t) => [t.toLowerCase(), `__new_${t.toLowerCase()}`]));
-  const others = new Set(
-    db
-      .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-      .all()
-      .map((r) => r.name.toLowerCase())
-      .filter((n) => !mine.has(n)),
+  const names = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").all();
+  return checkAgainstTables(
+    [...names.map((r) => r.name), "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence"],
+    tag,
+    text,
+    declared,
   );
-  for (const n of ["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence"]) others.add(n);
+}
+
+/** checkAgainstDatabase with the database's tables and views already listed (PostgreSQL's come from information_schema). */
+export function checkAgainstTables(tables: string[], tag: string, text: string, declared: string[]): TableProblem | null {
+  const mine = new Set(declared.flatMap((t) => [t.toLowerCase(), `__new_${t.toLowerCase()}`]));
+  const others = new Set(tables.map((n) => n.toLowerCase()).filter((n) => !mine.has(n)));
   for (const s of statementsOf(text))
     for (const m of s.matchAll(new RegExp(IDENT, "g"))) {
       const name = unquote(m[0]);

@@ -1,0 +1,259 @@
+// The store on PostgreSQL (HEARTH_DATABASE_URL=postgres://…), through Bun's
+// built-in client. Plugins keep drizzle's SQLite query builders: they run on
+// drizzle's sqlite-proxy driver, whose callback gets the SQL the SQLite
+// dialect wrote; core/db/pgsql.ts gives PostgreSQL's form of it and rows come
+// back as SQLite would give them (int8 and numeric as numbers, booleans as
+// 0/1, bytea as bytes), so drizzle's SQLite column mappers read them as they
+// read SQLite's. Tables keep SQLite's storage classes (core/db/pgschema.ts).
+//
+// One write call is one transaction, as on SQLite: its queries run on one
+// reserved connection between BEGIN and COMMIT (ROLLBACK when it throws),
+// found through AsyncLocalStorage so nested calls join it. Writes are
+// serialised within the process by the same lock as SQLite's, and across
+// instances by a transaction-scoped advisory lock: handlers were written for
+// SQLite's single writer (read, then write what the read decided) and keep
+// that guarantee with several instances on one database. Reads run on the
+// pool and see committed data only.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Database } from "bun:sqlite";
+import { SQL, type ReservedSQL } from "bun";
+import { drizzle } from "drizzle-orm/sqlite-proxy";
+import type { Db } from "../plugin.ts";
+import type { MigrationSet } from "./migrate.ts";
+import { toPostgres } from "./pgsql.ts";
+import { Lock, type Store } from "./store.ts";
+
+/** Advisory lock keys: one for writes, one for migrating (two instances starting at once migrate once). */
+const WRITE_KEY = 0x4865617274680001n;
+const MIGRATE_KEY = 0x4865617274680002n;
+
+type Conn = SQL | ReservedSQL;
+type Method = "run" | "all" | "values" | "get";
+
+// PostgreSQL type ids whose values SQLite would give as numbers.
+const INT8 = 20;
+const NUMERIC = 1700;
+const BOOL = 16;
+
+/** One value as SQLite gives it: drizzle's SQLite mappers expect numbers, 0/1 and bytes. */
+function sqliteValue(v: unknown, type: number): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "bigint") return Number(v);
+  if (type === BOOL || typeof v === "boolean") return v ? 1 : 0;
+  if ((type === NUMERIC || type === INT8) && typeof v === "string") return Number(v);
+  return v;
+}
+
+/** Parameters as PostgreSQL takes them: booleans and dates as SQLite stores them would be bound already by drizzle's mappers; what raw SQL passes is made the same. */
+function pgParam(v: unknown): unknown {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v instanceof Date) return v.getTime();
+  return v;
+}
+
+/** Runs one statement and answers in the shape drizzle's sqlite-proxy driver reads. */
+export async function runOn(conn: Conn, sqlText: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
+  // drizzle's db.transaction() sends BEGIN through here: inside a write it would end the call's transaction early, and on the pool its statements would go to different connections.
+  if (/^\s*begin\b/i.test(sqlText)) throw new Error("a transaction within a call: each write call is already one transaction (store.write)");
+  const text = toPostgres(sqlText);
+  let res: any;
+  try {
+    res = await conn.unsafe(text, params.map(pgParam)).values();
+  } catch (e) {
+    throw withQuery(e, text);
+  }
+  if (method === "run") return { rows: [], changes: res.count ?? 0 };
+  const columns: { name: string; type: number }[] = res.statement?.columns ?? res.columns ?? [];
+  const rows = (res as unknown[][]).map((r) => {
+    const row: any = r.map((v, i) => sqliteValue(v, columns[i]?.type ?? 0));
+    // Rows are arrays, as the builders read them by position; a raw db.all(sql`…`) reads them by name, as bun:sqlite gives them.
+    for (let i = 0; i < columns.length; i++) if (!(columns[i].name in row)) Object.defineProperty(row, columns[i].name, { value: row[i], enumerable: false });
+    return row;
+  });
+  if (method === "get") return { rows: rows[0] };
+  return { rows };
+}
+
+function withQuery(e: unknown, text: string): Error {
+  const err = e instanceof Error ? e : new Error(String(e));
+  (err as Error & { query?: string }).query = text;
+  return err;
+}
+
+/** A bun:sqlite connection's stand-in: the PostgreSQL store has none, and any use says so. */
+function noSqlite(what: string, store: PgStore): Database {
+  const stand = new Proxy({} as Database, {
+    get(_t, prop) {
+      if (typeof prop === "symbol") return undefined;
+      throw new Error(`store.${what}.${prop}: the PostgreSQL store has no SQLite connection; use store.${what === "writer" ? "wdb" : "rdb"} (drizzle)`);
+    },
+  });
+  standIns.set(stand, store);
+  return stand;
+}
+const standIns = new WeakMap<object, PgStore>();
+
+/** The PostgreSQL store whose stand-in connection this is, if it is one (applyMigrations is handed store.writer). */
+export const pgStoreBehind = (db: object): PgStore | undefined => standIns.get(db);
+
+export class PgStore implements Store {
+  readonly kind = "postgres";
+  readonly sql: SQL;
+  readonly wdb: Db;
+  readonly rdb: Db;
+  readonly writer = noSqlite("writer", this);
+  readonly reader = noSqlite("reader", this);
+  private lock = new Lock();
+  /** The write in progress: its token (only the current one counts, as on SQLite) and connection. */
+  private inTx = new AsyncLocalStorage<object>();
+  private current: { token: object; conn: ReservedSQL; open: boolean } | null = null;
+  private afterCommit: (() => void | Promise<void>)[] = [];
+  /** The owners and tags migrate() has seen applied, for the synchronous check at start (see isMigrated). */
+  private applied = new Map<string, Set<string>>();
+
+  constructor(readonly url: string, opts: { max?: number } = {}) {
+    this.sql = new SQL({ url, max: opts.max ?? 10, bigint: true, onnotice: () => {} } as ConstructorParameters<typeof SQL>[0]);
+    this.wdb = drizzle((text, params, method) => runOn(this.writeConn(), text, params, method)) as unknown as Db;
+    this.rdb = drizzle((text, params, method) => runOn(this.sql, text, params, method)) as unknown as Db;
+  }
+
+  /** The write's connection inside a write; the pool (each query its own transaction) outside one. */
+  private writeConn(): Conn {
+    return this.inWrite() ? this.current!.conn : this.sql;
+  }
+
+  inWrite(): boolean {
+    const token = this.inTx.getStore();
+    return token !== undefined && token === this.current?.token;
+  }
+
+  async write<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inWrite()) return await fn();
+    return this.held(true, fn);
+  }
+
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inWrite()) return Promise.resolve(fn());
+    return this.held(false, fn);
+  }
+
+  /** Runs fn holding the write lock on a reserved connection, in a transaction when `tx`. */
+  private held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
+    return this.lock.run(async () => {
+      const conn = await this.sql.reserve();
+      const token = {};
+      this.current = { token, conn, open: false };
+      this.afterCommit = [];
+      try {
+        return await this.inTx.run(token, async () => {
+          if (!tx) return await fn();
+          await conn.unsafe("BEGIN");
+          this.current!.open = true;
+          let out: T;
+          try {
+            await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_KEY})`);
+            out = await fn();
+            await conn.unsafe("COMMIT");
+            this.current!.open = false;
+          } catch (e) {
+            if (this.current!.open) await conn.unsafe("ROLLBACK").catch(() => {});
+            this.current!.open = false;
+            throw e;
+          }
+          for (const after of this.afterCommit) await Promise.resolve().then(after).catch(() => {});
+          return out;
+        });
+      } finally {
+        this.afterCommit = [];
+        this.current = null;
+        conn.release();
+      }
+    });
+  }
+
+  onCommit(fn: () => void | Promise<void>): Promise<void> {
+    if (!this.inWrite()) return this.exclusive(fn);
+    if (this.current!.open) {
+      this.afterCommit.push(fn);
+      return Promise.resolve();
+    }
+    return Promise.resolve().then(fn);
+  }
+
+  limitWal(_bytes: number) {}
+
+  /**
+   * Applies each owner's PostgreSQL migrations not yet applied, in order,
+   * each in a transaction, holding an advisory lock for the whole run so
+   * instances starting together migrate once: the second finds them applied.
+   */
+  async migrate(sets: { owner: string; set: MigrationSet; check?: (tag: string, text: string, tables: string[]) => void }[]): Promise<number> {
+    const conn = await this.sql.reserve();
+    let applied = 0;
+    try {
+      await conn.unsafe(`SELECT pg_advisory_lock(${MIGRATE_KEY})`);
+      await conn.unsafe(
+        "CREATE TABLE IF NOT EXISTS hearth_migrations (owner TEXT NOT NULL, tag TEXT NOT NULL, hash TEXT NOT NULL, applied BIGINT NOT NULL, PRIMARY KEY (owner, tag))",
+      );
+      for (const { owner, set, check } of sets) {
+        const done = new Set(((await conn.unsafe("SELECT tag FROM hearth_migrations WHERE owner = $1", [owner])) as { tag: string }[]).map((r) => r.tag));
+        for (const e of [...set.journal.entries].sort((a, b) => a.idx - b.idx)) {
+          if (done.has(e.tag)) continue;
+          const text = set.sql[e.tag];
+          if (text === undefined) throw new Error(`migration ${owner}/${e.tag} is in the journal but its SQL is missing`);
+          if (check) {
+            const tables = (await conn.unsafe("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()")) as { name: string }[];
+            check(e.tag, text, tables.map((t) => t.name));
+          }
+          await conn.unsafe("BEGIN");
+          try {
+            for (const s of splitStatements(text))
+              try {
+                await conn.unsafe(s);
+              } catch (err) {
+                throw new Error(`migration ${owner}/${e.tag} failed: ${(err as Error).message}`);
+              }
+            await conn.unsafe("INSERT INTO hearth_migrations (owner, tag, hash, applied) VALUES ($1, $2, $3, $4)", [
+              owner,
+              e.tag,
+              new Bun.CryptoHasher("sha256").update(text).digest("hex"),
+              Date.now(),
+            ]);
+            await conn.unsafe("COMMIT");
+          } catch (err) {
+            await conn.unsafe("ROLLBACK").catch(() => {});
+            throw err;
+          }
+          done.add(e.tag);
+          applied++;
+        }
+        this.applied.set(owner, done);
+      }
+    } finally {
+      await conn.unsafe(`SELECT pg_advisory_unlock(${MIGRATE_KEY})`).catch(() => {});
+      conn.release();
+    }
+    return applied;
+  }
+
+  /** The tags migrate() found or made applied for this owner (empty before it ran). */
+  migrated(owner: string): Set<string> {
+    return this.applied.get(owner) ?? new Set();
+  }
+
+  /** Closes the pool, letting queries under way finish for up to 5 seconds. The runtime does not await it, so it never rejects. */
+  async close() {
+    await this.sql.close({ timeout: 5 }).catch(() => {});
+  }
+}
+
+/** The statements of a migration file, as the SQLite store splits them. */
+export function splitStatements(text: string): string[] {
+  return text
+    .split("--> statement-breakpoint")
+    .map((s) => s.trim())
+    .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0);
+}
+
+/** Whether a store is the PostgreSQL one, for code that must choose (migrations, the full-text index). */
+export const isPg = (s: Store): s is PgStore => s.kind === "postgres";

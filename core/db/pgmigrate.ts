@@ -1,0 +1,46 @@
+// The migrations an instance on PostgreSQL applies when its store opens, in
+// the order Runtime.migrate applies SQLite's: the core's, the core modules',
+// then each plugin's. They are the PostgreSQL migrations generated from the
+// same tables (core/db/owners.ts says where each owner keeps them).
+import { dirname, join } from "node:path";
+import { readMigrations, type MigrationSet } from "./migrate.ts";
+import { pgMigrationsIn, pgMigrationsOf } from "./owners.ts";
+import { checkAgainstTables } from "./owntables.ts";
+import type { PgStore } from "./pg.ts";
+
+export interface PgOwner {
+  owner: string;
+  /** Where its PostgreSQL migrations are. */
+  dir: string;
+  /** A plugin's declared tables: its migrations may name no other existing table. */
+  tables?: string[] | null;
+}
+
+/** The owners to migrate: the core, the core modules with migrations, and the plugins with migrations (whose folder their file names). */
+export function pgOwners(moduleOwners: string[], plugins: { name: string; file: string; migrations?: string; hasMigrations: boolean; tables: string[] | null }[]): PgOwner[] {
+  return [
+    { owner: "core", dir: pgMigrationsOf("core") },
+    ...moduleOwners.map((owner) => ({ owner, dir: pgMigrationsOf(owner) })),
+    ...plugins.filter((p) => p.hasMigrations).map((p) => ({ owner: p.name, dir: pgMigrationsIn(join(dirname(p.file), p.migrations ?? "migrations")), tables: p.tables })),
+  ];
+}
+
+export async function migratePg(store: PgStore, owners: PgOwner[]): Promise<number> {
+  const sets: { owner: string; set: MigrationSet; check?: (tag: string, text: string, tables: string[]) => void }[] = [];
+  for (const o of owners) {
+    const set = readMigrations(o.dir);
+    if (!set) throw new Error(`${o.owner} has no PostgreSQL migrations (${join(o.dir, "meta", "_journal.json")}): run \`bun run migrations\``);
+    const declared = o.tables;
+    sets.push({
+      owner: o.owner,
+      set,
+      check: declared
+        ? (tag, text, tables) => {
+            const bad = checkAgainstTables(tables, tag, text, declared);
+            if (bad) throw new Error(`plugin "${o.owner}": migrations/pg/${tag}.sql: ${bad.name} ${bad.reason} (tables: ${declared.join(", ")})`);
+          }
+        : undefined,
+    });
+  }
+  return store.migrate(sets);
+}

@@ -1,0 +1,45 @@
+// What callers see of the database, whichever holds it: embedded SQLite (the
+// default, core/db/index.ts) or PostgreSQL (core/db/pg.ts). Both run one
+// transaction per write call, routed by AsyncLocalStorage so nested calls
+// join it, and hand out drizzle's SQLite query builders over either.
+import type { Database } from "bun:sqlite";
+import type { Db } from "../plugin.ts";
+
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  /** Queries of the write in progress (inside write()); outside one, each query commits on its own. */
+  readonly wdb: Db;
+  /** Reads of committed data. */
+  readonly rdb: Db;
+  /**
+   * The bun:sqlite connections under wdb and rdb, for code that still speaks
+   * SQLite directly. Only the SQLite store has them: on PostgreSQL any use
+   * throws, naming what was asked for.
+   */
+  readonly writer: Database;
+  readonly reader: Database;
+  /** Runs fn inside one write transaction; nested calls join the outer one. */
+  write<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** Runs fn once the write in progress has committed (never when it rolls back); outside a write, at once under the write lock. */
+  onCommit(fn: () => void | Promise<void>): Promise<void>;
+  /** True inside the async context of the write transaction now running. */
+  inWrite(): boolean;
+  /** Serialised access to the writer without a transaction of ours. */
+  exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
+  /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
+  limitWal(bytes: number): void;
+  close(): void | Promise<void>;
+}
+
+/** Queues async work one after another: the write lock of both stores. */
+export class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}

@@ -1,0 +1,337 @@
+// The PostgreSQL store, driven directly with the plugins' own sqliteTable
+// definitions and drizzle's SQLite builders, on a loopback cluster.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { blob, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
+import { SqliteStore } from "../../core/db/index.ts";
+import { prepared } from "../../core/db/prepared.ts";
+import type { Db } from "../../core/plugin.ts";
+import { makeIndex, makePgIndex } from "../../core/db/fts.ts";
+import { readMigrations } from "../../core/db/migrate.ts";
+import { PgStore } from "../../core/db/pg.ts";
+import { migratePg, pgOwners, type PgOwner } from "../../core/db/pgmigrate.ts";
+import { pgTablesOf } from "../../core/db/pgschema.ts";
+import { activity } from "../../core/db/schema.ts";
+import { notes } from "../../plugins/notes/schema.ts";
+import { tasks } from "../../plugins/tasks/schema.ts";
+import { startPg, type Pg } from "../pg.ts";
+
+const plugin = (name: string) => ({ name, file: join(import.meta.dir, "..", "..", "plugins", name, "index.ts"), hasMigrations: true, tables: [name] });
+const owners: PgOwner[] = pgOwners([], [plugin("notes"), plugin("tasks")]);
+
+let pg: Pg;
+let store: PgStore;
+beforeAll(async () => {
+  pg = await startPg();
+  store = new PgStore(await pg.database());
+  await migratePg(store, owners);
+  // initdb and the first start take seconds on a loaded machine.
+}, 60_000);
+afterAll(async () => {
+  await store.close();
+});
+
+const note = (title: string, text = "t") => ({ owner: "alice", title, text, created: 1, updated: 1 });
+
+test("insert, select, update and delete run through drizzle's SQLite builders, returning what SQLite would", async () => {
+  const db = store.wdb;
+  const made = await store.write(() => db.insert(notes).values([note("a", "one"), note("b", "two")]).returning());
+  expect(made.map((r) => r.title)).toEqual(["a", "b"]);
+  expect(made[0]).toEqual({ owner: "alice", title: "a", text: "one", created: 1, updated: 1 });
+  const changed = await store.write(() => db.update(notes).set({ text: "uno", updated: 2 }).where(and(eq(notes.owner, "alice"), eq(notes.title, "a"))).run());
+  expect(changed.changes).toBe(1);
+  expect(await store.rdb.select().from(notes).where(eq(notes.title, "a")).get()).toEqual({ owner: "alice", title: "a", text: "uno", created: 1, updated: 2 });
+  expect(await store.rdb.select({ n: sql<number>`count(*)` }).from(notes).get()).toEqual({ n: 2 });
+  const gone = await store.write(() => db.delete(notes).where(eq(notes.title, "b")).returning({ title: notes.title }));
+  expect(gone).toEqual([{ title: "b" }]);
+  expect((await store.rdb.select().from(notes).all()).map((r) => r.title)).toEqual(["a"]);
+  // A raw statement's rows are read by name, as bun:sqlite gives them.
+  const raw = await store.rdb.all<{ title: string }>(sql`SELECT title FROM notes`);
+  expect(raw[0].title).toBe("a");
+  await store.write(() => db.delete(notes).run());
+});
+
+test("onConflictDoUpdate and onConflictDoNothing keep SQLite's meaning", async () => {
+  const db = store.wdb;
+  await store.write(() => db.insert(notes).values(note("c", "first")).run());
+  await store.write(() =>
+    db
+      .insert(notes)
+      .values(note("c", "second"))
+      .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql`excluded.text || '!'` } })
+      .run(),
+  );
+  const skipped = await store.write(() => db.insert(notes).values(note("c", "third")).onConflictDoNothing().run());
+  expect(skipped.changes).toBe(0);
+  expect((await store.rdb.select().from(notes).where(eq(notes.title, "c")).get())?.text).toBe("second!");
+  await store.write(() => db.delete(notes).run());
+});
+
+test("prepared statements with placeholders, kept per database as the plugins keep them, run on PostgreSQL", async () => {
+  const upsert = (db: Db) =>
+    db
+      .insert(notes)
+      .values({ owner: sql.placeholder("owner"), title: sql.placeholder("title"), text: sql.placeholder("text"), created: sql.placeholder("now"), updated: sql.placeholder("now") })
+      .onConflictDoUpdate({ target: [notes.owner, notes.title], set: { text: sql`excluded.text`, updated: sql`excluded.updated` } })
+      .returning()
+      .prepare();
+  const byTitle = (db: Db) => db.select().from(notes).where(and(eq(notes.owner, sql.placeholder("owner")), eq(notes.title, sql.placeholder("title")))).prepare();
+  await store.write(() => prepared(store.wdb, upsert).all({ owner: "alice", title: "p", text: "one", now: 1 }));
+  const [row] = await store.write(() => prepared(store.wdb, upsert).all({ owner: "alice", title: "p", text: "two", now: 2 }));
+  expect(row).toEqual({ owner: "alice", title: "p", text: "two", created: 1, updated: 2 });
+  expect(await prepared(store.rdb, byTitle).get({ owner: "alice", title: "p" })).toEqual(row);
+  expect(await prepared(store.rdb, byTitle).get({ owner: "bob", title: "p" })).toBeUndefined();
+  await store.write(() => store.wdb.delete(notes).run());
+});
+
+test("a write that throws leaves nothing, nested writes included", async () => {
+  const db = store.wdb;
+  const failed = store.write(async () => {
+    await db.insert(notes).values(note("x")).run();
+    await store.write(() => db.insert(notes).values(note("y")).run());
+    expect(store.inWrite()).toBe(true);
+    // Not yet committed: a read sees nothing of it.
+    expect(await store.rdb.select().from(notes).all()).toEqual([]);
+    throw new Error("undone");
+  });
+  expect(await failed.catch((e: Error) => e.message)).toBe("undone");
+  expect(await store.rdb.select().from(notes).all()).toEqual([]);
+  // A statement PostgreSQL refuses rolls the write back too, and says why.
+  const bad = await store
+    .write(async () => {
+      await db.insert(notes).values(note("z")).run();
+      await db.insert(notes).values(note("z")).run();
+    })
+    .catch((e: Error) => `${e.message} ${(e.cause as Error | undefined)?.message}`);
+  expect(bad).toContain("duplicate key value violates unique constraint");
+  expect(await store.rdb.select().from(notes).all()).toEqual([]);
+});
+
+test("drizzle's db.transaction() is refused with the reason rather than ending the call's transaction early", async () => {
+  const db = store.wdb;
+  const inside = await store
+    .write(async () => {
+      await db.insert(notes).values(note("kept?")).run();
+      await db.transaction(async (tx) => void (await tx.insert(notes).values(note("nested")).run()));
+      throw new Error("not reached");
+    })
+    .catch((e: Error) => `${e.message} ${(e.cause as Error | undefined)?.message}`);
+  expect(inside).toContain("each write call is already one transaction");
+  expect(await store.rdb.select().from(notes).all()).toEqual([]);
+});
+
+test("SQL fragments written for SQLite keep their meaning: two-argument max, LIKE ignoring case, a blob cast, sums, insert or ignore", async () => {
+  const db = store.wdb;
+  await store.write(() => db.insert(notes).values([note("Shopping", "héllo"), note("shop_2", "x"), note("other", "y")]).run());
+  await store.write(() => db.update(notes).set({ updated: sql`max(${notes.updated}, ${5})`, created: sql`min(${notes.created}, ${0})` }).where(eq(notes.title, "other")).run());
+  expect(await store.rdb.select({ u: notes.updated, c: notes.created }).from(notes).where(eq(notes.title, "other")).get()).toEqual({ u: 5, c: 0 });
+  const like = await store.rdb.select({ t: notes.title }).from(notes).where(sql`${notes.title} LIKE ${"SHOP%"}`).orderBy(notes.title).all();
+  expect(like.map((r) => r.t)).toEqual(["Shopping", "shop_2"]);
+  const escaped = await store.rdb.select({ t: notes.title }).from(notes).where(sql`${notes.title} LIKE ${"shop\\_%"} ESCAPE '\\'`).all();
+  expect(escaped.map((r) => r.t)).toEqual(["shop_2"]);
+  expect(await store.rdb.select({ n: sql<number>`length(cast(${notes.text} as blob))` }).from(notes).where(eq(notes.title, "Shopping")).get()).toEqual({ n: 6 });
+  expect(await store.rdb.select({ n: sql<number>`coalesce(sum(${notes.created}), 0)` }).from(notes).get()).toEqual({ n: 2 });
+  expect(await store.rdb.select({ t: notes.title }).from(notes).where(sql`substr(${notes.title}, 1, ${4}) = ${"shop"}`).all()).toEqual([{ t: "shop_2" }]);
+  const ignored = await store.write(() => db.run(sql`INSERT OR IGNORE INTO notes (owner, title, text, created, updated) VALUES (${"alice"}, ${"other"}, ${"z"}, 1, 1)`));
+  expect(ignored.changes).toBe(0);
+  await store.write(() => db.delete(notes).run());
+});
+
+test("work left for after a write runs once it commits, before the next write, and never when it rolls back", async () => {
+  const db = store.wdb;
+  const seen: string[] = [];
+  const first = store.write(async () => {
+    await db.insert(notes).values(note("one")).run();
+    await store.onCommit(async () => void seen.push(`after 1: ${(await store.rdb.select().from(notes).all()).length}`));
+    seen.push("end of 1");
+  });
+  const second = store.write(() => void seen.push("write 2"));
+  const failed = store.write(async () => {
+    await db.insert(notes).values(note("three")).run();
+    await store.onCommit(() => void seen.push("after 3"));
+    throw new Error("undone");
+  });
+  await first;
+  await second;
+  expect(await failed.catch((e: Error) => e.message)).toBe("undone");
+  expect(seen).toEqual(["end of 1", "after 1: 1", "write 2"]);
+  await store.write(() => db.delete(notes).run());
+});
+
+test("two concurrent write calls each read then write without losing the other's change", async () => {
+  const db = store.wdb;
+  await store.write(() => db.insert(notes).values(note("count", "")).run());
+  const append = (s: string) =>
+    store.write(async () => {
+      const row = await db.select().from(notes).where(eq(notes.title, "count")).get();
+      await Bun.sleep(1);
+      await db.update(notes).set({ text: row!.text + s }).where(eq(notes.title, "count")).run();
+    });
+  await Promise.all([append("a"), append("b"), append("c")]);
+  expect((await store.rdb.select().from(notes).where(eq(notes.title, "count")).get())?.text.split("").sort()).toEqual(["a", "b", "c"]);
+  await store.write(() => db.delete(notes).run());
+});
+
+test("bigint values come back as the numbers SQLite gives, and NULLs order as in SQLite", async () => {
+  const db = store.wdb;
+  const big = Number.MAX_SAFE_INTEGER;
+  const task = (id: string, due: number | null) => ({ id, owner: "alice", title: id, due, created: 1, updated: 1 });
+  await store.write(() => db.insert(tasks).values([task("t1", big), task("t2", null), task("t3", 5)]).run());
+  const rows = await store.rdb.select({ id: tasks.id, due: tasks.due, status: tasks.status }).from(tasks).orderBy(asc(tasks.due)).all();
+  // SQLite puts NULL first ascending and last descending; the defaults come from the column definitions.
+  expect(rows).toEqual([
+    { id: "t2", due: null, status: "todo" },
+    { id: "t3", due: 5, status: "todo" },
+    { id: "t1", due: big, status: "todo" },
+  ]);
+  expect((await store.rdb.select({ id: tasks.id }).from(tasks).orderBy(desc(tasks.due)).all()).map((r) => r.id)).toEqual(["t1", "t3", "t2"]);
+  expect(typeof rows[2].due).toBe("number");
+  // An expression PostgreSQL answers with a boolean reads as SQLite's 0/1.
+  expect(await store.rdb.select({ done: sql<number>`(${tasks.status} = 'todo')` }).from(tasks).where(eq(tasks.id, "t1")).get()).toEqual({ done: 1 });
+  await store.write(() => db.delete(tasks).run());
+});
+
+// A table of every column kind, made from its sqliteTable by the same converter the migrations come from.
+const kinds = sqliteTable("kinds", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  at: integer("at", { mode: "timestamp_ms" }).notNull(),
+  secs: integer("secs", { mode: "timestamp" }),
+  flag: integer("flag", { mode: "boolean" }).notNull().default(false),
+  data: text("data", { mode: "json" }).$type<{ a: number[]; b: string }>(),
+  bytes: blob("bytes"),
+  ratio: real("ratio"),
+});
+
+test("timestamp, boolean, json, blob and real columns round-trip, and an integer primary key is given as SQLite gives a rowid", async () => {
+  const ddl = await generateMigration(generateDrizzleJson({}), generateDrizzleJson(pgTablesOf({ kinds })));
+  for (const s of ddl) await store.sql.unsafe(s);
+  const at = new Date("2026-03-01T12:00:00.123Z");
+  const bytes = new Uint8Array([0, 1, 2, 255]);
+  const row = { at, secs: new Date("2026-03-01T12:00:00Z"), data: { a: [1, 2], b: "ü" }, bytes, ratio: 0.25 };
+  const [{ id }] = await store.write(() => store.wdb.insert(kinds).values(row).returning({ id: kinds.id }));
+  const [{ id: id2 }] = await store.write(() => store.wdb.insert(kinds).values({ at, flag: true }).returning({ id: kinds.id }));
+  expect(id2).toBe(id + 1);
+  const back = await store.rdb.select().from(kinds).where(eq(kinds.id, id)).get();
+  expect(back!.at).toEqual(at);
+  expect(back!.secs).toEqual(row.secs);
+  expect(back!.flag).toBe(false);
+  expect(back!.data).toEqual(row.data);
+  expect(new Uint8Array(back!.bytes as Uint8Array)).toEqual(bytes);
+  expect(back!.ratio).toBe(0.25);
+  expect((await store.rdb.select({ flag: kinds.flag }).from(kinds).where(eq(kinds.id, id2)).get())?.flag).toBe(true);
+  // Defaults written into the table itself (not only by drizzle) are SQLite's stored values.
+  await store.sql.unsafe(`INSERT INTO kinds (at) VALUES (1)`);
+  expect((await store.rdb.select({ flag: kinds.flag }).from(kinds).where(eq(kinds.at, new Date(1))).get())?.flag).toBe(false);
+});
+
+test("the core's tables: an identity primary key left out of an insert is filled in", async () => {
+  const core = new PgStore(await pg.database());
+  try {
+    await migratePg(core, [{ owner: "core", dir: owners[0].dir }]);
+    const ids = await core.write(() =>
+      core.wdb
+        .insert(activity)
+        .values([
+          { at: 1, service: "notes", type: "t", text: "one", data: JSON.stringify({ ref: "r1" }) },
+          { at: 2, service: "notes", type: "t", text: "two", data: JSON.stringify({ ref: "r2" }) },
+        ])
+        .returning({ id: activity.id }),
+    );
+    expect(ids.map((r) => r.id)).toEqual([1, 2]);
+    // json_extract, which SQL fragments written for SQLite call, answers on PostgreSQL too.
+    const found = await core.rdb.select({ text: activity.text }).from(activity).where(sql`json_extract(${activity.data}, '$.ref') = ${"r2"}`).all();
+    expect(found).toEqual([{ text: "two" }]);
+  } finally {
+    await core.close();
+  }
+});
+
+test("full-text search ranks as FTS5's bm25 does on the same entries", async () => {
+  const core = new PgStore(await pg.database());
+  const dir = mkdtempSync(join(tmpdir(), "hearth-fts-"));
+  const lite = new SqliteStore(join(dir, "db"));
+  try {
+    await migratePg(core, [{ owner: "core", dir: owners[0].dir }]);
+    const { applyMigrations } = await import("../../core/db/migrate.ts");
+    applyMigrations(lite.writer, "core", readMigrations(join(import.meta.dir, "..", "..", "core", "db", "migrations"))!);
+    const entries = [
+      { kind: "note", ref: "1", owner: "alice", title: "Garden plan", body: "Tomatoes by the fence, beans along the path." },
+      { kind: "note", ref: "2", owner: "alice", title: "Shopping", body: "Milk, eggs, garden gloves and seeds for the garden." },
+      { kind: "note", ref: "3", owner: "alice", title: "Gardening gardens", body: "Notes on gardening: the garden needs water." },
+      { kind: "note", ref: "4", owner: "bob", title: "Garden", body: "Bob's." },
+      { kind: "note", ref: "5", owner: "alice", title: "Travel", body: "Trains to the coast." },
+    ];
+    const pgIndex = makePgIndex("notes", () => core.wdb, () => core.rdb, (c) => core.write(c));
+    await pgIndex.putMany(entries);
+    makeIndex("notes", () => lite.writer, () => lite.reader).putMany(entries);
+    // Replacing an entry keeps one copy of it.
+    await pgIndex.put({ ...entries[4], body: "Trains to the coast, and a garden on the way." });
+    makeIndex("notes", () => lite.writer, () => lite.reader).put({ ...entries[4], body: "Trains to the coast, and a garden on the way." });
+    const q = { query: "garden", owner: "alice" };
+    const onPg = await pgIndex.search(q);
+    const onLite = makeIndex("notes", () => lite.writer, () => lite.reader).search(q);
+    expect(onLite.map((h) => h.ref)).toEqual(["3", "1", "2", "5"]);
+    expect(onPg.map((h) => h.ref)).toEqual(onLite.map((h) => h.ref));
+    expect(onPg[0]).toMatchObject({ service: "notes", kind: "note", ref: "3", owner: "alice", title: "Gardening gardens" });
+    expect(onPg[0].snippet).toContain("garden");
+    // Every word must match, each as a prefix.
+    expect((await pgIndex.search({ query: "gard tomat" })).map((h) => h.ref)).toEqual(["1"]);
+    expect((await pgIndex.search({ query: "the", owner: "alice", order: "recent" })).map((h) => h.ref)).toEqual(["5", "3", "2", "1"]);
+    await pgIndex.remove("note", "3");
+    expect((await pgIndex.search(q)).map((h) => h.ref)).toEqual(["1", "2", "5"]);
+  } finally {
+    await core.close();
+    lite.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("two stores migrating one database at once migrate it once", async () => {
+  const url = await pg.database();
+  const a = new PgStore(url);
+  const b = new PgStore(url);
+  try {
+    const all = pgOwners(["upstream", "scheduler"], [plugin("notes"), plugin("tasks")]);
+    const [na, nb] = await Promise.all([migratePg(a, all), migratePg(b, all)]);
+    const rows = (await a.sql.unsafe("SELECT owner, tag FROM hearth_migrations ORDER BY owner, tag")) as { owner: string; tag: string }[];
+    expect(na + nb).toBe(rows.length);
+    expect(Math.min(na, nb)).toBe(0);
+    expect(rows.map((r) => r.owner)).toEqual(["core", "core", "notes", "scheduler", "tasks", "upstream"]);
+    // Each finds every owner applied afterwards.
+    expect(await migratePg(b, all)).toBe(0);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test("HEARTH_DATABASE_URL opens an instance on PostgreSQL; two opening one database at once migrate it once and both find it migrated", async () => {
+  const { createRuntime } = await import("../../core/instance.ts");
+  const url = await pg.database();
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-pgdata-"));
+  const open = () => createRuntime({ env: { HEARTH_DATA: dataDir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_DATABASE_URL: url } });
+  const [a, b] = await Promise.all([open(), open()]);
+  try {
+    expect(a.store.kind).toBe("postgres");
+    // The runtime's own synchronous pass finds every owner migrated.
+    a.migrate();
+    b.migrate();
+    const rows = (await (a.store as PgStore).sql.unsafe("SELECT owner, count(*)::int AS n FROM hearth_migrations GROUP BY owner")) as { owner: string; n: number }[];
+    const owners = rows.map((r) => r.owner);
+    for (const o of ["core", "scheduler", "upstream", "dav", "notes", "tasks", "blog"]) expect(owners).toContain(o);
+    // Once each: the second instance applied nothing.
+    const tags = (await (a.store as PgStore).sql.unsafe("SELECT count(*)::int AS n FROM hearth_migrations")) as { n: number }[];
+    expect(tags[0].n).toBe(rows.reduce((s, r) => s + r.n, 0));
+    // Nothing of SQLite was made in the data folder.
+    expect(existsSync(join(dataDir, "hearth.db"))).toBe(false);
+  } finally {
+    await a.store.close();
+    await b.store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  await expect(createRuntime({ env: { HEARTH_DATA: dataDir, HEARTH_LOG: "off", HEARTH_DATABASE_URL: "mysql://x" } })).rejects.toThrow("HEARTH_DATABASE_URL: must be a postgres:// URL");
+});

@@ -1,0 +1,104 @@
+// A throwaway PostgreSQL cluster on loopback (Debian's postgresql package),
+// kept in a temp folder for the life of the test process, so the PostgreSQL
+// store runs its real client and SQL offline. Each caller asks for a
+// database of its own. PostgreSQL refuses to run as root: as root the
+// cluster belongs to the `postgres` user and its commands run through runuser.
+import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+
+/** Where the server binaries are: on PATH, else Debian's versioned folder. */
+export function pgBin(name: string): string | null {
+  const onPath = Bun.which(name);
+  if (onPath) return onPath;
+  try {
+    for (const v of readdirSync("/usr/lib/postgresql").sort().reverse()) {
+      const p = Bun.which(name, { PATH: `/usr/lib/postgresql/${v}/bin` });
+      if (p) return p;
+    }
+  } catch {}
+  return null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Pg {
+  port: number;
+  /** A new, empty database; its URL. */
+  database(): Promise<string>;
+  stop(): void;
+}
+
+let started: Promise<Pg> | null = null;
+
+/** The test process's cluster, started on first use and stopped when the process exits. */
+export function startPg(): Promise<Pg> {
+  started ??= launch();
+  return started;
+}
+
+async function launch(): Promise<Pg> {
+  const initdb = pgBin("initdb");
+  const pgCtl = pgBin("pg_ctl");
+  if (!initdb || !pgCtl) throw new Error("PostgreSQL is not installed (apt-get install -y postgresql): initdb and pg_ctl are missing");
+  const root = process.getuid?.() === 0;
+  const as = (cmd: string[]) => (root ? ["runuser", "-u", "postgres", "--", ...cmd] : cmd);
+  const dir = mkdtempSync(join(tmpdir(), "hearth-pg-"));
+  if (root) {
+    const ids = Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim();
+    const gid = Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim();
+    chownSync(dir, Number(ids), Number(gid));
+  }
+  const data = join(dir, "data");
+  const stopCmd = as([pgCtl, "-D", data, "-m", "immediate", "-s", "stop"]);
+  // bun test exits without running exit handlers (nor waits for a start a timeout gave up on): a watcher, started
+  // before anything else, stops the cluster and removes its folder once this process is gone, however it ends.
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  // setsid -f: the watcher is in a session of its own, so nothing ending this process or its group ends it too.
+  Bun.spawn(["setsid", "-f", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; for i in 1 2 3 4 5; do ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}; [ -e ${quote(dir)} ] || break; sleep 1; done`], {
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  }).unref();
+  const run = (cmd: string[]) => {
+    const p = Bun.spawnSync(as(cmd), { stdout: "pipe", stderr: "pipe" });
+    if (p.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed: ${p.stderr.toString() || p.stdout.toString()}`);
+  };
+  run([initdb, "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  const port = await freePort();
+  // Durability is not what these tests check: without fsync a suite does not wait on the disk.
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  run([pgCtl, "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-s", "start"]);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    Bun.spawnSync(stopCmd, { stdout: "ignore", stderr: "ignore" });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const admin = new SQL({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, max: 1 });
+  let n = 0;
+  return {
+    port,
+    async database() {
+      const name = `t${process.pid}_${++n}`;
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    stop() {
+      void admin.close();
+      stop();
+    },
+  };
+}
