@@ -33,6 +33,13 @@ export interface McpBenchResult {
   mcpOverSdkExample: number;
   /** Stateless 2026-07-28 tools/call req/s over HTTP GET's. */
   modernOverHttp: number;
+  /**
+   * The most tools/call can reach against HTTP GET at this GET's cost, from the
+   * floor: a bare Bun.serve spends `floorExtraCpu` µs more on a POST that reads
+   * a JSON-RPC body and answers a tools/call-sized result than on a GET, and
+   * no POST transport on Bun can spend less than that beside Hearth's GET.
+   */
+  ceiling: { floorExtraCpu: number; ratio: number } | null;
   /** Server CPU per request of HTTP GET over that of the 2025 session tools/call and the 2026-07-28 one. */
   cpuRatio: { session: number; modern: number } | null;
   /** The tools/list answer's size in bytes, and in tokens at about four bytes each, with every tool and in discovery mode. */
@@ -131,6 +138,10 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
     procs.push(Bun.spawn([process.execPath, cli, "serve"], { env: { ...env, PORT: String(port) }, stdout: "ignore", stderr: "inherit" }));
     const base = `http://127.0.0.1:${port}`;
     await waitUp(`${base}/health`);
+    const floorPort = freePort();
+    procs.push(Bun.spawn([process.execPath, join(import.meta.dir, "floor.ts")], { env: { ...process.env, PORT: String(floorPort) }, stdout: "ignore", stderr: "inherit" }));
+    const floorUrl = `http://127.0.0.1:${floorPort}/`;
+    await waitUp(floorUrl);
     const examplePort = freePort();
     procs.push(Bun.spawn([process.execPath, import.meta.path, "--sdk-example", String(examplePort)], { stdout: "ignore", stderr: "inherit" }));
     const exampleUrl = `http://127.0.0.1:${examplePort}/mcp`;
@@ -213,7 +224,16 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
         body: rpc("tools/call", { name: "greet", arguments: { name: "bench" } }),
         expect: "Hello, bench!",
       },
-    ].map((x) => ({ ...x, seconds: Math.max(1, Math.round(seconds / rounds)), connections, pid: x.url === exampleUrl ? procs[1].pid : procs[0].pid }) as Scenario);
+      { name: "floor GET (Bun.serve JSON)", url: floorUrl, method: "GET", headers: {}, expect: '"result"' },
+      {
+        name: "floor POST (Bun.serve, JSON-RPC body, tools/call-sized answer)",
+        url: floorUrl,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: call,
+        expect: '"structuredContent"',
+      },
+    ].map((x) => ({ ...x, seconds: Math.max(1, Math.round(seconds / rounds)), connections, pid: x.url === exampleUrl ? procs[2].pid : x.url === floorUrl ? procs[1].pid : procs[0].pid }) as Scenario);
     // Interleaved rounds, medians reported: a drift in the machine's load then touches every row alike.
     const runs: McpBenchRow[][] = scenarios.map(() => []);
     for (let round = 0; round < rounds; round++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(scenarios[i].name, scenarios[i]));
@@ -226,7 +246,8 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       errors: r.reduce((n, x) => n + x.errors, 0),
       ...(r.every((x) => x.cpu !== undefined) ? { cpu: median(r.map((x) => x.cpu!)) } : {}),
     }));
-    const [http, , session_, , modern, example] = rows;
+    const [http, , session_, , modern, example, floorGet, floorPost] = rows;
+    const floorExtraCpu = floorGet.cpu !== undefined && floorPost.cpu !== undefined ? Math.round((floorPost.cpu - floorGet.cpu) * 10) / 10 : undefined;
     return {
       seconds,
       connections,
@@ -239,6 +260,8 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
         http.cpu && session_.cpu && modern.cpu
           ? { session: Math.round((http.cpu / session_.cpu) * 100) / 100, modern: Math.round((http.cpu / modern.cpu) * 100) / 100 }
           : null,
+      ceiling:
+        http.cpu && floorExtraCpu !== undefined ? { floorExtraCpu, ratio: Math.round((http.cpu / (http.cpu + floorExtraCpu)) * 100) / 100 } : null,
       toolsList,
     };
   } finally {
@@ -260,8 +283,11 @@ export function mcpTable(r: McpBenchResult): string {
 export function mcpSummary(r: McpBenchResult): string {
   const size = (x: { bytes: number; tokens: number }) => `${x.bytes} bytes (~${x.tokens} tokens)`;
   const cpu = r.cpuRatio ? `; server CPU per request, HTTP GET's over tools/call's: ${Math.round(r.cpuRatio.session * 100)}% (session), ${Math.round(r.cpuRatio.modern * 100)}% (2026-07-28)` : "";
+  const ceiling = r.ceiling
+    ? `\nthe floor's POST (reading a JSON-RPC body, answering a tools/call-sized result) costs ${r.ceiling.floorExtraCpu} µs more than its GET: beside this HTTP GET, no POST transport on Bun can pass ${Math.round(r.ceiling.ratio * 100)}% of its rate`
+    : "";
   return [
-    `MCP tools/call / HTTP GET: ${Math.round(r.mcpOverHttp * 100)}% (session), ${Math.round(r.modernOverHttp * 100)}% (stateless 2026-07-28) (target >= 90%)${cpu}`,
+    `MCP tools/call / HTTP GET: ${Math.round(r.mcpOverHttp * 100)}% (session), ${Math.round(r.modernOverHttp * 100)}% (stateless 2026-07-28) (target >= 90%)${cpu}${ceiling}`,
     `tools/list: ${size(r.toolsList.all)} with every tool; ${size(r.toolsList.discover)} with ?mode=discover`,
   ].join("\n");
 }

@@ -73,6 +73,8 @@ const CHECKPOINT_EVERY_MS = 250;
  * come seconds apart even under writes as fast as the store takes them.
  */
 export const WAL_LIMIT_BYTES = 64 << 20;
+/** How often, at most, commits look at the WAL's size: a look is a system call, which costs a small write a few percent of its time. */
+const WAL_LOOK_EVERY_MS = 10;
 /** A drain that has not answered by then (the worker stuck or gone) lets writes go on. */
 const DRAIN_GIVE_UP_MS = 2000;
 /** The worker is a second JavaScript VM (~6 MB resident): it starts once the WAL holds this much, which a start's own few writes do not reach. */
@@ -115,6 +117,8 @@ export class SqliteStore implements StoreApi {
   private drainAsked = false;
   private readonly walFile: string;
   private walLimit = WAL_LIMIT_BYTES;
+  /** When a commit last looked at the WAL's size (performance.now()). */
+  private walLooked = -Infinity;
 
   constructor(readonly file: string) {
     this.writer = new Database(file, { create: true, strict: true });
@@ -148,7 +152,11 @@ export class SqliteStore implements StoreApi {
             out = await fn();
             this.tx.commit.run();
             // Once the worker failed, or while a drain is asked for, the WAL's size decides nothing: no stat then.
-            if (!this.checkpointerFailed && !this.drainAsked) {
+            // Under a stream of commits one look per WAL_LOOK_EVERY_MS is enough (the WAL passes its limit by what
+            // that many milliseconds write) and spares each commit a system call.
+            const t = performance.now();
+            if (!this.checkpointerFailed && !this.drainAsked && t - this.walLooked >= WAL_LOOK_EVERY_MS) {
+              this.walLooked = t;
               const wal = statSync(this.walFile, { throwIfNoEntry: false })?.size ?? 0;
               if (!this.checkpointer && wal >= CHECKPOINTER_FROM_BYTES) this.checkpointer = this.startCheckpointer();
               else if (wal > this.walLimit && this.checkpointer) this.drain(this.checkpointer);

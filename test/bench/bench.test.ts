@@ -180,3 +180,26 @@ describe("the hand-written limit", () => {
     expect((await limitCall("notes/get?title=missing", limitToken)).status).toBe(404);
   });
 });
+
+describe("the floor's POST", () => {
+  test("reads a JSON-RPC body and answers a tools/call-sized result with the request's id, and GET still answers the small object", async () => {
+    const { freePort, waitFor200 } = await import("../../bench/lib.ts");
+    const port = freePort();
+    const floor = Bun.spawn([process.execPath, join(import.meta.dir, "../../bench/floor.ts")], { env: { ...process.env, PORT: String(port) }, stdout: "ignore" });
+    try {
+      await waitFor200(`http://127.0.0.1:${port}/`);
+      const get = (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as { result: { title: string } };
+      expect(get.result.title).toBe("floor");
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "notes_get", arguments: { title: "bench" } } });
+      const post = (await (await fetch(`http://127.0.0.1:${port}/`, { method: "POST", headers: { "content-type": "application/json" }, body })).json()) as {
+        id: number;
+        result: { content: { text: string }[]; structuredContent: unknown };
+      };
+      expect(post.id).toBe(7);
+      expect(JSON.parse(post.result.content[0].text)).toEqual(post.result.structuredContent);
+    } finally {
+      floor.kill();
+      await floor.exited;
+    }
+  });
+});
