@@ -67,8 +67,8 @@ export function hasAccounts(store: Store): boolean {
 }
 
 /** Counts an attempt against the client address (sign-in and sign-up share the tighter limit). */
-export function limitAttempt(rt: Runtime, address: string) {
-  limiterOf(rt).check("signin", `ip:${address}`, rt.clock.now().getTime(), "sign-in attempts");
+export function limitAttempt(rt: Runtime, address: string): void | Promise<void> {
+  return limiterOf(rt).check("signin", `ip:${address}`, rt.clock.now().getTime(), "sign-in attempts");
 }
 
 export interface SignUp {

@@ -1,0 +1,36 @@
+// State that every instance of one deployment must agree on: rate-limit
+// buckets, credits held for calls still running, claims on a payment
+// between verify and settle, and messages one instance sends the others
+// (a token revoked, a chat message posted). One instance keeps it in its own
+// memory (local.ts); several behind a load balancer share a Redis server
+// (redis.ts), chosen by HEARTH_REDIS_URL.
+import type { Logger } from "../plugin.ts";
+import { LocalShared } from "./local.ts";
+import { RedisShared } from "./redis.ts";
+
+export interface Shared {
+  /** One turn from key's bucket, which refills perMinute a minute up to perMinute: 0 when allowed, else the seconds until a turn is free. */
+  take(key: string, perMinute: number, now: number): number | Promise<number>;
+  /** Holds credits for one call (id) against an account when they fit in balance beside what its other running calls hold; false when they do not. */
+  hold(account: string, id: string, credits: number, balance: number): boolean | Promise<boolean>;
+  /** Lets a hold go (the call was charged, or failed). */
+  unhold(account: string, id: string, credits: number): void;
+  /** Claims key for ttlMs unless it is claimed already; false when it is. */
+  claim(key: string, ttlMs: number): boolean | Promise<boolean>;
+  unclaim(key: string): void;
+  /** Sends message to every instance's subscribers of channel, this instance's included. */
+  publish(channel: string, message: string): void;
+  /** fn hears every message published on channel from now on; the returned function stops it. */
+  subscribe(channel: string, fn: (message: string) => void): () => void;
+  /** Whether messages from other instances reach this one now; false while the link to them is down (then some may be missed). */
+  readonly heard: boolean;
+  /** fn is told each time `heard` changes. */
+  watch(fn: (heard: boolean) => void): void;
+  close(): void;
+}
+
+/** The instance's shared state: in its own memory, or in the Redis server HEARTH_REDIS_URL names. */
+export function openShared(config: Readonly<Record<string, string>>, log: Pick<Logger, "warn" | "info">): Shared {
+  const url = config.HEARTH_REDIS_URL;
+  return url ? new RedisShared(url, log) : new LocalShared();
+}

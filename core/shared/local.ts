@@ -1,0 +1,63 @@
+// Shared state for a single instance: plain memory, synchronous, so one
+// instance pays nothing for the port.
+import { Buckets } from "../auth/limits.ts";
+import type { Shared } from "./index.ts";
+
+export class LocalShared implements Shared {
+  private buckets = new Map<number, Buckets>();
+  private held = new Map<string, Map<string, number>>();
+  private claims = new Map<string, number>();
+  private channels = new Map<string, Set<(message: string) => void>>();
+  readonly heard = true;
+
+  take(key: string, perMinute: number, now: number): number {
+    let b = this.buckets.get(perMinute);
+    if (!b) this.buckets.set(perMinute, (b = new Buckets(perMinute)));
+    return b.take(key, now);
+  }
+
+  hold(account: string, id: string, credits: number, balance: number): boolean {
+    let calls = this.held.get(account);
+    let sum = 0;
+    for (const c of calls?.values() ?? []) sum += c;
+    if (sum + credits > balance) return false;
+    if (!calls) this.held.set(account, (calls = new Map()));
+    calls.set(id, credits);
+    return true;
+  }
+
+  unhold(account: string, id: string) {
+    const calls = this.held.get(account);
+    if (!calls?.delete(id) || calls.size) return;
+    this.held.delete(account);
+  }
+
+  claim(key: string, ttlMs: number): boolean {
+    const now = Date.now();
+    const until = this.claims.get(key);
+    if (until !== undefined && until > now) return false;
+    this.claims.set(key, now + ttlMs);
+    return true;
+  }
+
+  unclaim(key: string) {
+    this.claims.delete(key);
+  }
+
+  publish(channel: string, message: string) {
+    for (const fn of this.channels.get(channel) ?? []) fn(message);
+  }
+
+  subscribe(channel: string, fn: (message: string) => void): () => void {
+    let set = this.channels.get(channel);
+    if (!set) this.channels.set(channel, (set = new Set()));
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+      if (!set.size) this.channels.delete(channel);
+    };
+  }
+
+  watch() {}
+  close() {}
+}
