@@ -19,6 +19,7 @@ const PREFIX = "hearth:";
 /** A command slower than this is taken as Redis being unreachable. */
 const COMMAND_MS = 1000;
 const RETRY_MS = 250;
+const OPTIONS = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 };
 
 // A token bucket per key: what the local Buckets do, in one atomic step.
 const TAKE = `
@@ -70,17 +71,30 @@ export class RedisShared implements Shared {
     private url: string,
     private log: Pick<Logger, "warn" | "info">,
   ) {
-    const opts = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 };
-    this.cmd = new RedisClient(url, opts);
-    this.sub = new RedisClient(url, opts);
+    this.cmd = new RedisClient(url, OPTIONS);
     this.cmd.onclose = () => this.retry(this.cmd);
-    this.sub.onclose = () => {
-      this.setHeard(false);
-      this.retry(this.sub);
-    };
-    this.sub.onconnect = () => void this.resubscribe();
     this.connect(this.cmd);
-    this.connect(this.sub);
+    this.sub = this.subscriber();
+  }
+
+  /**
+   * A fresh connection for the subscriptions each time: a client keeps its
+   * listeners across a reconnect though Redis has forgotten them, so
+   * subscribing again on it would hear each message twice.
+   */
+  private subscriber(): RedisClient {
+    const sub = new RedisClient(this.url, OPTIONS);
+    sub.onconnect = () => void this.resubscribe(sub);
+    sub.onclose = () => {
+      if (sub !== this.sub) return;
+      this.setHeard(false);
+      sub.onclose = null;
+      setTimeout(() => {
+        if (!this.closed) this.sub = this.subscriber();
+      }, RETRY_MS).unref();
+    };
+    sub.connect().catch(() => sub.onclose?.(new Error("unreachable")));
+    return sub;
   }
 
   private connect(c: RedisClient) {
@@ -98,10 +112,10 @@ export class RedisShared implements Shared {
     }, RETRY_MS).unref();
   }
 
-  private async resubscribe() {
+  private async resubscribe(sub: RedisClient) {
     try {
-      for (const channel of this.channels.keys()) await this.sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m));
-      if (this.sub.connected) this.setHeard(true);
+      for (const channel of this.channels.keys()) await sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m));
+      if (sub === this.sub && sub.connected) this.setHeard(true);
     } catch {
       // The connection went again; its close retries.
     }
@@ -184,7 +198,8 @@ export class RedisShared implements Shared {
     let set = this.channels.get(channel);
     if (!set) {
       this.channels.set(channel, (set = new Set()));
-      if (this.sub.connected) this.sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m)).catch(() => {});
+      // Unheard, the subscriptions are being made again on connecting, this one's with them.
+      if (this.heard) this.sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m)).catch(() => {});
     }
     set.add(fn);
     return () => set.delete(fn);

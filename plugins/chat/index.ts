@@ -47,6 +47,10 @@ export default definePlugin({
   config: {
     HEARTH_CHAT_LIVE_MAX: { default: "1000", description: "Most live connections (/chat/<room>/live) open at once; more are refused with 503." },
   },
+  // Listens from the start, so a message posted on another instance reaches this one's listeners from their first moment.
+  start(ctx) {
+    hubFor(ctx.config, ctx.broadcast);
+  },
   methods: {
     send: write({
       description: "Posts a message in a room as the caller (1 to 4,000 characters). The room is created by its first message.",
