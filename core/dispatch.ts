@@ -100,8 +100,9 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
       return out;
     }
     return await run(true);
-  } catch (e) {
+  } finally {
+    // Only now, once the charge is committed (or the call failed), is what was held for it let go:
+    // another instance never sees the balance before the charge without the hold beside it.
     if (paid) rt.metering?.release?.(call);
-    throw e;
   }
 }

@@ -51,7 +51,7 @@ export interface Metering {
   settle?(call: Call): Promise<void>;
   /** Called inside a write transaction after the handler (and settle) succeeded; records the charge. A throw undoes the call's writes. */
   commit?(call: Call): void | Promise<void>;
-  /** Called when the call failed, so anything held for its plan is let go. */
+  /** Called when the call is over (it failed, or its charge committed), so anything held for its plan is let go. */
   release?(call: Call): void;
 }
 

@@ -216,14 +216,15 @@ export class PayMetering implements Metering {
     const now = this.rt.clock.now().getTime();
     const db = this.rt.store.wdb;
     if (plan.kind === "credits") {
-      if (servedFromCache(call)) return this.unhold(plan);
+      // The hold stays until release, after this transaction commits.
+      if (servedFromCache(call)) return;
       const balance = balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
       append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
-      return this.unhold(plan);
+      return;
     }
+    // The claim stays until release, after the settled authorization is committed.
     const settled = plan.settled;
-    this.rt.shared.unclaim(`x402:${plan.key}`);
     if (!settled) return;
     db.insert(payX402)
       .values({
