@@ -8,6 +8,11 @@ import type { Logger } from "../plugin.ts";
 import { LocalShared } from "./local.ts";
 import { RedisShared } from "./redis.ts";
 
+export interface Failures {
+  count: number;
+  last: number;
+}
+
 export interface Shared {
   /** One turn from key's bucket, which refills perMinute a minute up to perMinute: 0 when allowed, else the seconds until a turn is free. */
   take(key: string, perMinute: number, now: number): number | Promise<number>;
@@ -15,6 +20,12 @@ export interface Shared {
   hold(account: string, id: string, credits: number, balance: number): boolean | Promise<boolean>;
   /** Lets a hold go (the call was charged, or failed). */
   unhold(account: string, id: string, credits: number): void;
+  /** Failures counted under key: how many, and when the latest was (perhaps longer ago than they are kept); null when none. */
+  failures(key: string): Failures | null | Promise<Failures | null>;
+  /** Counts one more failure under key at now; a count with none in forgetMs starts again. */
+  fail(key: string, now: number, forgetMs: number): void | Promise<void>;
+  /** Wipes key's count. */
+  forgive(key: string): void;
   /** Claims key for ttlMs unless it is claimed already; false when it is. */
   claim(key: string, ttlMs: number): boolean | Promise<boolean>;
   unclaim(key: string): void;

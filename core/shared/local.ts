@@ -1,12 +1,16 @@
 // Shared state for a single instance: plain memory, synchronous, so one
 // instance pays nothing for the port.
 import { Buckets } from "../auth/limits.ts";
-import type { Shared } from "./index.ts";
+import type { Failures, Shared } from "./index.ts";
+
+const MAX_FAILURES = 50_000;
 
 export class LocalShared implements Shared {
   private buckets = new Map<number, Buckets>();
   private held = new Map<string, Map<string, number>>();
   private claims = new Map<string, number>();
+  /** Kept in order of latest failure, so the stalest go first when the map is full. */
+  private failed = new Map<string, Failures & { forgetMs: number }>();
   private channels = new Map<string, Set<(message: string) => void>>();
   readonly heard = true;
 
@@ -30,6 +34,37 @@ export class LocalShared implements Shared {
     const calls = this.held.get(account);
     if (!calls?.delete(id) || calls.size) return;
     this.held.delete(account);
+  }
+
+  failures(key: string): Failures | null {
+    return this.failed.get(key) ?? null;
+  }
+
+  fail(key: string, now: number, forgetMs: number) {
+    let f = this.failed.get(key);
+    if (f && now - f.last > forgetMs) f = undefined;
+    if (!f) {
+      if (this.failed.size >= MAX_FAILURES) this.prune(now);
+      f = { count: 0, last: now, forgetMs };
+    }
+    f.count += 1;
+    f.last = now;
+    this.failed.delete(key);
+    this.failed.set(key, f);
+  }
+
+  forgive(key: string) {
+    this.failed.delete(key);
+  }
+
+  /** Runs only when the map is full: forgets what has lapsed, and if that frees too little, the stalest half. */
+  private prune(now: number) {
+    for (const [k, f] of this.failed) if (now - f.last > f.forgetMs) this.failed.delete(k);
+    let drop = this.failed.size >= MAX_FAILURES ? this.failed.size / 2 : 0;
+    for (const k of this.failed.keys()) {
+      if (drop-- <= 0) break;
+      this.failed.delete(k);
+    }
   }
 
   claim(key: string, ttlMs: number): boolean {

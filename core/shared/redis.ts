@@ -12,7 +12,7 @@
 // trusting themselves. Both connections are retried until Redis is back.
 import { RedisClient } from "bun";
 import type { Logger } from "../plugin.ts";
-import type { Shared } from "./index.ts";
+import type { Failures, Shared } from "./index.ts";
 import { LocalShared } from "./local.ts";
 
 const PREFIX = "hearth:";
@@ -50,6 +50,18 @@ if held + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[2] .. ':' .. ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
+`;
+
+// A count of failures that starts again after a quiet spell, lapsing with it.
+const FAIL = `
+local b = redis.call('HMGET', KEYS[1], 'c', 'l')
+local count = tonumber(b[1]) or 0
+local last = tonumber(b[2]) or 0
+local now = tonumber(ARGV[1])
+if now - last > tonumber(ARGV[2]) then count = 0 end
+redis.call('HSET', KEYS[1], 'c', count + 1, 'l', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return count + 1
 `;
 
 /** Longer than any call runs; only an instance that died leaves a hold to lapse. */
@@ -172,6 +184,21 @@ export class RedisShared implements Shared {
   unhold(account: string, id: string, credits: number) {
     if (this.heldHere.delete(id)) return this.local.unhold(account, id);
     void this.run("ZREM", [`${PREFIX}holds:${account}`, `${credits}:${id}`]);
+  }
+
+  async failures(key: string): Promise<Failures | null> {
+    const got = await this.run<(string | null)[]>("HMGET", [`${PREFIX}fail:${key}`, "c", "l"]);
+    if (got === undefined) return this.local.failures(key);
+    return got[0] === null || got[1] === null ? null : { count: Number(got[0]), last: Number(got[1]) };
+  }
+
+  async fail(key: string, now: number, forgetMs: number) {
+    if ((await this.run("EVAL", [FAIL, "1", `${PREFIX}fail:${key}`, String(now), String(forgetMs)])) === undefined) this.local.fail(key, now, forgetMs);
+  }
+
+  forgive(key: string) {
+    this.local.forgive(key);
+    void this.run("DEL", [`${PREFIX}fail:${key}`]);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {

@@ -155,6 +155,14 @@ describe.skipIf(!REDIS_SERVER)("shared state in Redis", () => {
       expect(await Promise.race([listening, Bun.sleep(2000).then(() => false)])).toBe(true);
     });
 
+    test("failed sign-ins spread over both instances add up: the wait starts as soon as it would on one", async () => {
+      const statuses = [];
+      for (const h of [a, b, a, b]) statuses.push((await post(h, "/signin", { username: "alice", password: "not her password" })).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      // Even the right password waits its turn, on either instance.
+      expect((await post(a, "/signin", { username: "alice", password: "a long passphrase" })).status).toBe(429);
+    });
+
     test("with Redis away both keep serving and a revocation still holds at once; once it is back, messages flow again", async () => {
       const t = await newToken();
       const later = await newToken();
