@@ -19,6 +19,8 @@ const PREFIX = "hearth:";
 /** A command slower than this is taken as Redis being unreachable. */
 const COMMAND_MS = 1000;
 const RETRY_MS = 250;
+/** How long a Redis that let a command time out is passed over. */
+const SLOW_PAUSE_MS = 5_000;
 const OPTIONS = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 };
 
 // A token bucket per key: what the local Buckets do, in one atomic step.
@@ -77,6 +79,7 @@ export class RedisShared implements Shared {
   private channels = new Map<string, Set<(message: string) => void>>();
   private watchers: ((heard: boolean) => void)[] = [];
   private closed = false;
+  private slowUntil = 0;
   heard = false;
 
   constructor(
@@ -153,13 +156,17 @@ export class RedisShared implements Shared {
 
   /** A command's answer (null being Redis's nil), or undefined when Redis is not there to give it in time. */
   private async run<T>(command: string, args: string[]): Promise<T | undefined> {
-    if (!this.cmd.connected) return undefined;
+    // A Redis that stopped answering is left alone a while, so calls do not each wait for it.
+    if (!this.cmd.connected || Date.now() < this.slowUntil) return undefined;
     let timer: Timer | undefined;
     try {
       return await Promise.race([
         this.cmd.send(command, args) as Promise<T>,
         new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), COMMAND_MS);
+          timer = setTimeout(() => {
+            this.slowUntil = Date.now() + SLOW_PAUSE_MS;
+            resolve(undefined);
+          }, COMMAND_MS);
         }),
       ]);
     } catch {
