@@ -19,6 +19,8 @@ const PREFIX = "hearth:";
 /** A command slower than this is taken as Redis being unreachable. */
 const COMMAND_MS = 1000;
 const RETRY_MS = 250;
+/** How often the subscription is asked whether Redis still answers, and how long the answer may take. */
+const PING_MS = 500;
 /** How long a Redis that let a command time out is passed over. */
 const SLOW_PAUSE_MS = 5_000;
 const OPTIONS = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 };
@@ -80,6 +82,7 @@ export class RedisShared implements Shared {
   private watchers: ((heard: boolean) => void)[] = [];
   private closed = false;
   private slowUntil = 0;
+  private pinger: Timer;
   heard = false;
 
   constructor(
@@ -90,6 +93,30 @@ export class RedisShared implements Shared {
     this.cmd.onclose = () => this.retry(this.cmd);
     this.connect(this.cmd);
     this.sub = this.subscriber();
+    this.pinger = setInterval(() => void this.ping(), PING_MS);
+    this.pinger.unref();
+  }
+
+  /**
+   * A Redis that stops answering leaves its connections open: only asking
+   * shows it. A subscription that does not answer a ping in time is taken as
+   * lost, so the caches that rely on it stop trusting themselves.
+   */
+  private async ping() {
+    const sub = this.sub;
+    if (!this.heard || !sub.connected) return;
+    let timer: Timer | undefined;
+    const answered = await Promise.race([
+      sub.ping().then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), PING_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!answered && !this.closed) this.lost(sub);
   }
 
   /**
@@ -100,17 +127,24 @@ export class RedisShared implements Shared {
   private subscriber(): RedisClient {
     const sub = new RedisClient(this.url, OPTIONS);
     sub.onconnect = () => void this.resubscribe(sub);
-    sub.onclose = () => {
-      if (sub !== this.sub) return;
-      this.setHeard(false);
-      sub.onclose = null;
-      setTimeout(() => {
-        if (!this.closed) this.sub = this.subscriber();
-      }, RETRY_MS).unref();
-    };
-    sub.connect().catch(() => sub.onclose?.(new Error("unreachable")));
+    sub.onclose = () => this.lost(sub);
+    sub.connect().catch(() => this.lost(sub));
     return sub;
   }
+
+  /** The subscription went (or stopped answering): unheard until a new one is made. */
+  private lost(sub: RedisClient) {
+    if (sub !== this.sub || this.replacing) return;
+    this.replacing = true;
+    this.setHeard(false);
+    sub.onclose = null;
+    sub.close();
+    setTimeout(() => {
+      this.replacing = false;
+      if (!this.closed) this.sub = this.subscriber();
+    }, RETRY_MS).unref();
+  }
+  private replacing = false;
 
   private connect(c: RedisClient) {
     if (this.closed) return;
@@ -245,6 +279,7 @@ export class RedisShared implements Shared {
 
   close() {
     this.closed = true;
+    clearInterval(this.pinger);
     this.heard = false;
     this.cmd.close();
     this.sub.close();

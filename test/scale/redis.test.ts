@@ -193,6 +193,33 @@ describe.skipIf(!REDIS_SERVER)("shared state in Redis", () => {
     });
   });
 
+  test("a Redis that stops answering, its connections still open, is taken as away until it answers again", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "hearth-shared-hung-"));
+    const env = { HEARTH_REDIS_URL: redis.url, HEARTH_RATE_READS: "0" };
+    const a = await startHearth({ dataDir, env });
+    const b = await startHearth({ dataDir, env });
+    try {
+      const token = await a.token("carol");
+      expect(await within(2000, () => a.rt.shared.heard && b.rt.shared.heard)).toBe(true);
+      expect((await b.call("notes/list", {}, { token })).status).toBe(200);
+      redis.pause();
+      try {
+        expect(await within(3000, () => !b.rt.shared.heard)).toBe(true);
+        // Still serving; and a token revoked meanwhile (its message cannot travel) is refused at once.
+        expect((await b.call("notes/list", {}, { token })).status).toBe(200);
+        a.rt.store.writer.run("UPDATE tokens SET revoked = 1");
+        expect((await b.call("notes/list", {}, { token })).status).toBe(401);
+      } finally {
+        redis.resume();
+      }
+      expect(await within(5000, () => a.rt.shared.heard && b.rt.shared.heard)).toBe(true);
+    } finally {
+      await a.stop();
+      await b.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("messages published after a reconnect are heard once each", async () => {
     const one = new RedisShared(redis.url, quiet);
     const two = new RedisShared(redis.url, quiet);

@@ -46,6 +46,9 @@ export async function startRedis() {
     },
     /** Starts it again on the same port, empty. */
     start: up,
+    /** Freezes it (SIGSTOP): connections stay open and nothing answers. */
+    pause: () => proc?.kill("SIGSTOP"),
+    resume: () => proc?.kill("SIGCONT"),
   };
 }
 
