@@ -105,7 +105,8 @@ export class PayMetering implements Metering {
       const account = caller.account.id;
       const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account);
       const hold = crypto.randomUUID();
-      if (balance < price || !(await this.rt.shared.hold(account, hold, price, balance))) throw this.short(entry, price, Math.max(0, balance), baseUrl);
+      const free = balance < price ? balance : balance - (await this.rt.shared.hold(account, hold, price, balance));
+      if (free < price) throw this.short(entry, price, Math.max(0, free), baseUrl);
       return { kind: "credits", held: true, hold, account, credits: price, entry, caller, baseUrl };
     }
     if (!terms) throw noPayments(entry, price);

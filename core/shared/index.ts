@@ -16,8 +16,8 @@ export interface Failures {
 export interface Shared {
   /** One turn from key's bucket, which refills perMinute a minute up to perMinute: 0 when allowed, else the seconds until a turn is free. */
   take(key: string, perMinute: number, now: number): number | Promise<number>;
-  /** Holds credits for one call (id) against an account when they fit in balance beside what its other running calls hold; false when they do not. */
-  hold(account: string, id: string, credits: number, balance: number): boolean | Promise<boolean>;
+  /** What the account's other running calls hold; the hold of credits for this call (id) is made only if they fit in balance beside it. */
+  hold(account: string, id: string, credits: number, balance: number): number | Promise<number>;
   /** Lets a hold go (the call was charged, or failed). */
   unhold(account: string, id: string, credits: number): void;
   /** Failures counted under key: how many, and when the latest was (perhaps longer ago than they are kept); null when none. */

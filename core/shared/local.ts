@@ -20,14 +20,14 @@ export class LocalShared implements Shared {
     return b.take(key, now);
   }
 
-  hold(account: string, id: string, credits: number, balance: number): boolean {
+  hold(account: string, id: string, credits: number, balance: number): number {
     let calls = this.held.get(account);
-    let sum = 0;
-    for (const c of calls?.values() ?? []) sum += c;
-    if (sum + credits > balance) return false;
+    let others = 0;
+    for (const c of calls?.values() ?? []) others += c;
+    if (others + credits > balance) return others;
     if (!calls) this.held.set(account, (calls = new Map()));
     calls.set(id, credits);
-    return true;
+    return others;
   }
 
   unhold(account: string, id: string) {

@@ -50,10 +50,10 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local held = 0
 for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do held = held + tonumber(string.match(m, '^(%d+):')) end
-if held + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return 0 end
+if held + tonumber(ARGV[2]) > tonumber(ARGV[3]) then return held end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[2] .. ':' .. ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1
+return held
 `;
 
 // A count of failures that starts again after a quiet spell, lapsing with it.
@@ -215,9 +215,9 @@ export class RedisShared implements Shared {
     return wait === undefined ? this.local.take(key, perMinute, now) : wait;
   }
 
-  async hold(account: string, id: string, credits: number, balance: number): Promise<boolean> {
-    const ok = await this.run<number>("EVAL", [HOLD, "1", `${PREFIX}holds:${account}`, id, String(credits), String(balance), String(HOLD_MS)]);
-    if (ok !== undefined) return ok === 1;
+  async hold(account: string, id: string, credits: number, balance: number): Promise<number> {
+    const others = await this.run<number>("EVAL", [HOLD, "1", `${PREFIX}holds:${account}`, id, String(credits), String(balance), String(HOLD_MS)]);
+    if (others !== undefined) return others;
     this.heldHere.add(id);
     return this.local.hold(account, id, credits, balance);
   }
