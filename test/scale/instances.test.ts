@@ -220,10 +220,8 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     // Each instance has the token cached from a call of its own.
     for (const i of instances) expect((await call(i.url, "notes/list", {}, token, "GET")).status).toBe(200);
     expect((await asAlice(instances[1].url, "/token/revoke", { id }, alice)).status).toBe(200);
-    const revokedAt = Date.now();
     const refusedBy = async (i: Instance) => (await call(i.url, "notes/list", {}, token, "GET")).status === 401;
     await until(1000, async () => (await Promise.all(instances.map(refusedBy))).every(Boolean), "every instance refuses the revoked token");
-    expect(Date.now() - revokedAt).toBeLessThanOrEqual(1000);
   });
 
   test(`50 concurrent charges against ${CREDITS} credits: exactly ${CREDITS} are served, and no call runs that could not be paid`, async () => {
@@ -239,7 +237,8 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
   });
 
   test("1,000 events due within a minute each fire exactly once across the three instances", async () => {
-    const start = secondAfter(8_000);
+    // Far enough ahead that making them all (through three processes writing one database) ends first.
+    const start = secondAfter(12_000);
     // 100 events fall due on each of ten seconds.
     const titles = Array.from({ length: 1000 }, (_, i) => ({ title: `burst ${i}`, when: new Date(start + Math.floor(i / 100) * 1000).toISOString() }));
     const made = await pool(titles, 16, (t) => call(via(), "events/create", t, bob));
@@ -263,16 +262,17 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
 
   test("an instance killed (SIGKILL) mid-run loses no write it acknowledged, and the others run the firings it had claimed", async () => {
     const [a, b, victim] = instances;
-    const due = secondAfter(3_000);
+    const due = secondAfter(5_000);
     const made = await pool(
-      Array.from({ length: 200 }, (_, i) => ({ title: `crash ${i}`, when: new Date(due).toISOString() })),
+      Array.from({ length: 300 }, (_, i) => ({ title: `crash ${i}`, when: new Date(due).toISOString() })),
       16,
       (t) => call(via(), "events/create", t, bob),
     );
     expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
     const ids = new Set(made.map((m) => m.body.result.id as string));
     // The other two are paused over the due time, so the firings are claimed by the victim, which then dies holding them.
-    await Bun.sleep(Math.max(0, due - Date.now() - 300));
+    expect(Date.now()).toBeLessThan(due - 300);
+    await Bun.sleep(due - Date.now() - 300);
     a.proc.kill("SIGSTOP");
     b.proc.kill("SIGSTOP");
     const acknowledged: string[] = [];
@@ -284,19 +284,20 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
         if (!r) return;
       }
     })();
+    const claimed = () => db.query<{ ref: string; owner: string }, []>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'").all();
     let held: { ref: string; owner: string }[] = [];
     try {
-      await until(
-        5_000,
-        () => (held = db.query<{ ref: string; owner: string }, []>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'").all()).length > 0,
-        "the victim claims firings",
-      );
+      const deadline = Date.now() + 5_000;
+      while (!claimed().length) {
+        if (Date.now() > deadline) throw new Error("the victim claimed no firing");
+        await Bun.sleep(5);
+      }
       victim.proc.kill(9);
       victim.alive = false;
       await victim.proc.exited;
       writing = false;
       await writer;
-      held = db.query<{ ref: string; owner: string }, []>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'").all();
+      held = claimed();
     } finally {
       a.proc.kill("SIGCONT");
       b.proc.kill("SIGCONT");
@@ -307,7 +308,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     expect(acknowledged.length).toBeGreaterThan(0);
 
     const state = () => db.query<{ ref: string; status: string; owner: string }, []>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'").all().filter((f) => ids.has(f.ref));
-    await until(30_000, () => state().length === 200 && state().every((f) => f.status === "done"), "every crash firing is done");
+    await until(30_000, () => state().length === 300 && state().every((f) => f.status === "done"), "every crash firing is done");
     const byRef = new Map(state().map((f) => [f.ref, f]));
     for (const h of held) expect(byRef.get(h.ref)!.owner).not.toBe(h.owner);
     // Every write the victim acknowledged is there, read through the survivors.
