@@ -173,7 +173,7 @@ export class RedisShared implements Shared {
   private setHeard(heard: boolean) {
     if (this.heard === heard || (heard && this.closed)) return;
     this.heard = heard;
-    if (heard) this.log.info("shared state: hearing other instances again", { redis: redact(this.url) });
+    if (heard) this.log.info("shared state: hearing other instances", { redis: redact(this.url) });
     else if (!this.closed) this.log.warn("shared state: lost the link to other instances; serving from this instance's memory until it is back", { redis: redact(this.url) });
     for (const fn of this.watchers) fn(heard);
   }
