@@ -49,7 +49,8 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
   const caller = call.caller;
   // Every call takes its turn here, over any surface and nested ones too, against whoever started the chain.
-  limitCall(rt, entry, call.root.caller);
+  const limited = limitCall(rt, entry, call.root.caller);
+  if (limited) await limited;
   if (input.verb === "GET" && def.kind === "write")
     throw new HearthError("method_not_allowed", `${entry.path} changes something: call it with POST and a JSON body`, { headers: { Allow: "POST" } });
 
@@ -99,8 +100,9 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
       return out;
     }
     return await run(true);
-  } catch (e) {
+  } finally {
+    // Only now, once the charge is committed (or the call failed), is what was held for it let go:
+    // another instance never sees the balance before the charge without the hold beside it.
     if (paid) rt.metering?.release?.(call);
-    throw e;
   }
 }

@@ -15,11 +15,13 @@ import { methodsModule } from "./methods.ts";
 import type { CoreModule } from "./module.ts";
 import { payModule } from "./pay/index.ts";
 import { schedulerModule } from "./scheduler/index.ts";
+import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
 
 export const coreModules: readonly CoreModule[] = [
   storeModule,
+  sharedModule,
   mcpModule,
   upstreamModule,
   bytesModule,

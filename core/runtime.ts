@@ -15,6 +15,7 @@ import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
 import { ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { checkAgainstDatabase } from "./db/owntables.ts";
 import { TokenCache } from "./auth/tokens.ts";
+import { openShared, type Shared } from "./shared/index.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -50,7 +51,7 @@ export interface Metering {
   settle?(call: Call): Promise<void>;
   /** Called inside a write transaction after the handler (and settle) succeeded; records the charge. A throw undoes the call's writes. */
   commit?(call: Call): void | Promise<void>;
-  /** Called when the call failed, so anything held for its plan is let go. */
+  /** Called when the call is over (it failed, or its charge committed), so anything held for its plan is let go. */
   release?(call: Call): void;
 }
 
@@ -62,6 +63,8 @@ export class Runtime {
   readonly clock: Clock;
   readonly log: CallLogger;
   readonly tokens: TokenCache;
+  /** What this instance must agree on with the others serving the same deployment. */
+  readonly shared: Shared;
   metering: Metering | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
@@ -82,7 +85,8 @@ export class Runtime {
     this.blobs = parts.blobs;
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? makeLogger(config.HEARTH_LOG);
-    this.tokens = new TokenCache(this.store);
+    this.shared = openShared(config, this.log);
+    this.tokens = new TokenCache(this.store, this.shared);
     this.coreMigrations = parts.coreMigrations;
     const plugins = [...registry.plugins.values()];
     this.capabilities = new Map([...wiring.capabilities, ...plugins.flatMap((p) => Object.entries(p.def.provides?.capabilities ?? {}))]);
@@ -134,6 +138,7 @@ export class Runtime {
   async stop() {
     for (const p of this.registry.plugins.values()) await p.def.stop?.(this.instanceCtx(p.def.name));
     for (const fn of this.stopHooks.splice(0).reverse()) await fn();
+    this.shared.close();
     this.store.close();
   }
 

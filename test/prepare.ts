@@ -1,6 +1,7 @@
-// Makes sure the browser the browser tests drive is present: installs
-// Debian's chromium when it is missing and we may (root, with apt-get). When
-// it cannot be installed it says why and leaves the browser tests to skip.
+// Makes sure the browser the browser tests drive, and the Redis server the
+// shared-state tests start, are present: installs Debian's chromium and
+// redis-server when they are missing and we may (root, with apt-get). When
+// one cannot be installed it says why and leaves its tests to skip.
 import { existsSync } from "node:fs";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -10,20 +11,26 @@ function run(cmd: string[]): boolean {
   return p.exitCode === 0;
 }
 
-export function prepareChromium(): { ok: boolean; reason?: string } {
-  if (existsSync(CHROMIUM)) return { ok: true };
-  if (process.getuid?.() !== 0) return { ok: false, reason: `${CHROMIUM} is missing and installing it needs root (apt-get install -y chromium)` };
-  if (!Bun.which("apt-get")) return { ok: false, reason: `${CHROMIUM} is missing and this system has no apt-get to install it` };
-  if (!run(["apt-get", "install", "-y", "chromium"])) {
+/** Installs Debian's package `pkg` unless `present()` already holds. */
+function prepare(pkg: string, what: string, present: () => boolean): { ok: boolean; reason?: string } {
+  if (present()) return { ok: true };
+  if (process.getuid?.() !== 0) return { ok: false, reason: `${what} is missing and installing it needs root (apt-get install -y ${pkg})` };
+  if (!Bun.which("apt-get")) return { ok: false, reason: `${what} is missing and this system has no apt-get to install it` };
+  if (!run(["apt-get", "install", "-y", pkg])) {
     // A fresh machine may have no package lists yet.
-    if (!run(["apt-get", "update"]) || !run(["apt-get", "install", "-y", "chromium"]))
-      return { ok: false, reason: "apt-get could not install chromium (no network to the Debian mirror?)" };
+    if (!run(["apt-get", "update"]) || !run(["apt-get", "install", "-y", pkg])) return { ok: false, reason: `apt-get could not install ${pkg} (no network to the Debian mirror?)` };
   }
-  return existsSync(CHROMIUM) ? { ok: true } : { ok: false, reason: `apt-get ran but ${CHROMIUM} is still missing` };
+  return present() ? { ok: true } : { ok: false, reason: `apt-get ran but ${what} is still missing` };
 }
+
+export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsSync(CHROMIUM));
+export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
 
 if (import.meta.main) {
   const r = prepareChromium();
   if (r.ok) console.log(`browser tests: using ${CHROMIUM}`);
   else console.log(`browser tests will be skipped: ${r.reason}`);
+  const redis = prepareRedis();
+  if (redis.ok) console.log("shared-state tests: using redis-server");
+  else console.log(`shared-state tests will be skipped: ${redis.reason}`);
 }

@@ -1,9 +1,12 @@
-// Rate limits: a token bucket per caller and class of call, in memory. Each
-// check is a map lookup and a little arithmetic, so it can sit on every call.
+// Rate limits: a token bucket per caller and class of call, kept in the
+// instance's shared state: in memory for one instance, where each check is a
+// map lookup and a little arithmetic, so it can sit on every call; in Redis
+// when several instances share the limits.
 import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import type { Shared } from "../shared/index.ts";
 
 export type LimitClass = "reads" | "writes" | "priced" | "signin";
 
@@ -71,39 +74,45 @@ export function rateLimited(message: string, retryAfter: number) {
   return new HearthError("rate_limited", message, { headers: { "Retry-After": String(retryAfter) }, extra: { retry_after: retryAfter } });
 }
 
-/** Per-instance limiter state: one set of buckets per class, made from the instance's settings. */
+/** An instance's limits: a rate per class from its settings, the buckets in its shared state. */
 export class Limiter {
-  private buckets = new Map<LimitClass, Buckets | null>();
-  constructor(private config: Record<string, string>) {}
+  private rates = new Map<LimitClass, number>();
+  constructor(
+    private config: Record<string, string>,
+    private shared: Shared,
+  ) {}
 
-  private of(cls: LimitClass): Buckets | null {
-    let b = this.buckets.get(cls);
-    if (b === undefined) {
+  private rate(cls: LimitClass): number {
+    let r = this.rates.get(cls);
+    if (r === undefined) {
       const n = Number(this.config[SETTING[cls]] ?? "0");
-      b = Number.isFinite(n) && n > 0 ? new Buckets(n) : null;
-      this.buckets.set(cls, b);
+      r = Number.isFinite(n) && n > 0 ? n : 0;
+      this.rates.set(cls, r);
     }
-    return b;
+    return r;
   }
 
   /** Whether calls of cls are limited at all (a rate of 0 turns a class off). */
   limits(cls: LimitClass): boolean {
-    return this.of(cls) !== null;
+    return this.rate(cls) > 0;
   }
 
-  /** Throws 429 with Retry-After when key has used up its share of cls. */
-  check(cls: LimitClass, key: string, now: number, what: string) {
-    const b = this.of(cls);
-    if (!b) return;
-    const wait = b.take(key, now);
-    if (wait > 0) throw rateLimited(`too many ${what}: at most ${b.perMinute} a minute; try again in ${wait} s`, wait);
+  /** Throws (or rejects) 429 with Retry-After when key has used up its share of cls; synchronous when the buckets are in memory. */
+  check(cls: LimitClass, key: string, now: number, what: string): void | Promise<void> {
+    const perMinute = this.rate(cls);
+    if (!perMinute) return;
+    const refuse = (wait: number) => {
+      if (wait > 0) throw rateLimited(`too many ${what}: at most ${perMinute} a minute; try again in ${wait} s`, wait);
+    };
+    const wait = this.shared.take(`${cls}:${key}`, perMinute, now);
+    return typeof wait === "number" ? refuse(wait) : wait.then(refuse);
   }
 }
 
 const limiters = new WeakMap<Runtime, Limiter>();
 export function limiterOf(rt: Runtime): Limiter {
   let l = limiters.get(rt);
-  if (!l) limiters.set(rt, (l = new Limiter(rt.config)));
+  if (!l) limiters.set(rt, (l = new Limiter(rt.config, rt.shared)));
   return l;
 }
 
@@ -127,12 +136,12 @@ export function classOf(rt: Runtime, entry: MethodEntry): LimitClass {
  * pages and nested calls alike, so each takes one turn from one bucket per
  * caller and class. Nested calls pass the caller who started the chain.
  */
-export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller) {
+export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller): void | Promise<void> {
   const cls = classOf(rt, entry);
   const limiter = limiterOf(rt);
   // A class with no limit costs no key and no clock reading.
   if (!limiter.limits(cls)) return;
   const key = callerKey(caller);
   if (key === null) return;
-  limiter.check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
+  return limiter.check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
 }

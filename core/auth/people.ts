@@ -67,8 +67,8 @@ export function hasAccounts(store: Store): boolean {
 }
 
 /** Counts an attempt against the client address (sign-in and sign-up share the tighter limit). */
-export function limitAttempt(rt: Runtime, address: string) {
-  limiterOf(rt).check("signin", `ip:${address}`, rt.clock.now().getTime(), "sign-in attempts");
+export function limitAttempt(rt: Runtime, address: string): void | Promise<void> {
+  return limiterOf(rt).check("signin", `ip:${address}`, rt.clock.now().getTime(), "sign-in attempts");
 }
 
 export interface SignUp {
@@ -130,11 +130,11 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
   const now = rt.clock.now().getTime();
   const client = { address: from.address, device: from.req ? knownDevice(from.req, username, row?.password, now) : null };
   const backoff = backoffOf(rt);
-  const wait = backoff.wait(username, client, now);
+  const wait = await backoff.wait(username, client, now);
   if (wait > 0) throw rateLimited(`too many failed sign-ins for "${username}": try again in ${wait} s`, wait);
   const ok = row?.password ? await Bun.password.verify(password, row.password) : (await Bun.password.verify(password, await decoyHash()), false);
   if (!row || !ok) {
-    backoff.fail(username, client, rt.clock.now().getTime());
+    await backoff.fail(username, client, rt.clock.now().getTime());
     throw unauthenticated("the username or password is wrong");
   }
   backoff.succeed(username, client);

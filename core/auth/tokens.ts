@@ -4,6 +4,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { HearthError, invalid, unauthenticated } from "../errors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Store } from "../db/index.ts";
+import type { Shared } from "../shared/index.ts";
 import { accounts, tokens } from "../db/schema.ts";
 import { hashToken, newId, newToken } from "./ids.ts";
 
@@ -80,25 +81,50 @@ interface Cached {
   at: number;
 }
 
+const REVOKED = "tokens:revoked";
+/** A revocation may be told before its transaction commits: until then a read still finds the token valid, so it is not cached. */
+const SETTLE_MS = 5_000;
+
 /**
  * Bearer lookups are on every call's path, so resolved tokens are kept in
- * memory briefly. Revocation through revokeToken clears its entry at once.
+ * memory briefly. A revocation is told to every instance (through the shared
+ * state), each dropping the token at once; while an instance cannot hear the
+ * others it caches nothing and asks the database on every call.
  */
 export class TokenCache {
   private map = new Map<string, Cached>();
   private touched = new Map<string, number>();
   /** sha256 of tokens seen lately: hashing is a third of identifying a cached caller. */
   private hashes = new Map<string, string>();
+  /** Tokens revoked lately, with when this instance heard of it. */
+  private revoked = new Map<string, number>();
   constructor(
     private store: Store,
+    private shared: Shared,
     private ttlMs = 30_000,
-  ) {}
+  ) {
+    shared.subscribe(REVOKED, (hash) => this.drop(hash));
+    shared.watch(() => this.clear());
+  }
 
+  /** Drops a revoked token here and on every other instance. */
   forget(hash: string) {
+    this.drop(hash);
+    this.shared.publish(REVOKED, hash);
+  }
+  private drop(hash: string) {
     this.map.delete(hash);
+    const now = Date.now();
+    if (this.revoked.size > 1_000) for (const [h, at] of this.revoked) if (now - at > SETTLE_MS) this.revoked.delete(h);
+    this.revoked.set(hash, now);
   }
   clear() {
     this.map.clear();
+  }
+  private cacheable(hash: string): boolean {
+    if (!this.shared.heard) return false;
+    const at = this.revoked.get(hash);
+    return at === undefined || Date.now() - at > SETTLE_MS;
   }
 
   /** Resolves a bearer token to a caller, or throws 401. */
@@ -140,7 +166,7 @@ export class TokenCache {
         at: now,
       };
       if (this.map.size > 10_000) this.map.clear();
-      this.map.set(hash, hit);
+      if (this.cacheable(hash)) this.map.set(hash, hit);
     }
     if (hit.expires !== null && hit.expires <= now) throw unauthenticated("the token has expired");
     this.touch(hit.caller.tokenId!, now);

@@ -103,13 +103,24 @@ function ctxFor(r: Req, service: string): Ctx {
   return r.rt.makeCtx(service, "write", r.call, "dav", r.origin);
 }
 
-/** The collection as the service has it now; rate-limited as the service's reads are. */
+/**
+ * A request takes one turn of the reads limit for each service whose
+ * collection it may read, as the service's reads do, before it starts (the
+ * limit may be kept in another server, so it is awaited, outside the lock).
+ */
+async function limitSyncs(rt: Runtime, caller: Caller, t: Target) {
+  const services = t.service ? [t.service] : t.kind === "home" ? collections(rt, t.type).map(([s]) => s).filter((s) => inScope(caller, s)) : [];
+  for (const service of services) {
+    const read = rt.registry.plugins.get(service)!.methods.find((m) => m.def.kind === "read");
+    if (read) await limitCall(rt, read, caller);
+  }
+}
+
+/** The collection as the service has it now. */
 function sync(r: Req, service: string, col: DavCollection): Synced {
   let s = r.synced.get(service);
   if (s) return s;
   assertScope(r.caller, service);
-  const read = r.rt.registry.plugins.get(service)!.methods.find((m) => m.def.kind === "read");
-  if (read) limitCall(r.rt, read, r.caller);
   s = reconcile(r.db, r.caller.account.id, service, ext(col), col.list(ctxFor(r, service)));
   r.synced.set(service, s);
   return s;
@@ -358,6 +369,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     const t = resolve(rt, url.pathname, user);
     const href = t.kind === "object" ? url.pathname : url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     if (t.service) assertScope(caller, t.service);
+    await limitSyncs(rt, caller, t);
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {

@@ -21,6 +21,8 @@ interface CreditPlan {
   kind: "credits";
   /** Whether the credits are still held against the balance for this call. */
   held: boolean;
+  /** The hold's own name, never anything the client sent. */
+  hold: string;
   account: string;
   credits: number;
   entry: MethodEntry;
@@ -59,13 +61,18 @@ const same = (a: unknown, b: unknown) => typeof a === "string" && typeof b === "
 const INVALID = "the facilitator found it invalid";
 const plural = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
+/** Longer than verify, the call and settle take; a claim is let go sooner unless its instance died. */
+const CLAIM_MS = 10 * 60_000;
+
+// Between verify and settle an authorization is claimed, so a concurrent
+// replay is refused before the chain knows; and credits promised to calls
+// still running are held, so concurrent calls cannot all run on one balance.
+// Both are in the instance's shared state, so they hold across every
+// instance; the ledger and the settled authorizations, in the database, stay
+// the record (a charge the balance cannot pay is refused at commit).
 export class PayMetering implements Metering {
   readonly prices: Prices;
-  /** Authorizations between verify and settle, so a concurrent replay is refused before the chain knows. */
-  private inFlight = new Set<string>();
   private facilitator: HTTPFacilitatorClient | null = null;
-  /** Credits promised to calls still running, per account, so concurrent calls cannot all run on one balance. */
-  private held = new Map<string, number>();
 
   constructor(
     private rt: Runtime,
@@ -96,10 +103,11 @@ export class PayMetering implements Metering {
     if (ctx && terms) return this.verify(entry, price, terms, baseUrl, ctx);
     if (caller.account) {
       const account = caller.account.id;
-      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account) - (this.held.get(account) ?? 0);
-      if (balance < price) throw this.short(entry, price, Math.max(0, balance), baseUrl);
-      this.held.set(account, (this.held.get(account) ?? 0) + price);
-      return { kind: "credits", held: true, account, credits: price, entry, caller, baseUrl };
+      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account);
+      const hold = crypto.randomUUID();
+      const free = balance < price ? balance : balance - (await this.rt.shared.hold(account, hold, price, balance));
+      if (free < price) throw this.short(entry, price, Math.max(0, free), baseUrl);
+      return { kind: "credits", held: true, hold, account, credits: price, entry, caller, baseUrl };
     }
     if (!terms) throw noPayments(entry, price);
     throw challenge(terms, entry, price, baseUrl, `${entry.path} costs ${plural(price)} ($${(price / 100).toFixed(2)}): pay with x402 or send a token`);
@@ -137,8 +145,7 @@ export class PayMetering implements Metering {
     if (!same(auth.to, wanted.payTo)) throw refuse(`it pays ${auth.to}, not ${wanted.payTo}`);
 
     const key = `${wanted.network}|${wanted.asset.toLowerCase()}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`;
-    if (this.inFlight.has(key) || this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) throw refuse("this authorization was already used");
-    this.inFlight.add(key);
+    if (this.used(wanted.network, wanted.asset, auth.from, auth.nonce) || !(await this.rt.shared.claim(`x402:${key}`, CLAIM_MS))) throw refuse("this authorization was already used");
     try {
       let result;
       try {
@@ -154,7 +161,7 @@ export class PayMetering implements Metering {
         throw refuse(reasonCode(result.invalidReason, INVALID));
       }
     } catch (e) {
-      this.inFlight.delete(key);
+      this.rt.shared.unclaim(`x402:${key}`);
       throw e;
     }
     return { kind: "x402", credits, entry, terms, baseUrl, ctx, key, payer: auth.from, nonce: auth.nonce, amount: wanted.amount, body: { payload: p, requirements } };
@@ -210,14 +217,15 @@ export class PayMetering implements Metering {
     const now = this.rt.clock.now().getTime();
     const db = this.rt.store.wdb;
     if (plan.kind === "credits") {
-      if (servedFromCache(call)) return this.unhold(plan);
+      // The hold stays until release, after this transaction commits.
+      if (servedFromCache(call)) return;
       const balance = balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
       append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
-      return this.unhold(plan);
+      return;
     }
+    // The claim stays until release, after the settled authorization is committed.
     const settled = plan.settled;
-    this.inFlight.delete(plan.key);
     if (!settled) return;
     db.insert(payX402)
       .values({
@@ -238,16 +246,14 @@ export class PayMetering implements Metering {
 
   release(call: Call): void {
     const plan = call.plan as Plan;
-    if (plan.kind === "x402") this.inFlight.delete(plan.key);
+    if (plan.kind === "x402") this.rt.shared.unclaim(`x402:${plan.key}`);
     else this.unhold(plan);
   }
 
   private unhold(plan: CreditPlan) {
     if (!plan.held) return;
     plan.held = false;
-    const left = (this.held.get(plan.account) ?? 0) - plan.credits;
-    if (left > 0) this.held.set(plan.account, left);
-    else this.held.delete(plan.account);
+    this.rt.shared.unhold(plan.account, plan.hold, plan.credits);
   }
 }
 

@@ -43,9 +43,13 @@ const roomExists = (ctx: Ctx, room: string) => !!ctx.db.select({ room: rooms.roo
 export default definePlugin({
   name: "chat",
   description: "Public chat rooms: post as yourself, read the recent conversation, follow a room live.",
-  needs: ["db", "emit"],
+  needs: ["db", "emit", "broadcast"],
   config: {
     HEARTH_CHAT_LIVE_MAX: { default: "1000", description: "Most live connections (/chat/<room>/live) open at once; more are refused with 503." },
+  },
+  // Listens from the start, so a message posted on another instance reaches this one's listeners from their first moment.
+  start(ctx) {
+    hubFor(ctx.config, ctx.broadcast);
   },
   methods: {
     send: write({
@@ -70,7 +74,7 @@ export default definePlugin({
           ctx.emit({ type: "room.started", text: `${ctx.account.username} started the chat room #${room}`, url: `${ctx.baseUrl}/chat/${room}`, data: { ref: room } });
         const out = shape(m);
         // Delivered once the transaction has committed (timers run after it), and only if it did.
-        const hub = hubFor(ctx.config);
+        const hub = hubFor(ctx.config, ctx.broadcast);
         const db = ctx.db;
         setTimeout(() => {
           let kept = false;
@@ -126,7 +130,7 @@ export default definePlugin({
       run(req, ctx) {
         const room = ctx.params.room;
         if (!SLUG.test(room) || !roomExists(ctx, room)) return new Response("no such chat room", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
-        const hub = hubFor(ctx.config);
+        const hub = hubFor(ctx.config, ctx.broadcast);
         if (hub.count >= Number(ctx.config.HEARTH_CHAT_LIVE_MAX || 1000))
           return new Response("too many live connections; try again shortly", { status: 503, headers: { "retry-after": "30", "content-type": "text/plain;charset=utf-8" } });
         // A reconnecting EventSource says where it got to; a new one may ask with ?since=<id>.

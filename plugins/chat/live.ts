@@ -1,6 +1,10 @@
 // Live delivery of new messages to browsers over Server-Sent Events. One hub
 // per running instance (keyed by its settings object, which each instance
-// owns), so two instances in one process never hear each other's rooms.
+// owns), so two instances in one process never hear each other's rooms. A
+// message goes out through ctx.broadcast, so listeners connected to any
+// instance of the deployment hear it, whichever instance it was posted on.
+import type { Broadcast } from "../../core/shared/module.ts";
+
 export interface LiveMessage {
   id: number;
   room: string;
@@ -11,9 +15,15 @@ export interface LiveMessage {
 
 type Listener = (m: LiveMessage) => void;
 
+const TOPIC = "messages";
+
 export class Hub {
   private rooms = new Map<string, Set<Listener>>();
   count = 0;
+
+  constructor(private broadcast: Broadcast) {
+    broadcast.subscribe(TOPIC, (text) => this.deliver(JSON.parse(text) as LiveMessage));
+  }
 
   subscribe(room: string, fn: Listener): () => void {
     let set = this.rooms.get(room);
@@ -26,15 +36,20 @@ export class Hub {
     };
   }
 
+  /** Tells every instance's listeners in the message's room. */
   publish(m: LiveMessage) {
+    this.broadcast.publish(TOPIC, JSON.stringify(m));
+  }
+
+  private deliver(m: LiveMessage) {
     for (const fn of this.rooms.get(m.room) ?? []) fn(m);
   }
 }
 
 const hubs = new WeakMap<object, Hub>();
-export function hubFor(instance: object): Hub {
+export function hubFor(instance: object, broadcast: Broadcast): Hub {
   let hub = hubs.get(instance);
-  if (!hub) hubs.set(instance, (hub = new Hub()));
+  if (!hub) hubs.set(instance, (hub = new Hub(broadcast)));
   return hub;
 }
 

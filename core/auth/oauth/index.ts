@@ -40,7 +40,7 @@ function mountOauth(app: App, rt: Runtime) {
     route(async (c) => {
       // Registration is open to anyone: it shares the sign-in attempt budget of the address.
       try {
-        limitAttempt(rt, clientAddress(c));
+        await limitAttempt(rt, clientAddress(c));
       } catch (e) {
         return oauthRefusal(rt, e);
       }

@@ -85,7 +85,7 @@ export async function signinPost(rt: Runtime, req: Request, address: string): Pr
   let next = "/token";
   try {
     requireSameOrigin(req);
-    limitAttempt(rt, address);
+    await limitAttempt(rt, address);
     posted = await readPosted(rt, req);
     next = localPath(posted.get("next"), "/token");
     const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") }, { address, req });
@@ -109,7 +109,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
   let posted: Posted | null = null;
   try {
     requireSameOrigin(req);
-    limitAttempt(rt, address);
+    await limitAttempt(rt, address);
     posted = await readPosted(rt, req);
     const account = await signUp(rt, { username: posted.get("username"), password: posted.get("password"), invite: posted.get("invite") });
     rt.log.info("signed up", { username: account.username, admin: account.admin, address });

@@ -1,0 +1,320 @@
+// Three instances as separate processes (`hearth serve`) behind a
+// round-robin proxy: one data folder (SQLite in WAL mode, shared by the
+// processes), one S3 bucket, one redis-server, all on loopback. What one
+// instance does, the others see; what one instance holds, none exceeds; and
+// an instance killed outright loses nothing it acknowledged, while its
+// claimed firings are run by the others.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { signUp, type Signed } from "../auth/people.ts";
+import { startHearth } from "../harness.ts";
+import { startS3 } from "../s3.ts";
+import { REDIS_SERVER, startRedis, type Redis } from "./redis.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const PLUGINS = join(import.meta.dir, "plugins");
+const CREDITS = 20;
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+interface Instance {
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  alive: boolean;
+}
+
+/** A `hearth serve` process on its own loopback port, answering once started. */
+async function spawnInstance(env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const proc = Bun.spawn(["bun", join(ROOT, "core/cli/main.ts"), "serve"], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ok = await fetch(`${url}/api/v1/chat/rooms`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { url, proc, alive: true };
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`instance on port ${port} did not start`);
+    await Bun.sleep(50);
+  }
+}
+
+/** A load balancer in miniature: each request to the next instance in turn, passing over those that refuse connections. */
+function startProxy(instances: Instance[]) {
+  let turn = 0;
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 60,
+    async fetch(req) {
+      const u = new URL(req.url);
+      const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
+      const headers = new Headers(req.headers);
+      headers.delete("accept-encoding");
+      for (let tries = 0; tries < instances.length; tries++) {
+        const target = instances[turn++ % instances.length];
+        try {
+          return await fetch(target.url + u.pathname + u.search, { method: req.method, headers, body, redirect: "manual" });
+        } catch (e) {
+          // Refused: nothing was sent, so another instance may take it. Anything else may have run.
+          if ((e as { code?: string }).code !== "ECONNREFUSED") return new Response("bad gateway", { status: 502 });
+        }
+      }
+      return new Response("no instance answered", { status: 502 });
+    },
+  });
+}
+
+/** A paid provider on loopback: slow enough that calls overlap, counting every request it serves. */
+function startProvider() {
+  const served = { count: 0 };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      served.count++;
+      await Bun.sleep(300);
+      return Response.json({ n: new URL(req.url).searchParams.get("n") });
+    },
+  });
+  return { served, server };
+}
+
+async function call(base: string, path: string, args: Record<string, unknown>, token: string, method: "GET" | "POST" = "POST") {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  let url = `${base}/api/v1/${path}`;
+  let body: string | undefined;
+  if (method === "GET") url += `?${new URLSearchParams(Object.entries(args).map(([k, v]) => [k, String(v)]))}`;
+  else {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(args);
+  }
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  let json: any = text;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: json };
+}
+
+/** A JSON POST to one of alice's session pages (/token, /token/revoke) on one instance. */
+async function asAlice(base: string, path: string, body: unknown, alice: Signed) {
+  const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json", cookie: alice.cookie, "x-csrf-token": alice.csrf }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** Runs fn over items, at most `width` at once. */
+async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]);
+      }
+    }),
+  );
+  return out;
+}
+
+async function until(ms: number, check: () => boolean | Promise<boolean>, what: string) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** The next whole second at least `ms` from now (events are due on whole seconds). */
+const secondAfter = (ms: number) => Math.ceil((Date.now() + ms) / 1000) * 1000;
+
+describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-scale-"));
+  let redis: Redis;
+  let s3: Awaited<ReturnType<typeof startS3>>;
+  let provider: ReturnType<typeof startProvider>;
+  let instances: Instance[];
+  let proxy: ReturnType<typeof startProxy>;
+  let db: Database;
+  let alice: Signed;
+  let bob: string;
+  const via = () => proxy.url.origin;
+
+  beforeAll(async () => {
+    [redis, s3] = await Promise.all([startRedis(), startS3()]);
+    provider = startProvider();
+    const settings = join(dataDir, "..", `${dataDir.split("/").pop()}.env`);
+    writeFileSync(settings, "");
+    const env = {
+      HEARTH_CONFIG: settings,
+      HEARTH_DATA: dataDir,
+      HEARTH_LOG: "off",
+      HEARTH_COLLECTORS: "off",
+      HEARTH_REDIS_URL: redis.url,
+      ...s3.env(),
+      HEARTH_PLUGINS: PLUGINS,
+      PAID_TEST_URL: `http://127.0.0.1:${provider.server.port}`,
+      HEARTH_METER_ACCOUNTS: "on",
+      HEARTH_RATE_READS: "0",
+      HEARTH_RATE_WRITES: "0",
+      HEARTH_RATE_PRICED: "0",
+      // Short leases, so a dead instance's firings are taken over within seconds.
+      HEARTH_SCHEDULE_LEASE_SECONDS: "1",
+    };
+    // Accounts and credits are made once, before the instances start on the same data folder.
+    const setup = await startHearth({ dataDir, env });
+    alice = await signUp(setup, "alice");
+    bob = await setup.token("bob");
+    await setup.grant("bob", CREDITS);
+    await setup.stop();
+    instances = await Promise.all([0, 1, 2].map(() => spawnInstance(env)));
+    proxy = startProxy(instances);
+    db = new Database(join(dataDir, "hearth.db"), { readonly: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    db?.close();
+    proxy?.stop(true);
+    for (const i of instances ?? []) {
+      i.proc.kill(9);
+      await i.proc.exited;
+    }
+    provider?.server.stop(true);
+    await Promise.all([redis?.stop(), s3?.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(`${dataDir}.env`, { force: true });
+  });
+
+  test("a file put through one instance is read through another, and through the proxy", async () => {
+    const put = await call(instances[0].url, "files/put", { name: "plan.txt", content: "plant the beans in May" }, bob);
+    expect(put.status).toBe(200);
+    const id = put.body.result.id;
+    for (const base of [instances[1].url, instances[2].url, via()]) {
+      const got = await call(base, "files/get", { id }, bob, "GET");
+      expect(got.status).toBe(200);
+      expect(got.body.result.content).toBe("plant the beans in May");
+    }
+    // The bytes are in the bucket, not in any instance's folder.
+    expect((await s3.keys()).length).toBeGreaterThan(0);
+  });
+
+  test("a token revoked through one instance is refused by the others within a second", async () => {
+    const made = await asAlice(instances[0].url, "/token", { name: "tablet" }, alice);
+    expect(made.status).toBe(200);
+    const { token, id } = made.body.result;
+    // Each instance has the token cached from a call of its own.
+    for (const i of instances) expect((await call(i.url, "notes/list", {}, token, "GET")).status).toBe(200);
+    expect((await asAlice(instances[1].url, "/token/revoke", { id }, alice)).status).toBe(200);
+    const refusedBy = async (i: Instance) => (await call(i.url, "notes/list", {}, token, "GET")).status === 401;
+    await until(1000, async () => (await Promise.all(instances.map(refusedBy))).every(Boolean), "every instance refuses the revoked token");
+  });
+
+  test(`50 concurrent charges against ${CREDITS} credits: exactly ${CREDITS} are served, and no call runs that could not be paid`, async () => {
+    const before = provider.served.count;
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => call(via(), "paid/work", { n }, bob, "GET")));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200).length).toBe(CREDITS);
+    expect(statuses.filter((s) => s === 402).length).toBe(50 - CREDITS);
+    // Credits held on one instance are held on all: the provider was paid for exactly the calls charged.
+    expect(provider.served.count - before).toBe(CREDITS);
+    const balance = await call(via(), "credits/balance", {}, bob, "GET");
+    expect(balance.body.result.balance).toBe(0);
+  });
+
+  test("1,000 events due within a minute each fire exactly once across the three instances", async () => {
+    // Far enough ahead that making them all (through three processes writing one database) ends first.
+    const start = secondAfter(12_000);
+    // 100 events fall due on each of ten seconds.
+    const titles = Array.from({ length: 1000 }, (_, i) => ({ title: `burst ${i}`, when: new Date(start + Math.floor(i / 100) * 1000).toISOString() }));
+    const made = await pool(titles, 16, (t) => call(via(), "events/create", t, bob));
+    expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
+    expect(Date.now()).toBeLessThan(start);
+    const ids = made.map((m) => m.body.result.id as string);
+    const done = () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM schedule_firings WHERE service = 'events' AND status = 'done'").get()!.n;
+    await until(45_000, () => done() >= 1000, "every firing is done");
+    // Each firing mailed its reminder once: two instances running one firing would have mailed it twice.
+    const reminders = db
+      .query<{ subject: string; n: number }, []>("SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst %' GROUP BY subject")
+      .all();
+    expect(reminders.length).toBe(1000);
+    expect(reminders.filter((r) => r.n !== 1)).toEqual([]);
+    const firings = db.query<{ ref: string; status: string }, []>("SELECT ref, status FROM schedule_firings WHERE service = 'events'").all();
+    const mine = new Set(ids);
+    expect(firings.filter((f) => mine.has(f.ref)).length).toBe(1000);
+    // The work was shared: more than one instance ran firings.
+    expect(db.query<{ n: number }, []>("SELECT count(DISTINCT owner) AS n FROM schedule_firings WHERE service = 'events'").get()!.n).toBeGreaterThan(1);
+  }, 90_000);
+
+  test("an instance killed (SIGKILL) mid-run loses no write it acknowledged, and the others run the firings it had claimed", async () => {
+    const [a, b, victim] = instances;
+    const due = secondAfter(5_000);
+    const made = await pool(
+      Array.from({ length: 300 }, (_, i) => ({ title: `crash ${i}`, when: new Date(due).toISOString() })),
+      16,
+      (t) => call(via(), "events/create", t, bob),
+    );
+    expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
+    const ids = new Set(made.map((m) => m.body.result.id as string));
+    // The other two are paused over the due time, so the firings are claimed by the victim, which then dies holding them.
+    expect(Date.now()).toBeLessThan(due - 300);
+    await Bun.sleep(due - Date.now() - 300);
+    a.proc.kill("SIGSTOP");
+    b.proc.kill("SIGSTOP");
+    const acknowledged: string[] = [];
+    let writing = true;
+    const writer = (async () => {
+      for (let n = 0; writing; n++) {
+        const r = await call(victim.url, "notes/add", { title: `acked ${n}`, text: `written before the crash (${n})` }, bob).catch(() => null);
+        if (r?.status === 200) acknowledged.push(`acked ${n}`);
+        if (!r) return;
+      }
+    })();
+    const claimed = () => db.query<{ ref: string; owner: string }, []>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'").all();
+    let held: { ref: string; owner: string }[] = [];
+    try {
+      const deadline = Date.now() + 5_000;
+      while (!claimed().length) {
+        if (Date.now() > deadline) throw new Error("the victim claimed no firing");
+        await Bun.sleep(5);
+      }
+      victim.proc.kill(9);
+      victim.alive = false;
+      await victim.proc.exited;
+      writing = false;
+      await writer;
+      held = claimed();
+    } finally {
+      a.proc.kill("SIGCONT");
+      b.proc.kill("SIGCONT");
+    }
+    const dead = new Set(held.map((h) => h.owner));
+    expect(dead.size).toBe(1);
+    expect(held.length).toBeGreaterThan(0);
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    const state = () => db.query<{ ref: string; status: string; owner: string }, []>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'").all().filter((f) => ids.has(f.ref));
+    await until(30_000, () => state().length === 300 && state().every((f) => f.status === "done"), "every crash firing is done");
+    const byRef = new Map(state().map((f) => [f.ref, f]));
+    for (const h of held) expect(byRef.get(h.ref)!.owner).not.toBe(h.owner);
+    // Every write the victim acknowledged is there, read through the survivors.
+    const notes = await call(via(), "notes/list", {}, bob, "GET");
+    expect(notes.status).toBe(200);
+    const titles = new Set((notes.body.result as { title: string }[]).map((n) => n.title));
+    expect(acknowledged.filter((t) => !titles.has(t))).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,55 @@
+// A redis-server on a loopback port for the shared-state tests (Debian's
+// redis-server package, which test/prepare.ts installs when it is missing):
+// nothing saved to disk, stopped and started again on the same port to see
+// what instances do while it is away.
+import { connect } from "node:net";
+
+export const REDIS_SERVER = Bun.which("redis-server");
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+async function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect({ host: "127.0.0.1", port }, () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.on("error", () => resolve(false));
+  });
+}
+
+export async function startRedis() {
+  if (!REDIS_SERVER) throw new Error("redis-server is missing: run bun test/prepare.ts (apt-get install -y redis-server)");
+  const port = await freePort();
+  let proc: ReturnType<typeof Bun.spawn> | null = null;
+  const up = async () => {
+    proc = Bun.spawn([REDIS_SERVER, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "ignore" });
+    const deadline = Date.now() + 10_000;
+    while (!(await accepting(port))) {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+      await Bun.sleep(20);
+    }
+  };
+  await up();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    /** Stops the server (its data goes with it). */
+    async stop() {
+      proc?.kill(9);
+      await proc?.exited;
+      proc = null;
+    },
+    /** Starts it again on the same port, empty. */
+    start: up,
+    /** Freezes it (SIGSTOP): connections stay open and nothing answers. */
+    pause: () => proc?.kill("SIGSTOP"),
+    resume: () => proc?.kill("SIGCONT"),
+  };
+}
+
+export type Redis = Awaited<ReturnType<typeof startRedis>>;
