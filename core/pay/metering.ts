@@ -74,7 +74,7 @@ export class PayMetering implements Metering {
     this.prices = new Prices(rt, overrides);
   }
 
-  price(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number {
+  price(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number> {
     return this.prices.of(entry, args, caller);
   }
 
@@ -96,7 +96,8 @@ export class PayMetering implements Metering {
     if (ctx && terms) return this.verify(entry, price, terms, baseUrl, ctx);
     if (caller.account) {
       const account = caller.account.id;
-      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account) - (this.held.get(account) ?? 0);
+      // What is held is read after the balance arrives, and held again before anything else can run: no call can spend the same credits.
+      const balance = (await balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account)) - (this.held.get(account) ?? 0);
       if (balance < price) throw this.short(entry, price, Math.max(0, balance), baseUrl);
       this.held.set(account, (this.held.get(account) ?? 0) + price);
       return { kind: "credits", held: true, account, credits: price, entry, caller, baseUrl };
@@ -137,9 +138,11 @@ export class PayMetering implements Metering {
     if (!same(auth.to, wanted.payTo)) throw refuse(`it pays ${auth.to}, not ${wanted.payTo}`);
 
     const key = `${wanted.network}|${wanted.asset.toLowerCase()}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`;
-    if (this.inFlight.has(key) || this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) throw refuse("this authorization was already used");
+    // Marked in flight before the look-up, so a replay sent at the same moment is refused while it waits.
+    if (this.inFlight.has(key)) throw refuse("this authorization was already used");
     this.inFlight.add(key);
     try {
+      if (await this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) throw refuse("this authorization was already used");
       let result;
       try {
         result = await this.client().verify(p as never, requirements as never);
@@ -165,9 +168,9 @@ export class PayMetering implements Metering {
     this.rt.log.warn("payment facilitator", { step, said: scrub(String(said).slice(0, 500), [this.rt.config.X402_FACILITATOR_URL]) });
   }
 
-  private used(network: string, asset: string, payer: string, nonce: string): boolean {
+  private async used(network: string, asset: string, payer: string, nonce: string): Promise<boolean> {
     // The writer connection also sees rows of a transaction still open on it.
-    const row = this.rt.store.wdb
+    const row = await this.rt.store.wdb
       .select({ id: payX402.id })
       .from(payX402)
       .where(and(eq(payX402.network, network), eq(payX402.asset, asset.toLowerCase()), eq(payX402.payer, payer.toLowerCase()), eq(payX402.nonce, nonce.toLowerCase())))
@@ -204,22 +207,23 @@ export class PayMetering implements Metering {
   }
 
   /** Records the charge inside a write transaction: a ledger entry for credits, the settled authorization for x402. */
-  commit(call: Call): void {
+  async commit(call: Call): Promise<void> {
     const plan = call.plan as Plan;
     const requestId = call.id;
     const now = this.rt.clock.now().getTime();
     const db = this.rt.store.wdb;
     if (plan.kind === "credits") {
       if (servedFromCache(call)) return this.unhold(plan);
-      const balance = balanceOf(db, plan.account);
+      const balance = await balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
-      append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
+      await append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
       return this.unhold(plan);
     }
     const settled = plan.settled;
     this.inFlight.delete(plan.key);
     if (!settled) return;
-    db.insert(payX402)
+    await db
+      .insert(payX402)
       .values({
         network: plan.terms.network,
         asset: plan.terms.asset.toLowerCase(),
