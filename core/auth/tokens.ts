@@ -1,6 +1,7 @@
 // Accounts and bearer tokens. Tokens are stored only as sha256 hashes and
 // looked up by hash, so comparing them takes no secret-dependent time.
 import { and, desc, eq, isNull } from "drizzle-orm";
+import { mapAnswer } from "../answer.ts";
 import { HearthError, invalid, unauthenticated } from "../errors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Store } from "../db/index.ts";
@@ -24,9 +25,9 @@ export async function ensureAccount(store: Store, username: string, opts: { admi
   });
 }
 
-export async function findAccount(store: Store, username: string): Promise<Account | null> {
-  const r = await store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
-  return r ? { id: r.id, username: r.username, admin: r.admin } : null;
+export function findAccount(store: Store, username: string): Promise<Account | null> {
+  const r = store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  return mapAnswer(r, (r) => (r ? { id: r.id, username: r.username, admin: r.admin } : null));
 }
 
 export interface IssuedToken {
