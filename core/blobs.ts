@@ -11,7 +11,7 @@
 // them. A blob is put in the write that stores the row naming it, and removed
 // after the write that dropped the last such row commits, both under the
 // write lock, so a put never returns a hash whose bytes a removal is about to take.
-import { getTableName, type Column } from "drizzle-orm";
+import { getTableName, sql, type Column } from "drizzle-orm";
 import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Store } from "./db/index.ts";
@@ -19,20 +19,21 @@ import { HearthError, notConfigured } from "./errors.ts";
 import type { BlobRange, Blobs } from "./plugin.ts";
 import { DIR_MODE, FILE_MODE } from "./private.ts";
 
-const holders = new Map<string, { table: string; column: string }>();
+const holders = new Map<string, Column>();
 
 /** Declares a column whose values are blob hashes: a blob one of its rows names is never removed. */
 export function holdsBlobs(column: Column) {
-  const table = getTableName(column.table);
-  holders.set(`${table}.${column.name}`, { table, column: column.name });
+  holders.set(`${getTableName(column.table)}.${column.name}`, column);
 }
 
-/** Whether any declared column in this database names the blob. */
-function held(store: Store, hash: string): boolean {
-  const tables = new Set(store.writer.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => r.name));
-  for (const { table, column } of holders.values()) {
-    if (!tables.has(table)) continue;
-    if (store.writer.query(`SELECT 1 FROM "${table}" WHERE "${column}" = ? LIMIT 1`).get(hash)) return true;
+/** Whether any declared column in this database names the blob; a table not made here (a plugin not installed) names none. */
+async function held(store: Store, hash: string): Promise<boolean> {
+  for (const column of holders.values()) {
+    try {
+      if (await store.wdb.get(sql`SELECT 1 AS one FROM ${column.table} WHERE ${column} = ${hash} LIMIT 1`)) return true;
+    } catch (e) {
+      if (!/no such table|does not exist/.test(String(e))) throw e;
+    }
   }
   return false;
 }
@@ -245,7 +246,7 @@ export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<R
       checkHash(hash);
       // After the commit: a delete that rolls back keeps the bytes its row names.
       await store.onCommit(async () => {
-        if (!held(store, hash)) await backend.delete(hash);
+        if (!(await held(store, hash))) await backend.delete(hash);
       });
     },
   };

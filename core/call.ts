@@ -23,6 +23,16 @@ export interface Call {
   readonly upstream: { network: number; cached: number };
   /** Nested calls made from this one so far, for their ids. */
   nested: number;
+  /** Writes the call started into its transaction without the handler waiting for them (an activity event): finished before the call commits. */
+  pending?: Promise<unknown>[];
+}
+
+/** Waits for the writes the call left running, so they commit with it or fail it. */
+export async function finished(call: Call): Promise<void> {
+  const pending = call.pending;
+  if (!pending) return;
+  call.pending = undefined;
+  await Promise.all(pending);
 }
 
 export function newCall(caller: Caller, o: { id?: string; parent?: Call | null; hint?: unknown } = {}): Call {

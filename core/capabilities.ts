@@ -47,10 +47,21 @@ export const storeModule = defineModule({
         ),
       emit: (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
         const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
-        if (s.kind === "write") s.rt.store.wdb.insert(activity).values(row).run();
-        else void s.rt.store.write(() => s.rt.store.wdb.insert(activity).values(row).run());
+        const insert = async () => {
+          await s.rt.store.wdb.insert(activity).values(row).run();
+        };
+        if (s.kind !== "write") {
+          const own = s.rt.store.write(insert);
+          own.catch((err) => s.rt.log.error("activity not recorded", { service: s.service, error: String(err) }));
+          return own;
+        }
+        // In the call's transaction: the call waits for it before committing (see finished), so the event stands or falls with the call.
+        const joined = insert();
+        joined.catch(() => {});
+        (s.call.pending ??= []).push(joined);
+        return joined;
       },
-      writes: (s) => <T,>(fn: (db: Db) => T) => s.rt.store.write(() => fn(s.rt.store.wdb)),
+      writes: (s) => <T,>(fn: (db: Db) => T | Promise<T>) => s.rt.store.write(() => fn(s.rt.store.wdb)),
       // A nested call is a call of its own: its own state, price and charge, never its parent's.
       // A plugin reaches only the services its manifest requires (and itself).
       call: (s) => {

@@ -4,7 +4,7 @@
 import { HearthError, unauthenticated } from "./errors.ts";
 import { limitCall } from "./auth/limits.ts";
 import { assertScope } from "./auth/tokens.ts";
-import { narrowed, newCall, type Call } from "./call.ts";
+import { finished, narrowed, newCall, type Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
@@ -63,7 +63,8 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 
   const args = validateArgs(entry, input.args);
 
-  const price = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
+  const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
+  const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
   if (price > 0) {
     if (caller.ambient)
@@ -83,6 +84,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
     if (paid) ctx.price = price;
     const out = await def.run(args, ctx);
+    if (call.pending) await finished(call);
     if (charge && paid) {
       await m?.settle?.(call);
       await m?.commit?.(call);

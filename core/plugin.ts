@@ -149,7 +149,8 @@ export interface CapabilityTypes {
   sqlite: Database;
   blobs: Blobs;
   index: FullTextIndex;
-  emit: (event: ActivityEvent) => void;
+  /** Records an activity event; in a write call it joins the call's transaction, which waits for it before committing. */
+  emit: (event: ActivityEvent) => Promise<void>;
   /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
   writes: <T>(fn: (db: Db) => T | Promise<T>) => Promise<T>;
   /**

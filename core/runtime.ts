@@ -44,7 +44,7 @@ export interface RuntimeParts {
 /** A price or payment step filled in by the payments module; the default refuses priced calls from strangers. */
 export interface Metering {
   /** The price in credits of this call, with the instance's overrides applied. */
-  price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number;
+  price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number>;
   /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
   before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string }): unknown;
   /** Called after the handler succeeded, before commit: takes the payment in call.plan (network). Outside any lock for reads; inside the call's transaction for writes. */

@@ -35,7 +35,7 @@ export const aiCommand: CliCommand = {
       }
       rt.migrate();
       const since = rt.clock.now().getTime() - days * 86_400_000;
-      process.stdout.write(JSON.stringify({ since: new Date(since).toISOString(), usage: usageSince(rt, since) }) + "\n");
+      process.stdout.write(JSON.stringify({ since: new Date(since).toISOString(), usage: await usageSince(rt, since) }) + "\n");
       return 0;
     } finally {
       await rt.stop();

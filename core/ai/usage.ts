@@ -13,7 +13,7 @@ export type UsageRow = typeof aiUsage.$inferInsert;
  */
 export async function recordUsage(rt: Runtime, row: UsageRow): Promise<void> {
   try {
-    if (rt.store.inWrite()) rt.store.wdb.insert(aiUsage).values(row).run();
+    if (rt.store.inWrite()) await rt.store.wdb.insert(aiUsage).values(row).run();
     else await rt.store.write(() => rt.store.wdb.insert(aiUsage).values(row).run());
   } catch (e) {
     // Bookkeeping must never turn a model's good answer into a failure.
@@ -33,7 +33,7 @@ export interface UsageTotal {
 }
 
 /** Totals per service, model and kind since a time (ms since epoch). */
-export function usageSince(rt: Runtime, since: number): UsageTotal[] {
+export function usageSince(rt: Runtime, since: number): Promise<UsageTotal[]> {
   return rt.store.rdb
     .select({
       service: aiUsage.service,

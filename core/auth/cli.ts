@@ -61,7 +61,7 @@ export const inviteCommand: CliCommand = {
   usage: "hearth invite",
   async run(_argv, hearth) {
     return withRuntime(hearth, async (rt) => {
-      const admin = rt.store.rdb.select().from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
+      const admin = await rt.store.rdb.select().from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
       if (!admin) {
         err("there is no admin yet: the first person to sign up at /signup becomes the admin");
         return 1;

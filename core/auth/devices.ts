@@ -20,8 +20,8 @@ function mac(passwordHash: string, username: string, issued: string, id: string)
 }
 
 /** The Set-Cookie value that marks this browser as one the account signed in from, or null for an account without a password. */
-export function deviceCookie(rt: Runtime, req: Request, account: Account): string | null {
-  const row = rt.store.rdb.select({ password: accounts.password }).from(accounts).where(eq(accounts.id, account.id)).get();
+export async function deviceCookie(rt: Runtime, req: Request, account: Account): Promise<string | null> {
+  const row = await rt.store.rdb.select({ password: accounts.password }).from(accounts).where(eq(accounts.id, account.id)).get();
   if (!row?.password) return null;
   const issued = rt.clock.now().getTime().toString(36);
   const id = Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString("base64url");

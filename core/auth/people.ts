@@ -62,8 +62,8 @@ export function hashPassword(pw: string): Promise<string> {
 let decoy: Promise<string> | null = null;
 const decoyHash = () => (decoy ??= hashPassword(newSecret()));
 
-export function hasAccounts(store: Store): boolean {
-  return !!store.rdb.select({ id: accounts.id }).from(accounts).limit(1).get();
+export async function hasAccounts(store: Store): Promise<boolean> {
+  return !!(await store.rdb.select({ id: accounts.id }).from(accounts).limit(1).get());
 }
 
 /** Counts an attempt against the client address (sign-in and sign-up share the tighter limit). */
@@ -84,19 +84,19 @@ export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
   const policy = signupPolicy(rt.config);
   const inviteCode = typeof input.invite === "string" ? input.invite.trim() : "";
   // Refuse early, before paying for a hash, when the answer cannot change.
-  if (hasAccounts(rt.store)) {
+  if (await hasAccounts(rt.store)) {
     if (policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
     if (policy === "invite" && !inviteCode) throw invalid("invite", "sign-up on this instance needs an invitation code from its admin");
   }
   const hash = await hashPassword(password);
   const now = rt.clock.now().getTime();
-  return rt.store.write(() => {
+  return rt.store.write(async () => {
     const db = rt.store.wdb;
-    const first = !db.select({ id: accounts.id }).from(accounts).limit(1).get();
+    const first = !(await db.select({ id: accounts.id }).from(accounts).limit(1).get());
     let invite: string | null = null;
     if (!first && policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
     if (!first && policy === "invite") {
-      const row = db
+      const row = await db
         .select({ hash: invites.hash })
         .from(invites)
         .where(and(eq(invites.hash, hashToken(inviteCode)), isNull(invites.used), gt(invites.expires, now)))
@@ -104,11 +104,11 @@ export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
       if (!row) throw invalid("invite", "this invitation code is not valid: it is unknown, used or expired");
       invite = row.hash;
     }
-    if (db.select({ id: accounts.id }).from(accounts).where(eq(accounts.username, username)).get())
+    if (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.username, username)).get())
       throw conflict(`the username "${username}" is taken; choose another`, { field: "username" });
     const account = { id: newId(), username, admin: first, created: now, password: hash };
-    db.insert(accounts).values(account).run();
-    if (invite) db.update(invites).set({ used: now, usedBy: account.id }).where(eq(invites.hash, invite)).run();
+    await db.insert(accounts).values(account).run();
+    if (invite) await db.update(invites).set({ used: now, usedBy: account.id }).where(eq(invites.hash, invite)).run();
     return { id: account.id, username, admin: first };
   });
 }
@@ -126,7 +126,7 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
   if (!username) throw invalid("username", "enter your username");
   if (!password) throw invalid("password", "enter your password");
   if (password.length > PASSWORD_MAX * 4) throw invalid("password", `a password has at most ${PASSWORD_MAX} characters`);
-  const row = rt.store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  const row = await rt.store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
   const now = rt.clock.now().getTime();
   const client = { address: from.address, device: from.req ? knownDevice(from.req, username, row?.password, now) : null };
   const backoff = backoffOf(rt);

@@ -1,6 +1,7 @@
 // Browser sessions: a secret in an HttpOnly, SameSite=Lax cookie, looked up
 // by its sha256 on every request, so signing out takes effect at once. POSTs
 // that rest on the cookie must echo the session's CSRF token.
+import { answered, mapAnswer } from "../answer.ts";
 import { eq, lt } from "drizzle-orm";
 import { accounts, sessions } from "../db/schema.ts";
 import { forbidden } from "../errors.ts";
@@ -56,20 +57,20 @@ export async function startSession(rt: Runtime, req: Request, account: Account):
   const csrf = newSecret();
   const now = rt.clock.now().getTime();
   const ttl = Math.round(sessionDays(rt) * 86_400_000);
-  await rt.store.write(() => {
+  await rt.store.write(async () => {
     // Expired rows are of no use to anyone; sign-in is a quiet moment to drop them.
-    rt.store.wdb.delete(sessions).where(lt(sessions.expires, now)).run();
-    rt.store.wdb.insert(sessions).values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now }).run();
+    await rt.store.wdb.delete(sessions).where(lt(sessions.expires, now)).run();
+    await rt.store.wdb.insert(sessions).values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now }).run();
   });
   return { cookie: sessionCookie(rt, req, secret, Math.floor(ttl / 1000)), csrf };
 }
 
 /** The live session the request's cookie names, or null. */
-export function findSession(rt: Runtime, req: Request): Session | null {
+export function findSession(rt: Runtime, req: Request): Promise<Session | null> {
   const secret = readCookie(req, COOKIE);
-  if (!secret || secret.length > 200) return null;
+  if (!secret || secret.length > 200) return answered(null);
   const hash = hashToken(secret);
-  const row = rt.store.rdb
+  const found = rt.store.rdb
     .select({
       csrf: sessions.csrf,
       expires: sessions.expires,
@@ -82,17 +83,19 @@ export function findSession(rt: Runtime, req: Request): Session | null {
     .innerJoin(accounts, eq(accounts.id, sessions.account))
     .where(eq(sessions.hash, hash))
     .get();
-  const now = rt.clock.now().getTime();
-  if (!row || row.expires <= now) return null;
-  if (now - row.lastSeen > SEEN_EVERY_MS) noteSeen(rt, hash, now);
-  return { hash, account: { id: row.id, username: row.username, admin: row.admin }, csrf: row.csrf, expires: row.expires };
+  return mapAnswer(found, (row): Session | null => {
+    const now = rt.clock.now().getTime();
+    if (!row || row.expires <= now) return null;
+    if (now - row.lastSeen > SEEN_EVERY_MS) noteSeen(rt, hash, now);
+    return { hash, account: { id: row.id, username: row.username, admin: row.admin }, csrf: row.csrf, expires: row.expires };
+  });
 }
 
 /** Last activity is kept coarsely (a write every few minutes at most), off the request path. */
 const SEEN_EVERY_MS = 5 * 60_000;
 function noteSeen(rt: Runtime, hash: string, now: number) {
   queueMicrotask(() => {
-    rt.store.exclusive(() => rt.store.writer.run("UPDATE sessions SET last_seen = ? WHERE hash = ?", [now, hash])).catch(() => {});
+    rt.store.exclusive(() => rt.store.wdb.update(sessions).set({ lastSeen: now }).where(eq(sessions.hash, hash)).run()).catch(() => {});
   });
 }
 
@@ -143,10 +146,13 @@ export function fromOwnPage(rt: Runtime, req: Request): boolean {
  * so does any cookie on a request a page on another origin made: the API
  * answers other origins, but only for tokens, payments and public methods.
  */
-export function identifySession(rt: Runtime, req: Request): Caller | null {
+export function identifySession(rt: Runtime, req: Request): Caller | null | Promise<Caller | null> {
+  // Only a request carrying cookies from this instance's own origin waits on a lookup.
   if (!req.headers.has("cookie") || isForeignOrigin(req, rt.config.HEARTH_PUBLIC_URL)) return null;
-  const s = findSession(rt, req);
-  if (!s) return null;
+  return mapAnswer(findSession(rt, req), (s) => s && sessionCallerFor(rt, req, s));
+}
+
+function sessionCallerFor(rt: Runtime, req: Request, s: Session): Caller {
   const given = req.headers.get(CSRF_HEADER);
   if (req.method !== "GET" && req.method !== "HEAD") requireCsrf(s, given);
   const caller = sessionCaller(s);

@@ -1,6 +1,7 @@
 // Accounts and bearer tokens. Tokens are stored only as sha256 hashes and
 // looked up by hash, so comparing them takes no secret-dependent time.
 import { and, desc, eq, isNull } from "drizzle-orm";
+import { mapAnswer } from "../answer.ts";
 import { HearthError, invalid, unauthenticated } from "../errors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Store } from "../db/index.ts";
@@ -12,22 +13,22 @@ export const USERNAME = /^[a-z0-9_-]{3,32}$/;
 
 export async function ensureAccount(store: Store, username: string, opts: { admin?: boolean } = {}): Promise<Account> {
   if (!USERNAME.test(username)) throw invalid("username", "usernames are 3-32 characters of a-z, 0-9, _ and -");
-  return store.write(() => {
-    const found = store.wdb.select().from(accounts).where(eq(accounts.username, username)).get();
+  return store.write(async () => {
+    const found = await store.wdb.select().from(accounts).where(eq(accounts.username, username)).get();
     if (found) {
-      if (opts.admin && !found.admin) store.wdb.update(accounts).set({ admin: true }).where(eq(accounts.id, found.id)).run();
+      if (opts.admin && !found.admin) await store.wdb.update(accounts).set({ admin: true }).where(eq(accounts.id, found.id)).run();
       return { id: found.id, username: found.username, admin: found.admin || !!opts.admin };
     }
-    const first = !store.wdb.select({ id: accounts.id }).from(accounts).limit(1).get();
+    const first = !(await store.wdb.select({ id: accounts.id }).from(accounts).limit(1).get());
     const row = { id: newId(), username, admin: !!opts.admin || first, created: Date.now() };
-    store.wdb.insert(accounts).values(row).run();
+    await store.wdb.insert(accounts).values(row).run();
     return { id: row.id, username, admin: row.admin };
   });
 }
 
-export function findAccount(store: Store, username: string): Account | null {
+export function findAccount(store: Store, username: string): Promise<Account | null> {
   const r = store.rdb.select().from(accounts).where(eq(accounts.username, username)).get();
-  return r ? { id: r.id, username: r.username, admin: r.admin } : null;
+  return mapAnswer(r, (r) => (r ? { id: r.id, username: r.username, admin: r.admin } : null));
 }
 
 export interface IssuedToken {
@@ -45,7 +46,7 @@ export async function issueToken(
   const token = newToken();
   const id = newId();
   const scopes = opts.scopes ?? "*";
-  await store.write(() => {
+  await store.write(() =>
     store.wdb
       .insert(tokens)
       .values({
@@ -57,8 +58,8 @@ export async function issueToken(
         created: (opts.now ?? new Date()).getTime(),
         expires: opts.expires ? opts.expires.getTime() : null,
       })
-      .run();
-  });
+      .run(),
+  );
   return { token, id, scopes, expires: opts.expires ? opts.expires.toISOString() : null };
 }
 
@@ -127,47 +128,57 @@ export class TokenCache {
     return at === undefined || Date.now() - at > SETTLE_MS;
   }
 
-  /** Resolves a bearer token to a caller, or throws 401. */
-  identify(token: string, now: number): Caller {
+  /**
+   * Resolves a bearer token to a caller, or refuses with 401. A token cached
+   * lately answers at once; only one looked up in the database is a promise.
+   */
+  identify(token: string, now: number): Caller | Promise<Caller> {
     let hash = this.hashes.get(token);
     if (hash === undefined) {
       hash = hashToken(token);
       if (this.hashes.size > 10_000) this.hashes.clear();
       this.hashes.set(token, hash);
     }
-    let hit = this.map.get(hash);
-    if (!hit || now - hit.at > this.ttlMs) {
-      const row = this.store.rdb
-        .select({
-          id: tokens.id,
-          scopes: tokens.scopes,
-          expires: tokens.expires,
-          revoked: tokens.revoked,
-          accountId: accounts.id,
-          username: accounts.username,
-          admin: accounts.admin,
-        })
-        .from(tokens)
-        .innerJoin(accounts, eq(accounts.id, tokens.account))
-        .where(eq(tokens.hash, hash))
-        .get();
-      if (!row || row.revoked) {
-        this.map.delete(hash);
-        throw unauthenticated("the token is not valid (unknown or revoked)");
-      }
-      hit = {
-        caller: {
-          account: { id: row.accountId, username: row.username, admin: row.admin },
-          scopes: row.scopes === "*" ? "*" : row.scopes.split(",").filter(Boolean),
-          via: "token",
-          tokenId: row.id,
-        },
-        expires: row.expires,
-        at: now,
-      };
-      if (this.map.size > 10_000) this.map.clear();
-      if (this.cacheable(hash)) this.map.set(hash, hit);
+    const hit = this.map.get(hash);
+    if (hit && now - hit.at <= this.ttlMs) return this.use(hit, now);
+    return this.load(hash, now).then((loaded) => this.use(loaded, now));
+  }
+
+  private async load(hash: string, now: number): Promise<Cached> {
+    const row = await this.store.rdb
+      .select({
+        id: tokens.id,
+        scopes: tokens.scopes,
+        expires: tokens.expires,
+        revoked: tokens.revoked,
+        accountId: accounts.id,
+        username: accounts.username,
+        admin: accounts.admin,
+      })
+      .from(tokens)
+      .innerJoin(accounts, eq(accounts.id, tokens.account))
+      .where(eq(tokens.hash, hash))
+      .get();
+    if (!row || row.revoked) {
+      this.map.delete(hash);
+      throw unauthenticated("the token is not valid (unknown or revoked)");
     }
+    const hit: Cached = {
+      caller: {
+        account: { id: row.accountId, username: row.username, admin: row.admin },
+        scopes: row.scopes === "*" ? "*" : row.scopes.split(",").filter(Boolean),
+        via: "token",
+        tokenId: row.id,
+      },
+      expires: row.expires,
+      at: now,
+    };
+    if (this.map.size > 10_000) this.map.clear();
+    if (this.cacheable(hash)) this.map.set(hash, hit);
+    return hit;
+  }
+
+  private use(hit: Cached, now: number): Caller {
     if (hit.expires !== null && hit.expires <= now) throw unauthenticated("the token has expired");
     this.touch(hit.caller.tokenId!, now);
     return hit.caller;
@@ -179,7 +190,7 @@ export class TokenCache {
     if (now - last < 60_000) return;
     this.touched.set(id, now);
     queueMicrotask(() => {
-      this.store.exclusive(() => this.store.writer.run("UPDATE tokens SET last_used = ? WHERE id = ?", [now, id])).catch(() => {});
+      this.store.exclusive(() => this.store.wdb.update(tokens).set({ lastUsed: now }).where(eq(tokens.id, id)).run()).catch(() => {});
     });
   }
 }
@@ -225,14 +236,14 @@ export interface TokenInfo {
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** An account's tokens that are not revoked, newest first; expired ones say so. */
-export function listTokens(store: Store, accountId: string, now: number): TokenInfo[] {
-  return store.rdb
+export async function listTokens(store: Store, accountId: string, now: number): Promise<TokenInfo[]> {
+  const rows = await store.rdb
     .select()
     .from(tokens)
     .where(and(eq(tokens.account, accountId), isNull(tokens.revoked)))
     .orderBy(desc(tokens.created), desc(tokens.id))
-    .all()
-    .map((t) => ({
+    .all();
+  return rows.map((t) => ({
       id: t.id,
       name: t.name,
       scopes: t.scopes === "*" ? "*" : t.scopes.split(",").filter(Boolean),

@@ -39,7 +39,7 @@ async function serve(settingsRead: boolean): Promise<number> {
   const where = app.url;
   rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
   // For the owner, on stdout whether or not it is a terminal (a service's journal, docker logs); the JSON log stays on stderr.
-  out(welcomeLines(rt, where, { file: settingsFile(process.env), read: settingsRead }).join("\n"));
+  out((await welcomeLines(rt, where, { file: settingsFile(process.env), read: settingsRead })).join("\n"));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -9,11 +9,11 @@ import type { Runtime } from "../runtime.ts";
 
 const NAMED = 5;
 
-export function welcomeLines(rt: Runtime, url: string, settings: { file: string; read: boolean }): string[] {
+export async function welcomeLines(rt: Runtime, url: string, settings: { file: string; read: boolean }): Promise<string[]> {
   const base = (rt.config.HEARTH_PUBLIC_URL || url).replace(/\/+$/, "");
   const lines: string[] = [];
-  if (!hasAccounts(rt.store)) lines.push(`Hearth is running: open ${base}/signup to create the admin account`);
-  else if (!rt.store.rdb.select({ id: accounts.id }).from(accounts).where(eq(accounts.admin, true)).limit(1).get())
+  if (!(await hasAccounts(rt.store))) lines.push(`Hearth is running: open ${base}/signup to create the admin account`);
+  else if (!(await rt.store.rdb.select({ id: accounts.id }).from(accounts).where(eq(accounts.admin, true)).limit(1).get()))
     lines.push(`Hearth is running at ${base}; no account is an admin yet: make one with hearth password --user NAME --admin`);
   else lines.push(`Hearth is running at ${base}`);
   lines.push(`Data in ${rt.dataDir}; settings ${settings.read ? `from ${settings.file}` : `file ${settings.file} (none yet: defaults and the environment)`}`);

@@ -18,8 +18,8 @@ export interface DavCollection {
   /** For a calendar, the one component it holds. */
   component?: "VEVENT" | "VTODO";
   displayName: string;
-  /** Every record of the caller's, read from the service's own tables. */
-  list(ctx: Ctx): DavRecord[];
+  /** Every record of the caller's, read from the service's own tables (awaited: the store may answer over the network). */
+  list(ctx: Ctx): DavRecord[] | Promise<DavRecord[]>;
   /** A record as iCalendar or vCard text, keeping the client's UID (and vCard version, when it sent one). */
   render(record: DavRecord, o: { uid: string; version?: string }): string;
   /**

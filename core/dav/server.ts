@@ -17,7 +17,6 @@
 // Express without CalDAV, CardDAV or sync-collection. None works on
 // web-standard Request/Response under Elysia, and each would own storage
 // that here must go through dispatch.
-import type { Database } from "bun:sqlite";
 import { assertScope } from "../auth/tokens.ts";
 import { limitCall } from "../auth/limits.ts";
 import { newCall, type Call } from "../call.ts";
@@ -26,7 +25,7 @@ import { clientAddress, route, type App, type RouteArgs } from "../http/app.ts";
 import { identify } from "../http/identify.ts";
 import type { AppPasswordPresets } from "../http/pages/token.ts";
 import { errorResponse } from "../http/respond.ts";
-import type { Caller, Ctx } from "../plugin.ts";
+import type { Caller, Ctx, Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
 import { claim, etagOf, keepRaw, rawStands, reconcile, type Item, type Synced } from "./state.ts";
@@ -53,7 +52,7 @@ interface Req {
   caller: Caller & { account: NonNullable<Caller["account"]> };
   call: Call;
   origin: string;
-  db: Database;
+  db: Db;
   synced: Map<string, Synced>;
 }
 
@@ -117,13 +116,29 @@ async function limitSyncs(rt: Runtime, caller: Caller, t: Target) {
 }
 
 /** The collection as the service has it now. */
-function sync(r: Req, service: string, col: DavCollection): Synced {
+async function sync(r: Req, service: string, col: DavCollection): Promise<Synced> {
   let s = r.synced.get(service);
   if (s) return s;
   assertScope(r.caller, service);
-  s = reconcile(r.db, r.caller.account.id, service, ext(col), col.list(ctxFor(r, service)));
+  s = await reconcile(r.db, r.caller.account.id, service, ext(col), await col.list(ctxFor(r, service)));
   r.synced.set(service, s);
   return s;
+}
+
+/** The collection as sync() left it for this request: what properties and bodies are read from. */
+function synced(r: Req, service: string): Synced {
+  const s = r.synced.get(service);
+  if (!s) throw new Error(`the ${service} collection was read before it was synced`);
+  return s;
+}
+
+/** The properties that are the collection's state, and so need it synced first. */
+const STATEFUL = new Set(["getctag", "sync-token", "getetag", "calendar-data", "address-data"]);
+
+/** Syncs the collections whose state the wanted properties of these targets show. */
+async function syncFor(r: Req, targets: Target[], wanted: { ns: string; name: string }[]) {
+  if (!wanted.some((w) => STATEFUL.has(w.name))) return;
+  for (const t of targets) if (t.kind === "collection" || t.kind === "object") await sync(r, t.service!, t.col!);
 }
 
 const syncToken = (revision: number) => `urn:hearth:sync:${revision}`;
@@ -138,7 +153,7 @@ const privileges = ["read", "write", "write-content", "write-properties", "bind"
   .join("");
 
 function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined {
-  const s = sync(r, t.service!, t.col!);
+  const s = synced(r, t.service!);
   const item = s.items.find((i) => i.name === t.name && i.ref !== null);
   if (!item) return undefined;
   if (rawStands(item)) return { item, body: item.raw! };
@@ -172,8 +187,8 @@ const PROPS: Record<string, Getter> = {
     const names = t.type === "calendar" ? ["calendar-query", "calendar-multiget"] : ["addressbook-query", "addressbook-multiget"];
     return [...names.map((n) => `<${ns}:${n}/>`), "<d:sync-collection/>"].map((x) => `<d:supported-report><d:report>${x}</d:report></d:supported-report>`).join("");
   },
-  [key(NS.cs, "getctag")]: (r, t) => (t.kind === "collection" ? esc(String(sync(r, t.service!, t.col!).revision)) : undefined),
-  [key(NS.dav, "sync-token")]: (r, t) => (t.kind === "collection" ? esc(syncToken(sync(r, t.service!, t.col!).revision)) : undefined),
+  [key(NS.cs, "getctag")]: (r, t) => (t.kind === "collection" ? esc(String(synced(r, t.service!).revision)) : undefined),
+  [key(NS.dav, "sync-token")]: (r, t) => (t.kind === "collection" ? esc(syncToken(synced(r, t.service!).revision)) : undefined),
   [key(NS.caldav, "supported-calendar-component-set")]: (_r, t) => (t.kind === "collection" && t.type === "calendar" ? `<c:comp name="${t.col!.component}"/>` : undefined),
   [key(NS.caldav, "supported-calendar-data")]: (_r, t) =>
     t.kind === "collection" && t.type === "calendar" ? '<c:calendar-data content-type="text/calendar" version="2.0"/>' : undefined,
@@ -183,7 +198,7 @@ const PROPS: Record<string, Getter> = {
       : undefined,
   [key(NS.dav, "getcontenttype")]: (_r, t) => (t.kind === "object" ? contentType(t.col!) : undefined),
   [key(NS.dav, "getetag")]: (r, t) => {
-    const item = t.kind === "object" ? liveItem(r, t) : null;
+    const item = t.kind === "object" ? liveIn(synced(r, t.service!), t) : null;
     return item ? esc(etagOf(item)) : undefined;
   },
   [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
@@ -221,18 +236,22 @@ function members(r: Req, t: Target, user: string): { href: string; t: Target }[]
       .filter(([s]) => inScope(r.caller, s))
       .map(([service, col]) => ({ href: colHref(t.type!, user, service), t: { kind: "collection", type: t.type, service, col } }));
   if (t.kind === "collection")
-    return sync(r, t.service!, t.col!)
+    return synced(r, t.service!)
       .items.filter((i) => i.ref !== null)
       .map((i) => ({ href: colHref(t.type!, user, t.service!) + encodeURIComponent(i.name), t: { ...t, kind: "object", name: i.name } }));
   return [];
 }
 
-function propfind(r: Req, t: Target, href: string, body: El | null, depth: string): Response {
-  if (t.kind === "collection") sync(r, t.service!, t.col!);
+async function propfind(r: Req, t: Target, href: string, body: El | null, depth: string): Promise<Response> {
+  if (t.kind === "collection" || t.kind === "object") await sync(r, t.service!, t.col!);
   if (t.kind === "object" && !objectBody(r, t)) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   const wanted = body && child(body, NS.dav, "propname") ? [] : requested(body);
   const out = [propsOf(r, t, href, wanted)];
-  if (depth !== "0") for (const m of members(r, t, r.caller.account.username)) out.push(propsOf(r, m.t, m.href, wanted));
+  if (depth !== "0") {
+    const those = members(r, t, r.caller.account.username);
+    await syncFor(r, those.map((m) => m.t), wanted);
+    for (const m of those) out.push(propsOf(r, m.t, m.href, wanted));
+  }
   return xml(207, multistatus(out));
 }
 
@@ -240,10 +259,10 @@ function objectTarget(t: Target, name: string): Target {
   return { ...t, kind: "object", name };
 }
 
-function report(r: Req, t: Target, href: string, body: El | null): Response {
+async function report(r: Req, t: Target, href: string, body: El | null): Promise<Response> {
   if (!body) throw new HearthError("invalid_argument", "a REPORT needs an XML body", { field: "body" });
   if (t.kind !== "collection") throw new DavPrecondition(403, { ns: NS.dav, name: "supported-report" }, "reports are made on a calendar or address book");
-  const s = sync(r, t.service!, t.col!);
+  const s = await sync(r, t.service!, t.col!);
   const wanted = requested(body);
   const live = s.items.filter((i) => i.ref !== null);
   const one = (i: Item) => propsOf(r, objectTarget(t, i.name), href + encodeURIComponent(i.name), wanted);
@@ -282,8 +301,10 @@ function etagMatches(header: string, etag: string | null): boolean {
   return header.split(",").some((h) => h.trim().replace(/^W\//, "") === etag);
 }
 
-function liveItem(r: Req, t: Target): Item | null {
-  return sync(r, t.service!, t.col!).items.find((i) => i.name === t.name && i.ref !== null) ?? null;
+const liveIn = (s: Synced, t: Target): Item | null => s.items.find((i) => i.name === t.name && i.ref !== null) ?? null;
+
+async function liveItem(r: Req, t: Target): Promise<Item | null> {
+  return liveIn(await sync(r, t.service!, t.col!), t);
 }
 
 function checkPreconditions(req: Request, item: Item | null) {
@@ -297,27 +318,27 @@ function checkPreconditions(req: Request, item: Item | null) {
 async function put(r: Req, t: Target, req: Request, text: string): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("method_not_allowed", "PUT a calendar object or vCard into a collection", { headers: { Allow: ALLOW } });
   if (!text.trim()) throw new HearthError("invalid_argument", "the body is empty", { field: "body" });
-  const item = liveItem(r, t);
+  const item = await liveItem(r, t);
   checkPreconditions(req, item);
   const account = r.caller.account.id;
   const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
-  claim(r.db, account, t.service!, t.name!, id, uid);
+  await claim(r.db, account, t.service!, t.name!, id, uid);
   r.synced.delete(t.service!);
-  sync(r, t.service!, t.col!);
-  keepRaw(r.db, account, t.service!, t.name!, text);
+  await sync(r, t.service!, t.col!);
+  await keepRaw(r.db, account, t.service!, t.name!, text);
   r.synced.delete(t.service!);
-  const now = liveItem(r, t)!;
+  const now = (await liveItem(r, t))!;
   return new Response(null, { status: item ? 204 : 201, headers: { etag: etagOf(now) } });
 }
 
 async function remove(r: Req, t: Target, req: Request): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("forbidden", "a collection cannot be deleted; delete its members");
-  const item = liveItem(r, t);
+  const item = await liveItem(r, t);
   if (!item) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   checkPreconditions(req, item);
   await t.col!.remove(item.ref!, ctxFor(r, t.service!));
   r.synced.delete(t.service!);
-  sync(r, t.service!, t.col!);
+  await sync(r, t.service!, t.col!);
   return new Response(null, { status: 204 });
 }
 
@@ -335,7 +356,8 @@ function refusal(rt: Runtime, e: unknown, r: Req | null, t: Target | null, rid: 
   if (e instanceof DavPrecondition) {
     let inner = "";
     if (e.conflictRef && r && t?.service) {
-      const i = sync(r, t.service, t.col!).items.find((x) => x.ref === e.conflictRef);
+      // The collection as this request last saw it (a PUT syncs it before it asks the service).
+      const i = r.synced.get(t.service)?.items.find((x) => x.ref === e.conflictRef);
       if (i) inner = `<d:href>${esc(colHref(t.type!, r.caller.account.username, t.service) + encodeURIComponent(i.name))}</d:href>`;
     }
     const res = errorXml(e.element.ns, e.element.name, inner).replace("</d:error>", `<d:responsedescription>${esc(e.message)}</d:responsedescription></d:error>`);
@@ -373,15 +395,16 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.writer, synced: new Map() };
+        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map() };
         switch (req.method) {
           case "PROPFIND":
-            return propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
+            return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
           case "REPORT":
-            return report(r, t, href, parseXml(text));
+            return await report(r, t, href, parseXml(text));
           case "GET":
           case "HEAD": {
             if (t.kind !== "object") return new Response(`${t.kind === "collection" ? t.col!.displayName : "Hearth"}: a CalDAV and CardDAV address for calendar and contacts apps.\n`, { headers: { "content-type": "text/plain; charset=utf-8" } });
+            await sync(r, t.service!, t.col!);
             const o = objectBody(r, t);
             if (!o) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
             return new Response(req.method === "HEAD" ? null : o.body, { headers: { "content-type": contentType(t.col!), etag: etagOf(o.item) } });

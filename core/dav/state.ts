@@ -5,8 +5,10 @@
 // records on every request is what makes changes over the API (or the agent,
 // or another client) show up as new ETags and in sync-collection, deletions
 // included, without the services knowing about DAV at all.
-import type { Database } from "bun:sqlite";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../plugin.ts";
 import type { DavRecord } from "./collection.ts";
+import { davCollections, davItems } from "./schema.ts";
 
 export interface Item {
   name: string;
@@ -34,25 +36,36 @@ export function etagOf(i: Item): string {
   return `"${hash(`${i.fingerprint}\n${rawStands(i) ? i.raw : ""}`).slice(0, 24)}"`;
 }
 
-export function revisionOf(db: Database, account: string, collection: string): number {
-  return db.query<{ revision: number }, [string, string]>("SELECT revision FROM dav_collections WHERE account = ? AND collection = ?").get(account, collection)?.revision ?? 0;
+export async function revisionOf(db: Db, account: string, collection: string): Promise<number> {
+  const row = await db
+    .select({ revision: davCollections.revision })
+    .from(davCollections)
+    .where(and(eq(davCollections.account, account), eq(davCollections.collection, collection)))
+    .get();
+  return row?.revision ?? 0;
 }
 
-export function itemsOf(db: Database, account: string, collection: string): Item[] {
-  return db.query<Item, [string, string]>("SELECT name, ref, uid, fingerprint, raw, raw_fingerprint, revision FROM dav_items WHERE account = ? AND collection = ?").all(account, collection);
+export function itemsOf(db: Db, account: string, collection: string): Promise<Item[]> {
+  return db
+    .select({ name: davItems.name, ref: davItems.ref, uid: davItems.uid, fingerprint: davItems.fingerprint, raw: davItems.raw, raw_fingerprint: davItems.raw_fingerprint, revision: davItems.revision })
+    .from(davItems)
+    .where(and(eq(davItems.account, account), eq(davItems.collection, collection)))
+    .all();
 }
+
+const named = (account: string, collection: string, name: string) => and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.name, name));
 
 /**
  * Brings the collection's state up to the service's records: a new record
  * gets a name, a changed one a new revision, a vanished one a tombstone
  * (kept for sync-collection). Runs in the request's write transaction.
  */
-export function reconcile(db: Database, account: string, collection: string, ext: string, list: DavRecord[]): Synced {
-  const items = itemsOf(db, account, collection);
+export async function reconcile(db: Db, account: string, collection: string, ext: string, list: DavRecord[]): Promise<Synced> {
+  const items = await itemsOf(db, account, collection);
   const byRef = new Map(items.filter((i) => i.ref !== null).map((i) => [i.ref!, i]));
   const names = new Set(items.map((i) => i.name));
   const records = new Map(list.map((r) => [r.id, r]));
-  const current = revisionOf(db, account, collection);
+  const current = await revisionOf(db, account, collection);
   const next = current + 1;
   let changed = false;
   for (const r of list) {
@@ -62,41 +75,37 @@ export function reconcile(db: Database, account: string, collection: string, ext
       let name = `${r.id}${ext}`;
       while (names.has(name)) name = `${r.id}-${crypto.randomUUID().slice(0, 8)}${ext}`;
       names.add(name);
-      db.run("INSERT INTO dav_items (account, collection, name, ref, uid, fingerprint, revision) VALUES (?, ?, ?, ?, ?, ?, ?)", [account, collection, name, r.id, r.id, fp, next]);
+      await db.insert(davItems).values({ account, collection, name, ref: r.id, uid: r.id, fingerprint: fp, revision: next }).run();
       changed = true;
     } else if (item.fingerprint !== fp) {
-      db.run("UPDATE dav_items SET fingerprint = ?, revision = ? WHERE account = ? AND collection = ? AND name = ?", [fp, next, account, collection, item.name]);
+      await db.update(davItems).set({ fingerprint: fp, revision: next }).where(named(account, collection, item.name)).run();
       changed = true;
     }
   }
   for (const item of items)
     if (item.ref !== null && !records.has(item.ref)) {
-      db.run("UPDATE dav_items SET ref = NULL, raw = NULL, raw_fingerprint = NULL, fingerprint = NULL, revision = ? WHERE account = ? AND collection = ? AND name = ?", [
-        next,
-        account,
-        collection,
-        item.name,
-      ]);
+      await db.update(davItems).set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision: next }).where(named(account, collection, item.name)).run();
       changed = true;
     }
   if (changed)
-    db.run("INSERT INTO dav_collections (account, collection, revision) VALUES (?, ?, ?) ON CONFLICT (account, collection) DO UPDATE SET revision = excluded.revision", [
-      account,
-      collection,
-      next,
-    ]);
-  return { revision: changed ? next : current, items: changed ? itemsOf(db, account, collection) : items, records };
+    await db
+      .insert(davCollections)
+      .values({ account, collection, revision: next })
+      .onConflictDoUpdate({ target: [davCollections.account, davCollections.collection], set: { revision: next } })
+      .run();
+  return { revision: changed ? next : current, items: changed ? await itemsOf(db, account, collection) : items, records };
 }
 
 /** Points a name at the record a client's PUT made or changed, before reconciling, so the record keeps the client's name. */
-export function claim(db: Database, account: string, collection: string, name: string, ref: string, uid: string) {
-  db.run(
-    "INSERT INTO dav_items (account, collection, name, ref, uid, revision) VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (account, collection, name) DO UPDATE SET ref = excluded.ref, uid = excluded.uid",
-    [account, collection, name, ref, uid],
-  );
+export async function claim(db: Db, account: string, collection: string, name: string, ref: string, uid: string) {
+  await db
+    .insert(davItems)
+    .values({ account, collection, name, ref, uid, revision: 0 })
+    .onConflictDoUpdate({ target: [davItems.account, davItems.collection, davItems.name], set: { ref, uid } })
+    .run();
 }
 
 /** Keeps the client's text as the record's form while the record stays as it is now. */
-export function keepRaw(db: Database, account: string, collection: string, name: string, raw: string) {
-  db.run("UPDATE dav_items SET raw = ?, raw_fingerprint = fingerprint WHERE account = ? AND collection = ? AND name = ?", [raw, account, collection, name]);
+export async function keepRaw(db: Db, account: string, collection: string, name: string, raw: string) {
+  await db.update(davItems).set({ raw, raw_fingerprint: davItems.fingerprint }).where(named(account, collection, name)).run();
 }

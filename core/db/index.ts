@@ -128,6 +128,7 @@ export class SqliteStore implements StoreApi {
     this.limitWal(WAL_LIMIT_BYTES);
     this.reader = new Database(file, { readonly: true, strict: true });
     tune(this.reader, true);
+    // Typed as the async database every caller writes against, so core code is checked as it would run on any store; awaiting bun-sqlite's sync results is harmless.
     this.wdb = drizzle({ client: this.writer }) as unknown as Db;
     this.tx = { begin: this.writer.prepare("BEGIN IMMEDIATE"), commit: this.writer.prepare("COMMIT"), rollback: this.writer.prepare("ROLLBACK") };
     this.rdb = drizzle({ client: this.reader }) as unknown as Db;

@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { asHearthError, HearthError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { assertScope, withinScope } from "../auth/tokens.ts";
-import { newCall } from "../call.ts";
+import { finished, newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
 import { readBody } from "./body.ts";
 import { preflight } from "./cors.ts";
@@ -51,9 +51,12 @@ export function createApp(rt: Runtime): App {
           const caller = withinScope(identified, p.def.name);
           // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
           const request = r.method === "POST" ? await buffered(rt, c.request) : c.request;
-          const go = () => {
-            const ctx = rt.makeCtx(p.def.name, r.method === "POST" ? "write" : "read", newCall(caller, { id: rid }), r.path, new URL(request.url).origin);
-            return r.run(request, Object.assign(ctx, { params: c.params }));
+          const go = async () => {
+            const call = newCall(caller, { id: rid });
+            const ctx = rt.makeCtx(p.def.name, r.method === "POST" ? "write" : "read", call, r.path, new URL(request.url).origin);
+            const res = await r.run(request, Object.assign(ctx, { params: c.params }));
+            if (call.pending) await finished(call);
+            return res;
           };
           return await (r.method === "POST" ? rt.store.write(go) : go());
         } catch (e) {

@@ -26,13 +26,22 @@ export const bearer: Identifier = (rt, req) => {
   if (!h || /^Basic\s/i.test(h)) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
-  const caller = rt.tokens.identify(m[1], rt.clock.now().getTime());
-  for (const check of rt.wiring.tokenChecks) check(rt, req, caller);
-  return caller;
+  const found = rt.tokens.identify(m[1], rt.clock.now().getTime());
+  return found instanceof Promise ? found.then((caller) => checkToken(rt, req, caller)) : checkToken(rt, req, found);
 };
 
+/** Runs the token checks; only a check that has to look something up makes the answer wait. */
+function checkToken(rt: Runtime, req: Request, caller: Caller): Caller | Promise<Caller> {
+  let waits: Promise<void>[] | undefined;
+  for (const check of rt.wiring.tokenChecks) {
+    const done = check(rt, req, caller);
+    if (done instanceof Promise) (waits ??= []).push(done);
+  }
+  return waits ? Promise.all(waits).then(() => caller) : caller;
+}
+
 /** A check on a caller its bearer token identified (the audience of an OAuth token, ...); may refuse with 401. */
-export type TokenCheck = (rt: Runtime, req: Request, caller: Caller) => void;
+export type TokenCheck = (rt: Runtime, req: Request, caller: Caller) => void | Promise<void>;
 
 /** Parameters a module adds to a 401's challenge: where a client learns how to get a token (RFC 9728 resource_metadata). */
 export type ChallengeParams = (rt: Runtime, req: Request) => Record<string, string> | undefined;
@@ -72,16 +81,21 @@ export const basic: Identifier = (rt, req) => {
   const pair = Buffer.from(m[1], "base64").toString("utf8");
   const colon = pair.indexOf(":");
   if (colon < 1) throw refuseBasic("Basic credentials must be username:token, with a Hearth token (an app password) as the password");
-  let caller: Caller;
-  try {
-    caller = rt.tokens.identify(pair.slice(colon + 1), rt.clock.now().getTime());
-  } catch (e) {
+  const refuse = (e: unknown): never => {
     if (!(e instanceof HearthError) || e.kind !== "unauthenticated") throw e;
     throw refuseBasic(`${e.message}; the password is a Hearth token (an app password)`);
+  };
+  const named = (caller: Caller): Caller | Promise<Caller> => {
+    if (caller.account?.username.toLowerCase() !== pair.slice(0, colon).trim().toLowerCase()) throw refuseBasic("the username is not the account this token belongs to");
+    return checkToken(rt, req, caller);
+  };
+  let found: Caller | Promise<Caller>;
+  try {
+    found = rt.tokens.identify(pair.slice(colon + 1), rt.clock.now().getTime());
+  } catch (e) {
+    return refuse(e);
   }
-  if (caller.account?.username.toLowerCase() !== pair.slice(0, colon).trim().toLowerCase()) throw refuseBasic("the username is not the account this token belongs to");
-  for (const check of rt.wiring.tokenChecks) check(rt, req, caller);
-  return caller;
+  return found instanceof Promise ? found.then(named, refuse) : named(found);
 };
 
 /** The challenge headers a refusal carries: a 401's says how to get a token; others none. */

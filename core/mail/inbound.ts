@@ -99,12 +99,10 @@ export class Inbound {
         cb(refused ?? undefined);
       },
       onRcptTo: (address, session, cb) => {
-        try {
-          this.recipient(address);
-          cb();
-        } catch (e) {
-          cb(e as Error);
-        }
+        this.recipient(address).then(
+          () => cb(),
+          (e) => cb(e as Error),
+        );
       },
       onData: (stream, session, cb) => {
         this.receive(stream, session).then(
@@ -140,17 +138,17 @@ export class Inbound {
   }
 
   /** The account (and tag) an envelope recipient reaches; throws an SMTP refusal otherwise. */
-  recipient(address: SMTPServerAddress): Rcpt {
+  async recipient(address: SMTPServerAddress): Promise<Rcpt> {
     const addr = splitAddress(address.address);
     const domain = this.mail.domain!;
     if (!addr || !sameDomain(addr.domain, domain)) throw smtpError(550, `5.7.1 ${address.address}: relaying denied, this server takes mail for ${domain} only`);
     const local = addr.local.toLowerCase();
     if (ROLE_ADDRESSES.has(local)) {
-      const admin = this.rt.store.rdb.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
+      const admin = await this.rt.store.rdb.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).limit(1).get();
       if (admin) return { account: admin, tag: null };
     }
     const lp = parseLocal(local);
-    const account = lp && this.mail.account({ username: lp.handle });
+    const account = lp && (await this.mail.account({ username: lp.handle }));
     if (!lp || !account) throw smtpError(550, `5.1.1 ${address.address}: no such user here`);
     return { account, tag: lp.tag };
   }
@@ -188,7 +186,7 @@ export class Inbound {
     }
     const messageId = bareId(parsed.messageId) ?? `${crypto.randomUUID()}@${this.mail.domain}`;
     const refs = parsed.references ? (Array.isArray(parsed.references) ? parsed.references : parsed.references.split(/\s+/)) : [];
-    const rcpts = session.envelope.rcptTo.map((r) => ({ rcpt: this.recipient(r), to: r.address }));
+    const rcpts = await Promise.all(session.envelope.rcptTo.map(async (r) => ({ rcpt: await this.recipient(r), to: r.address })));
     let stored = 0;
     await this.rt.store.write(async () => {
       // In the write that stores the rows naming it, so no release comes between.
@@ -197,7 +195,7 @@ export class Inbound {
       for (const { rcpt, to } of rcpts) {
         if (seen.has(rcpt.account.id)) continue;
         seen.add(rcpt.account.id);
-        const row = this.mail.store({
+        const row = await this.mail.store({
           account: rcpt.account,
           folder: "inbox",
           tag: rcpt.tag,

@@ -12,8 +12,8 @@ export type MessageRow = typeof mailMessages.$inferSelect;
 export const BODY_CAP = 1_000_000;
 
 /** Inserts a message unless this account already holds it in that folder; returns the row when stored. */
-export function storeMessage(db: Db, writer: Database, row: MessageRow): MessageRow | null {
-  const [stored] = db
+export async function storeMessage(db: Db, writer: Database, row: MessageRow): Promise<MessageRow | null> {
+  const [stored] = await db
     .insert(mailMessages)
     .values({ ...row, body: row.body.slice(0, BODY_CAP) })
     .onConflictDoNothing()
@@ -30,7 +30,7 @@ export function storeMessage(db: Db, writer: Database, row: MessageRow): Message
   return stored;
 }
 
-export function recent(db: Db, account: string, o: { folder?: string; tag?: string | null; limit: number }): MessageRow[] {
+export function recent(db: Db, account: string, o: { folder?: string; tag?: string | null; limit: number }): Promise<MessageRow[]> {
   const where = [eq(mailMessages.account, account), eq(mailMessages.folder, o.folder ?? "inbox")];
   if (o.tag !== undefined) where.push(o.tag === null ? isNull(mailMessages.tag) : eq(mailMessages.tag, o.tag));
   return db
@@ -42,7 +42,7 @@ export function recent(db: Db, account: string, o: { folder?: string; tag?: stri
     .all();
 }
 
-export function messageById(db: Db, account: string, id: string): MessageRow | undefined {
+export function messageById(db: Db, account: string, id: string): Promise<MessageRow | undefined> {
   return db
     .select()
     .from(mailMessages)

@@ -86,22 +86,22 @@ export class Outbox {
       }
       if (claimed.length < BATCH) break;
     }
-    this.arm();
+    await this.arm();
     return report;
   }
 
   private claim(): Promise<Row[]> {
     const now = this.rt.clock.now().getTime();
-    return this.rt.store.write(() => {
+    return this.rt.store.write(async () => {
       const db = this.rt.store.wdb;
-      const rows = db
+      const rows = await db
         .select()
         .from(mailOutbox)
         .where(and(eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAt, now), or(isNull(mailOutbox.claimed), lt(mailOutbox.claimed, now - LEASE_MS))))
         .orderBy(asc(mailOutbox.nextAt))
         .limit(BATCH)
         .all();
-      for (const r of rows) db.update(mailOutbox).set({ claimed: now }).where(eq(mailOutbox.id, r.id)).run();
+      for (const r of rows) await db.update(mailOutbox).set({ claimed: now }).where(eq(mailOutbox.id, r.id)).run();
       return rows;
     });
   }
@@ -110,30 +110,30 @@ export class Outbox {
     const now = this.rt.clock.now().getTime();
     const pauses = retryPauses(this.rt.config);
     const attempts = row.attempts + 1;
-    return this.rt.store.write(() => {
+    return this.rt.store.write(async () => {
       const db = this.rt.store.wdb;
       if (result.ok) {
-        db.update(mailOutbox).set({ status: "sent", attempts, claimed: null, lastError: null }).where(eq(mailOutbox.id, row.id)).run();
-        db.update(mailMessages).set({ delivery: "sent" }).where(eq(mailMessages.id, row.message)).run();
+        await db.update(mailOutbox).set({ status: "sent", attempts, claimed: null, lastError: null }).where(eq(mailOutbox.id, row.id)).run();
+        await db.update(mailMessages).set({ delivery: "sent" }).where(eq(mailMessages.id, row.message)).run();
         return "sent";
       }
       const pause = pauses[row.attempts];
       if (!result.permanent && pause !== undefined) {
-        db.update(mailOutbox).set({ attempts, nextAt: now + pause, claimed: null, lastError: result.detail }).where(eq(mailOutbox.id, row.id)).run();
+        await db.update(mailOutbox).set({ attempts, nextAt: now + pause, claimed: null, lastError: result.detail }).where(eq(mailOutbox.id, row.id)).run();
         return "retrying";
       }
-      db.update(mailOutbox).set({ status: "bounced", attempts, claimed: null, lastError: result.detail }).where(eq(mailOutbox.id, row.id)).run();
-      db.update(mailMessages).set({ delivery: "bounced" }).where(eq(mailMessages.id, row.message)).run();
-      this.bounce(row, attempts, result);
+      await db.update(mailOutbox).set({ status: "bounced", attempts, claimed: null, lastError: result.detail }).where(eq(mailOutbox.id, row.id)).run();
+      await db.update(mailMessages).set({ delivery: "bounced" }).where(eq(mailMessages.id, row.message)).run();
+      await this.bounce(row, attempts, result);
       return "bounced";
     });
   }
 
   /** Tells the sender, in their inbox, that the message will not arrive and why. */
-  private bounce(row: Row, attempts: number, result: DeliveryResult) {
+  private async bounce(row: Row, attempts: number, result: DeliveryResult) {
     const db = this.rt.store.wdb;
-    const original = db.select().from(mailMessages).where(eq(mailMessages.id, row.message)).get();
-    const acct = this.mail.account({ id: row.account });
+    const original = await db.select().from(mailMessages).where(eq(mailMessages.id, row.message)).get();
+    const acct = await this.mail.account({ id: row.account });
     if (!acct) return;
     const tries = attempts === 1 ? "the first try" : `${attempts} tries`;
     const why = result.permanent ? "It was refused" : `It could not be delivered after ${tries}`;
@@ -144,7 +144,7 @@ export class Outbox {
       "",
       ...(original ? ["----- your message -----", `Subject: ${original.subject}`, "", original.body] : []),
     ].join("\n");
-    this.mail.store({
+    await this.mail.store({
       account: acct,
       folder: "inbox",
       tag: null,
@@ -159,18 +159,19 @@ export class Outbox {
   }
 
   /** Sets one timer for the earliest pending row; the wait is real time for a due time on the instance clock. */
-  private arm() {
+  private async arm() {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.stopped) return;
-    const next = this.rt.store.rdb
+    const next = await this.rt.store.rdb
       .select({ at: mailOutbox.nextAt })
       .from(mailOutbox)
       .where(eq(mailOutbox.status, "pending"))
       .orderBy(asc(mailOutbox.nextAt))
       .limit(1)
       .get();
-    if (!next) return;
+    // Stopped while the read was under way: no timer then.
+    if (!next || this.stopped) return;
     const wait = Math.min(MAX_SLEEP_MS, Math.max(0, next.at - this.rt.clock.now().getTime()));
     this.timer = detached(() => setTimeout(() => void this.runDue().catch((e) => this.rt.log.error("outbox run failed", { error: String(e) })), wait));
     this.timer.unref?.();

@@ -114,9 +114,9 @@ export class MailService {
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 
-  account(by: { id?: string; username?: string }): Sender | null {
+  async account(by: { id?: string; username?: string }): Promise<Sender | null> {
     const db = this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb;
-    const row = db
+    const row = await db
       .select({ id: accounts.id, username: accounts.username })
       .from(accounts)
       .where(by.id ? eq(accounts.id, by.id) : eq(accounts.username, by.username ?? ""))
@@ -126,7 +126,7 @@ export class MailService {
 
   /** Puts a message in an account's inbox; within the caller's write transaction when there is one. */
   async deliverLocal(accountId: string, m: LocalMessage): Promise<{ id: string; message_id: string; stored: boolean }> {
-    const acct = this.account({ id: accountId });
+    const acct = await this.account({ id: accountId });
     if (!acct) throw notFound(`no account with id "${accountId}"`);
     const messageId = this.newMessageId();
     const row = await this.inWrite(() =>
@@ -147,7 +147,7 @@ export class MailService {
   }
 
   /** Stores one copy and, for mail under a tag, tells the handlers once it is committed. */
-  store(m: {
+  async store(m: {
     account: Sender;
     folder: "inbox" | "sent";
     tag: string | null;
@@ -163,8 +163,8 @@ export class MailService {
     delivery?: string | null;
     /** The sending call's scopes, for mail an account here sent (see ArrivedMail). */
     scopes?: "*" | string[] | null;
-  }): MessageRow | null {
-    const row = storeMessage(this.rt.store.wdb, this.rt.store.writer, {
+  }): Promise<MessageRow | null> {
+    const row = await storeMessage(this.rt.store.wdb, this.rt.store.writer, {
       // Time-ordered, so messages stored in the same instant still list in the order they came.
       id: Bun.randomUUIDv7(),
       account: m.account.id,
@@ -233,12 +233,12 @@ export class MailService {
   }
 
   /** Where `to` leads: an account here (by username, handle+tag or an address at the mail domain) or an outside address. */
-  recipient(to: string): { local: Sender; tag: string | null } | { outside: string } {
+  async recipient(to: string): Promise<{ local: Sender; tag: string | null } | { outside: string }> {
     const t = to.trim();
     if (!t.includes("@")) {
       const lp = parseLocal(t);
       if (!lp) throw invalid("to", `"${to}" is neither a username (3-32 of a-z, 0-9, _ and -, optionally +tag) nor an email address`);
-      const acct = this.account({ username: lp.handle });
+      const acct = await this.account({ username: lp.handle });
       if (!acct) throw notFound(`no account named "${lp.handle}" on this instance`);
       return { local: acct, tag: lp.tag };
     }
@@ -246,7 +246,7 @@ export class MailService {
     if (!addr) throw invalid("to", `"${to}" is not an email address (local@domain)`);
     if (this.domain && sameDomain(addr.domain, this.domain)) {
       const lp = parseLocal(addr.local);
-      const acct = lp && this.account({ username: lp.handle });
+      const acct = lp && (await this.account({ username: lp.handle }));
       if (!lp || !acct) throw notFound(`no account "${addr.local}" at ${this.domain}`);
       return { local: acct, tag: lp.tag };
     }
@@ -260,7 +260,7 @@ export class MailService {
    * instance sends for the account (an agent's answer).
    */
   async send(from: Sender, m: SendInput, scopes: "*" | string[] = []): Promise<Sent> {
-    const where = this.recipient(m.to);
+    const where = await this.recipient(m.to);
     const fromAddr = addressOf(this.domain, from.username, m.tag);
     const messageId = this.newMessageId();
     const inReplyTo = bareId(m.inReplyTo);
@@ -268,11 +268,11 @@ export class MailService {
     const base = { subject: m.subject, body: m.body, messageId, inReplyTo, references };
     if ("local" in where) {
       const to = addressOf(this.domain, where.local.username, where.tag);
-      const sent = await this.inWrite(() => {
-        const got = this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to, scopes });
+      const sent = await this.inWrite(async () => {
+        const got = await this.store({ ...base, account: where.local, folder: "inbox", tag: where.tag, from: fromAddr, to, scopes });
         // Mail to oneself (a reminder) is kept once, in the inbox.
         if (where.local.id === from.id) return got!;
-        return this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" })!;
+        return (await this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" }))!;
       });
       return { id: sent.id, message_id: messageId, to, delivery: "local" };
     }
@@ -282,8 +282,8 @@ export class MailService {
     const sent = await this.inWrite(async () => {
       // In the write that stores the row naming it, so no release comes between.
       const hash = await this.rt.blobs.put(new TextEncoder().encode(raw));
-      const row = this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to: where.outside, raw: hash, delivery: "queued" })!;
-      this.rt.store.wdb
+      const row = (await this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to: where.outside, raw: hash, delivery: "queued" }))!;
+      await this.rt.store.wdb
         .insert(mailOutbox)
         .values({ id: crypto.randomUUID(), message: row.id, account: from.id, sender: fromAddr, recipient: where.outside, raw, attempts: 0, nextAt: now.getTime(), status: "pending", created: now.getTime() })
         .run();

@@ -33,7 +33,7 @@ let validator: AjvJsonSchemaValidator | null = null;
  * is asked on every request, not once per server: a stdio connection lives
  * long, and its token's revocation or expiry must hold from the next call.
  */
-export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext, era: McpRequestContext): Server {
+export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, {
     capabilities: CAPABILITIES,
@@ -42,7 +42,11 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
   });
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
-    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => answer(rt, withClient(contextOf(era), clientOf(server, x)), req.params)) as never);
+    server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
+      const c = contextOf(era);
+      const run = (c: McpCallContext): unknown => answer(rt, withClient(c, clientOf(server, x)), req.params);
+      return c instanceof Promise ? c.then(run) : run(c);
+    }) as never);
   return server;
 }
 

@@ -31,7 +31,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;padding:.75rem;border:1px solid 
 code{overflow-wrap:break-word}
 </style>`;
 
-export function mcpPage(rt: Runtime, req: Request, caller: Caller, filter: Set<string> | null): Response {
+export async function mcpPage(rt: Runtime, req: Request, caller: Caller, filter: Set<string> | null): Promise<Response> {
   const url = new URL(req.url);
   const origin = rt.config.HEARTH_PUBLIC_URL || url.origin;
   const endpoint = `${origin}/mcp${url.search}`;
@@ -86,6 +86,6 @@ and <code>call_tool</code> calls it by name, at the same price and within the sa
 <table><thead><tr><th scope="col">Tool</th><th scope="col">What it does</th><th scope="col">Kind</th><th scope="col">Price</th><th scope="col">Who</th></tr></thead>
 <tbody>
 ${rows}</tbody></table>`;
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   return page({ title: "Connect over MCP", body, account: s?.account ?? null, csrf: s?.csrf, head: STYLE });
 }

@@ -44,10 +44,10 @@ export const mcpCommand: CliCommand = {
     }
     const rt = await hearth.open();
     rt.migrate();
-    let callerNow: () => Caller;
+    let callerNow: () => Caller | Promise<Caller>;
     try {
       if (user) {
-        const account = findAccount(rt.store, user.toLowerCase());
+        const account = await findAccount(rt.store, user.toLowerCase());
         if (!account) {
           err(`no account "${user}" in ${rt.dataDir}; create one with: hearth token create --user ${user}`);
           await rt.stop();
@@ -57,7 +57,7 @@ export const mcpCommand: CliCommand = {
         callerNow = () => caller;
       } else {
         // Checked now so a bad token fails at launch, and again on each call so revocation and expiry hold.
-        rt.tokens.identify(token, rt.clock.now().getTime());
+        await rt.tokens.identify(token, rt.clock.now().getTime());
         callerNow = () => rt.tokens.identify(token, rt.clock.now().getTime());
       }
     } catch (e) {
@@ -69,7 +69,7 @@ export const mcpCommand: CliCommand = {
     // SDK 2.x serves both eras here: a connection opening with initialize stays a 2025-11-25 one,
     // one opening with server/discover or an enveloped request speaks 2026-07-28.
     const transport = new StdioServerTransport();
-    const handle = serveStdio((era) => createEraServer(rt, () => ({ caller: callerNow(), filter, baseUrl: "", mode }), era), {
+    const handle = serveStdio((era) => createEraServer(rt, async () => ({ caller: await callerNow(), filter, baseUrl: "", mode }), era), {
       transport,
       legacy: "serve",
       onerror: (e) => err(`hearth mcp: ${e.message}`),

@@ -3,6 +3,7 @@
 // account still pay per call; an owner who hosts others meters them with
 // HEARTH_METER_ACCOUNTS, and an admin may choose for any one account.
 import { eq } from "drizzle-orm";
+import { mapAnswer } from "../answer.ts";
 import { accounts } from "../db/schema.ts";
 import { notFound } from "../errors.ts";
 import type { Account, Db } from "../plugin.ts";
@@ -18,23 +19,23 @@ export function accountMetering(config: Readonly<Record<string, string>>): Accou
 }
 
 /** Whether this account's priced calls cost credits: the admin's choice for it, else the instance's setting (admins only under "all"). */
-export function metersAccount(db: Db, setting: AccountMetering, account: Account): boolean {
+export function metersAccount(db: Db, setting: AccountMetering, account: Account): Promise<boolean> {
   const chosen = db.select({ metered: payAccounts.metered }).from(payAccounts).where(eq(payAccounts.account, account.id)).get();
-  if (chosen) return chosen.metered;
-  return setting === "all" || (setting === "on" && !account.admin);
+  return mapAnswer(chosen, (chosen) => (chosen ? chosen.metered : setting === "all" || (setting === "on" && !account.admin)));
 }
 
 /** Records an admin's choice for one account; null goes back to the instance's setting. Call inside a write transaction. */
-export function chooseMetering(db: Db, input: { username: string; metered: boolean | null; by: string; at: number }, setting: AccountMetering) {
-  const acct = db.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).where(eq(accounts.username, input.username)).get();
+export async function chooseMetering(db: Db, input: { username: string; metered: boolean | null; by: string; at: number }, setting: AccountMetering) {
+  const acct = await db.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).where(eq(accounts.username, input.username)).get();
   if (!acct) throw notFound(`no account named "${input.username}"`);
-  if (input.metered === null) db.delete(payAccounts).where(eq(payAccounts.account, acct.id)).run();
+  if (input.metered === null) await db.delete(payAccounts).where(eq(payAccounts.account, acct.id)).run();
   else
-    db.insert(payAccounts)
+    await db
+      .insert(payAccounts)
       .values({ account: acct.id, metered: input.metered, by: input.by, at: input.at })
       .onConflictDoUpdate({ target: payAccounts.account, set: { metered: input.metered, by: input.by, at: input.at } })
       .run();
-  return { user: acct.username, metered: metersAccount(db, setting, acct), chosen: input.metered !== null };
+  return { user: acct.username, metered: await metersAccount(db, setting, acct), chosen: input.metered !== null };
 }
 
 /** "on", "off" or "default" as the CLI takes it; undefined for anything else. */

@@ -33,13 +33,13 @@ export const creditsCommand: CliCommand = {
     try {
       rt.migrate();
       if (sub === "balance") {
-        const acct = findAccount(rt.store, user);
+        const acct = await findAccount(rt.store, user);
         if (!acct) {
           process.stderr.write(`no account named "${user}"\n`);
           return 1;
         }
-        const metered = metersAccount(rt.store.rdb, accountMetering(rt.config), acct);
-        process.stdout.write(JSON.stringify({ user, balance: balanceOf(rt.store.rdb, acct.id), metered, recent: recent(rt.store.rdb, acct.id, 10).map(shapeEntry) }) + "\n");
+        const metered = await metersAccount(rt.store.rdb, accountMetering(rt.config), acct);
+        process.stdout.write(JSON.stringify({ user, balance: await balanceOf(rt.store.rdb, acct.id), metered, recent: (await recent(rt.store.rdb, acct.id, 10)).map(shapeEntry) }) + "\n");
         return 0;
       }
       if (sub === "meter") {

@@ -6,14 +6,14 @@ import type { Db } from "../plugin.ts";
 import { append, balanceOf, shapeEntry } from "./ledger.ts";
 
 /** Grants (or, negative, takes back) credits; call inside a write transaction. */
-export function grantCredits(db: Db, input: { username: string; amount: number; note?: string; by: string; at: number; requestId?: string }) {
+export async function grantCredits(db: Db, input: { username: string; amount: number; note?: string; by: string; at: number; requestId?: string }) {
   if (!Number.isInteger(input.amount) || input.amount === 0) throw invalid("amount", `amount must be a whole number of credits other than 0 (got ${input.amount})`);
   if (Math.abs(input.amount) > 100_000_000) throw invalid("amount", "amount must be at most 100000000 credits at a time");
-  const acct = db.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.username, input.username)).get();
+  const acct = await db.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.username, input.username)).get();
   if (!acct) throw notFound(`no account named "${input.username}"`);
-  const before = balanceOf(db, acct.id);
+  const before = await balanceOf(db, acct.id);
   if (before + input.amount < 0) throw invalid("amount", `taking ${-input.amount} credits would leave ${acct.username} below zero (balance ${before})`);
-  const entry = append(db, {
+  const entry = await append(db, {
     account: acct.id,
     delta: input.amount,
     reason: "grant",

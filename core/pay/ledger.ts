@@ -2,22 +2,23 @@
 // Charges run inside the call's write transaction, which the store serialises,
 // so a balance read there cannot be spent twice by concurrent calls.
 import { desc, eq, sql } from "drizzle-orm";
+import { mapAnswer } from "../answer.ts";
 import type { Db } from "../plugin.ts";
 import { payLedger } from "./schema.ts";
 
 export type Entry = typeof payLedger.$inferSelect;
 
-export function balanceOf(db: Db, account: string): number {
+export function balanceOf(db: Db, account: string): Promise<number> {
   const r = db
     .select({ total: sql<number>`coalesce(sum(${payLedger.delta}), 0)` })
     .from(payLedger)
     .where(eq(payLedger.account, account))
     .get();
-  return Number(r?.total ?? 0);
+  return mapAnswer(r, (r) => Number(r?.total ?? 0));
 }
 
 /** Appends one entry; call inside a write transaction. */
-export function append(db: Db, e: { account: string; delta: number; reason: string; method?: string | null; requestId?: string | null; note?: string | null; at: number }): Entry {
+export function append(db: Db, e: { account: string; delta: number; reason: string; method?: string | null; requestId?: string | null; note?: string | null; at: number }): Promise<Entry> {
   return db
     .insert(payLedger)
     .values({ account: e.account, delta: e.delta, reason: e.reason, method: e.method ?? null, requestId: e.requestId ?? null, note: e.note ?? null, at: e.at })
@@ -25,7 +26,7 @@ export function append(db: Db, e: { account: string; delta: number; reason: stri
     .get();
 }
 
-export function recent(db: Db, account: string, limit: number): Entry[] {
+export function recent(db: Db, account: string, limit: number): Promise<Entry[]> {
   return db.select().from(payLedger).where(eq(payLedger.account, account)).orderBy(desc(payLedger.id)).limit(limit).all();
 }
 

@@ -81,7 +81,7 @@ export class PayMetering implements Metering {
     this.prices = new Prices(rt, overrides);
   }
 
-  price(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number {
+  price(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number> {
     return this.prices.of(entry, args, caller);
   }
 
@@ -103,7 +103,7 @@ export class PayMetering implements Metering {
     if (ctx && terms) return this.verify(entry, price, terms, baseUrl, ctx);
     if (caller.account) {
       const account = caller.account.id;
-      const balance = balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account);
+      const balance = await balanceOf(this.rt.store.inWrite() ? this.rt.store.wdb : this.rt.store.rdb, account);
       const hold = crypto.randomUUID();
       const free = balance < price ? balance : balance - (await this.rt.shared.hold(account, hold, price, balance));
       if (free < price) throw this.short(entry, price, Math.max(0, free), baseUrl);
@@ -145,7 +145,7 @@ export class PayMetering implements Metering {
     if (!same(auth.to, wanted.payTo)) throw refuse(`it pays ${auth.to}, not ${wanted.payTo}`);
 
     const key = `${wanted.network}|${wanted.asset.toLowerCase()}|${auth.from.toLowerCase()}|${auth.nonce.toLowerCase()}`;
-    if (this.used(wanted.network, wanted.asset, auth.from, auth.nonce) || !(await this.rt.shared.claim(`x402:${key}`, CLAIM_MS))) throw refuse("this authorization was already used");
+    if ((await this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) || !(await this.rt.shared.claim(`x402:${key}`, CLAIM_MS))) throw refuse("this authorization was already used");
     try {
       let result;
       try {
@@ -172,9 +172,9 @@ export class PayMetering implements Metering {
     this.rt.log.warn("payment facilitator", { step, said: scrub(String(said).slice(0, 500), [this.rt.config.X402_FACILITATOR_URL]) });
   }
 
-  private used(network: string, asset: string, payer: string, nonce: string): boolean {
+  private async used(network: string, asset: string, payer: string, nonce: string): Promise<boolean> {
     // The writer connection also sees rows of a transaction still open on it.
-    const row = this.rt.store.wdb
+    const row = await this.rt.store.wdb
       .select({ id: payX402.id })
       .from(payX402)
       .where(and(eq(payX402.network, network), eq(payX402.asset, asset.toLowerCase()), eq(payX402.payer, payer.toLowerCase()), eq(payX402.nonce, nonce.toLowerCase())))
@@ -211,7 +211,7 @@ export class PayMetering implements Metering {
   }
 
   /** Records the charge inside a write transaction: a ledger entry for credits, the settled authorization for x402. */
-  commit(call: Call): void {
+  async commit(call: Call): Promise<void> {
     const plan = call.plan as Plan;
     const requestId = call.id;
     const now = this.rt.clock.now().getTime();
@@ -219,15 +219,16 @@ export class PayMetering implements Metering {
     if (plan.kind === "credits") {
       // The hold stays until release, after this transaction commits.
       if (servedFromCache(call)) return;
-      const balance = balanceOf(db, plan.account);
+      const balance = await balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
-      append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
+      await append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });
       return;
     }
     // The claim stays until release, after the settled authorization is committed.
     const settled = plan.settled;
     if (!settled) return;
-    db.insert(payX402)
+    await db
+      .insert(payX402)
       .values({
         network: plan.terms.network,
         asset: plan.terms.asset.toLowerCase(),

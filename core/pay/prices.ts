@@ -7,6 +7,7 @@ import { priceOf } from "../dispatch.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry, Registry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { mapAnswer } from "../answer.ts";
 import { accountMetering, metersAccount, type AccountMetering } from "./accounts.ts";
 
 export const DEFAULT_PRICES_FILE = join(import.meta.dir, "..", "..", "config", "prices.json");
@@ -57,10 +58,11 @@ export class Prices {
   }
 
   /** Credits this call costs: nothing for an account that is not metered. */
-  of(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number {
+  of(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number> {
     if (!this.metered) return 0;
     const price = this.overrides.get(entry.path) ?? priceOf(entry, args, this.rt, caller);
-    if (price > 0 && caller.account && !metersAccount(this.rt.store.rdb, this.accounts, caller.account)) return 0;
+    // Only a priced call by an account waits on whether that account is metered.
+    if (price > 0 && caller.account) return mapAnswer(metersAccount(this.rt.store.rdb, this.accounts, caller.account), (metered) => (metered ? price : 0));
     return price;
   }
 

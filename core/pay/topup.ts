@@ -62,7 +62,7 @@ export async function topUp(input: {
     throw new HearthError("payment_required", `the top-up did not settle: ${reasonCode(settlement.errorReason, "settle_failed")}`);
   }
   const auth = (payload.payload as { authorization: { from: string; nonce: string } }).authorization;
-  input.db
+  await input.db
     .insert(payX402)
     .values({
       network: terms.network,
@@ -77,6 +77,6 @@ export async function topUp(input: {
       at: input.at,
     })
     .run();
-  append(input.db, { account: input.account, delta: input.credits, reason: "topup", requestId: input.requestId, note: `USDC ${settlement.transaction}`, at: input.at });
-  return { credits: input.credits, balance: balanceOf(input.db, input.account), settlement };
+  await append(input.db, { account: input.account, delta: input.credits, reason: "topup", requestId: input.requestId, note: `USDC ${settlement.transaction}`, at: input.at });
+  return { credits: input.credits, balance: await balanceOf(input.db, input.account), settlement };
 }

@@ -2,6 +2,7 @@
 // so "every 15 minutes" is four hourly schedules a quarter-hour apart. Each
 // restart sets them again (the same refs are replaced, others removed), so
 // changing the interval needs nothing but a restart.
+import { mapAnswer } from "../answer.ts";
 import type { Ctx } from "../plugin.ts";
 import type { CollectionRound } from "./index.ts";
 
@@ -45,11 +46,11 @@ export async function pollOnSchedule(ctx: Ctx, minutes: number, poll: (ctx: Ctx)
   if (!collects(ctx.config.HEARTH_COLLECTORS, ctx.service)) return;
   // A firing claimed a little after its minute (the timer's own lateness) still runs.
   await ctx.schedule.handle((_firing, fctx) => collectRound(fctx, poll), { grace: GRACE_MS });
-  await ctx.writes(() => {
+  await ctx.writes(async () => {
     for (let m = 0; m < 60; m++) {
       const ref = `poll:${String(m).padStart(2, "0")}`;
-      if (m % minutes === 0) ctx.schedule.set({ ref, start: ANCHOR + m * 60_000, offset: 0, repeat: "hourly", scopes: "*" });
-      else if (ctx.schedule.next(ref) !== undefined) ctx.schedule.remove(ref);
+      if (m % minutes === 0) await ctx.schedule.set({ ref, start: ANCHOR + m * 60_000, offset: 0, repeat: "hourly", scopes: "*" });
+      else if ((await ctx.schedule.next(ref)) !== undefined) await ctx.schedule.remove(ref);
     }
   });
 }
@@ -71,11 +72,12 @@ function backoffMs(failures: number, minutes: number): number {
  * failed round is recent, so a provider that is down costs each caller
  * nothing but the answer saying so.
  */
-export function mayCollect(ctx: Ctx, minutes: number, restAfterSuccess = false): boolean {
-  const c = ctx.schedule.collection();
-  if (!c) return true;
-  const rest = c.failures > 0 ? backoffMs(c.failures, minutes) : restAfterSuccess ? minutes * 60_000 : 0;
-  return ctx.clock.now().getTime() - c.attempted >= rest;
+export function mayCollect(ctx: Ctx, minutes: number, restAfterSuccess = false): Promise<boolean> {
+  return mapAnswer(ctx.schedule.collection(), (c) => {
+    if (!c) return true;
+    const rest = c.failures > 0 ? backoffMs(c.failures, minutes) : restAfterSuccess ? minutes * 60_000 : 0;
+    return ctx.clock.now().getTime() - c.attempted >= rest;
+  });
 }
 
 /**
@@ -83,8 +85,8 @@ export function mayCollect(ctx: Ctx, minutes: number, restAfterSuccess = false):
  * nothing yet, unless one failed recently or one worked (and found nothing)
  * within the poll interval.
  */
-export async function warm(ctx: Ctx, minutes: number, holdsAny: () => boolean, poll: (ctx: Ctx) => Promise<CollectionRound>) {
-  if (!holdsAny() && mayCollect(ctx, minutes, true)) await collectRound(ctx, poll);
+export async function warm(ctx: Ctx, minutes: number, holdsAny: () => boolean | Promise<boolean>, poll: (ctx: Ctx) => Promise<CollectionRound>) {
+  if (!(await holdsAny()) && (await mayCollect(ctx, minutes, true))) await collectRound(ctx, poll);
 }
 
 /**
@@ -92,13 +94,14 @@ export async function warm(ctx: Ctx, minutes: number, holdsAny: () => boolean, p
  * reached a source, the last one failed, or none has succeeded within two
  * poll intervals; when a round last succeeded; and why the last one failed.
  */
-export function freshness(ctx: Ctx, minutes: number): { stale: boolean; last_success: string | null; error: string | null } {
-  const c = ctx.schedule.collection();
-  const now = ctx.clock.now().getTime();
-  const succeeded = c?.succeeded ?? null;
-  return {
-    stale: succeeded === null || (c?.failures ?? 0) > 0 || now - succeeded > 2 * minutes * 60_000,
-    last_success: succeeded === null ? null : new Date(succeeded).toISOString(),
-    error: c?.error ?? null,
-  };
+export function freshness(ctx: Ctx, minutes: number): Promise<{ stale: boolean; last_success: string | null; error: string | null }> {
+  return mapAnswer(ctx.schedule.collection(), (c) => {
+    const now = ctx.clock.now().getTime();
+    const succeeded = c?.succeeded ?? null;
+    return {
+      stale: succeeded === null || (c?.failures ?? 0) > 0 || now - succeeded > 2 * minutes * 60_000,
+      last_success: succeeded === null ? null : new Date(succeeded).toISOString(),
+      error: c?.error ?? null,
+    };
+  });
 }

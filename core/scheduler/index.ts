@@ -18,17 +18,17 @@ export interface Schedule {
    * caller and limited to its scopes (or the scopes given). Returns the first
    * firing time (ms), or null when nothing will fire.
    */
-  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): number | null;
+  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): Promise<number | null>;
   /** Cancels the schedule `ref`; false when there was none. */
-  remove(ref: string): boolean;
+  remove(ref: string): Promise<boolean>;
   /** The next unclaimed firing (ms), null when none is left, undefined when `ref` is not scheduled. */
-  next(ref: string): number | null | undefined;
+  next(ref: string): Promise<number | null | undefined>;
   /** Past firings of `ref`, newest first: done, failed, claimed (interrupted or under way) or missed. */
-  history(ref: string, limit?: number): FiringRecord[];
+  history(ref: string, limit?: number): Promise<FiringRecord[]>;
   /** Records a round of the service's collector (a read may do it: it takes its own short write). */
   collected(round: CollectionRound): Promise<void>;
   /** How the service's collector has fared; null before its first round. */
-  collection(): Collection | null;
+  collection(): Promise<Collection | null>;
 }
 
 declare module "../plugin.ts" {

@@ -13,12 +13,16 @@
 // claims that firing again and runs it (it may have done part of its work).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
+import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
+import { answered, mapAnswer } from "../answer.ts";
 import { applyMigrations } from "../db/migrate.ts";
+import { accounts } from "../db/schema.ts";
 import { newCall } from "../call.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { schedulerMigrations } from "./migrations.ts";
+import { scheduleCollections, scheduleFirings, scheduleJobs } from "./schema.ts";
 import { indexAtOrAfter, indexAtOrBefore, nextAtOrAfter, occurrence, type Recurrence, type Repeat } from "./recurrence.ts";
 
 /** What a handler is told about the firing it runs. */
@@ -89,6 +93,19 @@ interface JobRow {
   tz: string | null;
   next_due: number;
 }
+
+/** A job's row as the scheduler reads it. */
+const JOB = {
+  service: scheduleJobs.service,
+  ref: scheduleJobs.ref,
+  owner: scheduleJobs.owner,
+  scopes: scheduleJobs.scopes,
+  start: scheduleJobs.start,
+  offset: scheduleJobs.offset,
+  repeat: scheduleJobs.repeat,
+  tz: scheduleJobs.tz,
+  next_due: scheduleJobs.nextDue,
+};
 
 interface Claim {
   job: JobRow;
@@ -171,48 +188,60 @@ export class Scheduler {
    * the first firing: the first occurrence not older than the service's grace
    * window, so "remind me now" still fires; null when nothing is left.
    */
-  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): number | null {
+  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): Promise<number | null> {
     this.ensure();
     const now = this.rt.clock.now().getTime();
     const grace = this.handlers.get(service)?.grace ?? 0;
     const next = nextAtOrAfter(job, now - grace);
     const scopes = job.scopes ?? caller.scopes;
-    this.rt.store.writer.run(
-      `INSERT INTO schedule_jobs (service, ref, owner, scopes, start, offset, repeat, tz, next_due, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (service, ref) DO UPDATE SET owner = excluded.owner, scopes = excluded.scopes, start = excluded.start,
-         offset = excluded.offset, repeat = excluded.repeat, tz = excluded.tz, next_due = excluded.next_due`,
-      [service, job.ref, caller.account?.id ?? null, scopes === "*" ? "*" : JSON.stringify(scopes), job.start, job.offset, job.repeat, job.tz ?? null, next, now],
+    const row = { owner: caller.account?.id ?? null, scopes: scopes === "*" ? "*" : JSON.stringify(scopes), start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz ?? null, nextDue: next };
+    const stored = this.rt.store.wdb
+      .insert(scheduleJobs)
+      .values({ service, ref: job.ref, ...row, created: now })
+      .onConflictDoUpdate({ target: [scheduleJobs.service, scheduleJobs.ref], set: row })
+      .run();
+    return mapAnswer(stored, () =>
+      mapAnswer(next !== null && (this.armedFor === null || next < this.armedFor) ? this.leaseEnd("write") : null, (lease) => {
+        // The timer may go off before this transaction commits; that wake then claims through the
+        // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
+        if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true, lease);
+        return next;
+      }),
     );
-    // The timer may go off before this transaction commits; that wake then claims through the
-    // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
-    if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true, this.leaseEnd("write"));
-    return next;
   }
 
   /** Cancels a schedule and forgets its ledger; a stale timer wakes once to find nothing. */
-  remove(service: string, ref: string): boolean {
+  remove(service: string, ref: string): Promise<boolean> {
     this.ensure();
-    const w = this.rt.store.writer;
-    w.run("DELETE FROM schedule_firings WHERE service = ? AND ref = ?", [service, ref]);
-    return w.run("DELETE FROM schedule_jobs WHERE service = ? AND ref = ?", [service, ref]).changes > 0;
+    const db = this.rt.store.wdb;
+    const ledger = db.delete(scheduleFirings).where(and(eq(scheduleFirings.service, service), eq(scheduleFirings.ref, ref))).run();
+    const job = mapAnswer(ledger, () => db.delete(scheduleJobs).where(and(eq(scheduleJobs.service, service), eq(scheduleJobs.ref, ref))).run());
+    return mapAnswer(job, (r) => r.changes > 0);
   }
 
   /** The next unclaimed firing of a schedule (null: nothing left), or undefined when there is no such schedule. */
-  nextDue(service: string, ref: string, kind: "read" | "write" | "instance"): number | null | undefined {
-    if (!this.ready) return undefined;
-    const row = this.db(kind).query<{ next_due: number | null }, [string, string]>("SELECT next_due FROM schedule_jobs WHERE service = ? AND ref = ?").get(service, ref);
-    return row ? row.next_due : undefined;
+  nextDue(service: string, ref: string, kind: "read" | "write" | "instance"): Promise<number | null | undefined> {
+    if (!this.ready) return answered(undefined);
+    const row = this.db(kind)
+      .select({ nextDue: scheduleJobs.nextDue })
+      .from(scheduleJobs)
+      .where(and(eq(scheduleJobs.service, service), eq(scheduleJobs.ref, ref)))
+      .get();
+    return mapAnswer(row, (row) => (row ? row.nextDue : undefined));
   }
 
   /** The ledger of a schedule, newest first. */
-  history(service: string, ref: string, kind: "read" | "write" | "instance", limit = 20): FiringRecord[] {
-    if (!this.ready) return [];
-    return this.db(kind)
-      .query<Omit<FiringRecord, "detail"> & { detail: string | null }, [string, string, number]>(
-        "SELECT due, status, count, claimed, finished, detail FROM schedule_firings WHERE service = ? AND ref = ? ORDER BY due DESC LIMIT ?",
-      )
-      .all(service, ref, limit)
-      .map((r) => ({ ...r, detail: r.detail === null ? null : JSON.parse(r.detail) }));
+  history(service: string, ref: string, kind: "read" | "write" | "instance", limit = 20): Promise<FiringRecord[]> {
+    if (!this.ready) return answered([]);
+    const f = scheduleFirings;
+    const rows = this.db(kind)
+      .select({ due: f.due, status: f.status, count: f.count, claimed: f.claimed, finished: f.finished, detail: f.detail })
+      .from(f)
+      .where(and(eq(f.service, service), eq(f.ref, ref)))
+      .orderBy(desc(f.due))
+      .limit(limit)
+      .all();
+    return mapAnswer(rows, (rows) => rows.map((r) => ({ ...r, status: r.status as FiringRecord["status"], detail: r.detail === null ? null : JSON.parse(r.detail) })));
   }
 
   /** Records a collector's round; a round that asked nothing changes nothing. */
@@ -220,27 +249,40 @@ export class Scheduler {
     if (round.sources === 0) return;
     const at = this.rt.clock.now().getTime();
     const ok = round.failed.length < round.sources;
-    await this.rt.store.write(() => {
+    const c = scheduleCollections;
+    await this.rt.store.write(async () => {
       this.ensure();
-      this.rt.store.writer.run(
-        `INSERT INTO schedule_collections (service, attempted, succeeded, failures, error) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (service) DO UPDATE SET attempted = excluded.attempted, succeeded = coalesce(excluded.succeeded, succeeded),
-           failures = CASE WHEN excluded.error IS NULL THEN 0 ELSE failures + 1 END, error = excluded.error`,
-        [service, at, ok ? at : null, ok ? 0 : 1, ok ? null : roundError(round)],
-      );
+      await this.rt.store.wdb
+        .insert(c)
+        .values({ service, attempted: at, succeeded: ok ? at : null, failures: ok ? 0 : 1, error: ok ? null : roundError(round) })
+        .onConflictDoUpdate({
+          target: c.service,
+          set: {
+            attempted: sql`excluded.attempted`,
+            succeeded: sql`coalesce(excluded.succeeded, ${c.succeeded})`,
+            failures: sql`case when excluded.error is null then 0 else ${c.failures} + 1 end`,
+            error: sql`excluded.error`,
+          },
+        })
+        .run();
     });
   }
 
   /** How a service's collector has fared; null before its first round. */
-  collection(service: string, kind: "read" | "write" | "instance"): Collection | null {
-    const db = this.db(kind);
-    // The table may predate this process's first use of the scheduler, or not exist yet.
-    if (!this.ready && !db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schedule_collections'").get()) return null;
-    return db.query<Collection, [string]>("SELECT attempted, succeeded, failures, error FROM schedule_collections WHERE service = ?").get(service);
+  collection(service: string, kind: "read" | "write" | "instance"): Promise<Collection | null> {
+    const c = scheduleCollections;
+    try {
+      const row = this.db(kind).select({ attempted: c.attempted, succeeded: c.succeeded, failures: c.failures, error: c.error }).from(c).where(eq(c.service, service)).get();
+      return mapAnswer(row, (row) => row ?? null);
+    } catch (e) {
+      // The table may predate this process's first use of the scheduler, or not exist yet.
+      if (/no such table|does not exist/.test(String(e))) return answered(null);
+      throw e;
+    }
   }
 
   private db(kind: "read" | "write" | "instance") {
-    return kind === "read" ? this.rt.store.reader : this.rt.store.writer;
+    return kind === "read" ? this.rt.store.rdb : this.rt.store.wdb;
   }
 
   /**
@@ -275,8 +317,8 @@ export class Scheduler {
       const now = (at ?? this.rt.clock.now()).getTime();
       // A look through the reader first, so an idle wake never takes the write lock.
       if (!afterWrite) {
-        const earliest = this.earliest("read");
-        const lease = this.leaseEnd("read");
+        const earliest = await this.earliest("read");
+        const lease = await this.leaseEnd("read");
         if ((earliest === null || earliest > now) && (lease === null || lease >= Date.now())) break;
       }
       afterWrite = false;
@@ -286,7 +328,7 @@ export class Scheduler {
     }
     // Under the write lock every schedule set so far has committed and is seen, and a set() after
     // this finds the timer already armed, so no new schedule is left waiting for the next wake.
-    await this.rt.store.exclusive(() => this.arm(this.earliest("write"), false, this.leaseEnd("write")));
+    await this.rt.store.exclusive(async () => this.arm(await this.earliest("write"), false, await this.leaseEnd("write")));
     return { claims, report };
   }
 
@@ -294,26 +336,27 @@ export class Scheduler {
     return [...this.handlers.keys()];
   }
 
-  private earliest(kind: "read" | "write"): number | null {
-    const s = this.services();
-    const row = this.db(kind)
-      .query<{ next_due: number }, string[]>(
-        `SELECT next_due FROM schedule_jobs WHERE next_due IS NOT NULL AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT 1`,
-      )
-      .get(...s);
-    return row ? row.next_due : null;
+  private async earliest(kind: "read" | "write"): Promise<number | null> {
+    const j = scheduleJobs;
+    const row = await this.db(kind)
+      .select({ nextDue: j.nextDue })
+      .from(j)
+      .where(and(isNotNull(j.nextDue), inArray(j.service, this.services())))
+      .orderBy(asc(j.nextDue))
+      .limit(1)
+      .get();
+    return row ? row.nextDue : null;
   }
 
   /** When (wall clock) the first lease of another instance's claim runs out; this instance's own claims run here until recorded. */
-  private leaseEnd(kind: "read" | "write"): number | null {
-    const s = this.services();
-    return (
-      this.db(kind)
-        .query<{ at: number | null }, string[]>(
-          `SELECT min(lease) AS at FROM schedule_firings WHERE status = 'claimed' AND lease IS NOT NULL AND owner <> ? AND service IN (${s.map(() => "?").join(",")})`,
-        )
-        .get(this.owner, ...s)?.at ?? null
-    );
+  private leaseEnd(kind: "read" | "write"): Promise<number | null> {
+    const f = scheduleFirings;
+    const row = this.db(kind)
+      .select({ at: min(f.lease) })
+      .from(f)
+      .where(and(eq(f.status, "claimed"), isNotNull(f.lease), ne(f.owner, this.owner), inArray(f.service, this.services())))
+      .get();
+    return mapAnswer(row, (row) => row?.at ?? null);
   }
 
   /**
@@ -321,51 +364,56 @@ export class Scheduler {
    * died (their lease ran out), then re-reads what is due (another process
    * may have claimed it) and claims it.
    */
-  private claim(now: number, report: RunReport): { claims: Claim[]; seen: number } {
-    const w = this.rt.store.writer;
+  private async claim(now: number, report: RunReport): Promise<{ claims: Claim[]; seen: number }> {
+    const db = this.rt.store.wdb;
+    const f = scheduleFirings;
+    const j = scheduleJobs;
     const s = this.services();
     const wall = Date.now();
     const lease = wall + this.leaseMs;
     const claims: Claim[] = [];
     let seen = 0;
-    const jobOf = w.prepare<JobRow, [string, string]>("SELECT service, ref, owner, scopes, start, offset, repeat, tz, next_due FROM schedule_jobs WHERE service = ? AND ref = ?");
+    const jobOf = (service: string, ref: string) => db.select(JOB).from(j).where(and(eq(j.service, service), eq(j.ref, ref))).get() as Promise<JobRow | undefined>;
     for (const service of s) {
       const grace = this.handlers.get(service)!.grace;
       // Free to take again longer ago than the grace window: nobody was there to run it in time, so it is not run late.
-      for (const m of w
-        .query<{ ref: string; due: number }, [number, number, string, number, string]>(
-          `UPDATE schedule_firings SET status = 'missed', finished = ?1, lease = NULL, detail = '{"last":' || due || ',"grace":' || ?2 || ',"interrupted":true}'
-           WHERE service = ?3 AND status = 'claimed' AND lease < ?4 AND owner <> ?5 RETURNING ref, due`,
-        )
-        .all(now, grace, service, wall - grace, this.owner))
-        report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1 });
+      const missed = await db
+        .update(f)
+        .set({ status: "missed", finished: now, lease: null, detail: sql`'{"last":' || ${f.due} || ',"grace":' || ${grace} || ',"interrupted":true}'` })
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall - grace), ne(f.owner, this.owner)))
+        .returning({ ref: f.ref, due: f.due })
+        .all();
+      for (const m of missed) report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1 });
       // The claim is one conditional UPDATE … RETURNING: only a lease that ran out is taken, and
       // only by one instance. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED, so
       // instances claiming at once each get different rows instead of waiting on each other.
-      const taken = w
-        .query<{ ref: string; due: number }, [string, number, number, number, string, number]>(
-          `UPDATE schedule_firings SET owner = ?1, lease = ?2, claimed = ?3
-           WHERE rowid IN (SELECT rowid FROM schedule_firings WHERE service = ?5 AND status = 'claimed' AND lease < ?4 AND owner <> ?1 ORDER BY lease LIMIT ?6)
-           RETURNING ref, due`,
-        )
-        .all(this.owner, lease, now, wall, service, BATCH);
+      const orphans = db
+        .select({ service: f.service, ref: f.ref, due: f.due })
+        .from(f)
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall), ne(f.owner, this.owner)))
+        .orderBy(asc(f.lease))
+        .limit(BATCH);
+      const taken = await db
+        .update(f)
+        .set({ owner: this.owner, lease, claimed: now })
+        .where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${orphans}`)
+        .returning({ ref: f.ref, due: f.due })
+        .all();
       seen += taken.length;
       for (const t of taken) {
-        const job = jobOf.get(service, t.ref);
+        const job = await jobOf(service, t.ref);
         if (job) claims.push({ job, due: t.due, claimed: now });
       }
     }
     // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes FOR UPDATE SKIP LOCKED.
-    const due = w
-      .query<JobRow, (string | number)[]>(
-        `SELECT service, ref, owner, scopes, start, offset, repeat, tz, next_due FROM schedule_jobs
-         WHERE next_due IS NOT NULL AND next_due <= ? AND service IN (${s.map(() => "?").join(",")}) ORDER BY next_due LIMIT ${BATCH}`,
-      )
-      .all(now, ...s);
-    const insert = w.prepare<unknown, [string, string, number, string, number, number, number | null, string | null, string | null, number | null]>(
-      "INSERT INTO schedule_firings (service, ref, due, status, count, claimed, finished, detail, owner, lease) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    const advance = w.prepare<unknown, [number | null, string, string]>("UPDATE schedule_jobs SET next_due = ? WHERE service = ? AND ref = ?");
+    const due = (await db
+      .select(JOB)
+      .from(j)
+      .where(and(isNotNull(j.nextDue), lte(j.nextDue, now), inArray(j.service, s)))
+      .orderBy(asc(j.nextDue))
+      .limit(BATCH)
+      .all()) as JobRow[];
+    const insert = (row: typeof f.$inferInsert) => db.insert(f).values(row).onConflictDoNothing().run();
     for (const job of due) {
       const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz };
       const grace = this.handlers.get(job.service)!.grace;
@@ -374,13 +422,19 @@ export class Scheduler {
       const lastAt = occurrence(r, last);
       const runs = now - lastAt <= grace;
       const missedTo = runs ? last - 1 : last;
+      const at = { service: job.service, ref: job.ref, claimed: now };
       if (missedTo >= first) {
         const m = { first: occurrence(r, first), last: occurrence(r, missedTo), count: missedTo - first + 1 };
-        insert.run(job.service, job.ref, m.first, "missed", m.count, now, now, JSON.stringify({ last: m.last, grace }), null, null);
+        await insert({ ...at, due: m.first, status: "missed", count: m.count, finished: now, detail: JSON.stringify({ last: m.last, grace }), owner: null, lease: null });
         report.missed.push({ service: job.service, ref: job.ref, ...m });
       }
-      if (runs && insert.run(job.service, job.ref, lastAt, "claimed", 1, now, null, null, this.owner, lease).changes === 1) claims.push({ job, due: lastAt, claimed: now });
-      advance.run(r.repeat === null ? null : occurrence(r, last + 1), job.service, job.ref);
+      if (runs && (await insert({ ...at, due: lastAt, status: "claimed", count: 1, finished: null, detail: null, owner: this.owner, lease })).changes === 1)
+        claims.push({ job, due: lastAt, claimed: now });
+      await db
+        .update(j)
+        .set({ nextDue: r.repeat === null ? null : occurrence(r, last + 1) })
+        .where(and(eq(j.service, job.service), eq(j.ref, job.ref)))
+        .run();
     }
     return { claims, seen: Math.max(seen, due.length) };
   }
@@ -405,8 +459,9 @@ export class Scheduler {
   private renew(): Promise<void> {
     if (this.closed()) return Promise.resolve();
     const lease = Date.now() + this.leaseMs;
-    return this.rt.store.write(() => {
-      this.rt.store.writer.run("UPDATE schedule_firings SET lease = ? WHERE owner = ? AND status = 'claimed'", [lease, this.owner]);
+    const f = scheduleFirings;
+    return this.rt.store.write(async () => {
+      await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
     });
   }
 
@@ -418,7 +473,7 @@ export class Scheduler {
     let status: "done" | "failed";
     let detail: unknown;
     try {
-      const caller = this.callerFor(job);
+      const caller = await this.callerFor(job);
       if (!caller) {
         status = "failed";
         detail = { error: "the account that scheduled this no longer exists" };
@@ -469,23 +524,24 @@ export class Scheduler {
       this.outbox = [];
       this.flushing = null;
       const finished = this.rt.clock.now().getTime();
-      return this.rt.store.write(() => {
+      const f = scheduleFirings;
+      return this.rt.store.write(async () => {
         // Only while the claim is still this instance's: one that lost its lease leaves the outcome to the instance that took it.
-        const upd = this.rt.store.writer.prepare<unknown, [string, number, string, string, string, number, string]>(
-          "UPDATE schedule_firings SET status = ?, finished = ?, detail = ?, lease = NULL WHERE service = ? AND ref = ? AND due = ? AND owner = ? AND status = 'claimed'",
-        );
-        for (const b of batch) upd.run(b.status, finished, JSON.stringify(b.detail), b.service, b.ref, b.due, this.owner);
+        for (const b of batch)
+          await this.rt.store.wdb
+            .update(f)
+            .set({ status: b.status, finished, detail: JSON.stringify(b.detail), lease: null })
+            .where(and(eq(f.service, b.service), eq(f.ref, b.ref), eq(f.due, b.due), eq(f.owner, this.owner), eq(f.status, "claimed")))
+            .run();
       });
     });
     return this.flushing;
   }
 
   /** The firing runs as the account that scheduled it, with no more than the scopes it had. */
-  private callerFor(job: JobRow): Caller | null {
+  private async callerFor(job: JobRow): Promise<Caller | null> {
     if (job.owner === null) return { account: null, scopes: "*", via: "local" };
-    const a = this.rt.store.reader
-      .query<{ id: string; username: string; admin: number }, [string]>("SELECT id, username, admin FROM accounts WHERE id = ?")
-      .get(job.owner);
+    const a = await this.rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).where(eq(accounts.id, job.owner)).get();
     if (!a) return null;
     return { account: { id: a.id, username: a.username, admin: !!a.admin }, scopes: job.scopes === "*" ? "*" : JSON.parse(job.scopes), via: "local" };
   }

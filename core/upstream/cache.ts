@@ -3,11 +3,15 @@
 // connection; writes go through the store's serialised writer and are not
 // awaited by the answer, so a busy writer never holds a reader's reply.
 // Recent writes stay in memory, so the next caller sees them at once.
-import type { Statement } from "bun:sqlite";
+import { and, eq, isNotNull, lt, sql } from "drizzle-orm";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { mapAnswer } from "../answer.ts";
 import { applyMigrations } from "../db/migrate.ts";
+import { prepared } from "../db/prepared.ts";
+import type { Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { upstreamMigrations } from "./migrations.ts";
+import { upstreamCache } from "./schema.ts";
 
 export interface Entry {
   key: string;
@@ -36,23 +40,14 @@ const MAX_ENTRIES = 512;
 const MAX_CHARS = 32_000_000;
 const PURGE_EVERY_MS = 3_600_000;
 
-type Row = {
-  key: string;
-  provider: string;
-  url: string;
-  status: number;
-  body: string;
-  fetched: number;
-  fresh_until: number | null;
-  revise_until: number | null;
-  keep_until: number | null;
-};
+type Row = typeof upstreamCache.$inferSelect;
+
+const byKey = (db: Db) => db.select().from(upstreamCache).where(eq(upstreamCache.key, sql.placeholder("key"))).prepare();
 
 export class ResponseCache {
   private mem = new Map<string, Entry>();
   private chars = 0;
   private ready: Promise<void> | null = null;
-  private select: Statement<Row, [string]> | null = null;
   private lastPurge = 0;
   /** Writes and refreshes under way, awaited by settle(). */
   readonly pending = new Set<Promise<unknown>>();
@@ -67,66 +62,70 @@ export class ResponseCache {
     return this.ready;
   }
 
-  /** Synchronous lookup: memory, then the database. */
-  get(key: string): Entry | undefined {
+  /**
+   * Lookup: memory, then the database. An entry in memory, or one the store
+   * answers at once (the embedded one does), is given without a promise.
+   */
+  get(key: string): Entry | undefined | Promise<Entry | undefined> {
     const hit = this.mem.get(key);
     if (hit) {
       this.mem.delete(key);
       this.mem.set(key, hit);
       return hit;
     }
-    let row: Row | null;
-    try {
-      this.select ??= this.rt.store.reader.query<Row, [string]>(
-        "SELECT key, provider, url, status, body, fetched, fresh_until, revise_until, keep_until FROM upstream_cache WHERE key = ?",
-      );
-      row = this.select.get(key);
-    } catch (e) {
-      // The table is made on first use; until then there is nothing cached.
-      if (/no such table/.test(String(e))) {
-        this.ready = null;
-        this.select = null;
-        return undefined;
+    const found = (() => {
+      try {
+        return prepared(this.rt.store.rdb, byKey).get({ key });
+      } catch (e) {
+        return this.missing(e);
       }
-      throw e;
-    }
-    if (!row) return undefined;
-    const entry: Entry = {
-      key: row.key,
-      provider: row.provider,
-      url: row.url,
-      status: row.status,
-      body: row.body,
-      fetched: row.fetched,
-      freshUntil: row.fresh_until,
-      reviseUntil: row.revise_until,
-      keepUntil: row.keep_until,
+    })();
+    const read = (row: Row | undefined) => {
+      if (!row) return undefined;
+      const entry: Entry = { ...row };
+      this.remember(entry);
+      return entry;
     };
-    this.remember(entry);
-    return entry;
+    return found instanceof Promise ? found.then(read, (e) => this.missing(e)) : read(found);
+  }
+
+  /** The table is made on first use; until then there is nothing cached. */
+  private missing(e: unknown): undefined {
+    if (/no such table|does not exist/.test(String(e))) {
+      this.ready = null;
+      return undefined;
+    }
+    throw e;
   }
 
   /** Remembers the entry now and stores it on the writer when its turn comes; alsoOnWriter runs in that same turn. */
-  put(entry: Entry, alsoOnWriter?: () => void) {
+  put(entry: Entry, alsoOnWriter?: () => void | Promise<void>) {
     this.remember(entry);
     const now = entry.fetched;
+    const row: Row = {
+      key: entry.key,
+      provider: entry.provider,
+      url: entry.url,
+      status: entry.status,
+      body: entry.body,
+      fetched: entry.fetched,
+      freshUntil: entry.freshUntil,
+      reviseUntil: entry.reviseUntil,
+      keepUntil: entry.keepUntil,
+    };
+    const { key, ...rest } = row;
     const job = detached(() =>
       this.ensure()
         .then(() =>
-          this.rt.store.exclusive(() => {
-            const w = this.rt.store.writer;
-            // One transaction: the copy and what was recorded with it land together.
-            w.transaction(() => {
-              w.run(
-                "INSERT OR REPLACE INTO upstream_cache (key, provider, url, status, body, fetched, fresh_until, revise_until, keep_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [entry.key, entry.provider, entry.url, entry.status, entry.body, entry.fetched, entry.freshUntil, entry.reviseUntil, entry.keepUntil],
-              );
-              alsoOnWriter?.();
-              if (now - this.lastPurge > PURGE_EVERY_MS) {
-                this.lastPurge = now;
-                w.run("DELETE FROM upstream_cache WHERE keep_until IS NOT NULL AND keep_until < ?", [now]);
-              }
-            })();
+          // One write transaction: the copy and what was recorded with it land together, or neither does.
+          this.rt.store.write(async () => {
+            const db = this.rt.store.wdb;
+            await db.insert(upstreamCache).values(row).onConflictDoUpdate({ target: upstreamCache.key, set: rest }).run();
+            await alsoOnWriter?.();
+            if (now - this.lastPurge > PURGE_EVERY_MS) {
+              this.lastPurge = now;
+              await db.delete(upstreamCache).where(and(isNotNull(upstreamCache.keepUntil), lt(upstreamCache.keepUntil, now))).run();
+            }
           }),
         )
         .catch((e) => this.rt.log.warn("upstream cache write failed", { provider: entry.provider, error: String(e) })),

@@ -372,7 +372,8 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
       const { key, target } = cacheKey(p.name, path, opts);
       const cache = cacheOf(rt);
       const now = rt.clock.now().getTime();
-      const held = cache.get(key);
+      const found = cache.get(key);
+      const held = found instanceof Promise ? await found : found;
       if (held && (held.freshUntil === null || now < held.freshUntil)) {
         note("cached");
         return shape(rt, p, held, parsedOf(held, opts), true, false);
@@ -415,6 +416,11 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
       const p = declaredProvider(rt, service, provider);
       const { key } = cacheKey(p.name, path, opts);
       const held = cacheOf(rt).get(key);
+      // Prices are worked out at once: a copy the store has to be asked for over the network counts as not held.
+      if (held instanceof Promise) {
+        held.catch(() => {});
+        return false;
+      }
       if (!held) return false;
       const now = rt.clock.now().getTime();
       return held.freshUntil === null || now < held.freshUntil || (held.reviseUntil !== null && now < held.reviseUntil);

@@ -44,7 +44,7 @@ describe("with AI_BASE_URL", () => {
     expect(sent.body.model).toBe("small-model");
     expect(sent.body.messages).toEqual([{ role: "user", content: "Say hello" }]);
     expect(sent.body.stream).toBeUndefined();
-    const rows = usageSince(h.rt, 0).filter((u) => u.service === "aiprobe" && u.model === "small-model");
+    const rows = (await usageSince(h.rt, 0)).filter((u) => u.service === "aiprobe" && u.model === "small-model");
     expect(rows[0].prompt_tokens).toBeGreaterThanOrEqual(11);
     expect(rows[0].completion_tokens).toBeGreaterThanOrEqual(3);
   });
@@ -209,7 +209,7 @@ describe("with AI_BASE_URL", () => {
   });
 
   test("failed requests are recorded as such", async () => {
-    const failed = usageSince(h.rt, 0)
+    const failed = (await usageSince(h.rt, 0))
       .filter((u) => u.service === "aiprobe")
       .reduce((n, u) => n + u.failed, 0);
     expect(failed).toBeGreaterThanOrEqual(5);

@@ -250,7 +250,7 @@ describe("calls from pages on other origins", () => {
 
   test("a session cookie sent from another origin identifies no one; from this origin it does", async () => {
     const { startSession } = await import("../../core/auth/sessions.ts");
-    const account = h.rt.tokens.identify(token, h.rt.clock.now().getTime()).account!;
+    const account = (await h.rt.tokens.identify(token, h.rt.clock.now().getTime())).account!;
     const { cookie } = await startSession(h.rt, new Request(h.url), account);
     const jar = cookie.split(";")[0];
     const read = (origin: string) => fetch(`${h.url}/api/v1/notes/get?title=c1`, { headers: { cookie: jar, origin } });

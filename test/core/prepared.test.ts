@@ -46,18 +46,18 @@ const upsert = (db: Db) =>
     .returning()
     .prepare();
 
-test("get and all give drizzle's rows: booleans, timestamps, JSON, nulls, renamed columns, encoded placeholders and constants", () => {
+test("get and all give drizzle's rows: booleans, timestamps, JSON, nulls, renamed columns, encoded placeholders and constants", async () => {
   const ours = fresh();
   const theirs = fresh();
   for (const owner of ["o", "p", "nobody"]) {
-    expect(prepared(ours, byOwner).all({ owner })).toEqual(byOwner(theirs).all({ owner }));
-    expect(prepared(ours, byOwner).get({ owner })).toEqual(byOwner(theirs).get({ owner }));
+    expect(await prepared(ours, byOwner).all({ owner })).toEqual(await byOwner(theirs).all({ owner }));
+    expect(await prepared(ours, byOwner).get({ owner })).toEqual(await byOwner(theirs).get({ owner }));
   }
-  expect(prepared(ours, one).get({ owner: "o", done: true })).toEqual(one(theirs).get({ owner: "o", done: true }));
-  expect(prepared(ours, one).get({ owner: "o", done: true })).toEqual({ id: "a", done: true, at: new Date("2026-01-02T03:04:05Z"), data: { tags: ["x", "y"] } });
-  expect(prepared(ours, one).get({ owner: "o", done: false })).toBeUndefined();
-  expect(prepared(ours, upsert).all({ id: "a", done: true, count: 9 })).toEqual(upsert(theirs).all({ id: "a", done: true, count: 9 }));
-  expect(prepared(ours, upsert).all({ id: "d", done: false, count: 1 })).toEqual(upsert(theirs).all({ id: "d", done: false, count: 1 }));
+  expect(await prepared(ours, one).get({ owner: "o", done: true })).toEqual(await one(theirs).get({ owner: "o", done: true }));
+  expect(await prepared(ours, one).get({ owner: "o", done: true })).toEqual({ id: "a", done: true, at: new Date("2026-01-02T03:04:05Z"), data: { tags: ["x", "y"] } });
+  expect(await prepared(ours, one).get({ owner: "o", done: false })).toBeUndefined();
+  expect(await prepared(ours, upsert).all({ id: "a", done: true, count: 9 })).toEqual(await upsert(theirs).all({ id: "a", done: true, count: 9 }));
+  expect(await prepared(ours, upsert).all({ id: "d", done: false, count: 1 })).toEqual(await upsert(theirs).all({ id: "d", done: false, count: 1 }));
 });
 
 test("a missing placeholder value is refused as drizzle refuses it", () => {

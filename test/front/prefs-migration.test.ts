@@ -26,10 +26,10 @@ test("the prayer columns become the prayer card's choices, and are dropped", asy
     insert.run("nothing", "Oslo", 59.9, 10.7, 0, null);
 
     rt.migrate();
-    expect(prefsOf(rt, "on-mwl")).toEqual({ place: "Luxor", lat: 25.7, lon: 32.6, cards: { prayer: { on: true, choice: "mwl" } } });
-    expect(prefsOf(rt, "on-usual").cards).toEqual({ prayer: { on: true, choice: null } });
-    expect(prefsOf(rt, "off-chose").cards).toEqual({ prayer: { on: false, choice: "isna" } });
-    expect(prefsOf(rt, "nothing")).toEqual({ place: "Oslo", lat: 59.9, lon: 10.7, cards: {} });
+    expect(await prefsOf(rt, "on-mwl")).toEqual({ place: "Luxor", lat: 25.7, lon: 32.6, cards: { prayer: { on: true, choice: "mwl" } } });
+    expect((await prefsOf(rt, "on-usual")).cards).toEqual({ prayer: { on: true, choice: null } });
+    expect((await prefsOf(rt, "off-chose")).cards).toEqual({ prayer: { on: false, choice: "isna" } });
+    expect(await prefsOf(rt, "nothing")).toEqual({ place: "Oslo", lat: 59.9, lon: 10.7, cards: {} });
     const columns = rt.store.reader.query<{ name: string }, []>("SELECT name FROM pragma_table_info('home_prefs')").all().map((c) => c.name);
     expect(columns).toEqual(["account", "place", "lat", "lon", "updated", "cards"]);
   } finally {

@@ -81,7 +81,7 @@ async function snapshot(account?: string) {
     hits: providerHits,
     balance: account ? await balance(account) : 0,
     received: await chain.balance(payTo),
-    settledRows: h.rt.store.rdb.select().from(payX402).all().length,
+    settledRows: (await h.rt.store.rdb.select().from(payX402).all()).length,
   };
 }
 
@@ -102,8 +102,8 @@ async function funded(username: string, credits = 100) {
 const owed = (a: Awaited<ReturnType<typeof snapshot>>, b: Awaited<ReturnType<typeof snapshot>>) => (b.echo - a.echo) * ECHO + (b.hits - a.hits) * LOOKUP;
 
 /** Charges in the ledger for this account: one entry per charged call, each with an id of the server's own. */
-function chargesOf(username: string) {
-  const rows = h.rt.store.rdb.select().from(payLedger).all();
+async function chargesOf(username: string) {
+  const rows = (await h.rt.store.rdb.select().from(payLedger).all());
   const account = h.rt.store.reader.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE username = ?").get(username)!.id;
   return rows.filter((r) => r.account === account && r.delta < 0);
 }
@@ -129,7 +129,7 @@ describe("paid call accounting", () => {
     expect(before.balance - after.balance).toBe(owed(before, after));
     expect(before.balance - after.balance).toBe(3 * ECHO);
     // Every charge names a call of its own, never the id the client chose.
-    const ids = chargesOf("carol").map((r) => r.requestId);
+    const ids = (await chargesOf("carol")).map((r) => r.requestId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).not.toContain("carol-repeats-this-id");
   });

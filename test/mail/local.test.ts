@@ -98,7 +98,7 @@ describe("mail without a mail domain", () => {
   });
 
   test("other services deliver straight to an inbox, and mail under a tag is handed to whoever registered for it", async () => {
-    const bobId = findAccount(h.rt.store, "bob")!.id;
+    const bobId = (await findAccount(h.rt.store, "bob"))!.id;
     const told: ArrivedMail[] = [];
     const off = mailOf(h.rt).onArrived((m) => void told.push(m));
     try {

@@ -201,13 +201,13 @@ describe("outbound SMTP through the relay", () => {
     const poor = await h.call("mail/send", { to: "carol@outside.test", subject: "Hello", body: "Hi Carol" }, { token: alice });
     expect(poor.status).toBe(402);
     await h.grant("alice", 20);
-    const acct = findAccount(h.rt.store, "alice")!;
+    const acct = (await findAccount(h.rt.store, "alice"))!;
     const r = await h.call("mail/send", { to: "Carol@Outside.test", subject: "Hello", body: "Hi Carol, the jam is ready." }, { token: alice });
     expect(r.status).toBe(200);
     expect(r.body.result).toMatchObject({ to: "Carol@outside.test", delivery: "queued" });
     const got = await relay.next();
     await mail().outbox.runDue();
-    expect(balanceOf(h.rt.store.rdb, acct.id)).toBe(16);
+    expect(await balanceOf(h.rt.store.rdb, acct.id)).toBe(16);
     expect(got.from).toBe("alice@example.test");
     expect(got.to).toEqual(["Carol@outside.test"]);
     expect(got.raw).toContain(`Message-ID: <${r.body.result.message_id}>`);

@@ -93,9 +93,9 @@ test.skipIf(!present)(
   async () => {
     const page = await hostPage();
     const args = { lat: 51.5012, lon: -0.1246 };
-    const before = balance();
+    const before = await balance();
     const result = (await mcp.client.callTool({ name: "weather_forecast", arguments: args })) as CallToolResult;
-    expect(balance()).toBe(before - 1);
+    expect(await balance()).toBe(before - 1);
 
     await page.evaluate((html) => (window as any).openView(html), await readView("ui://hearth/cards/weather"));
     await page.evaluate(([a, r]) => (window as any).showResult(a, r), [args, result] as const);
@@ -111,12 +111,12 @@ test.skipIf(!present)(
     await mcp.close();
     mcp = await mcpClient(h.url, { token, capabilities: UI });
     const hits = fixture.hits("/v1/forecast");
-    const charged = balance();
+    const charged = await balance();
     await view.getByRole("button", { name: "Refresh" }).click();
     await page.waitForFunction(() => (window as any).toolCalls.length === 1);
     expect(await page.evaluate(() => (window as any).toolCalls)).toEqual(["weather_forecast"]);
     expect(fixture.hits("/v1/forecast")).toBe(hits + 1);
-    expect(balance()).toBe(charged - 1);
+    expect(await balance()).toBe(charged - 1);
     await expect(view.locator("#lines li").count()).resolves.toBe(3);
     expect(outside).toEqual([]);
     await page.close();

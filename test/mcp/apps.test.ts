@@ -131,10 +131,10 @@ describe("a client that renders MCP Apps", () => {
   test("a linked tool answers as over HTTP, charged the same, with the card's lines for its view", async () => {
     const c = await mcpClient(h.url, { token: alice, capabilities: UI });
     try {
-      const before = balance("alice");
+      const before = await balance("alice");
       const r = await c.call("weather_forecast", { lat: 51.5012, lon: -0.1246 });
       expect(r.isError).toBeUndefined();
-      expect(balance("alice")).toBe(before - 1);
+      expect(await balance("alice")).toBe(before - 1);
       const http = await h.call("weather/forecast", { lat: 51.5012, lon: -0.1246 }, { token: alice });
       expect((r.structuredContent as any).result.current).toEqual(http.body.result.current);
       const card = (r._meta as any)["hearth/card"];

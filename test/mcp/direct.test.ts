@@ -108,7 +108,7 @@ test("the server answers the tools/call and tools/list messages itself, and leav
     const headers: Record<string, string> = { "content-type": "application/json", accept: ACCEPT, ...(o.headers ?? {}) };
     const url = new URL(`${h.url}${o.path ?? "/mcp"}`);
     const caller = o.token
-      ? h.rt.tokens.identify(tokenOf(o.token)!, h.rt.clock.now().getTime())
+      ? await h.rt.tokens.identify(tokenOf(o.token)!, h.rt.clock.now().getTime())
       : { account: null, scopes: [] as string[], via: "none" as const };
     const ctx: McpCallContext = { caller, filter: parseFilter(url.searchParams.get("tools")), baseUrl: url.origin };
     const answered = directAnswer(h.rt, ctx, message, asMcpPost(request(o.path ?? "/mcp", message, headers)));

@@ -169,7 +169,7 @@ describe("stateless requests and sessions", () => {
   });
 
   test("a browser session is identified as over HTTP: its POSTs need the CSRF token", async () => {
-    const account = h.rt.tokens.identify(alice, h.rt.clock.now().getTime()).account!;
+    const account = (await h.rt.tokens.identify(alice, h.rt.clock.now().getTime())).account!;
     const { cookie, csrf } = await startSession(h.rt, new Request(h.url), account);
     const jar = { cookie: cookie.split(";")[0] };
     const params = { name: "notes_get", arguments: { title: "Shopping" } };
@@ -196,7 +196,7 @@ describe("stateless requests and sessions", () => {
     const withToken = await rpc(h.url, "tools/call", params, { ...elsewhere, authorization: `Bearer ${alice}` });
     expect(withToken.body.result.structuredContent).toEqual((await h.call("notes/get", { title: "Shopping" }, { token: alice })).body);
 
-    const account = h.rt.tokens.identify(alice, h.rt.clock.now().getTime()).account!;
+    const account = (await h.rt.tokens.identify(alice, h.rt.clock.now().getTime())).account!;
     const { cookie, csrf } = await startSession(h.rt, new Request(h.url), account);
     const jar = { cookie: cookie.split(";")[0], "x-csrf-token": csrf };
     const own = await rpc(h.url, "tools/call", params, { ...jar, origin: h.url });

@@ -44,7 +44,7 @@ test.skipIf(!present)(
   async () => {
     const token = await h.token("alice");
     await h.call("notes/add", { title: "Mine", text: "only for alice" }, { token });
-    const account = h.rt.tokens.identify(token, h.rt.clock.now().getTime()).account!;
+    const account = (await h.rt.tokens.identify(token, h.rt.clock.now().getTime())).account!;
     const { cookie } = await startSession(h.rt, new Request(h.url), account);
     const context = await browser.newContext();
     // Signed in on the instance: the browser holds its session cookie, and sends it to any port of 127.0.0.1.

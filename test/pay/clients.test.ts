@@ -55,14 +55,14 @@ const wallet = () =>
 /** Runs `pay` and checks that exactly `atomic` moved from the payer to the instance, in one settled payment, for one run of `method`. */
 async function paysOnce(method: "echo" | "record", atomic: bigint, pay: () => Promise<{ status: number; receipt: { success: boolean; transaction: string } }>) {
   const payerAddress = chain.accounts[3].address;
-  const before = { payer: await chain.balance(payerAddress), payee: await chain.balance(payTo), rows: h.rt.store.rdb.select().from(payX402).all().length, runs: runs[method] ?? 0 };
+  const before = { payer: await chain.balance(payerAddress), payee: await chain.balance(payTo), rows: (await h.rt.store.rdb.select().from(payX402).all()).length, runs: runs[method] ?? 0 };
   const out = await pay();
   expect(out.status).toBe(200);
   expect(out.receipt.success).toBe(true);
   expect(out.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
   expect(await chain.balance(payerAddress)).toBe(before.payer - atomic);
   expect(await chain.balance(payTo)).toBe(before.payee + atomic);
-  const rows = h.rt.store.rdb.select().from(payX402).all();
+  const rows = (await h.rt.store.rdb.select().from(payX402).all());
   expect(rows.length).toBe(before.rows + 1);
   expect(rows.at(-1)!.transaction).toBe(out.receipt.transaction);
   expect((runs[method] ?? 0) - before.runs).toBe(1);

@@ -74,7 +74,7 @@ describe("credits", () => {
     expect((await h.call("meter/record", { text: "first" }, { token: t })).status).toBe(200);
     const r = await h.call("meter/record", { text: "second" }, { token: t });
     expect(r.status).toBe(402);
-    const lines = h.rt.store.rdb.select().from(activity).all().filter((a) => a.type === "meter.recorded").map((a) => a.text);
+    const lines = (await h.rt.store.rdb.select().from(activity).all()).filter((a) => a.type === "meter.recorded").map((a) => a.text);
     expect(lines).toEqual(["first"]);
     expect((await credits(h, t)).balance).toBe(0);
   });

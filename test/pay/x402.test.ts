@@ -56,12 +56,12 @@ async function challenge(path = "meter/echo", args: Record<string, unknown> = { 
 
 /** Calls and checks that nothing ran, nothing was paid and nothing was recorded. */
 async function refusedWithNothingDone(path: string, args: Record<string, unknown>, headers: Record<string, string>) {
-  const before = { runs: runs.echo ?? 0, payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: paidRows().length };
+  const before = { runs: runs.echo ?? 0, payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: (await paidRows()).length };
   const r = await h.call(path, args, { headers });
   expect(runs.echo ?? 0).toBe(before.runs);
   expect(await chain.balance(alice.address)).toBe(before.payer);
   expect(await chain.balance(payTo)).toBe(before.payee);
-  expect(paidRows().length).toBe(before.rows);
+  expect((await paidRows()).length).toBe(before.rows);
   return r;
 }
 
@@ -95,7 +95,7 @@ describe("x402 over HTTP", () => {
     expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.balance(alice.address)).toBe(before.payer - PRICE_ATOMIC);
     expect(await chain.balance(payTo)).toBe(before.payee + PRICE_ATOMIC);
-    const row = paidRows().find((p) => p.transaction === receipt.transaction)!;
+    const row = (await paidRows()).find((p) => p.transaction === receipt.transaction)!;
     expect(row).toMatchObject({ method: "meter/echo", credits: 3, amount: PRICE_ATOMIC.toString(), payer: alice.address.toLowerCase(), requestId: r.headers.get("x-request-id")! });
 
     // The same payment again is refused.
@@ -174,21 +174,21 @@ describe("x402 over HTTP", () => {
     const w = await alice.pay(await challenge("meter/record", { text: "paid write" }));
     const ok = await h.call("meter/record", { text: "paid write" }, { headers: { "PAYMENT-SIGNATURE": alice.header(w) } });
     expect(ok.status).toBe(200);
-    expect(h.rt.store.rdb.select().from(activity).all().some((a) => a.text === "paid write")).toBe(true);
+    expect((await h.rt.store.rdb.select().from(activity).all()).some((a) => a.text === "paid write")).toBe(true);
     expect(await chain.balance(alice.address)).toBe(before - 20_000n);
   });
 
   test("a settlement that fails undoes the paid work and answers 402 with the failed receipt", async () => {
-    const before = { payer: await chain.balance(alice.address), rows: paidRows().length };
+    const before = { payer: await chain.balance(alice.address), rows: (await paidRows()).length };
     const payload = await alice.pay(await challenge("meter/record", { text: "unpaid write" }));
     facilitator.fail.nextSettle = "insufficient_funds";
     const r = await h.call("meter/record", { text: "unpaid write" }, { headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
     expect(r.status).toBe(402);
     expect(r.body.error.message).toContain("settlement failed");
     expect(receiptOf(r.headers)).toMatchObject({ success: false, errorReason: "insufficient_funds" });
-    expect(h.rt.store.rdb.select().from(activity).all().some((a) => a.text === "unpaid write")).toBe(false);
+    expect((await h.rt.store.rdb.select().from(activity).all()).some((a) => a.text === "unpaid write")).toBe(false);
     expect(await chain.balance(alice.address)).toBe(before.payer);
-    expect(paidRows().length).toBe(before.rows);
+    expect((await paidRows()).length).toBe(before.rows);
   });
 
   test("an unreachable facilitator is a 503 and nothing runs", async () => {
@@ -230,7 +230,7 @@ describe("x402 over HTTP", () => {
     expect(refused.status).toBe(402);
     expect(refused.body.accepts).toHaveLength(1);
 
-    const before = { payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: paidRows().length, settles: facilitator.calls.settle, runs: runs.echo ?? 0, ledger: await ledger() };
+    const before = { payer: await chain.balance(alice.address), payee: await chain.balance(payTo), rows: (await paidRows()).length, settles: facilitator.calls.settle, runs: runs.echo ?? 0, ledger: await ledger() };
     const payload = await alice.pay(challengeOf(refused.headers));
     const r = await h.call("meter/echo", { text: "paid with a token" }, { token: t, headers: { "PAYMENT-SIGNATURE": alice.header(payload) } });
     expect(r.status).toBe(200);
@@ -238,7 +238,7 @@ describe("x402 over HTTP", () => {
     expect(receiptOf(r.headers).success).toBe(true);
     expect(runs.echo ?? 0).toBe(before.runs + 1);
     expect(facilitator.calls.settle).toBe(before.settles + 1);
-    expect(paidRows().length).toBe(before.rows + 1);
+    expect((await paidRows()).length).toBe(before.rows + 1);
     expect(await chain.balance(alice.address)).toBe(before.payer - PRICE_ATOMIC);
     expect(await chain.balance(payTo)).toBe(before.payee + PRICE_ATOMIC);
     expect(await ledger()).toEqual(before.ledger);

@@ -13,7 +13,7 @@ export async function funded(h: Hearth, username: string, credits: number): Prom
   return token;
 }
 
-export function balance(h: Hearth, username: string): number {
+export function balance(h: Hearth, username: string): Promise<number> {
   const row = h.rt.store.reader.query("SELECT id FROM accounts WHERE username = ?").get(username) as { id: string };
   return balanceOf(h.rt.store.rdb, row.id);
 }

@@ -156,7 +156,7 @@ describe("nearby", () => {
     const me = "nina";
     const r = await h.call("places/nearby", TRAFALGAR, { token });
     expect(r.status).toBe(200);
-    expect(balanceOf(h, me)).toBe(16);
+    expect(await balanceOf(h, me)).toBe(16);
   });
 
   test("nearest first, named places only, with what OSM says of each", async () => {
@@ -190,12 +190,12 @@ describe("nearby", () => {
     const args = { ...TRAFALGAR, radius: 700, query: "coffee" };
     const first = await h.call("places/nearby", args, { token });
     expect(first.body.result.cached).toBe(false);
-    expect(balanceOf(h, me)).toBe(16);
+    expect(await balanceOf(h, me)).toBe(16);
     const sent = overpass.count("/api/interpreter");
     const again = await h.call("places/nearby", args, { token });
     expect(again.body.result.cached).toBe(true);
     expect(overpass.count("/api/interpreter")).toBe(sent);
-    expect(balanceOf(h, me)).toBe(16);
+    expect(await balanceOf(h, me)).toBe(16);
     // Free when cached, so a stranger may have it too.
     expect((await h.call("places/nearby", args)).status).toBe(200);
   });
@@ -267,7 +267,7 @@ describe("nearby", () => {
       expect(r.body.error.field).toBe(field);
     }
     // Refusals cost nothing.
-    expect(balanceOf(h, me)).toBe(100);
+    expect(await balanceOf(h, me)).toBe(100);
   });
 });
 
@@ -280,7 +280,7 @@ describe("search", () => {
     expect(r.body.result.radius_m).toBe(2000);
     expect(r.body.result.places[0].name).toBe("National Gallery");
     expect(new URLSearchParams(overpass.last("/api/interpreter")!.body).get("data")).toContain("around:2000,");
-    expect(balanceOf(h, me)).toBe(15);
+    expect(await balanceOf(h, me)).toBe(15);
   });
 
   test("with no location: the geocoder's best matches anywhere", async () => {
@@ -329,7 +329,7 @@ describe("when a provider fails", () => {
       expect(r.body.error).toMatchObject({ kind, retry: true });
     }
     overpass.fail = null;
-    expect(balanceOf(h, me)).toBe(100);
+    expect(await balanceOf(h, me)).toBe(100);
   });
 
   test("Overpass giving up on a query (a runtime-error remark) is a 504 and is not kept", async () => {

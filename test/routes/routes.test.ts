@@ -91,7 +91,7 @@ describe("eta", () => {
     expect(sent.path).toBe("/route/v1/car/-0.12379,51.53192;-0.12696,51.51941");
     expect(sent.query.get("steps")).toBe("false");
     expect(sent.query.get("overview")).toBe("false");
-    expect(balance(h, me)).toBe(8);
+    expect(await balance(h, me)).toBe(8);
   });
 
   test("the same route again comes from cache, costs nothing, and a stranger may have it", async () => {
@@ -101,7 +101,7 @@ describe("eta", () => {
     const r = await h.call("routes/eta", { ...KX, ...BM }, { token });
     expect(r.body.result.sources[0].cached).toBe(true);
     expect(osrm.requests.length).toBe(sent);
-    expect(balance(h, me)).toBe(10);
+    expect(await balance(h, me)).toBe(10);
     expect((await h.call("routes/eta", { ...KX, ...BM })).status).toBe(200);
   });
 
@@ -151,7 +151,7 @@ describe("eta", () => {
       expect(r.body.error.kind).toBe("not_configured");
       expect(r.body.error.message).toContain("GOOGLE_ROUTES_KEY");
     }
-    expect(balance(h, me)).toBe(10);
+    expect(await balance(h, me)).toBe(10);
   });
 
   test("argument rules", async () => {
@@ -177,7 +177,7 @@ describe("eta", () => {
       expect(r.status).toBe(400);
       expect(r.body.error.field).toBe(field);
     }
-    expect(balance(h, me)).toBe(10);
+    expect(await balance(h, me)).toBe(10);
   });
 
   test("OSRM finding no route is a 404; a request it refuses is a 502", async () => {
@@ -189,7 +189,7 @@ describe("eta", () => {
     const refused = await h.call("routes/eta", { ...KX, to_lat: 1, to_lon: 1 }, { token });
     expect(refused.status).toBe(502);
     expect(refused.body.error.retry).toBe(true);
-    expect(balance(h, me)).toBe(10);
+    expect(await balance(h, me)).toBe(10);
   });
 
   test("OSRM failing: 500 and garbage are 502, silence is 504, none charged", async () => {
@@ -206,7 +206,7 @@ describe("eta", () => {
       expect(r.body.error.retry).toBe(true);
     }
     osrm.fail = null;
-    expect(balance(h, me)).toBe(10);
+    expect(await balance(h, me)).toBe(10);
   });
 });
 
@@ -228,7 +228,7 @@ describe("directions", () => {
     expect(d.steps.map((s: { distance_m: number }) => s.distance_m)).toEqual([412, 604, 389, 290, 0]);
     expect(d.steps[1]).toMatchObject({ maneuver: { type: "turn", modifier: "left" }, location: { lat: 51.529298, lon: -0.129513 } });
     expect(d).toMatchObject({ distance_m: 1695, duration_s: 291, via: "Woburn Place, Southampton Row" });
-    expect(balance(h, me)).toBe(7);
+    expect(await balance(h, me)).toBe(7);
   });
 
   test("the same rules as eta", async () => {
@@ -257,7 +257,7 @@ describe("nearest", () => {
     expect(n.destinations[0]).toMatchObject({ reachable: true, duration_s: 1108, place: expect.stringContaining("British Museum") });
     // One lookup per destination.
     expect(foot.requests.filter((x) => x.path.includes(";0,0")).length).toBeGreaterThanOrEqual(1);
-    expect(balance(h, me)).toBe(4);
+    expect(await balance(h, me)).toBe(4);
   });
 
   test("a single destination with commas in it goes in a POST body", async () => {
@@ -266,7 +266,7 @@ describe("nearest", () => {
     const r = await h.call("routes/nearest", { ...KX, to: ["51.5194,-0.127"] }, { token, method: "POST" });
     expect(r.status).toBe(200);
     expect(r.body.result.destinations).toMatchObject([{ rank: 1, lat: 51.5194, lon: -0.127, reachable: true }]);
-    expect(balance(h, me)).toBe(8);
+    expect(await balance(h, me)).toBe(8);
   });
 
   test("argument rules", async () => {
@@ -334,7 +334,7 @@ describe("with a transit and traffic provider configured", () => {
     expect(r.body.result).toMatchObject({ traffic: true, duration_s: 512, depart_at: NOW });
     expect(r.body.result.note).toBeUndefined();
     expect(JSON.parse(google.requests.at(-1)!.body).departureTime).toBe(NOW);
-    expect(balance(g, me)).toBe(8);
+    expect(await balance(g, me)).toBe(8);
   });
 
   test("arrive_by by car: timed from the departure it implies", async () => {
@@ -376,6 +376,6 @@ describe("with a transit and traffic provider configured", () => {
     const refused = await g.call("routes/eta", { ...KX, ...freshTo(), mode: "transit" }, { token });
     googleStatus = 200;
     expect(refused.status).toBe(502);
-    expect(balance(g, me)).toBe(20);
+    expect(await balance(g, me)).toBe(20);
   });
 });

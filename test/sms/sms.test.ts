@@ -43,7 +43,7 @@ afterAll(async () => {
   tw.stop();
 });
 
-const balance = (user: string) => balanceOf(h.rt.store.rdb, findAccount(h.rt.store, user)!.id);
+const balance = async (user: string) => balanceOf(h.rt.store.rdb, (await findAccount(h.rt.store, user))!.id);
 
 /** Twilio's incoming-message webhook body (the recorded one), from `from` saying `body`. */
 function inbound(from: string, body: string): Record<string, string> {
@@ -95,11 +95,11 @@ describe("send", () => {
       ["ж".repeat(71), 2, "UCS-2"],
     ];
     for (const [text, segments, encoding] of cases) {
-      const before = balance("alice");
+      const before = await balance("alice");
       const r = await h.call("sms/send", { to: "+44 7700 900123", text }, { token: alice });
       expect(r.status).toBe(200);
       expect(r.body.result).toMatchObject({ direction: "out", number: "+447700900123", text, segments, encoding, status: "queued" });
-      expect(before - balance("alice")).toBe(segments * 2);
+      expect(before - (await balance("alice"))).toBe(segments * 2);
       expect(tw.sent.at(-1)).toEqual({ to: "+447700900123", from: FROM, body: text });
     }
   });
@@ -109,7 +109,7 @@ describe("send", () => {
     try {
       const erin = await own.token("erin");
       await own.grant("erin", 1000);
-      const held = () => balanceOf(own.rt.store.rdb, findAccount(own.rt.store, "erin")!.id);
+      const held = async () => balanceOf(own.rt.store.rdb, (await findAccount(own.rt.store, "erin"))!.id);
       const cases: [string, string, number, "GSM-7" | "UCS-2"][] = [
         ["160 GSM", "a".repeat(160), 1, "GSM-7"],
         ["161 GSM", "a".repeat(161), 2, "GSM-7"],
@@ -124,11 +124,11 @@ describe("send", () => {
         ["an emoji is not split across parts", "ж".repeat(66) + "😀" + "ж".repeat(66), 3, "UCS-2"],
       ];
       for (const [why, text, segments, encoding] of cases) {
-        const before = held();
+        const before = await held();
         const r = await own.call("sms/send", { to: "+447700900123", text }, { token: erin });
         expect({ why, status: r.status }).toEqual({ why, status: 200 });
         expect({ why, ...r.body.result }).toMatchObject({ why, segments, encoding, charged: segments * 3 });
-        expect({ why, paid: before - held() }).toEqual({ why, paid: segments * 3 });
+        expect({ why, paid: before - (await held()) }).toEqual({ why, paid: segments * 3 });
       }
       const code = await own.call("sms/verify", { number: "+14155550111" }, { token: erin });
       expect(code.body.result).toMatchObject({ code_sent: true, charged: 3 });
@@ -146,23 +146,23 @@ describe("send", () => {
 
   test("a number not in international format is refused, naming the field, and nothing is sent or charged", async () => {
     const n = tw.sent.length;
-    const before = balance("alice");
+    const before = await balance("alice");
     for (const to of ["07700 900123", "+0123", "+1234567890123456", "tel:+44"]) {
       const r = await h.call("sms/send", { to, text: "hi" }, { token: alice });
       expect(r.status).toBe(400);
       expect(r.body.error.field).toBe("to");
     }
     expect(tw.sent.length).toBe(n);
-    expect(balance("alice")).toBe(before);
+    expect(await balance("alice")).toBe(before);
   });
 
   test("a Twilio failure is an upstream error and costs nothing", async () => {
-    const before = balance("bob");
+    const before = await balance("bob");
     tw.failOnce(500);
     const r = await h.call("sms/send", { to: "+447700900555", text: "hello" }, { token: bob });
     expect(r.status).toBe(503);
     expect(r.body.error.retry).toBe(true);
-    expect(balance("bob")).toBe(before);
+    expect(await balance("bob")).toBe(before);
     expect((await h.call("sms/history", {}, { token: bob })).body.result).toEqual([]);
   });
 
@@ -170,12 +170,12 @@ describe("send", () => {
     // alice sent 4 texts above; the cap is 6.
     expect((await h.call("sms/number", {}, { token: alice })).body.result).toMatchObject({ remaining_today: 2, sent_today: 4, daily_cap: 6 });
     for (let i = 0; i < 2; i++) expect((await h.call("sms/send", { to: "+447700900124", text: `n${i}` }, { token: alice })).status).toBe(200);
-    const before = balance("alice");
+    const before = await balance("alice");
     const capped = await h.call("sms/send", { to: "+447700900124", text: "one more" }, { token: alice });
     expect(capped.status).toBe(429);
     expect(capped.body.error.message).toContain("2026-11-22T00:00:00.000Z");
     expect(capped.headers.get("retry-after")).toBe(String(15 * 3600));
-    expect(balance("alice")).toBe(before);
+    expect(await balance("alice")).toBe(before);
     clock.set("2026-11-22T00:00:00Z");
     expect((await h.call("sms/number", {}, { token: alice })).body.result).toMatchObject({ remaining_today: 6, resets_at: "2026-11-23T00:00:00.000Z" });
     expect((await h.call("sms/send", { to: "+447700900124", text: "new day" }, { token: alice })).status).toBe(200);
@@ -260,7 +260,7 @@ describe("verify", () => {
     const step1 = await h.call("sms/verify", { number: "+14155550100" }, { token: carol });
     expect(step1.status).toBe(200);
     // The code's text is one segment; checking the code costs nothing.
-    expect(balance("carol")).toBe(98);
+    expect(await balance("carol")).toBe(98);
     expect(step1.body.result).toMatchObject({ number: "+14155550100", code_sent: true, verified: false, expires_at: "2026-11-22T00:10:00.000Z" });
     const code = lastCode();
     expect(tw.sent.at(-1)!.to).toBe("+14155550100");
@@ -269,7 +269,7 @@ describe("verify", () => {
     const ok = await h.call("sms/verify", { number: "+14155550100", code }, { token: carol });
     expect(ok.status).toBe(200);
     expect(ok.body.result).toEqual({ number: "+14155550100", verified: true });
-    expect(balance("carol")).toBe(98);
+    expect(await balance("carol")).toBe(98);
     expect((await h.call("sms/number", {}, { token: carol })).body.result).toMatchObject({ from: FROM, verified: ["+14155550100"] });
     // Texts from the verified number now reach carol.
     expect((await signed(inbound("+14155550100", "It's me"))).status).toBe(200);

@@ -208,3 +208,17 @@ test("the cache outlives the process: a restarted instance answers from the data
     await again.stop();
   }
 });
+
+test("a fresh copy and what its provider's caller records with it are stored together, or neither is", async () => {
+  mode = "ok";
+  const stored = (id: string) => ({
+    cached: (h.rt.store.reader.query("SELECT count(*) AS n FROM upstream_cache WHERE url LIKE ?").get(`%id=${id}%`) as { n: number }).n,
+    indexed: (h.rt.store.reader.query("SELECT count(*) AS n FROM search_refs WHERE service = 'probe' AND ref = ?").get(id) as { n: number }).n,
+  });
+  expect((await h.call("probe/archive", { id: "kept" })).status).toBe(200);
+  expect((await h.call("probe/archive", { id: "boom" })).status).toBe(200);
+  await settle(h.rt);
+  expect(stored("kept")).toEqual({ cached: 1, indexed: 1 });
+  // Indexing succeeded, then the record failed: the copy is not kept and the index entry is undone with it.
+  expect(stored("boom")).toEqual({ cached: 0, indexed: 0 });
+});

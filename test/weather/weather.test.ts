@@ -44,7 +44,7 @@ describe("forecast", () => {
   test("current conditions and seven days, with where and when it came from", async () => {
     const r = await h.call("weather/forecast", { lat: 51.5012, lon: -0.1246 }, { token });
     expect(r.status).toBe(200);
-    expect(balance()).toBe(9);
+    expect(await balance()).toBe(9);
     const f = r.body.result;
     expect(f.location).toEqual({ lat: 51.5, lon: -0.120000124, timezone: "Europe/London", elevation_m: 23 });
     expect(f.current).toMatchObject({ conditions: "overcast", temperature_c: 6.4, feels_like_c: 2.9, wind_kmh: 14.8, gusts_kmh: 31.3, daylight: true });
@@ -79,7 +79,7 @@ describe("forecast", () => {
     // With a token: nothing is taken from the balance.
     const mine = await h.call("weather/forecast", { lat: 51.5012, lon: -0.1246 }, { token });
     expect(mine.body.result.cached).toBe(true);
-    expect(balance()).toBe(9);
+    expect(await balance()).toBe(9);
     // A point not yet fetched costs a credit: a stranger is refused.
     const stranger = await h.call("weather/forecast", { lat: 10, lon: 10 });
     expect([401, 402]).toContain(stranger.status);

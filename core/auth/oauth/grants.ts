@@ -136,7 +136,7 @@ export async function resolveClient(rt: Runtime, clientId: string | undefined | 
   if (!clientId) throw new OAuthError("invalid_request", "client_id is missing");
   if (clientId.length > 2000) throw new OAuthError("invalid_client", "client_id is too long");
   if (isUrlClientId(clientId) && fetchDocument) return fetchClientDocument(rt, clientId);
-  const row = rt.store.rdb.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+  const row = await rt.store.rdb.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
   if (!row) throw new OAuthError("invalid_client", `client_id "${clientId}" is not known here: register at the registration endpoint, or use the URL of a client ID metadata document`, 401);
   return { id: row.id, name: row.name, redirectUris: JSON.parse(row.redirectUris), kind: row.kind as Client["kind"] };
 }
@@ -194,10 +194,10 @@ export async function createCode(
 ): Promise<string> {
   const code = newSecret();
   const now = rt.clock.now().getTime();
-  await rt.store.write(() => {
+  await rt.store.write(async () => {
     // Expired codes can no longer be exchanged (a replay of one is simply unknown); a new consent is a quiet moment to drop them.
-    rt.store.wdb.delete(oauthCodes).where(lt(oauthCodes.expires, now)).run();
-    rt.store.wdb
+    await rt.store.wdb.delete(oauthCodes).where(lt(oauthCodes.expires, now)).run();
+    await rt.store.wdb
       .insert(oauthCodes)
       .values({
         hash: hashToken(code),
@@ -233,23 +233,24 @@ async function issuePair(rt: Runtime, grant: typeof oauthGrants.$inferSelect, ac
   const minutes = accessMinutes(rt);
   const scopes = scopesOf(grant.scopes);
   // Each renewal makes a token; the grant's expired ones are of no use to anyone and go (their links with them).
-  const expired = rt.store.wdb
-    .select({ id: tokens.id })
-    .from(oauthAccess)
-    .innerJoin(tokens, eq(tokens.id, oauthAccess.token))
-    .where(and(eq(oauthAccess.grant, grant.id), lte(tokens.expires, now.getTime())))
-    .all()
-    .map((r) => r.id);
-  if (expired.length) rt.store.wdb.delete(tokens).where(inArray(tokens.id, expired)).run();
+  const expired = (
+    await rt.store.wdb
+      .select({ id: tokens.id })
+      .from(oauthAccess)
+      .innerJoin(tokens, eq(tokens.id, oauthAccess.token))
+      .where(and(eq(oauthAccess.grant, grant.id), lte(tokens.expires, now.getTime())))
+      .all()
+  ).map((r) => r.id);
+  if (expired.length) await rt.store.wdb.delete(tokens).where(inArray(tokens.id, expired)).run();
   const access = await issueToken(rt.store, account, { name: `${grant.clientName} (OAuth)`, scopes, expires: new Date(now.getTime() + minutes * 60_000), now });
-  rt.store.wdb.insert(oauthAccess).values({ token: access.id, grant: grant.id }).run();
+  await rt.store.wdb.insert(oauthAccess).values({ token: access.id, grant: grant.id }).run();
   const refresh = `hrt_${newSecret()}`;
-  rt.store.wdb.insert(oauthRefresh).values({ hash: hashToken(refresh), grant: grant.id, created: now.getTime() }).run();
+  await rt.store.wdb.insert(oauthRefresh).values({ hash: hashToken(refresh), grant: grant.id, created: now.getTime() }).run();
   return { access_token: access.token, token_type: "Bearer", expires_in: Math.round(minutes * 60), refresh_token: refresh, scope: scopeText(scopes) };
 }
 
-function accountOf(rt: Runtime, id: string): Account {
-  const r = rt.store.wdb.select().from(accounts).where(eq(accounts.id, id)).get();
+async function accountOf(rt: Runtime, id: string): Promise<Account> {
+  const r = await rt.store.wdb.select().from(accounts).where(eq(accounts.id, id)).get();
   if (!r) throw new OAuthError("invalid_grant", "the account this was granted by no longer exists");
   return { id: r.id, username: r.username, admin: r.admin };
 }
@@ -272,7 +273,7 @@ export async function exchangeCode(
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(o.verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of A-Z, a-z, 0-9, -, ., _ and ~");
   const hash = hashToken(o.code);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
-    const row = rt.store.wdb.select().from(oauthCodes).where(eq(oauthCodes.hash, hash)).get();
+    const row = await rt.store.wdb.select().from(oauthCodes).where(eq(oauthCodes.hash, hash)).get();
     const now = rt.clock.now().getTime();
     if (!row) throw new OAuthError("invalid_grant", "the code is not valid (unknown, or issued by another server)");
     if (row.grant) {
@@ -286,7 +287,7 @@ export async function exchangeCode(
     if (o.redirectUri !== row.redirectUri) throw new OAuthError("invalid_grant", "redirect_uri does not match the one the code was issued for");
     if (!safeEqual(S256(o.verifier!), row.challenge)) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
     if (o.audience !== row.audience) throw new OAuthError("invalid_target", "resource differs from the one authorized");
-    const client = rt.store.wdb.select().from(oauthClients).where(eq(oauthClients.id, row.client)).get();
+    const client = await rt.store.wdb.select().from(oauthClients).where(eq(oauthClients.id, row.client)).get();
     const grant = {
       id: newId(),
       account: row.account,
@@ -297,9 +298,9 @@ export async function exchangeCode(
       created: now,
       revoked: null,
     };
-    rt.store.wdb.insert(oauthGrants).values(grant).run();
-    rt.store.wdb.update(oauthCodes).set({ grant: grant.id }).where(eq(oauthCodes.hash, hash)).run();
-    const answer = await issuePair(rt, grant, accountOf(rt, row.account));
+    await rt.store.wdb.insert(oauthGrants).values(grant).run();
+    await rt.store.wdb.update(oauthCodes).set({ grant: grant.id }).where(eq(oauthCodes.hash, hash)).run();
+    const answer = await issuePair(rt, grant, await accountOf(rt, row.account));
     rt.log.info("oauth grant made", { account: row.account, grant: grant.id, client: row.client });
     return answer;
   }));
@@ -313,9 +314,9 @@ export async function refreshGrant(
   if (!o.refreshToken) throw new OAuthError("invalid_request", "refresh_token is missing");
   const hash = hashToken(o.refreshToken);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
-    const row = rt.store.wdb.select().from(oauthRefresh).where(eq(oauthRefresh.hash, hash)).get();
+    const row = await rt.store.wdb.select().from(oauthRefresh).where(eq(oauthRefresh.hash, hash)).get();
     if (!row) throw new OAuthError("invalid_grant", "the refresh token is not valid (unknown or revoked)");
-    const grant = rt.store.wdb.select().from(oauthGrants).where(eq(oauthGrants.id, row.grant)).get();
+    const grant = await rt.store.wdb.select().from(oauthGrants).where(eq(oauthGrants.id, row.grant)).get();
     if (!grant || grant.revoked) throw new OAuthError("invalid_grant", "the grant was revoked; authorize again");
     if (grant.client !== o.clientId) throw new OAuthError("invalid_grant", "the refresh token was issued to another client_id");
     if (row.used) {
@@ -331,27 +332,27 @@ export async function refreshGrant(
       if (extra.length) throw new OAuthError("invalid_scope", `scope asks for ${extra.join(", ")}, which the grant does not include`);
       scopes = asked;
     }
-    rt.store.wdb.update(oauthRefresh).set({ used: rt.clock.now().getTime() }).where(eq(oauthRefresh.hash, hash)).run();
-    return issuePair(rt, { ...grant, scopes: scopesColumn(scopes) }, accountOf(rt, grant.account));
+    await rt.store.wdb.update(oauthRefresh).set({ used: rt.clock.now().getTime() }).where(eq(oauthRefresh.hash, hash)).run();
+    return issuePair(rt, { ...grant, scopes: scopesColumn(scopes) }, await accountOf(rt, grant.account));
   }));
 }
 
 /** Inside a write: the grant is revoked, with every access token and refresh token it issued. */
 async function revokeGrantRows(rt: Runtime, grantId: string) {
   const now = rt.clock.now().getTime();
-  rt.store.wdb.update(oauthGrants).set({ revoked: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked))).run();
-  const ids = rt.store.wdb.select({ token: oauthAccess.token }).from(oauthAccess).where(eq(oauthAccess.grant, grantId)).all().map((r) => r.token);
+  await rt.store.wdb.update(oauthGrants).set({ revoked: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked))).run();
+  const ids = (await rt.store.wdb.select({ token: oauthAccess.token }).from(oauthAccess).where(eq(oauthAccess.grant, grantId)).all()).map((r) => r.token);
   if (ids.length) {
-    const gone = rt.store.wdb.update(tokens).set({ revoked: now }).where(and(inArray(tokens.id, ids), isNull(tokens.revoked))).returning({ hash: tokens.hash }).all();
+    const gone = await rt.store.wdb.update(tokens).set({ revoked: now }).where(and(inArray(tokens.id, ids), isNull(tokens.revoked))).returning({ hash: tokens.hash }).all();
     for (const g of gone) rt.tokens.forget(g.hash);
   }
-  rt.store.wdb.delete(oauthRefresh).where(eq(oauthRefresh.grant, grantId)).run();
+  await rt.store.wdb.delete(oauthRefresh).where(eq(oauthRefresh.grant, grantId)).run();
 }
 
 /** Revokes one of the account's grants; false when it has none by that id. */
 export async function revokeGrant(rt: Runtime, accountId: string, grantId: string): Promise<boolean> {
   return rt.store.write(async () => {
-    const g = rt.store.wdb
+    const g = await rt.store.wdb
       .select({ id: oauthGrants.id })
       .from(oauthGrants)
       .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.account, accountId), isNull(oauthGrants.revoked)))
@@ -374,8 +375,8 @@ export interface GrantInfo {
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** The account's live grants, newest first; last use is the latest of their access tokens'. */
-export function listGrants(rt: Runtime, accountId: string): GrantInfo[] {
-  const rows = rt.store.rdb
+export async function listGrants(rt: Runtime, accountId: string): Promise<GrantInfo[]> {
+  const rows = await rt.store.rdb
     .select({ g: oauthGrants, last: max(tokens.lastUsed) })
     .from(oauthGrants)
     .leftJoin(oauthAccess, eq(oauthAccess.grant, oauthGrants.id))
@@ -395,31 +396,37 @@ export function listGrants(rt: Runtime, accountId: string): GrantInfo[] {
 }
 
 /** Ids of the account's tokens that OAuth grants issued: they are shown and revoked as their grant, not one by one. */
-export function grantTokenIds(rt: Runtime, accountId: string): Set<string> {
-  return new Set(
-    rt.store.rdb
-      .select({ id: oauthAccess.token })
-      .from(oauthAccess)
-      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccess.grant))
-      .where(eq(oauthGrants.account, accountId))
-      .all()
-      .map((r) => r.id),
-  );
+export async function grantTokenIds(rt: Runtime, accountId: string): Promise<Set<string>> {
+  const rows = await rt.store.rdb
+    .select({ id: oauthAccess.token })
+    .from(oauthAccess)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccess.grant))
+    .where(eq(oauthGrants.account, accountId))
+    .all();
+  return new Set(rows.map((r) => r.id));
 }
 
-/** The audience of a token a grant issued, or null for any other token; kept briefly in memory since it never changes. */
+/**
+ * The audience of a token a grant issued, or null for any other token; kept
+ * in memory since it never changes, so only a token's first use waits on it.
+ */
 const audiences = new WeakMap<Runtime, Map<string, string | null>>();
-export function tokenAudience(rt: Runtime, tokenId: string): string | null {
+export function tokenAudience(rt: Runtime, tokenId: string): string | null | Promise<string | null> {
   let m = audiences.get(rt);
   if (!m) audiences.set(rt, (m = new Map()));
-  if (m.has(tokenId)) return m.get(tokenId)!;
-  const row = rt.store.rdb
+  const known = m.get(tokenId);
+  if (known !== undefined) return known;
+  return lookUpAudience(rt, tokenId, m);
+}
+
+async function lookUpAudience(rt: Runtime, tokenId: string, seen: Map<string, string | null>): Promise<string | null> {
+  const row = await rt.store.rdb
     .select({ audience: oauthGrants.audience })
     .from(oauthAccess)
     .innerJoin(oauthGrants, eq(oauthGrants.id, oauthAccess.grant))
     .where(eq(oauthAccess.token, tokenId))
     .get();
-  if (m.size > 10_000) m.clear();
-  m.set(tokenId, row?.audience ?? null);
+  if (seen.size > 10_000) seen.clear();
+  seen.set(tokenId, row?.audience ?? null);
   return row?.audience ?? null;
 }

@@ -23,9 +23,12 @@ const resourceMetadataParam: ChallengeParams = (rt, req) => {
 // A token issued for another audience (this instance under another address) is refused here.
 const audienceCheck: TokenCheck = (rt, req, caller) => {
   const audience = caller.tokenId ? tokenAudience(rt, caller.tokenId) : null;
-  if (audience === null) return;
-  const base = instanceBase(rt, req);
-  if (audience !== base) throw unauthenticated(`the token was issued for ${audience}, not for ${base}`);
+  const check = (audience: string | null) => {
+    if (audience === null) return;
+    const base = instanceBase(rt, req);
+    if (audience !== base) throw unauthenticated(`the token was issued for ${audience}, not for ${base}`);
+  };
+  return audience instanceof Promise ? audience.then(check) : check(audience);
 };
 
 function mountOauth(app: App, rt: Runtime) {

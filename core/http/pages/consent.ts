@@ -113,7 +113,7 @@ export async function authorizeGet(rt: Runtime, req: Request): Promise<Response>
     if (e instanceof OAuthError) return errorBack(rt, req, c, ask, e);
     throw e;
   }
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   if (!s) return seeOther(`/signin?next=${encodeURIComponent(url.pathname + url.search)}`);
   return consentPage(rt, s, c, ask);
 }
@@ -128,7 +128,7 @@ export async function authorizePost(rt: Runtime, req: Request): Promise<Response
   }
   const ask: Ask = {};
   for (const f of FIELDS) ask[f] = form.get(f);
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   if (!s) return page({ title: "Sign in first", body: html`${message("alert", "You are not signed in: connect again from the app.")}`, status: 401 });
   try {
     requireCsrf(s, req.headers.get(CSRF_HEADER) ?? form.get("csrf"));

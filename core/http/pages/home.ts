@@ -107,14 +107,14 @@ ${offered.names.map((n) => html`<option${mine.choice === n ? html` selected` : "
 }
 
 /** What priced methods cost this person here. */
-function paysNote(rt: Runtime, s: Session): string {
+async function paysNote(rt: Runtime, s: Session): Promise<string> {
   if (rt.config.HEARTH_METERING === "off") return "Every method is free here.";
-  if (!metersAccount(rt.store.rdb, accountMetering(rt.config), s.account)) return "Priced methods are free for your account.";
-  return `Priced methods cost your account credits (a credit is $0.01); the balance is ${balanceOf(rt.store.rdb, s.account.id)}.`;
+  if (!(await metersAccount(rt.store.rdb, accountMetering(rt.config), s.account))) return "Priced methods are free for your account.";
+  return `Priced methods cost your account credits (a credit is $0.01); the balance is ${await balanceOf(rt.store.rdb, s.account.id)}.`;
 }
 
 async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { message: string; status: number; typed?: string }): Promise<Response> {
-  const prefs = prefsOf(rt, s.account.id);
+  const prefs = await prefsOf(rt, s.account.id);
   // A link on another site can open this page in a signed-in browser: its cards may read, but not spend.
   const caller = sessionCaller(s);
   if (madeByAnotherSite(req)) caller.ambient = true;
@@ -124,13 +124,13 @@ ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>N
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
 ${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
-<p class="hint">${paysNote(rt, s)}</p>
+<p class="hint">${await paysNote(rt, s)}</p>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
   return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200 });
 }
 
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   return s ? signedIn(rt, req, s) : signedOut(rt);
 }
 
@@ -158,14 +158,14 @@ async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: str
 }
 
 export async function homePlacePost(rt: Runtime, req: Request): Promise<Response> {
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   if (!s) return seeOther("/signin?next=/");
   let posted: Posted | null = null;
   try {
     posted = await readPosted(rt, req);
     requireCsrf(s, posted.get("csrf"));
     const place = await resolvePlace(rt, s, posted.get("place") ?? "", new URL(req.url).origin);
-    const before = prefsOf(rt, s.account.id);
+    const before = await prefsOf(rt, s.account.id);
     const cards = { ...before.cards };
     for (const c of cardSources(rt)) {
       const offered = choicesOf(rt, c);

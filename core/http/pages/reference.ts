@@ -39,8 +39,8 @@ export const referenceAssets: Record<string, () => Response> = {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-export function referencePage(rt: Runtime, req: Request): Response {
-  const s = findSession(rt, req);
+export async function referencePage(rt: Runtime, req: Request): Promise<Response> {
+  const s = await findSession(rt, req);
   const head = html`<link rel="stylesheet" href="/reference/swagger-ui.css">
 <style>main,header{max-width:72rem}#reference .swagger-ui .info{margin:1rem 0}#reference .swagger-ui{color:inherit}@media (prefers-color-scheme:dark){#reference{background:#fbfaf7;color:#1d1b18;border-radius:.5rem}}</style>
 <script src="/reference/swagger-ui-bundle.js" defer></script>

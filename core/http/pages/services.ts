@@ -140,8 +140,8 @@ pre.json{overflow:auto;max-height:24rem;white-space:pre-wrap;overflow-wrap:anywh
 .args td:first-child{white-space:nowrap}
 </style>`;
 
-export function servicesPage(rt: Runtime, req: Request, tried: Tried | null = null, status = 200): Response {
-  const s = findSession(rt, req);
+export async function servicesPage(rt: Runtime, req: Request, tried: Tried | null = null, status = 200): Promise<Response> {
+  const s = await findSession(rt, req);
   const services = rt.registry.services();
   const body = html`<p>Every method this instance answers, by service. Each is one call over HTTP (<code>/api/v1/&lt;service&gt;/&lt;method&gt;</code>) and an MCP tool
 (<code>&lt;service&gt;_&lt;method&gt;</code>). The whole list is also an <a href="/openapi.json">OpenAPI document</a>, readable at <a href="/reference">/reference</a>.
@@ -157,7 +157,7 @@ ${p.methods.map((m) => methodSection(rt, m, s, tried))}</section>`;
 
 /** A "try it" form posted: the call runs through dispatch as the signed-in person, like any API call. */
 export async function servicesTry(rt: Runtime, req: Request, address: string): Promise<Response> {
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   const requestId = crypto.randomUUID();
   if (!s) return page({ title: "Services", status: 401, body: html`${message("alert", "Sign in to call methods from this page.")}<p><a href="/signin?next=/services">Sign in</a></p>` });
   let posted: Posted;

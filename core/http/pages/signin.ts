@@ -24,8 +24,8 @@ function signinForm(o: { next: string; username?: string; error?: string; notice
 <p>No account yet? <a href="/signup">Sign up</a>.</p>`;
 }
 
-function signupForm(rt: Runtime, o: { username?: string; invite?: string; error?: string }): { body: Html; open: boolean } {
-  const first = !hasAccounts(rt.store);
+async function signupForm(rt: Runtime, o: { username?: string; invite?: string; error?: string }): Promise<{ body: Html; open: boolean }> {
+  const first = !(await hasAccounts(rt.store));
   const policy = first ? "open" : signupPolicy(rt.config);
   if (policy === "closed")
     return { open: false, body: html`${message("alert", o.error)}<p>Sign-up is closed on this instance. Ask its admin for an account.</p><p><a href="/signin">Sign in</a></p>` };
@@ -52,10 +52,10 @@ ${
 }
 
 /** A refusal: JSON for programs, the form again with the message for people. */
-function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Response): Response {
+async function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Response | Promise<Response>): Promise<Response> {
   const err = asHearthError(e);
   if (posted?.json !== false) return errorResponse(err, rid());
-  const res = again(err.message);
+  const res = await again(err.message);
   const headers = new Headers(res.headers);
   for (const [k, v] of Object.entries(err.headers ?? {})) headers.set(k, v);
   return new Response(res.body, { status: err.status, headers });
@@ -67,15 +67,15 @@ async function signedIn(rt: Runtime, req: Request, account: Account, posted: Pos
     ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie })
     : seeOther(next, { "set-cookie": cookie });
   // This browser is now one the account signed in from: sign-in backoff lets it through when strangers fail.
-  const device = deviceCookie(rt, req, account);
+  const device = await deviceCookie(rt, req, account);
   if (device) res.headers.append("set-cookie", device);
   return res;
 }
 
-export function signinPage(rt: Runtime, req: Request): Response {
+export async function signinPage(rt: Runtime, req: Request): Promise<Response> {
   const url = new URL(req.url);
   const next = localPath(url.searchParams.get("next"), "/token");
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   if (s) return seeOther(next);
   return page({ title: "Sign in", body: signinForm({ next, notice: url.searchParams.has("out") ? "You are signed out." : undefined }) });
 }
@@ -98,10 +98,10 @@ export async function signinPost(rt: Runtime, req: Request, address: string): Pr
   }
 }
 
-export function signupPage(rt: Runtime, req: Request): Response {
-  if (findSession(rt, req)) return seeOther("/token");
+export async function signupPage(rt: Runtime, req: Request): Promise<Response> {
+  if (await findSession(rt, req)) return seeOther("/token");
   const invite = new URL(req.url).searchParams.get("invite") ?? undefined;
-  const { body } = signupForm(rt, { invite });
+  const { body } = await signupForm(rt, { invite });
   return page({ title: "Sign up", body });
 }
 
@@ -115,7 +115,7 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
     rt.log.info("signed up", { username: account.username, admin: account.admin, address });
     return await signedIn(rt, req, account, posted, "/token");
   } catch (e) {
-    return refuse(e, posted, (msg) => page({ title: "Sign up", body: signupForm(rt, { username: posted?.get("username"), invite: posted?.get("invite"), error: msg }).body }));
+    return refuse(e, posted, async (msg) => page({ title: "Sign up", body: (await signupForm(rt, { username: posted?.get("username"), invite: posted?.get("invite"), error: msg })).body }));
   }
 }
 
@@ -124,7 +124,7 @@ export async function signoutPost(rt: Runtime, req: Request, everywhere: boolean
   let posted: Posted | null = null;
   try {
     posted = await readPosted(rt, req);
-    const s = findSession(rt, req);
+    const s = await findSession(rt, req);
     if (!s) {
       if (!posted.json) return seeOther("/signin", { "set-cookie": clearCookie(rt, req) });
       throw unauthenticated("not signed in");
@@ -141,8 +141,8 @@ export async function signoutPost(rt: Runtime, req: Request, everywhere: boolean
 }
 
 /** The signed-in account and its CSRF token, for in-page scripts and programs holding a session. */
-export function sessionInfo(rt: Runtime, req: Request): Response {
-  const s = findSession(rt, req);
+export async function sessionInfo(rt: Runtime, req: Request): Promise<Response> {
+  const s = await findSession(rt, req);
   if (!s) return errorResponse(unauthenticated("not signed in: POST /signin first"), rid());
   return jsonResponse(200, { result: { username: s.account.username, admin: s.account.admin, csrf: s.csrf, expires: new Date(s.expires).toISOString() } }, rid(), {
     "cache-control": "no-store",

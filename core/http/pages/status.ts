@@ -182,7 +182,7 @@ const answer = (ch: Check) =>
 const STYLE = html`<style>.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}main,header{max-width:56rem}td{word-break:break-word}</style>`;
 
 export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   const r = await statusReport(rt, !!s?.account.admin);
   if (!wantsHtml(req)) return jsonResponse(200, { result: r }, crypto.randomUUID(), { "cache-control": "no-store" });
   const row = (ch: Check) =>

@@ -142,9 +142,9 @@ ${list.map(
 }
 
 /** Tokens made here or at the command line; those an OAuth grant issued are shown and revoked as their grant. */
-function ownTokens(rt: Runtime, accountId: string): TokenInfo[] {
-  const issued = grantTokenIds(rt, accountId);
-  return listTokens(rt.store, accountId, rt.clock.now().getTime()).filter((t) => !issued.has(t.id));
+async function ownTokens(rt: Runtime, accountId: string): Promise<TokenInfo[]> {
+  const issued = await grantTokenIds(rt, accountId);
+  return (await listTokens(rt.store, accountId, rt.clock.now().getTime())).filter((t) => !issued.has(t.id));
 }
 
 function adminPart(rt: Runtime, s: Session, invite?: { url: string; expires: string }): Html {
@@ -174,12 +174,13 @@ function presetHint(rt: Runtime, s: Session, scopes: "*" | string[], origin: str
   return html`<p>It is an app password for ${p.label}: in the app, sign in at <code>${(rt.config.HEARTH_PUBLIC_URL || origin).replace(/\/$/, "")}${p.path}</code> with the username <code>${s.account.username}</code> and this token as the password.</p>`;
 }
 
-function tokenPage(
+async function tokenPage(
   rt: Runtime,
   s: Session,
   o: { issued?: IssuedToken & { name: string; origin: string }; error?: string; notice?: string; form?: { name?: string; chosen?: string[]; days?: string }; status?: number; invite?: { url: string; expires: string }; headers?: Record<string, string> } = {},
-): Response {
-  const list = ownTokens(rt, s.account.id);
+): Promise<Response> {
+  const list = await ownTokens(rt, s.account.id);
+  const grants = await listGrants(rt, s.account.id);
   const issued = o.issued
     ? html`<section aria-labelledby="new-token-title" class="notice">
 <h2 id="new-token-title">Your new token “${o.issued.name}”</h2>
@@ -197,15 +198,15 @@ ${presetForms(rt, s)}
 <h2>Your tokens</h2>
 ${tokenTable(s, list)}
 <h2>Connected apps</h2>
-${grantTable(s, listGrants(rt, s.account.id))}
+${grantTable(s, grants)}
 <h2>Sessions</h2>
 <form method="post" action="/signout/all"><input type="hidden" name="csrf" value="${s.csrf}"><button class="quiet" type="submit">Sign out everywhere</button></form>
 ${adminPart(rt, s, o.invite)}`;
   return page({ title: "Tokens", body, account: s.account, csrf: s.csrf, status: o.status, headers: o.headers });
 }
 
-function needSession(rt: Runtime, req: Request): Session {
-  const s = findSession(rt, req);
+async function needSession(rt: Runtime, req: Request): Promise<Session> {
+  const s = await findSession(rt, req);
   if (!s) throw unauthenticated("sign in first: POST /signin (or open /signin in a browser)");
   return s;
 }
@@ -215,9 +216,9 @@ function checkCsrf(req: Request, s: Session, posted: Posted) {
   requireCsrf(s, req.headers.get(CSRF_HEADER) ?? (posted.json ? undefined : posted.get("csrf")));
 }
 
-export function tokenGet(rt: Runtime, req: Request): Response {
+export async function tokenGet(rt: Runtime, req: Request): Promise<Response> {
   const html = wantsHtml(req);
-  const s = findSession(rt, req);
+  const s = await findSession(rt, req);
   if (!s) {
     if (html) return seeOther("/signin?next=/token");
     return errorResponse(unauthenticated("sign in first: POST /signin (or open /signin in a browser)"), rid());
@@ -227,14 +228,14 @@ export function tokenGet(rt: Runtime, req: Request): Response {
     const notice = done === "revoked" ? "The token is revoked: calls with it are refused from now on." : done === "disconnected" ? "The app is disconnected: its tokens are refused from now on." : undefined;
     return tokenPage(rt, s, { notice });
   }
-  return jsonResponse(200, { result: ownTokens(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
+  return jsonResponse(200, { result: await ownTokens(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
 }
 
 /** GET /token/grants: the OAuth clients the account allowed, for programs holding a session. */
-export function grantsGet(rt: Runtime, req: Request): Response {
-  const s = findSession(rt, req);
+export async function grantsGet(rt: Runtime, req: Request): Promise<Response> {
+  const s = await findSession(rt, req);
   if (!s) return errorResponse(unauthenticated("sign in first: POST /signin (or open /signin in a browser)"), rid());
-  return jsonResponse(200, { result: listGrants(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
+  return jsonResponse(200, { result: await listGrants(rt, s.account.id) }, rid(), { "cache-control": "no-store" });
 }
 
 export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> {
@@ -242,7 +243,7 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
   let s: Session | null = null;
   try {
     posted = await readPosted(rt, req);
-    s = needSession(rt, req);
+    s = await needSession(rt, req);
     checkCsrf(req, s, posted);
     const name = parseTokenName(posted.value("name"));
     const scopes = postedScopes(posted, rt.registry.services());
@@ -267,12 +268,12 @@ export async function tokenRevoke(rt: Runtime, req: Request): Promise<Response> 
   let posted: Posted | null = null;
   try {
     posted = await readPosted(rt, req);
-    const s = needSession(rt, req);
+    const s = await needSession(rt, req);
     checkCsrf(req, s, posted);
     const id = posted.get("id");
     if (!id) throw invalid("id", "give the id of the token or connected app to revoke (GET /token and GET /token/grants list them)");
     // A token an OAuth grant issued goes with its grant, so a client cannot simply refresh it back.
-    const grant = (await revokeGrant(rt, s.account.id, id)) || (grantTokenIds(rt, s.account.id).has(id) ? false : null);
+    const grant = (await revokeGrant(rt, s.account.id, id)) || ((await grantTokenIds(rt, s.account.id)).has(id) ? false : null);
     if (grant === null && !(await revokeToken(rt.store, s.account.id, id, rt.tokens))) throw notFound(`you have no token or connected app with id "${id}"`);
     if (grant === false) throw notFound(`"${id}" is a connected app's token: disconnect the app (GET /token/grants lists them)`);
     rt.log.info(grant ? "oauth grant revoked" : "token revoked", { account: s.account.id, id });
@@ -287,7 +288,7 @@ export async function inviteCreate(rt: Runtime, req: Request): Promise<Response>
   let posted: Posted | null = null;
   try {
     posted = await readPosted(rt, req);
-    const s = needSession(rt, req);
+    const s = await needSession(rt, req);
     checkCsrf(req, s, posted);
     const inv = await createInvite(rt, s.account);
     const base = rt.config.HEARTH_PUBLIC_URL || new URL(req.url).origin;

@@ -24,19 +24,19 @@ function parseCards(text: string): CardPrefs {
   }
 }
 
-export function prefsOf(rt: Runtime, account: string): Prefs {
-  const row = rt.store.rdb.select().from(homePrefs).where(eq(homePrefs.account, account)).get();
+export async function prefsOf(rt: Runtime, account: string): Promise<Prefs> {
+  const row = await rt.store.rdb.select().from(homePrefs).where(eq(homePrefs.account, account)).get();
   if (!row) return NO_PREFS;
   return { place: row.place, lat: row.lat, lon: row.lon, cards: parseCards(row.cards) };
 }
 
 export async function keepPrefs(rt: Runtime, account: string, p: Prefs): Promise<void> {
   const values = { place: p.place, lat: p.lat, lon: p.lon, cards: JSON.stringify(p.cards), updated: rt.clock.now().getTime() };
-  await rt.store.write(() => {
+  await rt.store.write(() =>
     rt.store.wdb
       .insert(homePrefs)
       .values({ account, ...values })
       .onConflictDoUpdate({ target: homePrefs.account, set: values })
-      .run();
-  });
+      .run(),
+  );
 }

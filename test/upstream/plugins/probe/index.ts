@@ -16,9 +16,26 @@ const shape = (body: any) => {
 export default definePlugin({
   name: "probe",
   description: "Reaches the loopback probe provider.",
-  needs: ["http"],
+  needs: ["http", "index"],
   providers: ["PROBE", "PROBE_DEAD", "PROBE_LIMITED"],
   methods: {
+    archive: read({
+      description: "A read of /thing whose fresh copy is also indexed; an id starting with boom fails after indexing it.",
+      args: T.Object({ id: T.String() }),
+      access: "public",
+      async run({ id }, ctx) {
+        const f = await ctx.http.get("PROBE", "/thing", {
+          query: { id },
+          ttl: 60,
+          parse: shape,
+          onFresh: (d) => {
+            ctx.index.put({ kind: "thing", ref: id, owner: null, title: id, body: `n ${d.n}` });
+            if (id.startsWith("boom")) throw new Error("the archive refused it");
+          },
+        });
+        return f.data;
+      },
+    }),
     get: read({
       description: "One cached read of /thing.",
       args: T.Object({ id: T.String(), provider: T.Optional(T.String()) }),
