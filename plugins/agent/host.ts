@@ -55,7 +55,7 @@ export interface AgentHost {
   /** The signed-in session's CSRF token, for the page's script. */
   csrf(req: Request): string | null;
   /** Every account, for the worker that looks for their agents' tasks. */
-  accounts(): { id: string; username: string; admin: boolean }[];
+  accounts(): Promise<{ id: string; username: string; admin: boolean }[]>;
   /** Mail as an account under a tag (an agent answering as handle+name). */
   sendMail(account: { id: string; username: string }, m: SendInput): Promise<unknown>;
 }
