@@ -66,7 +66,7 @@ export function eventStream(hub: Hub, room: string, backlog: Promise<LiveMessage
       };
       let held: LiveMessage[] | null = [];
       const unsubscribe = hub.subscribe(room, (m) => (held ? held.push(m) : send(m)));
-      backlog.then(
+      void backlog.then(
         (past) => {
           for (const m of [...past, ...(held ?? [])]) send(m);
           held = null;
