@@ -66,8 +66,8 @@ function shapeList(rows: Row[]): ReturnType<typeof shape>[] {
   return out;
 }
 
-function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
-  const row = ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
+async function own(ctx: { db: Db; account: { id: string } }, id: string): Promise<Row> {
+  const row = await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
   if (!row) throw notFound(`no task with id "${id}"`);
   return row;
 }
@@ -89,7 +89,7 @@ export default definePlugin({
         due: T.Optional(T.String({ description: 'RFC3339 or "YYYY-MM-DD HH:MM"' })),
       }),
       access: "account",
-      run(a, ctx) {
+      async run(a, ctx) {
         const now = ctx.clock.now().getTime();
         const row: Row = {
           id: newId(),
@@ -105,7 +105,7 @@ export default definePlugin({
           done: null,
           scopes: scopesText(ctx.caller.scopes),
         };
-        ctx.db.insert(tasks).values(row).run();
+        await ctx.db.insert(tasks).values(row).run();
         return shape(row);
       },
     }),
@@ -114,9 +114,9 @@ export default definePlugin({
       args: T.Object({ id: Id }),
       access: "account",
       destructive: true,
-      run({ id }, ctx) {
-        own(ctx, id);
-        ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
+      async run({ id }, ctx) {
+        await own(ctx, id);
+        await ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
         return { deleted: id };
       },
     }),
@@ -132,8 +132,8 @@ export default definePlugin({
       description: "The next task assigned to the agent: the open one due earliest, then the oldest. Null when there is none.",
       args: T.Object({}),
       access: "account",
-      run(_a, ctx) {
-        const row = ctx.db
+      async run(_a, ctx) {
+        const row = await ctx.db
           .select()
           .from(tasks)
           .where(and(eq(tasks.owner, ctx.account.id), eq(tasks.assignee, "agent"), sql`${tasks.status} != 'done'`))
@@ -154,8 +154,8 @@ export default definePlugin({
         result: T.Optional(T.String({ maxLength: 20_000 })),
       }),
       access: "account",
-      run(a, ctx) {
-        const row = own(ctx, a.id);
+      async run(a, ctx) {
+        const row = await own(ctx, a.id);
         const now = ctx.clock.now().getTime();
         const next: Row = {
           ...row,
@@ -169,7 +169,7 @@ export default definePlugin({
         };
         if (next.status === "done" && row.status !== "done") next.done = now;
         if (next.status !== "done") next.done = null;
-        ctx.db.update(tasks).set(next).where(eq(tasks.id, row.id)).run();
+        await ctx.db.update(tasks).set(next).where(eq(tasks.id, row.id)).run();
         return shape(next);
       },
     }),
