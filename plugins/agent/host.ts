@@ -53,7 +53,7 @@ export interface AgentHost {
    */
   ask(caller: Caller, args: Record<string, unknown>, hint: RunHint): Promise<AskResult>;
   /** The signed-in session's CSRF token, for the page's script. */
-  csrf(req: Request): string | null;
+  csrf(req: Request): Promise<string | null>;
   /** Every account, for the worker that looks for their agents' tasks. */
   accounts(): Promise<{ id: string; username: string; admin: boolean }[]>;
   /** Mail as an account under a tag (an agent answering as handle+name). */
@@ -122,7 +122,7 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
       if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = { ...caller, scopes: [...caller.scopes, "agent"] };
       return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
     },
-    csrf: (req) => findSession(rt, req)?.csrf ?? null,
+    csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
     sendMail: (account, m) => mailOf(rt).send(account, m),
   };

@@ -13,7 +13,7 @@ import type { AgentCtx } from "./run.ts";
 const CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
 export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> {
-  const csrf = ctx.caller.via === "session" ? ctx.agentHost.csrf(req) : null;
+  const csrf = ctx.caller.via === "session" ? await ctx.agentHost.csrf(req) : null;
   const account = ctx.caller.account;
   if (!account || !csrf) return seeOther("/signin?next=/agent");
   const url = new URL(req.url);
