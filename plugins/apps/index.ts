@@ -159,8 +159,8 @@ async function newAppOf(
   };
 }
 
-function announce(ctx: Ctx, app: App, verb: string) {
-  ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
+async function announce(ctx: Ctx, app: App, verb: string) {
+  await ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
 }
 
 const methodsFor = (ctx: Ctx) =>
@@ -213,7 +213,7 @@ export default definePlugin({
       access: "account",
       async run(args, ctx) {
         const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, args));
-        announce(ctx, app, "created");
+        await announce(ctx, app, "created");
         return details(ctx, app);
       },
     }),
@@ -263,7 +263,7 @@ export default definePlugin({
           price: 0,
           forkedFrom: original.slug,
         });
-        announce(ctx, copy, "forked");
+        await announce(ctx, copy, "forked");
         return { ...details(ctx, copy), charged: paid.charged };
       },
     }),
@@ -330,7 +330,7 @@ export default definePlugin({
         return build(ctx, prompt, (fields) =>
           ctx.writes(async () => {
             const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, fields));
-            announce(ctx, app, "created");
+            await announce(ctx, app, "created");
             return details(ctx, app);
           }),
         );
