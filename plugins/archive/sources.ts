@@ -55,6 +55,8 @@ async function indexCounts(db: Db) {
   const memo = held.get(db);
   if (memo?.stamp === stamp) return memo.rows;
   const rows = await db.all<{ service: string; kind: string; n: number }>(sql`SELECT service, kind, count(*) AS n FROM search_index WHERE owner IS NULL GROUP BY service, kind`);
+  // A count may come back as text from a store whose counts are 64-bit.
+  for (const r of rows) r.n = Number(r.n);
   held.set(db, { stamp, rows });
   return rows;
 }

@@ -196,7 +196,7 @@ async function propfind(req: Request, ctx: DavCtx, owner: string, segments: stri
   const out: string[] = [];
   if (t.kind === "file") out.push(fileProps(t.file, t.path, held(t.path), now));
   else {
-    const used = t.kind === "root" ? ((await ctx.db.select({ n: sql<number>`coalesce(sum(${files.size}), 0)` }).from(files).where(eq(files.owner, owner)).get())?.n ?? 0) : undefined;
+    const used = t.kind === "root" ? ((await ctx.db.select({ n: sql<number>`coalesce(sum(${files.size}), 0)`.mapWith(Number) }).from(files).where(eq(files.owner, owner)).get())?.n ?? 0) : undefined;
     out.push(folderProps(t.path, t.kind === "folder" ? t.created : 0, held(t.path), now, used));
     if (depth === "1") {
       const c = await children(ctx.db, owner, t.path);

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, gte, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, ne } from "drizzle-orm";
 import { forbidden, HearthError, invalid } from "../../core/errors.ts";
 import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
 import { smsCodes, smsMessages, smsNumbers, smsOptOuts } from "./schema.ts";
@@ -43,7 +43,7 @@ const dayOf = (t: number) => {
 
 async function sentToday(db: Db, account: string, now: number): Promise<number> {
   const row = await db
-    .select({ n: sql<number>`count(*)` })
+    .select({ n: count() })
     .from(smsMessages)
     .where(and(eq(smsMessages.account, account), eq(smsMessages.direction, "out"), ne(smsMessages.status, "failed"), gte(smsMessages.at, dayOf(now).start)))
     .get();
