@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
 import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
 import { notFound } from "../../core/errors.ts";
-import { prepared, sqliteOf } from "../../core/db/prepared.ts";
+import { prepared } from "../../core/db/prepared.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
@@ -32,18 +32,34 @@ const shape = (t: Row) => ({
 // Open tasks first (earliest due, then oldest), then done ones, most recently
 // finished first: the order the tasks_open_first index keeps (schema.ts), so
 // SQLite reads a list in order instead of sorting it. The expressions are the
-// index's, written the same way, or SQLite would not use it.
-export const LIST = `SELECT id, title, detail, assignee, due, status, result, created, updated, done, scopes FROM tasks
-  WHERE owner = $owner AND ($status IS NULL OR status = $status)
-  ORDER BY (status = 'done'), (CASE WHEN status = 'done' THEN -done WHEN due IS NULL THEN 9e15 ELSE due END), created`;
-const listStmt = (db: Db) => sqliteOf(db).query<Row, { owner: string; status: string | null }>(LIST);
+// index's, written the same way, or SQLite would not use it. The status is
+// cast to text when tested for null, so PostgreSQL knows the parameter's type.
+export const listQuery = (db: Db) =>
+  db
+    .select({
+      id: tasks.id,
+      title: tasks.title,
+      detail: tasks.detail,
+      assignee: tasks.assignee,
+      due: tasks.due,
+      status: tasks.status,
+      result: tasks.result,
+      created: tasks.created,
+      updated: tasks.updated,
+      done: tasks.done,
+      scopes: tasks.scopes,
+    })
+    .from(tasks)
+    .where(and(eq(tasks.owner, sql.placeholder("owner")), sql`(cast(${sql.placeholder("status")} as text) IS NULL OR ${tasks.status} = ${sql.placeholder("status")})`))
+    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created);
+const listStmt = (db: Db) => listQuery(db).prepare();
 
 /**
- * A list's rows as SQLite gives them, made into answers in place. Times repeat
+ * A list's rows, made into answers in place. Times repeat
  * across a list (a task's created and updated, a shared due) and so do scopes:
  * each distinct one is formatted or parsed once.
  */
-function shapeList(rows: Row[]): ReturnType<typeof shape>[] {
+function shapeList(rows: Omit<Row, "owner">[]): ReturnType<typeof shape>[] {
   const times = new Map<number, string>();
   const isoOnce = (t: number | null) => {
     if (t === null) return null;
@@ -124,8 +140,8 @@ export default definePlugin({
       description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status.",
       args: T.Object({ status: T.Optional(Status) }),
       access: "account",
-      run({ status }, ctx) {
-        return shapeList(prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
+      async run({ status }, ctx) {
+        return shapeList(await prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
       },
     }),
     next: read({
