@@ -88,12 +88,13 @@ export async function benchRecall(o: { messages?: number; queries?: number } = {
       // The agent writes conversations with its own index, as it does when it talks.
       const per = 20;
       for (let done = 0; done < total; ) {
-        await rt.store.write(() => {
+        await rt.store.write(async () => {
           const ctx = rt.makeCtx("agent", "write", newCall(caller, { id: "bench" }), "ask", "");
           for (let c = 0; c < 250 && done < total; c++) {
             const at = 1_700_000_000_000 + done * 1000;
-            const conv = openConversation(ctx.db, { owner: owner.id, client: clients[done % 3], agent: "default", topic: sentence(6), at });
-            for (let i = 0; i < per && done < total; i++, done++) addMessage(ctx.db, ctx.index, conv, { role: i % 2 ? "assistant" : "user", content: sentence(8 + Math.floor(rand() * 30)), at: at + i });
+            const conv = await openConversation(ctx.db, { owner: owner.id, client: clients[done % 3], agent: "default", topic: sentence(6), at });
+            for (let i = 0; i < per && done < total; i++, done++)
+              await addMessage(ctx.db, ctx.index, conv, { role: i % 2 ? "assistant" : "user", content: sentence(8 + Math.floor(rand() * 30)), at: at + i });
           }
         });
       }

@@ -21,21 +21,21 @@ export interface Agent {
   custom: boolean;
 }
 
-export function findAgent(db: Db, owner: string, name: string): Agent | null {
-  const row = db.select().from(agentAgents).where(and(eq(agentAgents.owner, owner), eq(agentAgents.name, name))).get();
+export async function findAgent(db: Db, owner: string, name: string): Promise<Agent | null> {
+  const row = await db.select().from(agentAgents).where(and(eq(agentAgents.owner, owner), eq(agentAgents.name, name))).get();
   if (row) return { name, instruction: row.instruction, custom: true };
   if (name === DEFAULT_AGENT) return { name, instruction: DEFAULT_INSTRUCTION, custom: false };
   return null;
 }
 
-export function agentOrThrow(db: Db, owner: string, name: string): Agent {
-  const a = findAgent(db, owner, name);
+export async function agentOrThrow(db: Db, owner: string, name: string): Promise<Agent> {
+  const a = await findAgent(db, owner, name);
   if (!a) throw notFound(`you have no agent named "${name}" (make one with agent/create)`);
   return a;
 }
 
-export function listAgents(db: Db, owner: string): Agent[] {
-  const rows = db.select().from(agentAgents).where(eq(agentAgents.owner, owner)).orderBy(asc(agentAgents.name)).all();
+export async function listAgents(db: Db, owner: string): Promise<Agent[]> {
+  const rows = await db.select().from(agentAgents).where(eq(agentAgents.owner, owner)).orderBy(asc(agentAgents.name)).all();
   const out = rows.map((r) => ({ name: r.name, instruction: r.instruction, custom: true }));
   if (!out.some((a) => a.name === DEFAULT_AGENT)) out.unshift({ name: DEFAULT_AGENT, instruction: DEFAULT_INSTRUCTION, custom: false });
   return out;

@@ -40,7 +40,7 @@ export interface AgentHost {
   /** Calls a tool through dispatch as the caller acting through the agent. */
   call(entry: MethodEntry, args: Record<string, unknown>): Promise<unknown>;
   /** What a call would cost in credits, with the instance's overrides and metering switch. */
-  price(entry: MethodEntry, args: Record<string, unknown>): number;
+  price(entry: MethodEntry, args: Record<string, unknown>): number | Promise<number>;
   /** How this run was started (client, thread, stream listeners); null for a plain API call. */
   hint(): RunHint | null;
   /** Calls any method through dispatch as `caller` (the worker moving a task along as its owner). */
@@ -53,9 +53,9 @@ export interface AgentHost {
    */
   ask(caller: Caller, args: Record<string, unknown>, hint: RunHint): Promise<AskResult>;
   /** The signed-in session's CSRF token, for the page's script. */
-  csrf(req: Request): string | null;
+  csrf(req: Request): Promise<string | null>;
   /** Every account, for the worker that looks for their agents' tasks. */
-  accounts(): { id: string; username: string; admin: boolean }[];
+  accounts(): Promise<{ id: string; username: string; admin: boolean }[]>;
   /** Mail as an account under a tag (an agent answering as handle+name). */
   sendMail(account: { id: string; username: string }, m: SendInput): Promise<unknown>;
 }
@@ -104,10 +104,10 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
     tools: () => toolsFor(rt, asAgent),
     // Each tool call is a call of its own, made from the run: priced, charged and limited by itself.
     call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, parent: s.call }),
-    price(entry, args) {
+    async price(entry, args) {
       if (rt.config.HEARTH_METERING === "off") return 0;
       try {
-        return rt.metering?.price ? rt.metering.price(entry, args, asAgent) : priceOf(entry, args, rt, asAgent);
+        return await (rt.metering?.price ? rt.metering.price(entry, args, asAgent) : priceOf(entry, args, rt, asAgent));
       } catch {
         // A price that cannot be worked out from these arguments is for dispatch to refuse with its own message.
         return 0;
@@ -122,7 +122,7 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
       if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = { ...caller, scopes: [...caller.scopes, "agent"] };
       return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
     },
-    csrf: (req) => findSession(rt, req)?.csrf ?? null,
+    csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
     sendMail: (account, m) => mailOf(rt).send(account, m),
   };

@@ -57,10 +57,10 @@ export default definePlugin({
       description: "Makes a named agent with an instruction (or changes an existing one's instruction); `default` may be given one too. Mail to handle+name then reaches it.",
       args: T.Object({ name: Name, instruction: T.String({ minLength: 1, maxLength: 10_000, description: "How this agent should work: its purpose, tone, what to use." }) }),
       access: "account",
-      run({ name, instruction }, ctx) {
+      async run({ name, instruction }, ctx) {
         const n = agentName(name, "name");
         const now = ctx.clock.now().getTime();
-        ctx.db
+        await ctx.db
           .insert(agentAgents)
           .values({ owner: ctx.account.id, name: n, instruction, created: now, updated: now })
           .onConflictDoUpdate({ target: [agentAgents.owner, agentAgents.name], set: { instruction, updated: now } })
@@ -72,16 +72,16 @@ export default definePlugin({
       description: "Your agents, `default` first, each with its instruction and the mail address that reaches it.",
       args: T.Object({}),
       access: "account",
-      run: (_a, ctx) => listAgents(ctx.db, ctx.account.id).map((a) => ({ name: a.name, instruction: a.instruction, address: ctx.mail.address(ctx.account.username, a.name) })),
+      run: async (_a, ctx) => (await listAgents(ctx.db, ctx.account.id)).map((a) => ({ name: a.name, instruction: a.instruction, address: ctx.mail.address(ctx.account.username, a.name) })),
     }),
     delete: write({
       description: "Removes a named agent; `default` returns to its built-in instruction. Its past conversations stay in recall.",
       args: T.Object({ name: Name }),
       access: "account",
       destructive: true,
-      run({ name }, ctx) {
+      async run({ name }, ctx) {
         const n = agentName(name, "name");
-        const gone = ctx.db.delete(agentAgents).where(and(eq(agentAgents.owner, ctx.account.id), eq(agentAgents.name, n))).returning().all();
+        const gone = await ctx.db.delete(agentAgents).where(and(eq(agentAgents.owner, ctx.account.id), eq(agentAgents.name, n))).returning().all();
         if (!gone.length && n !== DEFAULT_AGENT) throw notFound(`you have no agent named "${n}"`);
         return { deleted: n };
       },

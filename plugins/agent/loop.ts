@@ -91,12 +91,12 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
       } else if (!call.arguments) {
         result = asText({ error: { kind: "invalid_argument", message: call.invalid ?? "the arguments were not a JSON object" } });
         calls.push({ tool: call.name, ok: false, status: 400 });
-      } else if (stopped === "credits" || credits + o.host.price(tool.entry, call.arguments) > o.limits.credits) {
+      } else if (stopped === "credits" || credits + (await o.host.price(tool.entry, call.arguments)) > o.limits.credits) {
         stopped = "credits";
         result = asText({ error: { kind: "payment_required", message: `not called: it would take this request past ${o.limits.credits} credits` } });
         calls.push({ tool: call.name, ok: false, status: 402 });
       } else {
-        const price = o.host.price(tool.entry, call.arguments);
+        const price = await o.host.price(tool.entry, call.arguments);
         try {
           result = asText({ result: await o.host.call(tool.entry, call.arguments) });
           credits += price;

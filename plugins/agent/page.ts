@@ -12,17 +12,17 @@ import type { AgentCtx } from "./run.ts";
 
 const CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
-export function agentPage(req: Request, ctx: AgentCtx): Response {
-  const csrf = ctx.caller.via === "session" ? ctx.agentHost.csrf(req) : null;
+export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> {
+  const csrf = ctx.caller.via === "session" ? await ctx.agentHost.csrf(req) : null;
   const account = ctx.caller.account;
   if (!account || !csrf) return seeOther("/signin?next=/agent");
   const url = new URL(req.url);
-  const agents = listAgents(ctx.db, account.id);
+  const agents = await listAgents(ctx.db, account.id);
   const current = url.searchParams.get("c");
-  const conv = current ? conversationOf(ctx.db, account.id, current) : null;
+  const conv = current ? await conversationOf(ctx.db, account.id, current) : null;
   const chosen = conv?.agent ?? url.searchParams.get("agent") ?? "default";
-  const messages = conv ? recentMessages(ctx.db, conv.id, 200).filter((m) => m.role !== "tool") : [];
-  const recent = ctx.db
+  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).filter((m) => m.role !== "tool") : [];
+  const recent = await ctx.db
     .select()
     .from(recallConversations)
     .where(and(eq(recallConversations.owner, account.id), eq(recallConversations.client, "web")))

@@ -32,16 +32,16 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   const at = () => ctx.clock.now().getTime();
   // Reads go through the write lock too: outside a transaction this method's
   // connection is the writer, which may hold another call's uncommitted work.
-  const { conv, agent, history } = await ctx.writes((db) => {
+  const { conv, agent, history } = await ctx.writes(async (db) => {
     let conv: Conversation | null = null;
     if (args.conversation) {
-      conv = conversationOf(db, owner.id, args.conversation);
+      conv = await conversationOf(db, owner.id, args.conversation);
       if (!conv) throw notFound(`no conversation with id "${args.conversation}"`);
-    } else if (hint?.thread) conv = conversationByThread(db, owner.id, client, [hint.thread]);
+    } else if (hint?.thread) conv = await conversationByThread(db, owner.id, client, [hint.thread]);
     const name = args.agent !== undefined ? agentName(args.agent) : (conv?.agent ?? agentName(undefined));
-    const agent = agentOrThrow(db, owner.id, name);
+    const agent = await agentOrThrow(db, owner.id, name);
     const history = conv
-      ? recentMessages(db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20)))
+      ? (await recentMessages(db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20))))
           .filter((m) => m.role !== "tool")
           .map((m) => ({ role: m.role as "user" | "assistant", content: m.content }))
       : [];
@@ -49,9 +49,9 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   });
   // No model, no turn: a 501 here names the settings, and nothing is recorded as said.
   await ctx.ai.provider();
-  const c = await ctx.writes((db) => {
-    const open = conv ?? openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
-    addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
+  const c = await ctx.writes(async (db) => {
+    const open = conv ?? (await openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() }));
+    await addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
     return open;
   });
 
@@ -74,10 +74,10 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
     onText: hint?.onText,
     onTool: hint?.onTool,
     signal: hint?.signal,
-    onCall: (tool, callArgs, result) => ctx.writes((db) => void addMessage(db, ctx.index, c, { role: "tool", content: `${tool} ${JSON.stringify(callArgs)}\n${result}`, at: at() })),
+    onCall: (tool, callArgs, result) => ctx.writes(async (db) => void (await addMessage(db, ctx.index, c, { role: "tool", content: `${tool} ${JSON.stringify(callArgs)}\n${result}`, at: at() }))),
   });
   const bound = boundMessage(out.stopped, limits);
   const answer = [out.answer, bound].filter(Boolean).join("\n\n") || "(no answer)";
-  await ctx.writes((db) => void addMessage(db, ctx.index, c, { role: "assistant", content: answer, at: at() }));
+  await ctx.writes(async (db) => void (await addMessage(db, ctx.index, c, { role: "assistant", content: answer, at: at() })));
   return { answer, conversation: c.id, agent: agent.name, steps: out.steps, stopped: out.stopped, calls: out.calls, credits: out.credits };
 }

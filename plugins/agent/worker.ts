@@ -52,7 +52,7 @@ export class Worker {
   private async work(): Promise<string[]> {
     const host = this.ctx.agentHost;
     const ran: string[] = [];
-    for (const account of host.accounts()) {
+    for (const account of await host.accounts()) {
       if (this.stopping.signal.aborted) break;
       const finder: Caller = { account, scopes: ["tasks"], via: "local" };
       let tasks: TaskRow[];

@@ -8,18 +8,18 @@ import { append, balanceOf } from "../../core/pay/ledger.ts";
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 /** Call inside a write transaction. Refuses with 402 when the payer's balance is short. */
-export function chargeUse(
+export async function chargeUse(
   db: Db,
   u: { payer: string; creator: string | null; price: number; slug: string; what: "open" | "fork"; requestId: string; at: number },
-): { charged: number; balance: number } {
-  if (u.price <= 0 || u.payer === u.creator) return { charged: 0, balance: balanceOf(db, u.payer) };
-  const balance = balanceOf(db, u.payer);
+): Promise<{ charged: number; balance: number }> {
+  if (u.price <= 0 || u.payer === u.creator) return { charged: 0, balance: await balanceOf(db, u.payer) };
+  const balance = await balanceOf(db, u.payer);
   if (balance < u.price)
     throw new HearthError("payment_required", `the app "${u.slug}" costs ${credits(u.price)} per ${u.what}; the balance is ${credits(balance)}: ask the instance's admin for credits`, {
       extra: { price: u.price, balance },
     });
   const method = u.what === "open" ? "apps/open" : "apps/fork";
-  append(db, { account: u.payer, delta: -u.price, reason: "app", method, requestId: u.requestId, note: `${u.what} ${u.slug}`, at: u.at });
-  if (u.creator) append(db, { account: u.creator, delta: u.price, reason: "app_sale", method, requestId: u.requestId, note: `${u.what} ${u.slug}`, at: u.at });
+  await append(db, { account: u.payer, delta: -u.price, reason: "app", method, requestId: u.requestId, note: `${u.what} ${u.slug}`, at: u.at });
+  if (u.creator) await append(db, { account: u.creator, delta: u.price, reason: "app_sale", method, requestId: u.requestId, note: `${u.what} ${u.slug}`, at: u.at });
   return { charged: u.price, balance: balance - u.price };
 }

@@ -45,27 +45,27 @@ function normaliseTags(tags: string): string {
   return out.join(",");
 }
 
-function explicitSlug(db: Db, slug: string, field: string): string {
+async function explicitSlug(db: Db, slug: string, field: string): Promise<string> {
   if (!SLUG.test(slug)) throw invalid(field, `${field} must be lower-case letters, digits and dashes, starting and ending with a letter or digit (got ${JSON.stringify(slug)})`);
   if (reserved(slug)) throw invalid(field, `${field} "${slug}" is reserved for the apps pages`);
-  if (isTaken(db, slug)) throw conflict(`the slug "${slug}" is taken`, { slug });
+  if (await isTaken(db, slug)) throw conflict(`the slug "${slug}" is taken`, { slug });
   return slug;
 }
 
 const bySlug = (db: Db, slug: string) => db.select().from(apps).where(eq(apps.slug, slug)).get();
 
-function find(db: Db, slug: string): App {
-  const app = bySlug(db, slug);
+async function find(db: Db, slug: string): Promise<App> {
+  const app = await bySlug(db, slug);
   if (!app) throw notFound(`no app with the slug "${slug}"`);
   return app;
 }
 
 const urlOf = (ctx: Ctx, slug: string) => `${ctx.baseUrl}/apps/${slug}`;
 
-/** An app without its page, for listings: the page's size comes from SQLite, not from reading the page. */
+/** An app without its page, for listings: the page's size comes from the database, not from reading the page. */
 type Listed = Omit<App, "html"> & { bytes: number };
 const { html: _page, ...listedColumns } = getTableColumns(apps);
-const listed = { ...listedColumns, bytes: sql<number>`length(cast(${apps.html} as blob))` };
+const listed = { ...listedColumns, bytes: sql<number>`octet_length(${apps.html})` };
 
 function summary(ctx: Ctx, app: Listed) {
   return {
@@ -126,9 +126,9 @@ interface NewApp {
   starter?: boolean;
 }
 
-function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
+async function insertApp(ctx: Ctx, db: Db, a: NewApp): Promise<App> {
   const now = ctx.clock.now().getTime();
-  const app = db
+  const app = await db
     .insert(apps)
     .values({ id: crypto.randomUUID(), ...a, forkedFrom: a.forkedFrom ?? null, starter: a.starter ?? false, created: now, updated: now })
     .returning()
@@ -138,16 +138,16 @@ function insertApp(ctx: Ctx, db: Db, a: NewApp): App {
 }
 
 /** The fields of a new app from create's (or build's) arguments, checked; the slug settled last. */
-function newAppOf(
+async function newAppOf(
   ctx: Ctx,
   args: { name: string; html: string; slug?: string; description?: string; tags?: string; icon?: string; price?: number },
-): NewApp {
+): Promise<NewApp> {
   const account = ctx.account;
   checkHtml(args.html);
   const name = args.name.trim();
   if (!name) throw invalid("name", "name must not be blank");
   return {
-    slug: args.slug !== undefined ? explicitSlug(ctx.db, args.slug, "slug") : freeSlug(ctx.db, slugify(name)),
+    slug: args.slug !== undefined ? await explicitSlug(ctx.db, args.slug, "slug") : await freeSlug(ctx.db, slugify(name)),
     owner: account.id,
     ownerName: account.username,
     name,
@@ -159,8 +159,8 @@ function newAppOf(
   };
 }
 
-function announce(ctx: Ctx, app: App, verb: string) {
-  ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
+async function announce(ctx: Ctx, app: App, verb: string) {
+  await ctx.emit({ type: `app.${verb}`, text: `${app.ownerName} ${verb === "forked" ? "forked" : "made"} the app "${app.name}"`, url: urlOf(ctx, app.slug), data: { slug: app.slug } });
 }
 
 const methodsFor = (ctx: Ctx) =>
@@ -173,10 +173,10 @@ const viewer = (ctx: Ctx) => ctx.caller.account;
 const STORE_GRANT = "hearth.store";
 const OWN_GRANTS = [STORE_GRANT, "hearth.user"];
 
-const grantsOf = (db: Db, app: App, account: string) =>
-  db.select({ method: appsGrants.method }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account))).all().map((g) => g.method);
-const hasGrant = (db: Db, app: App, account: string, method: string) =>
-  !!db.select({ at: appsGrants.at }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account), eq(appsGrants.method, method))).get();
+const grantsOf = async (db: Db, app: App, account: string) =>
+  (await db.select({ method: appsGrants.method }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account))).all()).map((g) => g.method);
+const hasGrant = async (db: Db, app: App, account: string, method: string) =>
+  !!(await db.select({ at: appsGrants.at }).from(appsGrants).where(and(eq(appsGrants.app, app.id), eq(appsGrants.account, account), eq(appsGrants.method, method))).get());
 
 async function jsonBody(req: Request): Promise<Record<string, unknown>> {
   let body: unknown;
@@ -211,9 +211,9 @@ export default definePlugin({
         "Creates a hosted app from a whole HTML page (inline CSS and JavaScript, up to 256 KB; 413 past it). The slug comes from the name when omitted (a taken one gets a suffix; a taken explicit slug is 409). In the page, `await hearth.store.get(key)` / `set(key, value)` / `remove(key)` / `keys(prefix)` keep data per person, `await hearth.user()` names them, and `await hearth.call(\"service/method\", args)` calls a method as them, each once the person allows it. Returns the app's details and URL.",
       args: T.Object({ name: Name, html: Html_, slug: T.Optional(Slug), description: T.Optional(Description), tags: T.Optional(Tags), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
-      run(args, ctx) {
-        const app = insertApp(ctx, ctx.db, newAppOf(ctx, args));
-        announce(ctx, app, "created");
+      async run(args, ctx) {
+        const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, args));
+        await announce(ctx, app, "created");
         return details(ctx, app);
       },
     }),
@@ -221,8 +221,8 @@ export default definePlugin({
       description: "Edits an app the caller owns (403 otherwise); omitted fields keep their value. Same limits as create.",
       args: T.Object({ slug: Slug, name: T.Optional(Name), description: T.Optional(Description), tags: T.Optional(Tags), html: T.Optional(Html_), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
-      run(args, ctx) {
-        const app = find(ctx.db, args.slug);
+      async run(args, ctx) {
+        const app = await find(ctx.db, args.slug);
         if (app.owner !== ctx.account.id) throw forbidden(`the app "${app.slug}" belongs to ${app.ownerName}; only its owner may edit it (fork it to make your own copy)`);
         const set: Partial<App> = { updated: ctx.clock.now().getTime() };
         if (args.html !== undefined) set.html = checkHtml(args.html);
@@ -234,7 +234,7 @@ export default definePlugin({
         if (args.tags !== undefined) set.tags = normaliseTags(args.tags);
         if (args.icon !== undefined) set.icon = sanitiseIcon(args.icon);
         if (args.price !== undefined) set.price = args.price;
-        const updated = ctx.db.update(apps).set(set).where(eq(apps.id, app.id)).returning().get();
+        const updated = await ctx.db.update(apps).set(set).where(eq(apps.id, app.id)).returning().get();
         indexApp(ctx, updated);
         return details(ctx, updated);
       },
@@ -244,14 +244,14 @@ export default definePlugin({
         "Copies an app into the caller's account as a free app they own. The copy's slug is new_slug (409 when taken) or one made from the original's. Forking someone else's priced app costs its price once, paid to its creator.",
       args: T.Object({ slug: Slug, new_slug: T.Optional(Slug) }),
       access: "account",
-      run(args, ctx) {
-        const original = find(ctx.db, args.slug);
+      async run(args, ctx) {
+        const original = await find(ctx.db, args.slug);
         const account = ctx.account;
-        const slug = args.new_slug !== undefined ? explicitSlug(ctx.db, args.new_slug, "new_slug") : freeSlug(ctx.db, `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}`);
+        const slug = args.new_slug !== undefined ? await explicitSlug(ctx.db, args.new_slug, "new_slug") : await freeSlug(ctx.db, `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}`);
         const paid = metered(ctx)
-          ? chargeUse(ctx.db, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
+          ? await chargeUse(ctx.db, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
           : { charged: 0 };
-        const copy = insertApp(ctx, ctx.db, {
+        const copy = await insertApp(ctx, ctx.db, {
           slug,
           owner: account.id,
           ownerName: account.username,
@@ -263,7 +263,7 @@ export default definePlugin({
           price: 0,
           forkedFrom: original.slug,
         });
-        announce(ctx, copy, "forked");
+        await announce(ctx, copy, "forked");
         return { ...details(ctx, copy), charged: paid.charged };
       },
     }),
@@ -271,16 +271,16 @@ export default definePlugin({
       description: "One app's details: name, description, tags, icon, price, owner, size, URL; the page itself for free apps and for the owner.",
       args: T.Object({ slug: Slug }),
       access: "public",
-      run({ slug }, ctx) {
-        return details(ctx, find(ctx.db, slug));
+      async run({ slug }, ctx) {
+        return details(ctx, await find(ctx.db, slug));
       },
     }),
     search: read({
       description: "Searches the apps directory by name, description or tag (full text); `tag` keeps only apps with that tag. With neither, the newest apps. At most 50.",
       args: T.Object({ query: T.Optional(T.String({ maxLength: 200, description: "Words to find in names, descriptions and tags." })), tag: T.Optional(T.String({ maxLength: 30, description: "One tag." })) }),
       access: "public",
-      run(args, ctx) {
-        return listApps(ctx, args.query ?? "", args.tag ?? "").map((a) => summary(ctx, a));
+      async run(args, ctx) {
+        return (await listApps(ctx, args.query ?? "", args.tag ?? "")).map((a) => summary(ctx, a));
       },
     }),
     test: write({
@@ -291,7 +291,7 @@ export default definePlugin({
       // Its calls may reach providers; they run as calls of their own, not inside one long transaction.
       transaction: false,
       async run({ slug }, ctx) {
-        const app = find(ctx.db, slug);
+        const app = await find(ctx.db, slug);
         const report = inspect(app.html, (p) => !!ctx.methods.get(p));
         const calls = await runCalls(ctx, report.calls);
         return {
@@ -310,11 +310,11 @@ export default definePlugin({
         "Publishes a JavaScript snippet and returns its URL. Opened, the code runs as a module in a browser sandbox with no network and no access to anyone's account; nothing it prints comes back here.",
       args: T.Object({ code: T.String({ minLength: 1, description: "JavaScript, run as a module." }) }),
       access: "account",
-      run({ code }, ctx) {
+      async run({ code }, ctx) {
         const bytes = new TextEncoder().encode(code).byteLength;
         if (bytes > MAX_HTML_BYTES) throw tooLarge(`code is ${bytes} bytes; a snippet may be at most ${MAX_HTML_BYTES} bytes`, "code");
         const id = crypto.randomUUID().replace(/-/g, "").slice(0, 20);
-        ctx.db.insert(appsSnippets).values({ id, owner: ctx.account.id, code, created: ctx.clock.now().getTime() }).run();
+        await ctx.db.insert(appsSnippets).values({ id, owner: ctx.account.id, code, created: ctx.clock.now().getTime() }).run();
         return { id, url: `${ctx.baseUrl}/apps/run/${id}`, bytes };
       },
     }),
@@ -328,9 +328,9 @@ export default definePlugin({
       transaction: false,
       run({ prompt }, ctx) {
         return build(ctx, prompt, (fields) =>
-          ctx.writes(() => {
-            const app = insertApp(ctx, ctx.db, newAppOf(ctx, fields));
-            announce(ctx, app, "created");
+          ctx.writes(async () => {
+            const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, fields));
+            await announce(ctx, app, "created");
             return details(ctx, app);
           }),
         );
@@ -341,18 +341,18 @@ export default definePlugin({
     {
       method: "GET",
       path: "/apps",
-      run(req, ctx) {
+      async run(req, ctx) {
         const q = new URL(req.url).searchParams;
         const query = (q.get("q") ?? "").slice(0, 200);
         const tag = (q.get("tag") ?? "").slice(0, 30).toLowerCase();
-        return directoryPage({ list: listApps(ctx, query, tag), query, tag, tags: tagCounts(ctx.db), viewer: viewer(ctx) });
+        return directoryPage({ list: await listApps(ctx, query, tag), query, tag, tags: await tagCounts(ctx.db), viewer: viewer(ctx) });
       },
     },
     {
       method: "GET",
       path: "/apps/run/:id",
-      run(_req, ctx) {
-        const s = ctx.db.select({ id: appsSnippets.id }).from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
+      async run(_req, ctx) {
+        const s = await ctx.db.select({ id: appsSnippets.id }).from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", viewer(ctx));
         return snippetHostPage(s.id, viewer(ctx));
       },
@@ -360,8 +360,8 @@ export default definePlugin({
     {
       method: "GET",
       path: "/apps/run/:id/frame",
-      run(_req, ctx) {
-        const s = ctx.db.select().from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
+      async run(_req, ctx) {
+        const s = await ctx.db.select().from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", null);
         return snippetFrameResponse(s.code);
       },
@@ -369,24 +369,24 @@ export default definePlugin({
     {
       method: "GET",
       path: "/apps/:slug",
-      run(_req, ctx) {
-        const app = bySlug(ctx.db, ctx.params.slug);
+      async run(_req, ctx) {
+        const app = await bySlug(ctx.db, ctx.params.slug);
         const who = viewer(ctx);
         if (!app) return missingPage("There is no app at this address.", who);
-        const granted = who ? grantsOf(ctx.db, app, who.id) : [];
+        const granted = who ? await grantsOf(ctx.db, app, who.id) : [];
         return hostPage({ app, viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
       },
     },
     {
       method: "GET",
       path: "/apps/:slug/frame",
-      run(req, ctx) {
-        const app = bySlug(ctx.db, ctx.params.slug);
+      async run(req, ctx) {
+        const app = await bySlug(ctx.db, ctx.params.slug);
         if (!app) return missingPage("There is no app at this address.", null);
         if (needsTicket(ctx, app)) {
           const ticket = new URL(req.url).searchParams.get("ticket") ?? "";
           const who = ctx.caller.account;
-          const open = who && ticket ? ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), eq(appsOpens.account, who.id))).get() : undefined;
+          const open = who && ticket ? await ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), eq(appsOpens.account, who.id))).get() : undefined;
           if (!open || open.expires <= ctx.clock.now().getTime())
             return new Response(`This app costs ${app.price} credits per open: open it from /apps/${app.slug}.`, {
               status: 402,
@@ -399,18 +399,18 @@ export default definePlugin({
     {
       method: "POST",
       path: "/apps/:slug/open",
-      run(_req, ctx) {
-        const app = find(ctx.db, ctx.params.slug);
+      async run(_req, ctx) {
+        const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to open an app");
         const now = ctx.clock.now().getTime();
         const paid = needsTicket(ctx, app)
-          ? chargeUse(ctx.db, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
+          ? await chargeUse(ctx.db, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
           : { charged: 0, balance: null };
         // Spent opens are of no further use (the ledger keeps what was paid); an open is a quiet moment to drop them.
-        ctx.db.delete(appsOpens).where(lt(appsOpens.expires, now)).run();
+        await ctx.db.delete(appsOpens).where(lt(appsOpens.expires, now)).run();
         const ticket = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
-        ctx.db.insert(appsOpens).values({ ticket, app: app.id, account: who.id, price: paid.charged, at: now, expires: now + TICKET_MS }).run();
+        await ctx.db.insert(appsOpens).values({ ticket, app: app.id, account: who.id, price: paid.charged, at: now, expires: now + TICKET_MS }).run();
         return ok({ ticket, charged: paid.charged, balance: paid.balance, expires: new Date(now + TICKET_MS).toISOString() });
       },
     },
@@ -418,19 +418,19 @@ export default definePlugin({
       method: "POST",
       path: "/apps/:slug/store",
       async run(req, ctx) {
-        const app = find(ctx.db, ctx.params.slug);
+        const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to keep this app's data on the instance");
-        if (!hasGrant(ctx.db, app, who.id, STORE_GRANT)) throw forbidden(`you have not allowed the app "${app.slug}" to keep its data in your account`);
+        if (!(await hasGrant(ctx.db, app, who.id, STORE_GRANT))) throw forbidden(`you have not allowed the app "${app.slug}" to keep its data in your account`);
         const body = (await jsonBody(req)) as StoreRequest;
-        return ok(storeOp(ctx.db, app.id, who.id, body, ctx.clock.now().getTime()));
+        return ok(await storeOp(ctx.db, app.id, who.id, body, ctx.clock.now().getTime()));
       },
     },
     {
       method: "POST",
       path: "/apps/:slug/allow",
       async run(req, ctx) {
-        const app = find(ctx.db, ctx.params.slug);
+        const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to let an app use your account");
         const body = await jsonBody(req);
@@ -438,36 +438,36 @@ export default definePlugin({
         if (typeof method !== "string" || !(OWN_GRANTS.includes(method) || ctx.methods.get(method)))
           throw invalid("method", `method must be ${OWN_GRANTS.map((g) => `"${g}"`).join(", ")} or one of the instance's methods as "service/method" (got ${JSON.stringify(method)})`);
         const where = and(eq(appsGrants.app, app.id), eq(appsGrants.account, who.id), eq(appsGrants.method, method));
-        if (body.allow === false) ctx.db.delete(appsGrants).where(where).run();
-        else ctx.db.insert(appsGrants).values({ app: app.id, account: who.id, method, at: ctx.clock.now().getTime() }).onConflictDoNothing().run();
+        if (body.allow === false) await ctx.db.delete(appsGrants).where(where).run();
+        else await ctx.db.insert(appsGrants).values({ app: app.id, account: who.id, method, at: ctx.clock.now().getTime() }).onConflictDoNothing().run();
         return ok({ method, allowed: body.allow !== false });
       },
     },
   ],
   async start(ctx) {
     // Read first: a start that finds the starters in place opens no write, so an instance starts on a read-only data folder.
-    const seeded = (db: Db) => !!db.select({ id: apps.id }).from(apps).where(eq(apps.starter, true)).limit(1).get();
-    if (seeded(ctx.db)) return;
-    await ctx.writes((db) => {
-      if (seeded(db)) return;
+    const seeded = async (db: Db) => !!(await db.select({ id: apps.id }).from(apps).where(eq(apps.starter, true)).limit(1).get());
+    if (await seeded(ctx.db)) return;
+    await ctx.writes(async (db) => {
+      if (await seeded(db)) return;
       for (const s of STARTERS) {
-        if (isTaken(db, s.slug)) continue;
-        insertApp(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
+        if (await isTaken(db, s.slug)) continue;
+        await insertApp(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
       }
     });
   },
 });
 
-function listApps(ctx: Ctx, query: string, tag: string): Listed[] {
+async function listApps(ctx: Ctx, query: string, tag: string): Promise<Listed[]> {
   const t = tag.trim().toLowerCase().replace(/^#/, "");
   const hasTag = (a: Listed) => !t || tagList(a.tags).includes(t);
   if (query.trim()) {
     const hits = ctx.index.search({ query, kind: "app", owner: "public", limit: 200 });
     if (hits.length === 0) return [];
-    const rows = new Map(ctx.db.select(listed).from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all().map((a) => [a.id, a]));
+    const rows = new Map((await ctx.db.select(listed).from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all()).map((a) => [a.id, a]));
     return hits.map((h) => rows.get(h.ref)).filter((a): a is Listed => !!a && hasTag(a)).slice(0, 50);
   }
-  const rows = ctx.db
+  const rows = await ctx.db
     .select(listed)
     .from(apps)
     .where(t ? like(apps.tags, `%${t}%`) : undefined)
@@ -477,8 +477,8 @@ function listApps(ctx: Ctx, query: string, tag: string): Listed[] {
   return rows.filter(hasTag).slice(0, 50);
 }
 
-function tagCounts(db: Db): { tag: string; count: number }[] {
+async function tagCounts(db: Db): Promise<{ tag: string; count: number }[]> {
   const counts = new Map<string, number>();
-  for (const r of db.select({ tags: apps.tags }).from(apps).all()) for (const t of tagList(r.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const r of await db.select({ tags: apps.tags }).from(apps).all()) for (const t of tagList(r.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
   return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag)).slice(0, 40);
 }

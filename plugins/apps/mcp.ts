@@ -33,8 +33,12 @@ const columns = { slug: apps.slug, name: apps.name, description: apps.descriptio
  */
 const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
 
+/**
+ * Read at once: the MCP Apps views and tools are listed synchronously (UiSource.views and tools), which the
+ * embedded store's reader answers; a store that answers asynchronously needs those listings awaited first.
+ */
 function offered(rt: Runtime, c: UiContext): Row[] {
-  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all();
+  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all() as unknown as Row[];
 }
 
 const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
@@ -105,7 +109,7 @@ export const appViews: UiSource = {
     const entry = rt.registry.get("apps", "read");
     if (!uri.startsWith(VIEW) || !entry || !visible(c, entry)) return null;
     const slug = uri.slice(VIEW.length);
-    const app = rt.store.rdb.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
+    const app = await rt.store.rdb.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
     if (!app) return null;
     if (!app.starter && !(c.caller.account && app.owner === c.caller.account.id))
       return {

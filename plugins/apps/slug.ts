@@ -22,17 +22,17 @@ export function slugify(name: string): string {
   return s || "app";
 }
 
-const taken = (db: Db, slug: string) => !!db.select({ id: apps.id }).from(apps).where(sql`${apps.slug} = ${slug}`).get();
+const taken = async (db: Db, slug: string) => !!(await db.select({ id: apps.id }).from(apps).where(sql`${apps.slug} = ${slug}`).get());
 
-export function isTaken(db: Db, slug: string): boolean {
-  return reserved(slug) || taken(db, slug);
+export async function isTaken(db: Db, slug: string): Promise<boolean> {
+  return reserved(slug) || (await taken(db, slug));
 }
 
 /** The base itself when free, else base-2, base-3, ... */
-export function freeSlug(db: Db, base: string): string {
-  if (!isTaken(db, base)) return base;
+export async function freeSlug(db: Db, base: string): Promise<string> {
+  if (!(await isTaken(db, base))) return base;
   for (let n = 2; ; n++) {
     const candidate = `${base}-${n}`;
-    if (!isTaken(db, candidate)) return candidate;
+    if (!(await isTaken(db, candidate))) return candidate;
   }
 }

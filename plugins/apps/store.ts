@@ -24,11 +24,11 @@ function keyOf(v: unknown): string {
 }
 
 /** One store operation for (app, account); call inside a write transaction for "set" and "remove". */
-export function storeOp(db: Db, app: string, account: string, r: StoreRequest, now: number): unknown {
+export async function storeOp(db: Db, app: string, account: string, r: StoreRequest, now: number): Promise<unknown> {
   const mine = and(eq(appsStore.app, app), eq(appsStore.account, account));
   switch (r.op) {
     case "get": {
-      const row = db.select({ value: appsStore.value }).from(appsStore).where(and(mine, eq(appsStore.key, keyOf(r.key)))).get();
+      const row = await db.select({ value: appsStore.value }).from(appsStore).where(and(mine, eq(appsStore.key, keyOf(r.key)))).get();
       return row ? JSON.parse(row.value) : null;
     }
     case "set": {
@@ -37,12 +37,13 @@ export function storeOp(db: Db, app: string, account: string, r: StoreRequest, n
       const value = JSON.stringify(r.value === undefined ? null : r.value);
       const bytes = new TextEncoder().encode(value).byteLength;
       if (bytes > MAX_VALUE_BYTES) throw tooLarge(`a stored value may be at most ${MAX_VALUE_BYTES} bytes of JSON (got ${bytes})`, "value");
-      const exists = db.select({ key: appsStore.key }).from(appsStore).where(and(mine, eq(appsStore.key, key))).get();
+      const exists = await db.select({ key: appsStore.key }).from(appsStore).where(and(mine, eq(appsStore.key, key))).get();
       if (!exists) {
-        const n = db.select({ n: count() }).from(appsStore).where(mine).get()?.n ?? 0;
+        const n = (await db.select({ n: count() }).from(appsStore).where(mine).get())?.n ?? 0;
         if (n >= MAX_KEYS) throw tooLarge(`this app already keeps ${MAX_KEYS} keys for you; remove some before adding more`, "key");
       }
-      db.insert(appsStore)
+      await db
+        .insert(appsStore)
         .values({ app, account, key, value, updated: now })
         .onConflictDoUpdate({ target: [appsStore.app, appsStore.account, appsStore.key], set: { value, updated: now } })
         .run();
@@ -50,7 +51,7 @@ export function storeOp(db: Db, app: string, account: string, r: StoreRequest, n
     }
     case "remove": {
       const key = keyOf(r.key);
-      db.delete(appsStore).where(and(mine, eq(appsStore.key, key))).run();
+      await db.delete(appsStore).where(and(mine, eq(appsStore.key, key))).run();
       return { key };
     }
     case "keys": {
@@ -58,14 +59,8 @@ export function storeOp(db: Db, app: string, account: string, r: StoreRequest, n
       if (typeof prefix !== "string") throw invalid("prefix", "prefix must be a string");
       // LIKE narrows (its wildcards may over-match a prefix holding % or _); startsWith decides.
       const where = prefix ? and(mine, like(appsStore.key, `${prefix}%`)) : mine;
-      return db
-        .select({ key: appsStore.key })
-        .from(appsStore)
-        .where(where)
-        .orderBy(asc(appsStore.key))
-        .all()
-        .map((r) => r.key)
-        .filter((k) => k.startsWith(prefix));
+      const rows = await db.select({ key: appsStore.key }).from(appsStore).where(where).orderBy(asc(appsStore.key)).all();
+      return rows.map((r) => r.key).filter((k) => k.startsWith(prefix));
     }
     default:
       throw invalid("op", `op must be one of get, set, remove, keys (got ${JSON.stringify(r.op)})`);

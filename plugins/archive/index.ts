@@ -18,22 +18,22 @@ const recent = (ctx: Ctx, kind: Kind, limit: number) => recentIndexed(ctx, kind,
 export default definePlugin({
   name: "archive",
   description: "The reader over everything the instance has collected and published: news, videos, market snapshots, public blog posts and prayer reflections. Private records never appear.",
-  needs: ["db", "sqlite", "index"],
+  needs: ["db", "index"],
   methods: {
     list: read({
       description:
         "With `kind` (news, video, market, blog, prayer): the most recent entries of it. Without: a summary of which kinds are archived, how many of each, and the newest of each. `limit` default 20, max 100.",
       args: T.Object({ kind: KindArg, limit: Limit }),
       access: "public",
-      run(args, ctx) {
+      async run(args, ctx) {
         const kind = kindOf(args.kind);
         const limit = args.limit ?? 20;
         if (kind) {
-          const entries = recent(ctx, kind, limit);
+          const entries = await recent(ctx, kind, limit);
           return { kind, entries, count: entries.length };
         }
-        const n = counts(ctx);
-        const kinds = KINDS.map((k) => ({ kind: k, count: n[k], newest: n[k] ? (recent(ctx, k, 1)[0]?.title ?? null) : null }));
+        const n = await counts(ctx);
+        const kinds = await Promise.all(KINDS.map(async (k) => ({ kind: k, count: n[k], newest: n[k] ? ((await recent(ctx, k, 1))[0]?.title ?? null) : null })));
         return { kinds, total: kinds.reduce((s, k) => s + k.count, 0) };
       },
     }),

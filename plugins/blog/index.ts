@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { conflict, forbidden, invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { titleByModel } from "../../core/ai/index.ts";
@@ -65,7 +65,7 @@ function byTitle(candidates: Post[], title: string): Post | null {
   return null;
 }
 
-function visiblePosts(ctx: Ctx, caller: Caller): Post[] {
+function visiblePosts(ctx: Ctx, caller: Caller): Promise<Post[]> {
   return ctx.db.select().from(posts).where(owned.visible(caller)).orderBy(desc(posts.created), desc(posts.id)).all();
 }
 
@@ -79,23 +79,24 @@ function indexed(ctx: Ctx, p: Post) {
   else ctx.index.put({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content });
 }
 
-function announce(ctx: Ctx, p: Post) {
-  ctx.emit({ type: "post.published", text: `${p.authorName} published "${p.title}"`, url: urlOf(ctx, p.id), data: { ref: p.id } });
+async function announce(ctx: Ctx, p: Post) {
+  await ctx.emit({ type: "post.published", text: `${p.authorName} published "${p.title}"`, url: urlOf(ctx, p.id), data: { ref: p.id } });
 }
 
 export default definePlugin({
   name: "blog",
   description: "Blog posts in markdown with public pages and an Atom feed; private posts stay with their author.",
-  needs: ["db", "sqlite", "emit", "ai", "writes", "index"],
+  needs: ["db", "emit", "ai", "writes", "index"],
   config: {
     HEARTH_BLOG_TITLE: { default: "Blog", description: "Title of the public blog pages and the Atom feed." },
   },
   // Posts written before public ones were indexed are indexed once, oldest first, so the index's order is theirs.
   async start(ctx) {
-    const unindexed = ctx.sqlite
-      .query<{ id: string; title: string; content: string }, []>(
-        "SELECT id, title, content FROM blog_posts WHERE private = 0 AND id NOT IN (SELECT ref FROM search_refs WHERE service = 'blog' AND kind = 'blog') ORDER BY created, id",
-      )
+    const unindexed = await ctx.db
+      .select({ id: posts.id, title: posts.title, content: posts.content })
+      .from(posts)
+      .where(and(eq(posts.private, false), sql`${posts.id} not in (select ref from search_refs where service = 'blog' and kind = 'blog')`))
+      .orderBy(posts.created, posts.id)
       .all();
     if (unindexed.length) await ctx.writes(() => ctx.index.putMany(unindexed.map((p) => ({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content }))));
   },
@@ -114,9 +115,9 @@ export default definePlugin({
       transaction: false,
       async run(args, ctx) {
         const title = args.title?.trim() || (await titleByModel(ctx.ai, args.content)) || titleFrom(args.content);
-        return ctx.writes(() => {
+        return ctx.writes(async () => {
           const now = ctx.clock.now().getTime();
-          const post = ctx.db
+          const post = await ctx.db
             .insert(posts)
             .values({
               id: newId(),
@@ -131,7 +132,7 @@ export default definePlugin({
             })
             .returning()
             .get();
-          if (!post.private) announce(ctx, post);
+          if (!post.private) await announce(ctx, post);
           indexed(ctx, post);
           return full(ctx, post);
         });
@@ -143,25 +144,19 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 1000, default: 100, description: "How many posts (default 100, max 1000)." }),
       }),
       access: "public",
-      run({ limit }, ctx) {
-        return ctx.db
-          .select()
-          .from(posts)
-          .where(owned.visible(ctx.caller))
-          .orderBy(desc(posts.created), desc(posts.id))
-          .limit(limit)
-          .all()
-          .map((p) => summary(ctx, p));
+      async run({ limit }, ctx) {
+        const list = await ctx.db.select().from(posts).where(owned.visible(ctx.caller)).orderBy(desc(posts.created), desc(posts.id)).limit(limit).all();
+        return list.map((p) => summary(ctx, p));
       },
     }),
     read: read({
       description: "One post in full, by `id` or by enough of its title (case-insensitive; an ambiguous title is refused with the candidates).",
       args: T.Object({ id: T.Optional(Id), title: T.Optional(TitleQuery) }),
       access: "public",
-      run({ id, title }, ctx) {
-        if (id !== undefined) return full(ctx, owned.see(ctx.db.select().from(posts).where(eq(posts.id, id)).get(), ctx.caller, id));
+      async run({ id, title }, ctx) {
+        if (id !== undefined) return full(ctx, owned.see(await ctx.db.select().from(posts).where(eq(posts.id, id)).get(), ctx.caller, id));
         if (title === undefined) throw invalid("id", "give the post's id, or enough of its title");
-        const post = byTitle(visiblePosts(ctx, ctx.caller), title);
+        const post = byTitle(await visiblePosts(ctx, ctx.caller), title);
         if (!post) throw notFound(`no post matches the title ${JSON.stringify(title)}`);
         return full(ctx, post);
       },
@@ -175,9 +170,9 @@ export default definePlugin({
         tags: T.Optional(Tags),
       }),
       access: "account",
-      run(args, ctx) {
-        const before = owned.own(ctx.db.select().from(posts).where(eq(posts.id, args.id)).get(), ctx.caller, args.id);
-        const after = ctx.db
+      async run(args, ctx) {
+        const before = owned.own(await ctx.db.select().from(posts).where(eq(posts.id, args.id)).get(), ctx.caller, args.id);
+        const after = await ctx.db
           .update(posts)
           .set({
             title: args.title?.trim() || before.title,
@@ -198,20 +193,20 @@ export default definePlugin({
       args: T.Object({ id: T.Optional(Id), title: T.Optional(TitleQuery) }),
       access: "account",
       destructive: true,
-      run({ id, title }, ctx) {
+      async run({ id, title }, ctx) {
         let post: Post;
-        if (id !== undefined) post = owned.own(ctx.db.select().from(posts).where(eq(posts.id, id)).get(), ctx.caller, id);
+        if (id !== undefined) post = owned.own(await ctx.db.select().from(posts).where(eq(posts.id, id)).get(), ctx.caller, id);
         else if (title !== undefined) {
-          const mine = byTitle(ctx.db.select().from(posts).where(owned.mine(ctx.caller)).all(), title);
+          const mine = byTitle(await ctx.db.select().from(posts).where(owned.mine(ctx.caller)).all(), title);
           if (!mine) {
-            if (byTitle(visiblePosts(ctx, ctx.caller), title)) throw forbidden(`the post titled like ${JSON.stringify(title)} belongs to someone else; only its author may delete it`);
+            if (byTitle(await visiblePosts(ctx, ctx.caller), title)) throw forbidden(`the post titled like ${JSON.stringify(title)} belongs to someone else; only its author may delete it`);
             throw notFound(`no post of yours matches the title ${JSON.stringify(title)}`);
           }
           post = mine;
         } else throw invalid("id", "give the id or the title of the post to delete");
-        ctx.db.delete(posts).where(eq(posts.id, post.id)).run();
+        await ctx.db.delete(posts).where(eq(posts.id, post.id)).run();
         ctx.index.remove("blog", post.id);
-        if (!post.private) retract(ctx.db, "blog", post.id);
+        if (!post.private) await retract(ctx.db, "blog", post.id);
         return { deleted: post.id, title: post.title };
       },
     }),
@@ -220,24 +215,24 @@ export default definePlugin({
     {
       method: "GET",
       path: "/blog",
-      run(_req, ctx) {
-        const list = ctx.db.select().from(posts).where(eq(posts.private, false)).orderBy(desc(posts.created), desc(posts.id)).limit(100).all();
+      async run(_req, ctx) {
+        const list = await ctx.db.select().from(posts).where(eq(posts.private, false)).orderBy(desc(posts.created), desc(posts.id)).limit(100).all();
         return indexPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, list.map((p) => summary(ctx, p)));
       },
     },
     {
       method: "GET",
       path: "/blog/feed.xml",
-      run(_req, ctx) {
-        const list = ctx.db.select().from(posts).where(eq(posts.private, false)).orderBy(desc(posts.created), desc(posts.id)).limit(50).all();
+      async run(_req, ctx) {
+        const list = await ctx.db.select().from(posts).where(eq(posts.private, false)).orderBy(desc(posts.created), desc(posts.id)).limit(50).all();
         return feedResponse(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, list);
       },
     },
     {
       method: "GET",
       path: "/blog/:id",
-      run(_req, ctx) {
-        const post = ctx.db.select().from(posts).where(eq(posts.id, ctx.params.id)).get();
+      async run(_req, ctx) {
+        const post = await ctx.db.select().from(posts).where(eq(posts.id, ctx.params.id)).get();
         return postPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, post && owned.canSee(post, ctx.caller) ? post : null);
       },
     },

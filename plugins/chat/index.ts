@@ -26,19 +26,18 @@ function slug(room: string): string {
 const shape = (m: Message): LiveMessage => ({ id: m.id, room: m.room, author: m.authorName, content: m.content, at: new Date(m.at).toISOString() });
 const Room = T.String({ minLength: 1, maxLength: 64, description: 'The room id, a slug such as "general" (as rooms lists it).' });
 
-function recent(ctx: Ctx, room: string, limit: number, after = 0): LiveMessage[] {
-  return ctx.db
+async function recent(ctx: Ctx, room: string, limit: number, after = 0): Promise<LiveMessage[]> {
+  const rows = await ctx.db
     .select()
     .from(messages)
     .where(after ? and(eq(messages.room, room), gt(messages.id, after)) : eq(messages.room, room))
     .orderBy(desc(messages.id))
     .limit(limit)
-    .all()
-    .reverse()
-    .map(shape);
+    .all();
+  return rows.reverse().map(shape);
 }
 
-const roomExists = (ctx: Ctx, room: string) => !!ctx.db.select({ room: rooms.room }).from(rooms).where(eq(rooms.room, room)).get();
+const roomExists = async (ctx: Ctx, room: string) => !!(await ctx.db.select({ room: rooms.room }).from(rooms).where(eq(rooms.room, room)).get());
 
 export default definePlugin({
   name: "chat",
@@ -59,27 +58,27 @@ export default definePlugin({
         content: T.String({ minLength: 1, maxLength: 4000, description: "The message, 1 to 4,000 characters." }),
       }),
       access: "account",
-      run(args, ctx) {
+      async run(args, ctx) {
         const room = slug(args.room);
         if (args.content.trim() === "") throw invalid("content", "content must not be blank");
         const now = ctx.clock.now().getTime();
         const author = authored.owner(ctx.caller);
-        const started = ctx.db.insert(rooms).values({ room, creator: author, created: now }).onConflictDoNothing().returning().all();
-        const m = ctx.db
+        const started = await ctx.db.insert(rooms).values({ room, creator: author, created: now }).onConflictDoNothing().returning().all();
+        const m = await ctx.db
           .insert(messages)
           .values({ room, author, authorName: ctx.account.username, content: args.content, at: now })
           .returning()
           .get();
         if (started.length)
-          ctx.emit({ type: "room.started", text: `${ctx.account.username} started the chat room #${room}`, url: `${ctx.baseUrl}/chat/${room}`, data: { ref: room } });
+          await ctx.emit({ type: "room.started", text: `${ctx.account.username} started the chat room #${room}`, url: `${ctx.baseUrl}/chat/${room}`, data: { ref: room } });
         const out = shape(m);
         // Delivered once the transaction has committed (timers run after it), and only if it did.
         const hub = hubFor(ctx.config, ctx.broadcast);
         const db = ctx.db;
-        setTimeout(() => {
+        setTimeout(async () => {
           let kept = false;
           try {
-            kept = !!db.select({ id: messages.id }).from(messages).where(and(eq(messages.id, m.id), eq(messages.author, author), eq(messages.at, now))).get();
+            kept = !!(await db.select({ id: messages.id }).from(messages).where(and(eq(messages.id, m.id), eq(messages.author, author), eq(messages.at, now))).get());
           } catch {
             // The instance stopped in between: nobody is listening any more.
           }
@@ -92,33 +91,33 @@ export default definePlugin({
       description: "Rooms with messages in the last 24 hours, busiest first.",
       args: T.Object({ limit: T.Integer({ minimum: 1, maximum: 100, default: 20, description: "How many rooms (default 20, max 100)." }) }),
       access: "public",
-      run({ limit }, ctx) {
+      async run({ limit }, ctx) {
         const since = ctx.clock.now().getTime() - DAY;
         const n = count();
         const last = max(messages.at);
-        return ctx.db
+        const rows = await ctx.db
           .select({ room: messages.room, messages: n, last })
           .from(messages)
           .where(gt(messages.at, since))
           .groupBy(messages.room)
           .orderBy(desc(n), desc(last), asc(messages.room))
           .limit(limit)
-          .all()
-          .map((r) => ({ room: r.room, messages: r.messages, last_message_at: new Date(r.last ?? 0).toISOString(), url: `${ctx.baseUrl}/chat/${r.room}` }));
+          .all();
+        return rows.map((r) => ({ room: r.room, messages: r.messages, last_message_at: new Date(r.last ?? 0).toISOString(), url: `${ctx.baseUrl}/chat/${r.room}` }));
       },
     }),
     messages: read({
       description: "A room's recent conversation (its latest 50 messages), oldest to newest. Without `room`, the room with the latest message.",
       args: T.Object({ room: T.Optional(Room) }),
       access: "public",
-      run(args, ctx) {
+      async run(args, ctx) {
         if (args.room === undefined) {
-          const latest = ctx.db.select({ room: messages.room }).from(messages).orderBy(desc(messages.id)).limit(1).get();
+          const latest = await ctx.db.select({ room: messages.room }).from(messages).orderBy(desc(messages.id)).limit(1).get();
           if (!latest) throw notFound("no chat room has any messages yet");
           return recent(ctx, latest.room, HISTORY);
         }
         const room = slug(args.room);
-        if (!roomExists(ctx, room)) throw notFound(`no chat room ${JSON.stringify(room)}`);
+        if (!(await roomExists(ctx, room))) throw notFound(`no chat room ${JSON.stringify(room)}`);
         return recent(ctx, room, HISTORY);
       },
     }),
@@ -127,25 +126,25 @@ export default definePlugin({
     {
       method: "GET",
       path: "/chat/:room/live",
-      run(req, ctx) {
+      async run(req, ctx) {
         const room = ctx.params.room;
-        if (!SLUG.test(room) || !roomExists(ctx, room)) return new Response("no such chat room", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
+        if (!SLUG.test(room) || !(await roomExists(ctx, room))) return new Response("no such chat room", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
         const hub = hubFor(ctx.config, ctx.broadcast);
         if (hub.count >= Number(ctx.config.HEARTH_CHAT_LIVE_MAX || 1000))
           return new Response("too many live connections; try again shortly", { status: 503, headers: { "retry-after": "30", "content-type": "text/plain;charset=utf-8" } });
         // A reconnecting EventSource says where it got to; a new one may ask with ?since=<id>.
         const since = Number(req.headers.get("last-event-id") ?? new URL(req.url).searchParams.get("since") ?? "");
-        const backlog = Number.isSafeInteger(since) && since > 0 ? recent(ctx, room, 200, since) : [];
+        const backlog = Number.isSafeInteger(since) && since > 0 ? recent(ctx, room, 200, since) : Promise.resolve([]);
         return eventStream(hub, room, backlog);
       },
     },
     {
       method: "GET",
       path: "/chat/:room",
-      run(_req, ctx) {
+      async run(_req, ctx) {
         const room = ctx.params.room;
-        if (!SLUG.test(room) || !roomExists(ctx, room)) return notFoundPage("There is no chat room at this address.");
-        const list = recent(ctx, room, 100);
+        if (!SLUG.test(room) || !(await roomExists(ctx, room))) return notFoundPage("There is no chat room at this address.");
+        const list = await recent(ctx, room, 100);
         const item = (m: LiveMessage) =>
           `<li><strong>${escapeHtml(m.author)}</strong> <small><time datetime="${m.at}">${m.at.slice(11, 16)}</time></small><br>${escapeHtml(m.content)}</li>`;
         return page({

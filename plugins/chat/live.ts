@@ -59,15 +59,18 @@ export const sseEvent = (m: LiveMessage) => encoder.encode(`id: ${m.id}\nevent: 
 // Under Bun's default idle timeout (10 s), so a quiet room's connection stays open.
 const HEARTBEAT_MS = 8000;
 
-/** An event stream that first replays `backlog`, then carries each new message in the room until the client goes. */
-export function eventStream(hub: Hub, room: string, backlog: LiveMessage[]): Response {
+/**
+ * An event stream that first replays `backlog`, then carries each new message in the room until the client goes.
+ * It listens before the backlog is read to the end, holding what arrives meanwhile, so a message
+ * published while the backlog is being read is sent once, in order, and never lost.
+ */
+export function eventStream(hub: Hub, room: string, backlog: Promise<LiveMessage[]>): Response {
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode("retry: 3000\n\n"));
-      for (const m of backlog) controller.enqueue(sseEvent(m));
-      let last = backlog.at(-1)?.id ?? 0;
-      const unsubscribe = hub.subscribe(room, (m) => {
+      let last = 0;
+      const send = (m: LiveMessage) => {
         if (m.id <= last) return;
         last = m.id;
         try {
@@ -75,7 +78,23 @@ export function eventStream(hub: Hub, room: string, backlog: LiveMessage[]): Res
         } catch {
           stop();
         }
-      });
+      };
+      let held: LiveMessage[] | null = [];
+      const unsubscribe = hub.subscribe(room, (m) => (held ? held.push(m) : send(m)));
+      void backlog.then(
+        (past) => {
+          for (const m of [...past, ...(held ?? [])]) send(m);
+          held = null;
+        },
+        () => {
+          stop();
+          try {
+            controller.close();
+          } catch {
+            // Already gone.
+          }
+        },
+      );
       const beat = setInterval(() => {
         try {
           controller.enqueue(encoder.encode(": ping\n\n"));

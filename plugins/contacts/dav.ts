@@ -24,7 +24,8 @@ const telOf = (card: InstanceType<typeof ICAL.Component>) => textOf(card, "tel")
 export const contactsBook: DavCollection = {
   type: "addressbook",
   displayName: "Contacts",
-  list: (ctx) => ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all().map((c) => ({ id: c.id, data: c })),
+  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
+  list: (ctx) => (ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all() as unknown as Row[]).map((c) => ({ id: c.id, data: c })),
   render(rec, o) {
     const c = rec.data as Row;
     const four = o.version === "4.0";
@@ -49,7 +50,7 @@ export const contactsBook: DavCollection = {
     const card = vcard(text);
     const name = nameOf(card).replace(/\s+/g, " ");
     const key = name.toLowerCase();
-    const holder = key ? ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get() : undefined;
+    const holder = key ? await ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get() : undefined;
     if (holder && holder.id !== id)
       throw new DavPrecondition(409, { ns: NS.carddav, name: "no-uid-conflict" }, `another card in the address book is named "${holder.name}": names are unique per address book`, holder.id, "name");
     const args = { name, email: textOf(card, "email").trim(), phone: telOf(card).trim(), note: textOf(card, "note") };

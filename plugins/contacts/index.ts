@@ -38,7 +38,7 @@ export default definePlugin({
         note: T.Optional(T.String({ maxLength: 10_000 })),
       }),
       access: "account",
-      run(a, ctx) {
+      async run(a, ctx) {
         const name = a.name.trim().replace(/\s+/g, " ");
         if (!name) throw invalid("name", "name must not be blank");
         const email = a.email?.trim();
@@ -47,7 +47,7 @@ export default definePlugin({
         if (phone && !PHONE.test(phone)) throw invalid("phone", `phone may hold digits, spaces, +, (, ), ., / and - only (got ${JSON.stringify(a.phone)})`);
         const now = ctx.clock.now().getTime();
         const key = name.toLowerCase();
-        const found = ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get();
+        const found = await ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get();
         if (found) {
           const next: Row = {
             ...found,
@@ -58,7 +58,7 @@ export default definePlugin({
             note: a.note ?? found.note,
             updated: now,
           };
-          ctx.db.update(contacts).set(next).where(eq(contacts.id, found.id)).run();
+          await ctx.db.update(contacts).set(next).where(eq(contacts.id, found.id)).run();
           return { ...shape(next), updated_existing: true };
         }
         const row: Row = {
@@ -73,7 +73,7 @@ export default definePlugin({
           created: now,
           updated: now,
         };
-        ctx.db.insert(contacts).values(row).run();
+        await ctx.db.insert(contacts).values(row).run();
         return { ...shape(row), updated_existing: false };
       },
     }),
@@ -82,8 +82,8 @@ export default definePlugin({
       args: T.Object({ id: T.String({ minLength: 1, maxLength: 64 }) }),
       access: "account",
       destructive: true,
-      run({ id }, ctx) {
-        const gone = ctx.db
+      async run({ id }, ctx) {
+        const gone = await ctx.db
           .delete(contacts)
           .where(and(eq(contacts.id, id), eq(contacts.owner, ctx.account.id)))
           .returning({ id: contacts.id })
@@ -96,7 +96,7 @@ export default definePlugin({
       description: "Finds contacts whose name contains the query (any case), or whose email or phone number contains it.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200 }) }),
       access: "account",
-      run({ query }, ctx) {
+      async run({ query }, ctx) {
         const q = query.trim().toLowerCase();
         if (!q) throw invalid("query", "query must not be blank");
         const like = `%${likeEscape(q)}%`;
@@ -104,21 +104,21 @@ export default definePlugin({
         const conds = [sql`${contacts.nameKey} LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.email}) LIKE ${like} ESCAPE '\\'`];
         // Only a query that is mostly a number is compared by digits, so "Anne 2" does not match every phone with a 2.
         if (d.length >= 3 && d.length >= q.replace(/\s/g, "").length - 2) conds.push(sql`${contacts.phoneDigits} LIKE ${`%${d}%`}`);
-        return ctx.db
+        const rows = await ctx.db
           .select()
           .from(contacts)
           .where(and(eq(contacts.owner, ctx.account.id), sql`(${sql.join(conds, sql` OR `)})`))
           .orderBy(asc(contacts.nameKey))
-          .all()
-          .map(shape);
+          .all();
+        return rows.map(shape);
       },
     }),
     list: read({
       description: "Everyone in the caller's address book, by name.",
       args: T.Object({}),
       access: "account",
-      run(_a, ctx) {
-        return ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).orderBy(asc(contacts.nameKey)).all().map(shape);
+      async run(_a, ctx) {
+        return (await ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).orderBy(asc(contacts.nameKey)).all()).map(shape);
       },
     }),
   },

@@ -22,10 +22,10 @@ export default definePlugin({
       description: "The caller's credits, whether its priced calls cost credits (metered), and the latest ledger entries, newest first.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "Entries to show (default 20, max 200)." })) }),
       access: "account",
-      run: ({ limit }, ctx) => ({
-        balance: balanceOf(ctx.db, ctx.account.id),
-        metered: ctx.config.HEARTH_METERING !== "off" && metersAccount(ctx.db, accountMetering(ctx.config), ctx.account),
-        entries: recent(ctx.db, ctx.account.id, limit ?? 20).map(shapeEntry),
+      run: async ({ limit }, ctx) => ({
+        balance: await balanceOf(ctx.db, ctx.account.id),
+        metered: ctx.config.HEARTH_METERING !== "off" && (await metersAccount(ctx.db, accountMetering(ctx.config), ctx.account)),
+        entries: (await recent(ctx.db, ctx.account.id, limit ?? 20)).map(shapeEntry),
       }),
     }),
     grant: write({
@@ -37,9 +37,9 @@ export default definePlugin({
       }),
       access: "account",
       withheldFromAgent: true,
-      run({ user, amount, note }, ctx) {
+      async run({ user, amount, note }, ctx) {
         if (!ctx.account.admin) throw forbidden("only an admin may grant credits");
-        return grantCredits(ctx.db, { username: user.toLowerCase(), amount, note, by: ctx.account.username, at: ctx.clock.now().getTime(), requestId: ctx.requestId });
+        return await grantCredits(ctx.db, { username: user.toLowerCase(), amount, note, by: ctx.account.username, at: ctx.clock.now().getTime(), requestId: ctx.requestId });
       },
     }),
     topup: write({

@@ -55,22 +55,22 @@ export default definePlugin({
         public: T.Optional(T.Boolean({ description: "True publishes the document at its URL; default false (private)." })),
       }),
       access: "account",
-      run(args, ctx) {
+      async run(args, ctx) {
         const now = ctx.clock.now().getTime();
         const isPublic = args.public ?? false;
         let doc: Doc;
         let wasPublic = false;
         if (args.id !== undefined) {
-          const before = owned.own(ctx.db.select().from(documents).where(eq(documents.id, args.id)).get(), ctx.caller, args.id);
+          const before = owned.own(await ctx.db.select().from(documents).where(eq(documents.id, args.id)).get(), ctx.caller, args.id);
           wasPublic = before.public;
-          doc = ctx.db
+          doc = await ctx.db
             .update(documents)
             .set({ title: args.title, content: args.content, public: isPublic, updated: now })
             .where(eq(documents.id, before.id))
             .returning()
             .get();
         } else {
-          doc = ctx.db
+          doc = await ctx.db
             .insert(documents)
             .values({ id: newId(), owner: owned.owner(ctx.caller), title: args.title, content: args.content, public: isPublic, created: now, updated: now })
             .returning()
@@ -78,8 +78,8 @@ export default definePlugin({
         }
         ctx.index.put({ kind: "doc", ref: doc.id, owner: doc.owner, title: doc.title, body: doc.content });
         if (doc.public && !wasPublic)
-          ctx.emit({ type: "doc.published", text: `A document was published: ${doc.title}`, url: urlOf(ctx, doc.id), data: { ref: doc.id } });
-        if (!doc.public && wasPublic) retract(ctx.db, "docs", doc.id);
+          await ctx.emit({ type: "doc.published", text: `A document was published: ${doc.title}`, url: urlOf(ctx, doc.id), data: { ref: doc.id } });
+        if (!doc.public && wasPublic) await retract(ctx.db, "docs", doc.id);
         return full(ctx, doc);
       },
     }),
@@ -90,7 +90,7 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 500, default: 50, description: "How many to return (default 50, max 500)." }),
       }),
       access: "account",
-      run({ query, limit }, ctx) {
+      async run({ query, limit }, ctx) {
         const mine = owned.mine(ctx.caller);
         let where = mine;
         if (query !== undefined && query.trim() !== "") {
@@ -98,7 +98,7 @@ export default definePlugin({
           if (hits.length === 0) return [];
           where = and(mine, inArray(documents.id, hits.map((h) => h.ref)))!;
         }
-        return ctx.db.select().from(documents).where(where).orderBy(desc(documents.updated), desc(documents.created)).limit(limit).all().map((d) => summary(ctx, d));
+        return (await ctx.db.select().from(documents).where(where).orderBy(desc(documents.updated), desc(documents.created)).limit(limit).all()).map((d) => summary(ctx, d));
       },
     }),
     read: read({
@@ -109,10 +109,10 @@ export default definePlugin({
         title: T.Optional(T.String({ minLength: 1, maxLength: 500, description: "The exact title of one of the caller's documents." })),
       }),
       access: "account",
-      run({ id, title }, ctx) {
-        if (id !== undefined) return full(ctx, owned.see(ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id));
+      async run({ id, title }, ctx) {
+        if (id !== undefined) return full(ctx, owned.see(await ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id));
         if (title === undefined) throw invalid("id", "give the document's id, or its exact title");
-        const found = ctx.db.select().from(documents).where(and(owned.mine(ctx.caller), eq(documents.title, title))).orderBy(desc(documents.updated)).all();
+        const found = await ctx.db.select().from(documents).where(and(owned.mine(ctx.caller), eq(documents.title, title))).orderBy(desc(documents.updated)).all();
         if (found.length === 0) throw notFound(`no document titled ${JSON.stringify(title)}`);
         if (found.length > 1)
           throw conflict(`${found.length} documents are titled ${JSON.stringify(title)}: read one by id`, {
@@ -126,11 +126,11 @@ export default definePlugin({
       args: T.Object({ id: Id }),
       access: "account",
       destructive: true,
-      run({ id }, ctx) {
-        const doc = owned.own(ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id);
-        ctx.db.delete(documents).where(eq(documents.id, doc.id)).run();
+      async run({ id }, ctx) {
+        const doc = owned.own(await ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id);
+        await ctx.db.delete(documents).where(eq(documents.id, doc.id)).run();
         ctx.index.remove("doc", doc.id);
-        if (doc.public) retract(ctx.db, "docs", doc.id);
+        if (doc.public) await retract(ctx.db, "docs", doc.id);
         return { deleted: doc.id, title: doc.title };
       },
     }),
@@ -139,8 +139,8 @@ export default definePlugin({
     {
       method: "GET",
       path: "/docs/:id",
-      run(_req, ctx) {
-        const doc = ctx.db.select().from(documents).where(eq(documents.id, ctx.params.id)).get();
+      async run(_req, ctx) {
+        const doc = await ctx.db.select().from(documents).where(eq(documents.id, ctx.params.id)).get();
         // The owner may preview a private document at its future address; anyone else gets the same 404 as for nothing.
         if (!doc || !owned.canSee(doc, ctx.caller)) return notFoundPage("There is no public document at this address.");
         return page({

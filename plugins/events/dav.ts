@@ -54,7 +54,7 @@ function argsOf(text: string) {
   return { args, uid: uidOf(comp), tzid: start.zone?.tzid };
 }
 
-function own(ctx: Ctx, id: string): Row | undefined {
+function own(ctx: Ctx, id: string): Promise<Row | undefined> {
   return ctx.db.select().from(events).where(eq(events.id, id)).get();
 }
 
@@ -62,7 +62,8 @@ export const eventsCalendar: DavCollection = {
   type: "calendar",
   component: "VEVENT",
   displayName: "Events",
-  list: (ctx) => ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all().map((e) => ({ id: e.id, data: e })),
+  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
+  list: (ctx) => (ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all() as unknown as Row[]).map((e) => ({ id: e.id, data: e })),
   render: (rec, o) => {
     const e = rec.data as Row;
     return renderCalendar({ host: "hearth", events: [e], now: e.created, uid: o.uid });
@@ -72,7 +73,7 @@ export const eventsCalendar: DavCollection = {
     // When events keep a time zone, a client's zone is passed on (imported here: index.ts imports this file).
     const { default: plugin } = await import("./index.ts");
     if (tzid && tzid !== "UTC" && tzid !== "floating" && "tz" in plugin.methods.create.args.properties) args.tz = tzid;
-    const before = id ? own(ctx, id) : undefined;
+    const before = id ? await own(ctx, id) : undefined;
     if (before?.prompt) args.prompt = before.prompt;
     if (id) await ctx.call("events", "delete", { id });
     const made = (await ctx.call("events", "create", args)) as { id: string };

@@ -45,7 +45,7 @@ function promptScopes(kept: string | null, firing: "*" | string[]): "*" | string
 }
 
 export async function fireEvent(f: Firing, ctx: Ctx) {
-  const ev = ctx.db.select().from(events).where(eq(events.id, f.ref)).get();
+  const ev = await ctx.db.select().from(events).where(eq(events.id, f.ref)).get();
   if (!ev) return { skipped: "the event was deleted before it fired" };
   const owner = ctx.account;
   const at = formatTime(f.due.getTime(), eventOffsetAt(ev, f.due.getTime()));

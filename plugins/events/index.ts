@@ -50,7 +50,7 @@ function historyEntry(h: FiringRecord, e: Row) {
   return entry;
 }
 
-function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean) {
+async function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean) {
   const out: Record<string, unknown> = {
     id: e.id,
     title: e.title,
@@ -63,7 +63,7 @@ function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean) {
     next: next === null ? null : local(e, next),
     ends: next === null ? null : local(e, next + e.minutes * MIN),
   };
-  if (withHistory) out.history = ctx.schedule.history(e.id, HISTORY_SHOWN).map((h) => historyEntry(h, e));
+  if (withHistory) out.history = (await ctx.schedule.history(e.id, HISTORY_SHOWN)).map((h) => historyEntry(h, e));
   return out;
 }
 
@@ -108,7 +108,7 @@ export default definePlugin({
         prompt: T.Optional(T.String({ minLength: 1, maxLength: 10_000, description: "An instruction run through the agent each time it fires." })),
       }),
       access: "account",
-      run(args, ctx) {
+      async run(args, ctx) {
         const when = time("when", args.when);
         const row: Row = {
           id: newId(),
@@ -124,11 +124,11 @@ export default definePlugin({
           scopes: scopesText(ctx.caller.scopes),
           created: ctx.clock.now().getTime(),
         };
-        ctx.db.insert(events).values(row).run();
+        await ctx.db.insert(events).values(row).run();
         // Reminders are mailed to the owner even when the token that made the event was scoped to events alone.
         const scopes = ctx.caller.scopes === "*" ? "*" : [...new Set([...ctx.caller.scopes, "mail"])];
-        const next = ctx.schedule.set({ ref: row.id, start: row.start, offset: row.offset, repeat: row.repeat, tz: row.tz, scopes });
-        return shape(row, next, ctx, false);
+        const next = await ctx.schedule.set({ ref: row.id, start: row.start, offset: row.offset, repeat: row.repeat, tz: row.tz, scopes });
+        return await shape(row, next, ctx, false);
       },
     }),
     delete: write({
@@ -137,14 +137,14 @@ export default definePlugin({
       access: "account",
       destructive: true,
       withheldFromAgent: true,
-      run({ id }, ctx) {
-        const gone = ctx.db
+      async run({ id }, ctx) {
+        const gone = await ctx.db
           .delete(events)
           .where(and(eq(events.id, id), eq(events.owner, ctx.account.id)))
           .returning({ id: events.id })
           .all();
         if (gone.length === 0) throw notFound(`no event with id "${id}"`);
-        ctx.schedule.remove(id);
+        await ctx.schedule.remove(id);
         return { deleted: id };
       },
     }),
@@ -153,9 +153,9 @@ export default definePlugin({
         "Your upcoming events and reminders, soonest first, each with its id; a repeating event shows its next occurrence, and each shows what its recent firings did.",
       args: T.Object({}),
       access: "account",
-      run(_args, ctx) {
+      async run(_args, ctx) {
         const now = ctx.clock.now().getTime();
-        const rows = ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).orderBy(asc(events.start)).all();
+        const rows = await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).orderBy(asc(events.start)).all();
         const upcoming: { e: Row; next: number }[] = [];
         for (const e of rows) {
           // The current occurrence stays listed until it ends.
@@ -163,7 +163,7 @@ export default definePlugin({
           if (k !== null) upcoming.push({ e, next: occurrence(recurrence(e), k) });
         }
         upcoming.sort((a, b) => a.next - b.next || a.e.created - b.e.created);
-        return upcoming.map(({ e, next }) => shape(e, next, ctx, true));
+        return await Promise.all(upcoming.map(({ e, next }) => shape(e, next, ctx, true)));
       },
     }),
     free: read({
@@ -177,7 +177,7 @@ export default definePlugin({
         day_end: T.Optional(T.Integer({ minimum: 1, maximum: 24, default: 18, description: "Working day ends at this hour, 1-24 (default 18); after day_start." })),
       }),
       access: "account",
-      run(args, ctx) {
+      async run(args, ctx) {
         const dayStart = args.day_start ?? 9;
         const dayEnd = args.day_end ?? 18;
         if (dayStart >= dayEnd) throw invalid("day_end", `day_end (${dayEnd}) must be later than day_start (${dayStart})`);
@@ -187,7 +187,7 @@ export default definePlugin({
         if (to - from.at > MAX_WINDOW_DAYS * DAY) throw invalid("to", `the window from from to to may be at most ${MAX_WINDOW_DAYS} days (got ${((to - from.at) / DAY).toFixed(1)})`);
         const minutes = args.minutes ?? 30;
         const busy: Interval[] = [];
-        for (const e of ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()) {
+        for (const e of await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()) {
           const len = e.minutes * MIN;
           for (const s of occurrencesBetween(recurrence(e), from.at - len + 1, to)) busy.push({ start: s, end: s + len });
         }
@@ -225,11 +225,11 @@ export default definePlugin({
           rotate ||= r === true;
         }
         const now = ctx.clock.now().getTime();
-        const existing = ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
+        const existing = await ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
         let key = existing?.key;
         if (!key || rotate) {
           key = newSecret();
-          ctx.db.insert(eventFeeds).values({ owner, key, created: now }).onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: now } }).run();
+          await ctx.db.insert(eventFeeds).values({ owner, key, created: now }).onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: now } }).run();
         }
         return Response.json({ result: { ...feedUrls(ctx, key), rotated: !!existing && rotate } });
       },
@@ -237,12 +237,12 @@ export default definePlugin({
     {
       method: "GET",
       path: "/events/:file",
-      run(req, ctx) {
+      async run(req, ctx) {
         const file = ctx.params.file ?? "";
         const key = file.endsWith(".ics") ? file.slice(0, -4) : "";
-        const feed = key ? ctx.db.select().from(eventFeeds).where(eq(eventFeeds.key, key)).get() : undefined;
+        const feed = key ? await ctx.db.select().from(eventFeeds).where(eq(eventFeeds.key, key)).get() : undefined;
         if (!feed) throw notFound("no calendar at this address");
-        const rows = ctx.db.select().from(events).where(eq(events.owner, feed.owner)).orderBy(asc(events.start)).all();
+        const rows = await ctx.db.select().from(events).where(eq(events.owner, feed.owner)).orderBy(asc(events.start)).all();
         const host = new URL(ctx.baseUrl || req.url).host;
         const body = renderCalendar({ name: `Events on ${host}`, host, events: rows, now: ctx.clock.now().getTime() });
         return new Response(body, {

@@ -83,33 +83,33 @@ const inside = (column: Column, root: string) =>
 
 type Target = { kind: "root"; path: "" } | { kind: "folder"; path: string; created: number } | { kind: "file"; path: string; file: File } | { kind: "none"; path: string };
 
-function resolve(db: Db, owner: string, segments: string[], wantsFolder = false): Target {
+async function resolve(db: Db, owner: string, segments: string[], wantsFolder = false): Promise<Target> {
   if (segments.length === 0) return { kind: "root", path: "" };
   const path = join(segments);
   const folder = join(segments.slice(0, -1));
   const name = segments[segments.length - 1];
   const file = wantsFolder
     ? undefined
-    : db
+    : await db
         .select()
         .from(files)
         .where(and(eq(files.owner, owner), eq(files.folder, folder), eq(files.name, name)))
         .orderBy(sql`${files.created} DESC`)
         .get();
   if (file) return { kind: "file", path, file };
-  const dir = db.select().from(folders).where(and(eq(folders.owner, owner), eq(folders.path, path))).get();
+  const dir = await db.select().from(folders).where(and(eq(folders.owner, owner), eq(folders.path, path))).get();
   if (dir) return { kind: "folder", path, created: dir.created };
   return { kind: "none", path };
 }
 
-function parentExists(db: Db, owner: string, segments: string[]): boolean {
+async function parentExists(db: Db, owner: string, segments: string[]): Promise<boolean> {
   if (segments.length <= 1) return true;
-  return !!db.select().from(folders).where(and(eq(folders.owner, owner), eq(folders.path, join(segments.slice(0, -1))))).get();
+  return !!(await db.select().from(folders).where(and(eq(folders.owner, owner), eq(folders.path, join(segments.slice(0, -1))))).get());
 }
 
 // ---- locks
 
-function activeLocks(db: Db, owner: string, now: number): Lock[] {
+function activeLocks(db: Db, owner: string, now: number): Promise<Lock[]> {
   return db.select().from(locks).where(and(eq(locks.owner, owner), gt(locks.expires, now))).all();
 }
 
@@ -168,37 +168,38 @@ function folderProps(path: string, created: number, held: Lock[], now: number, u
 }
 
 /** The files and folders directly in a folder; of files with the same name there, the newest. */
-function children(db: Db, owner: string, path: string): { files: File[]; folders: { path: string; created: number }[] } {
+async function children(db: Db, owner: string, path: string): Promise<{ files: File[]; folders: { path: string; created: number }[] }> {
   const depth = path === "" ? 0 : path.split("/").length;
-  const subfolders = db
-    .select()
-    .from(folders)
-    .where(path === "" ? eq(folders.owner, owner) : and(eq(folders.owner, owner), sql`substr(${folders.path}, 1, ${path.length + 1}) = ${`${path}/`}`))
-    .all()
-    .filter((f) => f.path.split("/").length === depth + 1);
+  const subfolders = (
+    await db
+      .select()
+      .from(folders)
+      .where(path === "" ? eq(folders.owner, owner) : and(eq(folders.owner, owner), sql`substr(${folders.path}, 1, ${path.length + 1}) = ${`${path}/`}`))
+      .all()
+  ).filter((f) => f.path.split("/").length === depth + 1);
   const newest = new Map<string, File>();
-  for (const f of db.select().from(files).where(and(eq(files.owner, owner), eq(files.folder, path))).all()) {
+  for (const f of await db.select().from(files).where(and(eq(files.owner, owner), eq(files.folder, path))).all()) {
     const seen = newest.get(f.name);
     if (!seen || f.created > seen.created || (f.created === seen.created && f.id > seen.id)) newest.set(f.name, f);
   }
   return { files: [...newest.values()], folders: subfolders.map((f) => ({ path: f.path, created: f.created })) };
 }
 
-function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Response {
+async function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   const depth = req.headers.get("depth") ?? "infinity";
   if (depth !== "0" && depth !== "1")
     return xmlResponse(403, errorXml(NS.dav, "propfind-finite-depth"));
-  const t = resolve(ctx.db, owner, segments);
+  const t = await resolve(ctx.db, owner, segments);
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-  const all = activeLocks(ctx.db, owner, now);
+  const all = await activeLocks(ctx.db, owner, now);
   const held = (path: string) => locksOn(all, path, false);
   const out: string[] = [];
   if (t.kind === "file") out.push(fileProps(t.file, t.path, held(t.path), now));
   else {
-    const used = t.kind === "root" ? (ctx.db.select({ n: sql<number>`coalesce(sum(${files.size}), 0)` }).from(files).where(eq(files.owner, owner)).get()?.n ?? 0) : undefined;
+    const used = t.kind === "root" ? ((await ctx.db.select({ n: sql<number>`coalesce(sum(${files.size}), 0)`.mapWith(Number) }).from(files).where(eq(files.owner, owner)).get())?.n ?? 0) : undefined;
     out.push(folderProps(t.path, t.kind === "folder" ? t.created : 0, held(t.path), now, used));
     if (depth === "1") {
-      const c = children(ctx.db, owner, t.path);
+      const c = await children(ctx.db, owner, t.path);
       for (const f of c.folders) out.push(folderProps(f.path, f.created, held(f.path), now));
       for (const f of c.files) {
         const p = t.path ? `${t.path}/${f.name}` : f.name;
@@ -212,7 +213,7 @@ function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], 
 /** PROPPATCH: no dead properties are kept, but clients (Windows sets its file times) expect each one answered. */
 async function proppatch(req: Request, segments: string[], ctx: DavCtx, owner: string): Promise<Response> {
   const body = await req.text();
-  const t = resolve(ctx.db, owner, segments);
+  const t = await resolve(ctx.db, owner, segments);
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
   // Each property named, by its namespace and name whatever prefix the client chose.
   const root = parseXml(body);
@@ -266,19 +267,19 @@ async function remove(ctx: Ctx, db: Db, owner: string, t: Target) {
     return;
   }
   if (t.kind !== "folder") return;
-  for (const f of db.select({ id: files.id }).from(files).where(and(eq(files.owner, owner), inside(files.folder, t.path))).all()) await ctx.call("files", "delete", { id: f.id });
-  db.delete(folders).where(and(eq(folders.owner, owner), inside(folders.path, t.path))).run();
-  db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, t.path))).run();
+  for (const f of await db.select({ id: files.id }).from(files).where(and(eq(files.owner, owner), inside(files.folder, t.path))).all()) await ctx.call("files", "delete", { id: f.id });
+  await db.delete(folders).where(and(eq(folders.owner, owner), inside(folders.path, t.path))).run();
+  await db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, t.path))).run();
 }
 
 async function put(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if (segments.length === 0) throw fail(405, "the top folder is not a file");
   const bytes = await readCapped(req, maxBytes(ctx));
   return ctx.writes(async (db) => {
-    if (!parentExists(db, owner, segments)) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist: make it first (MKCOL)`);
-    const t = resolve(db, owner, segments);
+    if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist: make it first (MKCOL)`);
+    const t = await resolve(db, owner, segments);
     if (t.kind === "folder") throw fail(405, `${hrefOf(t.path, true)} is a folder`);
-    assertUnlocked(req, activeLocks(db, owner, now), t.path);
+    assertUnlocked(req, await activeLocks(db, owner, now), t.path);
     const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], bytes);
     // Replacing: the new file takes the name, then the old one goes (its bytes stay if the content is the same).
     if (t.kind === "file") await ctx.call("files", "delete", { id: t.file.id });
@@ -289,12 +290,12 @@ async function put(req: Request, ctx: DavCtx, owner: string, segments: string[],
 async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if ((await req.arrayBuffer()).byteLength > 0) throw fail(415, "MKCOL takes no body");
   if (segments.length === 0) throw fail(405, "the top folder already exists");
-  return ctx.writes((db) => {
-    const t = resolve(db, owner, segments);
+  return ctx.writes(async (db) => {
+    const t = await resolve(db, owner, segments);
     if (t.kind !== "none") throw fail(405, `${hrefOf(t.path, t.kind !== "file")} already exists`);
-    if (!parentExists(db, owner, segments)) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
-    assertUnlocked(req, activeLocks(db, owner, now), t.path);
-    db.insert(folders).values({ owner, path: t.path, created: now }).run();
+    if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
+    assertUnlocked(req, await activeLocks(db, owner, now), t.path);
+    await db.insert(folders).values({ owner, path: t.path, created: now }).run();
     return new Response(null, { status: 201 });
   });
 }
@@ -302,11 +303,11 @@ async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[
 async function del(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if (segments.length === 0) throw fail(403, "the top folder cannot be deleted");
   return ctx.writes(async (db) => {
-    const t = resolve(db, owner, segments);
+    const t = await resolve(db, owner, segments);
     if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-    assertUnlocked(req, activeLocks(db, owner, now), t.path, t.kind === "folder");
+    assertUnlocked(req, await activeLocks(db, owner, now), t.path, t.kind === "folder");
     await remove(ctx, db, owner, t);
-    if (t.kind === "file") db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, t.path))).run();
+    if (t.kind === "file") await db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, t.path))).run();
     return new Response(null, { status: 204 });
   });
 }
@@ -334,13 +335,13 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
   const dest = join(to);
   if (from === dest) throw fail(403, "the source and the destination are the same");
   return ctx.writes(async (db) => {
-    const src = resolve(db, owner, segments);
+    const src = await resolve(db, owner, segments);
     if (src.kind === "none") throw fail(404, `nothing at ${hrefOf(from, false)}`);
     if (src.kind === "folder" && within(dest, from)) throw fail(409, "a folder cannot go inside itself");
-    if (!parentExists(db, owner, to)) throw fail(409, `the folder ${hrefOf(join(to.slice(0, -1)), true)} does not exist`);
-    const all = activeLocks(db, owner, now);
+    if (!(await parentExists(db, owner, to))) throw fail(409, `the folder ${hrefOf(join(to.slice(0, -1)), true)} does not exist`);
+    const all = await activeLocks(db, owner, now);
     if (move) assertUnlocked(req, all, from, src.kind === "folder");
-    const existing = resolve(db, owner, to);
+    const existing = await resolve(db, owner, to);
     assertUnlocked(req, all, dest, existing.kind === "folder");
     if (existing.kind !== "none") {
       if (!overwrite) throw fail(412, `${hrefOf(dest, existing.kind === "folder")} exists and Overwrite is F`);
@@ -349,24 +350,24 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
     const folder = join(to.slice(0, -1));
     const name = to[to.length - 1];
     if (src.kind === "file") {
-      if (move) db.update(files).set({ name, folder }).where(eq(files.id, src.file.id)).run();
+      if (move) await db.update(files).set({ name, folder }).where(eq(files.id, src.file.id)).run();
       else await store(ctx, db, folder, name, await ctx.blobs.read(src.file.hash));
     } else if (move) {
       // A folder's files and folders follow it: their paths get the new prefix.
       const rename = (column: Column) => sql`${dest} || substr(${column}, ${from.length + 1})`;
-      db.update(files).set({ folder: rename(files.folder) }).where(and(eq(files.owner, owner), inside(files.folder, from))).run();
-      db.update(folders).set({ path: rename(folders.path) }).where(and(eq(folders.owner, owner), inside(folders.path, from))).run();
-      db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, from))).run();
+      await db.update(files).set({ folder: rename(files.folder) }).where(and(eq(files.owner, owner), inside(files.folder, from))).run();
+      await db.update(folders).set({ path: rename(folders.path) }).where(and(eq(folders.owner, owner), inside(folders.path, from))).run();
+      await db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, from))).run();
     } else {
       const depth = req.headers.get("depth") ?? "infinity";
       const moved = (p: string) => dest + p.slice(from.length);
-      const dirs = db.select().from(folders).where(and(eq(folders.owner, owner), inside(folders.path, from))).all();
-      for (const d of depth === "0" ? dirs.filter((d) => d.path === from) : dirs) db.insert(folders).values({ owner, path: moved(d.path), created: now }).run();
+      const dirs = await db.select().from(folders).where(and(eq(folders.owner, owner), inside(folders.path, from))).all();
+      for (const d of depth === "0" ? dirs.filter((d) => d.path === from) : dirs) await db.insert(folders).values({ owner, path: moved(d.path), created: now }).run();
       if (depth !== "0")
-        for (const f of db.select().from(files).where(and(eq(files.owner, owner), inside(files.folder, from))).all())
+        for (const f of await db.select().from(files).where(and(eq(files.owner, owner), inside(files.folder, from))).all())
           await store(ctx, db, moved(f.folder), f.name, await ctx.blobs.read(f.hash));
     }
-    if (move && src.kind === "file") db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, from))).run();
+    if (move && src.kind === "file") await db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, from))).run();
     return new Response(null, { status: existing.kind === "none" ? 201 : 204 });
   });
 }
@@ -379,14 +380,14 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
     return m ? Math.min(Math.max(Number(m[1]), 1), LOCK_SECONDS) : LOCK_SECONDS;
   })();
   return ctx.writes(async (db) => {
-    db.delete(locks).where(and(eq(locks.owner, owner), sql`${locks.expires} <= ${now}`)).run();
-    const all = activeLocks(db, owner, now);
+    await db.delete(locks).where(and(eq(locks.owner, owner), sql`${locks.expires} <= ${now}`)).run();
+    const all = await activeLocks(db, owner, now);
     if (!body) {
       // A refresh: the lock named in If gets a new timeout.
       const tokens = submitted(req);
       const l = locksOn(all, path, false).find((x) => tokens.has(x.token));
       if (!l) throw fail(412, "a LOCK without a body refreshes a lock: send its token in the If header");
-      const refreshed = db.update(locks).set({ expires: now + seconds * 1000 }).where(eq(locks.token, l.token)).returning().get();
+      const refreshed = await db.update(locks).set({ expires: now + seconds * 1000 }).where(eq(locks.token, l.token)).returning().get();
       return xmlResponse(200, `<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(refreshed, now)}</D:lockdiscovery></D:prop>`);
     }
     const info = parseXml(body);
@@ -398,16 +399,16 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
     const href = child(given, NS.dav, "href")?.text.trim();
     const plain = given?.text.trim() ?? "";
     const holder = href ? `<D:href>${escape(href.slice(0, 500))}</D:href>` : escape(plain.slice(0, 500));
-    let t = resolve(db, owner, segments);
+    let t = await resolve(db, owner, segments);
     let status = 200;
     if (t.kind === "none") {
       // Locking a name that is not there yet makes an empty file, as clients that lock before writing expect.
-      if (!parentExists(db, owner, segments)) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
+      if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
       const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], new Uint8Array());
       t = { kind: "file", path, file: f };
       status = 201;
     }
-    const made = db
+    const made = await db
       .insert(locks)
       .values({ token: `opaquelocktoken:${crypto.randomUUID()}`, owner, path: t.path, depth, holder, expires: now + seconds * 1000 })
       .returning()
@@ -422,19 +423,19 @@ async function unlock(req: Request, ctx: DavCtx, owner: string, segments: string
   const token = /^<([^>]+)>$/.exec(header)?.[1] ?? (header || undefined);
   if (!token) throw fail(400, "UNLOCK needs a Lock-Token header: <opaquelocktoken:…>");
   const path = join(segments);
-  return ctx.writes((db) => {
-    const l = db.select().from(locks).where(and(eq(locks.owner, owner), eq(locks.token, token))).get();
+  return ctx.writes(async (db) => {
+    const l = await db.select().from(locks).where(and(eq(locks.owner, owner), eq(locks.token, token))).get();
     if (!l || l.expires <= now || !locksOn([l], path, false).length) return xmlResponse(409, errorXml(NS.dav, "lock-token-matches-request-uri"));
-    db.delete(locks).where(eq(locks.token, token)).run();
+    await db.delete(locks).where(eq(locks.token, token)).run();
     return new Response(null, { status: 204 });
   });
 }
 
 async function get(req: Request, ctx: DavCtx, owner: string, segments: string[]): Promise<Response> {
-  const t = resolve(ctx.db, owner, segments);
+  const t = await resolve(ctx.db, owner, segments);
   if (t.kind === "file") return serveFile(req, t.file, ctx.blobs);
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-  const c = children(ctx.db, owner, t.path);
+  const c = await children(ctx.db, owner, t.path);
   const lines = [...c.folders.map((f) => `${f.path.split("/").pop()}/`), ...c.files.map((f) => f.name)].sort();
   return text(200, lines.length ? `${lines.join("\n")}\n` : "");
 }
@@ -463,7 +464,7 @@ export async function serveDav(req: Request, ctx: DavCtx): Promise<Response> {
       }
       case "PROPFIND":
         await req.arrayBuffer();
-        res = propfind(req, ctx, owner, segments, now);
+        res = await propfind(req, ctx, owner, segments, now);
         break;
       case "PROPPATCH":
         res = await proppatch(req, segments, ctx, owner);

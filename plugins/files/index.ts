@@ -33,8 +33,8 @@ const meta = (ctx: Ctx, f: File) => ({
   created: new Date(f.created).toISOString(),
 });
 
-function find(ctx: Ctx, id: string): File {
-  return owned.own(ctx.db.select().from(files).where(eq(files.id, id)).get(), ctx.caller, id);
+async function find(ctx: Ctx, id: string): Promise<File> {
+  return owned.own(await ctx.db.select().from(files).where(eq(files.id, id)).get(), ctx.caller, id);
 }
 
 /** `{"shared": false}` withdraws the link; anything else (or no body) makes a new one. */
@@ -81,7 +81,7 @@ export default definePlugin({
         const bytes = toBytes(args.content, args.encoding, maxBytes(ctx.config));
         const encoding = args.encoding === "base64" ? "base64" : "text";
         const hash = await ctx.blobs.put(bytes);
-        const row = ctx.db
+        const row = await ctx.db
           .insert(files)
           .values({
             id: random(12),
@@ -102,8 +102,8 @@ export default definePlugin({
       description: "The caller's files, newest first, without their content.",
       args: T.Object({}),
       access: "account",
-      run(_args, ctx) {
-        return ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(desc(files.created), desc(files.id)).all().map((f) => meta(ctx, f));
+      async run(_args, ctx) {
+        return (await ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(desc(files.created), desc(files.id)).all()).map((f) => meta(ctx, f));
       },
     }),
     get: read({
@@ -111,7 +111,7 @@ export default definePlugin({
       args: T.Object({ id: Id }),
       access: "account",
       async run({ id }, ctx) {
-        const f = find(ctx, id);
+        const f = await find(ctx, id);
         if (!(await ctx.blobs.exists(f.hash))) throw notFound(`the content of file ${JSON.stringify(id)} is missing from the store`);
         const bytes = await ctx.blobs.read(f.hash);
         const content = f.encoding === "base64" ? Buffer.from(bytes).toString("base64") : new TextDecoder().decode(bytes);
@@ -124,8 +124,8 @@ export default definePlugin({
       access: "account",
       destructive: true,
       async run({ id }, ctx) {
-        const f = find(ctx, id);
-        ctx.db.delete(files).where(eq(files.id, f.id)).run();
+        const f = await find(ctx, id);
+        await ctx.db.delete(files).where(eq(files.id, f.id)).run();
         await ctx.blobs.release(f.hash);
         return { deleted: f.id, name: f.name };
       },
@@ -140,9 +140,9 @@ export default definePlugin({
       method: "POST",
       path: "/files/:id/share",
       async run(req, ctx) {
-        const f = find(ctx, ctx.params.id);
+        const f = await find(ctx, ctx.params.id);
         const shared = await sharedWanted(req);
-        const row = ctx.db
+        const row = await ctx.db
           .update(files)
           .set({ share: shared ? random(24) : null })
           .where(eq(files.id, f.id))
@@ -154,8 +154,8 @@ export default definePlugin({
     {
       method: "GET",
       path: "/files/shared/:token",
-      run(req, ctx) {
-        const f = /^[\w-]{32}$/.test(ctx.params.token) ? ctx.db.select().from(files).where(eq(files.share, ctx.params.token)).get() : undefined;
+      async run(req, ctx) {
+        const f = /^[\w-]{32}$/.test(ctx.params.token) ? await ctx.db.select().from(files).where(eq(files.share, ctx.params.token)).get() : undefined;
         if (!f) return new Response("no file is shared at this address", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });
         return serveFile(req, f, ctx.blobs);
       },
@@ -163,8 +163,8 @@ export default definePlugin({
     {
       method: "GET",
       path: "/files/:id",
-      run(req, ctx) {
-        const f = ctx.db.select().from(files).where(eq(files.id, ctx.params.id)).get();
+      async run(req, ctx) {
+        const f = await ctx.db.select().from(files).where(eq(files.id, ctx.params.id)).get();
         // Someone else's file answers exactly as a missing one does.
         if (!f || !ctx.caller.account || f.owner !== ctx.caller.account.id)
           return new Response("no file of yours at this address", { status: 404, headers: { "content-type": "text/plain;charset=utf-8" } });

@@ -70,7 +70,7 @@ export default definePlugin({
       price: priceOf,
       async run({ to, subject, body }, ctx) {
         if (/[\r\n]/.test(subject)) throw invalid("subject", "a subject is one line: it may not hold line breaks");
-        const thread = answering(ctx.db, ctx.account.id, to, subject, ctx.mail.domain);
+        const thread = await answering(ctx.db, ctx.account.id, to, subject, ctx.mail.domain);
         return ctx.mail.send({ to, subject, body, ...(thread ?? {}) });
       },
     }),
@@ -78,8 +78,8 @@ export default definePlugin({
       description: "Your most recent messages, newest first. To read only the mail that came to one handle+tag (mail/info gives it), search for that handle+tag.",
       args: T.Object({ limit: T.Optional(Limit(10, 100)) }),
       access: "account",
-      run({ limit }, ctx) {
-        return recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 }).map(shapeMessage);
+      async run({ limit }, ctx) {
+        return (await recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 })).map(shapeMessage);
       },
     }),
     search: read({
@@ -87,17 +87,15 @@ export default definePlugin({
         "Your messages (received and sent) whose subject, sender or text match every word of `query`, best first. A query that is one of your handle+tag forms (alice+shop, or its address) lists the mail that came to it, newest first. Without a query, the most recent received.",
       args: T.Object({ query: T.Optional(T.String({ maxLength: 500, description: "Words to find, or one of your handle+tag forms." })), limit: T.Optional(Limit(10, 100)) }),
       access: "account",
-      run({ query, limit }, ctx) {
+      async run({ query, limit }, ctx) {
         const n = limit ?? 10;
         const q = query?.trim() ?? "";
-        if (!q) return recent(ctx.db, ctx.account.id, { limit: n }).map(shapeMessage);
+        if (!q) return (await recent(ctx.db, ctx.account.id, { limit: n })).map(shapeMessage);
         const tag = ownTag(q, ctx.account.username, ctx.mail.domain);
-        if (tag) return recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n }).map(shapeMessage);
+        if (tag) return (await recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n })).map(shapeMessage);
         const hits = ctx.index.search({ query: q, kind: "message", owner: ctx.account.id, limit: n });
-        return hits.flatMap((h) => {
-          const m = messageById(ctx.db, ctx.account.id, h.ref);
-          return m ? [{ ...shapeMessage(m), snippet: h.snippet }] : [];
-        });
+        const found = await Promise.all(hits.map(async (h) => ({ h, m: await messageById(ctx.db, ctx.account.id, h.ref) })));
+        return found.flatMap(({ h, m }) => (m ? [{ ...shapeMessage(m), snippet: h.snippet }] : []));
       },
     }),
   },
@@ -122,12 +120,12 @@ const mailbox = (from: string) => (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from).tri
 const bareSubject = (s: string) => s.replace(/^(\s*(re|fwd?|aw|sv)\s*:\s*)+/i, "").trim().toLowerCase();
 
 /** A "Re:" subject answers the latest message from `to` with that subject: its Message-ID and thread. */
-function answering(db: Db, account: string, to: string, subject: string, domain: string | null) {
+async function answering(db: Db, account: string, to: string, subject: string, domain: string | null) {
   if (!/^\s*re\s*:/i.test(subject)) return null;
   const want = bareSubject(subject);
   const who = to.trim().toLowerCase();
   const forms = new Set([who, domain && !who.includes("@") ? `${who}@${domain}` : who]);
-  const m = recent(db, account, { folder: "inbox", limit: 200 }).find((r) => forms.has(mailbox(r.from)) && bareSubject(r.subject) === want);
+  const m = (await recent(db, account, { folder: "inbox", limit: 200 })).find((r) => forms.has(mailbox(r.from)) && bareSubject(r.subject) === want);
   if (!m) return null;
   return { inReplyTo: m.messageId, references: [...(m.references ? m.references.split(" ") : []), m.messageId] };
 }

@@ -43,8 +43,8 @@ function balanced(byTopic: Item[][], limit: number): Item[] {
   return out;
 }
 
-function lastPolled(ctx: Ctx): string | null {
-  const row = ctx.db.select({ at: max(feeds.polled) }).from(feeds).get();
+async function lastPolled(ctx: Ctx): Promise<string | null> {
+  const row = await ctx.db.select({ at: max(feeds.polled) }).from(feeds).get();
   return row?.at ? new Date(row.at).toISOString() : null;
 }
 
@@ -82,11 +82,14 @@ export default definePlugin({
         if (topic !== undefined && !topics.includes(topic)) throw invalid("topic", `topic must be one of ${topics.join(", ")} (got ${JSON.stringify(args.topic)})`);
         const limit = args.limit ?? 30;
         // Polls now when nothing has been collected yet (a fresh instance), so the first answer is not empty.
-        await warm(ctx, interval(ctx), () => !!ctx.db.select({ id: items.id }).from(items).limit(1).get(), (c) => pollFeeds(c));
+        const holdsAny = !!(await ctx.db.select({ id: items.id }).from(items).limit(1).get());
+        await warm(ctx, interval(ctx), () => holdsAny, (c) => pollFeeds(c));
         const wanted = topic ? [topic] : topics;
-        const byTopic = wanted.map((t) => ctx.db.select().from(items).where(eq(items.topic, t)).orderBy(desc(items.published), desc(items.seen)).limit(limit).all());
+        const byTopic = await Promise.all(
+          wanted.map((t) => ctx.db.select().from(items).where(eq(items.topic, t)).orderBy(desc(items.published), desc(items.seen)).limit(limit).all()),
+        );
         const chosen = balanced(byTopic, limit);
-        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
+        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: await lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
 
@@ -99,15 +102,15 @@ export default definePlugin({
       async run({ id }, ctx) {
         const key = id.trim();
         let item: Item | undefined;
-        if (ID.test(key)) item = ctx.db.select().from(items).where(eq(items.id, key)).get();
-        else if (/^https?:\/\//i.test(key)) item = ctx.db.select().from(items).where(eq(items.url, key)).orderBy(desc(items.published)).get();
+        if (ID.test(key)) item = await ctx.db.select().from(items).where(eq(items.id, key)).get();
+        else if (/^https?:\/\//i.test(key)) item = await ctx.db.select().from(items).where(eq(items.url, key)).orderBy(desc(items.published)).get();
         else throw invalid("id", `id must be an article id from news/list (16 hex characters) or an article URL (got ${JSON.stringify(key.slice(0, 100))})`);
         if (!item)
           throw notFound(
             ID.test(key) ? `no article with id ${key}` : `${key} is not an article from the feeds followed here; web/fetch reads any page for account holders`,
           );
         const about = shape(item);
-        const kept = ctx.db.select().from(articles).where(eq(articles.url, item.url)).get();
+        const kept = await ctx.db.select().from(articles).where(eq(articles.url, item.url)).get();
         if (kept) return { ...about, byline: kept.byline, site: kept.site, text: kept.text, full: true, fetched_at: new Date(kept.fetched).toISOString() };
         let page;
         try {
@@ -138,24 +141,24 @@ export default definePlugin({
       openWorld: true,
       async run({ query }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
-        const find = () => {
+        const find = async () => {
           const hits = ctx.index.search({ query, kind: "news", owner: "public", limit: 50 });
           if (!hits.length) return [];
-          const rows = ctx.db.select().from(items).where(inArray(items.id, hits.map((h) => h.ref))).all();
+          const rows = await ctx.db.select().from(items).where(inArray(items.id, hits.map((h) => h.ref))).all();
           const byId = new Map(rows.map((r) => [r.id, r]));
           return hits.flatMap((h) => {
             const r = byId.get(h.ref);
             return r ? [{ ...shape(r), snippet: h.snippet }] : [];
           });
         };
-        let found = find();
+        let found = await find();
         let live = false;
-        if (found.length < FEW && mayCollect(ctx, interval(ctx))) {
+        if (found.length < FEW && (await mayCollect(ctx, interval(ctx)))) {
           const report = await collectRound(ctx, (c) => pollFeeds(c, { olderThanMs: 5 * 60_000 }));
           live = report.sources > report.failed.length;
-          if (report.added > 0) found = find();
+          if (report.added > 0) found = await find();
         }
-        return { query, items: found, count: found.length, live, polled_at: lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
+        return { query, items: found, count: found.length, live, polled_at: await lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
   },

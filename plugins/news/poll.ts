@@ -103,36 +103,36 @@ export interface PollReport extends CollectionRound {
 /** Polls every followed feed, or only those not asked within `olderThanMs`. */
 export async function pollFeeds(ctx: Ctx, opts: { olderThanMs?: number } = {}): Promise<PollReport> {
   const followed = followedFeeds(ctx.config);
-  const state = new Map(ctx.db.select().from(feeds).all().map((r) => [r.url, r]));
+  const state = new Map((await ctx.db.select().from(feeds).all()).map((r) => [r.url, r]));
   const now = ctx.clock.now().getTime();
   const due = followed.filter((f) => opts.olderThanMs === undefined || (state.get(f.url)?.polled ?? -Infinity) <= now - opts.olderThanMs);
   const outcomes = await inTurns(due, 4, (f) => pollOne(ctx, f, state.get(f.url)));
   warnFailures(ctx, "feeds", due.length, outcomes.flatMap((o) => (o.kind === "failed" ? [{ feed: o.feed.url, error: o.error }] : [])));
   const report: PollReport = { sources: due.length, changed: 0, unchanged: 0, failed: [], added: 0 };
-  await ctx.writes((db) => {
+  await ctx.writes(async (db) => {
     const at = ctx.clock.now().getTime();
     for (const o of outcomes) {
       const base = { url: o.feed.url, topic: o.feed.topic, name: o.feed.name, polled: at };
       if (o.kind === "failed") {
         report.failed.push({ source: o.feed.name, error: o.error });
-        db.insert(feeds).values({ ...base, error: o.error }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: o.error } }).run();
+        await db.insert(feeds).values({ ...base, error: o.error }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: o.error } }).run();
         continue;
       }
       report[o.kind]++;
       if (o.kind === "unchanged") {
-        db.insert(feeds).values({ ...base, error: null }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: null } }).run();
+        await db.insert(feeds).values({ ...base, error: null }).onConflictDoUpdate({ target: feeds.url, set: { ...base, error: null } }).run();
         continue;
       }
       const row = { ...base, etag: o.etag, lastModified: o.lastModified, changed: at, error: null };
-      db.insert(feeds).values(row).onConflictDoUpdate({ target: feeds.url, set: row }).run();
+      await db.insert(feeds).values(row).onConflictDoUpdate({ target: feeds.url, set: row }).run();
       for (const it of o.items) {
-        const existing = db.select({ title: items.title, summary: items.summary }).from(items).where(eq(items.id, it.id)).get();
+        const existing = await db.select({ title: items.title, summary: items.summary }).from(items).where(eq(items.id, it.id)).get();
         if (existing && existing.title === it.title && existing.summary === it.summary) continue;
         // A date in the future is a feed's mistake; it would pin the item to the top.
         const published = it.published !== null && it.published <= at + 3_600_000 ? it.published : at;
-        if (existing) db.update(items).set({ title: it.title, summary: it.summary, url: it.url }).where(eq(items.id, it.id)).run();
+        if (existing) await db.update(items).set({ title: it.title, summary: it.summary, url: it.url }).where(eq(items.id, it.id)).run();
         else {
-          db.insert(items).values({ id: it.id, feed: o.feed.url, topic: o.feed.topic, source: o.feed.name, title: it.title, url: it.url, summary: it.summary, published, seen: at }).run();
+          await db.insert(items).values({ id: it.id, feed: o.feed.url, topic: o.feed.topic, source: o.feed.name, title: it.title, url: it.url, summary: it.summary, published, seen: at }).run();
           report.added++;
         }
         ctx.index.put({ kind: "news", ref: it.id, owner: null, title: it.title, body: `${it.summary}\n${o.feed.name} · ${o.feed.topic}` });

@@ -39,9 +39,9 @@ export default definePlugin({
       description: "Writes a note; an existing title is rewritten.",
       args: T.Object({ title: Title, text: T.String({ maxLength: 1_000_000, description: "The note's text." }) }),
       access: "account",
-      run({ title, text }, ctx) {
+      async run({ title, text }, ctx) {
         const now = ctx.clock.now().getTime();
-        const [row] = prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now });
+        const [row] = await prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now });
         return shape(row);
       },
     }),
@@ -50,8 +50,8 @@ export default definePlugin({
       args: T.Object({ title: Title }),
       access: "account",
       destructive: true,
-      run({ title }, ctx) {
-        const gone = ctx.db
+      async run({ title }, ctx) {
+        const gone = await ctx.db
           .delete(notes)
           .where(and(eq(notes.owner, ctx.account.id), eq(notes.title, title)))
           .returning({ title: notes.title })
@@ -64,8 +64,8 @@ export default definePlugin({
       description: "Reads one note by its title.",
       args: T.Object({ title: Title }),
       access: "account",
-      run({ title }, ctx) {
-        const row = prepared(ctx.db, byTitle).get({ owner: ctx.account.id, title });
+      async run({ title }, ctx) {
+        const row = await prepared(ctx.db, byTitle).get({ owner: ctx.account.id, title });
         if (!row) throw notFound(`no note titled "${title}"`);
         return shape(row);
       },
@@ -74,8 +74,8 @@ export default definePlugin({
       description: "Every note the caller has written, with its text, by title.",
       args: T.Object({}),
       access: "account",
-      run(_args, ctx) {
-        return prepared(ctx.db, allOf).all({ owner: ctx.account.id }).map(shape);
+      async run(_args, ctx) {
+        return (await prepared(ctx.db, allOf).all({ owner: ctx.account.id })).map(shape);
       },
     }),
   },

@@ -25,16 +25,16 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "How many (default 20, max 200)." })),
       }),
       access: "account",
-      run({ client, limit }, ctx) {
+      async run({ client, limit }, ctx) {
         const where = client ? and(eq(recallConversations.owner, ctx.account.id), eq(recallConversations.client, client)) : eq(recallConversations.owner, ctx.account.id);
-        return ctx.db
+        const rows = await ctx.db
           .select()
           .from(recallConversations)
           .where(where)
           .orderBy(desc(recallConversations.active), desc(recallConversations.id))
           .limit(limit ?? 20)
-          .all()
-          .map(shape);
+          .all();
+        return rows.map(shape);
       },
     }),
     conversation: read({
@@ -44,10 +44,10 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 1000, default: 50, description: "Most recent messages kept (default 50, max 1000)." })),
       }),
       access: "account",
-      run({ id, limit }, ctx) {
-        const c = conversationOf(ctx.db, ctx.account.id, id);
+      async run({ id, limit }, ctx) {
+        const c = await conversationOf(ctx.db, ctx.account.id, id);
         if (!c) throw notFound(`no conversation with id "${id}"`);
-        const messages = recentMessages(ctx.db, c.id, limit ?? 50).map((m) => ({ id: m.id, role: m.role, content: m.content, at: iso(m.at) }));
+        const messages = (await recentMessages(ctx.db, c.id, limit ?? 50)).map((m) => ({ id: m.id, role: m.role, content: m.content, at: iso(m.at) }));
         return { ...shape(c), shown: messages.length, messages };
       },
     }),
@@ -60,25 +60,27 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "How many results (default 20, max 200)." })),
       }),
       access: "account",
-      run({ query, client, limit }, ctx) {
+      async run({ query, client, limit }, ctx) {
         const hits = ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20, order: "recent" });
         if (!hits.length) return [];
         const ids = hits.map((h) => h.ref.slice(h.ref.indexOf("/") + 1));
         const rows = new Map(
-          ctx.db
-            .select({ id: recallMessages.id, role: recallMessages.role, at: recallMessages.at })
-            .from(recallMessages)
-            .where(and(inArray(recallMessages.id, ids), eq(recallMessages.owner, ctx.account.id)))
-            .all()
-            .map((r) => [r.id, r]),
+          (
+            await ctx.db
+              .select({ id: recallMessages.id, role: recallMessages.role, at: recallMessages.at })
+              .from(recallMessages)
+              .where(and(inArray(recallMessages.id, ids), eq(recallMessages.owner, ctx.account.id)))
+              .all()
+          ).map((r) => [r.id, r]),
         );
         const topics = new Map(
-          ctx.db
-            .select({ id: recallConversations.id, topic: recallConversations.topic })
-            .from(recallConversations)
-            .where(and(inArray(recallConversations.id, [...new Set(hits.map((h) => h.ref.slice(0, h.ref.indexOf("/"))))]), eq(recallConversations.owner, ctx.account.id)))
-            .all()
-            .map((r) => [r.id, r.topic]),
+          (
+            await ctx.db
+              .select({ id: recallConversations.id, topic: recallConversations.topic })
+              .from(recallConversations)
+              .where(and(inArray(recallConversations.id, [...new Set(hits.map((h) => h.ref.slice(0, h.ref.indexOf("/"))))]), eq(recallConversations.owner, ctx.account.id)))
+              .all()
+          ).map((r) => [r.id, r.topic]),
         );
         const out = [];
         for (const h of hits) {

@@ -20,20 +20,20 @@ export function topicOf(text: string): string {
   return line.length <= 80 ? line || "(empty)" : `${line.slice(0, 79).replace(/\s+\S*$/, "")}…`;
 }
 
-export function openConversation(db: Db, c: { owner: string; client: Client; agent: string; topic: string; thread?: string | null; at: number }): Conversation {
+export async function openConversation(db: Db, c: { owner: string; client: Client; agent: string; topic: string; thread?: string | null; at: number }): Promise<Conversation> {
   const row: Conversation = { id: Bun.randomUUIDv7(), owner: c.owner, client: c.client, agent: c.agent, topic: topicOf(c.topic), thread: c.thread ?? null, started: c.at, active: c.at, messages: 0 };
-  db.insert(recallConversations).values(row).run();
+  await db.insert(recallConversations).values(row).run();
   return row;
 }
 
-export function conversationOf(db: Db, owner: string, id: string): Conversation | null {
-  return db.select().from(recallConversations).where(and(eq(recallConversations.id, id), eq(recallConversations.owner, owner))).get() ?? null;
+export async function conversationOf(db: Db, owner: string, id: string): Promise<Conversation | null> {
+  return (await db.select().from(recallConversations).where(and(eq(recallConversations.id, id), eq(recallConversations.owner, owner))).get()) ?? null;
 }
 
 /** The conversation a mail thread (or other client key) already belongs to. */
-export function conversationByThread(db: Db, owner: string, client: Client, threads: string[]): Conversation | null {
+export async function conversationByThread(db: Db, owner: string, client: Client, threads: string[]): Promise<Conversation | null> {
   for (const t of threads) {
-    const row = db
+    const row = await db
       .select()
       .from(recallConversations)
       .where(and(eq(recallConversations.owner, owner), eq(recallConversations.thread, t), eq(recallConversations.client, client)))
@@ -44,11 +44,16 @@ export function conversationByThread(db: Db, owner: string, client: Client, thre
   return null;
 }
 
-export function addMessage(db: Db, index: FullTextIndex, c: Conversation, m: { role: Role; content: string; at: number }) {
+export async function addMessage(db: Db, index: FullTextIndex, c: Conversation, m: { role: Role; content: string; at: number }) {
   const id = Bun.randomUUIDv7();
-  db.insert(recallMessages).values({ id, conversation: c.id, owner: c.owner, role: m.role, content: m.content, at: m.at }).run();
-  db.update(recallConversations)
-    .set({ active: sql`max(${recallConversations.active}, ${m.at})`, messages: sql`${recallConversations.messages} + 1` })
+  await db.insert(recallMessages).values({ id, conversation: c.id, owner: c.owner, role: m.role, content: m.content, at: m.at }).run();
+  // The later of the two times, spelled in SQL both SQLite and PostgreSQL read (SQLite's two-argument max() is PostgreSQL's greatest()).
+  await db
+    .update(recallConversations)
+    .set({
+      active: sql`case when ${recallConversations.active} > ${m.at} then ${recallConversations.active} else ${m.at} end`,
+      messages: sql`${recallConversations.messages} + 1`,
+    })
     .where(eq(recallConversations.id, c.id))
     .run();
   // The topic is left out of the entry: in it, every message of a conversation would match its topic's words.
@@ -57,13 +62,13 @@ export function addMessage(db: Db, index: FullTextIndex, c: Conversation, m: { r
 }
 
 /** The messages to hand the model again when a conversation continues: the latest ones, oldest first. */
-export function recentMessages(db: Db, conversation: string, limit: number) {
-  return db
+export async function recentMessages(db: Db, conversation: string, limit: number) {
+  const rows = await db
     .select()
     .from(recallMessages)
     .where(eq(recallMessages.conversation, conversation))
     .orderBy(desc(recallMessages.at), desc(recallMessages.id))
     .limit(limit)
-    .all()
-    .reverse();
+    .all();
+  return rows.reverse();
 }

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
-import { and, desc, eq, gte, ne, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, ne } from "drizzle-orm";
 import { forbidden, HearthError, invalid } from "../../core/errors.ts";
 import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
 import { smsCodes, smsMessages, smsNumbers, smsOptOuts } from "./schema.ts";
@@ -41,18 +41,18 @@ const dayOf = (t: number) => {
   return { start, end: start + DAY_MS };
 };
 
-function sentToday(db: Db, account: string, now: number): number {
-  const row = db
-    .select({ n: sql<number>`count(*)` })
+async function sentToday(db: Db, account: string, now: number): Promise<number> {
+  const row = await db
+    .select({ n: count() })
     .from(smsMessages)
     .where(and(eq(smsMessages.account, account), eq(smsMessages.direction, "out"), ne(smsMessages.status, "failed"), gte(smsMessages.at, dayOf(now).start)))
     .get();
   return row?.n ?? 0;
 }
 
-function assertUnderCap(db: Db, account: string, now: number, config: Readonly<Record<string, string>>) {
+async function assertUnderCap(db: Db, account: string, now: number, config: Readonly<Record<string, string>>) {
   const cap = dailyCap(config);
-  if (sentToday(db, account, now) < cap) return;
+  if ((await sentToday(db, account, now)) < cap) return;
   const resets = dayOf(now).end;
   throw new HearthError("rate_limited", `the daily cap of ${cap} text${cap === 1 ? "" : "s"} is reached; it resets at ${new Date(resets).toISOString()} (midnight UTC)`, {
     headers: { "Retry-After": String(Math.ceil((resets - now) / 1000)) },
@@ -60,8 +60,8 @@ function assertUnderCap(db: Db, account: string, now: number, config: Readonly<R
   });
 }
 
-function assertNotStopped(db: Db, number: string) {
-  if (db.select({ n: smsOptOuts.number }).from(smsOptOuts).where(eq(smsOptOuts.number, number)).get())
+async function assertNotStopped(db: Db, number: string) {
+  if (await db.select({ n: smsOptOuts.number }).from(smsOptOuts).where(eq(smsOptOuts.number, number)).get())
     throw forbidden(`${number} replied STOP, so it is not texted again until it replies START`);
 }
 
@@ -84,26 +84,33 @@ const shape = (m: Row) => ({
  * before Twilio is asked, so concurrent sends cannot pass it, and gives the
  * place back when Twilio refuses.
  */
-async function text(ctx: BaseCtx & { writes: <R>(fn: (db: Db) => R) => Promise<R> }, to: string, body: string, stored: string, kind: "text" | "verify", before?: (db: Db) => void) {
+async function text(
+  ctx: BaseCtx & { writes: <R>(fn: (db: Db) => R | Promise<R>) => Promise<R> },
+  to: string,
+  body: string,
+  stored: string,
+  kind: "text" | "verify",
+  before?: (db: Db) => Promise<unknown>,
+) {
   const tw = twilioConfig(ctx.config);
   const account = ctx.account.id;
   const seg = segmentsOf(body);
   const now = ctx.clock.now().getTime();
   const id = Bun.randomUUIDv7();
-  await ctx.writes((db) => {
-    assertNotStopped(db, to);
-    assertUnderCap(db, account, now, ctx.config);
-    before?.(db);
-    db.insert(smsMessages).values({ id, account, direction: "out", number: to, body: stored, segments: seg.segments, encoding: seg.encoding, status: "sending", kind, at: now }).run();
+  await ctx.writes(async (db) => {
+    await assertNotStopped(db, to);
+    await assertUnderCap(db, account, now, ctx.config);
+    await before?.(db);
+    await db.insert(smsMessages).values({ id, account, direction: "out", number: to, body: stored, segments: seg.segments, encoding: seg.encoding, status: "sending", kind, at: now }).run();
   });
   try {
     const created = await createMessage(tw, to, body);
-    return await ctx.writes((db) => db.update(smsMessages).set({ sid: created.sid, status: created.status }).where(eq(smsMessages.id, id)).returning().get()!);
+    return await ctx.writes(async (db) => (await db.update(smsMessages).set({ sid: created.sid, status: created.status }).where(eq(smsMessages.id, id)).returning().get())!);
   } catch (e) {
-    await ctx.writes((db) => {
-      db.delete(smsMessages).where(eq(smsMessages.id, id)).run();
-      if (kind === "verify") db.delete(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, to))).run();
-      if ((e as HearthError).extra?.unsubscribed) db.insert(smsOptOuts).values({ number: to, at: now }).onConflictDoNothing().run();
+    await ctx.writes(async (db) => {
+      await db.delete(smsMessages).where(eq(smsMessages.id, id)).run();
+      if (kind === "verify") await db.delete(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, to))).run();
+      if ((e as HearthError).extra?.unsubscribed) await db.insert(smsOptOuts).values({ number: to, at: now }).onConflictDoNothing().run();
     });
     throw e;
   }
@@ -142,28 +149,28 @@ export default definePlugin({
       description: "Texts you sent and received, newest first.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 50, description: "How many (default 50, max 200)." })) }),
       access: "account",
-      run({ limit }, ctx) {
+      async run({ limit }, ctx) {
         twilioConfig(ctx.config);
-        return ctx.db
+        const rows = await ctx.db
           .select()
           .from(smsMessages)
           .where(eq(smsMessages.account, ctx.account.id))
           .orderBy(desc(smsMessages.at), desc(smsMessages.id))
           .limit(limit ?? 50)
-          .all()
-          .map(shape);
+          .all();
+        return rows.map(shape);
       },
     }),
     number: read({
       description: "The number texts are sent from, the numbers verified as yours, and how many texts you may still send today.",
       args: T.Object({}),
       access: "account",
-      run(_args, ctx) {
+      async run(_args, ctx) {
         const tw = twilioConfig(ctx.config);
         const now = ctx.clock.now().getTime();
         const cap = dailyCap(ctx.config);
-        const used = sentToday(ctx.db, ctx.account.id, now);
-        const verified = ctx.db.select({ number: smsNumbers.number }).from(smsNumbers).where(eq(smsNumbers.account, ctx.account.id)).orderBy(smsNumbers.at).all();
+        const used = await sentToday(ctx.db, ctx.account.id, now);
+        const verified = await ctx.db.select({ number: smsNumbers.number }).from(smsNumbers).where(eq(smsNumbers.account, ctx.account.id)).orderBy(smsNumbers.at).all();
         return {
           from: tw.from,
           verified: verified.map((v) => v.number),
@@ -203,26 +210,26 @@ export default definePlugin({
         }
         const code = args.code.trim();
         // Wrong tries must be counted even though the call then fails, so this is its own transaction and the refusal comes after it.
-        const outcome = await ctx.writes((db): HearthError | null => {
-          const row = db.select().from(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).get();
+        const outcome = await ctx.writes(async (db): Promise<HearthError | null> => {
+          const row = await db.select().from(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).get();
           const forget = () => db.delete(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).run();
           if (!row) return invalid("code", `no code is waiting for ${number}: call sms/verify with the number alone to have one texted`);
           if (row.expires <= now) {
-            forget();
+            await forget();
             return invalid("code", `the code for ${number} has expired (codes last ${CODE_MINUTES} minutes): ask for a new one`);
           }
           const want = Buffer.from(row.hash, "hex");
           if (!timingSafeEqual(want, codeHash(account, number, code))) {
             const wrong = row.wrong + 1;
             if (wrong >= CODE_TRIES) {
-              forget();
+              await forget();
               return invalid("code", `wrong code; that was the ${CODE_TRIES}th wrong try, so the code is void: ask for a new one`);
             }
-            db.update(smsCodes).set({ wrong }).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).run();
+            await db.update(smsCodes).set({ wrong }).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).run();
             return invalid("code", `wrong code: ${CODE_TRIES - wrong} ${CODE_TRIES - wrong === 1 ? "try" : "tries"} left`);
           }
-          forget();
-          db.insert(smsNumbers).values({ number, account, at: now }).onConflictDoUpdate({ target: smsNumbers.number, set: { account, at: now } }).run();
+          await forget();
+          await db.insert(smsNumbers).values({ number, account, at: now }).onConflictDoUpdate({ target: smsNumbers.number, set: { account, at: now } }).run();
           return null;
         });
         if (outcome) throw outcome;
@@ -248,21 +255,23 @@ export default definePlugin({
         const sid = params.get("MessageSid") ?? params.get("SmsSid");
         const now = ctx.clock.now().getTime();
         const word = body.trim().toUpperCase();
-        if (STOP_WORDS.has(word)) ctx.db.insert(smsOptOuts).values({ number: from, at: now }).onConflictDoNothing().run();
-        if (START_WORDS.has(word)) ctx.db.delete(smsOptOuts).where(eq(smsOptOuts.number, from)).run();
+        if (STOP_WORDS.has(word)) await ctx.db.insert(smsOptOuts).values({ number: from, at: now }).onConflictDoNothing().run();
+        if (START_WORDS.has(word)) await ctx.db.delete(smsOptOuts).where(eq(smsOptOuts.number, from)).run();
         // A verified number's texts reach its owner; otherwise a reply reaches whoever texted that number last.
         const owner =
-          ctx.db.select({ account: smsNumbers.account }).from(smsNumbers).where(eq(smsNumbers.number, from)).get()?.account ??
-          ctx.db
-            .select({ account: smsMessages.account })
-            .from(smsMessages)
-            .where(and(eq(smsMessages.number, from), eq(smsMessages.direction, "out"), eq(smsMessages.kind, "text")))
-            .orderBy(desc(smsMessages.at))
-            .limit(1)
-            .get()?.account ??
+          (await ctx.db.select({ account: smsNumbers.account }).from(smsNumbers).where(eq(smsNumbers.number, from)).get())?.account ??
+          (
+            await ctx.db
+              .select({ account: smsMessages.account })
+              .from(smsMessages)
+              .where(and(eq(smsMessages.number, from), eq(smsMessages.direction, "out"), eq(smsMessages.kind, "text")))
+              .orderBy(desc(smsMessages.at))
+              .limit(1)
+              .get()
+          )?.account ??
           null;
         const seg = segmentsOf(body);
-        ctx.db
+        await ctx.db
           .insert(smsMessages)
           .values({ id: Bun.randomUUIDv7(), account: owner, direction: "in", number: from, body, segments: seg.segments, encoding: seg.encoding, sid, status: "received", kind: "text", at: now })
           .onConflictDoNothing()

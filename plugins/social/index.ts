@@ -32,14 +32,14 @@ async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; adde
   const got: Post[] = [...bsky.posts, ...masto.posts];
   let added = 0;
   if (got.length)
-    await ctx.writes((db) => {
+    await ctx.writes(async (db) => {
       const at = ctx.clock.now().getTime();
       for (const p of got) {
-        const held = db.select({ text: posts.text }).from(posts).where(eq(posts.uri, p.uri)).get();
+        const held = await db.select({ text: posts.text }).from(posts).where(eq(posts.uri, p.uri)).get();
         const counts = { likes: p.likes, reposts: p.reposts, replies: p.replies, name: p.name };
-        if (held) db.update(posts).set({ ...counts, text: p.text }).where(eq(posts.uri, p.uri)).run();
+        if (held) await db.update(posts).set({ ...counts, text: p.text }).where(eq(posts.uri, p.uri)).run();
         else {
-          db.insert(posts).values({ ...p, seen: at }).run();
+          await db.insert(posts).values({ ...p, seen: at }).run();
           added++;
         }
         if (!held || held.text !== p.text) ctx.index.put({ kind: "post", ref: p.uri, owner: null, title: p.name ? `${p.name} (@${p.handle})` : `@${p.handle}`, body: p.text });
@@ -48,8 +48,8 @@ async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; adde
   return { sources: bsky.sources + masto.sources, read: got.length, added, failed };
 }
 
-const asOf = (ctx: Ctx) => {
-  const at = ctx.db.select({ at: max(posts.seen) }).from(posts).get()?.at;
+const asOf = async (ctx: Ctx) => {
+  const at = (await ctx.db.select({ at: max(posts.seen) }).from(posts).get())?.at;
   return at ? new Date(at).toISOString() : null;
 };
 
@@ -81,9 +81,10 @@ export default definePlugin({
       openWorld: true,
       async run(args, ctx) {
         // Reads the sources when nothing is held yet, unless a round failed recently.
-        await warm(ctx, interval(ctx), () => !!ctx.db.select({ uri: posts.uri }).from(posts).limit(1).get(), collect);
-        const list = ctx.db.select().from(posts).orderBy(desc(posts.created)).limit(args.limit ?? 50).all();
-        return { posts: list.map(shape), count: list.length, as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        const holdsAny = !!(await ctx.db.select({ uri: posts.uri }).from(posts).limit(1).get());
+        await warm(ctx, interval(ctx), () => holdsAny, collect);
+        const list = await ctx.db.select().from(posts).orderBy(desc(posts.created)).limit(args.limit ?? 50).all();
+        return { posts: list.map(shape), count: list.length, as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
     search: read({
@@ -93,12 +94,12 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Posts, default 20, max 100." })),
       }),
       access: "public",
-      run({ query, limit }, ctx) {
+      async run({ query, limit }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
         const hits = ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });
-        const rows = hits.length ? new Map(ctx.db.select().from(posts).where(inArray(posts.uri, hits.map((h) => h.ref))).all().map((r) => [r.uri, r])) : new Map<string, Row>();
+        const rows = hits.length ? new Map((await ctx.db.select().from(posts).where(inArray(posts.uri, hits.map((h) => h.ref))).all()).map((r) => [r.uri, r])) : new Map<string, Row>();
         const found = hits.flatMap((h) => rows.get(h.ref) ?? []);
-        return { query, posts: found.map(shape), count: found.length, as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        return { query, posts: found.map(shape), count: found.length, as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
   },

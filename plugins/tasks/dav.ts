@@ -38,7 +38,8 @@ export const tasksCalendar: DavCollection = {
   type: "calendar",
   component: "VTODO",
   displayName: "Tasks",
-  list: (ctx) => ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all().map((t) => ({ id: t.id, data: t })),
+  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
+  list: (ctx) => (ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all() as unknown as Row[]).map((t) => ({ id: t.id, data: t })),
   render(rec, o) {
     const t = rec.data as Row;
     const cal = new ICAL.Component("vcalendar");
@@ -60,7 +61,7 @@ export const tasksCalendar: DavCollection = {
   },
   async put(text, id, ctx) {
     const { args, status, uid } = argsOf(text);
-    const before = id ? ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get() : undefined;
+    const before = id ? await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get() : undefined;
     const due = args.due ? parseDue(args.due as string) : null;
     if (before && before.due === due && before.assignee === (args.assignee ?? before.assignee)) {
       await ctx.call("tasks", "update", { id: before.id, title: args.title, detail: args.detail, status });

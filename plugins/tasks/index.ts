@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { newId } from "../../core/auth/ids.ts";
 import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
 import { notFound } from "../../core/errors.ts";
-import { prepared, sqliteOf } from "../../core/db/prepared.ts";
+import { prepared } from "../../core/db/prepared.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
@@ -32,18 +32,34 @@ const shape = (t: Row) => ({
 // Open tasks first (earliest due, then oldest), then done ones, most recently
 // finished first: the order the tasks_open_first index keeps (schema.ts), so
 // SQLite reads a list in order instead of sorting it. The expressions are the
-// index's, written the same way, or SQLite would not use it.
-export const LIST = `SELECT id, title, detail, assignee, due, status, result, created, updated, done, scopes FROM tasks
-  WHERE owner = $owner AND ($status IS NULL OR status = $status)
-  ORDER BY (status = 'done'), (CASE WHEN status = 'done' THEN -done WHEN due IS NULL THEN 9e15 ELSE due END), created`;
-const listStmt = (db: Db) => sqliteOf(db).query<Row, { owner: string; status: string | null }>(LIST);
+// index's, written the same way, or SQLite would not use it. The status is
+// cast to text when tested for null, so PostgreSQL knows the parameter's type.
+export const listQuery = (db: Db) =>
+  db
+    .select({
+      id: tasks.id,
+      title: tasks.title,
+      detail: tasks.detail,
+      assignee: tasks.assignee,
+      due: tasks.due,
+      status: tasks.status,
+      result: tasks.result,
+      created: tasks.created,
+      updated: tasks.updated,
+      done: tasks.done,
+      scopes: tasks.scopes,
+    })
+    .from(tasks)
+    .where(and(eq(tasks.owner, sql.placeholder("owner")), sql`(cast(${sql.placeholder("status")} as text) IS NULL OR ${tasks.status} = ${sql.placeholder("status")})`))
+    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created);
+const listStmt = (db: Db) => listQuery(db).prepare();
 
 /**
- * A list's rows as SQLite gives them, made into answers in place. Times repeat
+ * A list's rows, made into answers in place. Times repeat
  * across a list (a task's created and updated, a shared due) and so do scopes:
  * each distinct one is formatted or parsed once.
  */
-function shapeList(rows: Row[]): ReturnType<typeof shape>[] {
+function shapeList(rows: Omit<Row, "owner">[]): ReturnType<typeof shape>[] {
   const times = new Map<number, string>();
   const isoOnce = (t: number | null) => {
     if (t === null) return null;
@@ -66,8 +82,8 @@ function shapeList(rows: Row[]): ReturnType<typeof shape>[] {
   return out;
 }
 
-function own(ctx: { db: Db; account: { id: string } }, id: string): Row {
-  const row = ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
+async function own(ctx: { db: Db; account: { id: string } }, id: string): Promise<Row> {
+  const row = await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
   if (!row) throw notFound(`no task with id "${id}"`);
   return row;
 }
@@ -89,7 +105,7 @@ export default definePlugin({
         due: T.Optional(T.String({ description: 'RFC3339 or "YYYY-MM-DD HH:MM"' })),
       }),
       access: "account",
-      run(a, ctx) {
+      async run(a, ctx) {
         const now = ctx.clock.now().getTime();
         const row: Row = {
           id: newId(),
@@ -105,7 +121,7 @@ export default definePlugin({
           done: null,
           scopes: scopesText(ctx.caller.scopes),
         };
-        ctx.db.insert(tasks).values(row).run();
+        await ctx.db.insert(tasks).values(row).run();
         return shape(row);
       },
     }),
@@ -114,9 +130,9 @@ export default definePlugin({
       args: T.Object({ id: Id }),
       access: "account",
       destructive: true,
-      run({ id }, ctx) {
-        own(ctx, id);
-        ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
+      async run({ id }, ctx) {
+        await own(ctx, id);
+        await ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
         return { deleted: id };
       },
     }),
@@ -124,16 +140,16 @@ export default definePlugin({
       description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status.",
       args: T.Object({ status: T.Optional(Status) }),
       access: "account",
-      run({ status }, ctx) {
-        return shapeList(prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
+      async run({ status }, ctx) {
+        return shapeList(await prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
       },
     }),
     next: read({
       description: "The next task assigned to the agent: the open one due earliest, then the oldest. Null when there is none.",
       args: T.Object({}),
       access: "account",
-      run(_a, ctx) {
-        const row = ctx.db
+      async run(_a, ctx) {
+        const row = await ctx.db
           .select()
           .from(tasks)
           .where(and(eq(tasks.owner, ctx.account.id), eq(tasks.assignee, "agent"), sql`${tasks.status} != 'done'`))
@@ -154,8 +170,8 @@ export default definePlugin({
         result: T.Optional(T.String({ maxLength: 20_000 })),
       }),
       access: "account",
-      run(a, ctx) {
-        const row = own(ctx, a.id);
+      async run(a, ctx) {
+        const row = await own(ctx, a.id);
         const now = ctx.clock.now().getTime();
         const next: Row = {
           ...row,
@@ -169,7 +185,7 @@ export default definePlugin({
         };
         if (next.status === "done" && row.status !== "done") next.done = now;
         if (next.status !== "done") next.done = null;
-        ctx.db.update(tasks).set(next).where(eq(tasks.id, row.id)).run();
+        await ctx.db.update(tasks).set(next).where(eq(tasks.id, row.id)).run();
         return shape(next);
       },
     }),

@@ -65,7 +65,7 @@ export default definePlugin({
         const style = a.style ?? "road";
         checkTile(z, x, y);
         const outside = outsideCoverage(z, x, y);
-        const held = !!heldRow(ctx, style, z, x, y);
+        const held = !!(await heldRow(ctx, style, z, x, y));
         const key = !!ctx.config.OS_MAPS_KEY;
         return {
           z,
@@ -116,12 +116,13 @@ export default definePlugin({
             { field: "zoom", extra: { tiles: count } },
           );
         const held = new Set(
-          ctx.db
-            .select({ x: tilesHeld.x, y: tilesHeld.y })
-            .from(tilesHeld)
-            .where(and(eq(tilesHeld.style, style), eq(tilesHeld.z, z), between(tilesHeld.x, x0, x1), between(tilesHeld.y, y0, y1)))
-            .all()
-            .map((r) => `${r.x}/${r.y}`),
+          (
+            await ctx.db
+              .select({ x: tilesHeld.x, y: tilesHeld.y })
+              .from(tilesHeld)
+              .where(and(eq(tilesHeld.style, style), eq(tilesHeld.z, z), between(tilesHeld.x, x0, x1), between(tilesHeld.y, y0, y1)))
+              .all()
+          ).map((r) => `${r.x}/${r.y}`),
         );
         const tiles = [];
         let covered = 0;
@@ -164,7 +165,7 @@ export default definePlugin({
         checkTile(z, x, y);
         const outside = outsideCoverage(z, x, y);
         if (outside) throw notFound(outside);
-        const bytes = await tileBytes(ctx, style, z, x, y, heldRow(ctx, style, z, x, y)?.hash ?? null);
+        const bytes = await tileBytes(ctx, style, z, x, y, (await heldRow(ctx, style, z, x, y))?.hash ?? null);
         return new Response(new Uint8Array(bytes), {
           headers: {
             "content-type": "image/png",

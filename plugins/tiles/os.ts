@@ -46,7 +46,8 @@ export async function tileBytes(ctx: Ctx, style: Style, z: number, x: number, y:
       // Put in the write that stores the row naming it, so no release comes between.
       await ctx.writes(async (db) => {
         const h = await ctx.blobs.put(r.bytes);
-        db.insert(tilesHeld)
+        await db
+          .insert(tilesHeld)
           .values({ style, z, x, y, hash: h, size: r.bytes.length, fetched: now })
           .onConflictDoUpdate({ target: [tilesHeld.style, tilesHeld.z, tilesHeld.x, tilesHeld.y], set: { hash: h, size: r.bytes.length, fetched: now } })
           .run();

@@ -43,7 +43,7 @@ export async function carriedFeeds(ctx: Ctx): Promise<{ feed: ConfiguredFeed; ro
   const now = ctx.clock.now().getTime();
   const waits: Promise<void>[] = [];
   for (const f of feeds) {
-    const row = ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, f.id)).get();
+    const row = await ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, f.id)).get();
     const never = !row || (row.state !== "ready" && row.imported === null);
     const failedLately = row?.state === "failed" && row.checked !== null && now - row.checked < RETRY_MS;
     if (never && !failedLately) waits.push(start(ctx, f));
@@ -51,15 +51,15 @@ export async function carriedFeeds(ctx: Ctx): Promise<{ feed: ConfiguredFeed; ro
     else if (row && !failedLately && (row.checked === null || now - row.checked > REFRESH_MS)) void start(ctx, f);
   }
   await Promise.all(waits);
-  return feeds.map((feed) => ({ feed, row: ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get() }));
+  return Promise.all(feeds.map(async (feed) => ({ feed, row: await ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get() })));
 }
 
 /** Starts imports of feeds not yet held, without waiting (at start). */
-export function warm(ctx: Ctx) {
+export async function warm(ctx: Ctx) {
   const feeds = configuredFeeds(ctx.config.TRANSIT_FEEDS);
   if (feeds.unusable) ctx.log.warn("TRANSIT_FEEDS entries that are not http(s) URLs are ignored", { entries: feeds.unusable });
   for (const f of feeds) {
-    const row = ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, f.id)).get();
+    const row = await ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, f.id)).get();
     if (!row || row.state !== "ready") void start(ctx, f);
   }
 }

@@ -2,23 +2,23 @@
 // stop times and service calendars. The archive is fetched with a
 // conditional request (unchanged: nothing is redone), unpacked in memory and
 // written in batches, so other writes interleave with a large import.
-import { eq } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { upstream } from "../../core/errors.ts";
-import type { Ctx, Db } from "../../core/plugin.ts";
+import type { Ctx } from "../../core/plugin.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
 import { csvRecords } from "./csv.ts";
 import type { ConfiguredFeed } from "./feeds-config.ts";
 import { secondsOf } from "./gtfs-time.ts";
-import { transitFeeds } from "./schema.ts";
+import { transitCalendar, transitDates, transitFeeds, transitRoutes, transitStops, transitTimes, transitTrips } from "./schema.ts";
 
 // Feeds live on many hosts: the provider has no base URL and each path is a whole URL.
 defineProvider({ name: "GTFS", label: "published GTFS timetable", url: "", concurrency: 2, timeoutMs: 120_000, maxBytes: 300_000_000 });
 
 const BATCH = 5000;
-const TABLES = ["transit_stops", "transit_routes", "transit_trips", "transit_times", "transit_calendar", "transit_dates"];
-
-type Raw = { run(sql: string, ...params: unknown[]): unknown; prepare(sql: string): { run(...params: unknown[]): unknown } };
-const raw = (db: Db) => (db as unknown as { $client: Raw }).$client;
+// Rows per INSERT: their parameters stay well under what SQLite (32,766) and PostgreSQL (65,535) bind in one statement.
+const PER_STATEMENT = 500;
+const TABLES = [transitStops, transitRoutes, transitTrips, transitTimes, transitCalendar, transitDates];
 
 function files(zip: Uint8Array): Map<string, string> {
   const wanted = new Set(["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt", "feed_info.txt"]);
@@ -37,14 +37,26 @@ function files(zip: Uint8Array): Map<string, string> {
   return out;
 }
 
-async function batches(ctx: Ctx, sql: string, rows: Iterable<unknown[]>) {
-  let pending: unknown[][] = [];
+/**
+ * Inserts rows in batches, each its own write. With `key`, a row whose key is already there replaces it,
+ * the last of several in one file winning (as GTFS readers take a repeated id): within a batch
+ * the duplicates are dropped first, since PostgreSQL refuses to update one row twice in one statement.
+ */
+async function batches<T extends SQLiteTable>(ctx: Ctx, table: T, key: SQLiteColumn[] | null, rows: Iterable<T["$inferInsert"]>) {
+  const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
+  const keyFields = Object.keys(columns).filter((k) => key?.includes(columns[k]));
+  const keyOf = (r: Record<string, unknown>) => keyFields.map((k) => String(r[k])).join("\u0000");
+  // Every other column takes the incoming row's value (SQLite and PostgreSQL both name it excluded.<column>).
+  const replaced = Object.fromEntries(Object.entries(columns).filter(([k]) => !keyFields.includes(k)).map(([k, c]) => [k, sql.raw(`excluded."${c.name}"`)]));
+  let pending: T["$inferInsert"][] = [];
   const flush = async () => {
-    const chunk = pending;
+    const chunk = key ? [...new Map(pending.map((r) => [keyOf(r as Record<string, unknown>), r])).values()] : pending;
     pending = [];
-    await ctx.writes((db) => {
-      const st = raw(db).prepare(sql);
-      for (const r of chunk) st.run(...r);
+    await ctx.writes(async (db) => {
+      for (let i = 0; i < chunk.length; i += PER_STATEMENT) {
+        const q = db.insert(table).values(chunk.slice(i, i + PER_STATEMENT));
+        await (key ? q.onConflictDoUpdate({ target: key, set: replaced as never }) : q).run();
+      }
     });
   };
   for (const r of rows) {
@@ -67,7 +79,7 @@ const numOrNull = (s: string | undefined) => (s === undefined || s === "" || !Nu
 /** Fetches a feed and, when it changed, replaces its rows. Returns the feed's row afterwards. */
 export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> {
   const now = () => ctx.clock.now().getTime();
-  const held = ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get();
+  const held = await ctx.db.select().from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get();
   const sameUrl = held && held.url === feed.url && held.state === "ready";
   const headers: Record<string, string> = {};
   if (sameUrl && held.etag) headers["if-none-match"] = held.etag;
@@ -87,9 +99,10 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     }
     const text = files(r.bytes);
     replacing = true;
-    await ctx.writes((db) => {
-      for (const t of TABLES) raw(db).run(`DELETE FROM ${t} WHERE feed = ?`, feed.id);
-      db.insert(transitFeeds)
+    await ctx.writes(async (db) => {
+      for (const t of TABLES) await db.delete(t).where(eq(t.feed, feed.id)).run();
+      await db
+        .insert(transitFeeds)
         .values({ ...base, state: "importing", checked: now() })
         .onConflictDoUpdate({ target: transitFeeds.id, set: { url: feed.url, state: "importing", error: null, checked: now() } })
         .run();
@@ -98,36 +111,51 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     let stops = 0;
     await batches(
       ctx,
-      "INSERT OR REPLACE INTO transit_stops (feed, id, code, name, lat, lon, parent, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      transitStops,
+      [transitStops.feed, transitStops.id],
       map(csvRecords(text.get("stops.txt")!), (s) => {
         if (!s.stop_id) return null;
         stops++;
-        return [id, s.stop_id, orNull(s.stop_code), s.stop_name || s.stop_id, numOrNull(s.stop_lat), numOrNull(s.stop_lon), orNull(s.parent_station), Number(s.location_type || 0)];
+        return {
+          feed: id,
+          id: s.stop_id,
+          code: orNull(s.stop_code),
+          name: s.stop_name || s.stop_id,
+          lat: numOrNull(s.stop_lat),
+          lon: numOrNull(s.stop_lon),
+          parent: orNull(s.parent_station),
+          kind: Number(s.location_type || 0),
+        };
       }),
     );
     await batches(
       ctx,
-      "INSERT OR REPLACE INTO transit_routes (feed, id, short_name, long_name, type) VALUES (?, ?, ?, ?, ?)",
-      map(csvRecords(text.get("routes.txt") ?? ""), (r) => (r.route_id ? [id, r.route_id, orNull(r.route_short_name), orNull(r.route_long_name), numOrNull(r.route_type)] : null)),
+      transitRoutes,
+      [transitRoutes.feed, transitRoutes.id],
+      map(csvRecords(text.get("routes.txt") ?? ""), (r) =>
+        r.route_id ? { feed: id, id: r.route_id, shortName: orNull(r.route_short_name), longName: orNull(r.route_long_name), type: numOrNull(r.route_type) } : null,
+      ),
     );
     let trips = 0;
     await batches(
       ctx,
-      "INSERT OR REPLACE INTO transit_trips (feed, id, route, service, headsign) VALUES (?, ?, ?, ?, ?)",
+      transitTrips,
+      [transitTrips.feed, transitTrips.id],
       map(csvRecords(text.get("trips.txt")!), (t) => {
         if (!t.trip_id) return null;
         trips++;
-        return [id, t.trip_id, t.route_id, t.service_id, orNull(t.trip_headsign)];
+        return { feed: id, id: t.trip_id, route: t.route_id, service: t.service_id, headsign: orNull(t.trip_headsign) };
       }),
     );
     await batches(
       ctx,
-      "INSERT INTO transit_times (feed, trip, stop, seq, arrival, departure, headsign) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      transitTimes,
+      null,
       map(csvRecords(text.get("stop_times.txt")!), (t) => {
         if (!t.trip_id || !t.stop_id) return null;
         const arr = secondsOf(t.arrival_time);
         const dep = secondsOf(t.departure_time) ?? arr;
-        return [id, t.trip_id, t.stop_id, Number(t.stop_sequence || 0), arr ?? dep, dep, orNull(t.stop_headsign)];
+        return { feed: id, trip: t.trip_id, stop: t.stop_id, seq: Number(t.stop_sequence || 0), arrival: arr ?? dep, departure: dep, headsign: orNull(t.stop_headsign) };
       }),
     );
     let start: string | null = null;
@@ -139,22 +167,24 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     };
     await batches(
       ctx,
-      "INSERT OR REPLACE INTO transit_calendar (feed, service, days, start, end) VALUES (?, ?, ?, ?, ?)",
+      transitCalendar,
+      [transitCalendar.feed, transitCalendar.service],
       map(csvRecords(text.get("calendar.txt") ?? ""), (c) => {
         if (!c.service_id) return null;
         widen(c.start_date);
         widen(c.end_date);
         const days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].map((d) => (c[d] === "1" ? "1" : "0")).join("");
-        return [id, c.service_id, days, c.start_date, c.end_date];
+        return { feed: id, service: c.service_id, days, start: c.start_date, end: c.end_date };
       }),
     );
     await batches(
       ctx,
-      "INSERT INTO transit_dates (feed, service, date, type) VALUES (?, ?, ?, ?)",
+      transitDates,
+      null,
       map(csvRecords(text.get("calendar_dates.txt") ?? ""), (d) => {
         if (!d.service_id || !d.date) return null;
         if (d.exception_type === "1") widen(d.date);
-        return [id, d.service_id, d.date, Number(d.exception_type)];
+        return { feed: id, service: d.service_id, date: d.date, type: Number(d.exception_type) };
       }),
     );
     // feed_info's dates, when given, are the publisher's own statement of the feed's validity.

@@ -37,11 +37,12 @@ function live(ctx: Ctx, stop: { id: string; name: string }) {
   }));
 }
 
-function timetable(ctx: Ctx, feeds: FeedRow[], stops: GtfsStop[]) {
+async function timetable(ctx: Ctx, feeds: FeedRow[], stops: GtfsStop[]) {
   const first = stops[0];
   const feed = feeds.find((f) => f.id === first.feed)!;
-  const ids = [...new Set(stops.filter((s) => s.feed === feed.id).flatMap((s) => withChildren(ctx.sqlite, s)).map((s) => s.id))];
-  const due = dueAt(ctx.sqlite, feed, ids, ctx.clock.now());
+  const withPlatforms = await Promise.all(stops.filter((s) => s.feed === feed.id).map((s) => withChildren(ctx.db, s)));
+  const ids = [...new Set(withPlatforms.flat().map((s) => s.id))];
+  const due = await dueAt(ctx.db, feed, ids, ctx.clock.now());
   const v = validity(feed, today(ctx));
   return {
     stop: { id: first.id, name: first.name, feed: feed.id, ...(first.lat !== null ? { lat: first.lat, lon: first.lon } : {}) },
@@ -69,7 +70,7 @@ export default definePlugin({
   name: "transit",
   description:
     "Public transport: London live from TfL (arrivals, line status, stops), elsewhere the published GTFS timetables this instance imports; National Rail live boards and live bus positions in England with their keys.",
-  needs: ["http", "bytes", "db", "sqlite", "writes"],
+  needs: ["http", "bytes", "db", "writes"],
   providers: ["BODS", "GTFS", "LDBWS", "MOBILITY_DATABASE", "TFL"],
   config: {
     TRANSIT_FEEDS: {
@@ -84,8 +85,8 @@ export default definePlugin({
     BODS_URL: { default: "", description: "Base URL of the Bus Open Data Service (https://data.bus-data.dft.gov.uk when empty)." },
     MOBILITY_DATABASE_URL: { default: "", description: "Base URL serving the Mobility Database feed catalogue CSV (https://files.mobilitydatabase.org when empty)." },
   },
-  start(ctx) {
-    warm(ctx);
+  async start(ctx) {
+    await warm(ctx);
   },
   async stop() {
     await Promise.allSettled(importsUnderWay());
@@ -103,17 +104,17 @@ export default definePlugin({
         if (TFL_ID.test(q)) return live(ctx, { id: q.toUpperCase(), name: q });
         const feeds = ready(await carriedFeeds(ctx));
         const ids = feeds.map((f) => f.id);
-        const byId = stopById(ctx.sqlite, ids, q);
+        const byId = await stopById(ctx.db, ids, q);
         if (byId.length) return timetable(ctx, feeds, byId);
         // In London the live answer wins over a national timetable that also lists the stop.
-        const exact = stopsByName(ctx.sqlite, ids, q, true).filter((s) => s.lat === null || !inLondon(s.lat, s.lon!));
+        const exact = (await stopsByName(ctx.db, ids, q, true)).filter((s) => s.lat === null || !inLondon(s.lat, s.lon!));
         if (exact.length) return timetable(ctx, feeds, exact);
         const matches = (await searchStops(ctx, q)).data;
         if (matches.length) {
           const best = matches.find((m) => normal(m.name) === normal(q)) ?? matches[0];
           return live(ctx, best);
         }
-        const partial = stopsByName(ctx.sqlite, ids, q, false);
+        const partial = await stopsByName(ctx.db, ids, q, false);
         if (partial.length) return timetable(ctx, feeds, partial);
         throw notFound(
           `no stop called "${stop}" in London (TfL) or in the timetables carried here${feeds.length ? "" : " (none are: TRANSIT_FEEDS lists the timetables to import)"}`,
@@ -175,7 +176,7 @@ export default definePlugin({
             stops.push({ id: s.id, name: s.name, ...(s.indicator ? { indicator: s.indicator } : {}), lat: s.lat, lon: s.lon, distance_m: s.distance_m, modes: s.modes, lines: s.lines, live: true });
         }
         const feeds = ready(await carriedFeeds(ctx));
-        for (const s of stopsNear(ctx.sqlite, feeds.map((f) => f.id), lat, lon, radius))
+        for (const s of await stopsNear(ctx.db, feeds.map((f) => f.id), lat, lon, radius))
           stops.push({ id: s.id, name: s.name, ...(s.code ? { code: s.code } : {}), lat: s.lat, lon: s.lon, distance_m: s.distance_m, feed: s.feed, live: false });
         stops.sort((a, b) => (a.distance_m as number) - (b.distance_m as number));
         return {

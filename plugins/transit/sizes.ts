@@ -14,7 +14,7 @@ export async function knownSizes(ctx: Ctx, urls: string[]): Promise<Map<string, 
   const now = ctx.clock.now().getTime();
   const held = new Map<string, { size: number | null; checked: number }>();
   for (let i = 0; i < urls.length; i += 500)
-    for (const r of ctx.db.select().from(transitSizes).where(inArray(transitSizes.url, urls.slice(i, i + 500))).all()) held.set(r.url, r);
+    for (const r of await ctx.db.select().from(transitSizes).where(inArray(transitSizes.url, urls.slice(i, i + 500))).all()) held.set(r.url, r);
   const ask = urls.filter((u) => !held.has(u) || now - held.get(u)!.checked > FRESH_MS).slice(0, ASK_AT_ONCE);
   const learnt = await Promise.all(
     ask.map(async (url) => {
@@ -27,8 +27,8 @@ export async function knownSizes(ctx: Ctx, urls: string[]): Promise<Map<string, 
     }),
   );
   if (learnt.length)
-    await ctx.writes((db) => {
-      for (const l of learnt) db.insert(transitSizes).values(l).onConflictDoUpdate({ target: transitSizes.url, set: { size: l.size, checked: l.checked } }).run();
+    await ctx.writes(async (db) => {
+      for (const l of learnt) await db.insert(transitSizes).values(l).onConflictDoUpdate({ target: transitSizes.url, set: { size: l.size, checked: l.checked } }).run();
     });
   for (const [u, r] of held) out.set(u, r.size);
   for (const l of learnt) out.set(l.url, l.size);

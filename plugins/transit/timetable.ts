@@ -1,53 +1,66 @@
 // Answers from imported GTFS timetables: stops by id, name or position, and
 // what the timetable says is due at a stop in the next hours.
-import type { Database } from "bun:sqlite";
+import { and, asc, between, desc, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
+import type { Db } from "../../core/plugin.ts";
 import { dayBefore, instantOf, isoDate, localNow } from "./gtfs-time.ts";
 import type { FeedRow } from "./carried.ts";
+import { transitCalendar, transitDates, transitRoutes, transitStops, transitTimes, transitTrips } from "./schema.ts";
 
-export interface GtfsStop {
-  feed: string;
-  id: string;
-  code: string | null;
-  name: string;
-  lat: number | null;
-  lon: number | null;
-  parent: string | null;
-  kind: number;
-}
+export type GtfsStop = typeof transitStops.$inferSelect;
 
 const WINDOW_S = 2 * 3600;
 const MAX_DUE = 30;
 
-export function stopById(db: Database, feeds: string[], id: string): GtfsStop[] {
-  if (!feeds.length) return [];
-  const marks = feeds.map(() => "?").join(",");
-  return db.query(`SELECT * FROM transit_stops WHERE feed IN (${marks}) AND (id = ? OR code = ?)`).all(...feeds, id, id) as GtfsStop[];
+export function stopById(db: Db, feeds: string[], id: string): Promise<GtfsStop[]> {
+  if (!feeds.length) return Promise.resolve([]);
+  return db
+    .select()
+    .from(transitStops)
+    .where(and(inArray(transitStops.feed, feeds), or(eq(transitStops.id, id), eq(transitStops.code, id))))
+    .all();
 }
 
-/** Stops whose name is the query (exact: true) or contains it, stations first. */
-export function stopsByName(db: Database, feeds: string[], name: string, exact: boolean): GtfsStop[] {
-  if (!feeds.length) return [];
-  const marks = feeds.map(() => "?").join(",");
-  const q = exact ? name : `%${name.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+/**
+ * Stops whose name is the query (exact: true) or contains it, stations first; either way in any case
+ * (of ASCII letters, as SQLite's NOCASE and LIKE have it), compared lower-cased so PostgreSQL, whose
+ * = and LIKE heed case, answers the same.
+ */
+export function stopsByName(db: Db, feeds: string[], name: string, exact: boolean): Promise<GtfsStop[]> {
+  if (!feeds.length) return Promise.resolve([]);
+  const matches = exact
+    ? sql`lower(${transitStops.name}) = lower(${name})`
+    : sql`lower(${transitStops.name}) LIKE lower(${`%${name.replace(/[%_\\]/g, (c) => `\\${c}`)}%`}) ESCAPE '\\'`;
   return db
-    .query(`SELECT * FROM transit_stops WHERE feed IN (${marks}) AND name ${exact ? "= ? COLLATE NOCASE" : "LIKE ? ESCAPE '\\'"} ORDER BY kind DESC, length(name) LIMIT 20`)
-    .all(...feeds, q) as GtfsStop[];
+    .select()
+    .from(transitStops)
+    .where(and(inArray(transitStops.feed, feeds), matches))
+    .orderBy(desc(transitStops.kind), sql`length(${transitStops.name})`)
+    .limit(20)
+    .all();
 }
 
 /** A stop and, for a station, the platforms inside it: stop times name the platforms. */
-export function withChildren(db: Database, stop: GtfsStop): GtfsStop[] {
+export async function withChildren(db: Db, stop: GtfsStop): Promise<GtfsStop[]> {
   if (stop.kind !== 1) return [stop];
-  return [stop, ...(db.query("SELECT * FROM transit_stops WHERE feed = ? AND parent = ?").all(stop.feed, stop.id) as GtfsStop[])];
+  return [stop, ...(await db.select().from(transitStops).where(and(eq(transitStops.feed, stop.feed), eq(transitStops.parent, stop.id))).all())];
 }
 
-export function stopsNear(db: Database, feeds: string[], lat: number, lon: number, radiusM: number): (GtfsStop & { distance_m: number })[] {
+export async function stopsNear(db: Db, feeds: string[], lat: number, lon: number, radiusM: number): Promise<(GtfsStop & { distance_m: number })[]> {
   if (!feeds.length) return [];
   const dLat = radiusM / 111_320;
   const dLon = radiusM / (111_320 * Math.max(0.01, Math.cos((lat * Math.PI) / 180)));
-  const marks = feeds.map(() => "?").join(",");
-  const rows = db
-    .query(`SELECT * FROM transit_stops WHERE feed IN (${marks}) AND lat BETWEEN ? AND ? AND lon BETWEEN ? AND ? AND kind IN (0, 1)`)
-    .all(...feeds, lat - dLat, lat + dLat, lon - dLon, lon + dLon) as GtfsStop[];
+  const rows = await db
+    .select()
+    .from(transitStops)
+    .where(
+      and(
+        inArray(transitStops.feed, feeds),
+        between(transitStops.lat, lat - dLat, lat + dLat),
+        between(transitStops.lon, lon - dLon, lon + dLon),
+        inArray(transitStops.kind, [0, 1]),
+      ),
+    )
+    .all();
   return rows
     .map((s) => ({ ...s, distance_m: Math.round(metres(lat, lon, s.lat!, s.lon!)) }))
     .filter((s) => s.distance_m <= radiusM)
@@ -61,13 +74,19 @@ export function metres(aLat: number, aLon: number, bLat: number, bLon: number): 
 }
 
 /** Services running on a day: the calendar's weekdays within its dates, with the exceptions applied. */
-function servicesOn(db: Database, feed: string, date: string, weekday: number): Set<string> {
-  const on = new Set(
-    (db.query("SELECT service, days FROM transit_calendar WHERE feed = ? AND start <= ? AND end >= ?").all(feed, date, date) as { service: string; days: string }[])
-      .filter((c) => c.days[weekday] === "1")
-      .map((c) => c.service),
-  );
-  for (const d of db.query("SELECT service, type FROM transit_dates WHERE feed = ? AND date = ?").all(feed, date) as { service: string; type: number }[]) {
+async function servicesOn(db: Db, feed: string, date: string, weekday: number): Promise<Set<string>> {
+  const calendar = await db
+    .select({ service: transitCalendar.service, days: transitCalendar.days })
+    .from(transitCalendar)
+    .where(and(eq(transitCalendar.feed, feed), lte(transitCalendar.start, date), gte(transitCalendar.end, date)))
+    .all();
+  const on = new Set(calendar.filter((c) => c.days[weekday] === "1").map((c) => c.service));
+  const exceptions = await db
+    .select({ service: transitDates.service, type: transitDates.type })
+    .from(transitDates)
+    .where(and(eq(transitDates.feed, feed), eq(transitDates.date, date)))
+    .all();
+  for (const d of exceptions) {
     if (d.type === 1) on.add(d.service);
     else on.delete(d.service);
   }
@@ -84,39 +103,38 @@ export interface Due {
 }
 
 /** What the timetable has leaving the stops in the next two hours, soonest first. */
-export function dueAt(db: Database, feed: FeedRow, stopIds: string[], at: Date): Due[] {
+export async function dueAt(db: Db, feed: FeedRow, stopIds: string[], at: Date): Promise<Due[]> {
   const tz = feed.timezone || "UTC";
   const today = localNow(at, tz);
   const yesterday = dayBefore(today.date, today.weekday);
-  const marks = stopIds.map(() => "?").join(",");
   const out: (Due & { t: number })[] = [];
   // Yesterday's service day runs past midnight with times over 24:00.
   for (const day of [
     { date: today.date, weekday: today.weekday, from: today.seconds },
     { date: yesterday.date, weekday: yesterday.weekday, from: today.seconds + 86400 },
   ]) {
-    const services = servicesOn(db, feed.id, day.date, day.weekday);
+    const services = await servicesOn(db, feed.id, day.date, day.weekday);
     if (!services.size) continue;
-    const rows = db
-      .query(
-        `SELECT t.stop, t.departure, t.headsign AS stop_headsign, tr.service, tr.headsign, r.short_name, r.long_name
-         FROM transit_times t JOIN transit_trips tr ON tr.feed = t.feed AND tr.id = t.trip
-         LEFT JOIN transit_routes r ON r.feed = tr.feed AND r.id = tr.route
-         WHERE t.feed = ? AND t.stop IN (${marks}) AND t.departure BETWEEN ? AND ?
-         ORDER BY t.departure LIMIT 500`,
-      )
-      .all(feed.id, ...stopIds, day.from, day.from + WINDOW_S) as {
-      stop: string;
-      departure: number;
-      stop_headsign: string | null;
-      service: string;
-      headsign: string | null;
-      short_name: string | null;
-      long_name: string | null;
-    }[];
+    const rows = await db
+      .select({
+        stop: transitTimes.stop,
+        departure: transitTimes.departure,
+        stop_headsign: transitTimes.headsign,
+        service: transitTrips.service,
+        headsign: transitTrips.headsign,
+        short_name: transitRoutes.shortName,
+        long_name: transitRoutes.longName,
+      })
+      .from(transitTimes)
+      .innerJoin(transitTrips, and(eq(transitTrips.feed, transitTimes.feed), eq(transitTrips.id, transitTimes.trip)))
+      .leftJoin(transitRoutes, and(eq(transitRoutes.feed, transitTrips.feed), eq(transitRoutes.id, transitTrips.route)))
+      .where(and(eq(transitTimes.feed, feed.id), inArray(transitTimes.stop, stopIds), between(transitTimes.departure, day.from, day.from + WINDOW_S)))
+      .orderBy(asc(transitTimes.departure))
+      .limit(500)
+      .all();
     for (const r of rows) {
       if (!services.has(r.service)) continue;
-      const when = instantOf(day.date, r.departure, tz);
+      const when = instantOf(day.date, r.departure!, tz);
       out.push({
         line: r.short_name ?? r.long_name,
         line_name: r.long_name,

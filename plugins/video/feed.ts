@@ -54,13 +54,13 @@ async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
   const f = await ctx.http.get("YOUTUBE", "/feeds/videos.xml", { query: { channel_id: ch.id }, ttl, revalidate: 0, as: "text", parse: parseChannelFeed, accept: [404] });
   if (f.status === 404) throw new Error("the channel's feed is not found");
   if (f.cached) return;
-  await ctx.writes((db) => {
+  await ctx.writes(async (db) => {
     const at = ctx.clock.now().getTime();
     for (const v of f.data) {
-      const held = db.select({ title: videos.title, description: videos.description }).from(videos).where(eq(videos.id, v.id)).get();
+      const held = await db.select({ title: videos.title, description: videos.description }).from(videos).where(eq(videos.id, v.id)).get();
       const row = { channelId: ch.id, channel: ch.name, title: v.title, description: v.description, url: v.url, thumbnail: v.thumbnail, published: v.published || at, views: v.views };
-      if (held) db.update(videos).set(row).where(eq(videos.id, v.id)).run();
-      else db.insert(videos).values({ id: v.id, ...row, seen: at }).run();
+      if (held) await db.update(videos).set(row).where(eq(videos.id, v.id)).run();
+      else await db.insert(videos).values({ id: v.id, ...row, seen: at }).run();
       if (!held || held.title !== v.title || held.description !== v.description)
         ctx.index.put({ kind: "video", ref: v.id, owner: null, title: v.title, body: `${v.description}\n${ch.name}` });
     }

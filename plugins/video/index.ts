@@ -25,8 +25,10 @@ const interval = (ctx: Ctx) => pollMinutes(ctx.config.VIDEO_POLL_MINUTES, 30, "V
 const ttl = (ctx: Ctx) => interval(ctx) * 60 - 30;
 
 /** Reads the channels when nothing is held yet, unless a round failed recently. */
-const warmed = (ctx: Ctx) =>
-  warm(ctx, interval(ctx), () => !!ctx.db.select({ id: videos.id }).from(videos).limit(1).get(), (c) => pollChannels(c, ttl(c)));
+const warmed = async (ctx: Ctx) => {
+  const holdsAny = !!(await ctx.db.select({ id: videos.id }).from(videos).limit(1).get());
+  await warm(ctx, interval(ctx), () => holdsAny, (c) => pollChannels(c, ttl(c)));
+};
 
 /** A watch, short or share URL, or a bare 11-character id. */
 function videoIdIn(text: string): string | null {
@@ -37,8 +39,8 @@ function videoIdIn(text: string): string | null {
 }
 
 const followedNames = (ctx: Ctx) => curatedChannels(ctx.config).map((c) => c.name);
-const asOf = (ctx: Ctx) => {
-  const at = ctx.db.select({ at: max(videos.seen) }).from(videos).get()?.at;
+const asOf = async (ctx: Ctx) => {
+  const at = (await ctx.db.select({ at: max(videos.seen) }).from(videos).get())?.at;
   return at ? new Date(at).toISOString() : null;
 };
 
@@ -62,8 +64,8 @@ export default definePlugin({
       openWorld: true,
       async run(args, ctx) {
         await warmed(ctx);
-        const list = latest(ctx, args.limit ?? 50).map(shape);
-        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        const list = (await latest(ctx, args.limit ?? 50)).map(shape);
+        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
       },
     }),
     search: read({
@@ -80,11 +82,11 @@ export default definePlugin({
         const id = videoIdIn(query);
         const isUrl = /^https?:/i.test(query.trim());
         let found: Video[] = [];
-        if (id) found = ctx.db.select().from(videos).where(eq(videos.id, id)).all();
+        if (id) found = await ctx.db.select().from(videos).where(eq(videos.id, id)).all();
         if (!found.length && !isUrl) {
           const hits = ctx.index.search({ query, kind: "video", owner: "public", limit: 50 });
           if (hits.length) {
-            const rows = new Map(ctx.db.select().from(videos).where(inArray(videos.id, hits.map((h) => h.ref))).all().map((v) => [v.id, v]));
+            const rows = new Map((await ctx.db.select().from(videos).where(inArray(videos.id, hits.map((h) => h.ref))).all()).map((v) => [v.id, v]));
             found = hits.flatMap((h) => rows.get(h.ref) ?? []);
           }
         }

@@ -34,27 +34,27 @@ export function unseal(config: Readonly<Record<string, string>>, sealed: string)
   }
 }
 
-export function findWallet(db: Db, account: string): { address: string; sealed: string } | undefined {
+export function findWallet(db: Db, account: string): Promise<{ address: string; sealed: string } | undefined> {
   return db.select({ address: walletKeys.address, sealed: walletKeys.sealed }).from(walletKeys).where(eq(walletKeys.account, account)).get();
 }
 
 /** The caller's wallet address, made (and its key sealed) on first use. */
 export async function walletAddress(ctx: Ctx): Promise<string> {
-  return findWallet(ctx.db, ctx.account.id)?.address ?? (await ctx.writes((db) => ensureWallet(db, ctx)));
+  return (await findWallet(ctx.db, ctx.account.id))?.address ?? (await ctx.writes((db) => ensureWallet(db, ctx)));
 }
 
 /** Makes the caller's wallet if it has none; db is the writer, in a transaction. */
-export function ensureWallet(db: Db, ctx: Ctx): string {
-  const found = findWallet(db, ctx.account.id);
+export async function ensureWallet(db: Db, ctx: Ctx): Promise<string> {
+  const found = await findWallet(db, ctx.account.id);
   if (found) return found.address;
   sealingKey(ctx.config);
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
-  db.insert(walletKeys).values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() }).run();
+  await db.insert(walletKeys).values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() }).run();
   return address;
 }
 
-export function signerOf(db: Db, ctx: Ctx): PrivateKeyAccount | null {
-  const found = findWallet(db, ctx.account.id);
+export async function signerOf(db: Db, ctx: Ctx): Promise<PrivateKeyAccount | null> {
+  const found = await findWallet(db, ctx.account.id);
   return found ? privateKeyToAccount(unseal(ctx.config, found.sealed)) : null;
 }

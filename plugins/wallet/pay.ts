@@ -27,10 +27,10 @@ function cap(ctx: Ctx, name: "WALLET_CAP_PER_CALL" | "WALLET_CAP_PER_DAY"): bigi
   }
 }
 
-function spentToday(ctx: Ctx): bigint {
+async function spentToday(ctx: Ctx): Promise<bigint> {
   const now = ctx.clock.now();
   const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const rows = ctx.db
+  const rows = await ctx.db
     .select({ amount: walletPayments.amount })
     .from(walletPayments)
     .where(and(eq(walletPayments.account, ctx.account.id), gte(walletPayments.at, dayStart)))
@@ -39,9 +39,9 @@ function spentToday(ctx: Ctx): bigint {
 }
 
 /** Signs an EIP-3009 authorization for the (single) accepted terms with the caller's wallet key, making the wallet if needed. */
-export function signWith(ctx: Ctx, required: PaymentRequired): Promise<PaymentPayload> {
-  ensureWallet(ctx.db, ctx);
-  const signer = signerOf(ctx.db, ctx)!;
+export async function signWith(ctx: Ctx, required: PaymentRequired): Promise<PaymentPayload> {
+  await ensureWallet(ctx.db, ctx);
+  const signer = (await signerOf(ctx.db, ctx))!;
   const network = ctx.config.X402_NETWORK as PaymentRequirements["network"];
   // The caps are the wallet's limits; the library's own allow-list would only know public tokens.
   const client = new x402Client()
@@ -75,7 +75,7 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     const perCall = cap(ctx, "WALLET_CAP_PER_CALL");
     if (amount > perCall) throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}, over the per-call cap of ${usd(perCall)} (WALLET_CAP_PER_CALL)`);
     const perDay = cap(ctx, "WALLET_CAP_PER_DAY");
-    const spent = spentToday(ctx);
+    const spent = await spentToday(ctx);
     if (spent + amount > perDay)
       throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}; with ${usd(spent)} paid today that is over the per-day cap of ${usd(perDay)} (WALLET_CAP_PER_DAY)`);
     chosen = req;
@@ -85,7 +85,7 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
   const { result, settlement } = server.url ? await callRemote(server, input.tool, input.args ?? {}, sign) : await ctx.x402.call(input.tool, input.args ?? {}, sign);
   if (!settlement || !chosen) return { server: server.name, tool: input.tool, result, paid: null };
   const req = chosen as PaymentRequirements;
-  ctx.db
+  await ctx.db
     .insert(walletPayments)
     .values({
       account: ctx.account.id,

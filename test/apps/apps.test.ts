@@ -181,6 +181,16 @@ test("search finds by name, description and tag, and tag narrows", async () => {
   expect((await h.call("apps/search", { query: "grocery" })).body.result[0].html).toBeUndefined();
 });
 
+test("a listing gives a page's size in bytes of UTF-8, as the app's own details do", async () => {
+  const wide = page("<p>é — 漢字 🌱</p>");
+  const made = await h.call("apps/create", { name: "Wide letters", html: wide, tags: "sizes" }, { token: alice });
+  expect(made.body.result.bytes).toBe(new TextEncoder().encode(wide).byteLength);
+  const listed = (await h.call("apps/search", { tag: "sizes" })).body.result;
+  expect(listed).toHaveLength(1);
+  expect(listed[0]).toMatchObject({ slug: made.body.result.slug, bytes: new TextEncoder().encode(wide).byteLength });
+  expect(listed[0].bytes).toBeGreaterThan(wide.length);
+});
+
 test("test reports what is broken in a page", async () => {
   const broken = page(
     `<div><p>unclosed <b>tag</p></div>

@@ -98,8 +98,8 @@ for (const kind of ["disk", "s3"] as const) {
       const attachment = new Uint8Array(5000).map((_, i) => (i * 13 + kind.length) % 256);
       const outside = nodemailer.createTransport({ host: "127.0.0.1", port: mailOf(h.rt).inbound.port!, secure: false, ignoreTLS: true, name: "mx.outside.test" });
       await outside.sendMail({ from: "carol@outside.test", to: "bob@example.test", subject: `Plans on ${kind}`, text: "Attached.", attachments: [{ filename: "plan.bin", content: Buffer.from(attachment) }] });
-      const bobId = findAccount(h.rt.store, "bob")!.id;
-      const rows = h.rt.store.rdb.select({ raw: mailMessages.raw, subject: mailMessages.subject }).from(mailMessages).where(eq(mailMessages.account, bobId)).all();
+      const bobId = (await findAccount(h.rt.store, "bob"))!.id;
+      const rows = await h.rt.store.rdb.select({ raw: mailMessages.raw, subject: mailMessages.subject }).from(mailMessages).where(eq(mailMessages.account, bobId)).all();
       const raw = rows.find((r) => r.subject === `Plans on ${kind}`)!.raw!;
       expect(await stored(raw)).toBe(true);
       const message = new TextDecoder().decode(await h.rt.blobs.read(raw));

@@ -33,8 +33,8 @@ const b64 = (b: Uint8Array) => Buffer.from(b).toString("base64");
 test("alice deleting her file keeps the same bytes bob holds as mail or as a file; the last holder's delete removes them", async () => {
   const outside = nodemailer.createTransport({ host: "127.0.0.1", port: mailOf(h.rt).inbound.port!, secure: false, ignoreTLS: true, name: "mx.outside.test" });
   await outside.sendMail({ from: "carol@outside.test", to: "bob@example.test", subject: "Seeds", text: "The seed list is attached in spirit." });
-  const bobId = findAccount(h.rt.store, "bob")!.id;
-  const [arrived] = h.rt.store.rdb.select({ raw: mailMessages.raw }).from(mailMessages).where(eq(mailMessages.account, bobId)).all();
+  const bobId = (await findAccount(h.rt.store, "bob"))!.id;
+  const [arrived] = await h.rt.store.rdb.select({ raw: mailMessages.raw }).from(mailMessages).where(eq(mailMessages.account, bobId)).all();
   const raw = arrived.raw!;
   const bytes = await h.rt.blobs.read(raw);
 

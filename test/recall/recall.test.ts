@@ -47,6 +47,22 @@ test("list: most recently active first, 20 by default, with topic and client", a
   expect((await h.call("recall/list", {})).status).toBe(401);
 });
 
+test("a message stamped before a conversation's latest (the clock set back) leaves it as active as it was", async () => {
+  const carol = await h.token("carol");
+  await h.grant("carol", 100);
+  const id = await ask("Pruning the pear tree", "In winter.", { token: carol });
+  const latest = clock.now().toISOString();
+  clock.advance(-3_600_000);
+  await ask("And the apple tree?", "Also in winter.", { conversation: id, token: carol });
+  clock.advance(3_600_000);
+  const [c] = (await h.call("recall/list", {}, { token: carol })).body.result;
+  expect(c).toMatchObject({ id, messages: 4, active: latest });
+  // A later one moves it on.
+  clock.advance(60_000);
+  await ask("And the plum?", "In summer.", { conversation: id, token: carol });
+  expect((await h.call("recall/list", {}, { token: carol })).body.result[0]).toMatchObject({ id, messages: 6, active: clock.now().toISOString() });
+});
+
 test("conversation: 50 messages by default, the most recent kept, oldest first", async () => {
   let id = await ask("Turn 0", "Reply 0");
   for (let i = 1; i < 26; i++) await ask(`Turn ${i}`, `Reply ${i}`, { conversation: id });

@@ -2,7 +2,7 @@
 // first), each row as create and update answer it, and the order read from an
 // index rather than sorted per call.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { LIST } from "../../plugins/tasks/index.ts";
+import { listQuery } from "../../plugins/tasks/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
 let h: Hearth;
@@ -71,7 +71,8 @@ test("a status filter keeps the same order within that status", async () => {
 });
 
 test("the list is read in order from an index, not sorted on every call", () => {
-  const plan = (h.rt.store.reader.query(`EXPLAIN QUERY PLAN ${LIST}`).all({ owner: "x", status: null }) as { detail: string }[]).map((p) => p.detail).join("\n");
+  const list = listQuery(h.rt.store.rdb).toSQL();
+  const plan = (h.rt.store.reader.query(`EXPLAIN QUERY PLAN ${list.sql}`).all(...list.params.map(() => "x")) as { detail: string }[]).map((p) => p.detail).join("\n");
   expect(plan).toContain("tasks_open_first");
   expect(plan).not.toContain("TEMP B-TREE");
 });

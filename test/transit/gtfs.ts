@@ -75,7 +75,8 @@ export function oxfordFeed(): Uint8Array {
 export function oldTownFeed(): Uint8Array {
   return zipSync({
     "gtfs/agency.txt": strToU8(csv(["agency_name,agency_url,agency_timezone", "Old Town Trams,https://trams.example.org,Europe/London"])),
-    "gtfs/stops.txt": strToU8(csv(["stop_id,stop_name,stop_lat,stop_lon", "MX,Market Cross,52.0001,-1.0002", "QY,Quayside,52.0031,-1.0049"])),
+    // Quayside is listed twice, as some publishers' files do: the later row is the stop.
+    "gtfs/stops.txt": strToU8(csv(["stop_id,stop_name,stop_lat,stop_lon", "MX,Market Cross,52.0001,-1.0002", "QY,Old Quay,52.0030,-1.0048", "QY,Quayside,52.0031,-1.0049"])),
     "gtfs/routes.txt": strToU8(csv(["route_id,route_short_name,route_long_name,route_type", "T1,T1,Market Cross - Quayside,0"])),
     "gtfs/trips.txt": strToU8(csv(["route_id,service_id,trip_id,trip_headsign", "T1,ALL,T1-0900,Quayside"])),
     "gtfs/stop_times.txt": strToU8(csv(["trip_id,arrival_time,departure_time,stop_id,stop_sequence", "T1-0900,09:00:00,09:00:00,MX,1", "T1-0900,09:06:00,09:06:00,QY,2"])),

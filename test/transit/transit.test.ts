@@ -140,6 +140,19 @@ describe("arrivals elsewhere, from the imported timetable", () => {
     }
   });
 
+  test("a stop id repeated in a timetable's file is one stop, its later row", async () => {
+    const r = await h.call("transit/arrivals", { stop: "QY" });
+    expect(r.status).toBe(200);
+    expect(r.body.result.stop).toMatchObject({ id: "QY", name: "Quayside", lat: 52.0031, lon: -1.0049 });
+    expect((await h.call("transit/nearby", { lat: 52.0031, lon: -1.0049, radius: 50 })).body.result.stops.map((s: any) => [s.id, s.name])).toEqual([["QY", "Quayside"]]);
+  });
+
+  test("a stop's whole name finds it in any case", async () => {
+    const r = await h.call("transit/arrivals", { stop: "GLOUCESTER green" });
+    expect(r.status).toBe(200);
+    expect(r.body.result.stop).toMatchObject({ id: "340000006G3", name: "Gloucester Green" });
+  });
+
   test("a timetable that has ended is named as expired", async () => {
     const r = await h.call("transit/arrivals", { stop: "Market Cross" });
     expect(r.body.result.arrivals).toEqual([]);

@@ -59,7 +59,7 @@ describe("wallet", () => {
     const a = await address();
     expect(a).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(await address()).toBe(a);
-    const row = h.rt.store.rdb.select().from(walletKeys).all().find((k) => k.address === a)!;
+    const row = (await h.rt.store.rdb.select().from(walletKeys).all()).find((k) => k.address === a)!;
     expect(row.sealed).not.toMatch(/^0x/);
     expect(Buffer.from(row.sealed, "base64").toString("latin1")).not.toContain("0x");
     // Another account gets another wallet.
@@ -128,8 +128,8 @@ describe("wallet", () => {
     expect(r.body.result.paid).toMatchObject({ usdc: "0.03", atomic: "30000", to: payee, network: NETWORK });
     expect(await chain.balance(me)).toBe(before.me - 30_000n);
     expect(await chain.balance(payee)).toBe(before.payee + 30_000n);
-    expect(h.rt.store.rdb.select().from(payX402).all().some((p) => p.transaction === r.body.result.paid.transaction)).toBe(true);
-    const recorded = h.rt.store.rdb.select().from(walletPayments).all().at(-1)!;
+    expect((await h.rt.store.rdb.select().from(payX402).all()).some((p) => p.transaction === r.body.result.paid.transaction)).toBe(true);
+    const recorded = (await h.rt.store.rdb.select().from(walletPayments).all()).at(-1)!;
     expect(recorded).toMatchObject({ server: "this", tool: "meter_echo", amount: "30000", payTo: payee, transaction: r.body.result.paid.transaction });
   });
 
@@ -160,7 +160,7 @@ describe("wallet", () => {
     expect(await chain.balance(me)).toBe(spentBefore);
     clock.advance(24 * 3600 * 1000);
     expect((await h.call("wallet/pay", { tool: "meter_echo", args: { text: "next day" } }, { token })).status).toBe(200);
-    expect(h.rt.store.rdb.select().from(walletPayments).all().filter((p) => p.server === "remote").length).toBe(1);
+    expect((await h.rt.store.rdb.select().from(walletPayments).all()).filter((p) => p.server === "remote").length).toBe(1);
   });
 
   test("paying another server's tool over MCP: the tool error carries the challenge, the receipt comes back in _meta", async () => {
