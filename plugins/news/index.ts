@@ -89,7 +89,7 @@ export default definePlugin({
           wanted.map((t) => ctx.db.select().from(items).where(eq(items.topic, t)).orderBy(desc(items.published), desc(items.seen)).limit(limit).all()),
         );
         const chosen = balanced(byTopic, limit);
-        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: await lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
+        return { items: chosen.map(shape), count: chosen.length, topics, polled_at: await lastPolled(ctx), ...(await freshness(ctx, interval(ctx))) };
       },
     }),
 
@@ -158,7 +158,7 @@ export default definePlugin({
           live = report.sources > report.failed.length;
           if (report.added > 0) found = await find();
         }
-        return { query, items: found, count: found.length, live, polled_at: await lastPolled(ctx), ...freshness(ctx, interval(ctx)) };
+        return { query, items: found, count: found.length, live, polled_at: await lastPolled(ctx), ...(await freshness(ctx, interval(ctx))) };
       },
     }),
   },

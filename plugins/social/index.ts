@@ -84,7 +84,7 @@ export default definePlugin({
         const holdsAny = !!(await ctx.db.select({ uri: posts.uri }).from(posts).limit(1).get());
         await warm(ctx, interval(ctx), () => holdsAny, collect);
         const list = await ctx.db.select().from(posts).orderBy(desc(posts.created)).limit(args.limit ?? 50).all();
-        return { posts: list.map(shape), count: list.length, as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        return { posts: list.map(shape), count: list.length, as_of: await asOf(ctx), ...(await freshness(ctx, interval(ctx))) };
       },
     }),
     search: read({
@@ -99,7 +99,7 @@ export default definePlugin({
         const hits = ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });
         const rows = hits.length ? new Map((await ctx.db.select().from(posts).where(inArray(posts.uri, hits.map((h) => h.ref))).all()).map((r) => [r.uri, r])) : new Map<string, Row>();
         const found = hits.flatMap((h) => rows.get(h.ref) ?? []);
-        return { query, posts: found.map(shape), count: found.length, as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        return { query, posts: found.map(shape), count: found.length, as_of: await asOf(ctx), ...(await freshness(ctx, interval(ctx))) };
       },
     }),
   },

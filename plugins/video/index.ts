@@ -65,7 +65,7 @@ export default definePlugin({
       async run(args, ctx) {
         await warmed(ctx);
         const list = (await latest(ctx, args.limit ?? 50)).map(shape);
-        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: await asOf(ctx), ...freshness(ctx, interval(ctx)) };
+        return { videos: list, count: list.length, channels: followedNames(ctx), as_of: await asOf(ctx), ...(await freshness(ctx, interval(ctx))) };
       },
     }),
     search: read({
@@ -97,9 +97,9 @@ export default definePlugin({
             count: 0,
             followed: false,
             note: `${isUrl ? "That video is" : `No video matching ${JSON.stringify(query.trim())} is`} not followed here: this instance follows only ${channels.length} curated channels (${channels.join(", ")}).`,
-            ...freshness(ctx, interval(ctx)),
+            ...(await freshness(ctx, interval(ctx))),
           };
-        return { query, videos: found.map(shape), count: found.length, followed: true, ...freshness(ctx, interval(ctx)) };
+        return { query, videos: found.map(shape), count: found.length, followed: true, ...(await freshness(ctx, interval(ctx))) };
       },
     }),
   },

@@ -29,7 +29,7 @@ const root = join(import.meta.dir, "../..");
  */
 const OWN_WORDS: { word: string; where: RegExp }[] = [
   { word: "text", where: /./ },
-  { word: "mail", where: /^core\/(mail\/|auth\/people\.ts$|registry\.ts$|http\/pages\/status\.ts$|db\/generate\.ts$)/ },
+  { word: "mail", where: /^core\/(mail\/|auth\/people\.ts$|registry\.ts$|http\/pages\/status\.ts$|db\/(generate|owners)\.ts$)/ },
   { word: "routes", where: /^core\/registry\.ts$/ },
   { word: "credits", where: /^core\/pay\// },
   { word: "chat", where: /^core\/ai\// },
