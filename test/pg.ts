@@ -3,24 +3,12 @@
 // store runs its real client and SQL offline. Each caller asks for a
 // database of its own. PostgreSQL refuses to run as root: as root the
 // cluster belongs to the `postgres` user and its commands run through runuser.
-import { chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
-
-/** Where the server binaries are: on PATH, else Debian's versioned folder. */
-export function pgBin(name: string): string | null {
-  const onPath = Bun.which(name);
-  if (onPath) return onPath;
-  try {
-    for (const v of readdirSync("/usr/lib/postgresql").sort().reverse()) {
-      const p = Bun.which(name, { PATH: `/usr/lib/postgresql/${v}/bin` });
-      if (p) return p;
-    }
-  } catch {}
-  return null;
-}
+import { pgBin } from "../core/backup/postgres.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -102,3 +90,5 @@ async function launch(): Promise<Pg> {
     },
   };
 }
+
+export { pgBin };

@@ -9,6 +9,11 @@
 // both made and removed while the backup ran. Whichever store they came from,
 // blobs are stored in the archive as blobs/ab/cdef…, so an archive restores
 // into either kind; a restore with HEARTH_BLOBS=s3 puts them into the bucket.
+//
+// On PostgreSQL the database goes into the archive as hearth.pgdump, a
+// pg_dump of Hearth's schema taken from one snapshot (./postgres.ts), between
+// the same two passes over the blobs. The manifest says which database the
+// archive holds; each restores only into an instance on the same kind.
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
@@ -17,19 +22,29 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { blobBackend, type BlobBackend } from "../blobs.ts";
 import { conflict, HearthError, invalid } from "../errors.ts";
 import { DIR_MODE } from "../private.ts";
-import { extractEntry, readTar, TarWriter } from "./tar.ts";
+import { dumpSchema, dumpToSql, inspect, loadSchema, pgTools } from "./postgres.ts";
+import { extractEntry, readTar, TarWriter, type TarEntry } from "./tar.ts";
 
 const DB = "hearth.db";
+/** The PostgreSQL database, as pg_dump's custom format. */
+const DUMP = "hearth.pgdump";
 const MANIFEST = "hearth-backup.json";
 /** The live database and its journal are copied by snapshot, never as files; temp files are half-written by design. */
-const SKIP = new Set([DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`]);
+const SKIP = new Set([DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`, DUMP]);
 
 interface Manifest {
   format: 1;
   created: string;
   files: number;
   bytes: number;
+  /** Which database the archive holds (hearth.db or hearth.pgdump); archives without it hold SQLite's. */
+  database?: "sqlite" | "postgres";
+  /** PostgreSQL: the schema dumped, and the dump's sha256, checked before it is loaded. */
+  schema?: string;
+  sha256?: string;
 }
+
+const sha256File = async (path: string) => new Bun.CryptoHasher("sha256").update(new Uint8Array(await Bun.file(path).arrayBuffer())).digest("hex");
 
 function walk(root: string, skip: (rel: string) => boolean): string[] {
   const out: string[] = [];
@@ -56,14 +71,18 @@ const blobName = (hash: string) => `blobs/${hash.slice(0, 2)}/${hash.slice(2)}`;
 
 /**
  * Writes one archive of the data folder and the blobs of `blobs` (by default
- * the folder's own) to `file`, which must not exist yet. Safe while the instance serves.
+ * the folder's own) to `file`, which must not exist yet. Safe while the
+ * instance serves. With `database` (a postgres:// URL) the database is that
+ * one rather than the folder's hearth.db.
  */
-export async function backup(dataDir: string, file: string, o: { now?: Date; blobs?: BlobBackend } = {}): Promise<BackupResult> {
+export async function backup(dataDir: string, file: string, o: { now?: Date; blobs?: BlobBackend; database?: string } = {}): Promise<BackupResult> {
   const now = o.now ?? new Date();
   const data = resolve(dataDir);
   const blobs = o.blobs ?? blobBackend({}, data);
   const target = resolve(file);
-  if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
+  const pg = o.database || null;
+  if (pg) pgTools();
+  else if (!existsSync(join(data, DB))) throw new HearthError("not_found", `no database in ${data}: nothing to back up (is HEARTH_DATA right?)`);
   if (existsSync(target)) throw conflict(`${target} exists already; choose a new name so no backup is overwritten`);
   const work = await mkdtemp(join(tmpdir(), "hearth-backup-"));
   // Links must live on the data folder's own file system; a read-only folder gets copies in the temp folder instead.
@@ -107,23 +126,31 @@ export async function backup(dataDir: string, file: string, o: { now?: Date; blo
     const have = new Set<string>();
     hold(walk(data, skip), have);
     await holdBlobs(have);
-    const snap = join(work, DB);
-    const db = new Database(join(data, DB), { readonly: true });
-    try {
-      db.run("PRAGMA busy_timeout = 10000");
-      db.run("VACUUM INTO ?", [snap]);
-    } finally {
-      db.close();
+    const snap = join(work, pg ? DUMP : DB);
+    let manifest: Manifest;
+    if (pg) {
+      const { schema } = await inspect(pg);
+      await dumpSchema(pg, schema, snap);
+      manifest = { format: 1, created: now.toISOString(), files: 0, bytes: 0, database: "postgres", schema, sha256: await sha256File(snap) };
+    } else {
+      const db = new Database(join(data, DB), { readonly: true });
+      try {
+        db.run("PRAGMA busy_timeout = 10000");
+        db.run("VACUUM INTO ?", [snap]);
+      } finally {
+        db.close();
+      }
+      manifest = { format: 1, created: now.toISOString(), files: 0, bytes: 0, database: "sqlite" };
     }
     hold(walk(data, skip), have);
     await holdBlobs(have);
     const files = [...have].sort();
     const bytes = statSync(snap).size + files.reduce((n, f) => n + statSync(join(held, f)).size, 0);
-    const manifest: Manifest = { format: 1, created: now.toISOString(), files: files.length + 1, bytes };
+    manifest = { ...manifest, files: files.length + 1, bytes };
     await Bun.write(join(work, MANIFEST), JSON.stringify(manifest));
     tar = await TarWriter.create(partial);
     await tar.addFile(MANIFEST, join(work, MANIFEST));
-    await tar.addFile(DB, snap);
+    await tar.addFile(basename(snap), snap);
     for (const f of files) await tar.addFile(f, join(held, f));
     await tar.close();
     tar = null;
@@ -154,18 +181,25 @@ async function checkBlob(rel: string, path: string) {
   if (hash !== m[1] + m[2]) throw invalid("file", `the archive's ${rel} does not match its hash: the backup is damaged`);
 }
 
+/** A small entry's content, as text. */
+const entryText = (archive: string, e: TarEntry) => Bun.file(archive).slice(e.offset, e.offset + e.size).text();
+
 /**
- * Brings an archive back into `dataDir`. A folder that already holds a
- * database is replaced only with `force` (and is kept beside it, renamed),
- * since it may belong to a running instance. Everything is unpacked and
- * checked in a staging folder first, so a damaged archive changes nothing.
+ * Brings an archive back into `dataDir`, and with `database` (a postgres://
+ * URL) its dump into that database. Existing data (a folder holding a
+ * database, or tables in the database) is replaced only with `force`, since
+ * it may belong to a running instance; the folder is kept beside it, renamed,
+ * and a replaced PostgreSQL database is dumped into that folder first.
+ * Everything is unpacked and checked in a staging folder first, so a damaged
+ * archive changes nothing.
  */
-export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date; blobs?: BlobBackend } = {}): Promise<RestoreResult> {
+export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date; blobs?: BlobBackend; database?: string } = {}): Promise<RestoreResult> {
   const bucket = o.blobs?.kind === "s3" ? o.blobs : null;
+  const pg = o.database || null;
   const archive = resolve(file);
   const data = resolve(dataDir);
   if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
-  if (existsSync(join(data, DB)) && !o.force)
+  if (!pg && existsSync(join(data, DB)) && !o.force)
     throw conflict(`${data} already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is kept beside it)`);
   let entries;
   try {
@@ -173,29 +207,58 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
   } catch (e) {
     throw invalid("file", `${archive} is not a readable backup: ${(e as Error).message}`);
   }
+  const manifestEntry = entries.find((e) => e.name === MANIFEST);
+  let manifest: Manifest | null = null;
+  try {
+    if (manifestEntry) manifest = JSON.parse(await entryText(archive, manifestEntry));
+  } catch {}
+  if (!manifest || typeof manifest !== "object") throw invalid("file", `${archive} is not a Hearth backup (it lacks a readable ${MANIFEST})`);
+  const kind = manifest.database ?? "sqlite";
+  if (kind === "postgres" && !pg)
+    throw invalid("file", `${archive} holds a PostgreSQL database (a pg_dump): restore it into an instance on PostgreSQL (HEARTH_DATABASE_URL naming an empty database), or load its ${DUMP} with pg_restore`);
+  if (kind !== "postgres" && pg)
+    throw invalid("file", `${archive} holds a SQLite database, and this instance keeps its data in PostgreSQL (HEARTH_DATABASE_URL): restore it with HEARTH_DATABASE_URL unset; restore does not move data between SQLite and PostgreSQL`);
+  const dbEntry = kind === "postgres" ? DUMP : DB;
   const names = new Set(entries.map((e) => e.name));
-  if (!names.has(MANIFEST) || !names.has(DB)) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${MANIFEST} or ${DB})`);
+  if (!names.has(dbEntry)) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${dbEntry})`);
   for (const e of entries)
-    if (e.name.startsWith("/") || e.name.split("/").some((p) => p === ".." || p === "") || e.name.includes("\\") || SKIP.has(e.name) !== (e.name === DB))
+    if (e.name.startsWith("/") || e.name.split("/").some((p) => p === ".." || p === "") || e.name.includes("\\") || SKIP.has(e.name) !== (e.name === dbEntry))
       throw invalid("file", `the backup holds an entry that may not be restored: ${JSON.stringify(e.name)}`);
+  let target: { schema: string; relations: number } | null = null;
+  if (pg) {
+    pgTools();
+    target = await inspect(pg);
+    if (target.relations > 0 && !o.force)
+      throw conflict(`the database HEARTH_DATABASE_URL names already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is dumped beside the data folder)`);
+    if (manifest.schema !== target.schema)
+      throw invalid("file", `the backup holds the schema ${JSON.stringify(manifest.schema)}, and the database's current schema is ${JSON.stringify(target.schema)}: set the role's search_path so they match`);
+  }
 
   await mkdir(dirname(data), { recursive: true });
   const staging = `${data}.restoring-${crypto.randomUUID()}`;
+  // The dump, its SQL and a replaced database's dump stay out of the data folder.
+  const side = `${staging}-db`;
   await mkdir(staging, { mode: DIR_MODE });
   try {
+    if (pg) await mkdir(side, { mode: DIR_MODE });
     for (const e of entries) {
       if (e.name === MANIFEST) continue;
-      const dest = join(staging, e.name);
+      const dest = join(e.name === DUMP ? side : staging, e.name);
       await mkdir(dirname(dest), { recursive: true, mode: DIR_MODE });
       await extractEntry(archive, e, dest);
       await checkBlob(e.name, dest);
     }
-    const db = new Database(join(staging, DB), { readonly: true });
-    try {
-      const ok = db.query("PRAGMA integrity_check").get() as { integrity_check: string };
-      if (ok.integrity_check !== "ok") throw invalid("file", `the backup's database fails its integrity check: ${ok.integrity_check}`);
-    } finally {
-      db.close();
+    if (pg) {
+      if (manifest.sha256 !== (await sha256File(join(side, DUMP)))) throw invalid("file", `the archive's ${DUMP} does not match its hash: the backup is damaged`);
+      await dumpToSql(join(side, DUMP), join(side, "load.sql"));
+    } else {
+      const db = new Database(join(staging, DB), { readonly: true });
+      try {
+        const ok = db.query("PRAGMA integrity_check").get() as { integrity_check: string };
+        if (ok.integrity_check !== "ok") throw invalid("file", `the backup's database fails its integrity check: ${ok.integrity_check}`);
+      } finally {
+        db.close();
+      }
     }
     if (bucket) {
       // Into the bucket before the data folder changes: a failed upload leaves the instance as it was.
@@ -205,15 +268,27 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       }
       await rm(join(staging, "blobs"), { recursive: true, force: true });
     }
-    let previous: string | null = null;
+    const previous = `${data}.before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;
+    let replaced = false;
+    if (pg && target) {
+      if (target.relations > 0) await dumpSchema(pg, target.schema, join(side, "previous.pgdump"));
+      await loadSchema(pg, target.schema, join(side, "load.sql"));
+    }
     if (existsSync(data)) {
-      previous = `${data}.before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;
       await rename(data, previous);
+      replaced = true;
     }
     await rename(staging, data);
-    return { dataDir: data, files: entries.length - 1, previous };
+    if (existsSync(join(side, "previous.pgdump"))) {
+      if (!replaced) await mkdir(previous, { mode: DIR_MODE });
+      await rename(join(side, "previous.pgdump"), join(previous, DUMP));
+      replaced = true;
+    }
+    return { dataDir: data, files: entries.length - 1, previous: replaced ? previous : null };
   } catch (e) {
     await rm(staging, { recursive: true, force: true });
     throw e;
+  } finally {
+    await rm(side, { recursive: true, force: true });
   }
 }
