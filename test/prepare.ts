@@ -1,8 +1,10 @@
-// Makes sure the browser the browser tests drive, and the Redis server the
-// shared-state tests start, are present: installs Debian's chromium and
-// redis-server when they are missing and we may (root, with apt-get). When
-// one cannot be installed it says why and leaves its tests to skip.
+// Makes sure the browser the browser tests drive, the Redis server the
+// shared-state tests start, and the PostgreSQL server and client programs the
+// PostgreSQL store and its backups are tested with, are present: installs
+// Debian's chromium, redis-server and postgresql when they are missing and we
+// may (root, with apt-get). When one cannot be installed it says why.
 import { existsSync } from "node:fs";
+import { pgBin } from "../core/backup/postgres.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -25,6 +27,8 @@ function prepare(pkg: string, what: string, present: () => boolean): { ok: boole
 
 export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsSync(CHROMIUM));
 export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
+/** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
+export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
 
 if (import.meta.main) {
   const r = prepareChromium();
@@ -33,4 +37,7 @@ if (import.meta.main) {
   const redis = prepareRedis();
   if (redis.ok) console.log("shared-state tests: using redis-server");
   else console.log(`shared-state tests will be skipped: ${redis.reason}`);
+  const pg = preparePostgres();
+  if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
+  else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);
 }
