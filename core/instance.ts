@@ -21,8 +21,14 @@ import { Runtime, type RuntimeOptions } from "./runtime.ts";
 export const coreWiring = wire(coreModules);
 
 /** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
-let embeddedBuild: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet } | undefined;
-export function setEmbeddedBuild(b: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet }) {
+/** What a lone binary carries instead of folders: its plugins and every migration, PostgreSQL's by owner. */
+interface EmbeddedBuild {
+  plugins: BuiltinPlugin[];
+  coreMigrations: MigrationSet;
+  pgMigrations?: Record<string, MigrationSet | null>;
+}
+let embeddedBuild: EmbeddedBuild | undefined;
+export function setEmbeddedBuild(b: EmbeddedBuild) {
   embeddedBuild = b;
 }
 
@@ -61,7 +67,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     try {
       // Every core owner: those the wiring declares and those with a schema (the scheduler applies its own on first use, on SQLite).
       const modules = new Set([...coreWiring.migrations.map((m) => m.owner), ...coreOwners.map((o) => o.name).filter((n) => n !== "core")]);
-      await migratePg(pg, pgOwners([...modules], plugins));
+      const owners = pgOwners([...modules], plugins).map((o) => ({ ...o, set: embeddedBuild?.pgMigrations?.[o.owner] ?? undefined }));
+      await migratePg(pg, owners);
     } catch (e) {
       await pg.close();
       throw e;
