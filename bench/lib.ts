@@ -1,5 +1,5 @@
 // Shared pieces of the benchmark: processes, load, measurements.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -14,6 +14,8 @@ export interface Row {
   limit?: number;
   /** CPU time the server process spent per request, in µs: on a machine others share, steadier than the rate. */
   cpu?: number;
+  /** CPU time the database server (PostgreSQL, all its processes) spent per request, in µs. */
+  dbCpu?: number;
 }
 
 export function freePort(): number {
@@ -49,14 +51,19 @@ export async function waitFor200(url: string, timeoutMs = 10_000): Promise<numbe
 let generator: "wrk" | "autocannon" | undefined;
 export function loadGenerator(): "wrk" | "autocannon" {
   if (generator) return generator;
-  const install = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).exitCode === 0;
-  if (!Bun.which("wrk") && process.getuid?.() === 0 && Bun.which("apt-get")) {
-    console.error("bench: installing wrk (apt-get install -y wrk)");
-    if (!install(["apt-get", "install", "-y", "wrk"])) install(["apt-get", "update"]) && install(["apt-get", "install", "-y", "wrk"]);
-  }
-  generator = Bun.which("wrk") ? "wrk" : "autocannon";
+  generator = installed("wrk", () => Bun.which("wrk") !== null) ? "wrk" : "autocannon";
   if (generator === "autocannon") console.error("bench: wrk is not installed and could not be (apt-get install -y wrk needs root): using autocannon in this process, which shares the cores with the server, so rates read low");
   return generator;
+}
+
+/** Whether `present()` holds, installing Debian's package `pkg` first when it does not and we may (as root, with apt-get). */
+export function installed(pkg: string, present: () => boolean): boolean {
+  if (present()) return true;
+  if (process.getuid?.() !== 0 || !Bun.which("apt-get")) return false;
+  const install = (cmd: string[]) => Bun.spawnSync(cmd, { stdout: "ignore", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } }).exitCode === 0;
+  console.error(`bench: installing ${pkg} (apt-get install -y ${pkg})`);
+  if (!install(["apt-get", "install", "-y", pkg])) install(["apt-get", "update"]) && install(["apt-get", "install", "-y", pkg]);
+  return present();
 }
 
 export interface LoadOptions {
@@ -68,8 +75,16 @@ export interface LoadOptions {
   bodies?: string[];
   connections?: number;
   seconds: number;
-  /** The server's process id, to measure the CPU time it spends per request. */
-  pid?: number;
+  /** The server's process id (or ids, summed), to measure the CPU time it spends per request. */
+  pid?: number | number[];
+  /** The database server's main process id, asked when the load starts: its CPU time and its children's is counted too. */
+  dbPid?: () => number;
+  /**
+   * Every server answering the load, as host:port, the URL's among them: wrk
+   * runs one thread per server, its connections shared evenly between them,
+   * and reports them as one.
+   */
+  hosts?: string[];
 }
 
 const TICKS_PER_S = Number(new TextDecoder().decode(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout).trim()) || 100;
@@ -80,6 +95,35 @@ export function cpuUs(pid: number): number {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     // utime and stime are fields 14 and 15 of stat; 12 and 13 after the name.
     return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_S) * 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time of the processes `pid` names, summed. */
+function serverCpu(pid: number | number[]): number {
+  return (Array.isArray(pid) ? pid : [pid]).reduce((n, p) => n + cpuUs(p), 0);
+}
+
+/**
+ * CPU time of a process and its children, in µs: those running (their own
+ * time) and those it has reaped (counted in its cutime and cstime), as
+ * PostgreSQL's postmaster and its backends.
+ */
+export function treeCpuUs(pid: number): number {
+  const stat = (p: number | string) => readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+  try {
+    const own = stat(pid);
+    // After the name: state is field 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const f = stat(d);
+        if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+      } catch {}
+    }
+    return (ticks / TICKS_PER_S) * 1e6;
   } catch {
     return NaN;
   }
@@ -110,6 +154,11 @@ export function wrkScript(opts: LoadOptions): string {
     lines.push("init = function() for n, b in ipairs(bodies) do reqs[n] = wrk.format(nil, nil, nil, b) end end");
     lines.push("request = function() i = i % #reqs + 1; return reqs[i] end");
   } else if (opts.body !== undefined) lines.push(`wrk.body = ${luaString(opts.body)}`);
+  if (opts.hosts?.length) {
+    // Each thread is given the next server's address (wrk's setup runs once per thread, before it connects).
+    lines.push(`local hosts, n = {${opts.hosts.map(luaString).join(", ")}}, 0`);
+    lines.push("setup = function(thread) n = n + 1; local host, port = hosts[(n - 1) % #hosts + 1]:match('^(.*):(%d+)$'); thread.addr = wrk.lookup(host, port)[1] end");
+  }
   return lines.join("\n") + "\n";
 }
 
@@ -134,14 +183,19 @@ async function wrk(name: string, opts: LoadOptions): Promise<Row> {
   writeFileSync(script, wrkScript(opts));
   try {
     // One thread: wrk serves 32 connections from one core with room to spare, leaving the other to the server.
-    const threads = process.env.BENCH_WRK_THREADS ?? "1";
-    const before = opts.pid ? cpuUs(opts.pid) : NaN;
-    const p = Bun.spawn(["wrk", "-t", threads, "-c", String(opts.connections ?? 32), "-d", `${opts.seconds}s`, "--latency", "-s", script, opts.url], { stdout: "pipe", stderr: "pipe" });
+    // Several servers: a thread for each, the connections rounded up to an even share.
+    const threads = opts.hosts?.length ?? Number(process.env.BENCH_WRK_THREADS ?? 1);
+    const connections = Math.ceil((opts.connections ?? 32) / threads) * threads;
+    const before = opts.pid ? serverCpu(opts.pid) : NaN;
+    const dbPid = opts.dbPid?.();
+    const dbBefore = dbPid ? treeCpuUs(dbPid) : NaN;
+    const p = Bun.spawn(["wrk", "-t", String(threads), "-c", String(connections), "-d", `${opts.seconds}s`, "--latency", "-s", script, opts.url], { stdout: "pipe", stderr: "pipe" });
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     if ((await p.exited) !== 0) throw new Error(`wrk failed: ${err || out}`);
     const row: Row = { name, ...parseWrk(out) };
     const total = /(\d+) requests in/.exec(out);
-    if (opts.pid && total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / Number(total[1])) * 10) / 10;
+    if (opts.pid && total) row.cpu = Math.round(((serverCpu(opts.pid) - before) / Number(total[1])) * 10) / 10;
+    if (dbPid && total) row.dbCpu = Math.round(((treeCpuUs(dbPid) - dbBefore) / Number(total[1])) * 10) / 10;
     return row;
   } finally {
     rmSync(script, { force: true });
@@ -149,8 +203,9 @@ async function wrk(name: string, opts: LoadOptions): Promise<Row> {
 }
 
 async function cannon(name: string, opts: LoadOptions): Promise<Row> {
+  if (opts.hosts && opts.hosts.length > 1) throw new Error(`${name}: load spread over several servers needs wrk`);
   const { default: autocannon } = await import("autocannon");
-  const before = opts.pid ? cpuUs(opts.pid) : NaN;
+  const before = opts.pid ? serverCpu(opts.pid) : NaN;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? "GET",
@@ -163,7 +218,7 @@ async function cannon(name: string, opts: LoadOptions): Promise<Row> {
   });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
   const row: Row = { name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors };
-  if (opts.pid && result.requests.total) row.cpu = Math.round(((cpuUs(opts.pid) - before) / result.requests.total) * 10) / 10;
+  if (opts.pid && result.requests.total) row.cpu = Math.round(((serverCpu(opts.pid) - before) / result.requests.total) * 10) / 10;
   return row;
 }
 
@@ -178,6 +233,7 @@ export async function interleaved(scenarios: [string, LoadOptions][], rounds: nu
   return runs.map((rs, i) => {
     const row: Row = { name: scenarios[i][0], rps: median(rs.map((x) => x.rps)), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), errors: rs.reduce((n, x) => n + x.errors, 0) };
     if (rs.every((x) => x.cpu !== undefined)) row.cpu = median(rs.map((x) => x.cpu!));
+    if (rs.every((x) => x.dbCpu !== undefined)) row.dbCpu = median(rs.map((x) => x.dbCpu!));
     return row;
   });
 }
@@ -185,7 +241,8 @@ export async function interleaved(scenarios: [string, LoadOptions][], rounds: nu
 export function table(rows: Row[], floor?: number): string {
   const limits = rows.some((r) => r.limit);
   const cpu = rows.some((r) => r.cpu !== undefined);
-  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor", ...(limits ? ["vs limit"] : []), ...(cpu ? ["server CPU µs/req"] : [])];
+  const dbCpu = rows.some((r) => r.dbCpu !== undefined);
+  const head = ["scenario", "req/s", "p50 ms", "p99 ms", "errors", "vs floor", ...(limits ? ["vs limit"] : []), ...(cpu ? ["server CPU µs/req"] : []), ...(dbCpu ? ["database CPU µs/req"] : [])];
   const pct = (a: number, b?: number) => (b ? `${Math.round((a / b) * 100)}%` : "");
   const body = rows.map((r) => [
     r.name,
@@ -196,6 +253,7 @@ export function table(rows: Row[], floor?: number): string {
     pct(r.rps, floor),
     ...(limits ? [pct(r.rps, r.limit)] : []),
     ...(cpu ? [r.cpu === undefined ? "" : String(r.cpu)] : []),
+    ...(dbCpu ? [r.dbCpu === undefined ? "" : String(r.dbCpu)] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
@@ -214,4 +272,28 @@ export function standInProvider(payload: string): { port: number; hits(): number
     },
   });
   return { port: server.port!, hits: () => hits, stop: () => void server.stop(true) };
+}
+
+export interface Served {
+  base: string;
+  /** host:port, as LoadOptions.hosts takes it. */
+  host: string;
+  proc: ReturnType<typeof Bun.spawn>;
+}
+
+/**
+ * `hearth serve` on a free loopback port, once it answers /health; when it
+ * ends or stays silent first, an error holding the end of what it printed
+ * (the reason it did not start).
+ */
+export async function serve(cmd: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<Served> {
+  const port = freePort();
+  const proc = Bun.spawn([...cmd, "serve"], { env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "pipe" });
+  const base = `http://127.0.0.1:${port}`;
+  const up = await Promise.race([waitFor200(`${base}/health`, timeoutMs).then(() => true, () => false), proc.exited.then(() => false)]);
+  if (up) return { base, host: `127.0.0.1:${port}`, proc };
+  proc.kill(9);
+  await proc.exited;
+  const said = (await new Response(proc.stderr as ReadableStream<Uint8Array>).text()).trim().split("\n").slice(-3).join(" / ");
+  throw new Error(`hearth serve did not start${said ? `: ${said}` : ""}`);
 }

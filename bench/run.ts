@@ -2,11 +2,14 @@
 // and the limit (notes/get and notes/add written by hand on Bun.serve and
 // bun:sqlite, bench/limit.ts) under the same load from wrk, plus idle memory
 // and start-up time of dist/hearth. BENCH_SECONDS sets each scenario's length
-// (default 10).
+// (default 10). Beside them, unless BENCH_QUICK=1 or BENCH_ONLY leaves them
+// out: notes/get and notes/add on PostgreSQL (`pg`, a throwaway cluster), and
+// three instances against one (`instances`, bench/instances.ts).
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, interleaved, loadGenerator, rssMb, table, waitFor200, type LoadOptions, type Row } from "./lib.ts";
+import { launchPg, pgBin, type Pg } from "../test/pg.ts";
+import { freePort, installed, interleaved, loadGenerator, rssMb, serve, table, waitFor200, type LoadOptions, type Row, type Served } from "./lib.ts";
 
 const root = join(import.meta.dir, "..");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -20,6 +23,10 @@ if (!existsSync(binary) || process.env.BENCH_REBUILD !== "0") {
 const dir = mkdtempSync(join(tmpdir(), "hearth-bench-"));
 // Rate limits and metering off: the benchmark measures the call path, not the limiter refusing it.
 const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0" };
+
+const quick = process.env.BENCH_QUICK === "1";
+const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
+const want = (name: string) => !quick && (only.length === 0 || only.includes(name));
 
 // Start-up: process start to first 200, median of 5 cold starts.
 const starts: number[] = [];
@@ -77,8 +84,46 @@ const addAt = (b: string, headers: Record<string, string>, pid: number): LoadOpt
   pid,
 });
 
+// PostgreSQL, kept as durable as SQLite's WAL with synchronous=NORMAL keeps
+// Hearth's data: written to disk (fsync on), commits not waiting for it.
+let pg: Pg | undefined;
+let pgSkip: string | undefined;
+let pgHearth: Served | undefined;
+let pgAuth: Record<string, string> = {};
+if (want("pg") || want("instances")) {
+  if (!installed("postgresql", () => pgBin("initdb") !== null)) pgSkip = "PostgreSQL is not installed (apt-get install -y postgresql needs root)";
+  else
+    try {
+      pg = await launchPg(["fsync=on", "full_page_writes=on", "synchronous_commit=off"]);
+    } catch (e) {
+      pgSkip = `the cluster did not start: ${(e as Error).message}`;
+    }
+}
+if (pg && want("pg")) {
+  try {
+    const pgEnv = { ...env, HEARTH_DATA: join(dir, "pg-data"), HEARTH_DATABASE_URL: await pg.database() };
+    const made = Bun.spawnSync([binary, "token", "create", "--user", "bench"], { env: pgEnv, stdout: "pipe", stderr: "pipe" });
+    if (made.exitCode !== 0) throw new Error(`token create failed: ${made.stderr.toString().trim().split("\n").pop()}`);
+    pgAuth = { authorization: `Bearer ${made.stdout.toString().trim()}` };
+    pgHearth = await serve([binary], pgEnv);
+    const added = await post(`${pgHearth.base}/api/v1/notes/add`, pgAuth, note);
+    if (added.status !== 200) throw new Error(`notes/add answered ${added.status}: ${(await added.text()).slice(0, 200)}`);
+  } catch (e) {
+    pgHearth?.proc.kill();
+    pgHearth = undefined;
+    pgSkip = `Hearth on PostgreSQL: ${(e as Error).message}`;
+  }
+}
+const pgDb = pg && (() => pg.pid());
+const pgScenarios: [string, LoadOptions][] = pgHearth
+  ? [
+      ["notes/get on PostgreSQL", { ...getAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
+      ["notes/add on PostgreSQL", { ...addAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
+    ]
+  : [];
+
 loadGenerator();
-const rows: Row[] = await interleaved(
+const all: Row[] = await interleaved(
   [
     ["floor (Bun.serve JSON)", { url: `http://127.0.0.1:${floorPort}/`, seconds: each, pid: floor.pid }],
     ["limit notes/get (by hand)", getAt(limitBase, limitAuth, limit.pid)],
@@ -86,9 +131,12 @@ const rows: Row[] = await interleaved(
     ["notes/get (token)", getAt(base, auth, hearth.pid)],
     ["notes/add (token)", addAt(base, auth, hearth.pid)],
     ["tasks/list (1,000 tasks)", { url: `${base}/api/v1/tasks/list`, headers: auth, seconds: each, pid: hearth.pid }],
+    ...pgScenarios,
   ],
   rounds,
 );
+const rows = all.slice(0, 6);
+const pgRows = all.slice(6);
 const [, limitGet, limitAdd] = rows;
 rows[3].limit = limitGet.rps;
 rows[4].limit = limitAdd.rps;
@@ -97,11 +145,11 @@ const loadedRss = rssMb(hearth.pid);
 hearth.kill();
 floor.kill();
 limit.kill();
-await Promise.all([hearth.exited, floor.exited, limit.exited]);
-rmSync(dir, { recursive: true, force: true });
+pgHearth?.proc.kill();
+await Promise.all([hearth.exited, floor.exited, limit.exited, pgHearth?.proc.exited]);
 
 const floorRps = rows[0].rps;
-for (const r of rows) r.ratio = Math.round((r.rps / floorRps) * 100) / 100;
+for (const r of all) r.ratio = Math.round((r.rps / floorRps) * 100) / 100;
 console.log(`\nHearth benchmark: ${seconds}s per scenario in ${rounds} interleaved rounds (medians), 32 connections, load from ${loadGenerator()}, ${new Date().toISOString()}\n`);
 console.log(table(rows, floorRps));
 console.log(`\nidle RSS after start: ${idleRss} MB (target < 80); RSS after load: ${loadedRss} MB`);
@@ -115,11 +163,34 @@ console.log(`notes/add: ${pct(notesAdd.rps, limitAdd.rps)} of the limit (target 
 if (notesGet.cpu && limitGet.cpu && notesAdd.cpu && limitAdd.cpu)
   console.log(`server CPU per request, the limit's over Hearth's: notes/get ${pct(limitGet.cpu, notesGet.cpu)}, notes/add ${pct(limitAdd.cpu, notesAdd.cpu)}`);
 
-// The services' own benchmarks, each in its own module; BENCH_QUICK=1 skips them.
 const extra: Record<string, unknown> = {};
-if (process.env.BENCH_QUICK !== "1") {
-  const only = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
-  const want = (name: string) => only.length === 0 || only.includes(name);
+if (want("pg")) {
+  if (pgRows.length) {
+    const [pgGet, pgAdd] = pgRows;
+    console.log(`\nOn PostgreSQL beside SQLite (the same load, interleaved with the rows above; database CPU is PostgreSQL's, all its processes):\n${table([notesGet, notesAdd, pgGet, pgAdd], floorRps)}`);
+    console.log(`on PostgreSQL: notes/get at ${pct(pgGet.rps, notesGet.rps)} of SQLite's rate, notes/add at ${pct(pgAdd.rps, notesAdd.rps)}`);
+    extra.postgres = { rows: pgRows };
+  } else {
+    console.log(`\nOn PostgreSQL: skipped: ${pgSkip}`);
+    extra.postgres = { skipped: pgSkip };
+  }
+}
+if (want("instances")) {
+  const { benchInstances } = await import("./instances.ts");
+  const r = await benchInstances({ cmd: [binary], seconds, rounds, postgres: pg ? () => pg.database() : pgSkip, postgresPid: pgDb || undefined });
+  console.log("\nThree instances against one (one data folder, state shared through redis-server, wrk a thread per instance; no proxy):");
+  if (r.rows.length) console.log(table(r.rows, floorRps));
+  for (const s of r.skipped) console.log(s);
+  console.log(
+    "One Hearth process runs its JavaScript on one core, so on this machine's cores three may do more than one; but wrk, redis-server and the database share the same cores: the rows show what running several costs per request (CPU µs/req, summed over the three) and that they answer together without errors, not how far Hearth scales out on more cores.",
+  );
+  extra.instances = r;
+}
+pg?.stop();
+rmSync(dir, { recursive: true, force: true });
+
+// The services' own benchmarks, each in its own module; BENCH_QUICK=1 skips them.
+{
   if (want("mcp")) {
     const { benchMcp, mcpSummary, mcpTable } = await import("./mcp.ts");
     const r = await benchMcp({ seconds });

@@ -1,7 +1,7 @@
 // `bun run build`: compiles dist/hearth (or one binary per --target) with every
-// built-in plugin and every migration embedded, since a lone binary has no
-// plugins folder beside it. Drop-in plugins still load from HEARTH_PLUGINS.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// built-in plugin and every migration embedded, SQLite's and PostgreSQL's,
+// since a lone binary has no plugins folder beside it. Drop-in plugins still load from HEARTH_PLUGINS.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pluginFolders } from "./registry.ts";
 
@@ -25,15 +25,21 @@ function migrationsExpr(dir: string): string {
   return `{ journal: ${j}, sql: { ${sql.join(", ")} } }`;
 }
 
+// PostgreSQL's migrations by owner, as core/db/pgmigrate.ts finds them in folders: the core's and its modules' in
+// core/db/pg/<owner>, each plugin's in its migrations/pg (under the plugin's name).
+const pg: string[] = readdirSync(join(root, "core/db/pg")).map((owner) => `${JSON.stringify(owner)}: ${migrationsExpr(join(root, "core/db/pg", owner))}`);
 const plugins = pluginFolders(join(root, "plugins")).map((folder) => {
   const name = folder.split("/").pop()!;
   const v = `p${n++}`;
   lines.push(`import ${v} from ${JSON.stringify(join(folder, "index.ts"))};`);
+  // Only those it has: a plugin without a schema of its own may share a name with a core owner (mail).
+  const pgSet = migrationsExpr(join(folder, "migrations", "pg"));
+  if (pgSet !== "null") pg.push(`[${v}.name]: ${pgSet}`);
   return `{ def: ${v}, file: ${JSON.stringify(`plugins/${name}/index.ts`)}, folder: ${JSON.stringify(name)}, migrations: ${migrationsExpr(join(folder, "migrations"))} }`;
 });
 const core = migrationsExpr(join(root, "core/db/migrations"));
 lines.push(`import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))};`);
-lines.push(`setEmbeddedBuild({ plugins: [\n  ${plugins.join(",\n  ")}\n], coreMigrations: ${core} });`);
+lines.push(`setEmbeddedBuild({ plugins: [\n  ${plugins.join(",\n  ")}\n], coreMigrations: ${core}, pgMigrations: { ${pg.join(", ")} } });`);
 lines.push(`process.exit(await main(process.argv.slice(2)));`);
 const entry = join(dist, ".entry.ts");
 writeFileSync(entry, lines.join("\n") + "\n");

@@ -21,8 +21,14 @@ import { Runtime, type RuntimeOptions } from "./runtime.ts";
 export const coreWiring = wire(coreModules);
 
 /** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
-let embeddedBuild: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet } | undefined;
-export function setEmbeddedBuild(b: { plugins: BuiltinPlugin[]; coreMigrations: MigrationSet }) {
+/** What a lone binary carries instead of folders: its plugins and every migration, PostgreSQL's by owner. */
+interface EmbeddedBuild {
+  plugins: BuiltinPlugin[];
+  coreMigrations: MigrationSet;
+  pgMigrations?: Record<string, MigrationSet | null>;
+}
+let embeddedBuild: EmbeddedBuild | undefined;
+export function setEmbeddedBuild(b: EmbeddedBuild) {
   embeddedBuild = b;
 }
 
@@ -53,13 +59,16 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   let store: Store;
   if (config.HEARTH_DATABASE_URL) {
     if (!/^postgres(ql)?:\/\//.test(config.HEARTH_DATABASE_URL)) throw new Error("HEARTH_DATABASE_URL: must be a postgres:// URL (empty for SQLite in the data folder)");
-    const pg = new PgStore(config.HEARTH_DATABASE_URL);
+    const pool = Number(config.HEARTH_DATABASE_POOL || "10");
+    if (!Number.isInteger(pool) || pool < 2) throw new Error(`HEARTH_DATABASE_POOL: must be a whole number of at least 2 (one connection for writes, one for reads), not "${config.HEARTH_DATABASE_POOL}"`);
+    const pg = new PgStore(config.HEARTH_DATABASE_URL, { max: pool });
     // Migrating PostgreSQL is asynchronous, so it happens here; the runtime's own pass at start then finds every owner migrated.
     const plugins = [...registry.plugins.values()].map((p) => ({ name: p.def.name, file: p.file, migrations: p.def.migrations, hasMigrations: p.migrations !== null, tables: p.tables }));
     try {
       // Every core owner: those the wiring declares and those with a schema (the scheduler applies its own on first use, on SQLite).
       const modules = new Set([...coreWiring.migrations.map((m) => m.owner), ...coreOwners.map((o) => o.name).filter((n) => n !== "core")]);
-      await migratePg(pg, pgOwners([...modules], plugins));
+      const owners = pgOwners([...modules], plugins).map((o) => ({ ...o, set: embeddedBuild?.pgMigrations?.[o.owner] ?? undefined }));
+      await migratePg(pg, owners);
     } catch (e) {
       await pg.close();
       throw e;

@@ -3,7 +3,8 @@
 // store runs its real client and SQL offline. Each caller asks for a
 // database of its own. PostgreSQL refuses to run as root: as root the
 // cluster belongs to the `postgres` user and its commands run through runuser.
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+// The benchmark starts its cluster here too (launchPg), with durable settings.
+import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,8 @@ function freePort(): Promise<number> {
 
 export interface Pg {
   port: number;
+  /** The postmaster's process id (its backends are its children). */
+  pid(): number;
   /** A new, empty database; its URL. */
   database(): Promise<string>;
   stop(): void;
@@ -32,11 +35,16 @@ let started: Promise<Pg> | null = null;
 
 /** The test process's cluster, started on first use and stopped when the process exits. */
 export function startPg(): Promise<Pg> {
-  started ??= launch();
+  started ??= launchPg();
   return started;
 }
 
-async function launch(): Promise<Pg> {
+/**
+ * A cluster of its own, stopped by stop() or when this process is gone.
+ * `settings` are PostgreSQL settings (`name=value`) over the tests' own,
+ * which trade durability for speed.
+ */
+export async function launchPg(settings: string[] = []): Promise<Pg> {
   const initdb = pgBin("initdb");
   const pgCtl = pgBin("pg_ctl");
   if (!initdb || !pgCtl) throw new Error("PostgreSQL is not installed (apt-get install -y postgresql): initdb and pg_ctl are missing");
@@ -66,8 +74,8 @@ async function launch(): Promise<Pg> {
   run([initdb, "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
   // Durability is not what these tests check: without fsync a suite does not wait on the disk.
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run([pgCtl, "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-s", "start"]);
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000`;
+  run([pgCtl, "-D", data, "-o", [opts, ...settings.map((s) => `-c ${s}`)].join(" "), "-l", join(dir, "log"), "-w", "-s", "start"]);
   let stopped = false;
   const stop = () => {
     if (stopped) return;
@@ -79,6 +87,7 @@ async function launch(): Promise<Pg> {
   let n = 0;
   return {
     port,
+    pid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     async database() {
       const name = `t${process.pid}_${++n}`;
       await admin.unsafe(`CREATE DATABASE ${name}`);

@@ -12,6 +12,8 @@ export interface PgOwner {
   owner: string;
   /** Where its PostgreSQL migrations are. */
   dir: string;
+  /** Its migrations already read (a lone binary carries them, having no folders): then dir is not read. */
+  set?: MigrationSet;
   /** A plugin's declared tables: its migrations may name no other existing table. */
   tables?: string[] | null;
 }
@@ -28,7 +30,7 @@ export function pgOwners(moduleOwners: string[], plugins: { name: string; file: 
 export async function migratePg(store: PgStore, owners: PgOwner[]): Promise<number> {
   const sets: { owner: string; set: MigrationSet; check?: (tag: string, text: string, tables: string[]) => void }[] = [];
   for (const o of owners) {
-    const set = readMigrations(o.dir);
+    const set = o.set ?? readMigrations(o.dir);
     if (!set) throw new Error(`${o.owner} has no PostgreSQL migrations (${join(o.dir, "meta", "_journal.json")}): run \`bun run migrations\``);
     const declared = o.tables;
     sets.push({

@@ -2,12 +2,14 @@
 // notes/add as Hearth does, under the same rule for tokens, and the load
 // generator's script and report are read right.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { load, parseWrk, wrkScript } from "../../bench/lib.ts";
+import { SQL } from "bun";
+import { cpuUs, load, parseWrk, serve, treeCpuUs, wrkScript } from "../../bench/lib.ts";
 import { growth, soakScript } from "../../bench/soak.ts";
 import { startHearth } from "../harness.ts";
+import { launchPg, pgBin } from "../pg.ts";
 
 // wrk 4.1's report, as printed with --latency against a server that refused some requests.
 const WRK_REPORT = `Running 3s test @ http://127.0.0.1:18792/api/v1/notes/get?title=bench
@@ -73,6 +75,107 @@ describe("wrk's script", () => {
     expect(many).toContain("request = function()");
     expect(many).not.toContain("wrk.body");
   });
+});
+
+describe("load over several servers", () => {
+  test.skipIf(!hasWrk)("wrk gives each thread the next server, so every server is loaded and the report is of them all", async () => {
+    const counts = [0, 0, 0];
+    const servers = counts.map((_, i) =>
+      Bun.serve({
+        port: 0,
+        hostname: "127.0.0.1",
+        fetch(req) {
+          counts[i]++;
+          return new Response(req.headers.get("authorization") === "Bearer t" ? "{}" : "no", { status: req.headers.get("authorization") === "Bearer t" ? 200 : 401 });
+        },
+      }),
+    );
+    try {
+      const hosts = servers.map((s) => `127.0.0.1:${s.port}`);
+      // The URL names the first; wrk still spreads the connections over all three.
+      const row = await load("three", { url: `http://${hosts[0]}/x`, headers: { authorization: "Bearer t" }, hosts, connections: 3, seconds: 1, pid: [process.pid, process.pid] });
+      expect(row.errors).toBe(0);
+      expect(row.rps).toBeGreaterThan(0);
+      // The probe went to the first; each server answered wrk too.
+      expect(counts[1]).toBeGreaterThan(0);
+      expect(counts[2]).toBeGreaterThan(0);
+      expect(counts[0]).toBeGreaterThan(1);
+      // The rate wrk reports (over about a second) covers all three, well beyond what any one server answered.
+      expect(row.rps).toBeGreaterThan(Math.max(...counts) * 1.5);
+      expect(row.cpu).toBeGreaterThanOrEqual(0);
+    } finally {
+      for (const s of servers) s.stop(true);
+    }
+  });
+
+  test("the script sets one address a thread, in turn", () => {
+    const script = wrkScript({ url: "", hosts: ["127.0.0.1:1", "127.0.0.1:2"], seconds: 1 });
+    expect(script).toContain('local hosts, n = {[[127.0.0.1:1]], [[127.0.0.1:2]]}, 0');
+    expect(script).toContain("setup = function(thread)");
+    expect(wrkScript({ url: "", seconds: 1 })).not.toContain("setup");
+  });
+});
+
+describe("CPU of a process and its children", () => {
+  test("counts a running child's time, which the parent's own does not hold", async () => {
+    // A shell that does nothing, its child spinning.
+    const parent = Bun.spawn(["sh", "-c", `${process.execPath} -e 'for(;;){}' & wait`], { stdout: "ignore", stderr: "ignore" });
+    try {
+      let child = 0;
+      while (!child) {
+        const kids = Bun.spawnSync(["pgrep", "-P", String(parent.pid)]).stdout.toString().trim();
+        child = Number(kids.split("\n")[0]) || 0;
+        if (!child) await Bun.sleep(20);
+      }
+      while (!(cpuUs(child) > 50_000)) await Bun.sleep(20);
+      const spun = cpuUs(child);
+      expect(cpuUs(parent.pid)).toBeLessThan(spun);
+      expect(treeCpuUs(parent.pid)).toBeGreaterThanOrEqual(spun);
+      process.kill(child, "SIGKILL");
+    } finally {
+      parent.kill(9);
+      await parent.exited;
+    }
+  });
+});
+
+describe("starting Hearth for the benchmark", () => {
+  test("says why, from what Hearth printed, when it does not start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-bench-serve-"));
+    try {
+      const env = { PATH: process.env.PATH, HOME: process.env.HOME, HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_DATABASE_URL: "mysql://127.0.0.1/x" };
+      const cmd = [process.execPath, join(import.meta.dir, "../../core/cli/main.ts")];
+      await expect(serve(cmd, env)).rejects.toThrow(/did not start: .*HEARTH_DATABASE_URL: must be a postgres:\/\/ URL/);
+      const up = await serve(cmd, { ...env, HEARTH_DATABASE_URL: "" });
+      try {
+        expect((await fetch(`http://${up.host}/health`)).status).toBe(200);
+      } finally {
+        up.proc.kill();
+        await up.proc.exited;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!pgBin("initdb"))("the benchmark's PostgreSQL cluster", () => {
+  test("runs with the settings it is given over the tests' own, and names its postmaster, whose backends are its children", async () => {
+    const pg = await launchPg(["fsync=on", "synchronous_commit=off"]);
+    const sql = new SQL({ url: await pg.database(), max: 1 });
+    try {
+      const [fsync] = await sql`SHOW fsync`;
+      const [commit] = await sql`SHOW synchronous_commit`;
+      expect([fsync.fsync, commit.synchronous_commit]).toEqual(["on", "off"]);
+      const [{ backend }] = await sql`SELECT pg_backend_pid() AS backend`;
+      const parent = readFileSync(`/proc/${backend}/stat`, "utf8").split(") ")[1].split(" ")[1];
+      expect(Number(parent)).toBe(pg.pid());
+      expect(treeCpuUs(pg.pid())).toBeGreaterThan(0);
+    } finally {
+      await sql.close();
+      pg.stop();
+    }
+  }, 60_000);
 });
 
 describe("the soak's script", () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { pgBin, startPg } from "../pg.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
 
 const root = join(import.meta.dir, "../..");
@@ -112,6 +113,32 @@ test("the binary still loads drop-in plugins from HEARTH_PLUGINS", async () => {
   expect(h.code).toBe(0);
   expect(h.stdout).toContain("probe echo");
 });
+
+test.skipIf(!pgBin("initdb"))("the binary keeps its data in PostgreSQL, the core's, its modules' and its plugins' PostgreSQL migrations carried inside it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-pg-"));
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", HEARTH_DATABASE_URL: await (await startPg()).database() };
+  let server: ReturnType<typeof Bun.spawn> | undefined;
+  try {
+    const t = await run([binary, "token", "create", "--user", "alice"], env);
+    expect(t.stderr).toBe("");
+    expect(t.code).toBe(0);
+    server = Bun.spawn([binary, "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+    await waitUp(url, server);
+    const auth = { authorization: `Bearer ${t.stdout.trim()}`, "content-type": "application/json" };
+    const add = await fetch(`${url}/api/v1/notes/add`, { method: "POST", headers: auth, body: JSON.stringify({ title: "on pg", text: "kept in PostgreSQL" }) });
+    expect(add.status).toBe(200);
+    const got = await (await fetch(`${url}/api/v1/notes/get?title=on%20pg`, { headers: auth })).json();
+    expect(got.result).toMatchObject({ title: "on pg", text: "kept in PostgreSQL" });
+    // Nothing went to a SQLite file in the data folder.
+    expect(existsSync(join(dir, "data", "hearth.db"))).toBe(false);
+  } finally {
+    server?.kill();
+    await server?.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
 
 test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
