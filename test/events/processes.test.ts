@@ -9,6 +9,7 @@ import { startHearth, TestClock } from "../harness.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { asked } from "./fixtures/agent/index.ts";
 import { pluginPaths, startInstance } from "./instance.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const script = join(import.meta.dir, "fixtures", "process.ts");
 const T0 = Date.parse("2026-07-01T09:00:00Z");
@@ -82,7 +83,7 @@ test("two processes on one database file fire every firing exactly once between 
     expect(all.sort()).toEqual(expected.sort());
 
     const check = await startHearth({ clock, dataDir });
-    const rows = check.rt.store.reader.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM schedule_firings GROUP BY status").all();
+    const rows = (await sqlAll<{ status: string; n: number }>(check.rt, "SELECT status, count(*) AS n FROM schedule_firings GROUP BY status"));
     expect(rows).toEqual([{ status: "done", n: expected.length }]);
     await check.stop();
   } finally {
@@ -111,10 +112,10 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
     const other = await startInstance({ plugins, clock, dataDir, env: LEASE });
     try {
       const sch = schedulerOf(other.rt);
-      const firing = () =>
-        other.rt.store.reader.query<{ status: string; owner: string; n: number }, [string]>("SELECT status, owner, count(*) OVER () AS n FROM schedule_firings WHERE ref = ?").get(id)!;
-      expect(firing()).toMatchObject({ status: "claimed", n: 1 });
-      const holder = firing().owner;
+      const firing = async () =>
+        (await sqlGet<{ status: string; owner: string; n: number }>(other.rt, "SELECT status, owner, count(*) OVER () AS n FROM schedule_firings WHERE ref = ?", id))!;
+      expect(await firing()).toMatchObject({ status: "claimed", n: 1 });
+      const holder = (await firing()).owner;
       expect(holder).not.toBe(sch.owner);
       // Alive, the process renews its lease: after three leases' time the claim is still its own and nothing ran here.
       const alive = Date.now() + 3_000;
@@ -122,20 +123,20 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
         expect((await sch.runDue()).fired).toEqual([]);
         await Bun.sleep(200);
       }
-      expect(firing()).toMatchObject({ status: "claimed", owner: holder });
+      expect(await firing()).toMatchObject({ status: "claimed", owner: holder });
       expect(asked.slice(before)).toEqual([]);
 
       child.kill(9);
       expect(await child.exited).not.toBe(0);
       // Dead, its lease runs out and this instance takes the firing over (its timer wakes for that) and runs it, once.
       const deadline = Date.now() + 20_000;
-      while (firing().owner === holder && Date.now() < deadline) await Bun.sleep(100);
+      while ((await firing()).owner === holder && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
       expect(asked.slice(before)).toEqual(["What should I plant?"]);
-      expect(firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
+      expect(await firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
       expect((await sch.runDue()).fired).toEqual([]);
       // The next day's firing is still scheduled.
-      expect(other.rt.store.reader.query<{ next_due: number }, [string]>("SELECT next_due FROM schedule_jobs WHERE ref = ?").get(id)!.next_due).toBe(T0 + 60_000 + 86_400_000);
+      expect((await sqlGet<{ next_due: number }>(other.rt, "SELECT next_due FROM schedule_jobs WHERE ref = ?", id))!.next_due).toBe(T0 + 60_000 + 86_400_000);
     } finally {
       await other.stop();
     }
@@ -166,11 +167,11 @@ test("a firing whose instance died is not run again later than the grace window:
     const other = await startInstance({ plugins, clock, dataDir, env });
     try {
       const sch = schedulerOf(other.rt);
-      const status = () => other.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").get(id)!.status;
+      const status = async () => (await sqlGet<{ status: string }>(other.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id))!.status;
       const deadline = Date.now() + 20_000;
-      while (status() === "claimed" && Date.now() < deadline) await Bun.sleep(100);
+      while ((await status()) === "claimed" && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
-      expect(status()).toBe("missed");
+      expect(await status()).toBe("missed");
       expect(asked.slice(before)).toEqual([]);
       const ev = (await other.call("events/list", {}, token)).body.result.find((e: { id: string }) => e.id === id);
       expect(ev.history).toMatchObject([{ status: "missed", count: 1, reason: expect.stringMatching(/stopped mid-firing/) }]);
