@@ -4,7 +4,7 @@
 // plugin.ts.
 import { intersectScopes } from "./auth/tokens.ts";
 import type { Call } from "./call.ts";
-import { makeIndex } from "./db/fts.ts";
+import { indexFor } from "./db/fts.ts";
 import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
 import { notConfigured } from "./errors.ts";
@@ -35,16 +35,7 @@ export const storeModule = defineModule({
       db: (s) => (s.kind === "read" ? s.rt.store.rdb : s.rt.store.wdb),
       sqlite: (s) => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
       blobs: (s) => s.rt.blobs,
-      index: (s) =>
-        makeIndex(
-          s.service,
-          () => s.rt.store.writer,
-          () => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
-          (change) => {
-            if (s.rt.store.inWrite()) return change();
-            s.rt.store.write(change).catch((e) => s.rt.log.error("index write failed", { service: s.service, error: String(e) }));
-          },
-        ),
+      index: (s) => indexFor(s.rt.store, s.service, s.kind === "read", s.rt.log),
       emit: (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
         const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
         const insert = async () => {

@@ -53,7 +53,9 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
   let store: Store;
   if (config.HEARTH_DATABASE_URL) {
     if (!/^postgres(ql)?:\/\//.test(config.HEARTH_DATABASE_URL)) throw new Error("HEARTH_DATABASE_URL: must be a postgres:// URL (empty for SQLite in the data folder)");
-    const pg = new PgStore(config.HEARTH_DATABASE_URL);
+    const pool = Number(config.HEARTH_DATABASE_POOL || "10");
+    if (!Number.isInteger(pool) || pool < 2) throw new Error(`HEARTH_DATABASE_POOL: must be a whole number of at least 2 (one connection for writes, one for reads), not "${config.HEARTH_DATABASE_POOL}"`);
+    const pg = new PgStore(config.HEARTH_DATABASE_URL, { max: pool });
     // Migrating PostgreSQL is asynchronous, so it happens here; the runtime's own pass at start then finds every owner migrated.
     const plugins = [...registry.plugins.values()].map((p) => ({ name: p.def.name, file: p.file, migrations: p.def.migrations, hasMigrations: p.migrations !== null, tables: p.tables }));
     try {

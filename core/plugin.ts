@@ -106,13 +106,18 @@ export interface IndexHit {
   rank: number;
 }
 
-/** Full-text index on SQLite FTS5 shared by plugins that search. */
+/**
+ * Full-text index shared by plugins that search: SQLite's FTS5, or
+ * PostgreSQL's tsvector on that store. Every method is awaited; a change
+ * made inside a write call lands in its transaction, one made from a read
+ * queues behind the write lock.
+ */
 export interface FullTextIndex {
   /** Adds or replaces the entry with this kind and ref. */
-  put(entry: IndexEntry): void;
+  put(entry: IndexEntry): Promise<void>;
   /** Adds or replaces many entries at once, in one transaction. */
-  putMany(entries: IndexEntry[]): void;
-  remove(kind: string, ref: string): void;
+  putMany(entries: IndexEntry[]): Promise<void>;
+  remove(kind: string, ref: string): Promise<void>;
   /**
    * owner: only that owner's entries; "public": only ownerless; undefined: any.
    * services: whose entries to search; the calling service's by default, "*" for every service
@@ -126,7 +131,13 @@ export interface FullTextIndex {
     limit?: number;
     /** "rank" (default): best match first. "recent": latest put first, which stops at `limit` instead of ranking every match (a history searched by words). */
     order?: "rank" | "recent";
-  }): IndexHit[];
+  }): Promise<IndexHit[]>;
+  /** The public (ownerless) entries of one service and kind, latest put first; body is its first 600 characters. */
+  recent(q: { kind: string; service?: string; limit: number }): Promise<IndexEntry[]>;
+  /** How many public (ownerless) entries each service holds of each kind, across every service. */
+  counts(): Promise<{ service: string; kind: string; n: number }[]>;
+  /** The refs this service has indexed under this kind. */
+  indexed(kind: string): Promise<Set<string>>;
 }
 
 export interface ActivityEvent {

@@ -139,7 +139,8 @@ export class Runtime {
     for (const p of this.registry.plugins.values()) await p.def.stop?.(this.instanceCtx(p.def.name));
     for (const fn of this.stopHooks.splice(0).reverse()) await fn();
     this.shared.close();
-    this.store.close();
+    // Awaited: a PostgreSQL store's pool holds connections until it has closed them, and a stopped instance must not keep any.
+    await this.store.close();
   }
 
   /** A context acting as the instance itself, for start hooks and scheduled work. */

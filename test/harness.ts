@@ -30,7 +30,8 @@ async function blobEnv(): Promise<Record<string, string>> {
  */
 async function dbEnv(): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
-  return { HEARTH_DATABASE_URL: await (await startPg()).database() };
+  // A small pool each: a suite may hold dozens of instances at once on one cluster.
+  return { HEARTH_DATABASE_URL: await (await startPg()).database(), HEARTH_DATABASE_POOL: "3" };
 }
 
 export interface CallResult {

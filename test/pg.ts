@@ -66,7 +66,7 @@ async function launch(): Promise<Pg> {
   run([initdb, "-D", data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
   // Durability is not what these tests check: without fsync a suite does not wait on the disk.
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000`;
   run([pgCtl, "-D", data, "-o", opts, "-l", join(dir, "log"), "-w", "-s", "start"]);
   let stopped = false;
   const stop = () => {

@@ -3,7 +3,9 @@
 // or removing an entry is a keyed lookup rather than a scan of the index.
 import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
-import type { Db, FullTextIndex, IndexEntry, IndexHit } from "../plugin.ts";
+import type { Db, FullTextIndex, IndexEntry, IndexHit, Logger } from "../plugin.ts";
+import { isPg } from "./pg.ts";
+import type { Store } from "./store.ts";
 
 /** Turns free text into a safe FTS5 query: every word must match, as a prefix. */
 export function ftsQuery(text: string): string | null {
@@ -33,12 +35,17 @@ function remove(db: Database, service: string, kind: string, ref: string) {
   db.query("DELETE FROM search_refs WHERE service = ? AND kind = ? AND ref = ?").run(service, kind, ref);
 }
 
-export function makeIndex(service: string, write: () => Database, read: () => Database, via: (change: () => void) => void = (c) => c()): FullTextIndex {
+const PREVIEW = 600;
+
+// Counting by owner scans the whole index (90 ms at 100,000 entries), so the
+// counts are kept until the index changes: a new entry raises the largest
+// rowid, a removal lowers the number of refs, and both are cheap to read.
+const heldCounts = new WeakMap<Database, { stamp: string; rows: { service: string; kind: string; n: number }[] }>();
+
+export function makeIndex(service: string, write: () => Database, read: () => Database, via: (change: () => void) => Promise<void> = async (c) => c()): FullTextIndex {
   return {
-    put(e) {
-      via(() => put(write(), service, e));
-    },
-    putMany(entries) {
+    put: (e) => via(() => put(write(), service, e)),
+    putMany: (entries) =>
       via(() => {
         const db = write();
         const run = () => {
@@ -47,12 +54,9 @@ export function makeIndex(service: string, write: () => Database, read: () => Da
         // Inside a call's transaction already, or make one so a batch lands whole.
         if (db.inTransaction) run();
         else db.transaction(run)();
-      });
-    },
-    remove(kind, ref) {
-      via(() => remove(write(), service, kind, ref));
-    },
-    search(q) {
+      }),
+    remove: (kind, ref) => via(() => remove(write(), service, kind, ref)),
+    async search(q) {
       const match = ftsQuery(q.query);
       if (!match) return [];
       const where = ["search_index MATCH ?"];
@@ -86,11 +90,52 @@ export function makeIndex(service: string, write: () => Database, read: () => Da
         )
         .all(...params);
     },
+    async recent(q) {
+      // The index's rowids grow with each entry put.
+      return read()
+        .query<IndexEntry, [number, string, string, number]>(
+          "SELECT kind, ref, owner, title, substr(body, 1, ?) AS body FROM search_index WHERE service = ? AND kind = ? AND owner IS NULL ORDER BY rowid DESC LIMIT ?",
+        )
+        .all(PREVIEW, q.service ?? service, q.kind, Math.max(1, Math.min(q.limit, 1000)));
+    },
+    async counts() {
+      const db = read();
+      const s = db.query<{ top: number | null; refs: number }, []>("SELECT (SELECT max(rowid) FROM search_index) AS top, (SELECT count(*) FROM search_refs) AS refs").get()!;
+      const stamp = `${s.top}:${s.refs}`;
+      const memo = heldCounts.get(db);
+      if (memo?.stamp === stamp) return memo.rows.map((r) => ({ ...r }));
+      const rows = db.query<{ service: string; kind: string; n: number }, []>("SELECT service, kind, count(*) AS n FROM search_index WHERE owner IS NULL GROUP BY service, kind").all();
+      heldCounts.set(db, { stamp, rows });
+      return rows.map((r) => ({ ...r }));
+    },
+    async indexed(kind) {
+      return new Set(read().query<{ ref: string }, [string, string]>("SELECT ref FROM search_refs WHERE service = ? AND kind = ?").all(service, kind).map((r) => r.ref));
+    },
   };
 }
 
-/** The same index on PostgreSQL, where every query is awaited: what the FullTextIndex interface becomes once it is asynchronous. */
-export type AsyncFullTextIndex = { [K in keyof FullTextIndex]: (...a: Parameters<FullTextIndex[K]>) => Promise<Awaited<ReturnType<FullTextIndex[K]>>> };
+/**
+ * ctx.index for one service over the store the instance runs on. A change
+ * made inside a write lands in its transaction; one made outside a write
+ * (a read call, a start hook) queues behind the write lock, and a failure
+ * there is logged rather than thrown, as the read it came from stands.
+ */
+export function indexFor(store: Store, service: string, reading: boolean, log?: Logger): FullTextIndex {
+  const failed = (e: unknown) => log?.error("index write failed", { service, error: String(e) });
+  if (isPg(store))
+    return makePgIndex(
+      service,
+      () => store.wdb,
+      () => (reading ? store.rdb : store.wdb),
+      (change) => (store.inWrite() ? change() : store.write(change).catch(failed)),
+    );
+  return makeIndex(
+    service,
+    () => store.writer,
+    () => (reading ? store.reader : store.writer),
+    async (change) => (store.inWrite() ? change() : store.write(change).catch(failed)),
+  );
+}
 
 /** A prefix query in PostgreSQL's tsquery syntax: every word must match, as a prefix (ftsQuery's words). */
 export function tsQuery(text: string): string | null {
@@ -109,7 +154,7 @@ export function tsQuery(text: string): string | null {
  * on SQLite, normalised by the entry's length; rank is negated so that, as
  * with bm25, lower is better.
  */
-export function makePgIndex(service: string, write: () => Db, read: () => Db, via: (change: () => Promise<void>) => Promise<void> = (c) => c()): AsyncFullTextIndex {
+export function makePgIndex(service: string, write: () => Db, read: () => Db, via: (change: () => Promise<void>) => Promise<void> = (c) => c()): FullTextIndex {
   const put = async (db: Db, e: IndexEntry) => {
     await db.run(sql`DELETE FROM search_index WHERE service = ${service} AND kind = ${e.kind} AND ref = ${e.ref}`);
     await db.run(sql`INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (${service}, ${e.kind}, ${e.ref}, ${e.owner}, ${e.title}, ${e.body})`);
@@ -150,6 +195,22 @@ export function makePgIndex(service: string, write: () => Db, read: () => Db, vi
             ORDER BY ${q.order === "recent" ? sql`id DESC` : sql`rank, id`} LIMIT ${limit}`,
       );
       return rows.map((r) => ({ service: r[0], kind: r[1], ref: r[2], owner: r[3], title: r[4], snippet: r[5], rank: r[6] }) as IndexHit);
+    },
+    async recent(q) {
+      const limit = Math.max(1, Math.min(q.limit, 1000));
+      const rows = await read().all<unknown[]>(
+        sql`SELECT kind, ref, owner, title, substr(body, 1, ${PREVIEW}) FROM search_index
+            WHERE service = ${q.service ?? service} AND kind = ${q.kind} AND owner IS NULL ORDER BY id DESC LIMIT ${limit}`,
+      );
+      return rows.map((r) => ({ kind: r[0], ref: r[1], owner: r[2], title: r[3], body: r[4] }) as IndexEntry);
+    },
+    async counts() {
+      const rows = await read().all<unknown[]>(sql`SELECT service, kind, count(*) FROM search_index WHERE owner IS NULL GROUP BY service, kind`);
+      return rows.map((r) => ({ service: r[0] as string, kind: r[1] as string, n: Number(r[2]) }));
+    },
+    async indexed(kind) {
+      const rows = await read().all<unknown[]>(sql`SELECT ref FROM search_index WHERE service = ${service} AND kind = ${kind}`);
+      return new Set(rows.map((r) => r[0] as string));
     },
   };
 }

@@ -283,7 +283,11 @@ export class SqliteStore implements StoreApi {
     );
   }
 
+  /** Set once close() has begun: timers outliving the instance look here before touching the store. */
+  closed = false;
+
   close() {
+    this.closed = true;
     // The checkpointer's connection closes first: then the writer is the last, and closing it checkpoints and removes the WAL.
     if (this.checkpointer && !this.checkpointerFailed) {
       const done = new Int32Array(new SharedArrayBuffer(4));

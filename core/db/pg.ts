@@ -242,7 +242,10 @@ export class PgStore implements Store {
   }
 
   /** Closes the pool, letting queries under way finish for up to 5 seconds. The runtime does not await it, so it never rejects. */
+  closed = false;
+
   async close() {
+    this.closed = true;
     await this.sql.close({ timeout: 5 }).catch(() => {});
   }
 }

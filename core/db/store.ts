@@ -28,6 +28,8 @@ export interface Store {
   exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
+  /** True once close() has begun. */
+  readonly closed: boolean;
   close(): void | Promise<void>;
 }
 

@@ -1,8 +1,8 @@
 // Storing and reading messages. Each lands once per account and folder (keyed
 // by Message-ID) and is indexed for search under the mail service.
 import { and, desc, eq, isNull } from "drizzle-orm";
-import type { Database } from "bun:sqlite";
-import { makeIndex } from "../db/fts.ts";
+import { indexFor } from "../db/fts.ts";
+import type { Store } from "../db/store.ts";
 import type { Db } from "../plugin.ts";
 import { mailMessages } from "./schema.ts";
 
@@ -12,15 +12,15 @@ export type MessageRow = typeof mailMessages.$inferSelect;
 export const BODY_CAP = 1_000_000;
 
 /** Inserts a message unless this account already holds it in that folder; returns the row when stored. */
-export async function storeMessage(db: Db, writer: Database, row: MessageRow): Promise<MessageRow | null> {
-  const [stored] = await db
+export async function storeMessage(store: Store, row: MessageRow): Promise<MessageRow | null> {
+  const [stored] = await store.wdb
     .insert(mailMessages)
     .values({ ...row, body: row.body.slice(0, BODY_CAP) })
     .onConflictDoNothing()
     .returning()
     .all();
   if (!stored) return null;
-  makeIndex("mail", () => writer, () => writer).put({
+  await indexFor(store, "mail", false).put({
     kind: "message",
     ref: stored.id,
     owner: stored.account,

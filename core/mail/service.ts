@@ -164,7 +164,7 @@ export class MailService {
     /** The sending call's scopes, for mail an account here sent (see ArrivedMail). */
     scopes?: "*" | string[] | null;
   }): Promise<MessageRow | null> {
-    const row = await storeMessage(this.rt.store.wdb, this.rt.store.writer, {
+    const row = await storeMessage(this.rt.store, {
       // Time-ordered, so messages stored in the same instant still list in the order they came.
       id: Bun.randomUUIDv7(),
       account: m.account.id,

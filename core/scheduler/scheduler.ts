@@ -581,12 +581,7 @@ export class Scheduler {
 
   /** The runtime closes its store on stop; a timer outliving it must not touch it. */
   private closed(): boolean {
-    try {
-      void this.rt.store.writer.inTransaction;
-      return false;
-    } catch {
-      return true;
-    }
+    return this.rt.store.closed;
   }
 
   /** When the timer is set to go off next (instance clock), for status pages and tests. */

@@ -71,7 +71,7 @@ export interface GetOptions<T> {
   contentType?: string;
   headers?: Record<string, string>;
   accept?: number[];
-  onFresh?: (data: T) => void;
+  onFresh?: (data: T) => void | Promise<void>;
 }
 
 export interface About {

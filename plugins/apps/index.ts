@@ -108,8 +108,8 @@ function details(ctx: Ctx, app: App) {
   };
 }
 
-function indexApp(ctx: Ctx, app: App) {
-  ctx.index.put({ kind: "app", ref: app.id, owner: null, title: app.name, body: `${app.description}\n${tagList(app.tags).join(" ")}` });
+async function indexApp(ctx: Ctx, app: App) {
+  await ctx.index.put({ kind: "app", ref: app.id, owner: null, title: app.name, body: `${app.description}\n${tagList(app.tags).join(" ")}` });
 }
 
 interface NewApp {
@@ -133,7 +133,7 @@ async function insertApp(ctx: Ctx, db: Db, a: NewApp): Promise<App> {
     .values({ id: crypto.randomUUID(), ...a, forkedFrom: a.forkedFrom ?? null, starter: a.starter ?? false, created: now, updated: now })
     .returning()
     .get();
-  indexApp(ctx, app);
+  await indexApp(ctx, app);
   return app;
 }
 
@@ -235,7 +235,7 @@ export default definePlugin({
         if (args.icon !== undefined) set.icon = sanitiseIcon(args.icon);
         if (args.price !== undefined) set.price = args.price;
         const updated = await ctx.db.update(apps).set(set).where(eq(apps.id, app.id)).returning().get();
-        indexApp(ctx, updated);
+        await indexApp(ctx, updated);
         return details(ctx, updated);
       },
     }),
@@ -462,7 +462,7 @@ async function listApps(ctx: Ctx, query: string, tag: string): Promise<Listed[]>
   const t = tag.trim().toLowerCase().replace(/^#/, "");
   const hasTag = (a: Listed) => !t || tagList(a.tags).includes(t);
   if (query.trim()) {
-    const hits = ctx.index.search({ query, kind: "app", owner: "public", limit: 200 });
+    const hits = await ctx.index.search({ query, kind: "app", owner: "public", limit: 200 });
     if (hits.length === 0) return [];
     const rows = new Map((await ctx.db.select(listed).from(apps).where(inArray(apps.id, hits.map((h) => h.ref))).all()).map((a) => [a.id, a]));
     return hits.map((h) => rows.get(h.ref)).filter((a): a is Listed => !!a && hasTag(a)).slice(0, 50);

@@ -42,11 +42,11 @@ export default definePlugin({
         "Searches everything collected across news, videos, market snapshots, public blog posts and prayer reflections, best matches first; `kind` narrows to one. `limit` default 20, max 100.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words to find." }), kind: KindArg, limit: Limit }),
       access: "public",
-      run(args, ctx) {
+      async run(args, ctx) {
         if (!args.query.trim()) throw invalid("query", "query must not be blank");
         const kind = kindOf(args.kind);
         const limit = args.limit ?? 20;
-        const entries = searchIndexed(ctx, args.query, kind ? [kind] : [...KINDS], limit);
+        const entries = await searchIndexed(ctx, args.query, kind ? [kind] : [...KINDS], limit);
         return { query: args.query, ...(kind ? { kind } : {}), entries, count: entries.length };
       },
     }),

@@ -74,9 +74,9 @@ function visiblePosts(ctx: Ctx, caller: Caller): Promise<Post[]> {
  * where readers across services (the archive) find them without reading the
  * blog's table; a private post never is.
  */
-function indexed(ctx: Ctx, p: Post) {
-  if (p.private) ctx.index.remove("blog", p.id);
-  else ctx.index.put({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content });
+async function indexed(ctx: Ctx, p: Post) {
+  if (p.private) await ctx.index.remove("blog", p.id);
+  else await ctx.index.put({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content });
 }
 
 async function announce(ctx: Ctx, p: Post) {
@@ -92,12 +92,10 @@ export default definePlugin({
   },
   // Posts written before public ones were indexed are indexed once, oldest first, so the index's order is theirs.
   async start(ctx) {
-    const unindexed = await ctx.db
-      .select({ id: posts.id, title: posts.title, content: posts.content })
-      .from(posts)
-      .where(and(eq(posts.private, false), sql`${posts.id} not in (select ref from search_refs where service = 'blog' and kind = 'blog')`))
-      .orderBy(posts.created, posts.id)
-      .all();
+    const done = await ctx.index.indexed("blog");
+    const unindexed = (
+      await ctx.db.select({ id: posts.id, title: posts.title, content: posts.content }).from(posts).where(eq(posts.private, false)).orderBy(posts.created, posts.id).all()
+    ).filter((p) => !done.has(p.id));
     if (unindexed.length) await ctx.writes(() => ctx.index.putMany(unindexed.map((p) => ({ kind: "blog", ref: p.id, owner: null, title: p.title, body: p.content }))));
   },
   methods: {
@@ -133,7 +131,7 @@ export default definePlugin({
             .returning()
             .get();
           if (!post.private) await announce(ctx, post);
-          indexed(ctx, post);
+          await indexed(ctx, post);
           return full(ctx, post);
         });
       },
@@ -183,7 +181,7 @@ export default definePlugin({
           .where(eq(posts.id, before.id))
           .returning()
           .get();
-        indexed(ctx, after);
+        await indexed(ctx, after);
         return full(ctx, after);
       },
     }),
@@ -205,7 +203,7 @@ export default definePlugin({
           post = mine;
         } else throw invalid("id", "give the id or the title of the post to delete");
         await ctx.db.delete(posts).where(eq(posts.id, post.id)).run();
-        ctx.index.remove("blog", post.id);
+        await ctx.index.remove("blog", post.id);
         if (!post.private) await retract(ctx.db, "blog", post.id);
         return { deleted: post.id, title: post.title };
       },

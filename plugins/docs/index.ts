@@ -76,7 +76,7 @@ export default definePlugin({
             .returning()
             .get();
         }
-        ctx.index.put({ kind: "doc", ref: doc.id, owner: doc.owner, title: doc.title, body: doc.content });
+        await ctx.index.put({ kind: "doc", ref: doc.id, owner: doc.owner, title: doc.title, body: doc.content });
         if (doc.public && !wasPublic)
           await ctx.emit({ type: "doc.published", text: `A document was published: ${doc.title}`, url: urlOf(ctx, doc.id), data: { ref: doc.id } });
         if (!doc.public && wasPublic) await retract(ctx.db, "docs", doc.id);
@@ -94,7 +94,7 @@ export default definePlugin({
         const mine = owned.mine(ctx.caller);
         let where = mine;
         if (query !== undefined && query.trim() !== "") {
-          const hits = ctx.index.search({ query, kind: "doc", owner: ctx.account.id, limit: 1000 });
+          const hits = await ctx.index.search({ query, kind: "doc", owner: ctx.account.id, limit: 1000 });
           if (hits.length === 0) return [];
           where = and(mine, inArray(documents.id, hits.map((h) => h.ref)))!;
         }
@@ -129,7 +129,7 @@ export default definePlugin({
       async run({ id }, ctx) {
         const doc = owned.own(await ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id);
         await ctx.db.delete(documents).where(eq(documents.id, doc.id)).run();
-        ctx.index.remove("doc", doc.id);
+        await ctx.index.remove("doc", doc.id);
         if (doc.public) await retract(ctx.db, "docs", doc.id);
         return { deleted: doc.id, title: doc.title };
       },

@@ -93,7 +93,7 @@ export default definePlugin({
         if (!q) return (await recent(ctx.db, ctx.account.id, { limit: n })).map(shapeMessage);
         const tag = ownTag(q, ctx.account.username, ctx.mail.domain);
         if (tag) return (await recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n })).map(shapeMessage);
-        const hits = ctx.index.search({ query: q, kind: "message", owner: ctx.account.id, limit: n });
+        const hits = await ctx.index.search({ query: q, kind: "message", owner: ctx.account.id, limit: n });
         const found = await Promise.all(hits.map(async (h) => ({ h, m: await messageById(ctx.db, ctx.account.id, h.ref) })));
         return found.flatMap(({ h, m }) => (m ? [{ ...shapeMessage(m), snippet: h.snippet }] : []));
       },

@@ -34,8 +34,8 @@ function ecb(ctx: Ctx, date: string | null) {
     query: { base: "EUR" },
     ttl: settled ? Infinity : HOUR,
     parse: ecbRates,
-    onFresh: (r) =>
-      ctx.index.put({
+    onFresh: async (r) =>
+      await ctx.index.put({
         kind: "market",
         ref: `currencies@${r.date}`,
         owner: null,
@@ -55,8 +55,8 @@ function coinbase(ctx: Ctx) {
     ttl: MINUTE,
     revalidate: MINUTE,
     parse: usdRates,
-    onFresh: (rates) =>
-      ctx.index.put({
+    onFresh: async (rates) =>
+      await ctx.index.put({
         kind: "market",
         ref: `crypto@${at}`,
         owner: null,
@@ -75,8 +75,8 @@ function quote(ctx: Ctx, i: Instrument) {
     ttl: 5 * MINUTE,
     accept: [404],
     parse: chart,
-    onFresh: (q: Quote) =>
-      ctx.index.put({
+    onFresh: async (q: Quote) =>
+      await ctx.index.put({
         kind: "market",
         ref: `${i.name}@${at}`,
         owner: null,

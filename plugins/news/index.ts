@@ -142,7 +142,7 @@ export default definePlugin({
       async run({ query }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
         const find = async () => {
-          const hits = ctx.index.search({ query, kind: "news", owner: "public", limit: 50 });
+          const hits = await ctx.index.search({ query, kind: "news", owner: "public", limit: 50 });
           if (!hits.length) return [];
           const rows = await ctx.db.select().from(items).where(inArray(items.id, hits.map((h) => h.ref))).all();
           const byId = new Map(rows.map((r) => [r.id, r]));

@@ -135,7 +135,7 @@ export async function pollFeeds(ctx: Ctx, opts: { olderThanMs?: number } = {}): 
           await db.insert(items).values({ id: it.id, feed: o.feed.url, topic: o.feed.topic, source: o.feed.name, title: it.title, url: it.url, summary: it.summary, published, seen: at }).run();
           report.added++;
         }
-        ctx.index.put({ kind: "news", ref: it.id, owner: null, title: it.title, body: `${it.summary}\n${o.feed.name} · ${o.feed.topic}` });
+        await ctx.index.put({ kind: "news", ref: it.id, owner: null, title: it.title, body: `${it.summary}\n${o.feed.name} · ${o.feed.topic}` });
       }
     }
   });

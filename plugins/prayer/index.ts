@@ -127,7 +127,7 @@ export default definePlugin({
         const day = ctx.clock.now().toISOString().slice(0, 10);
         const r = await reflectionFor(day, dataDir(ctx.config));
         if (archived.get(ctx.config) !== day) {
-          ctx.index.put({
+          await ctx.index.put({
             kind: "prayer",
             ref: `reflection:${day}`,
             owner: null,

@@ -61,7 +61,7 @@ export default definePlugin({
       }),
       access: "account",
       async run({ query, client, limit }, ctx) {
-        const hits = ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20, order: "recent" });
+        const hits = await ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20, order: "recent" });
         if (!hits.length) return [];
         const ids = hits.map((h) => h.ref.slice(h.ref.indexOf("/") + 1));
         const rows = new Map(

@@ -57,7 +57,7 @@ export async function addMessage(db: Db, index: FullTextIndex, c: Conversation, 
     .where(eq(recallConversations.id, c.id))
     .run();
   // The topic is left out of the entry: in it, every message of a conversation would match its topic's words.
-  if (m.role !== "tool" && m.content.trim()) index.put({ kind: c.client, ref: `${c.id}/${id}`, owner: c.owner, title: "", body: m.content });
+  if (m.role !== "tool" && m.content.trim()) await index.put({ kind: c.client, ref: `${c.id}/${id}`, owner: c.owner, title: "", body: m.content });
   return id;
 }
 

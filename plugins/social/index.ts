@@ -42,7 +42,7 @@ async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; adde
           await db.insert(posts).values({ ...p, seen: at }).run();
           added++;
         }
-        if (!held || held.text !== p.text) ctx.index.put({ kind: "post", ref: p.uri, owner: null, title: p.name ? `${p.name} (@${p.handle})` : `@${p.handle}`, body: p.text });
+        if (!held || held.text !== p.text) await ctx.index.put({ kind: "post", ref: p.uri, owner: null, title: p.name ? `${p.name} (@${p.handle})` : `@${p.handle}`, body: p.text });
       }
     });
   return { sources: bsky.sources + masto.sources, read: got.length, added, failed };
@@ -96,7 +96,7 @@ export default definePlugin({
       access: "public",
       async run({ query, limit }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
-        const hits = ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });
+        const hits = await ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });
         const rows = hits.length ? new Map((await ctx.db.select().from(posts).where(inArray(posts.uri, hits.map((h) => h.ref))).all()).map((r) => [r.uri, r])) : new Map<string, Row>();
         const found = hits.flatMap((h) => rows.get(h.ref) ?? []);
         return { query, posts: found.map(shape), count: found.length, as_of: await asOf(ctx), ...(await freshness(ctx, interval(ctx))) };

@@ -62,7 +62,7 @@ async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
       if (held) await db.update(videos).set(row).where(eq(videos.id, v.id)).run();
       else await db.insert(videos).values({ id: v.id, ...row, seen: at }).run();
       if (!held || held.title !== v.title || held.description !== v.description)
-        ctx.index.put({ kind: "video", ref: v.id, owner: null, title: v.title, body: `${v.description}\n${ch.name}` });
+        await ctx.index.put({ kind: "video", ref: v.id, owner: null, title: v.title, body: `${v.description}\n${ch.name}` });
     }
   });
 }

@@ -84,7 +84,7 @@ export default definePlugin({
         let found: Video[] = [];
         if (id) found = await ctx.db.select().from(videos).where(eq(videos.id, id)).all();
         if (!found.length && !isUrl) {
-          const hits = ctx.index.search({ query, kind: "video", owner: "public", limit: 50 });
+          const hits = await ctx.index.search({ query, kind: "video", owner: "public", limit: 50 });
           if (hits.length) {
             const rows = new Map((await ctx.db.select().from(videos).where(inArray(videos.id, hits.map((h) => h.ref))).all()).map((v) => [v.id, v]));
             found = hits.flatMap((h) => rows.get(h.ref) ?? []);

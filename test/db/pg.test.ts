@@ -267,13 +267,13 @@ test("full-text search ranks as FTS5's bm25 does on the same entries", async () 
     ];
     const pgIndex = makePgIndex("notes", () => core.wdb, () => core.rdb, (c) => core.write(c));
     await pgIndex.putMany(entries);
-    makeIndex("notes", () => lite.writer, () => lite.reader).putMany(entries);
+    await makeIndex("notes", () => lite.writer, () => lite.reader).putMany(entries);
     // Replacing an entry keeps one copy of it.
     await pgIndex.put({ ...entries[4], body: "Trains to the coast, and a garden on the way." });
-    makeIndex("notes", () => lite.writer, () => lite.reader).put({ ...entries[4], body: "Trains to the coast, and a garden on the way." });
+    await makeIndex("notes", () => lite.writer, () => lite.reader).put({ ...entries[4], body: "Trains to the coast, and a garden on the way." });
     const q = { query: "garden", owner: "alice" };
     const onPg = await pgIndex.search(q);
-    const onLite = makeIndex("notes", () => lite.writer, () => lite.reader).search(q);
+    const onLite = await makeIndex("notes", () => lite.writer, () => lite.reader).search(q);
     expect(onLite.map((h) => h.ref)).toEqual(["3", "1", "2", "5"]);
     expect(onPg.map((h) => h.ref)).toEqual(onLite.map((h) => h.ref));
     expect(onPg[0]).toMatchObject({ service: "notes", kind: "note", ref: "3", owner: "alice", title: "Gardening gardens" });

@@ -28,8 +28,8 @@ export default definePlugin({
           query: { id },
           ttl: 60,
           parse: shape,
-          onFresh: (d) => {
-            ctx.index.put({ kind: "thing", ref: id, owner: null, title: id, body: `n ${d.n}` });
+          onFresh: async (d) => {
+            await ctx.index.put({ kind: "thing", ref: id, owner: null, title: id, body: `n ${d.n}` });
             if (id.startsWith("boom")) throw new Error("the archive refused it");
           },
         });
