@@ -27,11 +27,16 @@ async function blobEnv(): Promise<Record<string, string>> {
  * HEARTH_TEST_DB=pg starts every instance a suite starts on a database of its
  * own in a loopback PostgreSQL cluster (one per test process), so any suite
  * runs on the PostgreSQL store: `HEARTH_TEST_DB=pg bun test test/notes`.
+ * The database goes with the data folder: an instance started again on the
+ * same folder finds what the last one left, as on SQLite.
  */
-async function dbEnv(): Promise<Record<string, string>> {
+const databases = new Map<string, Promise<string>>();
+
+export async function dbEnv(dir: string): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
+  if (!databases.has(dir)) databases.set(dir, startPg().then((pg) => pg.database()));
   // A small pool each: a suite may hold dozens of instances at once on one cluster.
-  return { HEARTH_DATABASE_URL: await (await startPg()).database(), HEARTH_DATABASE_POOL: "3" };
+  return { HEARTH_DATABASE_URL: await databases.get(dir)!, HEARTH_DATABASE_POOL: "3" };
 }
 
 export interface CallResult {
@@ -58,7 +63,8 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...(await dbEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
+  const env: Record<string, string> = { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...(await dbEnv(dir)), ...opts.env };
+  const rt = await createRuntime({ env, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;
@@ -67,6 +73,8 @@ export async function startHearth(
     rt,
     url,
     dir,
+    /** What the instance was started with: a CLI process given it works on the same data folder and database. */
+    env,
     /** Creates the account if needed and returns a fresh bearer token for it. */
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {
       const account = await ensureAccount(rt.store, username, { admin: o.admin });

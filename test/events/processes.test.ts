@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startHearth, TestClock } from "../harness.ts";
+import { dbEnv, startHearth, TestClock } from "../harness.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { asked } from "./fixtures/agent/index.ts";
 import { pluginPaths, startInstance } from "./instance.ts";
@@ -16,12 +16,14 @@ const T0 = Date.parse("2026-07-01T09:00:00Z");
 
 type Opts = { dataDir: string; start: number; step: number; steps: number; plugins?: string[]; env?: Record<string, string>; wait?: boolean };
 
-function spawn(o: Opts) {
-  return Bun.spawn(["bun", script, JSON.stringify(o)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+/** A process on the data folder's database: on PostgreSQL, the one this process's instances on that folder use. */
+async function spawn(o: Opts) {
+  const opts = { ...o, env: { ...(await dbEnv(o.dataDir)), ...o.env } };
+  return Bun.spawn(["bun", script, JSON.stringify(opts)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
 }
 
 /** Reads stdout line by line. */
-function lines(p: ReturnType<typeof spawn>) {
+function lines(p: Awaited<ReturnType<typeof spawn>>) {
   const reader = p.stdout.getReader();
   let buf = "";
   return async function next(): Promise<string | null> {
@@ -64,7 +66,7 @@ test("two processes on one database file fire every firing exactly once between 
     await h.stop();
 
     const opts: Opts = { dataDir, start: T0, step: 30_000, steps: 250, wait: true };
-    const procs = [spawn(opts), spawn(opts)];
+    const procs = [await spawn(opts), await spawn(opts)];
     const readers = procs.map(lines);
     for (const next of readers) expect(await next()).toBe("ready");
     for (const p of procs) {
@@ -103,7 +105,7 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
 
     // The stand-in agent never answers, so the firing stays under way until the process is killed.
     const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
-    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...LEASE } });
+    const child = await spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...LEASE } });
     expect(await lines(child)()).toBe("asking");
 
     clock.set(new Date(T0 + 60_000));
@@ -157,7 +159,7 @@ test("a firing whose instance died is not run again later than the grace window:
     await h.stop();
 
     const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
-    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
+    const child = await spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
     expect(await lines(child)()).toBe("asking");
     child.kill(9);
     await child.exited;
