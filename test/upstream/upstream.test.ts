@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { indexFor } from "../../core/db/fts.ts";
 import { sqlAll, sqlGet } from "../sql.ts";
 
 // The probe provider: /thing answers {"n": <hits>} unless told to misbehave.
@@ -214,7 +215,7 @@ test("a fresh copy and what its provider's caller records with it are stored tog
   mode = "ok";
   const stored = async (id: string) => ({
     cached: ((await sqlGet(h.rt, "SELECT count(*) AS n FROM upstream_cache WHERE url LIKE ?", `%id=${id}%`)) as { n: number }).n,
-    indexed: ((await sqlGet(h.rt, "SELECT count(*) AS n FROM search_refs WHERE service = 'probe' AND ref = ?", id)) as { n: number }).n,
+    indexed: (await indexFor(h.rt.store, "probe", true).indexed("thing")).has(id) ? 1 : 0,
   });
   expect((await h.call("probe/archive", { id: "kept" })).status).toBe(200);
   expect((await h.call("probe/archive", { id: "boom" })).status).toBe(200);
