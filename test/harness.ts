@@ -58,7 +58,10 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...(await dbEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
+  // Where the instance keeps its data: a CLI process started on the same instance needs the same.
+  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await blobEnv()), ...(await dbEnv()) };
+  for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
+  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;
@@ -67,6 +70,8 @@ export async function startHearth(
     rt,
     url,
     dir,
+    /** The settings naming where its data is (data folder, database, bucket), for a `hearth` command run on the same instance. */
+    env: stores,
     /** Creates the account if needed and returns a fresh bearer token for it. */
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {
       const account = await ensureAccount(rt.store, username, { admin: o.admin });

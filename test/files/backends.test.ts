@@ -111,7 +111,7 @@ for (const kind of ["disk", "s3"] as const) {
       const bytes = new TextEncoder().encode(`kept through a backup on ${kind} ${crypto.randomUUID()}`);
       const f = (await h.call("files/put", { name: "kept.txt", content: new TextDecoder().decode(bytes) }, { token: alice })).body.result;
       const archive = join(work, `${kind}.tar`);
-      const made = await cli(["backup", archive], { HEARTH_DATA: h.dir, ...env() });
+      const made = await cli(["backup", archive], { ...h.env, ...env() });
       expect(made.err).toBe("");
       expect(made.code).toBe(0);
 

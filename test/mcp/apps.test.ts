@@ -227,7 +227,7 @@ describe("in the 2026-07-28 era", () => {
       await http.close();
     }
     const stdio = pinned();
-    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, HEARTH_DATA: h.dir, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
+    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, ...h.env, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
     try {
       await check(stdio);
     } finally {
