@@ -8,6 +8,7 @@ import { listen } from "../core/http/serve.ts";
 import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
+import { sql, type SQL } from "drizzle-orm";
 import { startPg } from "./pg.ts";
 import { startS3 } from "./s3.ts";
 
@@ -32,6 +33,23 @@ async function dbEnv(): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
   // A small pool each: a suite may hold dozens of instances at once on one cluster.
   return { HEARTH_DATABASE_URL: await (await startPg()).database(), HEARTH_DATABASE_POOL: "3" };
+}
+
+/** SQL with `?` placeholders, bound as drizzle binds parameters, so it runs on either store. */
+function bound(text: string, params: unknown[]): SQL {
+  const parts = text.split("?");
+  if (parts.length !== params.length + 1) throw new Error(`${params.length} parameters for ${parts.length - 1} placeholders: ${text}`);
+  return sql.join(
+    parts.map((p, i) => (i < params.length ? sql`${sql.raw(p)}${params[i]}` : sql.raw(p))),
+    sql``,
+  );
+}
+
+/** A row as a plain object by column name, as bun:sqlite gives it (the PostgreSQL store's raw rows are arrays that also answer by name). */
+function plain(row: unknown): Record<string, unknown> {
+  if (!Array.isArray(row)) return row as Record<string, unknown>;
+  const names = Object.getOwnPropertyNames(row).filter((k) => k !== "length" && !/^\d+$/.test(k));
+  return Object.fromEntries(names.map((k) => [k, (row as unknown as Record<string, unknown>)[k]]));
 }
 
 export interface CallResult {
@@ -72,6 +90,18 @@ export async function startHearth(
     dir,
     /** The settings naming where its data is (data folder, database, bucket), for a `hearth` command run on the same instance. */
     env: stores,
+    /** Rows of one query on committed data, on either store: `await h.rows("SELECT id FROM accounts WHERE username = ?", "alice")`. */
+    async rows<T = Record<string, any>>(text: string, ...params: unknown[]): Promise<T[]> {
+      return ((await rt.store.rdb.all(bound(text, params))) as unknown[]).map(plain) as T[];
+    },
+    /** The first row of one query, or undefined. */
+    async row<T = Record<string, any>>(text: string, ...params: unknown[]): Promise<T | undefined> {
+      return ((await rt.store.rdb.all(bound(text, params))) as unknown[]).map(plain)[0] as T | undefined;
+    },
+    /** Runs one statement outside any call, committed on its own. */
+    async exec(text: string, ...params: unknown[]): Promise<void> {
+      await rt.store.write(() => rt.store.wdb.run(bound(text, params)));
+    },
     /** Creates the account if needed and returns a fresh bearer token for it. */
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {
       const account = await ensureAccount(rt.store, username, { admin: o.admin });

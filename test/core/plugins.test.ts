@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startHearth as startPluginHearth } from "../../core/testing.ts";
+import { sql } from "drizzle-orm";
 import { createRuntime } from "../../core/instance.ts";
 import { startHearth } from "../harness.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
@@ -73,8 +74,8 @@ describe("the docs' bookmarks plugin, from HEARTH_PLUGINS", () => {
     expect(r.body.error).toMatchObject({ kind: "invalid_argument", field: "url" });
   });
 
-  test("its migrations were recorded as its own", () => {
-    const rows = h.rt.store.reader.query("SELECT tag FROM hearth_migrations WHERE owner = 'bookmarks'").all();
+  test("its migrations were recorded as its own", async () => {
+    const rows = (await h.rt.store.rdb.all<{ tag: string }>(sql`SELECT tag FROM hearth_migrations WHERE owner = 'bookmarks'`)).map((r) => ({ tag: r.tag }));
     expect(rows).toEqual([{ tag: "0000_init" }]);
   });
 

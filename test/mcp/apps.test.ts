@@ -19,7 +19,7 @@ const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
 let alice: string;
 let bob: string;
-const balance = (name: string) => balanceOf(h.rt.store.rdb, (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = ?").get(name) as { id: string }).id);
+const balance = async (name: string) => balanceOf(h.rt.store.rdb, (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", name))!.id);
 
 beforeAll(async () => {
   h = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", OPEN_METEO_URL: fixture.url, UPSTREAM_RETRY_MS: "1" } });
