@@ -52,6 +52,11 @@ function plain(row: unknown): Record<string, unknown> {
   return Object.fromEntries(names.map((k) => [k, (row as unknown as Record<string, unknown>)[k]]));
 }
 
+/** Where a new instance keeps its data besides the data folder (its database, its bucket), as the harness chooses: for a `hearth` command run before the instance starts. */
+export async function storeEnv(): Promise<Record<string, string>> {
+  return { ...(await blobEnv()), ...(await dbEnv()) };
+}
+
 export interface CallResult {
   status: number;
   body: any;
