@@ -64,12 +64,12 @@ export interface UiTool {
 }
 
 export interface UiSource {
-  /** The views this caller may open (awaited: a source may read them from the store, which may answer over the network). */
-  views(rt: Runtime, c: UiContext): Promise<UiView[]>;
+  /** The views this caller may open. */
+  views(rt: Runtime, c: UiContext): UiView[] | Promise<UiView[]>;
   /** The page behind one of its URIs; null when it is not this source's; why not, when the caller may not have it. */
   read(rt: Runtime, c: UiContext, uri: string): Promise<string | { refused: string } | null>;
-  /** Tools of its own, each linked to one of its views (awaited, as views). */
-  tools?(rt: Runtime, c: UiContext): Promise<UiTool[]>;
+  /** Tools of its own, each linked to one of its views. */
+  tools?(rt: Runtime, c: UiContext): UiTool[] | Promise<UiTool[]>;
   /** Links from the registry's tools to its views: tool name to URI. */
   links?(rt: Runtime): Map<string, string>;
   /** What to add to a linked tool's successful result's `_meta` for its view. */
@@ -141,7 +141,7 @@ const toolOf = (s: { service: string; card: { method: string } }) => `${s.servic
 const cardsOn = (rt: Runtime) => cardSources(rt).filter((s) => s.card.view && rt.registry.get(s.service, s.card.method));
 
 const cardViews: UiSource = {
-  async views(rt, c) {
+  views(rt, c) {
     return cardsOn(rt)
       .filter((s) => visible(c, rt.registry.get(s.service, s.card.method)!))
       .map((s) => ({

@@ -29,7 +29,7 @@ const answers = new Map<unknown, Answer>([
     "tools/list",
     (rt, ctx, msg) => {
       const parsed = ListToolsRequestSchema.safeParse(msg);
-      return parsed.success ? listTools(rt, ctx, parsed.data.params?._meta) : null;
+      return parsed.success ? Promise.resolve(listTools(rt, ctx, parsed.data.params?._meta)) : null;
     },
   ],
   [

@@ -53,10 +53,11 @@ export const INSTRUCTIONS =
 let validator: AjvJsonSchemaValidator | null = null;
 
 /** tools/list: the tools this caller may see at this endpoint (or the discovery tools); linked to their views for a client that renders MCP Apps. */
-export async function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): Promise<ListToolsResult> {
+export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListToolsResult | Promise<ListToolsResult> {
   if (c.mode === "discover") return { tools: discoveryTools };
   const tools = visibleTools(rt, c.caller, c.filter);
-  return { tools: rendersApps(c, meta) ? await linkTools(rt, c, tools) : tools };
+  // Answered at once unless the client renders MCP Apps, whose sources' own tools come from the database.
+  return rendersApps(c, meta) ? linkTools(rt, c, tools).then((linked) => ({ tools: linked })) : { tools };
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
@@ -74,7 +75,7 @@ export async function callToolRequest(rt: Runtime, c: McpCallContext, params: Ca
 }
 
 /** resources/list: the MCP Apps views, for a client that renders them; none for any other. */
-export async function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): Promise<ListResourcesResult> {
+export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListResourcesResult | Promise<ListResourcesResult> {
   return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
 }
 

@@ -33,8 +33,8 @@ const columns = { slug: apps.slug, name: apps.name, description: apps.descriptio
  */
 const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
 
-function offered(rt: Runtime, c: UiContext): Promise<Row[]> {
-  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all();
+async function offered(rt: Runtime, c: UiContext): Promise<Row[]> {
+  return (await rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all()) as Row[];
 }
 
 const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });

@@ -38,7 +38,6 @@ export const tasksCalendar: DavCollection = {
   type: "calendar",
   component: "VTODO",
   displayName: "Tasks",
-  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
   list: async (ctx) => (await ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all()).map((t) => ({ id: t.id, data: t })),
   render(rec, o) {
     const t = rec.data as Row;

@@ -11,7 +11,6 @@ import { balanceOf } from "../../core/pay/ledger.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
-import { sqlGet } from "../sql.ts";
 import { mcpClient, rpc } from "./client.ts";
 
 const UI = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } };
@@ -20,7 +19,7 @@ const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
 let alice: string;
 let bob: string;
-const balance = async (name: string) => balanceOf(h.rt.store.rdb, (await sqlGet<{ id: string }>(h.rt, "SELECT id FROM accounts WHERE username = ?", name))!.id);
+const balance = async (name: string) => balanceOf(h.rt.store.rdb, (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", name))!.id);
 
 beforeAll(async () => {
   h = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", OPEN_METEO_URL: fixture.url, UPSTREAM_RETRY_MS: "1" } });
@@ -228,7 +227,7 @@ describe("in the 2026-07-28 era", () => {
       await http.close();
     }
     const stdio = pinned();
-    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, ...h.env, HEARTH_TOKEN: bob } as Record<string, string> }));
+    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, ...h.env, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
     try {
       await check(stdio);
     } finally {
