@@ -24,6 +24,23 @@ export function checkDepth(value: unknown, name: string): void {
   if (nestsDeeper(value)) throw invalid(name, `${name} is nested more than ${MAX_JSON_DEPTH} levels deep`);
 }
 
+/** Whether a string anywhere in a JSON value holds U+0000, which PostgreSQL's text cannot store (nor JSON text carry into it). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (value === null || typeof value !== "object") return false;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\0")) return true;
+    } else if (v !== null && typeof v === "object") {
+      if (Array.isArray(v)) stack.push(...v);
+      else for (const [k, c] of Object.entries(v)) stack.push(k, c);
+    }
+  }
+  return false;
+}
+
 function field(e: ValueError): string {
   return e.path.replace(/^\//, "").split("/")[0] || "body";
 }
@@ -87,7 +104,11 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
     if (!entry.argNames.includes(k))
       throw invalid(k, `unknown argument "${k}": ${entry.path} takes ${entry.argNames.length ? entry.argNames.join(", ") : "no arguments"}`);
   }
-  for (const k in args) checkDepth(args[k], k);
+  for (const k in args) {
+    checkDepth(args[k], k);
+    // Refused on either store, so an argument means the same wherever the instance keeps its data.
+    if (holdsNul(args[k])) throw invalid(k, `${k} may not contain the NUL character (U+0000)`);
+  }
   // undefined and null both mean "not given" for an optional argument.
   for (const k in args) if (args[k] === undefined || (args[k] === null && !entry.required.includes(k))) delete args[k];
   const filled = entry.withDefaults ? (Value.Default(entry.def.args, args) as Record<string, unknown>) : args;
