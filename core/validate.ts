@@ -104,11 +104,7 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
     if (!entry.argNames.includes(k))
       throw invalid(k, `unknown argument "${k}": ${entry.path} takes ${entry.argNames.length ? entry.argNames.join(", ") : "no arguments"}`);
   }
-  for (const k in args) {
-    checkDepth(args[k], k);
-    // Refused on either store, so an argument means the same wherever the instance keeps its data.
-    if (holdsNul(args[k])) throw invalid(k, `${k} may not contain the NUL character (U+0000)`);
-  }
+  for (const k in args) checkDepth(args[k], k);
   // undefined and null both mean "not given" for an optional argument.
   for (const k in args) if (args[k] === undefined || (args[k] === null && !entry.required.includes(k))) delete args[k];
   const filled = entry.withDefaults ? (Value.Default(entry.def.args, args) as Record<string, unknown>) : args;
@@ -117,6 +113,8 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
     const f = field(e);
     throw invalid(f, describe(e, f));
   }
+  // Refused on either store (once the schema holds), so an argument means the same wherever the instance keeps its data.
+  for (const k in filled) if (holdsNul(filled[k])) throw invalid(k, `${k} may not contain the NUL character (U+0000)`);
   return filled;
 }
 
