@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startHearth } from "../harness.ts";
+import { startHearth, storeEnv } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 let work: string;
@@ -44,7 +44,7 @@ function everything(root: string): string[] {
 }
 
 async function cli(args: string[], dataDir: string) {
-  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...(await storeEnv(dataDir)), HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
