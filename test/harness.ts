@@ -28,17 +28,25 @@ async function blobEnv(): Promise<Record<string, string>> {
  * HEARTH_TEST_DB=pg starts every instance a suite starts on a database of its
  * own in a loopback PostgreSQL cluster (one per test process), so any suite
  * runs on the PostgreSQL store: `HEARTH_TEST_DB=pg bun test test/notes`.
- * Given a data folder, the database goes with it: an instance started again
- * on the same folder finds what the last one left, as on SQLite.
  */
 const databases = new Map<string, Promise<string>>();
-
-export async function dbEnv(dir?: string): Promise<Record<string, string>> {
+export async function dbEnv(dataDir?: string): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
-  const fresh = () => startPg().then((pg) => pg.database());
-  if (dir !== undefined && !databases.has(dir)) databases.set(dir, fresh());
+  // One database per data folder: an instance started again on a folder (or a command run on it) finds its data.
+  const make = async () => (await startPg()).database();
+  let url: Promise<string>;
+  if (dataDir === undefined) url = make();
+  else {
+    url = databases.get(dataDir) ?? make();
+    databases.set(dataDir, url);
+  }
   // A small pool each: a suite may hold dozens of instances at once on one cluster.
-  return { HEARTH_DATABASE_URL: await (dir === undefined ? fresh() : databases.get(dir)!), HEARTH_DATABASE_POOL: "3" };
+  return { HEARTH_DATABASE_URL: await url, HEARTH_DATABASE_POOL: "3" };
+}
+
+/** Where an instance on this data folder keeps its data besides the folder (its database, its bucket), as the harness chooses: for a `hearth` command run on it. */
+export async function storeEnv(dataDir?: string): Promise<Record<string, string>> {
+  return { ...(await blobEnv()), ...(await dbEnv(dataDir)) };
 }
 
 /** SQL with `?` placeholders, bound as drizzle binds parameters, so it runs on either store. */
@@ -56,11 +64,6 @@ export function plain(row: unknown): Record<string, unknown> {
   if (!Array.isArray(row)) return row as Record<string, unknown>;
   const names = Object.getOwnPropertyNames(row).filter((k) => k !== "length" && !/^\d+$/.test(k));
   return Object.fromEntries(names.map((k) => [k, (row as unknown as Record<string, unknown>)[k]]));
-}
-
-/** Where a new instance keeps its data besides the data folder (its database, its bucket), as the harness chooses: for a `hearth` command run before the instance starts. */
-export async function storeEnv(dir?: string): Promise<Record<string, string>> {
-  return { ...(await blobEnv()), ...(await dbEnv(dir)) };
 }
 
 export interface CallResult {
@@ -88,7 +91,7 @@ export async function startHearth(
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
   // Where the instance keeps its data: a CLI process started on the same instance needs the same.
-  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await blobEnv()), ...(await dbEnv(dir)) };
+  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
   for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
   const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger });
   await rt.start();

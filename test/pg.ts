@@ -25,6 +25,8 @@ export interface Pg {
   port: number;
   /** A new, empty database; its URL. */
   database(): Promise<string>;
+  /** Runs SQL as the cluster's superuser (on its postgres database). */
+  admin(text: string): Promise<unknown>;
   stop(): void;
 }
 
@@ -81,9 +83,11 @@ async function launch(): Promise<Pg> {
     port,
     async database() {
       const name = `t${process.pid}_${++n}`;
-      await admin.unsafe(`CREATE DATABASE ${name}`);
+      // Text sorts in byte order, as on SQLite (the store refuses a database that sorts otherwise).
+      await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
+    admin: (text) => admin.unsafe(text),
     stop() {
       void admin.close();
       stop();
