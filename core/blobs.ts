@@ -32,7 +32,8 @@ async function held(store: Store, hash: string): Promise<boolean> {
     try {
       if (await store.wdb.get(sql`SELECT 1 AS one FROM ${column.table} WHERE ${column} = ${hash} LIMIT 1`)) return true;
     } catch (e) {
-      if (!/no such table|does not exist/.test(String(e))) throw e;
+      // The store's own message, under drizzle's "Failed query" where it wraps it (as it does on PostgreSQL).
+      if (!/no such table|does not exist/.test(`${e} ${(e as Error)?.cause ?? ""}`)) throw e;
     }
   }
   return false;

@@ -35,7 +35,7 @@ export function lookup(rt: Runtime, service: string, method: string): MethodEntr
   throw new HearthError("not_found", `no method "${method}" in ${service} (it has: ${rt.registry.plugins.get(service)!.methods.map((m) => m.name).join(", ")})`);
 }
 
-export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: Runtime, caller: Caller): number {
+export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: Runtime, caller: Caller): number | Promise<number> {
   const p = entry.def.price ?? 0;
   if (typeof p === "number") return p;
   return p(args, rt.makeCtx(entry.service, "read", newCall(caller, { id: "price" }), entry.name, ""));

@@ -67,6 +67,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     try {
       // Every core owner: those the wiring declares and those with a schema (the scheduler applies its own on first use, on SQLite).
       const modules = new Set([...coreWiring.migrations.map((m) => m.owner), ...coreOwners.map((o) => o.name).filter((n) => n !== "core")]);
+      await pg.checkCollation();
       const owners = pgOwners([...modules], plugins).map((o) => ({ ...o, set: embeddedBuild?.pgMigrations?.[o.owner] ?? undefined }));
       await migratePg(pg, owners);
     } catch (e) {

@@ -196,7 +196,7 @@ export interface BaseCtx {
 
 export type Ctx = BaseCtx & CapabilityTypes;
 
-export type Price<A> = number | ((args: A, ctx: BaseCtx) => number);
+export type Price<A> = number | ((args: A, ctx: BaseCtx) => number | Promise<number>);
 
 export interface MethodDef<S extends TObject = TObject, R = unknown> {
   kind: MethodKind;

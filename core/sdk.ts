@@ -34,6 +34,7 @@ export { calendarComponent, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";
 // Outside providers: ctx.http reaches only those a manifest lists in `providers`.
 export { defineProvider, perMinute, perSecond, type ProviderDef, type RateCap } from "./upstream/providers.ts";
 export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
+export { freeWhenHeld } from "./upstream/index.ts";
 // Tables (drizzle over SQLite), declared in a plugin's schema.ts and its manifest's `tables`.
 export { sqliteTable, text, integer, real, blob, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 export { eq, ne, gt, gte, lt, lte, and, or, not, inArray, notInArray, isNull, isNotNull, like, desc, asc, sql, count, getTableName } from "drizzle-orm";

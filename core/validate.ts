@@ -24,6 +24,23 @@ export function checkDepth(value: unknown, name: string): void {
   if (nestsDeeper(value)) throw invalid(name, `${name} is nested more than ${MAX_JSON_DEPTH} levels deep`);
 }
 
+/** Whether a string anywhere in a JSON value holds U+0000, which PostgreSQL's text cannot store (nor JSON text carry into it). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\0");
+  if (value === null || typeof value !== "object") return false;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (v.includes("\0")) return true;
+    } else if (v !== null && typeof v === "object") {
+      if (Array.isArray(v)) stack.push(...v);
+      else for (const [k, c] of Object.entries(v)) stack.push(k, c);
+    }
+  }
+  return false;
+}
+
 function field(e: ValueError): string {
   return e.path.replace(/^\//, "").split("/")[0] || "body";
 }
@@ -96,6 +113,8 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
     const f = field(e);
     throw invalid(f, describe(e, f));
   }
+  // Refused on either store (once the schema holds), so an argument means the same wherever the instance keeps its data.
+  for (const k in filled) if (holdsNul(filled[k])) throw invalid(k, `${k} may not contain the NUL character (U+0000)`);
   return filled;
 }
 

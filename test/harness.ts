@@ -8,6 +8,7 @@ import { listen } from "../core/http/serve.ts";
 import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
+import { sql, type SQL } from "drizzle-orm";
 import { startPg } from "./pg.ts";
 import { startS3 } from "./s3.ts";
 
@@ -28,10 +29,41 @@ async function blobEnv(): Promise<Record<string, string>> {
  * own in a loopback PostgreSQL cluster (one per test process), so any suite
  * runs on the PostgreSQL store: `HEARTH_TEST_DB=pg bun test test/notes`.
  */
-async function dbEnv(): Promise<Record<string, string>> {
+const databases = new Map<string, Promise<string>>();
+export async function dbEnv(dataDir?: string): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
+  // One database per data folder: an instance started again on a folder (or a command run on it) finds its data.
+  const make = async () => (await startPg()).database();
+  let url: Promise<string>;
+  if (dataDir === undefined) url = make();
+  else {
+    url = databases.get(dataDir) ?? make();
+    databases.set(dataDir, url);
+  }
   // A small pool each: a suite may hold dozens of instances at once on one cluster.
-  return { HEARTH_DATABASE_URL: await (await startPg()).database(), HEARTH_DATABASE_POOL: "3" };
+  return { HEARTH_DATABASE_URL: await url, HEARTH_DATABASE_POOL: "3" };
+}
+
+/** Where an instance on this data folder keeps its data besides the folder (its database, its bucket), as the harness chooses: for a `hearth` command run on it. */
+export async function storeEnv(dataDir?: string): Promise<Record<string, string>> {
+  return { ...(await blobEnv()), ...(await dbEnv(dataDir)) };
+}
+
+/** SQL with `?` placeholders, bound as drizzle binds parameters, so it runs on either store. */
+export function bound(text: string, params: unknown[]): SQL {
+  const parts = text.split("?");
+  if (parts.length !== params.length + 1) throw new Error(`${params.length} parameters for ${parts.length - 1} placeholders: ${text}`);
+  return sql.join(
+    parts.map((p, i) => (i < params.length ? sql`${sql.raw(p)}${params[i]}` : sql.raw(p))),
+    sql``,
+  );
+}
+
+/** A row as a plain object by column name, as bun:sqlite gives it (the PostgreSQL store's raw rows are arrays that also answer by name). */
+export function plain(row: unknown): Record<string, unknown> {
+  if (!Array.isArray(row)) return row as Record<string, unknown>;
+  const names = Object.getOwnPropertyNames(row).filter((k) => k !== "length" && !/^\d+$/.test(k));
+  return Object.fromEntries(names.map((k) => [k, (row as unknown as Record<string, unknown>)[k]]));
 }
 
 export interface CallResult {
@@ -58,7 +90,10 @@ export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...(await blobEnv()), ...(await dbEnv()), ...opts.env }, clock: opts.clock, logger: opts.logger });
+  // Where the instance keeps its data: a CLI process started on the same instance needs the same.
+  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
+  for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
+  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;
@@ -67,6 +102,20 @@ export async function startHearth(
     rt,
     url,
     dir,
+    /** The settings naming where its data is (data folder, database, bucket), for a `hearth` command run on the same instance. */
+    env: stores,
+    /** Rows of one query on committed data, on either store: `await h.rows("SELECT id FROM accounts WHERE username = ?", "alice")`. */
+    async rows<T = Record<string, any>>(text: string, ...params: unknown[]): Promise<T[]> {
+      return ((await rt.store.rdb.all(bound(text, params))) as unknown[]).map(plain) as T[];
+    },
+    /** The first row of one query, or undefined. */
+    async row<T = Record<string, any>>(text: string, ...params: unknown[]): Promise<T | undefined> {
+      return ((await rt.store.rdb.all(bound(text, params))) as unknown[]).map(plain)[0] as T | undefined;
+    },
+    /** Runs one statement outside any call, committed on its own. */
+    async exec(text: string, ...params: unknown[]): Promise<void> {
+      await rt.store.write(() => rt.store.wdb.run(bound(text, params)));
+    },
     /** Creates the account if needed and returns a fresh bearer token for it. */
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {
       const account = await ensureAccount(rt.store, username, { admin: o.admin });

@@ -1,10 +1,11 @@
 // `hearth plugin new NAME` writes a working drop-in plugin folder (index.ts,
 // schema.ts, its first migration, a test); `hearth plugin migrations FOLDER`
-// writes a plugin's next drizzle-kit migration from its schema.ts, which
+// writes a plugin's next drizzle-kit migration, SQLite's and PostgreSQL's, from its schema.ts, which
 // imports from "hearth" and so cannot be read by drizzle-kit's own command.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hearthHome } from "../config.ts";
+import { pgMigrationsIn } from "../db/owners.ts";
 import { serveSdk } from "../registry.ts";
 import { defineModule } from "../module.ts";
 import { parseFlags } from "./args.ts";
@@ -58,6 +59,22 @@ export async function writeMigration(folder: string, word?: string): Promise<str
   journal.entries.push({ idx, version: "6", when: Date.now(), tag, breakpoints: true });
   writeFileSync(journalFile, JSON.stringify(journal, null, 2) + "\n");
   return tag;
+}
+
+// The PostgreSQL generator needs drizzle-kit too: named through a variable for the same reason.
+const PG_GENERATE = "../db/pggenerate.ts";
+
+/**
+ * Writes the plugin's next PostgreSQL migration (migrations/pg) from its
+ * schema.ts, the same tables its SQLite migrations make: an instance on
+ * PostgreSQL applies these. Returns its tag, or null when they are up to date.
+ */
+export async function writePgMigration(folder: string): Promise<string | null> {
+  await drizzleKit();
+  await serveSdk();
+  const { generatePgMigration } = (await import(PG_GENERATE)) as typeof import("../db/pggenerate.ts");
+  const schema = (await import(join(resolve(folder), "schema.ts"))) as Record<string, unknown>;
+  return generatePgMigration(schema, pgMigrationsIn(join(resolve(folder), "migrations")));
 }
 
 const template = (name: string) => {
@@ -167,6 +184,7 @@ async function newPlugin(name: string, parent: string): Promise<number> {
   for (const [file, text] of Object.entries(template(name))) writeFileSync(join(folder, file), text);
   writeTsconfig(folder);
   await writeMigration(folder);
+  await writePgMigration(folder);
   process.stdout.write(`${folder}\n`);
   return 0;
 }
@@ -183,7 +201,10 @@ export const pluginCommand: CliCommand = {
     }
     if (sub === "new") return newPlugin(arg, flags.get("dir")?.[0] ?? process.cwd());
     const tag = await writeMigration(arg, flags.get("name")?.[0]);
-    process.stdout.write(tag ? `${join(resolve(arg), "migrations", `${tag}.sql`)}\n` : "no change to the tables: nothing written\n");
+    const pgTag = await writePgMigration(arg);
+    if (tag) process.stdout.write(`${join(resolve(arg), "migrations", `${tag}.sql`)}\n`);
+    if (pgTag) process.stdout.write(`${join(pgMigrationsIn(join(resolve(arg), "migrations")), `${pgTag}.sql`)}\n`);
+    if (!tag && !pgTag) process.stdout.write("no change to the tables: nothing written\n");
     return 0;
   },
 };

@@ -19,7 +19,7 @@ export interface DavCollection {
   component?: "VEVENT" | "VTODO";
   displayName: string;
   /** Every record of the caller's, read from the service's own tables (awaited: the store may answer over the network). */
-  list(ctx: Ctx): DavRecord[] | Promise<DavRecord[]>;
+  list(ctx: Ctx): Promise<DavRecord[]>;
   /** A record as iCalendar or vCard text, keeping the client's UID (and vCard version, when it sent one). */
   render(record: DavRecord, o: { uid: string; version?: string }): string;
   /**

@@ -236,6 +236,20 @@ export class PgStore implements Store {
     return applied;
   }
 
+  /**
+   * Refuses a database whose text does not sort as SQLite's does (byte order,
+   * PostgreSQL's "C" collation): lists ordered by a name or a title would
+   * come back in another order than on SQLite, and cursors over them skip or
+   * repeat. The collation is the database's, fixed when it is created.
+   */
+  async checkCollation(): Promise<void> {
+    const [row] = (await this.sql.unsafe(`SELECT ('a' < 'B') AS folds, current_database() AS name`)) as { folds: boolean; name: string }[];
+    if (row.folds)
+      throw new Error(
+        `HEARTH_DATABASE_URL: the database "${row.name}" sorts text by a language's rules; Hearth needs byte order, as SQLite sorts: create it with CREATE DATABASE ${row.name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`,
+      );
+  }
+
   /** The tags migrate() found or made applied for this owner (empty before it ran). */
   migrated(owner: string): Set<string> {
     return this.applied.get(owner) ?? new Set();

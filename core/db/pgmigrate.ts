@@ -10,6 +10,8 @@ import type { PgStore } from "./pg.ts";
 
 export interface PgOwner {
   owner: string;
+  /** A plugin's folder: its PostgreSQL migrations are written from its schema.ts by `hearth plugin migrations`. */
+  folder?: string;
   /** Where its PostgreSQL migrations are. */
   dir: string;
   /** Its migrations already read (a lone binary carries them, having no folders): then dir is not read. */
@@ -23,7 +25,7 @@ export function pgOwners(moduleOwners: string[], plugins: { name: string; file: 
   return [
     { owner: "core", dir: pgMigrationsOf("core") },
     ...moduleOwners.map((owner) => ({ owner, dir: pgMigrationsOf(owner) })),
-    ...plugins.filter((p) => p.hasMigrations).map((p) => ({ owner: p.name, dir: pgMigrationsIn(join(dirname(p.file), p.migrations ?? "migrations")), tables: p.tables })),
+    ...plugins.filter((p) => p.hasMigrations).map((p) => ({ owner: p.name, folder: dirname(p.file), dir: pgMigrationsIn(join(dirname(p.file), p.migrations ?? "migrations")), tables: p.tables })),
   ];
 }
 
@@ -31,7 +33,11 @@ export async function migratePg(store: PgStore, owners: PgOwner[]): Promise<numb
   const sets: { owner: string; set: MigrationSet; check?: (tag: string, text: string, tables: string[]) => void }[] = [];
   for (const o of owners) {
     const set = o.set ?? readMigrations(o.dir);
-    if (!set) throw new Error(`${o.owner} has no PostgreSQL migrations (${join(o.dir, "meta", "_journal.json")}): run \`bun run migrations\``);
+    if (!set) {
+      // A plugin that ships only SQLite's migrations: its tables on PostgreSQL are written from its schema.ts, once, by whoever maintains it.
+      const how = o.folder ? `\`hearth plugin migrations ${o.folder}\` from a Hearth checkout writes them from its schema.ts` : "run `bun run migrations`";
+      throw new Error(`${o.folder ? `plugin "${o.owner}"` : o.owner} has no PostgreSQL migrations (${join(o.dir, "meta", "_journal.json")}): ${how}`);
+    }
     const declared = o.tables;
     sets.push({
       owner: o.owner,

@@ -65,11 +65,11 @@ export interface UiTool {
 
 export interface UiSource {
   /** The views this caller may open. */
-  views(rt: Runtime, c: UiContext): UiView[];
+  views(rt: Runtime, c: UiContext): UiView[] | Promise<UiView[]>;
   /** The page behind one of its URIs; null when it is not this source's; why not, when the caller may not have it. */
   read(rt: Runtime, c: UiContext, uri: string): Promise<string | { refused: string } | null>;
   /** Tools of its own, each linked to one of its views. */
-  tools?(rt: Runtime, c: UiContext): UiTool[];
+  tools?(rt: Runtime, c: UiContext): UiTool[] | Promise<UiTool[]>;
   /** Links from the registry's tools to its views: tool name to URI. */
   links?(rt: Runtime): Map<string, string>;
   /** What to add to a linked tool's successful result's `_meta` for its view. */
@@ -85,17 +85,17 @@ export const visible = (c: UiContext, entry: MethodEntry) => inFilter(entry, c.f
 const linked = (tool: Tool, uri: string): Tool => ({ ...tool, _meta: { ...tool._meta, ui: { resourceUri: uri }, [RESOURCE_URI_META_KEY]: uri } });
 
 /** tools/list for a client that renders MCP Apps: the same tools, the linked ones carrying their view, then the sources' own. */
-export function linkTools(rt: Runtime, c: UiContext, tools: Tool[]): Tool[] {
+export async function linkTools(rt: Runtime, c: UiContext, tools: Tool[]): Promise<Tool[]> {
   const links = new Map<string, string>();
   for (const s of sourcesOf(rt)) for (const [tool, uri] of s.links?.(rt) ?? []) links.set(tool, uri);
   const out = tools.map((t) => (links.has(t.name) ? linked(t, links.get(t.name)!) : t));
-  for (const s of sourcesOf(rt)) for (const t of s.tools?.(rt, c) ?? []) if (visible(c, t.entry)) out.push(linked(t.tool, t.view));
+  for (const s of sourcesOf(rt)) for (const t of (await s.tools?.(rt, c)) ?? []) if (visible(c, t.entry)) out.push(linked(t.tool, t.view));
   return out;
 }
 
 /** A source's own tool by name, for tools/call; null when there is none this caller may see. */
-export function uiTool(rt: Runtime, c: UiContext, name: string): UiTool | null {
-  for (const s of sourcesOf(rt)) for (const t of s.tools?.(rt, c) ?? []) if (t.tool.name === name && visible(c, t.entry)) return t;
+export async function uiTool(rt: Runtime, c: UiContext, name: string): Promise<UiTool | null> {
+  for (const s of sourcesOf(rt)) for (const t of (await s.tools?.(rt, c)) ?? []) if (t.tool.name === name && visible(c, t.entry)) return t;
   return null;
 }
 
@@ -116,10 +116,10 @@ export function viewResult(rt: Runtime, entry: MethodEntry, out: CallToolResult,
 }
 
 /** resources/list: every view this caller may open. */
-export function listViews(rt: Runtime, c: UiContext): ListResourcesResult {
+export async function listViews(rt: Runtime, c: UiContext): Promise<ListResourcesResult> {
   const resources: Resource[] = [];
   for (const s of sourcesOf(rt))
-    for (const v of s.views(rt, c)) resources.push({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: VIEW_UI_META } });
+    for (const v of await s.views(rt, c)) resources.push({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: VIEW_UI_META } });
   return { resources };
 }
 

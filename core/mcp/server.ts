@@ -53,10 +53,11 @@ export const INSTRUCTIONS =
 let validator: AjvJsonSchemaValidator | null = null;
 
 /** tools/list: the tools this caller may see at this endpoint (or the discovery tools); linked to their views for a client that renders MCP Apps. */
-export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListToolsResult {
+export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListToolsResult | Promise<ListToolsResult> {
   if (c.mode === "discover") return { tools: discoveryTools };
   const tools = visibleTools(rt, c.caller, c.filter);
-  return { tools: rendersApps(c, meta) ? linkTools(rt, c, tools) : tools };
+  // Answered at once unless the client renders MCP Apps, whose sources' own tools come from the database.
+  return rendersApps(c, meta) ? linkTools(rt, c, tools).then((linked) => ({ tools: linked })) : { tools };
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
@@ -64,7 +65,7 @@ export async function callToolRequest(rt: Runtime, c: McpCallContext, params: Ca
   // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
   if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
   const apps = rendersApps(c, params._meta);
-  const own = apps && !toolTable(rt).byName.has(params.name) ? uiTool(rt, c, params.name) : null;
+  const own = apps && !toolTable(rt).byName.has(params.name) ? await uiTool(rt, c, params.name) : null;
   const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
   if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
   // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
@@ -74,7 +75,7 @@ export async function callToolRequest(rt: Runtime, c: McpCallContext, params: Ca
 }
 
 /** resources/list: the MCP Apps views, for a client that renders them; none for any other. */
-export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListResourcesResult {
+export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<string, unknown>): ListResourcesResult | Promise<ListResourcesResult> {
   return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
 }
 

@@ -61,7 +61,11 @@ export class Prices {
   of(entry: MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number> {
     if (!this.metered) return 0;
     const price = this.overrides.get(entry.path) ?? priceOf(entry, args, this.rt, caller);
-    // Only a priced call by an account waits on whether that account is metered.
+    return price instanceof Promise ? price.then((p) => this.forCaller(p, caller)) : this.forCaller(price, caller);
+  }
+
+  /** Only a priced call by an account waits on whether that account is metered. */
+  private forCaller(price: number, caller: Caller): number | Promise<number> {
     if (price > 0 && caller.account) return mapAnswer(metersAccount(this.rt.store.rdb, this.accounts, caller.account), (metered) => (metered ? price : 0));
     return price;
   }

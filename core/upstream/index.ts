@@ -23,9 +23,10 @@
 // HearthError: invalid/not_found are answers and are cached; upstream_* ones
 // are failures (nothing cached; a stale copy answers if there is one).
 //
-// `ctx.http.peek(provider, path, opts)` says, without waiting, whether get()
-// would answer from cache; a method's price function uses it so a cached
-// answer costs nothing. `servedFromCache(call)` tells metering the same after
+// `ctx.http.peek(provider, path, opts)` says whether get() would answer from
+// cache (at once when the copy is in memory or the store answers at once; as
+// a promise when the store is asked over the network); a method's price
+// function uses it, through freeWhenHeld, so a cached answer costs nothing. `servedFromCache(call)` tells metering the same after
 // the call: true when that call itself used cached copies and sent nothing.
 //
 // Providers are named in UPPER_SNAKE (providers.ts lists the known ones;
@@ -98,7 +99,12 @@ export interface Fetched<T> {
 
 export interface Upstream {
   get<T = any>(provider: string, path: string, opts: GetOptions<T>): Promise<Fetched<T>>;
-  peek(provider: string, path: string, opts: Pick<GetOptions<unknown>, "query" | "method" | "body">): boolean;
+  peek(provider: string, path: string, opts: Pick<GetOptions<unknown>, "query" | "method" | "body">): boolean | Promise<boolean>;
+}
+
+/** A price that is nothing when peek says the answer is held: at once when it knew at once. */
+export function freeWhenHeld(held: boolean | Promise<boolean>, price: number): number | Promise<number> {
+  return typeof held === "boolean" ? (held ? 0 : price) : held.then((h) => (h ? 0 : price));
 }
 
 declare module "../plugin.ts" {
@@ -415,15 +421,14 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
     peek(provider, path, opts) {
       const p = declaredProvider(rt, service, provider);
       const { key } = cacheKey(p.name, path, opts);
-      const held = cacheOf(rt).get(key);
-      // Prices are worked out at once: a copy the store has to be asked for over the network counts as not held.
-      if (held instanceof Promise) {
-        held.catch(() => {});
-        return false;
-      }
-      if (!held) return false;
-      const now = rt.clock.now().getTime();
-      return held.freshUntil === null || now < held.freshUntil || (held.reviseUntil !== null && now < held.reviseUntil);
+      const found = cacheOf(rt).get(key);
+      const usable = (held: Entry | undefined) => {
+        if (!held) return false;
+        const now = rt.clock.now().getTime();
+        return held.freshUntil === null || now < held.freshUntil || (held.reviseUntil !== null && now < held.reviseUntil);
+      };
+      // A copy in memory (or in a store that answers at once) is known at once; one the store is asked for over the network, when it answers.
+      return found instanceof Promise ? found.then(usable, () => false) : usable(found);
     },
   };
 }

@@ -33,12 +33,8 @@ const columns = { slug: apps.slug, name: apps.name, description: apps.descriptio
  */
 const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
 
-/**
- * Read at once: the MCP Apps views and tools are listed synchronously (UiSource.views and tools), which the
- * embedded store's reader answers; a store that answers asynchronously needs those listings awaited first.
- */
-function offered(rt: Runtime, c: UiContext): Row[] {
-  return rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all() as unknown as Row[];
+async function offered(rt: Runtime, c: UiContext): Promise<Row[]> {
+  return (await rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all()) as Row[];
 }
 
 const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
@@ -77,15 +73,15 @@ async function appView(html: string): Promise<string> {
 
 /** The hosted apps as MCP Apps views, each opened by a tool of its own. */
 export const appViews: UiSource = {
-  views(rt, c) {
+  async views(rt, c) {
     const entry = rt.registry.get("apps", "read");
-    return entry && visible(c, entry) ? offered(rt, c).map(view) : [];
+    return entry && visible(c, entry) ? (await offered(rt, c)).map(view) : [];
   },
-  tools(rt, c): UiTool[] {
+  async tools(rt, c): Promise<UiTool[]> {
     const entry = rt.registry.get("apps", "read");
     if (!entry) return [];
     const base = toolOf(rt, entry);
-    return offered(rt, c).map((a) => ({
+    return (await offered(rt, c)).map((a) => ({
       view: VIEW + a.slug,
       entry,
       args: { slug: a.slug },

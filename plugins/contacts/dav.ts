@@ -24,8 +24,7 @@ const telOf = (card: InstanceType<typeof ICAL.Component>) => textOf(card, "tel")
 export const contactsBook: DavCollection = {
   type: "addressbook",
   displayName: "Contacts",
-  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
-  list: (ctx) => (ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all() as unknown as Row[]).map((c) => ({ id: c.id, data: c })),
+  list: async (ctx) => (await ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all()).map((c) => ({ id: c.id, data: c })),
   render(rec, o) {
     const c = rec.data as Row;
     const four = o.version === "4.0";

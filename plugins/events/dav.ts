@@ -62,8 +62,7 @@ export const eventsCalendar: DavCollection = {
   type: "calendar",
   component: "VEVENT",
   displayName: "Events",
-  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
-  list: (ctx) => (ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all() as unknown as Row[]).map((e) => ({ id: e.id, data: e })),
+  list: async (ctx) => (await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()).map((e) => ({ id: e.id, data: e })),
   render: (rec, o) => {
     const e = rec.data as Row;
     return renderCalendar({ host: "hearth", events: [e], now: e.created, uid: o.uid });

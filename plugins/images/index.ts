@@ -1,5 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
+import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { generate } from "./generate.ts";
 import { isCached, MAX_LIMIT, search } from "./openverse.ts";
 
@@ -35,7 +36,7 @@ export default definePlugin({
       }),
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (isCached(ctx as Ctx, a.query, a.limit ?? MAX_LIMIT) ? 0 : SEARCH_PRICE),
+      price: (a, ctx) => freeWhenHeld(isCached(ctx as Ctx, a.query, a.limit ?? MAX_LIMIT), SEARCH_PRICE),
       run: (a, ctx) => search(ctx, a.query, a.limit ?? MAX_LIMIT),
     }),
   },

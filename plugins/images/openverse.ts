@@ -83,7 +83,7 @@ function parse(body: any): { total: number; results: FoundImage[] } {
   return { total: num(body.result_count) ?? body.results.length, results: body.results.map(shape).filter((x: FoundImage | null): x is FoundImage => x !== null) };
 }
 
-export function isCached(ctx: Ctx, query: string, limit: number): boolean {
+export function isCached(ctx: Ctx, query: string, limit: number): boolean | Promise<boolean> {
   return ctx.http.peek("OPENVERSE", PATH, { query: queryOf(query, limit) });
 }
 

@@ -4,6 +4,7 @@ import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
 import { elevationAt } from "./elevation.ts";
 import { reverse, searchPlaces } from "./nominatim.ts";
+import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { around, peekAround } from "./overpass.ts";
 import { coordinates, locate } from "./where.ts";
 
@@ -18,7 +19,7 @@ const SEARCH_PRICE = 5;
 
 // A priced answer already in the cache costs nothing; only a point given as
 // coordinates can be checked before the call (a name needs its geocode first).
-function cachedAround(ctx: unknown, a: { lat?: number; lon?: number; near?: string; radius: number }, text: string | undefined): boolean {
+function cachedAround(ctx: unknown, a: { lat?: number; lon?: number; near?: string; radius: number }, text: string | undefined): boolean | Promise<boolean> {
   const named = a.near === undefined ? null : coordinates(a.near);
   const at = named && named !== "off-earth" ? named : a.near === undefined && a.lat !== undefined && a.lon !== undefined ? { lat: a.lat, lon: a.lon } : null;
   return !!at && peekAround(ctx as Ctx, at.lat, at.lon, a.radius, text);
@@ -101,7 +102,7 @@ export default definePlugin({
       }),
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (cachedAround(ctx, a, a.query) ? 0 : NEARBY_PRICE),
+      price: (a, ctx) => freeWhenHeld(cachedAround(ctx, a, a.query), NEARBY_PRICE),
       async run({ near, lat, lon, query, radius }, ctx) {
         const at = (await locate(ctx, { name: near, lat, lon }, NEAR, true))!;
         const r = await around(ctx, at, radius, query, LIMIT);
@@ -129,7 +130,7 @@ export default definePlugin({
       }),
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (cachedAround(ctx, a, a.query) ? 0 : SEARCH_PRICE),
+      price: (a, ctx) => freeWhenHeld(cachedAround(ctx, a, a.query), SEARCH_PRICE),
       async run({ query, near, lat, lon, radius }, ctx) {
         const at = await locate(ctx, { name: near, lat, lon }, NEAR, false);
         if (!at) {

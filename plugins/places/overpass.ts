@@ -165,7 +165,7 @@ function request(lat: number, lon: number, radius: number, text: string | undefi
   };
 }
 
-export function peekAround(ctx: Ctx, lat: number, lon: number, radius: number, text: string | undefined): boolean {
+export function peekAround(ctx: Ctx, lat: number, lon: number, radius: number, text: string | undefined): boolean | Promise<boolean> {
   return ctx.http.peek("OVERPASS", "/api/interpreter", request(lat, lon, radius, text));
 }
 

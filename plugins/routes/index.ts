@@ -7,6 +7,7 @@ import { resolve } from "../places/nominatim.ts";
 import { coordinates, locate, type Point } from "../places/where.ts";
 import { keyOf, KEY } from "./google.ts";
 import { journey, parseTime, spoken, type Mode } from "./journey.ts";
+import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { peekRoad } from "./osrm.ts";
 
 const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|z|[+-]\\d{2}:\\d{2})$";
@@ -51,7 +52,7 @@ function check(a: { mode: Mode; depart_at?: string; arrive_by?: string }, ctx: C
 }
 
 /** A priced route already in the cache is free; only coordinates can be checked before the call. */
-function cachedRoad(a: JourneyArgs, ctx: unknown, steps: boolean): boolean {
+function cachedRoad(a: JourneyArgs, ctx: unknown, steps: boolean): boolean | Promise<boolean> {
   if (a.mode === "transit" || a.depart_at || a.arrive_by || a.from || a.to) return false;
   // A configured traffic provider times every drive, and its answers are not the road cache's.
   if (a.mode === "drive" && (ctx as Ctx).config[KEY]) return false;
@@ -105,7 +106,7 @@ export default definePlugin({
       args: JourneyArgs,
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (cachedRoad(a, ctx, false) ? 0 : ETA_PRICE),
+      price: (a, ctx) => freeWhenHeld(cachedRoad(a, ctx, false), ETA_PRICE),
       async run(a, ctx) {
         const p = await plan(a, ctx, false);
         return { ...p.answer, sources: p.sources };
@@ -117,7 +118,7 @@ export default definePlugin({
       args: JourneyArgs,
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (cachedRoad(a, ctx, true) ? 0 : DIRECTIONS_PRICE),
+      price: (a, ctx) => freeWhenHeld(cachedRoad(a, ctx, true), DIRECTIONS_PRICE),
       async run(a, ctx) {
         const p = await plan(a, ctx, true);
         return { ...p.answer, steps: p.steps, sources: p.sources };

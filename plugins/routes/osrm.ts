@@ -120,7 +120,7 @@ function request(mode: RoadMode, from: { lat: number; lon: number }, to: { lat: 
   return { provider, path, query: { overview: "false", alternatives: "false", steps: withSteps ? "true" : "false" } };
 }
 
-export function peekRoad(ctx: Ctx, mode: RoadMode, from: { lat: number; lon: number }, to: { lat: number; lon: number }, withSteps: boolean): boolean {
+export function peekRoad(ctx: Ctx, mode: RoadMode, from: { lat: number; lon: number }, to: { lat: number; lon: number }, withSteps: boolean): boolean | Promise<boolean> {
   const r = request(mode, from, to, withSteps);
   return ctx.http.peek(r.provider, r.path, { query: r.query });
 }

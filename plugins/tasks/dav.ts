@@ -38,8 +38,7 @@ export const tasksCalendar: DavCollection = {
   type: "calendar",
   component: "VTODO",
   displayName: "Tasks",
-  // DavCollection.list is synchronous, which the embedded store's reads are; a store answering asynchronously needs it awaited by the DAV layer.
-  list: (ctx) => (ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all() as unknown as Row[]).map((t) => ({ id: t.id, data: t })),
+  list: async (ctx) => (await ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all()).map((t) => ({ id: t.id, data: t })),
   render(rec, o) {
     const t = rec.data as Row;
     const cal = new ICAL.Component("vcalendar");

@@ -2,7 +2,7 @@ import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import type { GetOptions } from "../../core/upstream/index.ts";
+import { freeWhenHeld, type GetOptions } from "../../core/upstream/index.ts";
 import * as om from "./openmeteo.ts";
 import { weatherCard } from "./card.ts";
 
@@ -47,7 +47,7 @@ export default definePlugin({
       args: T.Object({ lat: Lat, lon: Lon }),
       access: "public",
       openWorld: true,
-      price: (a, ctx) => ((ctx as Ctx).http.peek("OPEN_METEO", "/v1/forecast", forecastRequest(a.lat, a.lon)) ? 0 : 1),
+      price: (a, ctx) => freeWhenHeld((ctx as Ctx).http.peek("OPEN_METEO", "/v1/forecast", forecastRequest(a.lat, a.lon)), 1),
       async run({ lat, lon }, ctx) {
         return withSource(
           await ctx.http.get("OPEN_METEO", "/v1/forecast", { ...forecastRequest(lat, lon), ttl: 30 * MINUTE, accept: [400], parse: om.forecast }),

@@ -97,7 +97,7 @@ export async function search(ctx: Ctx, query: string, limit: number) {
   return { engine, hits: f.data.slice(0, limit), about: f.about };
 }
 
-export function peekSearch(ctx: Ctx, query: string, limit: number): boolean {
+export function peekSearch(ctx: Ctx, query: string, limit: number): boolean | Promise<boolean> {
   const engine = engineOf(ctx.config);
   if (engine === "searxng") return ctx.http.peek("SEARXNG", "/search", searxRequest(query));
   if (engine === "brave") return ctx.http.peek("BRAVE", "/res/v1/web/search", braveRequest(query, limit));

@@ -1,6 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { invalid } from "../../core/errors.ts";
 import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { peekSearch, search } from "./engines.ts";
 import { fetchReadable } from "../../core/upstream/pages/page.ts";
 
@@ -32,7 +33,7 @@ export default definePlugin({
       }),
       access: "public",
       openWorld: true,
-      price: (a, ctx) => (peekSearch(ctx as Ctx, a.query.trim(), a.limit ?? 10) ? 0 : 2),
+      price: (a, ctx) => freeWhenHeld(peekSearch(ctx as Ctx, a.query.trim(), a.limit ?? 10), 2),
       async run(args, ctx) {
         const query = args.query.trim();
         if (!query) throw invalid("query", "query must not be blank");

@@ -47,6 +47,9 @@ test.skipIf(!present)("a message sent from the page streams its answer in, and t
   await page.locator(".msg.assistant p", { hasText: "The kettle is on." }).waitFor({ timeout: 10_000 }).catch((e) => {
     throw new Error(`${e.message}\n${problems.join("\n")}`);
   });
+  // The answer's text streams in before the run is recorded: the conversation's id comes with the final line, after which the button is enabled again.
+  const answered = () => page.locator("#ask button[type=submit]:not([disabled])").waitFor({ timeout: 10_000 });
+  await answered();
   const conversation = await page.inputValue("input[name=conversation]");
   expect(conversation).not.toBe("");
   expect(new URL(page.url()).searchParams.get("c")).toBe(conversation);
@@ -55,6 +58,7 @@ test.skipIf(!present)("a message sent from the page streams its answer in, and t
   await page.fill("#message", "And now?");
   await page.click("#ask button[type=submit]");
   await page.locator(".msg.assistant p", { hasText: "Still on." }).waitFor({ timeout: 10_000 });
+  await answered();
   expect(ai.posts.at(-1)!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["Is the kettle on?", "The kettle is on.", "And now?"]);
   expect(problems).toEqual([]);
 

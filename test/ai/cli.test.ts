@@ -18,8 +18,10 @@ async function cli(args: string[], env: Record<string, string>) {
 test("usage adds up the tokens of each service's requests; status names the server and models", async () => {
   const ai = await startOpenAiFixture();
   const dir = mkdtempSync(join(tmpdir(), "hearth-ai-cli-"));
-  const env = { HEARTH_DATA: dir, HEARTH_METER_ACCOUNTS: "all",  AI_BASE_URL: ai.base, AI_MODEL: "chat-small", AI_OLLAMA_URL: "" };
-  const h = await startHearth({ env, dataDir: dir });
+  const settings = { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "chat-small", AI_OLLAMA_URL: "" };
+  const h = await startHearth({ env: settings, dataDir: dir });
+  // The CLI with the same settings, on the instance's data folder and database.
+  const env = { ...settings, ...h.env };
   try {
     const token = await h.token("alice");
     await h.grant("alice", 50);

@@ -2,6 +2,7 @@
 // their limits, and the starter apps an instance begins with.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startHearth, type Hearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 let h: Hearth;
 let alice: string;
@@ -265,6 +266,6 @@ test("run publishes a snippet at a URL served in a sandbox, and returns no outpu
 });
 
 test("a created app is announced in the activity stream", async () => {
-  const rows = h.rt.store.reader.query("SELECT type, text, url FROM activity WHERE service = 'apps' AND type = 'app.created'").all() as any[];
+  const rows = (await sqlAll(h.rt, "SELECT type, text, url FROM activity WHERE service = 'apps' AND type = 'app.created'")) as any[];
   expect(rows.some((r) => r.text === 'alice made the app "Water Log!"' && r.url === `${h.url}/apps/water-log`)).toBe(true);
 });

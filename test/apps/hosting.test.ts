@@ -2,6 +2,7 @@
 // store behind the bridge, permissions, and priced opens through the ledger.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 let h: Hearth;
 let alice: string;
@@ -234,7 +235,7 @@ test("a priced app charges the opener once per open and credits its creator", as
   await post("/apps/paid/open", {}, as(bob));
   expect(await balance(bob)).toBe(10);
   // The ledger says what each entry was.
-  const rows = h.rt.store.reader.query("SELECT delta, reason, method, note FROM pay_ledger WHERE reason IN ('app','app_sale') ORDER BY id").all();
+  const rows = (await sqlAll(h.rt, "SELECT delta, reason, method, note FROM pay_ledger WHERE reason IN ('app','app_sale') ORDER BY id"));
   expect(rows).toEqual([
     { delta: -25, reason: "app", method: "apps/open", note: "open paid" },
     { delta: 25, reason: "app_sale", method: "apps/open", note: "open paid" },

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { settle } from "../../core/upstream/index.ts";
+import { indexFor } from "../../core/db/fts.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
 
@@ -54,8 +55,8 @@ beforeAll(async () => {
   privatePost = priv.body.result.id;
   await settle(h.rt);
   // A private record of a collected kind, as a service keeping one for its owner would write it.
-  const owner = (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'alice'").get() as { id: string }).id;
-  h.rt.store.writer.run("INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES ('markets', 'market', 'watchlist', ?, 'Private eclipse watchlist', 'eclipse stocks alice follows')", [owner]);
+  const owner = (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = 'alice'"))!.id;
+  await indexFor(h.rt.store, "markets", false).put({ kind: "market", ref: "watchlist", owner, title: "Private eclipse watchlist", body: "eclipse stocks alice follows" });
 });
 afterAll(async () => {
   await settle(h.rt);
@@ -154,10 +155,10 @@ describe("blog posts in the archive", () => {
     expect((await h.call("blog/delete", { id: post }, { token: alice })).status).toBe(200);
     expect((await h.call("archive/search", { query: "sleeper", kind: "blog" })).body.result.entries).toEqual([]);
 
-    const owner = (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'alice'").get() as { id: string }).id;
-    h.rt.store.writer.run(
+    const owner = (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = 'alice'"))!.id;
+    await h.exec(
       "INSERT INTO blog_posts (id, author, author_name, title, content, tags, private, created, updated) VALUES ('older', ?, 'alice', 'An older post', 'Written before public posts were in the index: the harbour at dawn.', '', 0, 1, 1)",
-      [owner],
+      owner,
     );
     expect((await h.call("archive/search", { query: "harbour", kind: "blog" })).body.result.entries).toEqual([]);
     await h.rt.registry.plugins.get("blog")!.def.start!(h.rt.instanceCtx("blog"));

@@ -20,7 +20,7 @@ describe("sign-up", () => {
     expect(a.body.result).toMatchObject({ username: "alice", admin: true });
     const b = await post(h, "/signup", { username: "bob", password: "another passphrase" });
     expect(b.body.result).toMatchObject({ username: "bob", admin: false });
-    const row = h.rt.store.reader.query("SELECT password FROM accounts WHERE username = 'bob'").get() as { password: string };
+    const row = (await h.row<{ password: string }>("SELECT password FROM accounts WHERE username = 'bob'"))!;
     expect(row.password.startsWith("$argon2id$")).toBe(true);
     expect(row.password).not.toContain("another passphrase");
   });
@@ -53,7 +53,7 @@ describe("sign-up", () => {
       expect(r.status).toBe(400);
       expect(r.body.error.field).toBe("password");
     }
-    const none = h.rt.store.reader.query("SELECT count(*) AS n FROM accounts").get() as { n: number };
+    const none = (await h.row<{ n: number }>("SELECT count(*) AS n FROM accounts"))!;
     expect(none.n).toBe(0);
   });
 
@@ -106,7 +106,7 @@ describe("sign-up", () => {
     h = await startHearth();
     const r = await post(h, "/signup", { username: "alice", password: "a long passphrase" }, { origin: "https://evil.example" });
     expect(r.status).toBe(403);
-    const none = h.rt.store.reader.query("SELECT count(*) AS n FROM accounts").get() as { n: number };
+    const none = (await h.row<{ n: number }>("SELECT count(*) AS n FROM accounts"))!;
     expect(none.n).toBe(0);
   });
 });

@@ -4,16 +4,18 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startHearth } from "../harness.ts";
+import { startHearth, storeEnv } from "../harness.ts";
 import { post } from "./people.ts";
 
 const main = join(import.meta.dir, "../../core/cli/main.ts");
 const dir = mkdtempSync(join(tmpdir(), "hearth-auth-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The commands and the instance started after them open the same database.
+const stores = await storeEnv();
 
 async function run(args: string[], stdin = "") {
   const p = Bun.spawn(["bun", main, ...args], {
-    env: { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_URL: "http://hearth.test" },
+    env: { ...process.env, ...stores, HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_URL: "http://hearth.test" },
     stdin: new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -40,7 +42,7 @@ test("password from stdin lets a CLI-made admin sign in on the web; invite makes
   expect(inv.stdout).toMatch(/^http:\/\/hearth\.test\/signup\?invite=[\w-]{43}$/);
   const code = new URL(inv.stdout).searchParams.get("invite");
 
-  const h = await startHearth({ dataDir: dir });
+  const h = await startHearth({ dataDir: dir, env: stores });
   try {
     const signed = await post(h, "/signin", { username: "owner", password: "the owner's passphrase" });
     expect(signed.status).toBe(200);

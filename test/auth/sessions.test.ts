@@ -10,7 +10,7 @@ afterEach(async () => {
   h = null;
 });
 
-const notesOf = (hh: Hearth) => (hh.rt.store.reader.query("SELECT count(*) AS n FROM notes").get() as { n: number }).n;
+const notesOf = async (hh: Hearth) => (await hh.row<{ n: number }>("SELECT count(*) AS n FROM notes"))!.n;
 
 describe("the session cookie", () => {
   test("is HttpOnly, SameSite=Lax, path /, and not Secure over plain http", async () => {
@@ -23,7 +23,7 @@ describe("the session cookie", () => {
     expect(flags).not.toContain("Secure");
     // Only a hash of the cookie's secret is stored.
     const secret = s.cookie.split("=")[1];
-    const rows = h.rt.store.reader.query("SELECT hash FROM sessions").all() as { hash: string }[];
+    const rows = await h.rows<{ hash: string }>("SELECT hash FROM sessions");
     expect(rows.length).toBe(1);
     expect(rows[0].hash).not.toBe(secret);
   });
@@ -53,11 +53,11 @@ describe("CSRF", () => {
     expect(bare.status).toBe(403);
     expect(bare.body.error.kind).toBe("forbidden");
     expect(bare.body.error.message).toContain("X-CSRF-Token");
-    expect(notesOf(h)).toBe(0);
+    expect(await notesOf(h)).toBe(0);
 
     const wrong = await h.call("notes/add", { title: "t", text: "x" }, { headers: { cookie: s.cookie, "x-csrf-token": s.csrf.slice(0, -1) + (s.csrf.endsWith("A") ? "B" : "A") } });
     expect(wrong.status).toBe(403);
-    expect(notesOf(h)).toBe(0);
+    expect(await notesOf(h)).toBe(0);
 
     // A read sent as POST rests on the cookie too.
     const readPost = await h.call("notes/list", {}, { method: "POST", headers: { cookie: s.cookie } });
@@ -65,7 +65,7 @@ describe("CSRF", () => {
 
     const ok = await h.call("notes/add", { title: "t", text: "x" }, { headers: { cookie: s.cookie, "x-csrf-token": s.csrf } });
     expect(ok.status).toBe(200);
-    expect(notesOf(h)).toBe(1);
+    expect(await notesOf(h)).toBe(1);
   });
 
   test("another session's CSRF token does not do", async () => {
@@ -74,7 +74,7 @@ describe("CSRF", () => {
     const b = await signUp(h, "bob");
     const r = await h.call("notes/add", { title: "t", text: "x" }, { headers: { cookie: a.cookie, "x-csrf-token": b.csrf } });
     expect(r.status).toBe(403);
-    expect(notesOf(h)).toBe(0);
+    expect(await notesOf(h)).toBe(0);
   });
 
   test("a token request never needs it, even with a cookie beside it", async () => {
@@ -88,13 +88,13 @@ describe("CSRF", () => {
   test("cookie POSTs to plugin routes need it as well", async () => {
     h = await startHearth({ env: { HEARTH_PLUGINS: GUESTBOOK } });
     const s = await signUp(h, "alice");
-    const signs = () => (h!.rt.store.reader.query("SELECT who FROM guestbook_entries").all() as { who: string }[]).map((r) => r.who);
+    const signs = async () => (await h!.rows<{ who: string }>("SELECT who FROM guestbook_entries")).map((r) => r.who);
     const bare = await fetch(`${h.url}/guestbook/sign`, { method: "POST", headers: { cookie: s.cookie }, body: "hello" });
     expect(bare.status).toBe(403);
-    expect(signs()).toEqual([]);
+    expect(await signs()).toEqual([]);
     const ok = await fetch(`${h.url}/guestbook/sign`, { method: "POST", headers: { cookie: s.cookie, "x-csrf-token": s.csrf }, body: "hello" });
     expect(ok.status).toBe(201);
-    expect(signs()).toEqual(["alice"]);
+    expect(await signs()).toEqual(["alice"]);
   });
 
   test("a GET that costs credits rests on the cookie only with X-CSRF-Token or from this instance's own pages", async () => {
@@ -136,7 +136,7 @@ describe("CSRF", () => {
     const s = await signUp(h, "alice");
     const r = await post(h, "/token", { name: "laptop" }, { cookie: s.cookie });
     expect(r.status).toBe(403);
-    const count = h.rt.store.reader.query("SELECT count(*) AS n FROM tokens").get() as { n: number };
+    const count = (await h.row<{ n: number }>("SELECT count(*) AS n FROM tokens"))!;
     expect(count.n).toBe(0);
   });
 });
@@ -180,7 +180,7 @@ describe("signing out", () => {
     expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(200);
     // Use is noted coarsely, not on every request.
     await h.call("notes/list", {}, { headers: { cookie: s.cookie } });
-    expect((h.rt.store.reader.query("SELECT last_seen FROM sessions").get() as { last_seen: number }).last_seen).toBe(clock.t);
+    expect((await h.row<{ last_seen: number }>("SELECT last_seen FROM sessions"))!.last_seen).toBe(clock.t);
     clock.advance(2000);
     expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(401);
   });

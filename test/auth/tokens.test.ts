@@ -25,7 +25,7 @@ describe("POST /token", () => {
     expect(t.token).toStartWith("hth_");
     expect(t.scopes).toEqual(["notes"]);
     expect(t.expires).toBe(new Date(clock.t + 30 * 86_400_000).toISOString());
-    const dump = JSON.stringify(h.rt.store.reader.query("SELECT * FROM tokens").all());
+    const dump = JSON.stringify(await h.rows("SELECT * FROM tokens"));
     expect(dump).not.toContain(t.token);
     expect(dump).not.toContain(t.token.slice(4));
     const listed = await get(h, "/token", { cookie: s.cookie });
@@ -89,7 +89,7 @@ describe("scope, expiry and revocation on calls", () => {
     const sign = (token: string) => fetch(`${h!.url}/guestbook/sign`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: "hi" });
     expect((await sign(narrow)).status).toBe(201);
     expect((await sign(wide)).status).toBe(201);
-    const who = (h.rt.store.reader.query("SELECT who FROM guestbook_entries").all() as { who: string }[]).map((r) => r.who);
+    const who = (await h.rows<{ who: string }>("SELECT who FROM guestbook_entries")).map((r) => r.who);
     expect(who).toEqual(["stranger", "alice"]);
   });
 
@@ -179,7 +179,7 @@ describe("the /token page", () => {
     const s = await signUp(h, "alice");
     const r = await form(h, "/token", [["name", "x"]], { cookie: s.cookie });
     expect(r.status).toBe(403);
-    expect((h.rt.store.reader.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n).toBe(0);
+    expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM tokens"))!.n).toBe(0);
   });
 
   test("choosing some services but ticking none is refused with the form kept", async () => {

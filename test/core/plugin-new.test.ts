@@ -37,8 +37,10 @@ test("hearth plugin migrations writes each change to its tables, a table rebuild
   writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text").notNull(),\n    done: integer("done").notNull().default(0),'));
   const next = await run(["bun", main, "plugin", "migrations", folder]);
   expect(next.stderr).toBe("");
-  expect(next.stdout.trim()).toBe(join(folder, "migrations", "0001_change.sql"));
+  // The same change for an instance on PostgreSQL, beside it.
+  expect(next.stdout.trim().split("\n")).toEqual([join(folder, "migrations", "0001_change.sql"), join(folder, "migrations", "pg", "0001_schema.sql")]);
   expect(readFileSync(join(folder, "migrations", "0001_change.sql"), "utf8")).toContain("ALTER TABLE `demo` ADD `done` integer DEFAULT 0 NOT NULL");
+  expect(readFileSync(join(folder, "migrations", "pg", "0001_schema.sql"), "utf8")).toContain('ALTER TABLE "demo" ADD COLUMN "done" bigint DEFAULT 0 NOT NULL');
   expect((await run(["bun", main, "plugin", "migrations", folder])).stdout).toContain("nothing written");
   // A column that may now be empty: drizzle-kit copies the table to __new_demo and renames it back.
   writeFileSync(schema, readFileSync(schema, "utf8").replace('text: text("text").notNull(),', 'text: text("text"),'));

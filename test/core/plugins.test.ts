@@ -6,8 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startHearth as startPluginHearth } from "../../core/testing.ts";
+import { sql } from "drizzle-orm";
 import { createRuntime } from "../../core/instance.ts";
-import { startHearth } from "../harness.ts";
+import { writePgMigration } from "../../core/cli/plugin.ts";
+import { startHearth, storeEnv } from "../harness.ts";
+import { startPg } from "../pg.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
 
 const made: string[] = [];
@@ -32,7 +35,10 @@ describe("the docs' bookmarks plugin, from HEARTH_PLUGINS", () => {
   made.push(dirname(folder));
   let h: Awaited<ReturnType<typeof startPluginHearth>>;
   beforeAll(async () => {
-    h = await startPluginHearth({ plugins: folder, env: { MICROLINK_URL: micro.url, BOOKMARKS_MAX: "2", HEARTH_SIGNUP: "open" } });
+    const stores = await storeEnv();
+    // On PostgreSQL its tables come from the migrations `hearth plugin migrations` writes from its schema.ts, as the docs say.
+    if (stores.HEARTH_DATABASE_URL) await writePgMigration(folder);
+    h = await startPluginHearth({ plugins: folder, env: { ...stores, MICROLINK_URL: micro.url, BOOKMARKS_MAX: "2", HEARTH_SIGNUP: "open" } });
   });
   afterAll(async () => {
     await h?.stop();
@@ -73,9 +79,10 @@ describe("the docs' bookmarks plugin, from HEARTH_PLUGINS", () => {
     expect(r.body.error).toMatchObject({ kind: "invalid_argument", field: "url" });
   });
 
-  test("its migrations were recorded as its own", () => {
-    const rows = h.rt.store.reader.query("SELECT tag FROM hearth_migrations WHERE owner = 'bookmarks'").all();
-    expect(rows).toEqual([{ tag: "0000_init" }]);
+  test("its migrations were recorded as its own", async () => {
+    const rows = (await h.rt.store.rdb.all<{ tag: string }>(sql`SELECT tag FROM hearth_migrations WHERE owner = 'bookmarks'`)).map((r) => ({ tag: r.tag }));
+    // PostgreSQL's migration is generated from schema.ts as a whole; SQLite's is the docs' own.
+    expect(rows).toEqual([{ tag: h.rt.store.kind === "postgres" ? "0000_schema" : "0000_init" }]);
   });
 
   test("its manifest's card is on the home page, its text escaped, and is an MCP Apps view", async () => {
@@ -134,6 +141,7 @@ export default definePlugin({
   beforeAll(async () => {
     const bookmarks = writeDocsExample();
     made.push(dirname(bookmarks));
+    if ((await storeEnv()).HEARTH_DATABASE_URL) await writePgMigration(bookmarks);
     h = await startHearth({
       env: { HEARTH_PLUGINS: `${bookmarks}:${snoop}`, MICROLINK_URL: micro.url, HEARTH_SECRET: "s3cret-value", TWILIO_AUTH_TOKEN: "tw-secret", HEARTH_CONTACT: "ops@example.org" },
       logger,
@@ -312,3 +320,23 @@ describe("a drop-in's manifest is held at start to its own tables and settings",
     expect(ok).not.toBeInstanceOf(Error);
   });
 });
+
+test("on PostgreSQL, a drop-in that ships only SQLite migrations is refused naming the command that writes its PostgreSQL ones; once written, it starts", async () => {
+  const folder = writeDocsExample();
+  made.push(dirname(folder));
+  const pg = await startPg();
+  const env = { HEARTH_DATA: mkdtempSync(join(tmpdir(), "hearth-pgplugin-")), HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PLUGINS: folder, HEARTH_DATABASE_URL: await pg.database() };
+  made.push(env.HEARTH_DATA);
+  await expect(createRuntime({ env })).rejects.toThrow(`plugin "bookmarks" has no PostgreSQL migrations (${join(folder, "migrations", "pg", "meta", "_journal.json")}): \`hearth plugin migrations ${folder}\``);
+  expect(await writePgMigration(folder)).toBe("0000_schema");
+  // Nothing changed since: nothing more is written.
+  expect(await writePgMigration(folder)).toBeNull();
+  const rt = await createRuntime({ env });
+  try {
+    await rt.start();
+    expect(rt.registry.plugins.has("bookmarks")).toBe(true);
+    expect((await rt.store.rdb.all<{ n: number }>(sql`SELECT count(*) AS n FROM bookmarks`))[0].n).toBe(0);
+  } finally {
+    await rt.stop();
+  }
+}, 60_000);

@@ -6,6 +6,7 @@ import { calendarMultiGet, createDAVClient, type DAVCalendar } from "tsdav";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { appleEvent, vevent } from "./fixtures.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -113,13 +114,13 @@ describe("CalDAV", () => {
     const alarm = ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:PT0S", "END:VALARM"];
     expect((await c.createCalendarObject({ calendar: events, filename: "call.ics", iCalString: vevent("call-1", "Call the bank", "20260301T123000Z", alarm) })).status).toBe(201);
     const [e] = (await h.call("events/list", {}, { token })).body.result;
-    const ledger = () => h!.rt.store.reader.query<{ due: number; status: string }, [string]>("SELECT due, status FROM schedule_firings WHERE ref = ?").all(e.id);
+    const ledger = async () => (await sqlAll<{ due: number; status: string }>(h!.rt, "SELECT due, status FROM schedule_firings WHERE ref = ?", e.id));
     clock.set(new Date(Date.parse("2026-03-01T12:30:00Z") - 1));
     await schedulerOf(h.rt).runDue();
-    expect(ledger()).toEqual([]);
+    expect(await ledger()).toEqual([]);
     clock.set("2026-03-01T12:30:00Z");
     await schedulerOf(h.rt).runDue();
-    expect(ledger()).toEqual([{ due: Date.parse("2026-03-01T12:30:00Z"), status: "done" }]);
+    expect(await ledger()).toEqual([{ due: Date.parse("2026-03-01T12:30:00Z"), status: "done" }]);
     const inbox = (await h.call("mail/inbox", {}, { token })).body.result;
     expect(JSON.stringify(inbox)).toContain("Reminder: Call the bank");
   });

@@ -309,6 +309,34 @@ test("two stores migrating one database at once migrate it once", async () => {
   }
 });
 
+test("a database that sorts text by a language's rules is refused at open, naming how to create one that sorts as SQLite does, and nothing is migrated", async () => {
+  const { createRuntime } = await import("../../core/instance.ts");
+  const name = `folds${process.pid}`;
+  await pg.admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
+  const url = `postgres://postgres@127.0.0.1:${pg.port}/${name}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-pgdata-"));
+  try {
+    await expect(createRuntime({ env: { HEARTH_DATA: dataDir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_DATABASE_URL: url } })).rejects.toThrow(
+      `the database "${name}" sorts text by a language's rules; Hearth needs byte order, as SQLite sorts: create it with CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`,
+    );
+    const check = new PgStore(url, { max: 1 });
+    try {
+      expect(await check.sql.unsafe("SELECT to_regclass('hearth_migrations') AS t")).toEqual([{ t: null }]);
+    } finally {
+      await check.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  // The databases the store is given in tests sort as SQLite does.
+  const lite = new PgStore(await pg.database(), { max: 1 });
+  try {
+    expect(await lite.sql.unsafe("SELECT string_agg(w, ' ' ORDER BY w) AS s FROM unnest(ARRAY['b', 'B', 'a', 'A', '_', 'é']) w")).toEqual([{ s: "A B _ a b é" }]);
+  } finally {
+    await lite.close();
+  }
+});
+
 test("HEARTH_DATABASE_URL opens an instance on PostgreSQL; two opening one database at once migrate it once and both find it migrated", async () => {
   const { createRuntime } = await import("../../core/instance.ts");
   const url = await pg.database();

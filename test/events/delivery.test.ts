@@ -9,6 +9,7 @@ import { TestClock } from "../harness.ts";
 import { gate } from "./fixtures/agent/index.ts";
 import { sent } from "./fixtures/mail/index.ts";
 import { pluginPaths, startInstance } from "./instance.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const clock = new TestClock(Date.parse("2026-08-01T07:00:00Z"));
 let inst: Awaited<ReturnType<typeof startInstance>>;
@@ -77,7 +78,7 @@ test("a prompt still running does not hold up the next reminder", async () => {
   clock.set("2026-08-03T06:00:00Z");
   const slow = (await inst.call("events/create", { title: "Think", when: "2026-08-03T07:00:00Z", prompt: "Take your time" }, alice)).body.result.id;
   const quick = (await inst.call("events/create", { title: "Go", when: "2026-08-03T07:00:01Z" }, alice)).body.result.id;
-  const status = (id: string) => inst.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
+  const status = async (id: string) => (await sqlAll<{ status: string }>(inst.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id));
   let open!: () => void;
   gate.closed = new Promise((r) => (open = r));
   try {
@@ -85,11 +86,11 @@ test("a prompt still running does not hold up the next reminder", async () => {
     const first = schedulerOf(inst.rt).runDue(new Date("2026-08-03T07:00:00Z"));
     clock.set("2026-08-03T07:00:01Z");
     await schedulerOf(inst.rt).runDue();
-    expect(status(quick)).toEqual([{ status: "done" }]);
-    expect(status(slow)).toEqual([{ status: "claimed" }]);
+    expect(await status(quick)).toEqual([{ status: "done" }]);
+    expect(await status(slow)).toEqual([{ status: "claimed" }]);
     open();
     await first;
-    expect(status(slow)).toEqual([{ status: "done" }]);
+    expect(await status(slow)).toEqual([{ status: "done" }]);
   } finally {
     gate.closed = null;
     open();
@@ -109,11 +110,11 @@ test("a prompt caught up on at start runs in the background, so the instance sta
     gate.closed = new Promise((r) => (open = r));
     clock2.set("2026-08-04T07:05:00Z");
     const b = await startInstance({ plugins, clock: clock2, dataDir });
-    const status = () => b.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
-    expect(status()).toEqual([{ status: "claimed" }]);
+    const status = async () => (await sqlAll<{ status: string }>(b.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id));
+    expect(await status()).toEqual([{ status: "claimed" }]);
     open();
     await schedulerOf(b.rt).settle();
-    expect(status()).toEqual([{ status: "done" }]);
+    expect(await status()).toEqual([{ status: "done" }]);
     await b.stop();
   } finally {
     gate.closed = null;

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { dispatch } from "../../core/dispatch.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 let h: Hearth;
 let alice: string;
@@ -144,7 +145,7 @@ describe("list and delete", () => {
     expect(h.rt.registry.get("events", "delete")!.def.withheldFromAgent).toBe(true);
     expect(h.rt.registry.get("events", "create")!.def.withheldFromAgent).toBeFalsy();
     const id = (await create({ title: "agent may not cancel", when: "2026-05-03T10:00:00Z" })).body.result.id;
-    const account = h.rt.store.reader.query<{ id: string; username: string }, []>("SELECT id, username FROM accounts WHERE username = 'alice'").get()!;
+    const account = (await sqlGet<{ id: string; username: string }>(h.rt, "SELECT id, username FROM accounts WHERE username = 'alice'"))!;
     const caller = { account: { ...account, admin: false }, scopes: "*" as const, via: "local" as const, agent: true };
     const refused = (await dispatch(h.rt, { service: "events", method: "delete", args: { id }, caller, requestId: "t" }).catch((e: unknown) => e)) as { status: number };
     expect(refused.status).toBe(403);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { formatTime } from "../../core/scheduler/recurrence.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -22,8 +23,8 @@ describe("firing on one instance", () => {
   afterAll(() => h.stop());
   const run = () => schedulerOf(h.rt).runDue();
   // The live timer may run a firing before the test's own run does, so assertions read the ledger, not a run's report.
-  const ledger = (ref: string) =>
-    h.rt.store.reader.query<{ due: number; status: string; late: number }, [string]>("SELECT due, status, claimed - due AS late FROM schedule_firings WHERE ref = ? ORDER BY due").all(ref);
+  const ledger = async (ref: string) =>
+    (await sqlAll<{ due: number; status: string; late: number }>(h.rt, "SELECT due, status, claimed - due AS late FROM schedule_firings WHERE ref = ? ORDER BY due", ref));
   const history = async (id: string) => (await h.call("events/list", {}, { token: alice })).body.result.find((e: { id: string }) => e.id === id)?.history;
 
   test("fires at its second, not a millisecond before, and only once", async () => {
@@ -31,14 +32,14 @@ describe("firing on one instance", () => {
     const ev = (await h.call("events/create", { title: "Tea", when: "2026-03-01T13:00:10+01:00", note: "green", prompt: "Which tea?" }, { token: alice })).body.result;
     clock.set(new Date(at("2026-03-01T12:00:10Z") - 1));
     await run();
-    expect(ledger(ev.id)).toEqual([]);
+    expect(await ledger(ev.id)).toEqual([]);
     clock.set("2026-03-01T12:00:10Z");
     await run();
-    expect(ledger(ev.id)).toEqual([{ due: at("2026-03-01T12:00:10Z"), status: "done", late: 0 }]);
+    expect(await ledger(ev.id)).toEqual([{ due: at("2026-03-01T12:00:10Z"), status: "done", late: 0 }]);
     await run();
     clock.advance(60_000);
     await run();
-    expect(ledger(ev.id)).toHaveLength(1);
+    expect(await ledger(ev.id)).toHaveLength(1);
 
     // The reminder is mailed to the owner's inbox on this instance. The prompt could not run here
     // (no credits, no model): the record says so and why.
@@ -54,8 +55,8 @@ describe("firing on one instance", () => {
     expect(fired.outcome.prompt.reason.length).toBeGreaterThan(10);
   });
 
-  test("a firing writes nothing to the public activity stream", () => {
-    const n = h.rt.store.reader.query<{ n: number }, []>("SELECT count(*) AS n FROM activity WHERE service = 'events'").get()!;
+  test("a firing writes nothing to the public activity stream", async () => {
+    const n = (await sqlGet<{ n: number }>(h.rt, "SELECT count(*) AS n FROM activity WHERE service = 'events'"))!;
     expect(n.n).toBe(0);
   });
 
@@ -76,7 +77,7 @@ describe("firing on one instance", () => {
     expect(sch.nextWake).toBe(at("2026-03-02T08:00:40Z"));
     clock.set("2026-03-02T08:00:50Z");
     await run();
-    expect(ledger(a)).toMatchObject([{ status: "done" }]);
+    expect(await ledger(a)).toMatchObject([{ status: "done" }]);
   });
 
   test("a reminder for a moment ago (within the grace window) still fires", async () => {
@@ -84,7 +85,7 @@ describe("firing on one instance", () => {
     const r = await h.call("events/create", { title: "Now", when: "2026-03-03T09:58:00Z" }, { token: alice });
     expect(r.body.result.next).toBe("2026-03-03T09:58:00Z");
     await run();
-    expect(ledger(r.body.result.id)).toEqual([{ due: at("2026-03-03T09:58:00Z"), status: "done", late: 120_000 }]);
+    expect(await ledger(r.body.result.id)).toEqual([{ due: at("2026-03-03T09:58:00Z"), status: "done", late: 120_000 }]);
   });
 
   const series: [string, { when: string; repeat: string }, string[]][] = [
@@ -103,14 +104,14 @@ describe("firing on one instance", () => {
       for (const [i, due] of expected.entries()) {
         clock.set(new Date(at(due) - 1000));
         await run();
-        expect(ledger(id)).toHaveLength(i);
+        expect(await ledger(id)).toHaveLength(i);
         const list = (await h.call("events/list", {}, { token: alice })).body.result.find((e: { id: string }) => e.id === id);
         expect(list.next).toBe(due);
         clock.set(due);
         await run();
       }
-      expect(ledger(id).map((f) => formatTime(f.due, offsetOf(expected[0])))).toEqual(expected);
-      expect(ledger(id).every((f) => f.status === "done" && f.late === 0)).toBe(true);
+      expect((await ledger(id)).map((f) => formatTime(f.due, offsetOf(expected[0])))).toEqual(expected);
+      expect((await ledger(id)).every((f) => f.status === "done" && f.late === 0)).toBe(true);
       await h.call("events/delete", { id }, { token: alice });
     });
   }
@@ -152,7 +153,7 @@ describe("restart", () => {
       ]);
       // "early" (12:00-12:30) is still on, so still listed, with the reason it did not fire.
       expect(byId[early].history).toMatchObject([{ at: "2026-06-01T12:00:00Z", status: "missed", count: 1, reason: expect.stringMatching(/grace/) }]);
-      const ledger = b.rt.store.reader.query<{ status: string; due: number }, [string]>("SELECT status, due FROM schedule_firings WHERE ref = ?").all(early);
+      const ledger = (await sqlAll<{ status: string; due: number }>(b.rt, "SELECT status, due FROM schedule_firings WHERE ref = ?", early));
       expect(ledger).toEqual([{ status: "missed", due: at("2026-06-01T12:00:00Z") }]);
       // Nothing is replayed by a second start or a later run.
       expect((await schedulerOf(b.rt).runDue()).fired).toEqual([]);
@@ -181,7 +182,7 @@ describe("restart", () => {
       expect(entry).toMatchObject({ at: "2026-06-01T00:30:00Z", status: "missed", count: 7 * 24 + 1, until: "2026-06-08T00:30:00Z" });
       // The 00:30 occurrence (missed) is still on until 01:00; the next firing is 01:30.
       expect((await b.call("events/list", {}, { token })).body.result.find((e: { id: string }) => e.id === id).next).toBe("2026-06-08T00:30:00Z");
-      expect(b.rt.store.reader.query<{ next_due: number }, [string]>("SELECT next_due FROM schedule_jobs WHERE ref = ?").get(id)!.next_due).toBe(at("2026-06-08T01:30:00Z"));
+      expect((await sqlGet<{ next_due: number }>(b.rt, "SELECT next_due FROM schedule_jobs WHERE ref = ?", id))!.next_due).toBe(at("2026-06-08T01:30:00Z"));
       await b.stop();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -200,7 +201,7 @@ describe("restart", () => {
       const b = await startHearth({ clock, dataDir, env: { EVENTS_GRACE_MINUTES: "30" } });
       // What start claimed runs in the background; wait for it before reading the record.
       await schedulerOf(b.rt).settle();
-      const rows = b.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
+      const rows = (await sqlAll<{ status: string }>(b.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id));
       expect(rows).toEqual([{ status: "done" }]);
       await b.stop();
     } finally {
@@ -226,9 +227,9 @@ describe("the timer", () => {
       };
       // No runDue here: the croner timer, armed at creation for "now", is what runs it.
       const id = (await h.call("events/create", { title: "now", when: "2026-09-01T08:00:00Z" }, { token })).body.result.id;
-      const status = () => h.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").all(id);
-      for (let i = 0; i < 500 && status()[0]?.status !== "done"; i++) await Bun.sleep(10);
-      expect(status()).toEqual([{ status: "done" }]);
+      const status = async () => (await sqlAll<{ status: string }>(h.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id));
+      for (let i = 0; i < 500 && (await status())[0]?.status !== "done"; i++) await Bun.sleep(10);
+      expect(await status()).toEqual([{ status: "done" }]);
       expect(nested.length).toBeGreaterThanOrEqual(3);
       expect(nested.every((n) => n === false)).toBe(true);
     } finally {

@@ -8,6 +8,7 @@ import { ensureAccount, issueToken } from "../../core/auth/tokens.ts";
 import { createApp } from "../../core/http/app.ts";
 import type { Clock } from "../../core/plugin.ts";
 import { createRuntime } from "../../core/instance.ts";
+import { dbEnv } from "../harness.ts";
 
 export const pluginPaths = {
   events: join(import.meta.dir, "../../plugins/events"),
@@ -25,7 +26,7 @@ export function pluginsDir(folders: string[], base = tmpdir()): string {
 export async function startInstance(o: { plugins: string[]; clock: Clock; dataDir?: string; env?: Record<string, string> }) {
   const dir = o.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
   const plugins = pluginsDir(o.plugins);
-  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...o.env }, clock: o.clock, pluginsDir: plugins });
+  const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_LOG: "off", ...(await dbEnv(dir)), ...o.env }, clock: o.clock, pluginsDir: plugins });
   await rt.start();
   const app = createApp(rt).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server!.port}`;

@@ -5,22 +5,25 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startHearth, TestClock } from "../harness.ts";
+import { dbEnv, startHearth, TestClock } from "../harness.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { asked } from "./fixtures/agent/index.ts";
 import { pluginPaths, startInstance } from "./instance.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const script = join(import.meta.dir, "fixtures", "process.ts");
 const T0 = Date.parse("2026-07-01T09:00:00Z");
 
 type Opts = { dataDir: string; start: number; step: number; steps: number; plugins?: string[]; env?: Record<string, string>; wait?: boolean };
 
-function spawn(o: Opts) {
-  return Bun.spawn(["bun", script, JSON.stringify(o)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+/** A process on the data folder's database: on PostgreSQL, the one this process's instances on that folder use. */
+async function spawn(o: Opts) {
+  const opts = { ...o, env: { ...(await dbEnv(o.dataDir)), ...o.env } };
+  return Bun.spawn(["bun", script, JSON.stringify(opts)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
 }
 
 /** Reads stdout line by line. */
-function lines(p: ReturnType<typeof spawn>) {
+function lines(p: Awaited<ReturnType<typeof spawn>>) {
   const reader = p.stdout.getReader();
   let buf = "";
   return async function next(): Promise<string | null> {
@@ -63,7 +66,7 @@ test("two processes on one database file fire every firing exactly once between 
     await h.stop();
 
     const opts: Opts = { dataDir, start: T0, step: 30_000, steps: 250, wait: true };
-    const procs = [spawn(opts), spawn(opts)];
+    const procs = [await spawn(opts), await spawn(opts)];
     const readers = procs.map(lines);
     for (const next of readers) expect(await next()).toBe("ready");
     for (const p of procs) {
@@ -82,7 +85,7 @@ test("two processes on one database file fire every firing exactly once between 
     expect(all.sort()).toEqual(expected.sort());
 
     const check = await startHearth({ clock, dataDir });
-    const rows = check.rt.store.reader.query<{ status: string; n: number }, []>("SELECT status, count(*) AS n FROM schedule_firings GROUP BY status").all();
+    const rows = (await sqlAll<{ status: string; n: number }>(check.rt, "SELECT status, count(*) AS n FROM schedule_firings GROUP BY status"));
     expect(rows).toEqual([{ status: "done", n: expected.length }]);
     await check.stop();
   } finally {
@@ -102,7 +105,7 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
 
     // The stand-in agent never answers, so the firing stays under way until the process is killed.
     const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
-    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...LEASE } });
+    const child = await spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...LEASE } });
     expect(await lines(child)()).toBe("asking");
 
     clock.set(new Date(T0 + 60_000));
@@ -111,10 +114,10 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
     const other = await startInstance({ plugins, clock, dataDir, env: LEASE });
     try {
       const sch = schedulerOf(other.rt);
-      const firing = () =>
-        other.rt.store.reader.query<{ status: string; owner: string; n: number }, [string]>("SELECT status, owner, count(*) OVER () AS n FROM schedule_firings WHERE ref = ?").get(id)!;
-      expect(firing()).toMatchObject({ status: "claimed", n: 1 });
-      const holder = firing().owner;
+      const firing = async () =>
+        (await sqlGet<{ status: string; owner: string; n: number }>(other.rt, "SELECT status, owner, count(*) OVER () AS n FROM schedule_firings WHERE ref = ?", id))!;
+      expect(await firing()).toMatchObject({ status: "claimed", n: 1 });
+      const holder = (await firing()).owner;
       expect(holder).not.toBe(sch.owner);
       // Alive, the process renews its lease: after three leases' time the claim is still its own and nothing ran here.
       const alive = Date.now() + 3_000;
@@ -122,20 +125,20 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
         expect((await sch.runDue()).fired).toEqual([]);
         await Bun.sleep(200);
       }
-      expect(firing()).toMatchObject({ status: "claimed", owner: holder });
+      expect(await firing()).toMatchObject({ status: "claimed", owner: holder });
       expect(asked.slice(before)).toEqual([]);
 
       child.kill(9);
       expect(await child.exited).not.toBe(0);
       // Dead, its lease runs out and this instance takes the firing over (its timer wakes for that) and runs it, once.
       const deadline = Date.now() + 20_000;
-      while (firing().owner === holder && Date.now() < deadline) await Bun.sleep(100);
+      while ((await firing()).owner === holder && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
       expect(asked.slice(before)).toEqual(["What should I plant?"]);
-      expect(firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
+      expect(await firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
       expect((await sch.runDue()).fired).toEqual([]);
       // The next day's firing is still scheduled.
-      expect(other.rt.store.reader.query<{ next_due: number }, [string]>("SELECT next_due FROM schedule_jobs WHERE ref = ?").get(id)!.next_due).toBe(T0 + 60_000 + 86_400_000);
+      expect((await sqlGet<{ next_due: number }>(other.rt, "SELECT next_due FROM schedule_jobs WHERE ref = ?", id))!.next_due).toBe(T0 + 60_000 + 86_400_000);
     } finally {
       await other.stop();
     }
@@ -156,7 +159,7 @@ test("a firing whose instance died is not run again later than the grace window:
     await h.stop();
 
     const plugins = [pluginPaths.events, pluginPaths.mail, pluginPaths.agent];
-    const child = spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
+    const child = await spawn({ dataDir, start: T0, step: 60_000, steps: 1, plugins, env: { AGENT_FIXTURE_HANG: "1", ...env } });
     expect(await lines(child)()).toBe("asking");
     child.kill(9);
     await child.exited;
@@ -166,11 +169,11 @@ test("a firing whose instance died is not run again later than the grace window:
     const other = await startInstance({ plugins, clock, dataDir, env });
     try {
       const sch = schedulerOf(other.rt);
-      const status = () => other.rt.store.reader.query<{ status: string }, [string]>("SELECT status FROM schedule_firings WHERE ref = ?").get(id)!.status;
+      const status = async () => (await sqlGet<{ status: string }>(other.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id))!.status;
       const deadline = Date.now() + 20_000;
-      while (status() === "claimed" && Date.now() < deadline) await Bun.sleep(100);
+      while ((await status()) === "claimed" && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
-      expect(status()).toBe("missed");
+      expect(await status()).toBe("missed");
       expect(asked.slice(before)).toEqual([]);
       const ev = (await other.call("events/list", {}, token)).body.result.find((e: { id: string }) => e.id === id);
       expect(ev.history).toMatchObject([{ status: "missed", count: 1, reason: expect.stringMatching(/stopped mid-firing/) }]);

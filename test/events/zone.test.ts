@@ -6,6 +6,7 @@ import ICAL from "ical.js";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { eventZone } from "../../plugins/events/zone.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -19,8 +20,8 @@ describe("repeats in the instance's zone (HEARTH_TZ=Europe/London)", () => {
   });
   afterAll(() => h.stop());
   const run = () => schedulerOf(h.rt).runDue();
-  const fired = (ref: string) =>
-    h.rt.store.reader.query<{ due: number }, [string]>("SELECT due FROM schedule_firings WHERE ref = ? AND status = 'done' ORDER BY due").all(ref).map((r) => new Date(r.due).toISOString());
+  const fired = async (ref: string) =>
+    (await sqlAll<{ due: number }>(h.rt, "SELECT due FROM schedule_firings WHERE ref = ? AND status = 'done' ORDER BY due", ref)).map((r) => new Date(r.due).toISOString());
   const listed = async (id: string) => (await h.call("events/list", {}, { token: alice })).body.result.find((e: { id: string }) => e.id === id);
 
   test("a daily 09:00 made in winter fires at 09:00 local before and after the March change", async () => {
@@ -33,18 +34,18 @@ describe("repeats in the instance's zone (HEARTH_TZ=Europe/London)", () => {
     for (const day of ["2027-03-26T09:00:00Z", "2027-03-27T09:00:00Z", "2027-03-28T08:00:00Z", "2027-03-29T08:00:00Z"]) {
       clock.set(new Date(at(day) - 1000));
       await run();
-      expect(fired(ev.id)).not.toContain(new Date(day).toISOString());
+      expect(await fired(ev.id)).not.toContain(new Date(day).toISOString());
       clock.set(day);
       await run();
-      expect(fired(ev.id)).toContain(new Date(day).toISOString());
+      expect(await fired(ev.id)).toContain(new Date(day).toISOString());
     }
     // 09:00 UTC on the 29th is 10:00 in London: nothing fires then.
-    expect(fired(ev.id)).toEqual(["2027-03-26T09:00:00.000Z", "2027-03-27T09:00:00.000Z", "2027-03-28T08:00:00.000Z", "2027-03-29T08:00:00.000Z"]);
+    expect(await fired(ev.id)).toEqual(["2027-03-26T09:00:00.000Z", "2027-03-27T09:00:00.000Z", "2027-03-28T08:00:00.000Z", "2027-03-29T08:00:00.000Z"]);
     clock.set("2027-03-29T12:00:00Z");
     const shown = await listed(ev.id);
     expect(shown).toMatchObject({ when: "2027-03-26T09:00:00Z", tz: "Europe/London", next: "2027-03-30T09:00:00+01:00", ends: "2027-03-30T09:30:00+01:00" });
     expect(shown.history[0]).toMatchObject({ at: "2027-03-29T09:00:00+01:00", status: "done" });
-    const row = h.rt.store.reader.query<{ tz: string | null }, [string]>("SELECT tz FROM events_events WHERE id = ?").get(ev.id)!;
+    const row = (await sqlGet<{ tz: string | null }>(h.rt, "SELECT tz FROM events_events WHERE id = ?", ev.id))!;
     expect(eventZone(row)).toBe("Europe/London");
   });
 
@@ -68,7 +69,7 @@ describe("repeats in the instance's zone (HEARTH_TZ=Europe/London)", () => {
     clock.set("2027-03-29T12:00:00Z");
     expect((await listed(india.id)).next).toBe("2027-03-30T09:00:00+05:30");
     expect((await listed(utc.id)).next).toBe("2027-03-30T09:00:00Z");
-    expect(h.rt.store.reader.query("SELECT 1 FROM events_events WHERE tz IS NULL").all().length).toBeGreaterThanOrEqual(2);
+    expect((await sqlAll(h.rt, "SELECT 1 FROM events_events WHERE tz IS NULL")).length).toBeGreaterThanOrEqual(2);
   });
 
   test("the calendar feed gives the zone, so a subscribed calendar shows the same local times", async () => {

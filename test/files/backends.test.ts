@@ -12,7 +12,7 @@ import nodemailer from "nodemailer";
 import { findAccount } from "../../core/auth/tokens.ts";
 import { mailOf } from "../../core/mail/index.ts";
 import { mailMessages } from "../../core/mail/schema.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import { dbEnv, startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { startS3 } from "../s3.ts";
 
@@ -111,7 +111,7 @@ for (const kind of ["disk", "s3"] as const) {
       const bytes = new TextEncoder().encode(`kept through a backup on ${kind} ${crypto.randomUUID()}`);
       const f = (await h.call("files/put", { name: "kept.txt", content: new TextDecoder().decode(bytes) }, { token: alice })).body.result;
       const archive = join(work, `${kind}.tar`);
-      const made = await cli(["backup", archive], { HEARTH_DATA: h.dir, ...env() });
+      const made = await cli(["backup", archive], { ...h.env, ...env() });
       expect(made.err).toBe("");
       expect(made.code).toBe(0);
 
@@ -119,7 +119,7 @@ for (const kind of ["disk", "s3"] as const) {
       const into = join(work, `restored-${kind}`);
       const target = kind === "s3" ? s3.env("restored") : { HEARTH_BLOBS: "disk" };
       expect(await s3.keys("restored")).toEqual([]);
-      const back = await cli(["restore", archive], { HEARTH_DATA: into, ...target });
+      const back = await cli(["restore", archive], { HEARTH_DATA: into, ...(await dbEnv(into)), ...target });
       expect(back.err).toBe("");
       expect(back.code).toBe(0);
       if (kind === "s3") {

@@ -104,7 +104,7 @@ const owed = (a: Awaited<ReturnType<typeof snapshot>>, b: Awaited<ReturnType<typ
 /** Charges in the ledger for this account: one entry per charged call, each with an id of the server's own. */
 async function chargesOf(username: string) {
   const rows = (await h.rt.store.rdb.select().from(payLedger).all());
-  const account = h.rt.store.reader.query<{ id: string }, [string]>("SELECT id FROM accounts WHERE username = ?").get(username)!.id;
+  const account = (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", username))!.id;
   return rows.filter((r) => r.account === account && r.delta < 0);
 }
 

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync, existsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startHearth, type Hearth } from "../harness.ts";
+import { SQL } from "bun";
+import { startHearth, storeEnv, type Hearth } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 let h: Hearth;
@@ -22,8 +23,21 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** On PostgreSQL, every row of every table in the database of this data folder, sorted: equal when the database holds the same. */
+async function contentsOf(dataDir: string): Promise<Record<string, string[]>> {
+  const db = new SQL({ url: (await storeEnv(dataDir)).HEARTH_DATABASE_URL, max: 1 });
+  try {
+    const out: Record<string, string[]> = {};
+    const tables = (await db.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")) as { tablename: string }[];
+    for (const { tablename } of tables) out[tablename] = ((await db.unsafe(`SELECT row_to_json(t)::text AS j FROM "${tablename}" t`)) as { j: string }[]).map((r) => r.j).sort();
+    return out;
+  } finally {
+    await db.close();
+  }
+}
+
 async function cli(args: string[], dataDir: string) {
-  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...(await storeEnv(dataDir)), HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
@@ -134,10 +148,13 @@ test("restore refuses to overwrite data without --force, keeps it aside with --f
   const forced = await cli(["restore", archive, "--force"], target);
   expect(forced.code).toBe(0);
   const previous = JSON.parse(forced.out).previous;
-  expect(existsSync(join(previous, "hearth.db"))).toBe(true);
+  // What was there is kept aside: SQLite's database file, or on PostgreSQL a dump of what the database held.
+  const pg = process.env.HEARTH_TEST_DB === "pg";
+  expect(existsSync(join(previous, pg ? "hearth.pgdump" : "hearth.db"))).toBe(true);
 
   // A truncated archive and one with a flipped byte in a blob are refused; the target is as it was.
-  const dbBefore = readFileSync(join(target, "hearth.db"));
+  const state = async () => (pg ? JSON.stringify(await contentsOf(target)) : readFileSync(join(target, "hearth.db")).toString("base64"));
+  const dbBefore = await state();
   const cut = join(work, "cut.tar");
   writeFileSync(cut, readFileSync(archive));
   truncateSync(cut, Math.floor(statSync(cut).size / 2));
@@ -152,5 +169,5 @@ test("restore refuses to overwrite data without --force, keeps it aside with --f
   const bad2 = await cli(["restore", flipped, "--force"], target);
   expect(bad2.code).toBe(1);
   expect(bad2.err).toContain("hash");
-  expect(readFileSync(join(target, "hearth.db")).equals(dbBefore)).toBe(true);
+  expect(await state()).toBe(dbBefore);
 }, 120_000);

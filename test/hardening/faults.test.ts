@@ -77,7 +77,8 @@ function storageRefusal(r: { status: number; body: any }, why: RegExp) {
   expect(r.body.error.message).toMatch(why);
 }
 
-describe.skipIf(!canMount)("storage faults (needs the right to mount a small tmpfs)", () => {
+// On PostgreSQL the database is not in the data folder: a full or read-only folder does not hold the writes these tests make.
+describe.skipIf(!canMount || process.env.HEARTH_TEST_DB === "pg")("storage faults (needs the right to mount a small tmpfs; SQLite's data folder only, skipped on PostgreSQL)", () => {
   test("a full disk: writes fail with a clear 5xx, reads keep working, nothing is corrupted, and writes resume once there is room", async () => {
     const disk = smallDisk(24);
     expect(disk).not.toBeNull();
@@ -140,7 +141,7 @@ describe.skipIf(!canMount)("storage faults (needs the right to mount a small tmp
   }, 60_000);
 });
 
-test.skipIf(root)("a read-only data folder (by permissions, without root): writes fail with a clear 5xx, reads keep working", async () => {
+test.skipIf(root || process.env.HEARTH_TEST_DB === "pg")("a read-only data folder (by permissions, without root; SQLite only, skipped on PostgreSQL): writes fail with a clear 5xx, reads keep working", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-ro-"));
   const h = await startHearth({ dataDir: dir, env: QUIET });
   try {

@@ -93,6 +93,17 @@ test("a value nested a hundred thousand deep in an argument is a 400 naming it, 
   await stillServing();
 });
 
+test("a NUL character in any text argument, however deep, is a 400 naming the argument on either store, and nothing is written", async () => {
+  const title = await refusal(await post("/api/v1/notes/add", JSON.stringify({ title: "a\u0000b", text: "x" }), { "content-type": "application/json" }), 400, "title");
+  expect(title.message).toContain("NUL character");
+  await refusal(await fetch(`${h.url}/api/v1/notes/get?title=${encodeURIComponent("a\u0000")}`, { headers: { authorization: `Bearer ${token}` } }), 400, "title");
+  await refusal(await post("/api/v1/wallet/pay", JSON.stringify({ tool: "notes_list", args: { deep: [{ "k\u0000": 1 }] } }), { "content-type": "application/json" }), 400, "args");
+  const listed = await h.call("notes/list", {}, { token });
+  expect(listed.status).toBe(200);
+  expect(JSON.stringify(listed.body)).not.toContain("\\u0000");
+  await stillServing();
+});
+
 test("a page's JSON form nested deep is a 400 naming the field", async () => {
   const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
   const res = await fetch(`${h.url}/signin`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"username": ${deep}, "password": "a long passphrase"}` });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { startHearth } from "../harness.ts";
+import { startHearth, storeEnv } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 let work: string;
@@ -44,7 +44,7 @@ function everything(root: string): string[] {
 }
 
 async function cli(args: string[], dataDir: string) {
-  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...(await storeEnv(dataDir)), HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
@@ -56,8 +56,8 @@ test("a new data folder, its database, journal and blobs, a backup and a restore
     const token = await h.token("alice");
     expect((await h.call("files/put", { name: "secret.txt", content: "my secret" }, { token })).status).toBe(200);
     const names = everything(data);
-    // The write-ahead log, its index and a blob are there to be checked.
-    expect(names).toEqual(expect.arrayContaining(["hearth.db", "hearth.db-wal", "hearth.db-shm", "blobs"]));
+    // The write-ahead log, its index and a blob are there to be checked (on PostgreSQL the database is not in the folder).
+    expect(names).toEqual(expect.arrayContaining(h.rt.store.kind === "sqlite" ? ["hearth.db", "hearth.db-wal", "hearth.db-shm", "blobs"] : ["blobs"]));
     expect(names.some((n) => /^blobs\/[0-9a-f]{2}\/[0-9a-f]{62}$/.test(n))).toBe(true);
     expect(open(data)).toEqual([]);
 
@@ -71,7 +71,7 @@ test("a new data folder, its database, journal and blobs, a backup and a restore
   const again = join(work, "fresh", "restored");
   const back = await cli(["restore", join(work, "fresh", "backup.tar")], again);
   expect(back.code, back.err).toBe(0);
-  expect(everything(again)).toContain("hearth.db");
+  expect(everything(again)).toContain(process.env.HEARTH_TEST_DB === "pg" ? "blobs" : "hearth.db");
   expect(open(again)).toEqual([]);
 }, 60_000);
 
@@ -93,7 +93,7 @@ test("a data folder left open to others is closed on start, down to every blob",
   const h = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off" } });
   try {
     expect(open(data)).toEqual([]);
-    expect(existsSync(join(data, "hearth.db"))).toBe(true);
+    expect(existsSync(join(data, "hearth.db"))).toBe(h.rt.store.kind === "sqlite");
   } finally {
     await h.stop();
   }

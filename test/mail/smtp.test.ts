@@ -312,7 +312,7 @@ describe("outbound SMTP straight to the recipient's MX", () => {
 
 test("hearth mail dns prints the MX, SPF, DKIM and DMARC records, with the key it signs with", async () => {
   const proc = Bun.spawn(["bun", join(import.meta.dir, "../../core/cli/main.ts"), "mail", "dns"], {
-    env: { ...process.env, HEARTH_DATA: h.dir, MAIL_DOMAIN: "example.test", HEARTH_LOG: "off" },
+    env: { ...process.env, ...h.env, MAIL_DOMAIN: "example.test", HEARTH_LOG: "off" },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -336,7 +336,7 @@ test("hearth mail dns prints the MX, SPF, DKIM and DMARC records, with the key i
   } finally {
     rmSync(fresh, { recursive: true, force: true });
   }
-  const bare = Bun.spawn(["bun", join(import.meta.dir, "../../core/cli/main.ts"), "mail", "dns"], { env: { ...process.env, HEARTH_DATA: h.dir, MAIL_DOMAIN: "" }, stdout: "pipe", stderr: "pipe" });
+  const bare = Bun.spawn(["bun", join(import.meta.dir, "../../core/cli/main.ts"), "mail", "dns"], { env: { ...process.env, ...h.env, MAIL_DOMAIN: "" }, stdout: "pipe", stderr: "pipe" });
   expect(await bare.exited).toBe(1);
   expect(await new Response(bare.stderr).text()).toContain("MAIL_DOMAIN");
 });

@@ -46,12 +46,7 @@ afterAll(async () => {
 
 const archived = async (like: string) => {
   await settle(h.rt);
-  return h.rt.store.reader.query("SELECT ref, title, body, owner FROM search_index WHERE kind = 'market' AND ref LIKE ?").all(like) as {
-    ref: string;
-    title: string;
-    body: string;
-    owner: string | null;
-  }[];
+  return h.rows<{ ref: string; title: string; body: string; owner: string | null }>("SELECT ref, title, body, owner FROM search_index WHERE kind = 'market' AND ref LIKE ?", like);
 };
 
 describe("convert", () => {

@@ -30,7 +30,7 @@ let hostServer: ReturnType<typeof Bun.serve>;
 /** Requests the browser made anywhere but the test's host page (there should be none: views carry everything). */
 const outside: string[] = [];
 
-const balance = () => balanceOf(h.rt.store.rdb, (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'wendy'").get() as { id: string }).id);
+const balance = async () => balanceOf(h.rt.store.rdb, (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = 'wendy'"))!.id);
 
 beforeAll(async () => {
   if (!present) return;

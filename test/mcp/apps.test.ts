@@ -19,7 +19,7 @@ const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
 let alice: string;
 let bob: string;
-const balance = (name: string) => balanceOf(h.rt.store.rdb, (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = ?").get(name) as { id: string }).id);
+const balance = async (name: string) => balanceOf(h.rt.store.rdb, (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", name))!.id);
 
 beforeAll(async () => {
   h = await startHearth({ clock, env: { HEARTH_METER_ACCOUNTS: "all", OPEN_METEO_URL: fixture.url, UPSTREAM_RETRY_MS: "1" } });
@@ -227,7 +227,7 @@ describe("in the 2026-07-28 era", () => {
       await http.close();
     }
     const stdio = pinned();
-    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, HEARTH_DATA: h.dir, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
+    await stdio.connect(new StdioV2({ command: process.execPath, args: [join(import.meta.dir, "..", "..", "core", "cli", "main.ts"), "mcp"], env: { ...process.env, ...h.env, HEARTH_TOKEN: bob, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } as Record<string, string> }));
     try {
       await check(stdio);
     } finally {

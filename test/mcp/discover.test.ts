@@ -159,7 +159,7 @@ test("`hearth mcp --mode discover` lists the three tools and calls through them"
       command: process.execPath,
       args: [join(root, "core", "cli", "main.ts"), "mcp", "--mode", "discover"],
       cwd: root,
-      env: { HEARTH_DATA: h.dir, HEARTH_LOG: "off", HEARTH_TOKEN: alice },
+      env: { ...h.env, HEARTH_LOG: "off", HEARTH_TOKEN: alice },
       stderr: "pipe",
     }),
   );

@@ -187,7 +187,7 @@ describe("the direct 2026-07-28 tools/call", () => {
 });
 
 describe("over stdio", () => {
-  const env = () => ({ HEARTH_DATA: h.dir, HEARTH_LOG: "off", HEARTH_TOKEN: alice });
+  const env = () => ({ ...h.env, HEARTH_LOG: "off", HEARTH_TOKEN: alice });
 
   test("a client pinned to 2026-07-28 lists and calls tools on `hearth mcp`", async () => {
     const client = pinned();

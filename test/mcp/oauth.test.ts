@@ -193,7 +193,7 @@ test.skipIf(!present)(
     expect(p.saved!.access_token).not.toBe(first.access_token);
     expect(p.saved!.refresh_token).not.toBe(first.refresh_token);
     // The expired token it replaced is gone, so renewals do not pile up rows.
-    expect(h.rt.store.writer.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM oauth_access").get()!.n).toBe(1);
+    expect((await h.row<{ n: number }>("SELECT COUNT(*) AS n FROM oauth_access"))!.n).toBe(1);
 
     // The used refresh token is spent: presented again, it is refused.
     const again = await fetch(`${h.url}/oauth/token`, {

@@ -25,7 +25,7 @@ async function stdioClient(args: string[], env: Record<string, string>) {
     command: process.execPath,
     args: [main, "mcp", ...args],
     cwd: root,
-    env: { HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env },
+    env: { ...h.env, HEARTH_LOG: "off", ...env },
     stderr: "pipe",
   });
   const client = new Client({ name: "hearth-test", version: "1.0.0" });
@@ -105,7 +105,7 @@ test("--user acts as that account, writing to the shared data folder", async () 
 async function run(args: string[], env: Record<string, string>) {
   const p = Bun.spawn([process.execPath, main, "mcp", ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HEARTH_DATA: h.dir, HEARTH_LOG: "off", ...env },
+    env: { PATH: process.env.PATH ?? "", ...h.env, HEARTH_LOG: "off", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",

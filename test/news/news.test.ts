@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { recorded, startFixture } from "../upstream/fixture-server.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 // Each feed answers conditionally, as real publishers do: a matching
 // If-None-Match or an unchanged If-Modified-Since gets 304 and no body.
@@ -76,7 +77,7 @@ describe("scheduled polling", () => {
     expect(site.hits("/bbc/world.xml")).toBe(1);
     expect(site.hits("/verge/index.xml")).toBe(1);
     expect(site.hits("/nasa/feed/")).toBe(1);
-    const rows = h.rt.store.reader.query("SELECT kind, owner, title FROM search_index WHERE service = 'news'").all() as { kind: string; owner: string | null; title: string }[];
+    const rows = (await sqlAll(h.rt, "SELECT kind, owner, title FROM search_index WHERE service = 'news'")) as { kind: string; owner: string | null; title: string }[];
     expect(rows.length).toBe(8);
     expect(rows.every((r) => r.kind === "news" && r.owner === null)).toBe(true);
   }, 20_000);
@@ -87,7 +88,7 @@ describe("scheduled polling", () => {
     expect(site.last("/verge/index.xml")!.headers.get("if-modified-since")).toBe("Sat, 21 Nov 2026 09:30:12 GMT");
     expect(site.last("/nasa/feed/")!.headers.get("if-none-match")).toBe('W/"nasa-1"');
     expect(site.last("/nasa/feed/")!.headers.get("if-modified-since")).toBe("Fri, 20 Nov 2026 21:38:47 GMT");
-    const feeds = h.rt.store.reader.query("SELECT url, polled, changed FROM news_feeds").all() as { polled: number; changed: number }[];
+    const feeds = (await sqlAll(h.rt, "SELECT url, polled, changed FROM news_feeds")) as { polled: number; changed: number }[];
     expect(feeds.every((f) => f.polled === Date.parse("2026-11-21T10:30:00Z") && f.changed === Date.parse("2026-11-21T10:15:00Z"))).toBe(true);
   });
 

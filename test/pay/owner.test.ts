@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cliHost, coreWiring } from "../../core/instance.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import { startHearth, storeEnv, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
@@ -30,8 +30,9 @@ const balance = async (h: Hearth, token: string) => {
 
 /** Runs `hearth credits …` against a data folder; returns its exit code and what it printed. */
 async function credits(dir: string, argv: string[]) {
-  const saved = process.env.HEARTH_DATA;
-  process.env.HEARTH_DATA = dir;
+  const env: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
   const out: string[] = [];
   const orig = process.stdout.write.bind(process.stdout);
   const origErr = process.stderr.write.bind(process.stderr);
@@ -42,8 +43,10 @@ async function credits(dir: string, argv: string[]) {
   } finally {
     process.stdout.write = orig;
     process.stderr.write = origErr;
-    if (saved === undefined) delete process.env.HEARTH_DATA;
-    else process.env.HEARTH_DATA = saved;
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 import { grantCredits } from "../../core/pay/grant.ts";
 import { balanceOf } from "../../core/pay/ledger.ts";
 import type { startHearth } from "../harness.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 type Hearth = Awaited<ReturnType<typeof startHearth>>;
 
@@ -13,7 +14,7 @@ export async function funded(h: Hearth, username: string, credits: number): Prom
   return token;
 }
 
-export function balance(h: Hearth, username: string): Promise<number> {
-  const row = h.rt.store.reader.query("SELECT id FROM accounts WHERE username = ?").get(username) as { id: string };
+export async function balance(h: Hearth, username: string): Promise<number> {
+  const row = (await sqlGet(h.rt, "SELECT id FROM accounts WHERE username = ?", username)) as { id: string };
   return balanceOf(h.rt.store.rdb, row.id);
 }

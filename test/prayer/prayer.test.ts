@@ -223,10 +223,7 @@ describe("saying", () => {
 });
 
 describe("reflection", () => {
-  const archived = () =>
-    h.rt.store.reader
-      .query("SELECT ref, title, body FROM search_index WHERE service = 'prayer' AND kind = 'prayer' ORDER BY ref")
-      .all() as { ref: string; title: string; body: string }[];
+  const archived = () => h.rows<{ ref: string; title: string; body: string }>("SELECT ref, title, body FROM search_index WHERE service = 'prayer' AND kind = 'prayer' ORDER BY ref");
 
   test("the same all day for everyone, another the next day, each archived once", async () => {
     clock.set("2026-11-21T00:05:00Z");
@@ -245,7 +242,7 @@ describe("reflection", () => {
     expect(a.unavailable).toBeUndefined();
     expect(Object.keys(a.sources)).toEqual(["quran", "hadith", "names"]);
 
-    let rows = archived();
+    let rows = await archived();
     expect(rows.map((r) => r.ref)).toEqual(["reflection:2026-11-21"]);
     expect(rows[0].body).toContain(a.verse.translation);
     expect(rows[0].body).toContain(a.saying.text);
@@ -255,7 +252,7 @@ describe("reflection", () => {
     const c = (await h.call("prayer/reflection")).body.result;
     expect(c.date).toBe("2026-11-22");
     expect([c.verse.reference, c.saying.reference, c.name.number]).not.toEqual([a.verse.reference, a.saying.reference, a.name.number]);
-    rows = archived();
+    rows = await archived();
     expect(rows.map((r) => r.ref)).toEqual(["reflection:2026-11-21", "reflection:2026-11-22"]);
   });
 
@@ -341,10 +338,7 @@ describe("without PRAYER_DATA", () => {
     expect(a.unavailable.saying).toContain("set PRAYER_DATA to a folder holding bukhari.json");
     expect(a.unavailable.name).toContain("set PRAYER_DATA to a folder holding names.json");
     expect(Object.keys(a.sources)).toEqual(["quran"]);
-    const row = bare.rt.store.reader.query("SELECT title, body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-21'").get() as {
-      title: string;
-      body: string;
-    };
+    const row = (await bare.row<{ title: string; body: string }>("SELECT title, body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-21'"))!;
     expect(row.title).toBe(`Reflection for 2026-11-21: ${a.verse.reference}`);
     expect(row.body).toBe(`${a.verse.reference} — ${a.verse.translation}`);
   });

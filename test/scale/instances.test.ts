@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signUp, type Signed } from "../auth/people.ts";
-import { startHearth } from "../harness.ts";
+import { PgStore } from "../../core/db/pg.ts";
+import { bound, dbEnv, plain, startHearth } from "../harness.ts";
 import { startS3 } from "../s3.ts";
 import { REDIS_SERVER, startRedis, type Redis } from "./redis.ts";
 
@@ -150,7 +151,9 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
   let provider: ReturnType<typeof startProvider>;
   let instances: Instance[];
   let proxy: ReturnType<typeof startProxy>;
-  let db: Database;
+  /** Reads the instances' database from outside them: the SQLite file read-only, or a small pool on the PostgreSQL database. */
+  let look: <T>(text: string) => Promise<T[]>;
+  let closeLook: () => void | Promise<void> = () => {};
   let alice: Signed;
   let bob: string;
   const via = () => proxy.url.origin;
@@ -160,7 +163,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     provider = startProvider();
     const settings = join(dataDir, "..", `${dataDir.split("/").pop()}.env`);
     writeFileSync(settings, "");
-    const env = {
+    const env: Record<string, string> = {
       HEARTH_CONFIG: settings,
       HEARTH_DATA: dataDir,
       HEARTH_LOG: "off",
@@ -175,6 +178,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
       HEARTH_RATE_PRICED: "0",
       // Short leases, so a dead instance's firings are taken over within seconds.
       HEARTH_SCHEDULE_LEASE_SECONDS: "1",
+      ...(await dbEnv(dataDir)),
     };
     // Accounts and credits are made once, before the instances start on the same data folder.
     const setup = await startHearth({ dataDir, env });
@@ -184,11 +188,19 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     await setup.stop();
     instances = await Promise.all([0, 1, 2].map(() => spawnInstance(env)));
     proxy = startProxy(instances);
-    db = new Database(join(dataDir, "hearth.db"), { readonly: true });
+    if (env.HEARTH_DATABASE_URL) {
+      const pg = new PgStore(env.HEARTH_DATABASE_URL, { max: 2 });
+      look = async <T>(text: string) => ((await pg.rdb.all(bound(text, []))) as unknown[]).map(plain) as T[];
+      closeLook = () => pg.close();
+    } else {
+      const db = new Database(join(dataDir, "hearth.db"), { readonly: true });
+      look = async <T>(text: string) => db.query(text).all() as T[];
+      closeLook = () => db.close();
+    }
   }, 60_000);
 
   afterAll(async () => {
-    db?.close();
+    await closeLook();
     proxy?.stop(true);
     for (const i of instances ?? []) {
       i.proc.kill(9);
@@ -245,19 +257,17 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
     expect(Date.now()).toBeLessThan(start);
     const ids = made.map((m) => m.body.result.id as string);
-    const done = () => db.query<{ n: number }, []>("SELECT count(*) AS n FROM schedule_firings WHERE service = 'events' AND status = 'done'").get()!.n;
-    await until(45_000, () => done() >= 1000, "every firing is done");
+    const done = async () => (await look<{ n: number }>("SELECT count(*) AS n FROM schedule_firings WHERE service = 'events' AND status = 'done'"))[0].n;
+    await until(45_000, async () => (await done()) >= 1000, "every firing is done");
     // Each firing mailed its reminder once: two instances running one firing would have mailed it twice.
-    const reminders = db
-      .query<{ subject: string; n: number }, []>("SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst %' GROUP BY subject")
-      .all();
+    const reminders = await look<{ subject: string; n: number }>("SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst %' GROUP BY subject");
     expect(reminders.length).toBe(1000);
     expect(reminders.filter((r) => r.n !== 1)).toEqual([]);
-    const firings = db.query<{ ref: string; status: string }, []>("SELECT ref, status FROM schedule_firings WHERE service = 'events'").all();
+    const firings = await look<{ ref: string; status: string }>("SELECT ref, status FROM schedule_firings WHERE service = 'events'");
     const mine = new Set(ids);
     expect(firings.filter((f) => mine.has(f.ref)).length).toBe(1000);
     // The work was shared: more than one instance ran firings.
-    expect(db.query<{ n: number }, []>("SELECT count(DISTINCT owner) AS n FROM schedule_firings WHERE service = 'events'").get()!.n).toBeGreaterThan(1);
+    expect((await look<{ n: number }>("SELECT count(DISTINCT owner) AS n FROM schedule_firings WHERE service = 'events'"))[0].n).toBeGreaterThan(1);
   }, 90_000);
 
   test("an instance killed (SIGKILL) mid-run loses no write it acknowledged, and the others run the firings it had claimed", async () => {
@@ -284,11 +294,11 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
         if (!r) return;
       }
     })();
-    const claimed = () => db.query<{ ref: string; owner: string }, []>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'").all();
+    const claimed = () => look<{ ref: string; owner: string }>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'");
     let held: { ref: string; owner: string }[] = [];
     try {
       const deadline = Date.now() + 5_000;
-      while (!claimed().length) {
+      while (!(await claimed()).length) {
         if (Date.now() > deadline) throw new Error("the victim claimed no firing");
         await Bun.sleep(5);
       }
@@ -297,7 +307,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
       await victim.proc.exited;
       writing = false;
       await writer;
-      held = claimed();
+      held = await claimed();
     } finally {
       a.proc.kill("SIGCONT");
       b.proc.kill("SIGCONT");
@@ -307,9 +317,16 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
     expect(held.length).toBeGreaterThan(0);
     expect(acknowledged.length).toBeGreaterThan(0);
 
-    const state = () => db.query<{ ref: string; status: string; owner: string }, []>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'").all().filter((f) => ids.has(f.ref));
-    await until(30_000, () => state().length === 300 && state().every((f) => f.status === "done"), "every crash firing is done");
-    const byRef = new Map(state().map((f) => [f.ref, f]));
+    const state = async () => (await look<{ ref: string; status: string; owner: string }>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'")).filter((f) => ids.has(f.ref));
+    await until(
+      30_000,
+      async () => {
+        const now = await state();
+        return now.length === 300 && now.every((f) => f.status === "done");
+      },
+      "every crash firing is done",
+    );
+    const byRef = new Map((await state()).map((f) => [f.ref, f]));
     for (const h of held) expect(byRef.get(h.ref)!.owner).not.toBe(h.owner);
     // Every write the victim acknowledged is there, read through the survivors.
     const notes = await call(via(), "notes/list", {}, bob, "GET");

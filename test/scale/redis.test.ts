@@ -209,7 +209,7 @@ describe.skipIf(!REDIS_SERVER)("shared state in Redis", () => {
         expect(await within(3000, () => !b.rt.shared.heard)).toBe(true);
         // Still serving; and a token revoked meanwhile (its message cannot travel) is refused at once.
         expect((await b.call("notes/list", {}, { token })).status).toBe(200);
-        a.rt.store.writer.run("UPDATE tokens SET revoked = 1");
+        await a.exec("UPDATE tokens SET revoked = 1");
         expect((await b.call("notes/list", {}, { token })).status).toBe(401);
       } finally {
         redis.resume();

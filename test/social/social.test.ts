@@ -87,9 +87,7 @@ describe("social", () => {
     clock.set("2026-11-21T10:30:00Z");
     const report = await schedulerOf(h.rt).runDue();
     expect(report.fired.filter((f) => f.service === "social").map((f) => f.status)).toEqual(["done"]);
-    const history = h.rt.store.reader
-      .query("SELECT detail FROM schedule_firings WHERE service = 'social' ORDER BY due DESC LIMIT 1")
-      .get() as { detail: string };
+    const history = (await h.row<{ detail: string }>("SELECT detail FROM schedule_firings WHERE service = 'social' ORDER BY due DESC LIMIT 1"))!;
     expect(JSON.parse(history.detail).failed[0].error).toContain("does not show its public timeline without signing in (HTTP 422)");
     expect((await h.call("social/list", {})).body.result.count).toBe(3);
   });

@@ -70,7 +70,8 @@ test("a status filter keeps the same order within that status", async () => {
   }
 });
 
-test("the list is read in order from an index, not sorted on every call", () => {
+// SQLite's query planner: PostgreSQL's chooses by table statistics, and on a table this small it sorts.
+test.skipIf(process.env.HEARTH_TEST_DB === "pg")("the list is read in order from an index, not sorted on every call (SQLite's plan; skipped on PostgreSQL)", () => {
   const list = listQuery(h.rt.store.rdb).toSQL();
   const plan = (h.rt.store.reader.query(`EXPLAIN QUERY PLAN ${list.sql}`).all(...list.params.map(() => "x")) as { detail: string }[]).map((p) => p.detail).join("\n");
   expect(plan).toContain("tasks_open_first");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { call, cli, serve, type Served } from "../hardening/process.ts";
+import { storeEnv } from "../harness.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "hearth-patterns-"));
 let ai: OpenAiFixture;
@@ -16,7 +17,8 @@ let token: string;
 
 beforeAll(async () => {
   ai = await startOpenAiFixture();
-  const env = { AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "chat-small", UPSTREAM_RETRY_MS: "0", HEARTH_METERING: "off" };
+  // On the store the suite runs on (a PostgreSQL database of the folder's own under HEARTH_TEST_DB=pg).
+  const env = { AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "chat-small", UPSTREAM_RETRY_MS: "0", HEARTH_METERING: "off", ...(await storeEnv(dir)) };
   token = (await cli(["token", "create", "--user", "alice"], { ...env, HEARTH_DATA: dir })).out;
   h = await serve(dir, env);
 });

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { indexFor } from "../../core/db/fts.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 // The probe provider: /thing answers {"n": <hits>} unless told to misbehave.
 let mode: "ok" | "500" | "garbage" | "hang" | "503" | "shape" | "slow" = "ok";
@@ -76,7 +78,7 @@ test("a fresh copy is fetched once, then served from cache without charge", asyn
 
 test("the copy survives in the database", async () => {
   await settle(h.rt);
-  const row = h.rt.store.reader.query("SELECT provider, url, status FROM upstream_cache WHERE url LIKE ?").get("%id=a%") as any;
+  const row = (await sqlGet(h.rt, "SELECT provider, url, status FROM upstream_cache WHERE url LIKE ?", "%id=a%")) as any;
   expect(row).toMatchObject({ provider: "PROBE", status: 200 });
 });
 
@@ -211,14 +213,14 @@ test("the cache outlives the process: a restarted instance answers from the data
 
 test("a fresh copy and what its provider's caller records with it are stored together, or neither is", async () => {
   mode = "ok";
-  const stored = (id: string) => ({
-    cached: (h.rt.store.reader.query("SELECT count(*) AS n FROM upstream_cache WHERE url LIKE ?").get(`%id=${id}%`) as { n: number }).n,
-    indexed: (h.rt.store.reader.query("SELECT count(*) AS n FROM search_refs WHERE service = 'probe' AND ref = ?").get(id) as { n: number }).n,
+  const stored = async (id: string) => ({
+    cached: ((await sqlGet(h.rt, "SELECT count(*) AS n FROM upstream_cache WHERE url LIKE ?", `%id=${id}%`)) as { n: number }).n,
+    indexed: (await indexFor(h.rt.store, "probe", true).indexed("thing")).has(id) ? 1 : 0,
   });
   expect((await h.call("probe/archive", { id: "kept" })).status).toBe(200);
   expect((await h.call("probe/archive", { id: "boom" })).status).toBe(200);
   await settle(h.rt);
-  expect(stored("kept")).toEqual({ cached: 1, indexed: 1 });
+  expect(await stored("kept")).toEqual({ cached: 1, indexed: 1 });
   // Indexing succeeded, then the record failed: the copy is not kept and the index entry is undone with it.
-  expect(stored("boom")).toEqual({ cached: 0, indexed: 0 });
+  expect(await stored("boom")).toEqual({ cached: 0, indexed: 0 });
 });

@@ -54,7 +54,7 @@ describe("video", () => {
     const asked = yt.seen.map((s) => s.query.get("channel_id")).sort();
     expect(asked).toEqual([GONE, "UCHnyfMqiRRG1u-2MsSQLbXA", "UCYO_jab_esuFRV4b17AJtAw"].sort());
     expect(yt.seen.every((s) => !s.query.has("key"))).toBe(true);
-    const archived = h.rt.store.reader.query("SELECT ref, owner FROM search_index WHERE kind = 'video'").all() as { ref: string; owner: null }[];
+    const archived = await h.rows<{ ref: string; owner: null }>("SELECT ref, owner FROM search_index WHERE kind = 'video'");
     expect(archived.map((a) => a.ref).sort()).toEqual(["Qm7k1aT9xZc", "e9Wk2sLqB4M", "pR3v8Lw2Hd0", "tY0nQ5aB7cE"].sort());
     expect(archived.every((a) => a.owner === null)).toBe(true);
   }, 20_000);

@@ -4,6 +4,7 @@ import { balanceOf } from "../../core/pay/ledger.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
+import { sqlAll, sqlGet } from "../sql.ts";
 
 const om = (file: string) => recorded("open-meteo", file);
 const fixture = startFixture({
@@ -33,7 +34,7 @@ beforeAll(async () => {
   await h.rt.store.write(() => grantCredits(h.rt.store.wdb, { username: "wendy", amount: 10, by: "test", at: clock.now().getTime() }));
 });
 
-const balance = () => balanceOf(h.rt.store.rdb, (h.rt.store.reader.query("SELECT id FROM accounts WHERE username = 'wendy'").get() as { id: string }).id);
+const balance = async () => balanceOf(h.rt.store.rdb, ((await sqlGet(h.rt, "SELECT id FROM accounts WHERE username = 'wendy'")) as { id: string }).id);
 afterAll(async () => {
   await settle(h.rt);
   await h.stop();

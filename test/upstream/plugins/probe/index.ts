@@ -1,7 +1,7 @@
 // A drop-in plugin that exercises the upstream layer directly against a
 // loopback provider, so its rules are tested apart from any one service.
 import { Type as T } from "@sinclair/typebox";
-import { defineProvider } from "../../../../core/upstream/index.ts";
+import { defineProvider, freeWhenHeld } from "../../../../core/upstream/index.ts";
 import { definePlugin, read } from "../../../../core/plugin.ts";
 
 defineProvider({ name: "PROBE", label: "Probe", url: "http://127.0.0.1:9", concurrency: 1 });
@@ -40,7 +40,7 @@ export default definePlugin({
       description: "One cached read of /thing.",
       args: T.Object({ id: T.String(), provider: T.Optional(T.String()) }),
       access: "public",
-      price: (args, ctx) => ((ctx as any).http.peek(args.provider ?? "PROBE", "/thing", { query: { id: args.id } }) ? 0 : 1),
+      price: (args, ctx) => freeWhenHeld((ctx as any).http.peek(args.provider ?? "PROBE", "/thing", { query: { id: args.id } }), 1),
       async run({ id, provider }, ctx) {
         const f = await ctx.http.get(provider ?? "PROBE", "/thing", { query: { id }, ttl: 60, revalidate: 60, keep: 3600, parse: shape });
         return { ...f.data, ...f.about };
