@@ -309,6 +309,30 @@ test("two stores migrating one database at once migrate it once", async () => {
   }
 });
 
+test("HEARTH_DATABASE_POOL bounds an instance's connections under concurrent calls, and a stopped instance holds none", async () => {
+  const { startHearth } = await import("../harness.ts");
+  const url = await pg.database();
+  const name = new URL(url).pathname.slice(1);
+  const dataDir = mkdtempSync(join(tmpdir(), "hearth-pgpool-"));
+  const admin = new PgStore(url.replace(`/${name}`, "/postgres"), { max: 1 });
+  const held = async () => ((await admin.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1", [name])) as { n: number }[])[0].n;
+  try {
+    await expect(startHearth({ dataDir, env: { HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "1" } })).rejects.toThrow("HEARTH_DATABASE_POOL: must be a whole number of at least 2");
+    const h = await startHearth({ dataDir, env: { HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "2", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+    const token = await h.token("alice");
+    const calls = await Promise.all(Array.from({ length: 40 }, (_, i) => h.call(i % 2 ? "notes/list" : "notes/add", i % 2 ? {} : { title: `n${i}`, text: "x" }, { token })));
+    expect(calls.map((c) => c.status)).toEqual(calls.map(() => 200));
+    expect(await held()).toBeLessThanOrEqual(2);
+    await h.stop();
+    // The server ends a closed connection's backend a moment after the client has gone: wait for that, up to the pool's close timeout.
+    for (let i = 0; i < 50 && (await held()) > 0; i++) await Bun.sleep(100);
+    expect(await held()).toBe(0);
+  } finally {
+    await admin.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test("a database that sorts text by a language's rules is refused at open, naming how to create one that sorts as SQLite does, and nothing is migrated", async () => {
   const { createRuntime } = await import("../../core/instance.ts");
   const name = `folds${process.pid}`;
