@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { Database, type Statement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
-import { Lock, type Store as StoreApi } from "./store.ts";
+import { Lock, runAfterCommit, type Store as StoreApi } from "./store.ts";
 
 export type { Store as StoreApi } from "./store.ts";
 
@@ -166,8 +166,7 @@ export class SqliteStore implements StoreApi {
             if (this.writer.inTransaction) this.tx.rollback.run();
             throw e;
           }
-          // The write has committed and stands: what was left for after it cannot undo it, so its failure is only its own.
-          for (const after of this.afterCommit) await Promise.resolve().then(after).catch(() => {});
+          await runAfterCommit(this.afterCommit);
           return out;
         } finally {
           this.afterCommit = [];

@@ -21,7 +21,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
 import type { MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
-import { Lock, type Store } from "./store.ts";
+import { Lock, runAfterCommit, type Store } from "./store.ts";
 
 /** Advisory lock keys: one for writes, one for migrating (two instances starting at once migrate once). */
 const WRITE_KEY = 0x4865617274680001n;
@@ -160,7 +160,7 @@ export class PgStore implements Store {
             this.current!.open = false;
             throw e;
           }
-          for (const after of this.afterCommit) await Promise.resolve().then(after).catch(() => {});
+          await runAfterCommit(this.afterCommit);
           return out;
         });
       } finally {

@@ -45,3 +45,11 @@ export class Lock {
     return result;
   }
 }
+
+/**
+ * Runs what a write left for after its commit, in order. The write has
+ * committed and stands: what was left cannot undo it, so a failure is only its own.
+ */
+export async function runAfterCommit(work: (() => void | Promise<void>)[]): Promise<void> {
+  for (const after of work) await Promise.resolve().then(after).catch(() => {});
+}

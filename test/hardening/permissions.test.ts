@@ -43,15 +43,18 @@ function everything(root: string): string[] {
   return out;
 }
 
+/** These tests are about the files in the data folder: its blobs stay there even in a pass that puts blobs in a bucket. */
+const ON_DISK = { HEARTH_BLOBS: "disk" };
+
 async function cli(args: string[], dataDir: string) {
-  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...(await storeEnv(dataDir)), HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, ...(await storeEnv(dataDir)), ...ON_DISK, HEARTH_DATA: dataDir, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 }
 
 test("a new data folder, its database, journal and blobs, a backup and a restore are the owner's alone", async () => {
   const data = join(work, "fresh", "data");
-  const h = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off" } });
+  const h = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off", ...ON_DISK } });
   try {
     const token = await h.token("alice");
     expect((await h.call("files/put", { name: "secret.txt", content: "my secret" }, { token })).status).toBe(200);
@@ -77,7 +80,7 @@ test("a new data folder, its database, journal and blobs, a backup and a restore
 
 test("a data folder left open to others is closed on start, down to every blob", async () => {
   const data = join(work, "old");
-  const first = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off" } });
+  const first = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off", ...ON_DISK } });
   const token = await first.token("alice");
   expect((await first.call("files/put", { name: "a.txt", content: "old file" }, { token })).status).toBe(200);
   await first.stop();
@@ -90,7 +93,7 @@ test("a data folder left open to others is closed on start, down to every blob",
   mkdirSync(join(data, "mail"), { recursive: true });
   loosen(data);
   expect(open(data).length).toBeGreaterThan(4);
-  const h = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off" } });
+  const h = await startHearth({ dataDir: data, env: { HEARTH_METERING: "off", ...ON_DISK } });
   try {
     expect(open(data)).toEqual([]);
     expect(existsSync(join(data, "hearth.db"))).toBe(h.rt.store.kind === "sqlite");
