@@ -7,9 +7,7 @@ import { blobBackend, makeBlobs } from "./blobs.ts";
 import type { CliHost } from "./cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "./config.ts";
 import { Store } from "./db/index.ts";
-import { PgStore } from "./db/pg.ts";
 import { coreOwners } from "./db/owners.ts";
-import { migratePg, pgOwners } from "./db/pgmigrate.ts";
 import { readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { wire } from "./module.ts";
 import { coreModules } from "./modules.ts";
@@ -61,6 +59,8 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     if (!/^postgres(ql)?:\/\//.test(config.HEARTH_DATABASE_URL)) throw new Error("HEARTH_DATABASE_URL: must be a postgres:// URL (empty for SQLite in the data folder)");
     const pool = Number(config.HEARTH_DATABASE_POOL || "10");
     if (!Number.isInteger(pool) || pool < 2) throw new Error(`HEARTH_DATABASE_POOL: must be a whole number of at least 2 (one connection for writes, one for reads), not "${config.HEARTH_DATABASE_POOL}"`);
+    // The PostgreSQL store's code (its client, SQL translation, migrations) is loaded only by an instance that uses it.
+    const [{ PgStore }, { migratePg, pgOwners }] = await Promise.all([import("./db/pg.ts"), import("./db/pgmigrate.ts")]);
     const pg = new PgStore(config.HEARTH_DATABASE_URL, { max: pool });
     // Migrating PostgreSQL is asynchronous, so it happens here; the runtime's own pass at start then finds every owner migrated.
     const plugins = [...registry.plugins.values()].map((p) => ({ name: p.def.name, file: p.file, migrations: p.def.migrations, hasMigrations: p.migrations !== null, tables: p.tables }));

@@ -120,6 +120,7 @@ export class Runtime {
   async start() {
     if (this.started) return;
     this.migrate();
+    this.store.foldWal();
     const swept = await sweepBlobTemps(this.dataDir);
     if (swept) this.log.warn("removed half-written blob files left by an earlier stop", { count: swept });
     for (const p of this.registry.plugins.values()) {

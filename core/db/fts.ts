@@ -4,8 +4,7 @@
 import type { Database } from "bun:sqlite";
 import { sql } from "drizzle-orm";
 import type { Db, FullTextIndex, IndexEntry, IndexHit, Logger } from "../plugin.ts";
-import { isPg } from "./pg.ts";
-import type { Store } from "./store.ts";
+import { isPg, type Store } from "./store.ts";
 
 /** Turns free text into a safe FTS5 query: every word must match, as a prefix. */
 export function ftsQuery(text: string): string | null {

@@ -5,7 +5,8 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pgStoreBehind } from "./pg.ts";
+import type { PgStore } from "./pg.ts";
+import { pgStandIns } from "./store.ts";
 
 export interface MigrationSet {
   journal: { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] };
@@ -26,7 +27,7 @@ export type MigrationCheck = (tag: string, text: string) => void;
 
 export function applyMigrations(db: Database, owner: string, set: MigrationSet, check?: MigrationCheck): number {
   // On PostgreSQL, migrating is asynchronous and happened when the store opened (core/instance.ts): here every migration must be found applied.
-  const pg = pgStoreBehind(db);
+  const pg = pgStandIns.get(db) as PgStore | undefined;
   if (pg) {
     const done = pg.migrated(owner);
     if (done.size === 0) throw new Error(`${owner}: its PostgreSQL migrations were not applied when the store opened`);

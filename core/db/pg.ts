@@ -21,7 +21,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
 import type { MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
-import { Lock, runAfterCommit, type Store } from "./store.ts";
+import { Lock, pgStandIns, runAfterCommit, type Store } from "./store.ts";
 
 /** Advisory lock keys: one for writes, one for migrating (two instances starting at once migrate once). */
 const WRITE_KEY = 0x4865617274680001n;
@@ -88,13 +88,10 @@ function noSqlite(what: string, store: PgStore): Database {
       throw new Error(`store.${what}.${prop}: the PostgreSQL store has no SQLite connection; use store.${what === "writer" ? "wdb" : "rdb"} (drizzle)`);
     },
   });
-  standIns.set(stand, store);
+  pgStandIns.set(stand, store);
   return stand;
 }
-const standIns = new WeakMap<object, PgStore>();
 
-/** The PostgreSQL store whose stand-in connection this is, if it is one (applyMigrations is handed store.writer). */
-export const pgStoreBehind = (db: object): PgStore | undefined => standIns.get(db);
 
 export class PgStore implements Store {
   readonly kind = "postgres";
@@ -181,6 +178,7 @@ export class PgStore implements Store {
   }
 
   limitWal(_bytes: number) {}
+  foldWal() {}
 
   /**
    * Applies each owner's PostgreSQL migrations not yet applied, in order,
@@ -273,4 +271,3 @@ export function splitStatements(text: string): string[] {
 }
 
 /** Whether a store is the PostgreSQL one, for code that must choose (migrations, the full-text index). */
-export const isPg = (s: Store): s is PgStore => s.kind === "postgres";

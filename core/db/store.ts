@@ -28,6 +28,8 @@ export interface Store {
   exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
+  /** SQLite: copies the WAL into the database file and empties it (start-up's migrations wrote it). PostgreSQL: nothing. */
+  foldWal(): void;
   /** True once close() has begun. */
   readonly closed: boolean;
   close(): void | Promise<void>;
@@ -53,3 +55,13 @@ export class Lock {
 export async function runAfterCommit(work: (() => void | Promise<void>)[]): Promise<void> {
   for (const after of work) await Promise.resolve().then(after).catch(() => {});
 }
+
+/** Whether a store is the PostgreSQL one; asked without loading that store's code, which an instance on SQLite never needs. */
+export const isPg = (s: Store): boolean => s.kind === "postgres";
+
+/**
+ * The PostgreSQL store's stand-in connections (what it hands out as store.writer,
+ * for applyMigrations), each with its store: kept here so the migrations code can
+ * ask without loading the PostgreSQL store's code.
+ */
+export const pgStandIns = new WeakMap<object, Store>();

@@ -17,6 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
+test("a new data folder's migrations are folded into the database file at start, so an idle instance starts no checkpoint worker", () => {
+  // Its migrations alone wrote over a megabyte, past the size at which the worker (a second VM) starts.
+  expect(statSync(join(h.dir, "hearth.db")).size).toBeGreaterThan(256 * 1024);
+  expect(statSync(join(h.dir, "hearth.db-wal")).size).toBeLessThan(256 * 1024);
+  expect((h.rt.store as unknown as { checkpointer: Worker | null }).checkpointer).toBeNull();
+});
+
 test("a commit never checkpoints on the writer connection", () => {
   expect(h.rt.store.writer.query("PRAGMA wal_autocheckpoint").get()).toEqual({ wal_autocheckpoint: 0 });
 });
