@@ -224,7 +224,11 @@ export class SqliteStore implements StoreApi {
    * started, which an idle instance then kept for nothing.
    */
   foldWal() {
-    this.writer.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+    try {
+      this.writer.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
+    } catch {
+      // Only a saving: a data folder that cannot be written (read-only, a full disk) still starts and serves reads.
+    }
   }
 
   limitWal(bytes: number) {
