@@ -162,6 +162,14 @@ export interface CapabilityTypes {
   index: FullTextIndex;
   /** Records an activity event; in a write call it joins the call's transaction, which waits for it before committing. */
   emit: (event: ActivityEvent) => Promise<void>;
+  /**
+   * In a write call: waits until no other write holds key, then holds it
+   * until the call's transaction ends. For a write that reads, then writes
+   * what the read decided (a name still free, a count, a balance), which
+   * instances sharing one PostgreSQL database could otherwise interleave.
+   * Costs nothing on SQLite, whose writes run one at a time.
+   */
+  lock: (key: string) => Promise<void>;
   /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
   writes: <T>(fn: (db: Db) => T | Promise<T>) => Promise<T>;
   /**

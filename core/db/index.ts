@@ -96,7 +96,7 @@ export class SqliteStore implements StoreApi {
   readonly reader: Database;
   readonly wdb: Db;
   readonly rdb: Db;
-  private lock = new Lock();
+  private queue = new Lock();
   /** The writer's transaction statements, prepared once: every write runs them. */
   private tx: { begin: Statement; commit: Statement; rollback: Statement };
   /**
@@ -141,7 +141,7 @@ export class SqliteStore implements StoreApi {
    */
   async write<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.inWrite()) return await fn();
-    return this.lock.run(() => {
+    return this.queue.run(() => {
       const token = {};
       return this.inTx.run(token, async () => {
         this.current = token;
@@ -201,9 +201,15 @@ export class SqliteStore implements StoreApi {
   }
 
   /** Serialised access to the writer without a transaction of ours (for work that manages its own). */
+  /** Writes run one at a time here: whatever a write read stays as it was until it commits. */
+  lock(_key: string): Promise<void> {
+    if (!this.inWrite()) return Promise.reject(new Error("store.lock: only inside a write transaction"));
+    return Promise.resolve();
+  }
+
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.inWrite()) return Promise.resolve(fn());
-    return this.lock.run(() => {
+    return this.queue.run(() => {
       const token = {};
       return this.inTx.run(token, async () => {
         this.current = token;
@@ -280,7 +286,7 @@ export class SqliteStore implements StoreApi {
     // Closed meanwhile: the worker is gone and there is nothing left to drain.
     if (this.checkpointer !== w) return;
     // The lock alone: nothing here writes, so it needs none of exclusive()'s bookkeeping for nested writes.
-    void this.lock.run(
+    void this.queue.run(
       () =>
         new Promise<void>((resolve) => {
           const giveUp = setTimeout(() => this.draining?.(), DRAIN_GIVE_UP_MS);

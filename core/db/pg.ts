@@ -8,12 +8,14 @@
 //
 // One write call is one transaction, as on SQLite: its queries run on one
 // reserved connection between BEGIN and COMMIT (ROLLBACK when it throws),
-// found through AsyncLocalStorage so nested calls join it. Writes are
-// serialised within the process by the same lock as SQLite's, and across
-// instances by a transaction-scoped advisory lock: handlers were written for
-// SQLite's single writer (read, then write what the read decided) and keep
-// that guarantee with several instances on one database. Reads run on the
-// pool and see committed data only.
+// found through AsyncLocalStorage so nested calls join it. Unlike SQLite's,
+// write transactions run side by side, in this process and across
+// instances: what must not interleave says so itself, with a unique
+// constraint, a conditional update, or store.lock(key) on what it reads
+// before it writes. How many run at once is bounded (half the pool), so
+// reads made inside a write always find a connection. exclusive() still
+// waits for the writes under way in this process and holds the next ones
+// back while it runs. Reads run on the pool and see committed data only.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Database } from "bun:sqlite";
 import { SQL, type ReservedSQL } from "bun";
@@ -21,13 +23,18 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
 import type { MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
-import { Lock, pgStandIns, runAfterCommit, type Store } from "./store.ts";
+import { Gate, pgStandIns, runAfterCommit, type Store } from "./store.ts";
 
-/** Advisory lock keys: one for writes, one for migrating (two instances starting at once migrate once). */
-const WRITE_KEY = 0x4865617274680001n;
+/** The advisory lock key for migrating (two instances starting at once migrate once). */
 const MIGRATE_KEY = 0x4865617274680002n;
 
 type Conn = SQL | ReservedSQL;
+interface Tx {
+  conn: ReservedSQL;
+  open: boolean;
+  done: boolean;
+  after: (() => void | Promise<void>)[];
+}
 type Method = "run" | "all" | "values" | "get";
 
 // PostgreSQL type ids whose values SQLite would give as numbers.
@@ -100,28 +107,33 @@ export class PgStore implements Store {
   readonly rdb: Db;
   readonly writer = noSqlite("writer", this);
   readonly reader = noSqlite("reader", this);
-  private lock = new Lock();
-  /** The write in progress: its token (only the current one counts, as on SQLite) and connection. */
-  private inTx = new AsyncLocalStorage<object>();
-  private current: { token: object; conn: ReservedSQL; open: boolean } | null = null;
-  private afterCommit: (() => void | Promise<void>)[] = [];
+  /** Writes under way side by side (shared), and exclusive() (alone). */
+  private gate: Gate;
+  /** The write or exclusive section of this async context, with its connection; `done` once it has ended, for work it left running. */
+  private inTx = new AsyncLocalStorage<Tx>();
   /** The owners and tags migrate() has seen applied, for the synchronous check at start (see isMigrated). */
   private applied = new Map<string, Set<string>>();
 
   constructor(readonly url: string, opts: { max?: number } = {}) {
-    this.sql = new SQL({ url, max: opts.max ?? 10, bigint: true, onnotice: () => {} } as ConstructorParameters<typeof SQL>[0]);
+    const max = opts.max ?? 10;
+    this.sql = new SQL({ url, max, bigint: true, onnotice: () => {} } as ConstructorParameters<typeof SQL>[0]);
+    this.gate = new Gate(Math.max(1, Math.floor(max / 2)));
     this.wdb = drizzle((text, params, method) => runOn(this.writeConn(), text, params, method)) as unknown as Db;
     this.rdb = drizzle((text, params, method) => runOn(this.sql, text, params, method)) as unknown as Db;
   }
 
+  private active(): Tx | undefined {
+    const tx = this.inTx.getStore();
+    return tx && !tx.done ? tx : undefined;
+  }
+
   /** The write's connection inside a write; the pool (each query its own transaction) outside one. */
   private writeConn(): Conn {
-    return this.inWrite() ? this.current!.conn : this.sql;
+    return this.active()?.conn ?? this.sql;
   }
 
   inWrite(): boolean {
-    const token = this.inTx.getStore();
-    return token !== undefined && token === this.current?.token;
+    return this.active() !== undefined;
   }
 
   async write<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -134,44 +146,62 @@ export class PgStore implements Store {
     return this.held(false, fn);
   }
 
-  /** Runs fn holding the write lock on a reserved connection, in a transaction when `tx`. */
-  private held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
-    return this.lock.run(async () => {
-      const conn = await this.sql.reserve();
-      const token = {};
-      this.current = { token, conn, open: false };
-      this.afterCommit = [];
+  /**
+   * Inside a write: waits until no other transaction holds key, and holds it
+   * until this one ends (a transaction-scoped advisory lock), for a handler
+   * that reads, then writes what the read decided.
+   */
+  async lock(key: string): Promise<void> {
+    const tx = this.active();
+    if (!tx?.open) throw new Error("store.lock: only inside a write transaction");
+    await runOn(tx.conn, "select pg_advisory_xact_lock(hashtextextended(?, 0))", [key], "run");
+  }
+
+  /**
+   * Runs fn on a reserved connection: in a transaction when `tx`, side by
+   * side with other writes; else alone (exclusive). What the write left for
+   * after its commit runs once its connection and its turn are given back,
+   * so that work may write in turn.
+   */
+  private async held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
+    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [] };
+    let out: T;
+    await this.gate.enter(!tx);
+    try {
+      const conn = (state.conn = await this.sql.reserve());
       try {
-        return await this.inTx.run(token, async () => {
+        out = await this.inTx.run(state, async () => {
           if (!tx) return await fn();
           await conn.unsafe("BEGIN");
-          this.current!.open = true;
-          let out: T;
+          state.open = true;
           try {
-            await conn.unsafe(`SELECT pg_advisory_xact_lock(${WRITE_KEY})`);
-            out = await fn();
+            const out = await fn();
             await conn.unsafe("COMMIT");
-            this.current!.open = false;
+            return out;
           } catch (e) {
-            if (this.current!.open) await conn.unsafe("ROLLBACK").catch(() => {});
-            this.current!.open = false;
+            state.after = [];
+            await conn.unsafe("ROLLBACK").catch(() => {});
             throw e;
+          } finally {
+            state.open = false;
           }
-          await runAfterCommit(this.afterCommit);
-          return out;
         });
       } finally {
-        this.afterCommit = [];
-        this.current = null;
+        state.done = true;
         conn.release();
       }
-    });
+    } finally {
+      this.gate.leave(!tx);
+    }
+    if (state.after.length) await this.inTx.run(state, () => runAfterCommit(state.after));
+    return out;
   }
 
   onCommit(fn: () => void | Promise<void>): Promise<void> {
-    if (!this.inWrite()) return this.exclusive(fn);
-    if (this.current!.open) {
-      this.afterCommit.push(fn);
+    const tx = this.active();
+    if (!tx) return this.exclusive(fn);
+    if (tx.open) {
+      tx.after.push(fn);
       return Promise.resolve();
     }
     return Promise.resolve().then(fn);

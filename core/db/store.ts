@@ -26,6 +26,12 @@ export interface Store {
   inWrite(): boolean;
   /** Serialised access to the writer without a transaction of ours. */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Inside a write: holds key until the transaction ends, waiting while
+   * another holds it, for a write that reads, then writes what the read
+   * decided. SQLite's writes run one at a time: there it costs nothing.
+   */
+  lock(key: string): Promise<void>;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
   /** SQLite: copies the WAL into the database file and empties it (start-up's migrations wrote it). PostgreSQL: nothing. */
@@ -35,7 +41,47 @@ export interface Store {
   close(): void | Promise<void>;
 }
 
-/** Queues async work one after another: the write lock of both stores. */
+/**
+ * Turns for the PostgreSQL store: up to `max` shared holders at once (writes,
+ * each its own transaction), or one exclusive holder alone. First come, first
+ * served: an exclusive turn waits for the shared ones before it, and holds
+ * back those after it.
+ */
+export class Gate {
+  private shared = 0;
+  private alone = false;
+  private queue: { alone: boolean; go: () => void }[] = [];
+  constructor(private readonly max: number) {}
+
+  enter(alone: boolean): Promise<void> {
+    if (this.queue.length === 0 && this.fits(alone)) {
+      this.take(alone);
+      return Promise.resolve();
+    }
+    return new Promise((go) => this.queue.push({ alone, go }));
+  }
+
+  leave(alone: boolean) {
+    if (alone) this.alone = false;
+    else this.shared--;
+    while (this.queue.length && this.fits(this.queue[0].alone)) {
+      const next = this.queue.shift()!;
+      this.take(next.alone);
+      next.go();
+    }
+  }
+
+  private fits(alone: boolean): boolean {
+    return !this.alone && (alone ? this.shared === 0 : this.shared < this.max);
+  }
+
+  private take(alone: boolean) {
+    if (alone) this.alone = true;
+    else this.shared++;
+  }
+}
+
+/** Queues async work one after another: the write lock of the SQLite store. */
 export class Lock {
   private tail: Promise<void> = Promise.resolve();
   run<T>(fn: () => Promise<T>): Promise<T> {

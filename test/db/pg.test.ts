@@ -141,7 +141,7 @@ test("SQL fragments written for SQLite keep their meaning: two-argument max, LIK
   await store.write(() => db.delete(notes).run());
 });
 
-test("work left for after a write runs once it commits, before the next write, and never when it rolls back", async () => {
+test("work left for after a write runs once it commits, and never when it rolls back", async () => {
   const db = store.wdb;
   const seen: string[] = [];
   const first = store.write(async () => {
@@ -154,19 +154,35 @@ test("work left for after a write runs once it commits, before the next write, a
     await db.insert(notes).values(note("three")).run();
     await store.onCommit(() => void seen.push("after 3"));
     throw new Error("undone");
-  });
+  }).catch((e: Error) => e.message);
   await first;
   await second;
-  expect(await failed.catch((e: Error) => e.message)).toBe("undone");
-  expect(seen).toEqual(["end of 1", "after 1: 1", "write 2"]);
+  expect(await failed).toBe("undone");
+  // Writes run side by side: the second may end before the first, but what the first left runs only after it committed.
+  expect(seen.filter((s) => s !== "write 2")).toEqual(["end of 1", "after 1: 1"]);
+  expect(seen).toContain("write 2");
   await store.write(() => db.delete(notes).run());
 });
 
-test("two concurrent write calls each read then write without losing the other's change", async () => {
+test("writes run side by side, and two that each read then write under one lock lose neither change", async () => {
   const db = store.wdb;
   await store.write(() => db.insert(notes).values(note("count", "")).run());
+  // Side by side: the first waits for the second to write, which it could not if writes took turns.
+  let wrote!: () => void;
+  const written = new Promise<void>((r) => (wrote = r));
+  const waiting = store.write(async () => {
+    await written;
+    await db.insert(notes).values(note("waited")).run();
+  });
+  await store.write(async () => {
+    await db.insert(notes).values(note("went first")).run();
+  });
+  wrote();
+  await waiting;
+  expect((await store.rdb.select().from(notes).all()).length).toBe(3);
   const append = (s: string) =>
     store.write(async () => {
+      await store.lock("count");
       const row = await db.select().from(notes).where(eq(notes.title, "count")).get();
       await Bun.sleep(1);
       await db.update(notes).set({ text: row!.text + s }).where(eq(notes.title, "count")).run();
