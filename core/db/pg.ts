@@ -172,10 +172,13 @@ export class PgStore implements Store {
       try {
         out = await this.inTx.run(state, async () => {
           if (!tx) return await fn();
-          await conn.unsafe("BEGIN");
+          // Sent, not awaited: the connection runs statements in order, so the call's first query follows it without a round trip of its own.
+          const begun = conn.unsafe("BEGIN");
+          begun.catch(() => {});
           state.open = true;
           try {
             const out = await fn();
+            await begun;
             await conn.unsafe("COMMIT");
             return out;
           } catch (e) {
