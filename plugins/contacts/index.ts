@@ -26,7 +26,7 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export default definePlugin({
   name: "contacts",
   description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
-  needs: ["db", "call"],
+  needs: ["db", "call", "lock"],
   dav: contactsBook,
   methods: {
     add: write({

@@ -153,3 +153,18 @@ test("notes/add of one title at once: one note, holding one of the texts", async
   expect(list).toHaveLength(1);
   expect(rs.map((r) => r.body.result.text)).toContain(list[0].text);
 });
+
+test("CardDAV cards of one name put at once: one is kept, the others refused with the same 409", async () => {
+  const t = await h.token("cards-race", { scopes: ["contacts"] });
+  const card = (i: number) => `BEGIN:VCARD\r\nVERSION:3.0\r\nUID:card-${i}\r\nFN:Grace Hopper\r\nEMAIL:grace${i}@example.org\r\nEND:VCARD\r\n`;
+  const rs = await times(N, (i) =>
+    fetch(`${h.url}/dav/addressbooks/cards-race/contacts/card-${i}.vcf`, {
+      method: "PUT",
+      body: card(i),
+      headers: { authorization: `Basic ${btoa(`cards-race:${t}`)}`, "content-type": "text/vcard" },
+    }),
+  );
+  expect(count(rs, 201)).toBe(1);
+  expect(count(rs, 409)).toBe(N - 1);
+  expect((await h.call("contacts/list", {}, { token: t })).body.result).toHaveLength(1);
+});
