@@ -126,28 +126,44 @@ interface NewApp {
   starter?: boolean;
 }
 
-async function insertApp(ctx: Ctx, db: Db, a: NewApp): Promise<App> {
+/** The app inserted under its slug, or undefined when that slug is taken (by a write that ran alongside this one, on PostgreSQL). */
+async function tryInsert(ctx: Ctx, db: Db, a: NewApp): Promise<App | undefined> {
   const now = ctx.clock.now().getTime();
-  const app = await db
+  const [app] = await db
     .insert(apps)
     .values({ id: crypto.randomUUID(), ...a, forkedFrom: a.forkedFrom ?? null, starter: a.starter ?? false, created: now, updated: now })
+    .onConflictDoNothing({ target: apps.slug })
     .returning()
-    .get();
-  await indexApp(ctx, app);
+    .all();
+  if (app) await indexApp(ctx, app);
   return app;
 }
 
-/** The fields of a new app from create's (or build's) arguments, checked; the slug settled last. */
+/**
+ * Inserts the app. A slug the caller chose that another write took since it
+ * was found free is the same 409 as one taken before; a slug made from a
+ * name (`base` given) moves on to the next free one.
+ */
+async function insertApp(ctx: Ctx, db: Db, a: NewApp, base?: string): Promise<App> {
+  for (let slug = a.slug; ; slug = await freeSlug(db, base!)) {
+    const app = await tryInsert(ctx, db, { ...a, slug });
+    if (app) return app;
+    if (base === undefined) throw conflict(`the slug "${slug}" is taken`, { slug });
+  }
+}
+
+/** The fields of a new app from create's (or build's) arguments, checked; the slug settled last, and the base it was made from when none was given. */
 async function newAppOf(
   ctx: Ctx,
   args: { name: string; html: string; slug?: string; description?: string; tags?: string; icon?: string; price?: number },
-): Promise<NewApp> {
+): Promise<[NewApp, string | undefined]> {
   const account = ctx.account;
   checkHtml(args.html);
   const name = args.name.trim();
   if (!name) throw invalid("name", "name must not be blank");
-  return {
-    slug: args.slug !== undefined ? await explicitSlug(ctx.db, args.slug, "slug") : await freeSlug(ctx.db, slugify(name)),
+  const base = args.slug === undefined ? slugify(name) : undefined;
+  const app = {
+    slug: base === undefined ? await explicitSlug(ctx.db, args.slug!, "slug") : await freeSlug(ctx.db, base),
     owner: account.id,
     ownerName: account.username,
     name,
@@ -157,6 +173,7 @@ async function newAppOf(
     html: args.html,
     price: args.price ?? 0,
   };
+  return [app, base];
 }
 
 async function announce(ctx: Ctx, app: App, verb: string) {
@@ -200,7 +217,7 @@ export default definePlugin({
   name: "apps",
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
-  needs: ["db", "index", "emit", "call", "writes", "methods", "ai"],
+  needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock"],
   provides: { views: [appViews] },
   // apps/test runs the calls an app's page makes, to whatever service they name.
   requires: ["*"],
@@ -212,7 +229,7 @@ export default definePlugin({
       args: T.Object({ name: Name, html: Html_, slug: T.Optional(Slug), description: T.Optional(Description), tags: T.Optional(Tags), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
       async run(args, ctx) {
-        const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, args));
+        const app = await insertApp(ctx, ctx.db, ...(await newAppOf(ctx, args)));
         await announce(ctx, app, "created");
         return details(ctx, app);
       },
@@ -247,7 +264,8 @@ export default definePlugin({
       async run(args, ctx) {
         const original = await find(ctx.db, args.slug);
         const account = ctx.account;
-        const slug = args.new_slug !== undefined ? await explicitSlug(ctx.db, args.new_slug, "new_slug") : await freeSlug(ctx.db, `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}`);
+        const base = args.new_slug === undefined ? `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}` : undefined;
+        const slug = base === undefined ? await explicitSlug(ctx.db, args.new_slug!, "new_slug") : await freeSlug(ctx.db, base);
         const paid = metered(ctx)
           ? await chargeUse(ctx.db, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
           : { charged: 0 };
@@ -262,7 +280,7 @@ export default definePlugin({
           html: original.html,
           price: 0,
           forkedFrom: original.slug,
-        });
+        }, base);
         await announce(ctx, copy, "forked");
         return { ...details(ctx, copy), charged: paid.charged };
       },
@@ -329,7 +347,7 @@ export default definePlugin({
       run({ prompt }, ctx) {
         return build(ctx, prompt, (fields) =>
           ctx.writes(async () => {
-            const app = await insertApp(ctx, ctx.db, await newAppOf(ctx, fields));
+            const app = await insertApp(ctx, ctx.db, ...(await newAppOf(ctx, fields)));
             await announce(ctx, app, "created");
             return details(ctx, app);
           }),
@@ -423,7 +441,7 @@ export default definePlugin({
         if (!who) throw unauthenticated("sign in to keep this app's data on the instance");
         if (!(await hasGrant(ctx.db, app, who.id, STORE_GRANT))) throw forbidden(`you have not allowed the app "${app.slug}" to keep its data in your account`);
         const body = (await jsonBody(req)) as StoreRequest;
-        return ok(await storeOp(ctx.db, app.id, who.id, body, ctx.clock.now().getTime()));
+        return ok(await storeOp(ctx.db, ctx.lock, app.id, who.id, body, ctx.clock.now().getTime()));
       },
     },
     {
@@ -451,8 +469,9 @@ export default definePlugin({
     await ctx.writes(async (db) => {
       if (await seeded(db)) return;
       for (const s of STARTERS) {
+        // A starter's slug taken (by an app, or by another instance seeding at the same moment) keeps what holds it.
         if (await isTaken(db, s.slug)) continue;
-        await insertApp(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
+        await tryInsert(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
       }
     });
   },

@@ -23,8 +23,13 @@ function keyOf(v: unknown): string {
   return v;
 }
 
-/** One store operation for (app, account); call inside a write transaction for "set" and "remove". */
-export async function storeOp(db: Db, app: string, account: string, r: StoreRequest, now: number): Promise<unknown> {
+/**
+ * One store operation for (app, account); call inside a write transaction for
+ * "set" and "remove". `lock` holds a key until that transaction ends: a set
+ * counts the keys kept before it adds one, and two sets counting at once
+ * would both find room for the last.
+ */
+export async function storeOp(db: Db, lock: (key: string) => Promise<void>, app: string, account: string, r: StoreRequest, now: number): Promise<unknown> {
   const mine = and(eq(appsStore.app, app), eq(appsStore.account, account));
   switch (r.op) {
     case "get": {
@@ -37,6 +42,7 @@ export async function storeOp(db: Db, app: string, account: string, r: StoreRequ
       const value = JSON.stringify(r.value === undefined ? null : r.value);
       const bytes = new TextEncoder().encode(value).byteLength;
       if (bytes > MAX_VALUE_BYTES) throw tooLarge(`a stored value may be at most ${MAX_VALUE_BYTES} bytes of JSON (got ${bytes})`, "value");
+      await lock(`store:${app}:${account}`);
       const exists = await db.select({ key: appsStore.key }).from(appsStore).where(and(mine, eq(appsStore.key, key))).get();
       if (!exists) {
         const n = (await db.select({ n: count() }).from(appsStore).where(mine).get())?.n ?? 0;

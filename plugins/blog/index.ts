@@ -170,17 +170,20 @@ export default definePlugin({
       access: "account",
       async run(args, ctx) {
         const before = owned.own(await ctx.db.select().from(posts).where(eq(posts.id, args.id)).get(), ctx.caller, args.id);
+        // Only the fields given are written: two edits at once each keep theirs.
+        const title = args.title?.trim();
         const after = await ctx.db
           .update(posts)
           .set({
-            title: args.title?.trim() || before.title,
-            content: args.content ?? before.content,
-            tags: args.tags === undefined ? before.tags : normaliseTags(args.tags),
+            ...(title && { title }),
+            ...(args.content !== undefined && { content: args.content }),
+            ...(args.tags !== undefined && { tags: normaliseTags(args.tags) }),
             updated: ctx.clock.now().getTime(),
           })
           .where(eq(posts.id, before.id))
           .returning()
           .get();
+        if (!after) throw notFound(`no post ${JSON.stringify(args.id)}`);
         await indexed(ctx, after);
         return full(ctx, after);
       },
@@ -202,7 +205,9 @@ export default definePlugin({
           }
           post = mine;
         } else throw invalid("id", "give the id or the title of the post to delete");
-        await ctx.db.delete(posts).where(eq(posts.id, post.id)).run();
+        // Of two deletes at once, the second finds nothing, as it would after the first.
+        const gone = await ctx.db.delete(posts).where(eq(posts.id, post.id)).returning({ id: posts.id }).all();
+        if (gone.length === 0) throw notFound(`no post ${JSON.stringify(post.id)}`);
         await ctx.index.remove("blog", post.id);
         if (!post.private) await retract(ctx.db, "blog", post.id);
         return { deleted: post.id, title: post.title };

@@ -49,6 +49,8 @@ export const contactsBook: DavCollection = {
     const card = vcard(text);
     const name = nameOf(card).replace(/\s+/g, " ");
     const key = name.toLowerCase();
+    // Two cards taking one name at once: the second waits, then finds the first holding it.
+    if (key) await ctx.lock(`name:${ctx.account.id}:${key}`);
     const holder = key ? await ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get() : undefined;
     if (holder && holder.id !== id)
       throw new DavPrecondition(409, { ns: NS.carddav, name: "no-uid-conflict" }, `another card in the address book is named "${holder.name}": names are unique per address book`, holder.id, "name");

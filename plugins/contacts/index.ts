@@ -26,7 +26,7 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 export default definePlugin({
   name: "contacts",
   description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
-  needs: ["db", "call"],
+  needs: ["db", "call", "lock"],
   dav: contactsBook,
   methods: {
     add: write({
@@ -47,34 +47,22 @@ export default definePlugin({
         if (phone && !PHONE.test(phone)) throw invalid("phone", `phone may hold digits, spaces, +, (, ), ., / and - only (got ${JSON.stringify(a.phone)})`);
         const now = ctx.clock.now().getTime();
         const key = name.toLowerCase();
-        const found = await ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get();
-        if (found) {
-          const next: Row = {
-            ...found,
-            name,
-            email: email ?? found.email,
-            phone: phone ?? found.phone,
-            phoneDigits: phone !== undefined ? digits(phone) : found.phoneDigits,
-            note: a.note ?? found.note,
-            updated: now,
-          };
-          await ctx.db.update(contacts).set(next).where(eq(contacts.id, found.id)).run();
-          return { ...shape(next), updated_existing: true };
-        }
-        const row: Row = {
-          id: newId(),
-          owner: ctx.account.id,
+        // One statement: a new name is inserted; a name already kept (in any case) gets only the fields given, so two adds at once each keep theirs.
+        const given = {
           name,
-          nameKey: key,
-          email: email ?? "",
-          phone: phone ?? "",
-          phoneDigits: digits(phone ?? ""),
-          note: a.note ?? "",
-          created: now,
+          ...(email !== undefined && { email }),
+          ...(phone !== undefined && { phone, phoneDigits: digits(phone) }),
+          ...(a.note !== undefined && { note: a.note }),
           updated: now,
         };
-        await ctx.db.insert(contacts).values(row).run();
-        return { ...shape(row), updated_existing: false };
+        const id = newId();
+        const row = await ctx.db
+          .insert(contacts)
+          .values({ id, owner: ctx.account.id, nameKey: key, email: "", phone: "", phoneDigits: "", note: "", created: now, ...given })
+          .onConflictDoUpdate({ target: [contacts.owner, contacts.nameKey], set: given })
+          .returning()
+          .get();
+        return { ...shape(row), updated_existing: row.id !== id };
       },
     }),
     delete: write({

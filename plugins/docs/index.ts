@@ -43,7 +43,7 @@ function snippetOf(markdown: string): string {
 export default definePlugin({
   name: "docs",
   description: "Documents in markdown, private unless published; a published one has a page anyone can read.",
-  needs: ["db", "index", "emit"],
+  needs: ["db", "index", "emit", "lock"],
   methods: {
     write: write({
       description:
@@ -61,6 +61,8 @@ export default definePlugin({
         let doc: Doc;
         let wasPublic = false;
         if (args.id !== undefined) {
+          // Whether it is published or withdrawn depends on what it was: no other write may change it in between.
+          await ctx.lock(`doc:${args.id}`);
           const before = owned.own(await ctx.db.select().from(documents).where(eq(documents.id, args.id)).get(), ctx.caller, args.id);
           wasPublic = before.public;
           doc = await ctx.db
@@ -127,6 +129,7 @@ export default definePlugin({
       access: "account",
       destructive: true,
       async run({ id }, ctx) {
+        await ctx.lock(`doc:${id}`);
         const doc = owned.own(await ctx.db.select().from(documents).where(eq(documents.id, id)).get(), ctx.caller, id);
         await ctx.db.delete(documents).where(eq(documents.id, doc.id)).run();
         await ctx.index.remove("doc", doc.id);

@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { scopesText } from "../../core/auth/tokens.ts";
 import { newId, newSecret } from "../../core/auth/ids.ts";
 import { forbidden, invalid, notFound } from "../../core/errors.ts";
@@ -225,13 +225,21 @@ export default definePlugin({
           rotate ||= r === true;
         }
         const now = ctx.clock.now().getTime();
-        const existing = await ctx.db.select().from(eventFeeds).where(eq(eventFeeds.owner, owner)).get();
-        let key = existing?.key;
-        if (!key || rotate) {
+        // The feed, made if missing, in one statement: several calls at once make it once and each gets its address.
+        const made = newSecret();
+        const feed = await ctx.db
+          .insert(eventFeeds)
+          .values({ owner, key: made, created: now })
+          .onConflictDoUpdate({ target: eventFeeds.owner, set: { owner: sql`excluded.owner` } })
+          .returning()
+          .get();
+        const existed = feed.key !== made;
+        let key = feed.key;
+        if (existed && rotate) {
           key = newSecret();
-          await ctx.db.insert(eventFeeds).values({ owner, key, created: now }).onConflictDoUpdate({ target: eventFeeds.owner, set: { key, created: now } }).run();
+          await ctx.db.update(eventFeeds).set({ key, created: now }).where(eq(eventFeeds.owner, owner)).run();
         }
-        return Response.json({ result: { ...feedUrls(ctx, key), rotated: !!existing && rotate } });
+        return Response.json({ result: { ...feedUrls(ctx, key), rotated: existed && rotate } });
       },
     },
     {

@@ -272,10 +272,25 @@ async function remove(ctx: Ctx, db: Db, owner: string, t: Target) {
   await db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, t.path))).run();
 }
 
+/**
+ * Runs a change to the owner's drive in a write, holding the drive until it
+ * ends. What a change does depends on what it finds (a name free or taken, a
+ * folder there, a lock held, a folder's contents as it moves them), and
+ * changes to one drive reach across it: a folder moved takes its contents
+ * along, a lock on a folder holds what is in it. So the changes of one owner
+ * take turns; other owners' drives are not held.
+ */
+function drive<T>(ctx: Ctx, owner: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  return ctx.writes(async (db) => {
+    await ctx.lock(`drive:${owner}`);
+    return fn(db);
+  });
+}
+
 async function put(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if (segments.length === 0) throw fail(405, "the top folder is not a file");
   const bytes = await readCapped(req, maxBytes(ctx));
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist: make it first (MKCOL)`);
     const t = await resolve(db, owner, segments);
     if (t.kind === "folder") throw fail(405, `${hrefOf(t.path, true)} is a folder`);
@@ -290,7 +305,7 @@ async function put(req: Request, ctx: DavCtx, owner: string, segments: string[],
 async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if ((await req.arrayBuffer()).byteLength > 0) throw fail(415, "MKCOL takes no body");
   if (segments.length === 0) throw fail(405, "the top folder already exists");
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     const t = await resolve(db, owner, segments);
     if (t.kind !== "none") throw fail(405, `${hrefOf(t.path, t.kind !== "file")} already exists`);
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
@@ -302,7 +317,7 @@ async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[
 
 async function del(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if (segments.length === 0) throw fail(403, "the top folder cannot be deleted");
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     const t = await resolve(db, owner, segments);
     if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
     assertUnlocked(req, await activeLocks(db, owner, now), t.path, t.kind === "folder");
@@ -334,7 +349,7 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
   const from = join(segments);
   const dest = join(to);
   if (from === dest) throw fail(403, "the source and the destination are the same");
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     const src = await resolve(db, owner, segments);
     if (src.kind === "none") throw fail(404, `nothing at ${hrefOf(from, false)}`);
     if (src.kind === "folder" && within(dest, from)) throw fail(409, "a folder cannot go inside itself");
@@ -379,7 +394,7 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
     const m = /Second-(\d+)/i.exec(req.headers.get("timeout") ?? "");
     return m ? Math.min(Math.max(Number(m[1]), 1), LOCK_SECONDS) : LOCK_SECONDS;
   })();
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     await db.delete(locks).where(and(eq(locks.owner, owner), sql`${locks.expires} <= ${now}`)).run();
     const all = await activeLocks(db, owner, now);
     if (!body) {
@@ -423,7 +438,7 @@ async function unlock(req: Request, ctx: DavCtx, owner: string, segments: string
   const token = /^<([^>]+)>$/.exec(header)?.[1] ?? (header || undefined);
   if (!token) throw fail(400, "UNLOCK needs a Lock-Token header: <opaquelocktoken:…>");
   const path = join(segments);
-  return ctx.writes(async (db) => {
+  return drive(ctx, owner, async (db) => {
     const l = await db.select().from(locks).where(and(eq(locks.owner, owner), eq(locks.token, token))).get();
     if (!l || l.expires <= now || !locksOn([l], path, false).length) return xmlResponse(409, errorXml(NS.dav, "lock-token-matches-request-uri"));
     await db.delete(locks).where(eq(locks.token, token)).run();

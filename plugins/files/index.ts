@@ -56,7 +56,7 @@ async function sharedWanted(req: Request): Promise<boolean> {
 export default definePlugin({
   name: "files",
   description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link. File managers mount them as a WebDAV drive at /files/dav/.",
-  needs: ["db", "blobs", "call", "writes"],
+  needs: ["db", "blobs", "call", "writes", "lock"],
   config: {
     HEARTH_FILES_MAX_BYTES: {
       default: String(DEFAULT_MAX),
@@ -125,7 +125,9 @@ export default definePlugin({
       destructive: true,
       async run({ id }, ctx) {
         const f = await find(ctx, id);
-        await ctx.db.delete(files).where(eq(files.id, f.id)).run();
+        // Of two deletes at once, the second finds nothing, as it would after the first, and releases nothing.
+        const gone = await ctx.db.delete(files).where(eq(files.id, f.id)).returning({ id: files.id }).all();
+        if (gone.length === 0) throw notFound(`no file ${JSON.stringify(id)}`);
         await ctx.blobs.release(f.hash);
         return { deleted: f.id, name: f.name };
       },
@@ -148,6 +150,7 @@ export default definePlugin({
           .where(eq(files.id, f.id))
           .returning()
           .get();
+        if (!row) throw notFound(`no file ${JSON.stringify(f.id)}`);
         return Response.json({ result: meta(ctx, row) });
       },
     },

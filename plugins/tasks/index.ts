@@ -92,7 +92,7 @@ export default definePlugin({
   name: "tasks",
   card: tasksCard,
   description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
-  needs: ["db", "call"],
+  needs: ["db", "call", "lock"],
   dav: tasksCalendar,
   methods: {
     create: write({
@@ -131,8 +131,13 @@ export default definePlugin({
       access: "account",
       destructive: true,
       async run({ id }, ctx) {
-        await own(ctx, id);
-        await ctx.db.delete(tasks).where(eq(tasks.id, id)).run();
+        // One statement: of two deletes at once, the second finds nothing, as it would after the first.
+        const gone = await ctx.db
+          .delete(tasks)
+          .where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id)))
+          .returning({ id: tasks.id })
+          .all();
+        if (gone.length === 0) throw notFound(`no task with id "${id}"`);
         return { deleted: id };
       },
     }),
@@ -171,6 +176,8 @@ export default definePlugin({
       }),
       access: "account",
       async run(a, ctx) {
+        // What is written is the task as read, changed: no other write may change it in between.
+        await ctx.lock(`task:${a.id}`);
         const row = await own(ctx, a.id);
         const now = ctx.clock.now().getTime();
         const next: Row = {
