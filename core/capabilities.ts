@@ -54,6 +54,7 @@ export const storeModule = defineModule({
       },
       // Keys are the plugin's own: two plugins never wait on each other's.
       lock: (s) => (key: string) => s.rt.store.lock(`${s.service}:${key}`),
+      afterCommit: (s) => (fn: () => void | Promise<void>) => s.rt.store.onCommit(fn),
       writes: (s) => <T,>(fn: (db: Db) => T | Promise<T>) => s.rt.store.write(() => fn(s.rt.store.wdb)),
       // A nested call is a call of its own: its own state, price and charge, never its parent's.
       // A plugin reaches only the services its manifest requires (and itself).

@@ -170,6 +170,12 @@ export interface CapabilityTypes {
    * Costs nothing on SQLite, whose writes run one at a time.
    */
   lock: (key: string) => Promise<void>;
+  /**
+   * Runs fn once the call's write transaction has committed, and never when
+   * it rolls back: for telling the world (live listeners, other instances)
+   * of what the call wrote. Outside a transaction, at once.
+   */
+  afterCommit: (fn: () => void | Promise<void>) => Promise<void>;
   /** Runs fn on the writer in a write transaction (joining the call's own in a write call), for a read that must record something once (a wallet made on first request). */
   writes: <T>(fn: (db: Db) => T | Promise<T>) => Promise<T>;
   /**

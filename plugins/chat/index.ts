@@ -42,7 +42,7 @@ const roomExists = async (ctx: Ctx, room: string) => !!(await ctx.db.select({ ro
 export default definePlugin({
   name: "chat",
   description: "Public chat rooms: post as yourself, read the recent conversation, follow a room live.",
-  needs: ["db", "emit", "broadcast"],
+  needs: ["db", "emit", "broadcast", "lock", "afterCommit"],
   config: {
     HEARTH_CHAT_LIVE_MAX: { default: "1000", description: "Most live connections (/chat/<room>/live) open at once; more are refused with 503." },
   },
@@ -64,6 +64,9 @@ export default definePlugin({
         const now = ctx.clock.now().getTime();
         const author = authored.owner(ctx.caller);
         const started = await ctx.db.insert(rooms).values({ room, creator: author, created: now }).onConflictDoNothing().returning().all();
+        // One message of a room at a time: ids then commit in the order they were given, so a listener
+        // resuming after an id (Last-Event-ID) never skips one that committed later with a smaller id.
+        await ctx.lock(`room:${room}`);
         const m = await ctx.db
           .insert(messages)
           .values({ room, author, authorName: ctx.account.username, content: args.content, at: now })
@@ -72,18 +75,9 @@ export default definePlugin({
         if (started.length)
           await ctx.emit({ type: "room.started", text: `${ctx.account.username} started the chat room #${room}`, url: `${ctx.baseUrl}/chat/${room}`, data: { ref: room } });
         const out = shape(m);
-        // Delivered once the transaction has committed (timers run after it), and only if it did.
+        // Delivered once the transaction has committed, and only if it did.
         const hub = hubFor(ctx.config, ctx.broadcast);
-        const db = ctx.db;
-        setTimeout(async () => {
-          let kept = false;
-          try {
-            kept = !!(await db.select({ id: messages.id }).from(messages).where(and(eq(messages.id, m.id), eq(messages.author, author), eq(messages.at, now))).get());
-          } catch {
-            // The instance stopped in between: nobody is listening any more.
-          }
-          if (kept) hub.publish(out);
-        }, 0);
+        await ctx.afterCommit(() => hub.publish(out));
         return out;
       },
     }),
