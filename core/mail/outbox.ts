@@ -94,15 +94,15 @@ export class Outbox {
     const now = this.rt.clock.now().getTime();
     return this.rt.store.write(async () => {
       const db = this.rt.store.wdb;
-      const rows = await db
-        .select()
-        .from(mailOutbox)
-        .where(and(eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAt, now), or(isNull(mailOutbox.claimed), lt(mailOutbox.claimed, now - LEASE_MS))))
-        .orderBy(asc(mailOutbox.nextAt))
-        .limit(BATCH)
-        .all();
-      for (const r of rows) await db.update(mailOutbox).set({ claimed: now }).where(eq(mailOutbox.id, r.id)).run();
-      return rows;
+      const claimable = and(eq(mailOutbox.status, "pending"), lte(mailOutbox.nextAt, now), or(isNull(mailOutbox.claimed), lt(mailOutbox.claimed, now - LEASE_MS)));
+      const rows = await db.select().from(mailOutbox).where(claimable).orderBy(asc(mailOutbox.nextAt)).limit(BATCH).all();
+      // Each row is claimed only if it is still claimable: another instance's pass may have taken it since the read.
+      const claimed: Row[] = [];
+      for (const r of rows) {
+        const [taken] = await db.update(mailOutbox).set({ claimed: now }).where(and(eq(mailOutbox.id, r.id), claimable)).returning().all();
+        if (taken) claimed.push(r);
+      }
+      return claimed;
     });
   }
 

@@ -12,7 +12,7 @@ import { dkimKey } from "./dkim.ts";
 import { Inbound } from "./inbound.ts";
 import { storeMessage, type MessageRow } from "./messages.ts";
 import { Outbox } from "./outbox.ts";
-import { mailMessages, mailOutbox } from "./schema.ts";
+import { mailOutbox } from "./schema.ts";
 
 /** What a handler is told when mail reaches an account under a tag. */
 export interface ArrivedMail {
@@ -199,7 +199,9 @@ export class MailService {
           auth: m.auth ?? null,
         },
       };
-      this.tell(mail);
+      // Told once the storing transaction has committed, so handlers (in transactions of their own) find the
+      // message; never when it rolls back.
+      await this.rt.store.onCommit(() => this.tell(mail));
     }
     return row;
   }
@@ -210,9 +212,6 @@ export class MailService {
         new Promise<void>((resolve) =>
           setTimeout(async () => {
             try {
-              // Taking the write lock waits for the storing transaction to end; a rolled-back message is not announced.
-              const there = await this.rt.store.write(() => this.rt.store.wdb.select({ id: mailMessages.id }).from(mailMessages).where(eq(mailMessages.id, mail.message.id)).get());
-              if (!there) return;
               for (const h of [...this.handlers]) {
                 try {
                   if ((await h(mail)) === true) break;

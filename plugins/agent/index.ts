@@ -22,7 +22,7 @@ export default definePlugin({
   name: "agent",
   cli: agentCli,
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
-  needs: ["db", "index", "writes", "ai", "agentHost", "mail"],
+  needs: ["db", "index", "writes", "ai", "agentHost", "mail", "lock"],
   provides: { capabilities: { agentHost: agentHostFor } },
   settings: ["HEARTH_METERING"],
   config: {

@@ -50,7 +50,13 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   // No model, no turn: a 501 here names the settings, and nothing is recorded as said.
   await ctx.ai.provider();
   const c = await ctx.writes(async (db) => {
-    const open = conv ?? (await openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() }));
+    let open = conv;
+    if (!open && hint?.thread) {
+      // Messages of one thread arriving at once continue one conversation: the first opens it, the others find it.
+      await ctx.lock(`thread:${owner.id}:${client}:${hint.thread}`);
+      open = await conversationByThread(db, owner.id, client, [hint.thread]);
+    }
+    open ??= await openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
     await addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
     return open;
   });

@@ -85,7 +85,7 @@ const shape = (m: Row) => ({
  * place back when Twilio refuses.
  */
 async function text(
-  ctx: BaseCtx & { writes: <R>(fn: (db: Db) => R | Promise<R>) => Promise<R> },
+  ctx: BaseCtx & { writes: <R>(fn: (db: Db) => R | Promise<R>) => Promise<R>; lock: (key: string) => Promise<void> },
   to: string,
   body: string,
   stored: string,
@@ -98,6 +98,8 @@ async function text(
   const now = ctx.clock.now().getTime();
   const id = Bun.randomUUIDv7();
   await ctx.writes(async (db) => {
+    // The day's count and the place held against it are one step: a send at once waits for this one's place.
+    await ctx.lock(`cap:${account}`);
     await assertNotStopped(db, to);
     await assertUnderCap(db, account, now, ctx.config);
     await before?.(db);
@@ -119,7 +121,7 @@ async function text(
 export default definePlugin({
   name: "sms",
   description: "Texts from the instance's number through Twilio: send (charged per segment, capped per day, STOP honoured), history both ways, and verified numbers whose texts reach the account.",
-  needs: ["db", "writes"],
+  needs: ["db", "writes", "lock"],
   integration: { label: "Text messages (SMS)", settings: ["TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM"] },
   config: {
     TWILIO_ACCOUNT_SID: { default: "", description: "Twilio account SID (AC...); texts answer 501 until it, TWILIO_AUTH_TOKEN and TWILIO_FROM are set." },
@@ -211,6 +213,8 @@ export default definePlugin({
         const code = args.code.trim();
         // Wrong tries must be counted even though the call then fails, so this is its own transaction and the refusal comes after it.
         const outcome = await ctx.writes(async (db): Promise<HearthError | null> => {
+          // Tries at once are counted one after another: none is lost, and a code is used at most once.
+          await ctx.lock(`code:${account}:${number}`);
           const row = await db.select().from(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).get();
           const forget = () => db.delete(smsCodes).where(and(eq(smsCodes.account, account), eq(smsCodes.number, number))).run();
           if (!row) return invalid("code", `no code is waiting for ${number}: call sms/verify with the number alone to have one texted`);

@@ -37,11 +37,13 @@ async function collect(ctx: Ctx): Promise<CollectionRound & { read: number; adde
       for (const p of got) {
         const held = await db.select({ text: posts.text }).from(posts).where(eq(posts.uri, p.uri)).get();
         const counts = { likes: p.likes, reposts: p.reposts, replies: p.replies, name: p.name };
-        if (held) await db.update(posts).set({ ...counts, text: p.text }).where(eq(posts.uri, p.uri)).run();
-        else {
-          await db.insert(posts).values({ ...p, seen: at }).run();
-          added++;
-        }
+        // One statement either way: a round running at once may store the same post first.
+        await db
+          .insert(posts)
+          .values({ ...p, seen: at })
+          .onConflictDoUpdate({ target: posts.uri, set: { ...counts, text: p.text } })
+          .run();
+        if (!held) added++;
         if (!held || held.text !== p.text) await ctx.index.put({ kind: "post", ref: p.uri, owner: null, title: p.name ? `${p.name} (@${p.handle})` : `@${p.handle}`, body: p.text });
       }
     });

@@ -59,8 +59,8 @@ async function readChannel(ctx: Ctx, ch: Channel, ttl: number) {
     for (const v of f.data) {
       const held = await db.select({ title: videos.title, description: videos.description }).from(videos).where(eq(videos.id, v.id)).get();
       const row = { channelId: ch.id, channel: ch.name, title: v.title, description: v.description, url: v.url, thumbnail: v.thumbnail, published: v.published || at, views: v.views };
-      if (held) await db.update(videos).set(row).where(eq(videos.id, v.id)).run();
-      else await db.insert(videos).values({ id: v.id, ...row, seen: at }).run();
+      // One statement either way: a read of the same channel at once may store the video first.
+      await db.insert(videos).values({ id: v.id, ...row, seen: at }).onConflictDoUpdate({ target: videos.id, set: row }).run();
       if (!held || held.title !== v.title || held.description !== v.description)
         await ctx.index.put({ kind: "video", ref: v.id, owner: null, title: v.title, body: `${v.description}\n${ch.name}` });
     }

@@ -43,15 +43,24 @@ export async function walletAddress(ctx: Ctx): Promise<string> {
   return (await findWallet(ctx.db, ctx.account.id))?.address ?? (await ctx.writes((db) => ensureWallet(db, ctx)));
 }
 
-/** Makes the caller's wallet if it has none; db is the writer, in a transaction. */
+/**
+ * Makes the caller's wallet if it has none; db is the writer, in a transaction.
+ * Concurrent first requests may each make a key: the account's key (its
+ * primary key) keeps the first one stored, and every request answers with it.
+ */
 export async function ensureWallet(db: Db, ctx: Ctx): Promise<string> {
   const found = await findWallet(db, ctx.account.id);
   if (found) return found.address;
   sealingKey(ctx.config);
   const key = generatePrivateKey();
   const address = privateKeyToAccount(key).address;
-  await db.insert(walletKeys).values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() }).run();
-  return address;
+  const [made] = await db
+    .insert(walletKeys)
+    .values({ account: ctx.account.id, address, sealed: seal(ctx.config, key), created: ctx.clock.now().getTime() })
+    .onConflictDoNothing()
+    .returning({ address: walletKeys.address })
+    .all();
+  return made?.address ?? (await findWallet(db, ctx.account.id))!.address;
 }
 
 export async function signerOf(db: Db, ctx: Ctx): Promise<PrivateKeyAccount | null> {

@@ -75,6 +75,8 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     const perCall = cap(ctx, "WALLET_CAP_PER_CALL");
     if (amount > perCall) throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}, over the per-call cap of ${usd(perCall)} (WALLET_CAP_PER_CALL)`);
     const perDay = cap(ctx, "WALLET_CAP_PER_DAY");
+    // Held until this call's payment is recorded, so two payments at once cannot both fit under the cap.
+    await ctx.lock(`spend:${ctx.account.id}`);
     const spent = await spentToday(ctx);
     if (spent + amount > perDay)
       throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}; with ${usd(spent)} paid today that is over the per-day cap of ${usd(perDay)} (WALLET_CAP_PER_DAY)`);
