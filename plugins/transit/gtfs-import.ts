@@ -5,7 +5,7 @@
 import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx, Db } from "../../core/plugin.ts";
 import { defineProvider } from "../../core/upstream/index.ts";
 import { csvRecords } from "./csv.ts";
 import type { ConfiguredFeed } from "./feeds-config.ts";
@@ -16,6 +16,13 @@ import { transitCalendar, transitDates, transitFeeds, transitRoutes, transitStop
 defineProvider({ name: "GTFS", label: "published GTFS timetable", url: "", concurrency: 2, timeoutMs: 120_000, maxBytes: 300_000_000 });
 
 const BATCH = 5000;
+/**
+ * How long an import holds its feed without a sign of life. Instances sharing
+ * one database import a feed once: the first claims it, the others leave it
+ * be while its claim is fresh. Each batch renews the claim, so only an import
+ * whose instance died or stopped lets it lapse, and then the feed is imported again.
+ */
+const CLAIM_MS = 2 * 60_000;
 // Rows per INSERT: their parameters stay well under what SQLite (32,766) and PostgreSQL (65,535) bind in one statement.
 const PER_STATEMENT = 500;
 const TABLES = [transitStops, transitRoutes, transitTrips, transitTimes, transitCalendar, transitDates];
@@ -42,7 +49,7 @@ function files(zip: Uint8Array): Map<string, string> {
  * the last of several in one file winning (as GTFS readers take a repeated id): within a batch
  * the duplicates are dropped first, since PostgreSQL refuses to update one row twice in one statement.
  */
-async function batches<T extends SQLiteTable>(ctx: Ctx, table: T, key: SQLiteColumn[] | null, rows: Iterable<T["$inferInsert"]>) {
+async function batches<T extends SQLiteTable>(ctx: Ctx, beat: (db: Db) => Promise<unknown>, table: T, key: SQLiteColumn[] | null, rows: Iterable<T["$inferInsert"]>) {
   const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
   const keyFields = Object.keys(columns).filter((k) => key?.includes(columns[k]));
   const keyOf = (r: Record<string, unknown>) => keyFields.map((k) => String(r[k])).join("\u0000");
@@ -53,6 +60,7 @@ async function batches<T extends SQLiteTable>(ctx: Ctx, table: T, key: SQLiteCol
     const chunk = key ? [...new Map(pending.map((r) => [keyOf(r as Record<string, unknown>), r])).values()] : pending;
     pending = [];
     await ctx.writes(async (db) => {
+      await beat(db);
       for (let i = 0; i < chunk.length; i += PER_STATEMENT) {
         const q = db.insert(table).values(chunk.slice(i, i + PER_STATEMENT));
         await (key ? q.onConflictDoUpdate({ target: key, set: replaced as never }) : q).run();
@@ -98,19 +106,38 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
       return;
     }
     const text = files(r.bytes);
-    replacing = true;
-    await ctx.writes(async (db) => {
+    const claimed = await ctx.writes(async (db) => {
+      await ctx.lock(`import:${feed.id}`);
+      const at = now();
+      const cur = await db.select({ state: transitFeeds.state, checked: transitFeeds.checked }).from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get();
+      // Another instance sharing the database is importing this feed now: the rows it writes will answer.
+      if (cur?.state === "importing" && cur.checked !== null && at - cur.checked < CLAIM_MS) return false;
       for (const t of TABLES) await db.delete(t).where(eq(t.feed, feed.id)).run();
       await db
         .insert(transitFeeds)
-        .values({ ...base, state: "importing", checked: now() })
-        .onConflictDoUpdate({ target: transitFeeds.id, set: { url: feed.url, state: "importing", error: null, checked: now() } })
+        .values({ ...base, state: "importing", checked: at })
+        .onConflictDoUpdate({ target: transitFeeds.id, set: { url: feed.url, state: "importing", error: null, checked: at } })
         .run();
+      return true;
     });
+    if (!claimed) {
+      // Callers here wait as they would for an import of this instance's own: until it ends, or its claim lapses.
+      ctx.log.info("timetable import left to the instance already importing it", { feed: feed.id });
+      const until = Date.now() + CLAIM_MS;
+      while (Date.now() < until) {
+        await Bun.sleep(200);
+        const cur = await ctx.db.select({ state: transitFeeds.state, checked: transitFeeds.checked }).from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get();
+        if (cur?.state !== "importing" || cur.checked === null || now() - cur.checked >= CLAIM_MS) break;
+      }
+      return;
+    }
+    replacing = true;
+    const beat = (db: Db) => db.update(transitFeeds).set({ checked: now() }).where(eq(transitFeeds.id, feed.id)).run();
     const id = feed.id;
     let stops = 0;
     await batches(
       ctx,
+      beat,
       transitStops,
       [transitStops.feed, transitStops.id],
       map(csvRecords(text.get("stops.txt")!), (s) => {
@@ -130,6 +157,7 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     );
     await batches(
       ctx,
+      beat,
       transitRoutes,
       [transitRoutes.feed, transitRoutes.id],
       map(csvRecords(text.get("routes.txt") ?? ""), (r) =>
@@ -139,6 +167,7 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     let trips = 0;
     await batches(
       ctx,
+      beat,
       transitTrips,
       [transitTrips.feed, transitTrips.id],
       map(csvRecords(text.get("trips.txt")!), (t) => {
@@ -149,6 +178,7 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     );
     await batches(
       ctx,
+      beat,
       transitTimes,
       null,
       map(csvRecords(text.get("stop_times.txt")!), (t) => {
@@ -167,6 +197,7 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     };
     await batches(
       ctx,
+      beat,
       transitCalendar,
       [transitCalendar.feed, transitCalendar.service],
       map(csvRecords(text.get("calendar.txt") ?? ""), (c) => {
@@ -179,6 +210,7 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     );
     await batches(
       ctx,
+      beat,
       transitDates,
       null,
       map(csvRecords(text.get("calendar_dates.txt") ?? ""), (d) => {

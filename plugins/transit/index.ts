@@ -70,7 +70,7 @@ export default definePlugin({
   name: "transit",
   description:
     "Public transport: London live from TfL (arrivals, line status, stops), elsewhere the published GTFS timetables this instance imports; National Rail live boards and live bus positions in England with their keys.",
-  needs: ["http", "bytes", "db", "writes"],
+  needs: ["http", "bytes", "db", "writes", "lock"],
   providers: ["BODS", "GTFS", "LDBWS", "MOBILITY_DATABASE", "TFL"],
   config: {
     TRANSIT_FEEDS: {

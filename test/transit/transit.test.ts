@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { settle } from "../../core/upstream/index.ts";
 import { importsUnderWay } from "../../plugins/transit/carried.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -316,6 +319,28 @@ describe("buses", () => {
     expect(r.body.result.buses.map((b: any) => b.line)).toEqual(["1"]);
     const far = await h.call("transit/buses", { lat: 53.796, lon: -1.5479, within_km: 26 });
     expect(far.body.error.field).toBe("within_km");
+  });
+});
+
+describe("instances sharing one database", () => {
+  test("asked at once, two instances import a timetable once: the second leaves it to the first, and no stop time is written twice", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-transit-"));
+    const env = { ...base, TRANSIT_FEEDS: `oxford=${fx.url}/gtfs/oxford.zip` };
+    const a = await startHearth({ clock, dataDir: dir, env });
+    const b = await startHearth({ clock, dataDir: dir, env });
+    try {
+      const [ra, rb] = await Promise.all([a.call("transit/arrivals", { stop: "Gloucester Green" }), b.call("transit/arrivals", { stop: "Gloucester Green" })]);
+      await Promise.all(importsUnderWay());
+      expect([ra.status, rb.status]).toEqual([200, 200]);
+      const once = await h.rows<{ n: number }>("SELECT count(*) AS n FROM transit_times WHERE feed = 'oxford'");
+      const both = await a.rows<{ n: number }>("SELECT count(*) AS n FROM transit_times WHERE feed = 'oxford'");
+      expect(Number(both[0].n)).toBe(Number(once[0].n));
+      expect((await b.call("transit/arrivals", { stop: "Gloucester Green" })).body.result.stop.id).toBe("340000006G3");
+    } finally {
+      await a.stop();
+      await b.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
