@@ -86,6 +86,16 @@ export class TestClock implements Clock {
   }
 }
 
+/** A response as the harness gives it: status, the body parsed when it is JSON (else its text), headers. */
+export async function answerOf(res: Response): Promise<CallResult> {
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
 export async function startHearth(
   opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
 ) {
@@ -145,13 +155,7 @@ export async function startHearth(
         headers["content-type"] = "application/json";
         body = JSON.stringify(args);
       }
-      const res = await fetch(target, { method, headers, body });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body: parsed, headers: res.headers };
+      return answerOf(await fetch(target, { method, headers, body }));
     },
     async stop() {
       await app.stop();

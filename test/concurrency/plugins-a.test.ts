@@ -4,7 +4,7 @@
 // `HEARTH_TEST_DB=pg bun test test/concurrency/plugins-a.test.ts` runs them
 // there; on SQLite, whose writes take turns, the same answers hold.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startHearth, type CallResult, type Hearth } from "../harness.ts";
+import { answerOf, startHearth, type CallResult, type Hearth } from "../harness.ts";
 
 let h: Hearth;
 const N = 16;
@@ -20,13 +20,7 @@ const statuses = (rs: { status: number }[]) => rs.map((r) => r.status).sort((a, 
 const count = (rs: { status: number }[], status: number) => rs.filter((r) => r.status === status).length;
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const post = async (path: string, token: string, body?: unknown): Promise<CallResult> => {
-  const res = await fetch(`${h.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...as(token) }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed, headers: res.headers };
+  return answerOf(await fetch(`${h.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...as(token) }, body: body === undefined ? undefined : JSON.stringify(body) }));
 };
 const html = "<!doctype html><html><head><title>T</title></head><body><p>t</p></body></html>";
 
