@@ -102,6 +102,18 @@ export async function runAfterCommit(work: (() => void | Promise<void>)[]): Prom
   for (const after of work) await Promise.resolve().then(after).catch(() => {});
 }
 
+/**
+ * Each store's writer (wdb) with its store, for helpers handed only the
+ * writer (a plugin's ctx.db in a write) that must hold a key of the core's
+ * own through store.lock, whichever plugin calls them (the credits ledger).
+ */
+const writers = new WeakMap<object, Store>();
+export function ownWriter(store: Store): void {
+  writers.set(store.wdb, store);
+}
+/** The store whose writer db is, or undefined for any other handle (a reader, a wrapper). */
+export const storeOfWriter = (db: object): Store | undefined => writers.get(db);
+
 /** Whether a store is the PostgreSQL one; asked without loading that store's code, which an instance on SQLite never needs. */
 export const isPg = (s: Store): boolean => s.kind === "postgres";
 
