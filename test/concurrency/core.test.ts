@@ -47,3 +47,39 @@ test("forking a priced app at once charges only what the balance holds", async (
   expect(await balance("dave")).toBe(0);
   expect(await balance("maker")).toBe(6);
 });
+
+test("a name taken by another write at the same moment answers 409 conflict naming it, never 500", async () => {
+  const erin = await h.token("erin");
+  const page = "<!doctype html><html><head><title>S</title></head><body>s</body></html>";
+  const res = await burst(12, (i) => h.call("apps/create", { name: `Same ${i}`, slug: "same-slug", html: page }, { token: erin }));
+  expect(res.filter((r) => r.status === 200).length).toBe(1);
+  for (const r of res.filter((r) => r.status !== 200)) {
+    expect(r.status).toBe(409);
+    expect(r.body.error.kind).toBe("conflict");
+    expect(r.body.error.message).toContain("slug");
+  }
+  expect((await h.rows("SELECT id FROM apps WHERE slug = ?", "same-slug")).length).toBe(1);
+});
+
+test("a write the database ends for a deadlock answers 503 with retry, never 500", async () => {
+  if (h.rt.store.kind !== "postgres") return console.log("skipped: SQLite runs one write at a time, so two never deadlock");
+  const { asHearthError } = await import("../../core/errors.ts");
+  const store = h.rt.store;
+  // Each holds one key, then waits for the other's: PostgreSQL ends one of them.
+  let both!: () => void;
+  const ready = new Promise<void>((r) => (both = r));
+  let n = 0;
+  const crossed = (a: string, b: string) =>
+    store.write(async () => {
+      await store.lock(a);
+      if (++n === 2) both();
+      await ready;
+      await store.lock(b);
+    });
+  const out = await Promise.allSettled([crossed("deadlock:a", "deadlock:b"), crossed("deadlock:b", "deadlock:a")]);
+  const failed = out.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+  expect(failed.length).toBe(1);
+  const err = asHearthError(failed[0].reason);
+  expect(err.status).toBe(503);
+  expect(err.retry).toBe(true);
+});
