@@ -3,6 +3,7 @@
 // transaction per write call, routed by AsyncLocalStorage so nested calls
 // join it, and hand out drizzle's SQLite query builders over either.
 import type { Database } from "bun:sqlite";
+import { sql } from "drizzle-orm";
 import type { Db } from "../plugin.ts";
 
 export interface Store {
@@ -113,6 +114,18 @@ export function ownWriter(store: Store): void {
 }
 /** The store whose writer db is, or undefined for any other handle (a reader, a wrapper). */
 export const storeOfWriter = (db: object): Store | undefined => writers.get(db);
+
+/** The text of skipLocked's condition, which core/db/pgsql.ts looks for. */
+export const SKIP_LOCKED_MARK = "'hearth:for update skip locked'";
+
+/**
+ * A condition, always true, that makes the SELECT holding it take the rows
+ * it returns FOR UPDATE SKIP LOCKED on PostgreSQL (core/db/pgsql.ts adds the
+ * clause at the end of that SELECT): writers claiming at once each get rows
+ * no other holds, instead of the same ones. On SQLite, whose writes run one
+ * at a time, it is only true. Drizzle's SQLite builders cannot say it.
+ */
+export const skipLocked = () => sql.raw(`${SKIP_LOCKED_MARK} is not null`);
 
 /** Whether a store is the PostgreSQL one; asked without loading that store's code, which an instance on SQLite never needs. */
 export const isPg = (s: Store): boolean => s.kind === "postgres";

@@ -83,3 +83,28 @@ test("a write the database ends for a deadlock answers 503 with retry, never 500
   expect(err.status).toBe(503);
   expect(err.retry).toBe(true);
 });
+
+test("instances taking over a dead instance's firings at once run each exactly once", async () => {
+  const { Scheduler } = await import("../../core/scheduler/scheduler.ts");
+  // Two schedulers on one database stand for two instances; "notes" schedules nothing of its own.
+  const ran = new Map<string, number>();
+  const [a, b] = [new Scheduler(h.rt), new Scheduler(h.rt)];
+  for (const s of [a, b])
+    await s.handle("notes", (f) => {
+      ran.set(f.ref, (ran.get(f.ref) ?? 0) + 1);
+      return null;
+    }, { grace: 3_600_000 });
+  // Firings claimed by an instance that died: their leases ran out a second ago.
+  const n = 40;
+  const now = h.rt.clock.now().getTime();
+  for (let i = 0; i < n; i++) {
+    await h.exec("INSERT INTO schedule_jobs (service, ref, owner, scopes, start, \"offset\", next_due, created) VALUES ('notes', ?, NULL, '*', ?, 0, NULL, ?)", `orphan-${i}`, now, now);
+    await h.exec("INSERT INTO schedule_firings (service, ref, due, status, count, claimed, owner, lease) VALUES ('notes', ?, ?, 'claimed', 1, ?, 'dead', ?)", `orphan-${i}`, now, now, Date.now() - 1000);
+  }
+  const reports = await burst(8, (i) => (i % 2 ? a : b).runDue());
+  a.stop();
+  b.stop();
+  expect([...ran.values()].filter((c) => c !== 1)).toEqual([]);
+  expect(ran.size).toBe(n);
+  expect(reports.reduce((s, r) => s + r.fired.length, 0)).toBe(n);
+});
