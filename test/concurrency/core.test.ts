@@ -4,7 +4,10 @@
 // must hold when many such calls arrive together. Each test fires a burst of
 // calls through the HTTP API and checks the invariant the single-writer
 // store gave for free. On SQLite they pass as they always did.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createInvite } from "../../core/auth/people.ts";
+import { findAccount } from "../../core/auth/tokens.ts";
+import { post } from "../auth/people.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 let h: Hearth;
@@ -12,7 +15,8 @@ let admin: string;
 
 beforeAll(async () => {
   // A pool large enough that several writes of one instance run at once on PostgreSQL.
-  h = await startHearth({ env: { HEARTH_DATABASE_POOL: "12" } });
+  // Sign-ups and client registrations come in bursts here: no attempt budget.
+  h = await startHearth({ env: { HEARTH_DATABASE_POOL: "12", HEARTH_RATE_SIGNIN: "0", HEARTH_OAUTH_LOOPBACK_CLIENTS: "on" } });
   admin = await h.token("root", { admin: true });
 }, 60_000);
 afterAll(() => h.stop());
@@ -107,4 +111,86 @@ test("instances taking over a dead instance's firings at once run each exactly o
   expect([...ran.values()].filter((c) => c !== 1)).toEqual([]);
   expect(ran.size).toBe(n);
   expect(reports.reduce((s, r) => s + r.fired.length, 0)).toBe(n);
+});
+
+const invite = async () => (await createInvite(h.rt, (await findAccount(h.rt.store, "root"))!)).code;
+const PASSWORD = "a long passphrase";
+
+test("one invitation used by many sign-ups at once makes one account", async () => {
+  const code = await invite();
+  const res = await burst(8, (i) => post(h, "/signup", { username: `invited-${i}`, password: PASSWORD, invite: code }));
+  expect(res.filter((r) => r.status === 200).length).toBe(1);
+  for (const r of res.filter((r) => r.status !== 200)) {
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("invite");
+  }
+  expect((await h.rows("SELECT id FROM accounts WHERE username LIKE 'invited-%'")).length).toBe(1);
+  // Each sign-up hashes a password (argon2id) first: seconds on a loaded machine.
+}, 30_000);
+
+test("one username chosen by many sign-ups at once is taken once; the others' invitations stay unused", async () => {
+  const codes = await Promise.all(Array.from({ length: 8 }, invite));
+  const res = await burst(8, (i) => post(h, "/signup", { username: "samename", password: PASSWORD, invite: codes[i] }));
+  expect(res.filter((r) => r.status === 200).length).toBe(1);
+  for (const r of res.filter((r) => r.status !== 200)) {
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({ field: "username", message: 'the username "samename" is taken; choose another' });
+  }
+  expect((await h.rows("SELECT id FROM accounts WHERE username = 'samename'")).length).toBe(1);
+  const { hashToken } = await import("../../core/auth/ids.ts");
+  const used = await h.rows(`SELECT hash FROM invites WHERE used IS NOT NULL AND hash IN (${codes.map(() => "?").join(", ")})`, ...codes.map(hashToken));
+  expect(used.length).toBe(1);
+}, 30_000);
+
+describe("OAuth", () => {
+  const REDIRECT = "http://127.0.0.1:9/callback";
+  const b64url = (b: Uint8Array) => Buffer.from(b).toString("base64url");
+  let session: { cookie: string; csrf: string };
+  let client: string;
+
+  beforeAll(async () => {
+    expect((await post(h, "/signup", { username: "oauthuser", password: PASSWORD, invite: await invite() })).status).toBe(200);
+    const res = await post(h, "/signin", { username: "oauthuser", password: PASSWORD });
+    session = { cookie: res.headers.get("set-cookie")!.split(";")[0], csrf: res.body.result.csrf };
+    const reg = await post(h, "/oauth/register", { client_name: "Probe", redirect_uris: [REDIRECT] });
+    expect(reg.status).toBe(201);
+    client = reg.body.client_id;
+  });
+
+  /** A code from the consent form, with its PKCE verifier. */
+  async function code() {
+    const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+    const challenge = b64url(new Uint8Array(new Bun.CryptoHasher("sha256").update(verifier).digest()));
+    const form = new URLSearchParams({ client_id: client, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge, code_challenge_method: "S256", decision: "allow", csrf: session.csrf });
+    const res = await fetch(`${h.url}/oauth/authorize`, {
+      method: "POST",
+      headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded", origin: h.url },
+      body: form,
+      redirect: "manual",
+    });
+    return { verifier, code: new URL(res.headers.get("location")!).searchParams.get("code")! };
+  }
+  const token = async (params: Record<string, string>) => {
+    const res = await fetch(`${h.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  test("a code exchanged many times at once gives tokens once", async () => {
+    const c = await code();
+    const res = await burst(12, () => token({ grant_type: "authorization_code", code: c.code, redirect_uri: REDIRECT, client_id: client, code_verifier: c.verifier }));
+    expect(res.filter((r) => r.status === 200).length).toBe(1);
+    for (const r of res.filter((r) => r.status !== 200)) expect(r.body.error).toBe("invalid_grant");
+    // A code presented again withdraws what it gave.
+    const given = res.find((r) => r.status === 200)!.body.access_token;
+    expect((await h.call("notes/list", {}, { token: given })).status).toBe(401);
+  });
+
+  test("a refresh token used many times at once renews once", async () => {
+    const c = await code();
+    const first = await token({ grant_type: "authorization_code", code: c.code, redirect_uri: REDIRECT, client_id: client, code_verifier: c.verifier });
+    expect(first.status).toBe(200);
+    const res = await burst(12, () => token({ grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: client }));
+    expect(res.filter((r) => r.status === 200).length).toBe(1);
+    for (const r of res.filter((r) => r.status !== 200)) expect(r.body.error).toBe("invalid_grant");
+  });
 });

@@ -273,6 +273,8 @@ export async function exchangeCode(
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(o.verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of A-Z, a-z, 0-9, -, ., _ and ~");
   const hash = hashToken(o.code);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
+    // Held until this write ends: of two exchanges of one code at once, the second reads it used (and revokes what it gave).
+    await rt.store.lock(`oauth:code:${hash}`);
     const row = await rt.store.wdb.select().from(oauthCodes).where(eq(oauthCodes.hash, hash)).get();
     const now = rt.clock.now().getTime();
     if (!row) throw new OAuthError("invalid_grant", "the code is not valid (unknown, or issued by another server)");
@@ -314,6 +316,8 @@ export async function refreshGrant(
   if (!o.refreshToken) throw new OAuthError("invalid_request", "refresh_token is missing");
   const hash = hashToken(o.refreshToken);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
+    // Held until this write ends: of two renewals with one refresh token at once, the second reads it used (and revokes the grant).
+    await rt.store.lock(`oauth:refresh:${hash}`);
     const row = await rt.store.wdb.select().from(oauthRefresh).where(eq(oauthRefresh.hash, hash)).get();
     if (!row) throw new OAuthError("invalid_grant", "the refresh token is not valid (unknown or revoked)");
     const grant = await rt.store.wdb.select().from(oauthGrants).where(eq(oauthGrants.id, row.grant)).get();
