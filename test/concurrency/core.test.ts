@@ -215,3 +215,35 @@ test("a file stored while another with the same content is deleted keeps its con
     }
   }
 }, 30_000);
+
+describe("CalDAV", () => {
+  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+  let auth: string;
+  beforeAll(async () => {
+    auth = basic("gina", await h.token("gina"));
+  });
+
+  test("a new object put many times at once with If-None-Match: * is made once", async () => {
+    const { vevent } = await import("../dav/fixtures.ts");
+    const url = `${h.url}/dav/calendars/gina/events/made-once.ics`;
+    const res = await burst(10, (i) =>
+      fetch(url, { method: "PUT", body: vevent("made-once", `Version ${i}`, "20260302T090000Z"), headers: { authorization: auth, "content-type": "text/calendar", "if-none-match": "*" } }),
+    );
+    expect(res.map((r) => r.status).filter((s) => s === 201).length).toBe(1);
+    for (const r of res.filter((r) => r.status !== 201)) expect(r.status).toBe(412);
+    expect((await h.rows("SELECT title FROM events_events WHERE title LIKE 'Version %'")).length).toBe(1);
+  });
+
+  test("an object changed many times at once with the same If-Match changes once", async () => {
+    const { vevent } = await import("../dav/fixtures.ts");
+    const url = `${h.url}/dav/calendars/gina/events/changed-once.ics`;
+    const made = await fetch(url, { method: "PUT", body: vevent("changed-once", "First", "20260303T090000Z"), headers: { authorization: auth, "content-type": "text/calendar" } });
+    expect(made.status).toBe(201);
+    const etag = made.headers.get("etag")!;
+    const res = await burst(10, (i) =>
+      fetch(url, { method: "PUT", body: vevent("changed-once", `Edit ${i}`, "20260303T090000Z"), headers: { authorization: auth, "content-type": "text/calendar", "if-match": etag } }),
+    );
+    expect(res.map((r) => r.status).filter((s) => s === 204).length).toBe(1);
+    for (const r of res.filter((r) => r.status !== 204)) expect(r.status).toBe(412);
+  });
+});
