@@ -16,7 +16,7 @@ import { Cron } from "croner";
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
 import { answered, mapAnswer } from "../answer.ts";
 import { applyMigrations } from "../db/migrate.ts";
-import { skipLocked } from "../db/store.ts";
+import { isPg, skipLocked } from "../db/store.ts";
 import { accounts } from "../db/schema.ts";
 import { newCall } from "../call.ts";
 import { asHearthError } from "../errors.ts";
@@ -468,9 +468,14 @@ export class Scheduler {
     if (this.closed()) return Promise.resolve();
     const lease = Date.now() + this.leaseMs;
     const f = scheduleFirings;
-    return this.rt.store.write(async () => {
+    const update = async () => {
       await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
-    });
+    };
+    // On PostgreSQL one statement outside a write is a transaction of its own: the renewal need not wait
+    // for a turn among this instance's writes, behind which (a burst of firings each writing) the
+    // leases it keeps would run out and other instances run the firings again. On SQLite it is a write.
+    if (isPg(this.rt.store)) return detached(update);
+    return this.rt.store.write(update);
   }
 
   /** Runs one claimed firing when a slot is free, then records its outcome. */
