@@ -193,6 +193,23 @@ describe("OAuth", () => {
     expect(res.filter((r) => r.status === 200).length).toBe(1);
     for (const r of res.filter((r) => r.status !== 200)) expect(r.body.error).toBe("invalid_grant");
   });
+
+  test("a grant revoked while it is renewed leaves no token of it working", async () => {
+    const { hashToken } = await import("../../core/auth/ids.ts");
+    for (let round = 0; round < 10; round++) {
+      const c = await code();
+      const pair = await token({ grant_type: "authorization_code", code: c.code, redirect_uri: REDIRECT, client_id: client, code_verifier: c.verifier });
+      expect(pair.status).toBe(200);
+      const grant = (await h.row<{ g: string }>('SELECT "grant" AS g FROM oauth_access WHERE token = (SELECT id FROM tokens WHERE hash = ?)', hashToken(pair.body.access_token)))!.g;
+      const [revoked, renewed] = await Promise.all([
+        post(h, "/token/revoke", { id: grant }, { cookie: session.cookie, "x-csrf-token": session.csrf }),
+        token({ grant_type: "refresh_token", refresh_token: pair.body.refresh_token, client_id: client }),
+      ]);
+      expect(revoked.status).toBe(200);
+      for (const t of [pair.body.access_token, renewed.status === 200 ? renewed.body.access_token : null].filter(Boolean))
+        expect((await h.call("notes/list", {}, { token: t })).status).toBe(401);
+    }
+  }, 30_000);
 });
 
 test("a file stored while another with the same content is deleted keeps its content", async () => {

@@ -320,6 +320,8 @@ export async function refreshGrant(
     await rt.store.lock(`oauth:refresh:${hash}`);
     const row = await rt.store.wdb.select().from(oauthRefresh).where(eq(oauthRefresh.hash, hash)).get();
     if (!row) throw new OAuthError("invalid_grant", "the refresh token is not valid (unknown or revoked)");
+    // The grant is held too: a revocation under way either ends before this reads it, or waits and revokes what this issues.
+    await rt.store.lock(grantKey(row.grant));
     const grant = await rt.store.wdb.select().from(oauthGrants).where(eq(oauthGrants.id, row.grant)).get();
     if (!grant || grant.revoked) throw new OAuthError("invalid_grant", "the grant was revoked; authorize again");
     if (grant.client !== o.clientId) throw new OAuthError("invalid_grant", "the refresh token was issued to another client_id");
@@ -341,8 +343,12 @@ export async function refreshGrant(
   }));
 }
 
+const grantKey = (id: string) => `oauth:grant:${id}`;
+
 /** Inside a write: the grant is revoked, with every access token and refresh token it issued. */
 async function revokeGrantRows(rt: Runtime, grantId: string) {
+  // Held until the write ends, so a renewal of this grant at the same moment never issues a token this does not see.
+  await rt.store.lock(grantKey(grantId));
   const now = rt.clock.now().getTime();
   await rt.store.wdb.update(oauthGrants).set({ revoked: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked))).run();
   const ids = (await rt.store.wdb.select({ token: oauthAccess.token }).from(oauthAccess).where(eq(oauthAccess.grant, grantId)).all()).map((r) => r.token);
