@@ -6,7 +6,7 @@
 // store gave for free. On SQLite they pass as they always did.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createInvite } from "../../core/auth/people.ts";
-import { findAccount } from "../../core/auth/tokens.ts";
+import { ensureAccount, findAccount } from "../../core/auth/tokens.ts";
 import { post } from "../auth/people.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
@@ -141,6 +141,12 @@ test("one username chosen by many sign-ups at once is taken once; the others' in
   const used = await h.rows(`SELECT hash FROM invites WHERE used IS NOT NULL AND hash IN (${codes.map(() => "?").join(", ")})`, ...codes.map(hashToken));
   expect(used.length).toBe(1);
 }, 30_000);
+
+test("an account made if missing by many commands at once is made once, and each is answered with it", async () => {
+  const made = await burst(10, () => ensureAccount(h.rt.store, "henry", { admin: false }));
+  expect(new Set(made.map((a) => a.id)).size).toBe(1);
+  expect((await h.rows("SELECT id FROM accounts WHERE username = 'henry'")).length).toBe(1);
+});
 
 describe("OAuth", () => {
   const REDIRECT = "http://127.0.0.1:9/callback";
