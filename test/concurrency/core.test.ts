@@ -270,3 +270,14 @@ describe("CalDAV", () => {
     for (const r of res.filter((r) => r.status !== 204)) expect(r.status).toBe(412);
   });
 });
+
+test("one record indexed for search by many writes at once is indexed once, refusing none of them", async () => {
+  const { indexFor } = await import("../../core/db/fts.ts");
+  const store = h.rt.store;
+  const index = indexFor(store, "notes", false);
+  await burst(12, (i) => store.write(() => index.put({ kind: "note", ref: "indexed-at-once", owner: null, title: "Indexed at once", body: `version ${i}` })));
+  const rows = await h.rows("SELECT ref FROM search_index WHERE service = 'notes' AND ref = 'indexed-at-once'");
+  expect(rows.length).toBe(1);
+  const hits = await index.search({ query: "indexed at once" });
+  expect(hits.map((x) => x.ref)).toEqual(["indexed-at-once"]);
+});
