@@ -228,9 +228,7 @@ export class PayMetering implements Metering {
     // The claim stays until release, after the settled authorization is committed.
     const settled = plan.settled;
     if (!settled) return;
-    // The authorization's unique key decides between instances recording it at once: the one that
-    // finds it recorded refuses as verify does, and its call's writes are undone.
-    const recorded = await db
+    await db
       .insert(payX402)
       .values({
         network: plan.terms.network,
@@ -244,10 +242,7 @@ export class PayMetering implements Metering {
         transaction: settled.transaction,
         at: now,
       })
-      .onConflictDoNothing()
-      .returning({ id: payX402.id })
-      .all();
-    if (!recorded.length) throw challenge(plan.terms, plan.entry, plan.credits, plan.baseUrl, "payment refused: this authorization was already used");
+      .run();
     plan.ctx.receipt = settled;
   }
 
