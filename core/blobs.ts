@@ -9,8 +9,12 @@
 // A blob is removed only when no row names it any more: every column that
 // holds blob hashes is declared with holdsBlobs, and release looks in all of
 // them. A blob is put in the write that stores the row naming it, and removed
-// after the write that dropped the last such row commits, both under the
-// write lock, so a put never returns a hash whose bytes a removal is about to take.
+// after the write that dropped the last such row commits. Both hold the hash
+// (store.lock) while they look: writes run side by side on PostgreSQL, and a
+// put that found the bytes present must not see them deleted by a release
+// that looked before the put's row committed. So a release that looks first
+// deletes before the put looks (which then writes the bytes again), and one
+// that looks after the put finds its row.
 import { getTableName, sql, type Column } from "drizzle-orm";
 import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -233,6 +237,8 @@ export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<R
   return {
     async put(bytes) {
       const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      // Held until the write naming the hash commits (see release).
+      if (store.inWrite()) await store.lock(blobKey(hash));
       if ((await backend.size(hash)) === null) await backend.write(hash, bytes);
       return hash;
     },
@@ -245,13 +251,20 @@ export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<R
     presign: redirect && ((hash, o) => redirect(hash, { expiresIn: PRESIGN_SECONDS, ...o })),
     async release(hash) {
       checkHash(hash);
-      // After the commit: a delete that rolls back keeps the bytes its row names.
-      await store.onCommit(async () => {
-        if (!(await held(store, hash))) await backend.delete(hash);
-      });
+      // After the commit: a delete that rolls back keeps the bytes its row names. The look and the
+      // delete are a write of their own holding the hash, so no put of the same bytes comes between.
+      const sweep = () =>
+        store.write(async () => {
+          await store.lock(blobKey(hash));
+          if (!(await held(store, hash))) await backend.delete(hash);
+        });
+      if (store.inWrite()) await store.onCommit(sweep);
+      else await sweep();
     },
   };
 }
+
+const blobKey = (hash: string) => `blob:${hash}`;
 
 /** How long a signed link to a blob works: long enough to follow a redirect, too short to pass around. */
 const PRESIGN_SECONDS = 60;

@@ -114,8 +114,45 @@ function storageFault(e: unknown): HearthError | null {
   return null;
 }
 
+/**
+ * What two writes at once can meet in the database, never a bug of the
+ * caller's nor the instance's: a value another write took first (a unique
+ * key: 409, naming the table and columns, never the rows' values), or, on
+ * PostgreSQL, a transaction the database chose to end so another could go on
+ * (deadlock, serialization failure: 503, safe to send again, since nothing
+ * of it was written). Both stores' codes, along the cause chain.
+ */
+function concurrencyFault(e: unknown): HearthError | null {
+  for (let x = e, depth = 0; x && typeof x === "object" && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
+    const err = x as { code?: unknown; errno?: unknown; message?: unknown; table?: unknown; detail?: unknown };
+    const code = String(err.code ?? "");
+    const state = String(err.errno ?? "");
+    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+      // "UNIQUE constraint failed: t.a, t.b"
+      const taken = /constraint failed: (.+)$/.exec(String(err.message ?? ""))?.[1]?.trim();
+      return taken ? takenBy(taken.split(/,\s*/)) : takenBy([]);
+    }
+    if (code.startsWith("ERR_POSTGRES") && state === "23505") {
+      // "Key (a, b)=(…) already exists."
+      const cols = /^Key \(([^)]*)\)=/.exec(String(err.detail ?? ""))?.[1];
+      const table = typeof err.table === "string" ? err.table : "";
+      return takenBy(cols ? cols.split(/,\s*/).map((c) => (table ? `${table}.${c}` : c)) : table ? [table] : []);
+    }
+    if (code.startsWith("ERR_POSTGRES") && (state === "40P01" || state === "40001"))
+      return new HearthError("storage_unavailable", "the write met another one under way and was undone: nothing was written; send it again", { retry: true });
+  }
+  return null;
+}
+
+function takenBy(columns: string[]): HearthError {
+  const what = columns.join(", ");
+  return new HearthError("conflict", what ? `already taken: another write recorded the same ${what} first; nothing was written` : "already taken by another write; nothing was written", {
+    extra: what ? { taken: columns } : undefined,
+  });
+}
+
 /** Anything thrown that is not a HearthError becomes a 500 without its stack. */
 export function asHearthError(e: unknown): HearthError {
   if (e instanceof HearthError) return e;
-  return storageFault(e) ?? new HearthError("internal", "internal error");
+  return storageFault(e) ?? concurrencyFault(e) ?? new HearthError("internal", "internal error");
 }

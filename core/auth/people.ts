@@ -10,7 +10,7 @@ import { backoffOf } from "./backoff.ts";
 import { knownDevice } from "./devices.ts";
 import { hashToken, newId, newSecret } from "./ids.ts";
 import { limiterOf, rateLimited } from "./limits.ts";
-import { USERNAME } from "./tokens.ts";
+import { isFirst, USERNAME } from "./tokens.ts";
 
 /**
  * Handles that would mislead as a person's name or a mail address, or that
@@ -92,23 +92,23 @@ export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
   const now = rt.clock.now().getTime();
   return rt.store.write(async () => {
     const db = rt.store.wdb;
-    const first = !(await db.select({ id: accounts.id }).from(accounts).limit(1).get());
-    let invite: string | null = null;
-    if (!first && policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
-    if (!first && policy === "invite") {
-      const row = await db
-        .select({ hash: invites.hash })
-        .from(invites)
-        .where(and(eq(invites.hash, hashToken(inviteCode)), isNull(invites.used), gt(invites.expires, now)))
-        .get();
-      if (!row) throw invalid("invite", "this invitation code is not valid: it is unknown, used or expired");
-      invite = row.hash;
-    }
-    if (await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.username, username)).get())
-      throw conflict(`the username "${username}" is taken; choose another`, { field: "username" });
+    const first = await isFirst(rt.store);
     const account = { id: newId(), username, admin: first, created: now, password: hash };
-    await db.insert(accounts).values(account).run();
-    if (invite) await db.update(invites).set({ used: now, usedBy: account.id }).where(eq(invites.hash, invite)).run();
+    if (!first && policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
+    // The invitation is spent by one conditional update: of sign-ups with one code at once, one gets it.
+    // A refusal below rolls the spending back with the rest.
+    if (!first && policy === "invite") {
+      const spent = await db
+        .update(invites)
+        .set({ used: now, usedBy: account.id })
+        .where(and(eq(invites.hash, hashToken(inviteCode)), isNull(invites.used), gt(invites.expires, now)))
+        .returning({ hash: invites.hash })
+        .all();
+      if (!spent.length) throw invalid("invite", "this invitation code is not valid: it is unknown, used or expired");
+    }
+    // The username's unique key decides between sign-ups choosing it at once.
+    const made = await db.insert(accounts).values(account).onConflictDoNothing({ target: accounts.username }).returning({ id: accounts.id }).all();
+    if (!made.length) throw conflict(`the username "${username}" is taken; choose another`, { field: "username" });
     return { id: account.id, username, admin: first };
   });
 }

@@ -11,18 +11,35 @@ import { hashToken, newId, newToken } from "./ids.ts";
 
 export const USERNAME = /^[a-z0-9_-]{3,32}$/;
 
+/**
+ * Inside a write: whether the account about to be made is the instance's
+ * first, which becomes its admin. While there is none, writes asking hold
+ * one key in turn, so of two made at once on an empty instance only one is
+ * first; once there are accounts nothing is held.
+ */
+export async function isFirst(store: Store): Promise<boolean> {
+  const any = () => store.wdb.select({ id: accounts.id }).from(accounts).limit(1).get();
+  if (await any()) return false;
+  await store.lock("accounts:first");
+  return !(await any());
+}
+
 export async function ensureAccount(store: Store, username: string, opts: { admin?: boolean } = {}): Promise<Account> {
   if (!USERNAME.test(username)) throw invalid("username", "usernames are 3-32 characters of a-z, 0-9, _ and -");
   return store.write(async () => {
-    const found = await store.wdb.select().from(accounts).where(eq(accounts.username, username)).get();
-    if (found) {
+    const existing = async (): Promise<Account | null> => {
+      const found = await store.wdb.select().from(accounts).where(eq(accounts.username, username)).get();
+      if (!found) return null;
       if (opts.admin && !found.admin) await store.wdb.update(accounts).set({ admin: true }).where(eq(accounts.id, found.id)).run();
       return { id: found.id, username: found.username, admin: found.admin || !!opts.admin };
-    }
-    const first = !(await store.wdb.select({ id: accounts.id }).from(accounts).limit(1).get());
-    const row = { id: newId(), username, admin: !!opts.admin || first, created: Date.now() };
-    await store.wdb.insert(accounts).values(row).run();
-    return { id: row.id, username, admin: row.admin };
+    };
+    const found = await existing();
+    if (found) return found;
+    const row = { id: newId(), username, admin: !!opts.admin || (await isFirst(store)), created: Date.now() };
+    // Made at once elsewhere: the username's unique key keeps one, and this answers with it.
+    const made = await store.wdb.insert(accounts).values(row).onConflictDoNothing({ target: accounts.username }).returning({ id: accounts.id }).all();
+    if (made.length) return { id: row.id, username, admin: row.admin };
+    return (await existing())!;
   });
 }
 

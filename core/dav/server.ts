@@ -120,6 +120,10 @@ async function sync(r: Req, service: string, col: DavCollection): Promise<Synced
   let s = r.synced.get(service);
   if (s) return s;
   assertScope(r.caller, service);
+  // Held until the request's write ends: what a request read of the collection (its revision, the
+  // ETags an If-Match is checked against) stays so until it has written what follows from it, also
+  // on PostgreSQL, where requests of one person's calendar run side by side.
+  await r.rt.store.lock(`dav:${r.caller.account.id}:${service}`);
   s = await reconcile(r.db, r.caller.account.id, service, ext(col), await col.list(ctxFor(r, service)));
   r.synced.set(service, s);
   return s;

@@ -154,9 +154,14 @@ export function tsQuery(text: string): string | null {
  * with bm25, lower is better.
  */
 export function makePgIndex(service: string, write: () => Db, read: () => Db, via: (change: () => Promise<void>) => Promise<void> = (c) => c()): FullTextIndex {
+  // One statement: writes indexing one record at once (side by side on PostgreSQL) each replace it,
+  // where a delete then an insert had the later insert refused by the entry's unique key. The entry
+  // takes a new id, as a delete and insert gave it, so "recent" order stays that of the last change.
   const put = async (db: Db, e: IndexEntry) => {
-    await db.run(sql`DELETE FROM search_index WHERE service = ${service} AND kind = ${e.kind} AND ref = ${e.ref}`);
-    await db.run(sql`INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (${service}, ${e.kind}, ${e.ref}, ${e.owner}, ${e.title}, ${e.body})`);
+    await db.run(
+      sql`INSERT INTO search_index (service, kind, ref, owner, title, body) VALUES (${service}, ${e.kind}, ${e.ref}, ${e.owner}, ${e.title}, ${e.body})
+          ON CONFLICT (service, kind, ref) DO UPDATE SET id = DEFAULT, owner = excluded.owner, title = excluded.title, body = excluded.body`,
+    );
   };
   return {
     put: (e) => via(() => put(write(), e)),

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { Database, type Statement } from "bun:sqlite";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { Db } from "../plugin.ts";
-import { Lock, runAfterCommit, type Store as StoreApi } from "./store.ts";
+import { Lock, ownWriter, runAfterCommit, type Store as StoreApi } from "./store.ts";
 
 export type { Store as StoreApi } from "./store.ts";
 
@@ -132,6 +132,7 @@ export class SqliteStore implements StoreApi {
     this.wdb = drizzle({ client: this.writer }) as unknown as Db;
     this.tx = { begin: this.writer.prepare("BEGIN IMMEDIATE"), commit: this.writer.prepare("COMMIT"), rollback: this.writer.prepare("ROLLBACK") };
     this.rdb = drizzle({ client: this.reader }) as unknown as Db;
+    ownWriter(this);
   }
 
   /**

@@ -23,7 +23,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
 import type { MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
-import { Gate, pgStandIns, runAfterCommit, type Store } from "./store.ts";
+import { Gate, ownWriter, pgStandIns, runAfterCommit, type Store } from "./store.ts";
 
 /** The advisory lock key for migrating (two instances starting at once migrate once). */
 const MIGRATE_KEY = 0x4865617274680002n;
@@ -120,6 +120,7 @@ export class PgStore implements Store {
     this.gate = new Gate(Math.max(1, Math.floor(max / 2)));
     this.wdb = drizzle((text, params, method) => runOn(this.writeConn(), text, params, method)) as unknown as Db;
     this.rdb = drizzle((text, params, method) => runOn(this.sql, text, params, method)) as unknown as Db;
+    ownWriter(this);
   }
 
   private active(): Tx | undefined {

@@ -15,6 +15,10 @@
 //   sizes for them; a cast to blob takes the text's UTF-8 bytes
 // - max(a, b) and min(a, b) become greatest and least, ifnull coalesce
 // - `insert or ignore` becomes `insert … on conflict do nothing`
+// - a SELECT holding skipLocked()'s condition (core/db/store.ts) ends with
+//   `for update skip locked`
+
+import { SKIP_LOCKED_MARK } from "./store.ts";
 
 type Tok = { t: "str" | "id" | "word" | "param" | "num" | "punct" | "space"; s: string };
 
@@ -151,6 +155,7 @@ function translate(sql: string): string {
   }
   while (orderTerms.length) closeOrder(toks, orderTerms.pop()!, toks.length);
   unqualifyConflictTarget(toks);
+  lockSkipping(toks);
   return out.map((t) => t.s).join("") + conflictTail;
 }
 
@@ -165,6 +170,38 @@ function unqualifyConflictTarget(toks: Tok[]) {
       else if (toks[j].s === ")" && --d === 0) break;
       else if (toks[j].t === "id" && toks[j + 1]?.s === "." && toks[j + 2]?.t === "id") toks[j] = toks[j + 1] = { t: "space", s: "" };
     }
+  }
+}
+
+/**
+ * Ends each SELECT that holds skipLocked()'s condition with `for update skip
+ * locked`: the SELECT is the nearest one before the mark at its depth or
+ * outside it, and it ends at the parenthesis closing it or with the statement.
+ */
+function lockSkipping(toks: Tok[]) {
+  const depth: number[] = [];
+  for (let i = 0, d = 0; i < toks.length; i++) {
+    if (toks[i].t === "punct" && toks[i].s === ")") d--;
+    depth.push(d);
+    if (toks[i].t === "punct" && toks[i].s === "(") d++;
+  }
+  for (let m = 0; m < toks.length; m++) {
+    if (toks[m].t !== "str" || toks[m].s !== SKIP_LOCKED_MARK) continue;
+    let top = depth[m];
+    let sel = -1;
+    for (let k = m - 1; k >= 0; k--) {
+      top = Math.min(top, depth[k]);
+      if (lower(toks[k]) === "select" && depth[k] <= top) {
+        sel = k;
+        break;
+      }
+    }
+    if (sel < 0) throw new Error("skipLocked() belongs in the WHERE of a SELECT");
+    let end = m + 1;
+    while (end < toks.length && depth[end] >= depth[sel]) end++;
+    // `end` is the parenthesis closing the SELECT, or the statement's end.
+    const last = prev(toks, end - 1);
+    toks[last] = { ...toks[last], s: `${toks[last].s} for update skip locked` };
   }
 }
 

@@ -3,6 +3,7 @@
 // transaction per write call, routed by AsyncLocalStorage so nested calls
 // join it, and hand out drizzle's SQLite query builders over either.
 import type { Database } from "bun:sqlite";
+import { sql } from "drizzle-orm";
 import type { Db } from "../plugin.ts";
 
 export interface Store {
@@ -101,6 +102,30 @@ export class Lock {
 export async function runAfterCommit(work: (() => void | Promise<void>)[]): Promise<void> {
   for (const after of work) await Promise.resolve().then(after).catch(() => {});
 }
+
+/**
+ * Each store's writer (wdb) with its store, for helpers handed only the
+ * writer (a plugin's ctx.db in a write) that must hold a key of the core's
+ * own through store.lock, whichever plugin calls them (the credits ledger).
+ */
+const writers = new WeakMap<object, Store>();
+export function ownWriter(store: Store): void {
+  writers.set(store.wdb, store);
+}
+/** The store whose writer db is, or undefined for any other handle (a reader, a wrapper). */
+export const storeOfWriter = (db: object): Store | undefined => writers.get(db);
+
+/** The text of skipLocked's condition, which core/db/pgsql.ts looks for. */
+export const SKIP_LOCKED_MARK = "'hearth:for update skip locked'";
+
+/**
+ * A condition, always true, that makes the SELECT holding it take the rows
+ * it returns FOR UPDATE SKIP LOCKED on PostgreSQL (core/db/pgsql.ts adds the
+ * clause at the end of that SELECT): writers claiming at once each get rows
+ * no other holds, instead of the same ones. On SQLite, whose writes run one
+ * at a time, it is only true. Drizzle's SQLite builders cannot say it.
+ */
+export const skipLocked = () => sql.raw(`${SKIP_LOCKED_MARK} is not null`);
 
 /** Whether a store is the PostgreSQL one; asked without loading that store's code, which an instance on SQLite never needs. */
 export const isPg = (s: Store): boolean => s.kind === "postgres";

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { accounts } from "../db/schema.ts";
 import { invalid, notFound } from "../errors.ts";
 import type { Db } from "../plugin.ts";
-import { append, balanceOf, shapeEntry } from "./ledger.ts";
+import { append, balanceOf, holdAccount, shapeEntry } from "./ledger.ts";
 
 /** Grants (or, negative, takes back) credits; call inside a write transaction. */
 export async function grantCredits(db: Db, input: { username: string; amount: number; note?: string; by: string; at: number; requestId?: string }) {
@@ -11,6 +11,7 @@ export async function grantCredits(db: Db, input: { username: string; amount: nu
   if (Math.abs(input.amount) > 100_000_000) throw invalid("amount", "amount must be at most 100000000 credits at a time");
   const acct = await db.select({ id: accounts.id, username: accounts.username }).from(accounts).where(eq(accounts.username, input.username)).get();
   if (!acct) throw notFound(`no account named "${input.username}"`);
+  await holdAccount(db, acct.id);
   const before = await balanceOf(db, acct.id);
   if (before + input.amount < 0) throw invalid("amount", `taking ${-input.amount} credits would leave ${acct.username} below zero (balance ${before})`);
   const entry = await append(db, {

@@ -9,7 +9,7 @@ import { HearthError, upstream } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Metering, Runtime } from "../runtime.ts";
-import { append, balanceOf } from "./ledger.ts";
+import { append, balanceOf, holdAccount } from "./ledger.ts";
 import { Prices } from "./prices.ts";
 import { payX402 } from "./schema.ts";
 import { challenge, noPayments, paymentOf, statedPrice, requirementsOf, requirementsV1Of, resourceOf, termsOf, type PaymentContext, type Terms } from "./x402.ts";
@@ -219,6 +219,7 @@ export class PayMetering implements Metering {
     if (plan.kind === "credits") {
       // The hold stays until release, after this transaction commits.
       if (servedFromCache(call)) return;
+      await holdAccount(db, plan.account);
       const balance = await balanceOf(db, plan.account);
       if (balance < plan.credits) throw this.short(plan.entry, plan.credits, balance, plan.baseUrl);
       await append(db, { account: plan.account, delta: -plan.credits, reason: "charge", method: plan.entry.path, requestId, at: now });

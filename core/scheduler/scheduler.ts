@@ -16,6 +16,7 @@ import { Cron } from "croner";
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
 import { answered, mapAnswer } from "../answer.ts";
 import { applyMigrations } from "../db/migrate.ts";
+import { isPg, skipLocked } from "../db/store.ts";
 import { accounts } from "../db/schema.ts";
 import { newCall } from "../call.ts";
 import { asHearthError } from "../errors.ts";
@@ -202,8 +203,10 @@ export class Scheduler {
       .run();
     return mapAnswer(stored, () =>
       mapAnswer(next !== null && (this.armedFor === null || next < this.armedFor) ? this.leaseEnd("write") : null, (lease) => {
-        // The timer may go off before this transaction commits; that wake then claims through the
-        // write lock, which waits for the commit. Waking for a rolled-back schedule costs one empty run.
+        // The timer may go off before this transaction commits. On SQLite that wake claims through the
+        // write lock, which waits for the commit; on PostgreSQL its claim runs beside this write and may
+        // not see the schedule, but every round ends by arming through exclusive(), which waits for this
+        // write to end and then reads the schedule committed. Waking for a rolled-back schedule costs one empty run.
         if (next !== null && (this.armedFor === null || next < this.armedFor)) this.arm(next, true, lease);
         return next;
       }),
@@ -326,8 +329,10 @@ export class Scheduler {
       claims.push(...batch.claims);
       if (batch.seen < BATCH) break;
     }
-    // Under the write lock every schedule set so far has committed and is seen, and a set() after
-    // this finds the timer already armed, so no new schedule is left waiting for the next wake.
+    // exclusive() waits for every write of this process under way (on PostgreSQL they run beside the
+    // claims) and holds the next ones back: every schedule set so far has committed and is seen here,
+    // and a set() after this finds the timer already armed and arms it sooner if it must, so no new
+    // schedule is left waiting for the next wake.
     await this.rt.store.exclusive(async () => this.arm(await this.earliest("write"), false, await this.leaseEnd("write")));
     return { claims, report };
   }
@@ -385,12 +390,13 @@ export class Scheduler {
         .all();
       for (const m of missed) report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1 });
       // The claim is one conditional UPDATE … RETURNING: only a lease that ran out is taken, and
-      // only by one instance. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED, so
-      // instances claiming at once each get different rows instead of waiting on each other.
+      // only by one instance. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED
+      // (skipLocked), so instances claiming at once each get different rows; one that finds a
+      // row just claimed and committed by another reads it again and sees the lease renewed.
       const orphans = db
         .select({ service: f.service, ref: f.ref, due: f.due })
         .from(f)
-        .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall), ne(f.owner, this.owner)))
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
         .orderBy(asc(f.lease))
         .limit(BATCH);
       const taken = await db
@@ -405,11 +411,13 @@ export class Scheduler {
         if (job) claims.push({ job, due: t.due, claimed: now });
       }
     }
-    // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes FOR UPDATE SKIP LOCKED.
+    // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes
+    // FOR UPDATE SKIP LOCKED (skipLocked): a job another instance is claiming is left to it, and
+    // one it has claimed and committed is read again with its next due time moved on.
     const due = (await db
       .select(JOB)
       .from(j)
-      .where(and(isNotNull(j.nextDue), lte(j.nextDue, now), inArray(j.service, s)))
+      .where(and(isNotNull(j.nextDue), lte(j.nextDue, now), inArray(j.service, s), skipLocked()))
       .orderBy(asc(j.nextDue))
       .limit(BATCH)
       .all()) as JobRow[];
@@ -460,9 +468,14 @@ export class Scheduler {
     if (this.closed()) return Promise.resolve();
     const lease = Date.now() + this.leaseMs;
     const f = scheduleFirings;
-    return this.rt.store.write(async () => {
+    const update = async () => {
       await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
-    });
+    };
+    // On PostgreSQL one statement outside a write is a transaction of its own: the renewal need not wait
+    // for a turn among this instance's writes, behind which (a burst of firings each writing) the
+    // leases it keeps would run out and other instances run the firings again. On SQLite it is a write.
+    if (isPg(this.rt.store)) return detached(update);
+    return this.rt.store.write(update);
   }
 
   /** Runs one claimed firing when a slot is free, then records its outcome. */

@@ -1,9 +1,10 @@
 // A priced app is paid for by whoever uses it, and the credits go to its
 // creator: two ledger entries in the caller's transaction, so neither lands
-// without the other.
+// without the other. The payer's balance is held (holdAccount) before it is
+// read, under the same key as the core's own charges.
 import { HearthError } from "../../core/errors.ts";
 import type { Db } from "../../core/plugin.ts";
-import { append, balanceOf } from "../../core/pay/ledger.ts";
+import { append, balanceOf, holdAccount } from "../../core/pay/ledger.ts";
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
@@ -13,6 +14,7 @@ export async function chargeUse(
   u: { payer: string; creator: string | null; price: number; slug: string; what: "open" | "fork"; requestId: string; at: number },
 ): Promise<{ charged: number; balance: number }> {
   if (u.price <= 0 || u.payer === u.creator) return { charged: 0, balance: await balanceOf(db, u.payer) };
+  await holdAccount(db, u.payer);
   const balance = await balanceOf(db, u.payer);
   if (balance < u.price)
     throw new HearthError("payment_required", `the app "${u.slug}" costs ${credits(u.price)} per ${u.what}; the balance is ${credits(balance)}: ask the instance's admin for credits`, {

@@ -273,6 +273,8 @@ export async function exchangeCode(
   if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(o.verifier)) throw new OAuthError("invalid_request", "code_verifier must be 43-128 characters of A-Z, a-z, 0-9, -, ., _ and ~");
   const hash = hashToken(o.code);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
+    // Held until this write ends: of two exchanges of one code at once, the second reads it used (and revokes what it gave).
+    await rt.store.lock(`oauth:code:${hash}`);
     const row = await rt.store.wdb.select().from(oauthCodes).where(eq(oauthCodes.hash, hash)).get();
     const now = rt.clock.now().getTime();
     if (!row) throw new OAuthError("invalid_grant", "the code is not valid (unknown, or issued by another server)");
@@ -314,8 +316,12 @@ export async function refreshGrant(
   if (!o.refreshToken) throw new OAuthError("invalid_request", "refresh_token is missing");
   const hash = hashToken(o.refreshToken);
   return settled(await rt.store.write(async (): Promise<TokenAnswer | OAuthError> => {
+    // Held until this write ends: of two renewals with one refresh token at once, the second reads it used (and revokes the grant).
+    await rt.store.lock(`oauth:refresh:${hash}`);
     const row = await rt.store.wdb.select().from(oauthRefresh).where(eq(oauthRefresh.hash, hash)).get();
     if (!row) throw new OAuthError("invalid_grant", "the refresh token is not valid (unknown or revoked)");
+    // The grant is held too: a revocation under way either ends before this reads it, or waits and revokes what this issues.
+    await rt.store.lock(grantKey(row.grant));
     const grant = await rt.store.wdb.select().from(oauthGrants).where(eq(oauthGrants.id, row.grant)).get();
     if (!grant || grant.revoked) throw new OAuthError("invalid_grant", "the grant was revoked; authorize again");
     if (grant.client !== o.clientId) throw new OAuthError("invalid_grant", "the refresh token was issued to another client_id");
@@ -337,8 +343,12 @@ export async function refreshGrant(
   }));
 }
 
+const grantKey = (id: string) => `oauth:grant:${id}`;
+
 /** Inside a write: the grant is revoked, with every access token and refresh token it issued. */
 async function revokeGrantRows(rt: Runtime, grantId: string) {
+  // Held until the write ends, so a renewal of this grant at the same moment never issues a token this does not see.
+  await rt.store.lock(grantKey(grantId));
   const now = rt.clock.now().getTime();
   await rt.store.wdb.update(oauthGrants).set({ revoked: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revoked))).run();
   const ids = (await rt.store.wdb.select({ token: oauthAccess.token }).from(oauthAccess).where(eq(oauthAccess.grant, grantId)).all()).map((r) => r.token);
