@@ -4,6 +4,8 @@
 // and what an instance does while its listening connection is gone.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import { openShared } from "../../core/shared/index.ts";
+import { LocalShared } from "../../core/shared/local.ts";
 import { PgShared } from "../../core/shared/pg.ts";
 import { pgBin, startPg } from "../pg.ts";
 
@@ -117,6 +119,20 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     expect(await within(1000, () => got.includes("revoked after"))).toBe(true);
     await Bun.sleep(100);
     expect(got).toEqual(["revoked while unheard", "revoked after"]);
+  });
+
+  test("an instance on PostgreSQL keeps shared state in its database unless HEARTH_SHARED=memory says it is alone; another value is refused by name", () => {
+    const chosen = openShared({ HEARTH_DATABASE_URL: url }, quiet);
+    const alone = openShared({ HEARTH_DATABASE_URL: url, HEARTH_SHARED: "memory" }, quiet);
+    try {
+      expect(chosen).toBeInstanceOf(PgShared);
+      expect(alone).toBeInstanceOf(LocalShared);
+      expect(openShared({}, quiet)).toBeInstanceOf(LocalShared);
+      expect(() => openShared({ HEARTH_DATABASE_URL: url, HEARTH_SHARED: "redis" }, quiet)).toThrow(/HEARTH_SHARED is "redis": set it to database or memory/);
+    } finally {
+      chosen.close();
+      alone.close();
+    }
   });
 
   test("lapsed rows are swept off the tables", async () => {
