@@ -38,7 +38,7 @@ export interface Shared {
   readonly heard: boolean;
   /** fn is told each time `heard` changes. */
   watch(fn: (heard: boolean) => void): void;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /**

@@ -113,7 +113,8 @@ export class PgShared implements Shared {
     url: string,
     private log: Pick<Logger, "warn" | "info">,
   ) {
-    this.sql = new SQL({ url, max: 2, idleTimeout: 60, connectionTimeout: 2 });
+    // One connection: statements are pipelined on it, and its statements reach the database in the order they were made.
+    this.sql = new SQL({ url, max: 1, connectionTimeout: 2 });
     // A connection that only listens is idle: a server's idle_session_timeout would end it over and over.
     this.listener = new SQL({ url, max: 1, connectionTimeout: 2, connection: { idle_session_timeout: 0 }, onclose: () => this.setHeard(false) } as ConstructorParameters<typeof SQL>[0]);
     void this.tables();
@@ -270,7 +271,7 @@ export class PgShared implements Shared {
       Buffer.byteLength(payload) < NOTIFY_BYTES
         ? "SELECT pg_notify($1, $2)"
         : `WITH m AS (INSERT INTO hearth_shared_messages (body, lapse) VALUES ($2, ${NOW} + ${MESSAGE_MS}) RETURNING id) SELECT pg_notify($1, '#' || m.id) FROM m`;
-    // One after another: two connections could otherwise notify in the other order.
+    // One after another, whatever the first has to wait for (the tables being made).
     this.publishing = this.publishing.then(() => this.run(text, [CHANNEL, payload]).then(() => {}));
   }
 
@@ -288,11 +289,11 @@ export class PgShared implements Shared {
     this.watchers.push(fn);
   }
 
-  close() {
+  /** Resolves once both connections are closed: a stopped instance holds none. */
+  async close() {
     this.closed = true;
     clearInterval(this.sweeper);
     this.heard = false;
-    void this.listener.close().catch(() => {});
-    void this.sql.close().catch(() => {});
+    await Promise.all([this.listener.close().catch(() => {}), this.sql.close().catch(() => {})]);
   }
 }

@@ -33,8 +33,8 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     expect(await within(5000, () => one.heard && two.heard)).toBe(true);
   });
   afterAll(async () => {
-    one?.close();
-    two?.close();
+    await one?.close();
+    await two?.close();
     await db?.close();
   });
 
