@@ -101,6 +101,7 @@ export class PgShared implements Shared {
   private channels = new Map<string, Set<(message: string) => void>>();
   private watchers: ((heard: boolean) => void)[] = [];
   private ready: Promise<boolean> | null = null;
+  private tablesFailed = false;
   private closed = false;
   private slowUntil = 0;
   private sweeper: Timer;
@@ -133,7 +134,9 @@ export class PgShared implements Shared {
       .then(
         () => true,
         (e) => {
-          this.log.warn("shared state: cannot create its tables in the database; serving from this instance's memory", { error: String(e) });
+          // Said once, not at every retry while the database is away.
+          if (!this.tablesFailed) this.log.warn("shared state: cannot create its tables in the database; serving from this instance's memory", { error: String(e) });
+          this.tablesFailed = true;
           setTimeout(() => (this.ready = null), RETRY_MS).unref();
           return false;
         },

@@ -135,6 +135,32 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     }
   });
 
+  test("with the database unreachable an instance answers from its own memory at once and hears nothing", async () => {
+    const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = closed.port;
+    closed.stop(true);
+    const away = new PgShared(`postgres://postgres@127.0.0.1:${port}/gone`, quiet);
+    try {
+      expect(await away.take("reads:addr", 1, 1000)).toBe(0);
+      expect(await away.take("reads:addr", 1, 1000)).toBe(60);
+      expect(await away.hold("acct", "a", 3, 5)).toBe(0);
+      expect(await away.hold("acct", "b", 3, 5)).toBe(3);
+      away.unhold("acct", "a", 3);
+      expect(await away.hold("acct", "c", 3, 5)).toBe(0);
+      expect(await away.claim("pay-1", 60_000)).toBe(true);
+      expect(await away.claim("pay-1", 60_000)).toBe(false);
+      await away.fail("bob@addr", 1000, 60_000);
+      expect(await away.failures("bob@addr")).toMatchObject({ count: 1, last: 1000 });
+      const got: string[] = [];
+      away.subscribe("tokens", (m) => got.push(m));
+      away.publish("tokens", "revoked");
+      expect(got).toEqual(["revoked"]);
+      expect(away.heard).toBe(false);
+    } finally {
+      await away.close();
+    }
+  });
+
   test("lapsed rows are swept off the tables", async () => {
     await one.claim("gone", 1);
     await Bun.sleep(5);
