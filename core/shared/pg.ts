@@ -14,7 +14,10 @@
 // The database going away stops the store too, so the fallback is plain:
 // a command that fails or does not answer in time is served from this
 // instance's memory, as redis.ts does, and `heard` is false while the
-// listening connection is down.
+// listening connection is down. A connection can also stay open and hear
+// nothing (a server that stopped answering, a link that died silently):
+// each instance notifies itself twice a second, and one that does not hear
+// itself in time drops its listening connection and makes another.
 import { SQL } from "bun";
 import type { Logger } from "../plugin.ts";
 import type { Failures, Shared } from "./index.ts";
@@ -27,6 +30,9 @@ const COMMAND_MS = 1000;
 const SLOW_PAUSE_MS = 5_000;
 const RETRY_MS = 250;
 const SWEEP_MS = 3_000;
+/** How often an instance notifies itself to learn whether its listening connection still hears, and how long the answer may take. */
+const PING_MS = 500;
+const PING_WAIT_MS = 1_500;
 /** Longer than any call runs; only an instance that died leaves a hold to lapse. */
 const HOLD_MS = 10 * 60_000;
 /** How long a long message waits for the listeners to read it. */
@@ -94,6 +100,12 @@ const SWEEP = ["hearth_shared_rate", "hearth_shared_failures", "hearth_shared_cl
 export class PgShared implements Shared {
   private sql: SQL;
   private listener: SQL;
+  private url: string;
+  /** This instance's own ping, and when it was sent (0: none awaited). */
+  private ping = "";
+  private pingSent = 0;
+  private pings = 0;
+  private pinger: Timer;
   private local = new LocalShared();
   /** Holds and claims made in memory while the database was away, let go there too. */
   private heldHere = new Set<string>();
@@ -114,14 +126,51 @@ export class PgShared implements Shared {
     url: string,
     private log: Pick<Logger, "warn" | "info">,
   ) {
+    this.url = url;
     // One connection: statements are pipelined on it, and its statements reach the database in the order they were made.
     this.sql = new SQL({ url, max: 1, connectionTimeout: 2 });
-    // A connection that only listens is idle: a server's idle_session_timeout would end it over and over.
-    this.listener = new SQL({ url, max: 1, connectionTimeout: 2, connection: { idle_session_timeout: 0 }, onclose: () => this.setHeard(false) } as ConstructorParameters<typeof SQL>[0]);
+    this.listener = this.newListener();
     void this.tables();
-    void this.listen();
+    void this.listen(this.listener);
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweeper.unref();
+    this.pinger = setInterval(() => this.checkHearing(), PING_MS);
+    this.pinger.unref();
+  }
+
+  /** A client for the listening connection; one replaced by another no longer speaks for `heard`. */
+  private newListener(): SQL {
+    const client: SQL = new SQL({
+      url: this.url,
+      max: 1,
+      connectionTimeout: 2,
+      // A connection that only listens is idle: a server's idle_session_timeout would end it over and over.
+      connection: { idle_session_timeout: 0 },
+      onclose: () => client === this.listener && this.setHeard(false),
+    } as ConstructorParameters<typeof SQL>[0]);
+    return client;
+  }
+
+  /** Sends this instance's ping, or, when the last went unheard too long, takes the listening connection as lost. */
+  private checkHearing() {
+    if (this.closed || !this.heard) return;
+    if (this.pingSent) {
+      if (Date.now() - this.pingSent > PING_WAIT_MS) this.relisten();
+      return;
+    }
+    const ping = (this.ping = `!${this.id}:${++this.pings}`);
+    this.pingSent = Date.now();
+    this.publishing = this.publishing.then(() => this.run("SELECT pg_notify($1, $2)", [CHANNEL, ping]).then(() => {}));
+  }
+  private readonly id = crypto.randomUUID();
+
+  private relisten() {
+    this.pingSent = 0;
+    this.setHeard(false);
+    const old = this.listener;
+    this.listener = this.newListener();
+    void old.close({ timeout: 0 }).catch(() => {});
+    void this.listen(this.listener);
   }
 
   /** The tables, created once; tried again on a later command if the database was not there. */
@@ -145,10 +194,14 @@ export class PgShared implements Shared {
   }
 
   /** Bun's client re-listens by itself when the connection drops (onlisten says when); only the first LISTEN is retried here. */
-  private async listen() {
-    for (let wait = RETRY_MS; !this.closed; wait = Math.min(wait * 2, 10_000)) {
+  private async listen(client: SQL) {
+    for (let wait = RETRY_MS; !this.closed && client === this.listener; wait = Math.min(wait * 2, 10_000)) {
       try {
-        await this.listener.listen(CHANNEL, (payload) => this.notified(payload), () => this.setHeard(true));
+        await client.listen(
+          CHANNEL,
+          (payload) => this.notified(payload),
+          () => client === this.listener && this.setHeard(true),
+        );
         return;
       } catch {
         await Bun.sleep(wait);
@@ -157,6 +210,11 @@ export class PgShared implements Shared {
   }
 
   private notified(payload: string) {
+    // Pings are answered here, ahead of messages that may wait for a read.
+    if (payload.startsWith("!")) {
+      if (payload === this.ping) this.pingSent = 0;
+      return;
+    }
     this.delivering = this.delivering.then(async () => {
       let body: string | undefined = payload;
       if (payload.startsWith("#")) {
@@ -296,6 +354,7 @@ export class PgShared implements Shared {
   async close() {
     this.closed = true;
     clearInterval(this.sweeper);
+    clearInterval(this.pinger);
     this.heard = false;
     await Promise.all([this.listener.close().catch(() => {}), this.sql.close().catch(() => {})]);
   }

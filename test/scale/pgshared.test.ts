@@ -121,6 +121,24 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     expect(got).toEqual(["revoked while unheard", "revoked after"]);
   });
 
+  test("a listening connection that stays open but hears nothing is taken as lost, and a new one made", async () => {
+    const listening = (await db.unsafe("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")) as { pid: number }[];
+    expect(listening.length).toBe(2);
+    for (const { pid } of listening) process.kill(pid, "SIGSTOP");
+    try {
+      expect(await within(4000, () => !one.heard && !two.heard)).toBe(true);
+      // Each made a new connection of its own and hears through it, the old ones still frozen.
+      expect(await within(4000, () => one.heard && two.heard)).toBe(true);
+      const got: string[] = [];
+      const stop = two.subscribe("tokens", (m) => got.push(m));
+      one.publish("tokens", "heard again");
+      expect(await within(1000, () => got.length === 1)).toBe(true);
+      stop();
+    } finally {
+      for (const { pid } of listening) process.kill(pid, "SIGCONT");
+    }
+  });
+
   test("an instance on PostgreSQL keeps shared state in its database unless HEARTH_SHARED=memory says it is alone; another value is refused by name", () => {
     const chosen = openShared({ HEARTH_DATABASE_URL: url }, quiet);
     const alone = openShared({ HEARTH_DATABASE_URL: url, HEARTH_SHARED: "memory" }, quiet);
