@@ -234,6 +234,8 @@ export class PgShared implements Shared {
   private setHeard(heard: boolean) {
     if (this.heard === heard || (heard && this.closed)) return;
     this.heard = heard;
+    // A ping sent before the change says nothing of the connection after it.
+    this.pingSent = 0;
     if (heard) this.log.info("shared state: hearing other instances through the database");
     else if (!this.closed) this.log.warn("shared state: lost the database's notifications; serving what cannot wait from this instance's memory until they are back");
     for (const fn of this.watchers) fn(heard);
