@@ -139,7 +139,7 @@ export class Runtime {
   async stop() {
     for (const p of this.registry.plugins.values()) await p.def.stop?.(this.instanceCtx(p.def.name));
     for (const fn of this.stopHooks.splice(0).reverse()) await fn();
-    this.shared.close();
+    await this.shared.close();
     // Awaited: a PostgreSQL store's pool holds connections until it has closed them, and a stopped instance must not keep any.
     await this.store.close();
   }

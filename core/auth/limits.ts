@@ -1,7 +1,7 @@
 // Rate limits: a token bucket per caller and class of call, kept in the
 // instance's shared state: in memory for one instance, where each check is a
 // map lookup and a little arithmetic, so it can sit on every call; in Redis
-// when several instances share the limits.
+// or the PostgreSQL database when several instances share the limits.
 import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";

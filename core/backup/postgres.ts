@@ -66,9 +66,14 @@ export async function inspect(url: string): Promise<{ schema: string; relations:
   }
 }
 
-/** Dumps `schema` to `file` in pg_dump's custom format, without owners or grants, so it loads under any role. */
+/**
+ * Dumps `schema` to `file` in pg_dump's custom format, without owners or
+ * grants, so it loads under any role. Unlogged tables (the instances' shared
+ * scratch state: rate buckets, holds, claims) keep their definitions and
+ * leave their rows behind, which a crash would empty too.
+ */
 export async function dumpSchema(url: string, schema: string, file: string): Promise<void> {
-  const r = await run([tool("pg_dump"), "--format=custom", "--no-owner", "--no-privileges", `--schema=${ident(schema)}`, `--file=${file}`, connection(url).target], url);
+  const r = await run([tool("pg_dump"), "--format=custom", "--no-owner", "--no-privileges", "--no-unlogged-table-data", `--schema=${ident(schema)}`, `--file=${file}`, connection(url).target], url);
   if (!r.ok) throw new Error(`pg_dump failed: ${r.err}`);
 }
 

@@ -6,6 +6,7 @@
 // (redis.ts), chosen by HEARTH_REDIS_URL.
 import type { Logger } from "../plugin.ts";
 import { LocalShared } from "./local.ts";
+import { PgShared } from "./pg.ts";
 import { RedisShared } from "./redis.ts";
 
 export interface Failures {
@@ -37,11 +38,18 @@ export interface Shared {
   readonly heard: boolean;
   /** fn is told each time `heard` changes. */
   watch(fn: (heard: boolean) => void): void;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
-/** The instance's shared state: in its own memory, or in the Redis server HEARTH_REDIS_URL names. */
+/**
+ * The instance's shared state: in the Redis server HEARTH_REDIS_URL names;
+ * else, on PostgreSQL, in its database, which other instances may share
+ * (unless HEARTH_SHARED=memory says this one is alone); else in its memory.
+ */
 export function openShared(config: Readonly<Record<string, string>>, log: Pick<Logger, "warn" | "info">): Shared {
-  const url = config.HEARTH_REDIS_URL;
-  return url ? new RedisShared(url, log) : new LocalShared();
+  if (config.HEARTH_REDIS_URL) return new RedisShared(config.HEARTH_REDIS_URL, log);
+  const where = config.HEARTH_SHARED || "database";
+  if (where !== "database" && where !== "memory") throw new Error(`HEARTH_SHARED is ${JSON.stringify(where)}: set it to database or memory`);
+  if (config.HEARTH_DATABASE_URL && where === "database") return new PgShared(config.HEARTH_DATABASE_URL, log);
+  return new LocalShared();
 }

@@ -57,7 +57,7 @@ async function contents(url: string): Promise<Record<string, string[]>> {
   const sql = new SQL({ url, max: 1 });
   try {
     const out: Record<string, string[]> = {};
-    const tables = (await sql.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")) as { tablename: string }[];
+    const tables = (await sql.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'hearth\\_shared\\_%' ORDER BY 1")) as { tablename: string }[];
     for (const { tablename } of tables) out[tablename] = ((await sql.unsafe(`SELECT row_to_json(t)::text AS j FROM "${tablename}" t`)) as { j: string }[]).map((r) => r.j).sort();
     return out;
   } finally {
@@ -102,12 +102,14 @@ for (const kind of ["disk", "s3"] as const) {
         await db.insert(events).values({ id: "e1", owner: "a1", title: "Dentist", note: "bring card", start: Date.parse("2031-03-05T19:30:00Z"), offset: -300, minutes: 45, created: 4 });
         await blobsOf(source).write(sha(bytes), bytes);
         await db.insert(files).values({ id: "f1", owner: "a1", name: "letter.txt", type: "text/plain", size: bytes.length, hash: sha(bytes), encoding: "text", created: 5 });
+        // Scratch state the instances share (a payment claimed, say) is not the instance's data: its rows stay out of the backup.
+        expect(await rt.shared.claim("payment-kept-out", 600_000)).toBe(true);
         saved = await contents(source.HEARTH_DATABASE_URL);
         const made = await cli(["backup", archive], source);
         expect(made.err).toBe("");
         expect(made.code).toBe(0);
       } finally {
-        await rt.store.close();
+        await rt.stop();
       }
     }, 60_000);
 
@@ -127,6 +129,12 @@ for (const kind of ["disk", "s3"] as const) {
       expect(back.err).toBe("");
       expect(back.code).toBe(0);
       await expectRestored(into);
+      const sql = new SQL({ url: into.HEARTH_DATABASE_URL, max: 1 });
+      try {
+        expect(await sql.unsafe("SELECT key FROM hearth_shared_claims")).toEqual([]);
+      } finally {
+        await sql.close();
+      }
     }, 60_000);
 
     test("a database with data is kept without --force and replaced whole with it; a damaged archive changes nothing", async () => {
@@ -210,7 +218,7 @@ for (const kind of ["disk", "s3"] as const) {
       } finally {
         stop.now = true;
         await writer;
-        await rt.store.close();
+        await rt.stop();
       }
     }, 120_000);
   });

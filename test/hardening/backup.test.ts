@@ -28,7 +28,7 @@ async function contentsOf(dataDir: string): Promise<Record<string, string[]>> {
   const db = new SQL({ url: (await storeEnv(dataDir)).HEARTH_DATABASE_URL, max: 1 });
   try {
     const out: Record<string, string[]> = {};
-    const tables = (await db.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")) as { tablename: string }[];
+    const tables = (await db.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename NOT LIKE 'hearth\\_shared\\_%' ORDER BY 1")) as { tablename: string }[];
     for (const { tablename } of tables) out[tablename] = ((await db.unsafe(`SELECT row_to_json(t)::text AS j FROM "${tablename}" t`)) as { j: string }[]).map((r) => r.j).sort();
     return out;
   } finally {

@@ -1,6 +1,8 @@
 // Three instances as separate processes (`hearth serve`) behind a
 // round-robin proxy: one data folder (SQLite in WAL mode, shared by the
-// processes), one S3 bucket, one redis-server, all on loopback. What one
+// processes) and one redis-server, or in the PostgreSQL pass one database
+// and nothing else (the database carries what Redis would), one S3 bucket,
+// all on loopback. What one
 // instance does, the others see; what one instance holds, none exceeds; and
 // an instance killed outright loses nothing it acknowledged, while its
 // claimed firings are run by the others.
@@ -144,9 +146,12 @@ async function until(ms: number, check: () => boolean | Promise<boolean>, what: 
 /** The next whole second at least `ms` from now (events are due on whole seconds). */
 const secondAfter = (ms: number) => Math.ceil((Date.now() + ms) / 1000) * 1000;
 
-describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
+/** On PostgreSQL the instances share limits, holds and messages through the database alone. */
+const ON_PG = process.env.HEARTH_TEST_DB === "pg";
+
+describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-scale-"));
-  let redis: Redis;
+  let redis: Redis | undefined;
   let s3: Awaited<ReturnType<typeof startS3>>;
   let provider: ReturnType<typeof startProvider>;
   let instances: Instance[];
@@ -159,7 +164,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
   const via = () => proxy.url.origin;
 
   beforeAll(async () => {
-    [redis, s3] = await Promise.all([startRedis(), startS3()]);
+    [redis, s3] = await Promise.all([ON_PG ? undefined : startRedis(), startS3()]);
     provider = startProvider();
     const settings = join(dataDir, "..", `${dataDir.split("/").pop()}.env`);
     writeFileSync(settings, "");
@@ -168,7 +173,7 @@ describe.skipIf(!REDIS_SERVER)("three instances behind one proxy", () => {
       HEARTH_DATA: dataDir,
       HEARTH_LOG: "off",
       HEARTH_COLLECTORS: "off",
-      HEARTH_REDIS_URL: redis.url,
+      ...(redis ? { HEARTH_REDIS_URL: redis.url } : {}),
       ...s3.env(),
       HEARTH_PLUGINS: PLUGINS,
       PAID_TEST_URL: `http://127.0.0.1:${provider.server.port}`,
