@@ -43,8 +43,9 @@ export async function benchInstances(opts: InstancesOptions): Promise<InstancesR
   try {
     const groups: Group[] = [];
     const start = async (label: string, database?: string, dbPid?: () => number) => {
-      const redis = await startRedis();
-      cleanup.push(() => redis.stop());
+      // On one data folder the instances share their state through Redis; on PostgreSQL, through the database itself.
+      const redis = database ? null : await startRedis();
+      if (redis) cleanup.push(() => redis.stop());
       const dir = mkdtempSync(join(tmpdir(), "hearth-bench-instances-"));
       cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
       const env = {
@@ -56,7 +57,7 @@ export async function benchInstances(opts: InstancesOptions): Promise<InstancesR
         HEARTH_RATE_READS: "0",
         HEARTH_RATE_WRITES: "0",
         HEARTH_RATE_PRICED: "0",
-        HEARTH_REDIS_URL: redis.url,
+        ...(redis ? { HEARTH_REDIS_URL: redis.url } : {}),
         ...(database ? { HEARTH_DATABASE_URL: database } : {}),
       };
       // The account and its token are made before the instances start on the same data.
