@@ -79,6 +79,13 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 
   const inWrite = rt.store.inWrite();
   const kind = def.kind === "write" || inWrite ? "write" : "read";
+  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) {
+    // Nothing to charge and no transaction to open (a read, most calls): the handler runs here, without the steps below.
+    const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
+    const out = await def.run(args, ctx);
+    if (call.pending) await finished(call);
+    return out === undefined ? null : out;
+  }
   const m = rt.metering;
   const run = async (charge: boolean) => {
     const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");

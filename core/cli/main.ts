@@ -36,6 +36,9 @@ async function serve(settingsRead: boolean): Promise<number> {
   // Start-up garbage (module evaluation, migrations, manifests) is collected now rather than
   // held until the first collection under load; an idle home server keeps a smaller footprint.
   setTimeout(() => Bun.gc(true), 500).unref();
+  // The binary starts with a reluctant JIT (core/build.ts) so that run-once start-up code is not compiled; what runs
+  // from now on is what requests need, compiled as usual.
+  Bun.unsafe.setJITPolicy(1);
   const where = app.url;
   rt.log.info("listening", { url: where, data: rt.dataDir, services: rt.registry.services().length, methods: rt.registry.methods.size });
   // For the owner, on stdout whether or not it is a terminal (a service's journal, docker logs); the JSON log stays on stderr.

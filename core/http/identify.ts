@@ -127,23 +127,32 @@ export function headersFor(rt: Runtime, caller: Caller): Record<string, string> 
 
 export const stranger = (address: string): Caller => ({ account: null, scopes: [], via: "none", address });
 
-export async function identify(rt: Runtime, req: Request, address: ClientAddress): Promise<Caller> {
-  let caller: Caller | null = null;
-  for (const id of rt.wiring.identifiers) {
-    // Identifiers mostly answer at once; waiting on a value that is no promise still costs a turn.
-    const found = id(rt, req, address);
-    caller = found instanceof Promise ? await found : found;
-    if (caller) {
-      // An identifier may hand back a caller it keeps for every request (the token cache): this request
-      // gets its own copy, whose address is read from the connection only if something asks for it.
-      if (caller.address === undefined) {
-        let seen: string | undefined;
-        caller = { ...caller, get address() { return (seen ??= addressOf(address)); } };
-      }
-      break;
-    }
+/**
+ * Who is calling: at once when every identifier asked answers at once (a
+ * token in the cache), a promise only when one has to look something up.
+ */
+export function callerOf(rt: Runtime, req: Request, address: ClientAddress, from = 0): Caller | Promise<Caller> {
+  const ids = rt.wiring.identifiers;
+  for (let i = from; i < ids.length; i++) {
+    const found = ids[i](rt, req, address);
+    if (found instanceof Promise) return found.then((caller) => (caller ? attached(rt, req, address, caller) : callerOf(rt, req, address, i + 1)));
+    if (found) return attached(rt, req, address, found);
   }
-  caller ??= stranger(addressOf(address));
+  return attached(rt, req, address, null);
+}
+
+function attached(rt: Runtime, req: Request, address: ClientAddress, found: Caller | null): Caller {
+  let caller = found ?? stranger(addressOf(address));
+  // An identifier may hand back a caller it keeps for every request (the token cache): this request
+  // gets its own copy, whose address is read from the connection only if something asks for it.
+  if (found && caller.address === undefined) {
+    let seen: string | undefined;
+    caller = { ...caller, get address() { return (seen ??= addressOf(address)); } };
+  }
   for (const attach of rt.wiring.attachments) caller = attach(rt, req, caller);
   return caller;
+}
+
+export async function identify(rt: Runtime, req: Request, address: ClientAddress): Promise<Caller> {
+  return callerOf(rt, req, address);
 }
