@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { rssMb } from "../../bench/lib.ts";
 import { pgBin, startPg } from "../pg.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
 
@@ -140,28 +139,6 @@ test.skipIf(!pgBin("initdb"))("the binary keeps its data in PostgreSQL, the core
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
-
-// As the benchmark measures it (bench/run.ts): a token made with the CLI first, then `serve`, and its resident
-// memory a second after /health first answers. What is resident then is the start's: the runtime's own pages, the
-// part of the embedded program the start read, and the heap and compiled code the start left.
-test.skipIf(!existsSync("/proc/self/status"))("the binary at rest after start keeps under 80 MB resident", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-idle-"));
-  const port = freePort();
-  const env = { HEARTH_DATA: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1" };
-  let server: ReturnType<typeof Bun.spawn> | undefined;
-  try {
-    const t = await run([binary, "token", "create", "--user", "bench"], env);
-    expect(t.code).toBe(0);
-    server = Bun.spawn([binary, "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
-    await waitUp(`http://127.0.0.1:${port}`, server);
-    await Bun.sleep(1000);
-    expect(rssMb(server.pid)).toBeLessThan(80);
-  } finally {
-    server?.kill();
-    await server?.exited;
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
 
 test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
