@@ -69,6 +69,8 @@ export const mcpCommand: CliCommand = {
     // SDK 2.x serves both eras here: a connection opening with initialize stays a 2025-11-25 one,
     // one opening with server/discover or an enveloped request speaks 2026-07-28.
     const transport = new StdioServerTransport();
+    // Start-up is over: what runs from now on is what calls need, compiled as usual (core/build.ts starts the binary with a reluctant JIT).
+    Bun.unsafe.setJITPolicy(1);
     const handle = serveStdio((era) => createEraServer(rt, async () => ({ caller: await callerNow(), filter, baseUrl: "", mode }), era), {
       transport,
       legacy: "serve",
