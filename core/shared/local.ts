@@ -2,6 +2,7 @@
 // instance pays nothing for the port.
 import { Buckets } from "../auth/limits.ts";
 import type { Failures, Shared } from "./index.ts";
+import { Subscribers } from "./subscribers.ts";
 
 const MAX_FAILURES = 50_000;
 
@@ -11,7 +12,7 @@ export class LocalShared implements Shared {
   private claims = new Map<string, number>();
   /** Kept in order of latest failure, so the stalest go first when the map is full. */
   private failed = new Map<string, Failures & { forgetMs: number }>();
-  private channels = new Map<string, Set<(message: string) => void>>();
+  private channels = new Subscribers();
   readonly heard = true;
 
   take(key: string, perMinute: number, now: number): number {
@@ -80,17 +81,11 @@ export class LocalShared implements Shared {
   }
 
   publish(channel: string, message: string) {
-    for (const fn of this.channels.get(channel) ?? []) fn(message);
+    this.channels.deliver(channel, message);
   }
 
   subscribe(channel: string, fn: (message: string) => void): () => void {
-    let set = this.channels.get(channel);
-    if (!set) this.channels.set(channel, (set = new Set()));
-    set.add(fn);
-    return () => {
-      set.delete(fn);
-      if (!set.size) this.channels.delete(channel);
-    };
+    return this.channels.add(channel, fn).stop;
   }
 
   watch() {}

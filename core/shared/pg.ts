@@ -22,12 +22,11 @@ import { SQL } from "bun";
 import type { Logger } from "../plugin.ts";
 import type { Failures, Shared } from "./index.ts";
 import { LocalShared } from "./local.ts";
+import { SLOW_PAUSE_MS, Subscribers, within } from "./subscribers.ts";
 
 const CHANNEL = "hearth_shared";
 /** NOTIFY refuses payloads of 8000 bytes or more: longer messages wait in a table and the notification names their row. */
 const NOTIFY_BYTES = 7900;
-const COMMAND_MS = 1000;
-const SLOW_PAUSE_MS = 5_000;
 const RETRY_MS = 250;
 const SWEEP_MS = 3_000;
 /** How often an instance notifies itself to learn whether its listening connection still hears, and how long the answer may take. */
@@ -110,7 +109,7 @@ export class PgShared implements Shared {
   /** Holds and claims made in memory while the database was away, let go there too. */
   private heldHere = new Set<string>();
   private claimedHere = new Set<string>();
-  private channels = new Map<string, Set<(message: string) => void>>();
+  private channels: Subscribers;
   private watchers: ((heard: boolean) => void)[] = [];
   private ready: Promise<boolean> | null = null;
   private tablesFailed = false;
@@ -127,6 +126,7 @@ export class PgShared implements Shared {
     private log: Pick<Logger, "warn" | "info">,
   ) {
     this.url = url;
+    this.channels = new Subscribers(log);
     // One connection: statements are pipelined on it, and its statements reach the database in the order they were made.
     this.sql = new SQL({ url, max: 1, connectionTimeout: 2 });
     this.listener = this.newListener();
@@ -242,35 +242,14 @@ export class PgShared implements Shared {
   }
 
   private deliver(channel: string, message: string) {
-    for (const fn of this.channels.get(channel) ?? []) {
-      try {
-        fn(message);
-      } catch (e) {
-        this.log.warn("shared state: a subscriber failed", { channel, error: String(e) });
-      }
-    }
+    this.channels.deliver(channel, message);
   }
 
   /** A statement's rows, or undefined when the database is not there to give them in time. */
   private async run<T>(text: string, params: unknown[]): Promise<T | undefined> {
     // A database that stopped answering is left alone a while, so calls do not each wait for it.
     if (this.closed || Date.now() < this.slowUntil || !(await this.tables())) return undefined;
-    let timer: Timer | undefined;
-    try {
-      return await Promise.race([
-        this.sql.unsafe(text, params) as Promise<T>,
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => {
-            this.slowUntil = Date.now() + SLOW_PAUSE_MS;
-            resolve(undefined);
-          }, COMMAND_MS);
-        }),
-      ]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(() => this.sql.unsafe(text, params) as Promise<T>, () => (this.slowUntil = Date.now() + SLOW_PAUSE_MS));
   }
 
   private async sweep() {
@@ -339,13 +318,7 @@ export class PgShared implements Shared {
   }
 
   subscribe(channel: string, fn: (message: string) => void): () => void {
-    let set = this.channels.get(channel);
-    if (!set) this.channels.set(channel, (set = new Set()));
-    set.add(fn);
-    return () => {
-      set.delete(fn);
-      if (!set.size) this.channels.delete(channel);
-    };
+    return this.channels.add(channel, fn).stop;
   }
 
   watch(fn: (heard: boolean) => void) {

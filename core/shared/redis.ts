@@ -14,15 +14,12 @@ import { RedisClient } from "bun";
 import type { Logger } from "../plugin.ts";
 import type { Failures, Shared } from "./index.ts";
 import { LocalShared } from "./local.ts";
+import { SLOW_PAUSE_MS, Subscribers, within } from "./subscribers.ts";
 
 const PREFIX = "hearth:";
-/** A command slower than this is taken as Redis being unreachable. */
-const COMMAND_MS = 1000;
 const RETRY_MS = 250;
 /** How often the subscription is asked whether Redis still answers, and how long the answer may take. */
 const PING_MS = 500;
-/** How long a Redis that let a command time out is passed over. */
-const SLOW_PAUSE_MS = 5_000;
 const OPTIONS = { autoReconnect: false, enableOfflineQueue: false, connectionTimeout: 2000 };
 
 // A token bucket per key: what the local Buckets do, in one atomic step.
@@ -78,7 +75,8 @@ export class RedisShared implements Shared {
   /** Holds and claims made in memory while Redis was away, let go there too. */
   private heldHere = new Set<string>();
   private claimedHere = new Set<string>();
-  private channels = new Map<string, Set<(message: string) => void>>();
+  /** A channel stays subscribed on Redis once made, so it is never subscribed twice. */
+  private channels: Subscribers;
   private watchers: ((heard: boolean) => void)[] = [];
   private closed = false;
   private slowUntil = 0;
@@ -89,6 +87,7 @@ export class RedisShared implements Shared {
     private url: string,
     private log: Pick<Logger, "warn" | "info">,
   ) {
+    this.channels = new Subscribers(log, true);
     this.cmd = new RedisClient(url, OPTIONS);
     this.cmd.onclose = () => this.retry(this.cmd);
     this.connect(this.cmd);
@@ -163,7 +162,7 @@ export class RedisShared implements Shared {
 
   private async resubscribe(sub: RedisClient) {
     try {
-      for (const channel of this.channels.keys()) await sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m));
+      for (const channel of this.channels.names()) await sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m));
       if (sub === this.sub && sub.connected) this.setHeard(true);
     } catch {
       // The connection went again; its close retries.
@@ -179,35 +178,14 @@ export class RedisShared implements Shared {
   }
 
   private deliver(channel: string, message: string) {
-    for (const fn of this.channels.get(channel) ?? []) {
-      try {
-        fn(message);
-      } catch (e) {
-        this.log.warn("shared state: a subscriber failed", { channel, error: String(e) });
-      }
-    }
+    this.channels.deliver(channel, message);
   }
 
   /** A command's answer (null being Redis's nil), or undefined when Redis is not there to give it in time. */
   private async run<T>(command: string, args: string[]): Promise<T | undefined> {
     // A Redis that stopped answering is left alone a while, so calls do not each wait for it.
     if (!this.cmd.connected || Date.now() < this.slowUntil) return undefined;
-    let timer: Timer | undefined;
-    try {
-      return await Promise.race([
-        this.cmd.send(command, args) as Promise<T>,
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => {
-            this.slowUntil = Date.now() + SLOW_PAUSE_MS;
-            resolve(undefined);
-          }, COMMAND_MS);
-        }),
-      ]);
-    } catch {
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(() => this.cmd.send(command, args) as Promise<T>, () => (this.slowUntil = Date.now() + SLOW_PAUSE_MS));
   }
 
   async take(key: string, perMinute: number, now: number): Promise<number> {
@@ -263,14 +241,10 @@ export class RedisShared implements Shared {
   }
 
   subscribe(channel: string, fn: (message: string) => void): () => void {
-    let set = this.channels.get(channel);
-    if (!set) {
-      this.channels.set(channel, (set = new Set()));
-      // Unheard, the subscriptions are being made again on connecting, this one's with them.
-      if (this.heard) this.sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m)).catch(() => {});
-    }
-    set.add(fn);
-    return () => set.delete(fn);
+    const { first, stop } = this.channels.add(channel, fn);
+    // Unheard, the subscriptions are being made again on connecting, this one's with them.
+    if (first && this.heard) this.sub.subscribe(PREFIX + channel, (m, ch) => this.deliver(ch.slice(PREFIX.length), m)).catch(() => {});
+    return stop;
   }
 
   watch(fn: (heard: boolean) => void) {
