@@ -8,17 +8,9 @@ import { openShared } from "../../core/shared/index.ts";
 import { LocalShared } from "../../core/shared/local.ts";
 import { PgShared } from "../../core/shared/pg.ts";
 import { pgBin, startPg } from "../pg.ts";
+import { quiet, within } from "./redis.ts";
 
-const quiet = { warn() {}, info() {} };
 
-async function within(ms: number, check: () => Promise<boolean> | boolean): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await Bun.sleep(20);
-  }
-}
 
 describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
   let url: string;

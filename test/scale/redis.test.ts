@@ -10,19 +10,9 @@ import { join } from "node:path";
 import { RedisShared } from "../../core/shared/redis.ts";
 import { post, signUp, type Signed } from "../auth/people.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { REDIS_SERVER, startRedis, type Redis } from "./redis.ts";
+import { quiet, REDIS_SERVER, startRedis, within, type Redis } from "./redis.ts";
 
-const quiet = { warn() {}, info() {} };
 
-/** Polls until check holds or ms pass; returns whether it held. */
-async function within(ms: number, check: () => Promise<boolean> | boolean): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await Bun.sleep(20);
-  }
-}
 
 /** Reads server-sent message events until one with this content arrives or the stream ends. */
 async function heard(res: Response, content: string): Promise<boolean> {

@@ -53,3 +53,16 @@ export async function startRedis() {
 }
 
 export type Redis = Awaited<ReturnType<typeof startRedis>>;
+
+/** A logger that says nothing, for shared state made by hand in tests. */
+export const quiet = { warn() {}, info() {} };
+
+/** Polls until check holds or ms pass; returns whether it held. */
+export async function within(ms: number, check: () => Promise<boolean> | boolean): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await Bun.sleep(20);
+  }
+}
