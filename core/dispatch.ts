@@ -41,6 +41,15 @@ export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: R
   return p(args, rt.makeCtx(entry.service, "read", newCall(caller, { id: "price" }), entry.name, ""));
 }
 
+/** Runs the handler in a context of its own, waits for what it left pending, and gives its answer (null for none). */
+async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write", call: Call, args: Record<string, unknown>, baseUrl: string, price: number): Promise<unknown> {
+  const ctx = rt.makeCtx(entry.service, kind, call, entry.name, baseUrl);
+  if (price) ctx.price = price;
+  const out = await entry.def.run(args, ctx);
+  if (call.pending) await finished(call);
+  return out === undefined ? null : out;
+}
+
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
   const given = input.entry;
   const entry = given && given.service === input.service && given.name === input.method ? given : lookup(rt, input.service, input.method);
@@ -79,24 +88,17 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 
   const inWrite = rt.store.inWrite();
   const kind = def.kind === "write" || inWrite ? "write" : "read";
-  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) {
-    // Nothing to charge and no transaction to open (a read, most calls): the handler runs here, without the steps below.
-    const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
-    const out = await def.run(args, ctx);
-    if (call.pending) await finished(call);
-    return out === undefined ? null : out;
-  }
+  const baseUrl = input.baseUrl ?? "";
+  // Nothing to charge and no transaction to open (a read, most calls): the handler runs here, without the steps below.
+  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) return runHandler(rt, entry, kind, call, args, baseUrl, 0);
   const m = rt.metering;
   const run = async (charge: boolean) => {
-    const ctx = rt.makeCtx(entry.service, kind, call, entry.name, input.baseUrl ?? "");
-    if (paid) ctx.price = price;
-    const out = await def.run(args, ctx);
-    if (call.pending) await finished(call);
+    const out = await runHandler(rt, entry, kind, call, args, baseUrl, paid ? price : 0);
     if (charge && paid) {
       await m?.settle?.(call);
       await m?.commit?.(call);
     }
-    return out === undefined ? null : out;
+    return out;
   };
   try {
     if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(() => run(true));
