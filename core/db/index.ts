@@ -201,13 +201,13 @@ export class SqliteStore implements StoreApi {
     return token !== undefined && token === this.current;
   }
 
-  /** Serialised access to the writer without a transaction of ours (for work that manages its own). */
-  /** Writes run one at a time here: whatever a write read stays as it was until it commits. */
+  /** Writes run one at a time here (and across processes, BEGIN IMMEDIATE): whatever a write read stays as it was until it commits. */
   lock(_key: string): Promise<void> {
     if (!this.inWrite()) return Promise.reject(new Error("store.lock: only inside a write transaction"));
     return Promise.resolve();
   }
 
+  /** Serialised access to the writer without a transaction of ours (for work that manages its own). */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.inWrite()) return Promise.resolve(fn());
     return this.queue.run(() => {
@@ -223,7 +223,6 @@ export class SqliteStore implements StoreApi {
     });
   }
 
-  /** Sets the size past which the WAL is drained and to which its file is trimmed (WAL_LIMIT_BYTES unless changed). */
   /**
    * Copies the WAL into the database file and empties it, on the writer, at
    * once. For start-up: a new data folder's migrations leave the WAL past the
@@ -238,6 +237,7 @@ export class SqliteStore implements StoreApi {
     }
   }
 
+  /** Sets the size past which the WAL is drained and to which its file is trimmed (WAL_LIMIT_BYTES unless changed). */
   limitWal(bytes: number) {
     this.walLimit = bytes;
     this.writer.run(`PRAGMA journal_size_limit = ${bytes}`);
