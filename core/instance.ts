@@ -18,7 +18,6 @@ import { Runtime, type RuntimeOptions } from "./runtime.ts";
 /** The core modules' declarations, merged; the same for every instance in this process. */
 export const coreWiring = wire(coreModules);
 
-/** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
 /** What a lone binary carries instead of folders: its plugins and every migration, PostgreSQL's by owner. */
 interface EmbeddedBuild {
   plugins: BuiltinPlugin[];
@@ -26,6 +25,7 @@ interface EmbeddedBuild {
   pgMigrations?: Record<string, MigrationSet | null>;
 }
 let embeddedBuild: EmbeddedBuild | undefined;
+/** Set by the single binary's entry: plugins and migrations compiled in, since there is no plugins folder beside it. */
 export function setEmbeddedBuild(b: EmbeddedBuild) {
   embeddedBuild = b;
 }
