@@ -43,11 +43,20 @@ export function newCall(caller: Caller, o: { id?: string; parent?: Call | null; 
   return call;
 }
 
+/**
+ * A caller with some of its fields changed. A request's caller may read its
+ * client's address only when asked (core/http/identify.ts), which a spread
+ * alone would not copy: it is read here, so the copy keeps it.
+ */
+export function changedCaller(caller: Caller, change: Partial<Caller>): Caller {
+  return { ...caller, address: caller.address, ...change };
+}
+
 /** A nested call's caller, holding at most the scopes of the call it was made from. */
 export function narrowed(caller: Caller, parent: Call | null): Caller {
   const outer = parent?.caller.scopes;
   if (!outer || outer === "*") return caller;
   const scopes = caller.scopes === "*" ? outer : caller.scopes.filter((s) => outer.includes(s));
   if (caller.scopes !== "*" && scopes.length === caller.scopes.length) return caller;
-  return { ...caller, scopes };
+  return changedCaller(caller, { scopes });
 }

@@ -142,15 +142,35 @@ export function callerOf(rt: Runtime, req: Request, address: ClientAddress, from
 }
 
 function attached(rt: Runtime, req: Request, address: ClientAddress, found: Caller | null): Caller {
-  let caller = found ?? stranger(addressOf(address));
   // An identifier may hand back a caller it keeps for every request (the token cache): this request
   // gets its own copy, whose address is read from the connection only if something asks for it.
-  if (found && caller.address === undefined) {
-    let seen: string | undefined;
-    caller = { ...caller, get address() { return (seen ??= addressOf(address)); } };
-  }
+  let caller: Caller = !found ? stranger(addressOf(address)) : found.address === undefined ? new RequestCaller(found, address) : found;
   for (const attach of rt.wiring.attachments) caller = attach(rt, req, caller);
   return caller;
+}
+
+/** One request's view of a caller kept for many: the same fields, and the address of this request's client. */
+class RequestCaller implements Caller {
+  account: Caller["account"];
+  scopes: Caller["scopes"];
+  via: Caller["via"];
+  tokenId: string | undefined;
+  agent: boolean | undefined;
+  ambient: boolean | undefined;
+  #from: ClientAddress;
+  constructor(c: Caller, from: ClientAddress) {
+    this.account = c.account;
+    this.scopes = c.scopes;
+    this.via = c.via;
+    this.tokenId = c.tokenId;
+    this.agent = c.agent;
+    this.ambient = c.ambient;
+    this.#from = from;
+  }
+  get address(): string {
+    const from = this.#from;
+    return typeof from === "string" ? from : (this.#from = from());
+  }
 }
 
 export async function identify(rt: Runtime, req: Request, address: ClientAddress): Promise<Caller> {

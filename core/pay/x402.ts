@@ -6,6 +6,7 @@ import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { V1_NETWORKS } from "./networks.ts";
 import { HearthError, invalid } from "../errors.ts";
+import { changedCaller } from "../call.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 
@@ -33,7 +34,7 @@ export function paymentCaller(payload: unknown, opts: { address?: string; field?
   if (p.x402Version !== 1 && p.x402Version !== 2) throw invalid(field, `x402Version must be 1 or 2 (got ${JSON.stringify(p.x402Version)})`);
   if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
   const base = opts.caller;
-  const caller: Caller = base?.account ? { ...base } : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
+  const caller: Caller = base?.account ? changedCaller(base, {}) : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
   payments.set(caller, { version: p.x402Version, payload: p });
   return caller;
 }

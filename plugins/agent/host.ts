@@ -6,6 +6,7 @@
 import { findSession } from "../../core/auth/sessions.ts";
 import { intersectScopes } from "../../core/auth/tokens.ts";
 import type { CapabilityScope } from "../../core/capabilities.ts";
+import { changedCaller } from "../../core/call.ts";
 import { accounts } from "../../core/db/schema.ts";
 import { dispatch, priceOf } from "../../core/dispatch.ts";
 import { mailOf, type SendInput } from "../../core/mail/index.ts";
@@ -119,7 +120,7 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
       return dispatch(rt, { service, method, args, caller, parent: s.call });
     },
     async ask(caller, args, hint) {
-      if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = { ...caller, scopes: [...caller.scopes, "agent"] };
+      if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = changedCaller(caller, { scopes: [...caller.scopes, "agent"] });
       return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
     },
     csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
