@@ -217,6 +217,8 @@ function publishedSchema(args: TObject, required: string[]): Record<string, unkn
 export class Registry {
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly methods = new Map<string, MethodEntry>();
+  /** The same entries by service, then method: finding one builds no "service/method" string. */
+  private byService = new Map<string, Map<string, MethodEntry>>();
   /** Names no drop-in may take: the core's own, and every core module's migration owner. */
   readonly reserved: Set<string>;
   constructor(moduleOwners: Iterable<string> = []) {
@@ -275,12 +277,15 @@ export class Registry {
       };
       plugin.methods.push(entry);
       this.methods.set(entry.path, entry);
+      let own = this.byService.get(entry.service);
+      if (!own) this.byService.set(entry.service, (own = new Map()));
+      own.set(entry.name, entry);
     }
     this.plugins.set(def.name, plugin);
   }
 
   get(service: string, method: string): MethodEntry | undefined {
-    return this.methods.get(`${service}/${method}`);
+    return this.byService.get(service)?.get(method);
   }
 
   /** Every method, by service then name: the order every listing uses. */
