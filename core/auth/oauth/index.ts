@@ -23,6 +23,7 @@ const resourceMetadataParam: ChallengeParams = (rt, req) => {
 // A token issued for another audience (this instance under another address) is refused here.
 const audienceCheck: TokenCheck = (rt, req, caller) => {
   const audience = caller.tokenId ? tokenAudience(rt, caller.tokenId) : null;
+  if (audience === null) return;
   const check = (audience: string | null) => {
     if (audience === null) return;
     const base = instanceBase(rt, req);
