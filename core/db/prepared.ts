@@ -51,6 +51,8 @@ function quicken(q: unknown) {
   if (!p.fields.every((f) => f.path.length === 1 && is(f.field, Column))) return;
   const stmt = p.stmt;
   const keys = p.fields.map((f) => f.path[0]);
+  // A literal's "__proto__" sets the prototype rather than a field: such a select keeps drizzle's own way.
+  if (keys.includes("__proto__")) return;
   const columns = p.fields.map((f) => f.field as Column);
   const slots: Slot[] = p.query.params.map((x) => {
     if (is(x, Placeholder)) return { name: x.name };
@@ -72,19 +74,24 @@ function quicken(q: unknown) {
     }
     return out;
   };
-  const map = (row: unknown[]) => {
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const v = row[i];
-      out[keys[i]] = v === null ? null : columns[i].mapFromDriverValue(v);
-    }
-    return out;
-  };
+  const map = rowMaker(keys, columns);
   p.get = (values?: Record<string, unknown>) => {
     const row = stmt.values(...fill(values))[0];
     return row ? map(row) : undefined;
   };
   p.all = (values?: Record<string, unknown>) => stmt.values(...fill(values)).map(map);
+}
+
+/**
+ * Builds a row's object in one literal, its fields always the same and in the
+ * same order (the engine then lays every row out alike and reads them fast),
+ * decoding only the columns whose type changes the driver's value. Field
+ * names are written into the function as JSON strings, never as code.
+ */
+function rowMaker(keys: string[], columns: Column[]): (row: unknown[]) => Record<string, unknown> {
+  const asStored = Column.prototype.mapFromDriverValue;
+  const fields = keys.map((k, i) => `${JSON.stringify(k)}: ${columns[i].mapFromDriverValue === asStored ? `r[${i}]` : `r[${i}] === null ? null : c[${i}].mapFromDriverValue(r[${i}])`}`);
+  return new Function("c", `return (r) => ({ ${fields.join(", ")} });`)(columns);
 }
 
 /** The bun:sqlite connection under a drizzle handle, for reads whose rows are used as SQLite returns them. */
