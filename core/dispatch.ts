@@ -90,7 +90,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const kind = def.kind === "write" || inWrite ? "write" : "read";
   const baseUrl = input.baseUrl ?? "";
   // Nothing to charge and no transaction to open (a read, most calls): the handler runs here, without the steps below.
-  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) return await runHandler(rt, entry, kind, call, args, baseUrl, 0);
+  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) return runHandler(rt, entry, kind, call, args, baseUrl, 0);
   const m = rt.metering;
   const run = async (charge: boolean) => {
     const out = await runHandler(rt, entry, kind, call, args, baseUrl, paid ? price : 0);
