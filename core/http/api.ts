@@ -21,6 +21,34 @@ async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Recor
   return parsed as Record<string, unknown>;
 }
 
+/** The canonical origin of each "scheme://host" a request was addressed to: an instance is reached under a handful of names. */
+const origins = new Map<string, string>();
+function originOf(prefix: string): string {
+  let origin = origins.get(prefix);
+  if (origin === undefined) {
+    origin = new URL(prefix).origin;
+    if (origins.size >= 64) origins.clear();
+    origins.set(prefix, origin);
+  }
+  return origin;
+}
+
+/**
+ * A request's origin, and its query's text, without parsing the whole URL on
+ * every call: the server's URLs are absolute, and the query's values read the
+ * same from the raw text as from a parsed URL, which only percent-encodes
+ * what reading its values decodes again (see coerceQuery).
+ */
+export function partsOf(url: string): { origin: string; query: string } {
+  const from = url.indexOf("//") + 2;
+  let end = from;
+  while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
+  const q = url.indexOf("?", end);
+  const hash = url.indexOf("#", end);
+  const query = q < 0 || (hash >= 0 && hash < q) ? "" : url.slice(q + 1, hash < 0 ? undefined : hash);
+  return { origin: originOf(url.slice(0, end)), query };
+}
+
 /**
  * The id a client sent in X-Request-Id, for the log line beside the server's
  * own: a client may name its requests for its own tracing, but its names are
@@ -44,7 +72,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     if (verb !== "GET" && verb !== "POST" && verb !== "HEAD")
       throw new HearthError("method_not_allowed", `use GET for reads and POST for writes (got ${verb})`, { headers: { Allow: "GET, POST, HEAD, OPTIONS" } });
     const entry = lookup(rt, service, method);
-    const url = new URL(req.url);
+    const url = partsOf(req.url);
     // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
     const found = callerOf(rt, req, address);
     const caller = found instanceof Promise ? await found : found;
@@ -52,8 +80,8 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
     let args: Record<string, unknown>;
     if (verb === "POST") {
       const body = await readArgs(rt, req, bodyLimitOf(rt, entry));
-      args = body ?? coerceQuery(entry, url.searchParams);
-    } else args = coerceQuery(entry, url.searchParams);
+      args = body ?? coerceQuery(entry, url.query);
+    } else args = coerceQuery(entry, url.query);
     const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin, entry });
     const more = headersFor(rt, caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
