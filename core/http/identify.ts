@@ -3,6 +3,7 @@
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { HearthError, unauthenticated } from "../errors.ts";
+import { printableAscii } from "../validate.ts";
 import { madeByAnotherSite } from "./cors.ts";
 
 /**
@@ -23,12 +24,25 @@ const refuseBasic = (message: string) => new HearthError("unauthenticated", mess
 /** A bearer token in the Authorization header. */
 export const bearer: Identifier = (rt, req) => {
   const h = req.headers.get("authorization");
-  if (!h || /^Basic\s/i.test(h)) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
-  const found = rt.tokens.identify(m[1], rt.clock.now().getTime());
+  const token = h ? bearerToken(h) : null;
+  if (token === null) return null;
+  const found = rt.tokens.identify(token, rt.clock.now().getTime());
   return found instanceof Promise ? found.then((caller) => checkToken(rt, req, caller)) : checkToken(rt, req, found);
 };
+
+/**
+ * The token of an Authorization header, null for Basic credentials (another
+ * identifier's), refused for anything else. The usual form, "Bearer " and a
+ * token of printable ASCII, is read without the regular expression, which
+ * costs more than everything else in identifying a cached token.
+ */
+function bearerToken(h: string): string | null {
+  if (h.length > 7 && h.startsWith("Bearer ") && printableAscii(h, 7)) return h.slice(7);
+  if (/^Basic\s/i.test(h)) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+  return m[1];
+}
 
 /** Runs the token checks; only a check that has to look something up makes the answer wait. */
 function checkToken(rt: Runtime, req: Request, caller: Caller): Caller | Promise<Caller> {

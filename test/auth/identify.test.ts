@@ -36,3 +36,13 @@ test("the client's address is read only when asked, once, and a changed copy of 
   expect(caller.address).toBe("203.0.113.5");
   expect(asked).toBe(1);
 });
+
+test("a bearer token is read however the header spells it, and any other form is refused", async () => {
+  const token = await h.token("alice");
+  const as = (authorization: string) => identify(h.rt, new Request(`${h.url}/api/v1/notes/list`, { headers: { authorization } }), "192.0.2.1");
+  for (const form of [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `Bearer\t${token}`]) expect([form, (await as(form)).account?.username]).toEqual([form, "alice"]);
+  await expect(as(`Bearer ${token} more`)).rejects.toThrow('must be "Bearer <token>"');
+  await expect(as(`Token ${token}`)).rejects.toThrow('must be "Bearer <token>"');
+  await expect(as(`Bearer ${token}é`)).rejects.toThrow("not valid");
+  await expect(as(`Bearer ${token.slice(0, -1)}`)).rejects.toThrow("not valid");
+});
