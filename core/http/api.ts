@@ -7,6 +7,7 @@ import { bodyLimitOf, readText } from "./body.ts";
 import { CORS_HEADERS, preflight } from "./cors.ts";
 import { callerOf, challengeFor, headersFor, type ClientAddress } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
+import { partsOf } from "./url.ts";
 
 async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Record<string, unknown> | null> {
   const text = await readText(rt, req, limit);
@@ -19,34 +20,6 @@ async function readArgs(rt: Runtime, req: Request, limit: number): Promise<Recor
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw invalid("body", "the body must be a JSON object of arguments");
   return parsed as Record<string, unknown>;
-}
-
-/** The canonical origin of each "scheme://host" a request was addressed to: an instance is reached under a handful of names. */
-const origins = new Map<string, string>();
-function originOf(prefix: string): string {
-  let origin = origins.get(prefix);
-  if (origin === undefined) {
-    origin = new URL(prefix).origin;
-    if (origins.size >= 64) origins.clear();
-    origins.set(prefix, origin);
-  }
-  return origin;
-}
-
-/**
- * A request's origin, and its query's text, without parsing the whole URL on
- * every call: the server's URLs are absolute, and the query's values read the
- * same from the raw text as from a parsed URL, which only percent-encodes
- * what reading its values decodes again (see coerceQuery).
- */
-export function partsOf(url: string): { origin: string; query: string } {
-  const from = url.indexOf("//") + 2;
-  let end = from;
-  while (end < url.length && url[end] !== "/" && url[end] !== "?" && url[end] !== "#") end++;
-  const q = url.indexOf("?", end);
-  const hash = url.indexOf("#", end);
-  const query = q < 0 || (hash >= 0 && hash < q) ? "" : url.slice(q + 1, hash < 0 ? undefined : hash);
-  return { origin: originOf(url.slice(0, end)), query };
 }
 
 /**

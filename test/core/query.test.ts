@@ -2,7 +2,7 @@
 // and a query with nothing to decode without URLSearchParams: both must read
 // exactly what the parsed URL would, for any text a client can send.
 import { expect, test } from "bun:test";
-import { partsOf } from "../../core/http/api.ts";
+import { partsOf } from "../../core/http/url.ts";
 import { queryValues } from "../../core/validate.ts";
 
 const grouped = (p: URLSearchParams) => {
