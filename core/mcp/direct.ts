@@ -9,17 +9,15 @@
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isRecord } from "./envelope.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isJsonType, isRecord } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
-
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 
 function acceptable(req: Request): boolean {
   const accept = req.headers.get("accept") ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
   const version = req.headers.get("mcp-protocol-version");
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-  return JSON_TYPE.test(req.headers.get("content-type") ?? "");
+  return isJsonType(req.headers.get("content-type") ?? "");
 }
 
 type Answer = (rt: Runtime, ctx: McpCallContext, msg: unknown) => Promise<unknown> | null;

@@ -8,12 +8,15 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { asHearthError, unauthenticated } from "../errors.ts";
 import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
-import { addressOf, challengeFor, identify, stranger, type ClientAddress } from "../http/identify.ts";
+import { partsOf } from "../http/url.ts";
+import { addressOf, callerOf, challengeFor, identify, stranger, type ClientAddress } from "../http/identify.ts";
+import { queryValues } from "../validate.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
+import { isJsonType } from "./envelope.ts";
 import { eraOf, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
 import { McpSessions } from "./sessions.ts";
 import { parseFilter } from "./tools.ts";
@@ -38,7 +41,7 @@ export function asMcpPost(req: Request): Request {
   const accept = req.headers.get("accept") ?? "";
   const type = req.headers.get("content-type") ?? "";
   const acceptOk = accept.includes("application/json") && accept.includes("text/event-stream");
-  const typeOk = /^application\/([\w.+-]*\+)?json\b/i.test(type);
+  const typeOk = isJsonType(type);
   if (acceptOk && typeOk) return req;
   const h = new Headers(req.headers);
   if (!acceptOk && (accept === "" || accept.includes("*/*") || accept.includes("application/json"))) h.set("accept", "application/json, text/event-stream");
@@ -90,13 +93,13 @@ const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { met
 
 /** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
 export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct = true): Promise<Response> {
-  const url = new URL(req.url);
-  // Most requests carry no query string: its parameters are then not parsed.
-  const query = url.search ? url.searchParams : null;
-  const filter = parseFilter(query?.get("tools"));
+  const url = partsOf(req.url);
+  // Most requests carry no query string: its parameters are then not read. A name given more than once counts at its first.
+  const query = url.query ? queryValues(url.query) : null;
+  const filter = parseFilter(query?.get("tools")?.[0]);
   let mode: ToolsMode;
   try {
-    mode = parseMode(query?.get("mode") ?? req.headers.get(MODE_HEADER));
+    mode = parseMode(query?.get("mode")?.[0] ?? req.headers.get(MODE_HEADER));
   } catch (e) {
     const err = asHearthError(e);
     return rpcError(err.status, -32602, err.message, { error: err.body() });
@@ -110,7 +113,9 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
   // session cookie identifies no one here (identifySession), so it cannot act as a signed-in person.
   let ctx: McpCallContext;
   try {
-    ctx = { caller: await identify(rt, req, address), filter, baseUrl: url.origin };
+    // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
+    const found = callerOf(rt, req, address);
+    ctx = { caller: found instanceof Promise ? await found : found, filter, baseUrl: url.origin };
     // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
     if (!ctx.caller.account && query?.has("signin"))
       throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");

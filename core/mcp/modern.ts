@@ -21,7 +21,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isRecord } from "./envelope.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isJsonType, isRecord } from "./envelope.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
@@ -102,7 +102,6 @@ function claimsEnvelope(req: Request, body: unknown): boolean {
   return false;
 }
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 
 /**
  * A 2026-07-28 tools/call answered without building a server per request,
@@ -135,7 +134,7 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   for (const k in caps) if (!isRecord(caps[k])) return null;
   const h = req.headers;
   if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
-  if (!JSON_TYPE.test(h.get("content-type") ?? "") || !(h.get("accept") ?? "").includes("application/json")) return null;
+  if (!isJsonType(h.get("content-type") ?? "") || !(h.get("accept") ?? "").includes("application/json")) return null;
   const entry = toolTable(rt).byName.get(params.name);
   // Unknown names (the discovery tools among them) take the SDK's road; it gives their answers and refusals.
   if (!entry || !inFilter(entry, ctx.filter)) return null;
