@@ -1,0 +1,163 @@
+// Instructions per request, counted under valgrind's callgrind: the same work
+// gives the same count whatever else the machine is doing, where a rate from
+// wrk moves by several percent between runs on a shared machine. Each server
+// runs under callgrind, is warmed by wrk over one connection, has its counts
+// zeroed, serves wrk for a while more, and has its counts dumped; the main
+// thread's instructions over the requests served is the figure (the other
+// threads, the JIT's and the collector's, run beside it on other cores).
+// It counts work, not time: a system call or a cache miss costs one
+// instruction here. Rates stay the benchmark's (`bun run bench`); this is for
+// telling whether a change to the call path does less.
+//
+//   bun bench/instructions.ts     (needs valgrind; installed from Debian's packages when missing, as root)
+//   INSTR_SECONDS=15 INSTR_WARM=20   seconds each scenario is counted, after seconds of warming (the JIT's tiers settle)
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, installed, waitFor200, wrkScript, type LoadOptions } from "./lib.ts";
+
+const root = join(import.meta.dir, "..");
+const binary = join(root, "dist/hearth");
+const seconds = Number(process.env.INSTR_SECONDS ?? 15);
+const warming = Number(process.env.INSTR_WARM ?? 20);
+
+if (!installed("valgrind", () => !!Bun.which("valgrind") && !!Bun.which("callgrind_control"))) throw new Error("valgrind is needed: apt-get install valgrind");
+if (!installed("wrk", () => !!Bun.which("wrk"))) throw new Error("wrk is needed: apt-get install wrk");
+if (Bun.spawnSync(["bun", join(root, "core/build.ts")], { stdout: "ignore", stderr: "inherit" }).exitCode !== 0) throw new Error("build failed");
+
+const dir = mkdtempSync(join(tmpdir(), "hearth-instructions-"));
+const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", HEARTH_COLLECTORS: "off" };
+
+const rows: { scenario: string; requests: number; perRequest: number }[] = [];
+
+interface Counted {
+  base: string;
+  pid: number;
+  stdout: ReadableStream<Uint8Array>;
+  /** Runs callgrind_control on it: -z zeroes the counts, -d dumps them. */
+  control(flag: "-z" | "-d"): void;
+  stop(): Promise<void>;
+}
+
+/** A server under callgrind, its counts going to files in `out` named by process and thread. */
+function underCallgrind(cmd: string[], extra: Record<string, string>, out: string): Counted {
+  // valgrind names the pipe callgrind_control reaches it by from USER and HOST: both see the same ones.
+  const own = { ...env, ...extra };
+  const proc = Bun.spawn(["valgrind", "--tool=callgrind", "--separate-threads=yes", "--smc-check=all-non-file", `--callgrind-out-file=${join(out, "cg.%p")}`, ...cmd], {
+    env: own,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  return {
+    base: `http://127.0.0.1:${extra.PORT}`,
+    pid: proc.pid,
+    stdout: proc.stdout,
+    control(flag) {
+      const r = Bun.spawnSync(["callgrind_control", flag, String(proc.pid)], { env: own, stdout: "pipe", stderr: "pipe" });
+      if (r.exitCode !== 0 || /error|failed/i.test(r.stderr.toString())) throw new Error(`callgrind_control ${flag} ${proc.pid}: ${r.stdout}${r.stderr}`);
+    },
+    async stop() {
+      proc.kill();
+      await proc.exited;
+    },
+  };
+}
+
+function wrk(opts: LoadOptions, secs: number): number {
+  const script = join(dir, `load-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(script, wrkScript(opts));
+  const r = Bun.spawnSync(["wrk", "-t1", "-c1", `-d${secs}s`, "--timeout", "60s", "-s", script, opts.url], { stdout: "pipe", stderr: "pipe" });
+  const text = r.stdout.toString();
+  const served = /(\d+) requests in/.exec(text);
+  if (!served || /Non-2xx|Socket errors/.test(text)) throw new Error(`wrk failed against ${opts.url}:\n${text}${r.stderr.toString()}`);
+  return Number(served[1]);
+}
+
+/** The main thread's instructions per request while `opts` is served: counts zeroed, served, dumped (warm the server first). */
+function count(server: Counted, out: string, opts: LoadOptions): { requests: number; perRequest: number } {
+  for (const old of readdirSync(out)) if (old.startsWith(`cg.${server.pid}.`)) rmSync(join(out, old));
+  server.control("-z");
+  const requests = wrk(opts, seconds);
+  server.control("-d");
+  // The dump of thread 1 (the main thread) ends in -01; callgrind writes it after answering.
+  let totals: RegExpExecArray | null = null;
+  for (let waited = 0; !totals && waited < 30_000; waited += 200) {
+    Bun.sleepSync(200);
+    const file = readdirSync(out).find((f) => f.startsWith(`cg.${server.pid}.`) && f.endsWith("-01"));
+    totals = file ? /^(?:summary|totals):\s+(\d+)/m.exec(readFileSync(join(out, file), "utf8")) : null;
+  }
+  if (!totals) throw new Error(`callgrind wrote no counts for ${server.pid} in ${out}`);
+  return { requests, perRequest: Math.round(Number(totals[1]) / requests) };
+}
+
+/** Counts each scenario on one server, after warming it with all of them (they share the call path, which the JIT compiles as it runs). */
+function countAll(server: Counted, out: string, scenarios: [string, LoadOptions][]) {
+  for (const [, opts] of scenarios) wrk(opts, warming);
+  for (const [scenario, opts] of scenarios) rows.push({ scenario, ...count(server, out, opts) });
+}
+
+async function firstLines(stream: ReadableStream<Uint8Array>, n: number): Promise<string[]> {
+  const reader = stream.getReader();
+  let text = "";
+  while (text.split("\n").length <= n) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return text.split("\n").slice(0, n);
+}
+
+const note = { title: "bench", text: "a note read under load" };
+const add = (base: string, token: string) =>
+  fetch(`${base}/api/v1/notes/add`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(note) });
+
+try {
+  // The limit (bench/limit.ts): notes/get by hand.
+  {
+    const out = mkdtempSync(join(dir, "limit-"));
+    const server = underCallgrind(["bun", join(import.meta.dir, "limit.ts")], { PORT: String(freePort()), HEARTH_LIMIT_DB: join(dir, "limit.db") }, out);
+    const [, token] = await firstLines(server.stdout, 2);
+    await add(server.base, token);
+    countAll(server, out, [["limit notes/get (by hand)", { url: `${server.base}/api/v1/notes/get?title=bench`, headers: { authorization: `Bearer ${token}` }, seconds }]]);
+    await server.stop();
+  }
+  // Hearth, dist/hearth: notes/get over HTTP GET and POST, and tools/call notes_get in the 2026-07-28 revision.
+  {
+    const made = Bun.spawnSync([binary, "token", "create", "--user", "bench"], { env, stdout: "pipe", stderr: "ignore" });
+    const token = made.stdout.toString().trim().split("\n").pop()!;
+    const out = mkdtempSync(join(dir, "hearth-"));
+    const server = underCallgrind([binary, "serve"], { PORT: String(freePort()) }, out);
+    await waitFor200(`${server.base}/health`, 120_000);
+    await add(server.base, token);
+    const auth = { authorization: `Bearer ${token}` };
+    const mcp = {
+      ...auth,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "notes_get",
+    };
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "notes_get", arguments: { title: "bench" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+    };
+    countAll(server, out, [
+      ["notes/get (token)", { url: `${server.base}/api/v1/notes/get?title=bench`, headers: auth, seconds }],
+      ["notes/get over POST", { url: `${server.base}/api/v1/notes/get`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench" }), seconds }],
+      ["MCP tools/call (2026-07-28)", { url: `${server.base}/mcp`, method: "POST", headers: mcp, body: JSON.stringify(call), seconds }],
+    ]);
+    await server.stop();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const limit = rows[0].perRequest;
+console.log(`\nMain-thread instructions per request under callgrind, ${seconds}s counted after ${warming}s warming, one connection, ${new Date().toISOString()}\n`);
+console.log("| scenario | requests counted | instructions per request | the limit's over this |");
+console.log("|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.scenario} | ${r.requests} | ${r.perRequest.toLocaleString("en")} | ${r === rows[0] ? "" : `${Math.round((limit / r.perRequest) * 100)}%`} |`);
