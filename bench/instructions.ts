@@ -29,6 +29,8 @@ const dir = mkdtempSync(join(tmpdir(), "hearth-instructions-"));
 const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", HEARTH_COLLECTORS: "off" };
 
 const rows: { scenario: string; requests: number; perRequest: number }[] = [];
+/** Every server started, so a failure part-way leaves none running. */
+const started: Counted[] = [];
 
 interface Counted {
   base: string;
@@ -48,7 +50,7 @@ function underCallgrind(cmd: string[], extra: Record<string, string>, out: strin
     stdout: "pipe",
     stderr: "ignore",
   });
-  return {
+  const counted: Counted = {
     base: `http://127.0.0.1:${extra.PORT}`,
     pid: proc.pid,
     stdout: proc.stdout,
@@ -61,6 +63,8 @@ function underCallgrind(cmd: string[], extra: Record<string, string>, out: strin
       await proc.exited;
     },
   };
+  started.push(counted);
+  return counted;
 }
 
 function wrk(opts: LoadOptions, secs: number): number {
@@ -79,6 +83,7 @@ function count(server: Counted, out: string, opts: LoadOptions): { requests: num
   server.control("-z");
   const requests = wrk(opts, seconds);
   server.control("-d");
+  if (requests === 0) throw new Error(`no request to ${opts.url} finished in ${seconds}s under callgrind: give it longer (INSTR_SECONDS, INSTR_WARM)`);
   // The dump of thread 1 (the main thread) ends in -01; callgrind writes it after answering.
   let totals: RegExpExecArray | null = null;
   for (let waited = 0; !totals && waited < 30_000; waited += 200) {
@@ -153,6 +158,7 @@ try {
     await server.stop();
   }
 } finally {
+  await Promise.all(started.map((s) => s.stop()));
   rmSync(dir, { recursive: true, force: true });
 }
 
