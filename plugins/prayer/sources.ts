@@ -150,10 +150,19 @@ function kept<T>(ctx: TextsCtx, name: TextName, fetch: () => Promise<Got<T>>): P
   if (hit) return hit as Promise<T>;
   const job = (async () => {
     const row = await ctx.db.select({ body: prayerTexts.body }).from(prayerTexts).where(eq(prayerTexts.name, name)).get();
-    if (row) return JSON.parse(row.body) as T;
+    if (row)
+      try {
+        return JSON.parse(row.body) as T;
+      } catch {
+        // A copy damaged in the database is fetched again and replaced.
+        ctx.log.warn("prayer text kept in the database is not JSON; fetching it again", { text: name });
+      }
     const { url, data } = await fetch();
     const fetched = ctx.clock.now().getTime();
-    await ctx.writes((db) => db.insert(prayerTexts).values({ name, url, fetched, body: JSON.stringify(data) }).onConflictDoNothing().run());
+    const body = JSON.stringify(data);
+    await ctx.writes((db) =>
+      db.insert(prayerTexts).values({ name, url, fetched, body }).onConflictDoUpdate({ target: prayerTexts.name, set: { url, fetched, body } }).run(),
+    );
     ctx.log.info("prayer text fetched and kept", { text: name, from: url });
     return data;
   })();

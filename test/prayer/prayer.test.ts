@@ -443,6 +443,20 @@ describe("without PRAYER_DATA: the public sources, fetched once and kept", () =>
       sources.fail = null;
     }
   });
+  test("a kept copy damaged in the database is fetched again and replaced, not answered with a 500", async () => {
+    expect((await bare.call("prayer/search", { query: "mercy" })).body.result.names.length).toBeGreaterThan(0);
+    await bare.exec("UPDATE prayer_texts SET body = ? WHERE name = 'names'", '[{"number": 1,');
+    expect((await bare.row<{ body: string }>("SELECT body FROM prayer_texts WHERE name = 'names'"))!.body).toBe('[{"number": 1,');
+    await bare.stop();
+    bare = await startHearth({ clock, dataDir, env: sourceEnv });
+    const names = sources.hits(NAMES_PATH);
+    const r = await bare.call("prayer/search", { query: "mysterious meaning" });
+    expect(r.status).toBe(200);
+    expect(r.body.result.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Al Mu'min"]);
+    expect(sources.hits(NAMES_PATH) - names).toBe(1);
+    const kept = (await bare.row<{ body: string }>("SELECT body FROM prayer_texts WHERE name = 'names'"))!;
+    expect(JSON.parse(kept.body)).toHaveLength(publicNames.length);
+  });
 });
 
 describe("the public sources failing", () => {
