@@ -14,10 +14,9 @@
 //      {"code", "status", "data": [{"number", "name", "transliteration", "found", "en": {"meaning", "desc"}}]}
 import { eq } from "drizzle-orm";
 import { HearthError, upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
 import { defineProvider } from "../../core/upstream/providers.ts";
 import { prayerTexts } from "./schema.ts";
-import type { Book, Hadith, HadithCollection, Name } from "./texts.ts";
+import type { Book, Hadith, HadithCollection, Name, TextsCtx } from "./texts.ts";
 
 export const HADITH_PROVIDER = defineProvider({
   name: "PRAYER_HADITH",
@@ -44,7 +43,6 @@ const NAMES_PATH = "/names/data/names.json";
 export const PUBLIC_HADITH_SOURCE = "Sahih al-Bukhari in English, from the hadith-api collection (github.com/fawazahmed0/hadith-api), kept on this instance";
 export const PUBLIC_NAMES_SOURCE = "The names of Allah, from github.com/asim/reminder (names/data/names.json), kept on this instance";
 
-type TextsCtx = Pick<Ctx, "config" | "db" | "bytes" | "writes" | "clock" | "log">;
 type TextName = "hadith" | "names";
 
 const refused = (label: string, what: string) => upstream("upstream_failed", `${label} sent ${what}`);
@@ -177,21 +175,21 @@ function kept<T>(ctx: TextsCtx, name: TextName, fetch: () => Promise<Got<T>>): P
 /** Sahih al-Bukhari from the public source: the copy kept in the database, else fetched now and kept. */
 export function publicHadith(ctx: TextsCtx): Promise<HadithCollection> {
   return kept(ctx, "hadith", () => fetchHadith(ctx)).catch((e) => {
-    throw failed(e, "Sahih al-Bukhari is");
+    throw failed(e, "Sahih al-Bukhari is", "it");
   });
 }
 
 /** The names of Allah from the public source: the copy kept in the database, else fetched now and kept. */
 export function publicNames(ctx: TextsCtx): Promise<Name[]> {
   return kept(ctx, "names", () => fetchNames(ctx)).catch((e) => {
-    throw failed(e, "The names of Allah are");
+    throw failed(e, "The names of Allah are", "them");
   });
 }
 
 /** A fetch that failed, said as what could not be had and why; still an upstream_* error the caller may retry. */
-function failed(e: unknown, whatIs: string): unknown {
+function failed(e: unknown, whatIs: string, it: string): unknown {
   if (!(e instanceof HearthError) || !e.kind.startsWith("upstream_")) return e;
-  return new HearthError(e.kind, `${whatIs} fetched once from a public source and kept, and this instance does not hold them yet: ${e.message}`, {
+  return new HearthError(e.kind, `${whatIs} fetched once from a public source and kept, and this instance does not hold ${it} yet: ${e.message}`, {
     retry: true,
     headers: e.headers,
   });

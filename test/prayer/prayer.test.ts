@@ -501,6 +501,20 @@ describe("the public sources failing", () => {
     expect((await inst.rows<{ name: string }>("SELECT name FROM prayer_texts ORDER BY name")).map((x) => x.name)).toEqual(["hadith", "names"]);
   });
 
+  test("a source that does not answer in time is a 504", async () => {
+    const other = await startHearth({ clock, env: { ...sourceEnv, PRAYER_HADITH_TIMEOUT_MS: "200" } });
+    try {
+      sources.fail = "hang";
+      const r = await other.call("prayer/saying");
+      expect(r.status).toBe(504);
+      expect(r.body.error).toMatchObject({ kind: "upstream_timeout", retry: true });
+      expect(r.body.error.message).toContain("this instance does not hold it yet");
+    } finally {
+      sources.fail = null;
+      await other.stop();
+    }
+  });
+
   test("garbage from the source is a 502, after the full copy was tried too; a missing minified copy falls back to the full one", async () => {
     const other = await startHearth({ clock, env: sourceEnv });
     try {
