@@ -1,10 +1,12 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid, notConfigured, notFound } from "../../core/errors.ts";
+import { invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read } from "../../core/plugin.ts";
 import { qibla } from "./qibla.ts";
 import { reflectionFor } from "./reflection.ts";
 import { searchTexts } from "./search.ts";
-import { QURAN_SOURCE, hadithMissing, hadithRef, hadithSource, loadHadith, loadQuran, verseRef } from "./texts.ts";
+import { prayerTexts } from "./schema.ts";
+import { HADITH_PROVIDER, NAMES_PROVIDER } from "./sources.ts";
+import { QURAN_SOURCE, hadithRef, loadHadith, loadQuran, verseRef } from "./texts.ts";
 import { conventionNames, prayerTimes } from "./times.ts";
 import { prayerCard } from "./card.ts";
 
@@ -12,7 +14,6 @@ const Lat = T.Number({ minimum: -90, maximum: 90, description: "Latitude in deci
 const Lon = T.Number({ minimum: -180, maximum: 180, description: "Longitude in decimal degrees." });
 // Sahih al-Bukhari has 97 books; the owner's file may hold fewer.
 const BOOKS = 97;
-const dataDir = (config: Readonly<Record<string, string>>) => config.PRAYER_DATA ?? "";
 
 // The instance archives each day's reflection once; this remembers, per running
 // instance (its config object), the last day already written.
@@ -22,13 +23,24 @@ export default definePlugin({
   name: "prayer",
   card: prayerCard,
   description:
-    "Prayer times and the qibla by calculation and the Quran (shipped with the instance), and Sahih al-Bukhari and the names of Allah from files the owner puts in the PRAYER_DATA folder (see plugins/prayer/README.md). Works offline.",
-  needs: ["index"],
+    "Prayer times and the qibla by calculation and the Quran (shipped with the instance), and Sahih al-Bukhari and the names of Allah from public sources, fetched once and kept (or from the owner's PRAYER_DATA files; see plugins/prayer/README.md).",
+  needs: ["index", "db", "bytes", "writes"],
+  tables: { prayerTexts },
+  providers: [HADITH_PROVIDER, NAMES_PROVIDER],
   config: {
     PRAYER_DATA: {
       default: "",
       description:
-        "Folder holding bukhari.json (Sahih al-Bukhari in English) and/or names.json (the names of Allah), read at run time; see plugins/prayer/README.md for where to get them and their format. Without it, sayings are not configured and reflections and search use the Quran alone.",
+        "Folder holding bukhari.json (Sahih al-Bukhari in English) and/or names.json (the names of Allah), read at run time in place of the public copies; see plugins/prayer/README.md for their format. Empty: both come from their public sources.",
+    },
+    PRAYER_HADITH_URL: {
+      default: "",
+      description: "Base URL of the hadith-api collection Sahih al-Bukhari is fetched from once (https://cdn.jsdelivr.net/gh/fawazahmed0/hadith-api@1 when empty).",
+    },
+    PRAYER_NAMES_URL: {
+      default: "",
+      description:
+        "Base URL the names of Allah are fetched from once, as names/data/names.json (https://cdn.jsdelivr.net/gh/asim/reminder@086425d562c19bef59c2644d1f634a1d987622ea when empty).",
     },
   },
   methods: {
@@ -80,15 +92,14 @@ export default definePlugin({
     }),
 
     saying: read({
-      description: `A hadith (saying of the Prophet) from Sahih al-Bukhari, chosen at random; \`book\` (1-${BOOKS}) keeps to one of its books. Needs the owner's PRAYER_DATA/bukhari.json.`,
+      description: `A hadith (saying of the Prophet) from Sahih al-Bukhari in English, chosen at random; \`book\` (1-${BOOKS}) keeps to one of its books. The collection is fetched once from its public source and kept (or read from the owner's PRAYER_DATA/bukhari.json).`,
       args: T.Object({
         book: T.Optional(T.Integer({ minimum: 1, maximum: BOOKS, description: `Book number within Sahih al-Bukhari, 1-${BOOKS}; omit for any book.` })),
       }),
       access: "public",
+      openWorld: true,
       async run({ book }, ctx) {
-        const dir = dataDir(ctx.config);
-        const collection = await loadHadith(dir);
-        if (!collection) throw notConfigured(`prayer/saying needs a hadith collection: ${hadithMissing(dir)}.`);
+        const { data: collection, source } = await loadHadith(ctx);
         const books = collection.books;
         let b;
         let h;
@@ -113,19 +124,20 @@ export default definePlugin({
           number: h.n,
           narrator: h.narrator,
           text: h.text,
-          source: hadithSource(collection),
+          source,
         };
       },
     }),
 
     reflection: read({
       description:
-        "Today's reflection (UTC day): a Quran verse with its surah, a saying of the Prophet and one of the names of Allah — the same for everyone all day. The saying and the name come from the owner's PRAYER_DATA files; when one is missing it is null and `unavailable` says why. Each day's is kept in the archive.",
+        "Today's reflection (UTC day): a Quran verse with its surah, a saying of the Prophet and one of the names of Allah — the same for everyone all day. While the public source of the saying or the name cannot be reached that part is null and `unavailable` says why. Each day's is kept in the archive.",
       args: T.Object({}),
       access: "public",
+      openWorld: true,
       async run(_args, ctx) {
         const day = ctx.clock.now().toISOString().slice(0, 10);
-        const r = await reflectionFor(day, dataDir(ctx.config));
+        const r = await reflectionFor(day, ctx);
         if (archived.get(ctx.config) !== day) {
           await ctx.index.put({
             kind: "prayer",
@@ -140,7 +152,8 @@ export default definePlugin({
               .filter(Boolean)
               .join("\n\n"),
           });
-          archived.set(ctx.config, day);
+          // A reflection missing a part its source could not give yet is archived again once it is whole.
+          if (!r.unavailable) archived.set(ctx.config, day);
         }
         return r;
       },
@@ -148,11 +161,12 @@ export default definePlugin({
 
     search: read({
       description:
-        "Searches the Quran (English translation), and the hadith of Sahih al-Bukhari and the names of Allah when the owner has provided them in PRAYER_DATA, for a plain-language question; passages sharing the most of its words rank first. `searched` names the collections searched; `unavailable` says which were not and why.",
+        "Searches the Quran (English translation), the hadith of Sahih al-Bukhari and the names of Allah for a plain-language question; passages sharing the most of its words rank first. `searched` names the collections searched; `unavailable` says which were not (their public source could not be reached yet) and why.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 500, description: "A plain-language question or a few words." }) }),
       access: "public",
+      openWorld: true,
       async run({ query }, ctx) {
-        const found = await searchTexts(query, dataDir(ctx.config), { quran: 5, hadith: 5, name: 3 });
+        const found = await searchTexts(query, ctx, { quran: 5, hadith: 5, name: 3 });
         return {
           query,
           // No embedding model is reachable from here, so passages are matched by their words (stemmed), not by meaning.

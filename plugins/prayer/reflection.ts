@@ -1,22 +1,21 @@
 // The day's reflection: one verse, one saying and one name, chosen from the
 // UTC date alone so that everyone who asks on a given day reads the same three.
-// The verse is always there; the saying and the name only when the owner has
-// provided their files, and otherwise the answer says what is missing.
+// The verse is always there; the saying and the name whenever their texts can
+// be had (the owner's files, or the public copies kept here), and when a source
+// cannot be reached yet the answer says so and which part is missing.
 import {
-  hadithMissing,
   hadithRef,
-  hadithSource,
   loadHadith,
   loadNames,
   loadQuran,
-  NAMES_SOURCE,
-  namesMissing,
   QURAN_SOURCE,
+  settled,
   verseRef,
   type Book,
   type Chapter,
   type Hadith,
   type HadithCollection,
+  type TextsCtx,
 } from "./texts.ts";
 
 // Long passages make a poor daily reading; these bounds keep it to a few lines.
@@ -54,10 +53,12 @@ function sayingPool(c: HadithCollection): [Book, Hadith][] {
   return pool;
 }
 
-export async function reflectionFor(day: string, dir: string) {
-  const [pool, hadith, names] = await Promise.all([versePool(), loadHadith(dir), loadNames(dir)]);
+export async function reflectionFor(day: string, ctx: TextsCtx) {
+  const [pool, hadithText, namesText] = await Promise.all([versePool(), settled(loadHadith(ctx)), settled(loadNames(ctx))]);
   const [chapter, verse] = pool[fnv1a(`verse:${day}`) % pool.length];
   const unavailable: { saying?: string; name?: string } = {};
+  const hadith = "data" in hadithText ? hadithText.data : null;
+  const names = "data" in namesText ? namesText.data : null;
   let saying = null;
   if (hadith) {
     const sayings = sayingPool(hadith);
@@ -71,12 +72,12 @@ export async function reflectionFor(day: string, dir: string) {
       narrator: h.narrator,
       text: h.text,
     };
-  } else unavailable.saying = `No saying of the Prophet today: to have one, ${hadithMissing(dir)}.`;
+  } else if ("failed" in hadithText) unavailable.saying = `No saying of the Prophet yet today: ${hadithText.failed} Ask again later.`;
   let name = null;
   if (names) {
     const n = names[fnv1a(`name:${day}`) % names.length];
     name = { number: n.number, arabic: n.arabic, transliteration: n.transliteration, meaning: n.meaning, description: n.description };
-  } else unavailable.name = `No name of Allah today: to have one, ${namesMissing(dir)}.`;
+  } else if ("failed" in namesText) unavailable.name = `No name of Allah yet today: ${namesText.failed} Ask again later.`;
   return {
     date: day,
     verse: {
@@ -89,6 +90,6 @@ export async function reflectionFor(day: string, dir: string) {
     saying,
     name,
     ...(Object.keys(unavailable).length ? { unavailable } : {}),
-    sources: { quran: QURAN_SOURCE, ...(hadith ? { hadith: hadithSource(hadith) } : {}), ...(names ? { names: NAMES_SOURCE } : {}) },
+    sources: { quran: QURAN_SOURCE, ...("source" in hadithText ? { hadith: hadithText.source } : {}), ...("source" in namesText ? { names: namesText.source } : {}) },
   };
 }

@@ -2,22 +2,20 @@
 // an in-memory FTS5 table built on its first search (about a tenth of a second
 // for a whole collection) rather than in each instance's database; ctx.index
 // keeps what the instance itself writes (reflections). The Quran's table is
-// built once per process, a hadith or names file's once per version of it.
+// built once per process, a hadith or names text's once per version of it.
 import { Database } from "bun:sqlite";
 import {
-  hadithMissing,
   hadithRef,
-  hadithSource,
   loadHadith,
   loadNames,
   loadQuran,
-  NAMES_SOURCE,
-  namesMissing,
   QURAN_SOURCE,
+  settled,
   verseRef,
   type Chapter,
   type HadithCollection,
   type Name,
+  type TextsCtx,
 } from "./texts.ts";
 
 // Words that say nothing about a question's subject; dropping them lets the
@@ -104,10 +102,12 @@ function found(db: Database, match: string | null, limit: number) {
     .all(match, limit);
 }
 
-export async function searchTexts(query: string, dir: string, perKind: { quran: number; hadith: number; name: number }) {
+export async function searchTexts(query: string, ctx: TextsCtx, perKind: { quran: number; hadith: number; name: number }) {
   const match = questionQuery(query);
   quranTable ??= loadQuran().then((q) => table(quranRows(q)));
-  const [quran, quranDb, collection, names] = await Promise.all([loadQuran(), quranTable, loadHadith(dir), loadNames(dir)]);
+  const [quran, quranDb, hadithText, namesText] = await Promise.all([loadQuran(), quranTable, settled(loadHadith(ctx)), settled(loadNames(ctx))]);
+  const collection = "data" in hadithText ? hadithText.data : null;
+  const names = "data" in namesText ? namesText.data : null;
   const searched = ["the Quran (Saheeh International translation)"];
   const unavailable: { hadith?: string; names?: string } = {};
 
@@ -127,13 +127,13 @@ export async function searchTexts(query: string, dir: string, perKind: { quran: 
       const h = book.hadiths.find((x) => x.n === n)!;
       return { reference: hadithRef(collection, book, h), book: b, number: n, narrator: h.narrator, excerpt: r.snippet, text: h.text };
     });
-  } else unavailable.hadith = `Hadith not searched: to search them, ${hadithMissing(dir)}.`;
+  } else if ("failed" in hadithText) unavailable.hadith = `Hadith not searched: ${hadithText.failed} Ask again later.`;
 
   let nameHits;
   if (names) {
     searched.push("the names of Allah");
     nameHits = found(tableOf(names, nameRows), match, perKind.name).map((r) => names[Number(r.ref)]);
-  } else unavailable.names = `The names of Allah not searched: to search them, ${namesMissing(dir)}.`;
+  } else if ("failed" in namesText) unavailable.names = `The names of Allah not searched: ${namesText.failed} Ask again later.`;
 
   return {
     searched,
@@ -141,6 +141,6 @@ export async function searchTexts(query: string, dir: string, perKind: { quran: 
     ...(hadith ? { hadith } : {}),
     ...(nameHits ? { names: nameHits } : {}),
     ...(Object.keys(unavailable).length ? { unavailable } : {}),
-    sources: { quran: QURAN_SOURCE, ...(collection ? { hadith: hadithSource(collection) } : {}), ...(names ? { names: NAMES_SOURCE } : {}) },
+    sources: { quran: QURAN_SOURCE, ...("source" in hadithText ? { hadith: hadithText.source } : {}), ...("source" in namesText ? { names: namesText.source } : {}) },
   };
 }

@@ -2,15 +2,19 @@
 // instance that never asks about them never pays for them.
 //  - Quran: Uthmani text with the Saheeh International translation, from the
 //    quran-json package (CC BY-SA 4.0); always present.
-//  - Hadith (bukhari.json) and the names of Allah (names.json): files the owner
-//    puts in the folder PRAYER_DATA names (see README.md); either may be absent.
+//  - Hadith (Sahih al-Bukhari) and the names of Allah: a file the owner puts in
+//    the folder PRAYER_DATA names (bukhari.json, names.json; see README.md)
+//    when there is one, else the public copy this instance fetched once and
+//    keeps in its database (sources.ts).
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { notConfigured } from "../../core/errors.ts";
+import { HearthError, notConfigured } from "../../core/errors.ts";
 import quranFile from "quran-json/dist/quran_en.json" with { type: "file" };
 import { readShippedJson } from "../../core/shipped.ts";
+import type { Ctx } from "../../core/plugin.ts";
+import { publicHadith, publicNames, PUBLIC_HADITH_SOURCE, PUBLIC_NAMES_SOURCE } from "./sources.ts";
 
 export interface Chapter {
   id: number;
@@ -45,15 +49,6 @@ export const HADITH_FILE = "bukhari.json";
 export const NAMES_FILE = "names.json";
 const HADITH_FORMAT = 'Sahih al-Bukhari in English as {"collection", "books": [{"book", "title", "hadiths": [{"n", "narrator", "text"}]}]}';
 const NAMES_FORMAT = 'the names of Allah as [{"number", "arabic", "transliteration", "meaning", "description", "found"}]';
-
-/** What the owner has to do for a missing file, as the end of a sentence. */
-function whatToSet(dir: string, file: string, format: string): string {
-  return dir
-    ? `add ${file} (${format}) to the folder PRAYER_DATA names`
-    : `set PRAYER_DATA to a folder holding ${file} (${format})`;
-}
-export const hadithMissing = (dir: string) => whatToSet(dir, HADITH_FILE, HADITH_FORMAT);
-export const namesMissing = (dir: string) => whatToSet(dir, NAMES_FILE, NAMES_FORMAT);
 
 export const hadithSource = (c: HadithCollection) => `${c.collection}, from this instance's PRAYER_DATA/${HADITH_FILE}`;
 export const NAMES_SOURCE = `The names of Allah, from this instance's PRAYER_DATA/${NAMES_FILE}`;
@@ -129,7 +124,7 @@ export function loadQuran(): Promise<Chapter[]> {
 }
 
 /** The hadith collection in PRAYER_DATA, or null when there is none. */
-export function loadHadith(dir: string): Promise<HadithCollection | null> {
+export function loadHadithFile(dir: string): Promise<HadithCollection | null> {
   return readData(dir, HADITH_FILE, (v) => {
     const c = checked(HADITH_FILE, HadithFileSchema, v);
     unique(HADITH_FILE, "book", c.books.map((b) => b.book), "books");
@@ -139,12 +134,50 @@ export function loadHadith(dir: string): Promise<HadithCollection | null> {
 }
 
 /** The names of Allah in PRAYER_DATA, or null when there are none. */
-export function loadNames(dir: string): Promise<Name[] | null> {
+export function loadNamesFile(dir: string): Promise<Name[] | null> {
   return readData(dir, NAMES_FILE, (v) => {
     const names = checked(NAMES_FILE, NamesFileSchema, v);
     unique(NAMES_FILE, "number", names.map((n) => n.number), "the list");
     return names;
   });
+}
+
+/** A text with what to cite for it. */
+export interface Loaded<T> {
+  data: T;
+  source: string;
+}
+
+export type TextsCtx = Pick<Ctx, "config" | "db" | "bytes" | "writes" | "clock" | "log">;
+
+export const dataDir = (config: Readonly<Record<string, string>>) => config.PRAYER_DATA ?? "";
+
+/**
+ * Sahih al-Bukhari: the owner's PRAYER_DATA/bukhari.json when there is one,
+ * else the public copy (fetched on first need and kept). A source that cannot
+ * be reached throws an upstream_* error, never a made-up text.
+ */
+export async function loadHadith(ctx: TextsCtx): Promise<Loaded<HadithCollection>> {
+  const own = await loadHadithFile(dataDir(ctx.config));
+  if (own) return { data: own, source: hadithSource(own) };
+  return { data: await publicHadith(ctx), source: PUBLIC_HADITH_SOURCE };
+}
+
+/** The names of Allah: the owner's PRAYER_DATA/names.json when there is one, else the public copy. */
+export async function loadNames(ctx: TextsCtx): Promise<Loaded<Name[]>> {
+  const own = await loadNamesFile(dataDir(ctx.config));
+  if (own) return { data: own, source: NAMES_SOURCE };
+  return { data: await publicNames(ctx), source: PUBLIC_NAMES_SOURCE };
+}
+
+/** A text that could not be had, said for an answer's `unavailable`; anything but a source's failure is thrown on. */
+export async function settled<T>(load: Promise<Loaded<T>>): Promise<Loaded<T> | { failed: string }> {
+  try {
+    return await load;
+  } catch (e) {
+    if (e instanceof HearthError && e.kind.startsWith("upstream_")) return { failed: e.message.replace(/[.\s]*$/, ".") };
+    throw e;
+  }
 }
 
 export const verseRef = (c: Chapter, v: { id: number }) => `${c.transliteration} ${c.id}:${v.id}`;

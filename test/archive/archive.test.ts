@@ -14,6 +14,8 @@ const providers = startFixture({
   "/feed.xml": () => new Response(recorded("rss", "nasa.xml"), { headers: { "content-type": "application/rss+xml" } }),
   "/feeds/videos.xml": () => new Response(recorded("youtube", "UCHnyfMqiRRG1u-2MsSQLbXA.xml"), { headers: { "content-type": "text/xml" } }),
   "/v1/latest": () => json(recorded("frankfurter", "latest.json")),
+  "/hadith-api/editions/eng-bukhari.min.json": () => json(recorded("hadith-api", "eng-bukhari.min.json")),
+  "/reminder/names/data/names.json": () => json(recorded("asim-reminder", "names.json")),
 });
 const dir = mkdtempSync(join(tmpdir(), "hearth-archive-"));
 writeFileSync(join(dir, "feeds.json"), JSON.stringify({ feeds: [{ topic: "science", name: "NASA", url: `${providers.url}/feed.xml` }] }));
@@ -33,6 +35,8 @@ beforeAll(async () => {
       VIDEO_CHANNELS_FILE: join(dir, "channels.json"),
       YOUTUBE_URL: providers.url,
       FRANKFURTER_URL: providers.url,
+      PRAYER_HADITH_URL: `${providers.url}/hadith-api`,
+      PRAYER_NAMES_URL: `${providers.url}/reminder`,
       UPSTREAM_RETRY_MS: "1",
     },
   });

@@ -1,12 +1,15 @@
 // prayer: times checked against timetables the authorities published, the
 // qibla against known bearings, the Quran, the hadith and names read from a
-// PRAYER_DATA folder (synthetic fixture entries), the daily reflection and its
-// archive entry, and every argument rule — all offline, through HTTP.
+// PRAYER_DATA folder (synthetic fixture entries) or fetched once from their
+// public sources (a loopback server replaying excerpts of the real payloads)
+// and kept, the daily reflection and its archive entry, and every argument
+// rule — all offline, through HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHearth, TestClock } from "../harness.ts";
+import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
 
 const DATA = join(import.meta.dir, "..", "fixtures", "prayer-data");
 const fixture = JSON.parse(readFileSync(join(DATA, "bukhari.json"), "utf8")) as {
@@ -15,12 +18,40 @@ const fixture = JSON.parse(readFileSync(join(DATA, "bukhari.json"), "utf8")) as 
 };
 const fixtureNames = JSON.parse(readFileSync(join(DATA, "names.json"), "utf8")) as { number: number; transliteration: string }[];
 
+// The public sources as they serve them: hadith-api's edition of Sahih
+// al-Bukhari (minified and not) and the names of Allah, under their base paths.
+const HADITH_MIN = "/gh/fawazahmed0/hadith-api@1/editions/eng-bukhari.min.json";
+const HADITH_FULL = "/gh/fawazahmed0/hadith-api@1/editions/eng-bukhari.json";
+const NAMES_PATH = "/gh/asim/reminder@086425d/names/data/names.json";
+const minMissing = { on: false };
+const sources = startFixture({
+  [HADITH_MIN]: () => (minMissing.on ? new Response("Couldn't find the requested file", { status: 404 }) : json(recorded("hadith-api", "eng-bukhari.min.json"))),
+  [HADITH_FULL]: () => json(recorded("hadith-api", "eng-bukhari.json")),
+  [NAMES_PATH]: () => json(recorded("asim-reminder", "names.json")),
+});
+const sourceEnv = {
+  PRAYER_HADITH_URL: `${sources.url}/gh/fawazahmed0/hadith-api@1`,
+  PRAYER_NAMES_URL: `${sources.url}/gh/asim/reminder@086425d`,
+  UPSTREAM_RETRY_MS: "1",
+};
+const edition = JSON.parse(recorded("hadith-api", "eng-bukhari.json")) as {
+  metadata: { name: string; sections: Record<string, string> };
+  hadiths: { hadithnumber: number; text: string; reference: { book: number; hadith: number } }[];
+};
+const publicNames = (JSON.parse(recorded("asim-reminder", "names.json")) as { data: { number: number; transliteration: string; en: { meaning: string; desc: string } }[] }).data;
+/** The hadith the source gave for a book and number, as its whole text ("Narrated ...: ..."). */
+const sourceText = (book: number, n: number) => edition.hadiths.find((x) => x.reference.book === book && x.reference.hadith === n)?.text;
+const upstreamHits = () => sources.hits(HADITH_MIN) + sources.hits(HADITH_FULL) + sources.hits(NAMES_PATH);
+
 let h: Awaited<ReturnType<typeof startHearth>>;
 const clock = new TestClock();
 beforeAll(async () => {
-  h = await startHearth({ clock, env: { PRAYER_DATA: DATA } });
+  h = await startHearth({ clock, env: { PRAYER_DATA: DATA, ...sourceEnv } });
 });
-afterAll(() => h.stop());
+afterAll(() => {
+  h.stop();
+  sources.stop();
+});
 
 const minutes = (hhmm: string) => {
   const [hh, mm] = hhmm.split(":").map(Number);
@@ -210,6 +241,19 @@ describe("saying", () => {
     expect(book.hadiths.some((x) => x.n === any.number && x.text === any.text)).toBe(true);
   });
 
+  test("the owner's PRAYER_DATA files are used in place of the public sources, which are not asked", async () => {
+    const before = upstreamHits();
+    expect((await h.call("prayer/saying")).body.result.source).toContain("PRAYER_DATA/bukhari.json");
+    // The day the reflection tests below read, so its archive entry is theirs.
+    clock.set("2026-11-21T00:01:00Z");
+    const a = (await h.call("prayer/reflection")).body.result;
+    expect(a.sources.hadith).toContain("PRAYER_DATA/bukhari.json");
+    expect(a.sources.names).toContain("PRAYER_DATA/names.json");
+    expect((await h.call("prayer/search", { query: "patience" })).body.result.searched).toContain("Test collection");
+    expect(upstreamHits()).toBe(before);
+    expect(await h.rows("SELECT name FROM prayer_texts")).toEqual([]);
+  });
+
   test("book must be 1-97, and one the data holds", async () => {
     for (const book of [0, 98, 2.5]) {
       const r = await h.call("prayer/saying", { book });
@@ -307,52 +351,191 @@ describe("search", () => {
   });
 });
 
-describe("without PRAYER_DATA", () => {
+describe("without PRAYER_DATA: the public sources, fetched once and kept", () => {
+  let dataDir: string;
   let bare: Awaited<ReturnType<typeof startHearth>>;
   beforeAll(async () => {
-    bare = await startHearth({ clock });
+    dataDir = mkdtempSync(join(tmpdir(), "prayer-public-"));
+    bare = await startHearth({ clock, dataDir, env: sourceEnv });
   });
-  afterAll(() => bare.stop());
-
-  test("saying is not configured, and the refusal says what to set and the file's format", async () => {
-    const r = await bare.call("prayer/saying");
-    expect(r.status).toBe(501);
-    expect(r.body.error.kind).toBe("not_configured");
-    const msg: string = r.body.error.message;
-    expect(msg).toContain("set PRAYER_DATA to a folder holding bukhari.json");
-    expect(msg).toContain('"hadiths": [{"n", "narrator", "text"}]');
-    expect(msg.split(". ").length).toBe(1);
-    expect((await bare.call("prayer/saying", { book: 2 })).status).toBe(501);
+  afterAll(() => {
+    bare.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test("the reflection is the verse alone, and says which parts are missing and why", async () => {
+  test("saying answers from Sahih al-Bukhari as the source gave it, fetched on first need", async () => {
+    const before = sources.hits(HADITH_MIN);
+    for (let i = 0; i < 5; i++) {
+      const r = await bare.call("prayer/saying", { book: 2 });
+      expect(r.status).toBe(200);
+      const s = r.body.result;
+      expect(s).toMatchObject({ collection: edition.metadata.name, book: 2, book_title: edition.metadata.sections["2"] });
+      // The source's "Narrated X: text" is split into the narrator and the text, and nothing else changes.
+      expect(`${s.narrator}: ${s.text}`).toBe(sourceText(2, s.number)!);
+      expect(s.narrator).toStartWith("Narrated ");
+      expect(s.reference).toBe(`${edition.metadata.name}, book 2 (Belief), hadith ${s.number}`);
+      expect(s.source).toContain("hadith-api");
+    }
+    const any = (await bare.call("prayer/saying")).body.result;
+    expect(`${any.narrator}: ${any.text}`).toBe(sourceText(any.book, any.number)!);
+    // One request for the whole collection, however many sayings were asked for.
+    expect(sources.hits(HADITH_MIN) - before).toBe(1);
+    const kept = (await bare.row<{ name: string; url: string }>("SELECT name, url FROM prayer_texts WHERE name = 'hadith'"))!;
+    expect(kept.url).toBe(`${sources.url}${HADITH_MIN}`);
+  });
+
+  test("a book the collection lacks is 404 naming those it has; a book out of range is 400", async () => {
+    const missing = await bare.call("prayer/saying", { book: 30 });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toContain("no book 30 (it has books 1, 2)");
+    expect((await bare.call("prayer/saying", { book: 98 })).body.error.field).toBe("book");
+  });
+
+  test("the reflection carries a saying and a name from the sources, and its archive entry holds all three", async () => {
     clock.set("2026-11-21T09:00:00Z");
     const r = await bare.call("prayer/reflection");
     expect(r.status).toBe(200);
     const a = r.body.result;
-    // The verse is the one an instance with the data gives the same day: it depends on the date alone.
-    const full = (await h.call("prayer/reflection")).body.result;
-    expect(a.verse).toEqual(full.verse);
-    expect(a.saying).toBeNull();
-    expect(a.name).toBeNull();
-    expect(a.unavailable.saying).toContain("set PRAYER_DATA to a folder holding bukhari.json");
-    expect(a.unavailable.name).toContain("set PRAYER_DATA to a folder holding names.json");
-    expect(Object.keys(a.sources)).toEqual(["quran"]);
-    const row = (await bare.row<{ title: string; body: string }>("SELECT title, body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-21'"))!;
-    expect(row.title).toBe(`Reflection for 2026-11-21: ${a.verse.reference}`);
-    expect(row.body).toBe(`${a.verse.reference} — ${a.verse.translation}`);
+    // The verse is the one an instance with PRAYER_DATA gives the same day: it depends on the date alone.
+    expect(a.verse).toEqual((await h.call("prayer/reflection")).body.result.verse);
+    expect(`${a.saying.narrator}: ${a.saying.text}`).toBe(sourceText(a.saying.book, a.saying.number)!);
+    expect(a.saying.text).toMatch(/\bsaid\b|\bsaying\b/);
+    const name = publicNames.find((n) => n.number === a.name.number)!;
+    expect(a.name).toMatchObject({ transliteration: name.transliteration, meaning: name.en.meaning });
+    expect(a.unavailable).toBeUndefined();
+    expect(Object.keys(a.sources)).toEqual(["quran", "hadith", "names"]);
+    expect(a.sources.names).toContain("asim/reminder");
+    const row = (await bare.row<{ body: string }>("SELECT body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-21'"))!;
+    expect(row.body).toContain(a.saying.text);
+    expect(row.body).toContain(a.name.transliteration);
   });
 
-  test("search covers the Quran alone and says so", async () => {
-    const r = await bare.call("prayer/search", { query: "patience in hardship" });
+  test("search covers the hadith and the names too", async () => {
+    const r = (await bare.call("prayer/search", { query: "harming with the tongue and hands" })).body.result;
+    expect(r.searched).toEqual(["the Quran (Saheeh International translation)", edition.metadata.name, "the names of Allah"]);
+    expect(r.unavailable).toBeUndefined();
+    expect(r.hadith.map((x: { reference: string }) => x.reference)).toContain(`${edition.metadata.name}, book 2 (Belief), hadith 3`);
+    const n = (await bare.call("prayer/search", { query: "mysterious meaning" })).body.result;
+    expect(n.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Al Mu'min"]);
+    // The source escapes some quotes twice; they are read as quotes.
+    expect(n.names[0].description).toContain('because "Al-Mu\'min" comes from');
+    expect(n.names[0].found).toBe("(59:23)");
+  });
+
+  test("the texts are kept: later calls, and a restart with the sources down, ask nothing", async () => {
+    const before = upstreamHits();
+    expect((await bare.call("prayer/saying")).status).toBe(200);
+    expect((await bare.call("prayer/search", { query: "faith" })).status).toBe(200);
+    expect(upstreamHits()).toBe(before);
+    await bare.stop();
+    sources.fail = "503";
+    try {
+      bare = await startHearth({ clock, dataDir, env: sourceEnv });
+      const r = await bare.call("prayer/saying", { book: 1 });
+      expect(r.status).toBe(200);
+      expect(`${r.body.result.narrator}: ${r.body.result.text}`).toBe(sourceText(1, r.body.result.number)!);
+      clock.set("2026-11-22T09:00:00Z");
+      const a = (await bare.call("prayer/reflection")).body.result;
+      expect(a.unavailable).toBeUndefined();
+      expect(a.name.number).toBeGreaterThan(0);
+      expect(upstreamHits()).toBe(before);
+    } finally {
+      sources.fail = null;
+    }
+  });
+  test("a kept copy damaged in the database is fetched again and replaced, not answered with a 500", async () => {
+    expect((await bare.call("prayer/search", { query: "mercy" })).body.result.names.length).toBeGreaterThan(0);
+    await bare.exec("UPDATE prayer_texts SET body = ? WHERE name = 'names'", '[{"number": 1,');
+    expect((await bare.row<{ body: string }>("SELECT body FROM prayer_texts WHERE name = 'names'"))!.body).toBe('[{"number": 1,');
+    await bare.stop();
+    bare = await startHearth({ clock, dataDir, env: sourceEnv });
+    const names = sources.hits(NAMES_PATH);
+    const r = await bare.call("prayer/search", { query: "mysterious meaning" });
     expect(r.status).toBe(200);
-    const s = r.body.result;
+    expect(r.body.result.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Al Mu'min"]);
+    expect(sources.hits(NAMES_PATH) - names).toBe(1);
+    const kept = (await bare.row<{ body: string }>("SELECT body FROM prayer_texts WHERE name = 'names'"))!;
+    expect(JSON.parse(kept.body)).toHaveLength(publicNames.length);
+  });
+});
+
+describe("the public sources failing", () => {
+  let inst: Awaited<ReturnType<typeof startHearth>>;
+  beforeAll(async () => {
+    inst = await startHearth({ clock, env: sourceEnv });
+  });
+  afterAll(() => {
+    sources.fail = null;
+    minMissing.on = false;
+    inst.stop();
+  });
+
+  test("down: saying is a 503 the caller may retry, the reflection and search say what is missing, and nothing is kept", async () => {
+    sources.fail = "503";
+    const r = await inst.call("prayer/saying");
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatchObject({ kind: "upstream_unavailable", retry: true });
+    expect(r.body.error.message).toContain("Sahih al-Bukhari is fetched once from a public source and kept");
+    expect(r.body.error.stack).toBeUndefined();
+
+    clock.set("2026-11-23T09:00:00Z");
+    const a = (await inst.call("prayer/reflection")).body.result;
+    expect(a.verse.translation.length).toBeGreaterThan(0);
+    expect(a.saying).toBeNull();
+    expect(a.name).toBeNull();
+    expect(a.unavailable.saying).toContain("Ask again later.");
+    expect(a.unavailable.name).toContain("The names of Allah are fetched once");
+    expect(Object.keys(a.sources)).toEqual(["quran"]);
+    const s = (await inst.call("prayer/search", { query: "patience" })).body.result;
     expect(s.searched).toEqual(["the Quran (Saheeh International translation)"]);
-    expect(s.verses.length).toBeGreaterThan(0);
-    expect(s.hadith).toBeUndefined();
-    expect(s.names).toBeUndefined();
-    expect(s.unavailable.hadith).toContain("bukhari.json");
-    expect(s.unavailable.names).toContain("names.json");
+    expect(Object.keys(s.unavailable)).toEqual(["hadith", "names"]);
+    expect(await inst.rows("SELECT name FROM prayer_texts")).toEqual([]);
+
+    // Back up: the next calls fetch, and the day's archive entry is made whole.
+    sources.fail = null;
+    const b = (await inst.call("prayer/reflection")).body.result;
+    expect(b.verse).toEqual(a.verse);
+    expect(b.unavailable).toBeUndefined();
+    const row = (await inst.row<{ body: string }>("SELECT body FROM search_index WHERE service = 'prayer' AND ref = 'reflection:2026-11-23'"))!;
+    expect(row.body).toContain(b.saying.text);
+    expect((await inst.rows<{ name: string }>("SELECT name FROM prayer_texts ORDER BY name")).map((x) => x.name)).toEqual(["hadith", "names"]);
+  });
+
+  test("a source that does not answer in time is a 504", async () => {
+    const other = await startHearth({ clock, env: { ...sourceEnv, PRAYER_HADITH_TIMEOUT_MS: "200" } });
+    try {
+      sources.fail = "hang";
+      const r = await other.call("prayer/saying");
+      expect(r.status).toBe(504);
+      expect(r.body.error).toMatchObject({ kind: "upstream_timeout", retry: true });
+      expect(r.body.error.message).toContain("this instance does not hold it yet");
+    } finally {
+      sources.fail = null;
+      await other.stop();
+    }
+  });
+
+  test("garbage from the source is a 502, after the full copy was tried too; a missing minified copy falls back to the full one", async () => {
+    const other = await startHearth({ clock, env: sourceEnv });
+    try {
+      sources.fail = "garbage";
+      const full = sources.hits(HADITH_FULL);
+      const r = await other.call("prayer/saying");
+      expect(r.status).toBe(502);
+      expect(r.body.error).toMatchObject({ kind: "upstream_failed", retry: true });
+      expect(r.body.error.message).toContain("not JSON");
+      expect(sources.hits(HADITH_FULL) - full).toBe(1);
+      sources.fail = null;
+      minMissing.on = true;
+      const ok = await other.call("prayer/saying", { book: 2 });
+      expect(ok.status).toBe(200);
+      expect(sources.hits(HADITH_FULL) - full).toBe(2);
+      expect((await other.row<{ url: string }>("SELECT url FROM prayer_texts WHERE name = 'hadith'"))!.url).toBe(`${sources.url}${HADITH_FULL}`);
+    } finally {
+      minMissing.on = false;
+      sources.fail = null;
+      await other.stop();
+    }
   });
 });
 
@@ -361,7 +544,7 @@ describe("a PRAYER_DATA folder with missing or malformed files", () => {
   let inst: Awaited<ReturnType<typeof startHearth>>;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "prayer-data-"));
-    inst = await startHearth({ clock, env: { PRAYER_DATA: dir } });
+    inst = await startHearth({ clock, env: { PRAYER_DATA: dir, ...sourceEnv } });
   });
   afterAll(() => {
     inst.stop();
@@ -376,19 +559,24 @@ describe("a PRAYER_DATA folder with missing or malformed files", () => {
     return r.body.error.message as string;
   };
 
-  test("an empty folder: the saying's refusal says which file to add there", async () => {
-    expect(await refusal("prayer/saying")).toContain("add bukhari.json (Sahih al-Bukhari in English as {");
+  test("an empty folder: the saying comes from the public source", async () => {
+    const r = await inst.call("prayer/saying");
+    expect(r.status).toBe(200);
+    expect(r.body.result.collection).toBe(edition.metadata.name);
+    expect(r.body.result.source).toContain("hadith-api");
   });
 
-  test("names alone: the reflection has a name but no saying", async () => {
+  test("names alone: the reflection's name is the file's, its saying the public source's", async () => {
     put("names.json", readFileSync(join(DATA, "names.json"), "utf8"));
     const a = (await inst.call("prayer/reflection")).body.result;
     expect(fixtureNames.map((n) => n.number)).toContain(a.name.number);
-    expect(a.saying).toBeNull();
-    expect(Object.keys(a.unavailable)).toEqual(["saying"]);
-    expect(a.unavailable.saying).toContain("add bukhari.json");
+    expect(a.name.transliteration).toStartWith("Test Name");
+    expect(a.saying.collection).toBe(edition.metadata.name);
+    expect(a.unavailable).toBeUndefined();
+    expect(a.sources.names).toContain("PRAYER_DATA/names.json");
+    expect(a.sources.hadith).toContain("hadith-api");
     const s = (await inst.call("prayer/search", { query: "light" })).body.result;
-    expect(s.searched).toEqual(["the Quran (Saheeh International translation)", "the names of Allah"]);
+    expect(s.searched).toEqual(["the Quran (Saheeh International translation)", edition.metadata.name, "the names of Allah"]);
     expect(s.names.map((x: { transliteration: string }) => x.transliteration)).toEqual(["Test Name Three"]);
   });
 

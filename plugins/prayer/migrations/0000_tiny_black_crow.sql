@@ -1,0 +1,6 @@
+CREATE TABLE `prayer_texts` (
+	`name` text PRIMARY KEY NOT NULL,
+	`url` text NOT NULL,
+	`fetched` integer NOT NULL,
+	`body` text NOT NULL
+);
