@@ -38,7 +38,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_OAUTH_ACCESS_MINUTES: { default: "60", description: "Minutes an access token issued to an OAuth client (an MCP connector that signs in) lasts; the client renews it with its refresh token." },
   HEARTH_OAUTH_LOOPBACK_CLIENTS: { default: "off", description: "on: OAuth clients may be known by a metadata document on this machine (http://127.0.0.1); for tests only. Off, a client ID document must be a public https URL." },
   HEARTH_SESSION_DAYS: { default: "30", description: "Days a browser sign-in lasts before the person signs in again." },
-  HEARTH_RATE_READS: { default: "1200", description: "Read calls per minute per caller (token, account, or address for strangers); 0 turns the limit off." },
+  HEARTH_RATE_READS: { default: "1200", description: "Read calls per minute per caller: an account, whichever of its tokens and sessions it calls with, or a stranger's address; 0 turns the limit off." },
   HEARTH_RATE_WRITES: { default: "300", description: "Write calls per minute per caller; 0 turns the limit off." },
   HEARTH_RATE_PRICED: { default: "60", description: "Calls per minute per caller to methods that cost credits; 0 turns the limit off." },
   HEARTH_RATE_SIGNIN: { default: "10", description: "Sign-in and sign-up attempts per minute per client address; 0 turns the limit off. Failures also slow further tries for that username from that client, and many from unrecognised clients slow them all, though not a browser that signed in to the account before." },

@@ -1,10 +1,13 @@
 // Growing waits after failed sign-ins, kept so that nobody can lock a person
 // out by failing on their behalf:
-// - per account and client: misses from one address (or one recognised
-//   device) slow only that client's further tries for that account;
+// - per account and client: misses from one address slow only that
+//   address's further tries for that account; the devices the account
+//   recognises count as one client, so holding more of their cookies buys
+//   no more tries;
 // - per account, over every client it does not recognise: a wider allowance
 //   against guessing spread over many addresses. A device that has signed in
-//   to the account before is not held back by it, only by its own misses.
+//   to the account before is not held back by it, only by the misses of
+//   the account's devices.
 // Tries during a wait are refused without looking at the password.
 import type { Runtime } from "../runtime.ts";
 import type { Shared } from "../shared/index.ts";
@@ -56,7 +59,8 @@ export interface SignInClient {
   device?: string | null;
 }
 
-const clientKey = (username: string, c: SignInClient) => `${username}\n${c.device ? `d:${c.device}` : `a:${c.address}`}`;
+/** An address's own count, or the one count every recognised device of the account shares. */
+const clientKey = (username: string, c: SignInClient) => `${username}\n${c.device ? "devices" : `a:${c.address}`}`;
 
 export class SignInBackoff {
   private clients: Tally;

@@ -1,6 +1,7 @@
 // Account commands for the owner at the server's shell: set a password for an
-// account the CLI made (so its owner can sign in on the web), and make an
-// invitation link when sign-up is invite-only.
+// account the CLI made (so its owner can sign in on the web) or change one
+// (signing the account out of every browser), and make an invitation link
+// when sign-up is invite-only.
 import { asc, eq } from "drizzle-orm";
 import { parseFlags } from "../cli/args.ts";
 import type { CliCommand, CliHost } from "../cli/commands.ts";
@@ -30,7 +31,7 @@ async function withRuntime<T>(hearth: CliHost, fn: (rt: Runtime) => Promise<T>):
 }
 
 export const passwordCommand: CliCommand = {
-  summary: "set an account's password from stdin (creating the account if missing)",
+  summary: "set an account's password from stdin (creating the account if missing), ending its browser sessions",
   usage: "echo 'new password' | hearth password --user NAME [--admin]",
   async run(argv, hearth) {
     const { flags } = parseFlags(argv);
@@ -44,8 +45,9 @@ export const passwordCommand: CliCommand = {
       try {
         checkPassword(password, user.toLowerCase());
         const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
-        await setPassword(rt.store, account.id, account.username, password);
+        const ended = await setPassword(rt.store, account.id, account.username, password);
         out(`password set for ${account.username}${account.admin ? " (admin)" : ""}`);
+        if (ended) out(`signed out of ${ended} browser session${ended === 1 ? "" : "s"}: sign in again with the new password`);
         return 0;
       } catch (e) {
         if (!(e instanceof HearthError)) throw e;

@@ -1,7 +1,8 @@
-// Rate limits: a token bucket per caller and class of call, kept in the
-// instance's shared state: in memory for one instance, where each check is a
-// map lookup and a little arithmetic, so it can sit on every call; in Redis
-// or the PostgreSQL database when several instances share the limits.
+// Rate limits: a token bucket per account (or stranger's address) and class
+// of call, kept in the instance's shared state: in memory for one instance,
+// where each check is a map lookup and a little arithmetic, so it can sit on
+// every call; in Redis or the PostgreSQL database when several instances
+// share the limits.
 import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
@@ -116,11 +117,15 @@ export function limiterOf(rt: Runtime): Limiter {
   return l;
 }
 
-/** Who a limit counts against: the token, else the account, else the client address. */
+/**
+ * Who a limit counts against: the account, whichever of its tokens, app
+ * passwords or sessions the call came through (so making more tokens buys
+ * no more calls); else the client address.
+ */
 export function callerKey(caller: Caller): string | null {
   if (caller.via === "local") return null;
-  if (caller.tokenId) return `t:${caller.tokenId}`;
   if (caller.account) return `a:${caller.account.id}`;
+  if (caller.tokenId) return `t:${caller.tokenId}`;
   return `ip:${caller.address ?? ""}`;
 }
 

@@ -2,7 +2,7 @@
 // password, invitations. Passwords are kept only as argon2id hashes.
 import { and, eq, gt, isNull } from "drizzle-orm";
 import type { Store } from "../db/index.ts";
-import { accounts, invites } from "../db/schema.ts";
+import { accounts, invites, sessions } from "../db/schema.ts";
 import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticated } from "../errors.ts";
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -141,10 +141,19 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
   return { id: row.id, username: row.username, admin: row.admin };
 }
 
-/** Sets or changes an account's password (for accounts made without one, and for changes). */
-export async function setPassword(store: Store, accountId: string, username: string, password: unknown) {
+/**
+ * Sets or changes an account's password (for accounts made without one, and
+ * for changes), and signs the account out of every browser in the same
+ * write: whoever held a session under the old password signs in with the new
+ * one. Returns how many sessions ended.
+ */
+export async function setPassword(store: Store, accountId: string, username: string, password: unknown): Promise<number> {
   const hash = await hashPassword(checkPassword(password, username));
-  await store.write(() => store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, accountId)).run());
+  return store.write(async () => {
+    await store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, accountId)).run();
+    const ended = await store.wdb.delete(sessions).where(eq(sessions.account, accountId)).returning({ hash: sessions.hash }).all();
+    return ended.length;
+  });
 }
 
 export const INVITE_DAYS = 7;

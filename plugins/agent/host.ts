@@ -49,10 +49,12 @@ export interface AgentHost {
   /**
    * Runs agent/ask through dispatch for `caller`, telling it how it was started.
    * `caller` holds the scopes of whoever set the agent working (a task's
-   * setter, a mail's sender); agent/ask itself is let through, since handing
-   * work to the agent was the point, and its tools stay within those scopes.
+   * setter, a mail's sender), and its tools stay within those scopes.
+   * agent/ask itself is let through, since handing work to the agent was the
+   * point, unless `own` says those scopes must name `agent` themselves (a
+   * task, as an event's prompt): then dispatch refuses a caller without it.
    */
-  ask(caller: Caller, args: Record<string, unknown>, hint: RunHint): Promise<AskResult>;
+  ask(caller: Caller, args: Record<string, unknown>, hint: RunHint, o?: { own?: boolean }): Promise<AskResult>;
   /** The signed-in session's CSRF token, for the page's script. */
   csrf(req: Request): Promise<string | null>;
   /** Every account, for the worker that looks for their agents' tasks. */
@@ -119,8 +121,8 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
       const [service, method] = path.split("/");
       return dispatch(rt, { service, method, args, caller, parent: s.call });
     },
-    async ask(caller, args, hint) {
-      if (caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = changedCaller(caller, { scopes: [...caller.scopes, "agent"] });
+    async ask(caller, args, hint, o) {
+      if (!o?.own && caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = changedCaller(caller, { scopes: [...caller.scopes, "agent"] });
       return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
     },
     csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,

@@ -6,6 +6,8 @@
 // The worker finds tasks with the tasks service alone, and works on each with
 // no more than the task's own scopes: those of whoever set it, so a token
 // limited to tasks cannot reach notes or mail by handing work to the agent.
+// Those scopes must name `agent` itself, as an event's prompt must: a token
+// that may not call the agent cannot set it working through a task either.
 import { asHearthError } from "../../core/errors.ts";
 import type { Caller } from "../../core/plugin.ts";
 import type { AskResult } from "./host.ts";
@@ -73,7 +75,7 @@ export class Worker {
       const prompt = [`Task: ${task.title}`, task.detail].filter(Boolean).join("\n\n");
       let next: { status: "done" | "todo"; result: string };
       try {
-        const r = (await host.ask(setter, { prompt }, { client: "cli", topic: `Task: ${task.title}`, signal: this.stopping.signal })) as AskResult;
+        const r = (await host.ask(setter, { prompt }, { client: "cli", topic: `Task: ${task.title}`, signal: this.stopping.signal }, { own: true })) as AskResult;
         next = r.stopped ? { status: "todo", result: r.answer } : { status: "done", result: r.answer };
       } catch (e) {
         next = { status: "todo", result: `The agent could not do this: ${asHearthError(e).message}` };

@@ -97,7 +97,7 @@ export default definePlugin({
   methods: {
     create: write({
       description:
-        'Adds a task. assignee is "me" (default) or "agent"; a task assigned to the agent can be picked up by the agent itself, which then uses at most the services the calling token may (its `scopes`). due is RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC).',
+        'Adds a task. assignee is "me" (default) or "agent"; a task assigned to the agent can be picked up by the agent itself, which then uses at most the services the calling token may (its `scopes`); as for an event prompt, those must include `agent`, or the task stays todo with the reason as its result. due is RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC).',
       args: T.Object({
         title: T.String({ minLength: 1, maxLength: 500 }),
         detail: T.Optional(T.String({ maxLength: 20_000 })),

@@ -201,7 +201,7 @@ describe("sign-in", () => {
     const forged = `${name}=${[...parts.slice(0, 3), parts[3].replace(/^./, (c) => (c === "A" ? "B" : "A"))].join(".")}`;
     expect(await attempt("127.0.0.1", RIGHT, forged)).toBe(429);
     expect(await attempt("127.0.0.1", RIGHT, own.replace("=alice.", "=bob.."))).toBe(429);
-    // A recognised device still waits for its own misses.
+    // A recognised device still waits for the misses of the account's devices.
     for (let i = 0; i < 3; i++) expect(await attempt("127.0.0.1", "my typo here", own)).toBe(401);
     expect(await attempt("127.0.0.1", RIGHT, own)).toBe(429);
 
@@ -209,6 +209,27 @@ describe("sign-in", () => {
     clock.advance(delayAfter(FREE_SPREAD, FREE_SPREAD));
     expect(await attempt("127.0.2.3", RIGHT)).toBe(200);
   }, 60_000);
+
+  test("the account's recognised devices wait for their misses together: more device cookies buy no more tries", async () => {
+    const clock = new TestClock();
+    h = await startHearth({ clock, env: { HEARTH_RATE_SIGNIN: "0", HEARTH_SIGNUP: "open" } });
+    const deviceOf = (r: { headers: Headers }) => r.headers.getSetCookie().find((c) => c.startsWith("hearth_device="))!.split(";")[0];
+    const up = await post(h, "/signup", { username: "alice", password: "a long passphrase" });
+    // Each sign-in leaves a cookie of its own.
+    const devices = [deviceOf(up)];
+    for (let i = 0; i < 3; i++) devices.push(deviceOf(await post(h, "/signin", { username: "alice", password: "a long passphrase" })));
+    expect(new Set(devices).size).toBe(4);
+    const attempt = async (cookie: string, password: string) => (await post(h!, "/signin", { username: "alice", password }, { cookie })).status;
+    // Three misses spread over three of the cookies use up the devices' allowance...
+    for (let i = 0; i < 3; i++) expect(await attempt(devices[i], "wrong guess!")).toBe(401);
+    // ...so the fourth cookie waits as the first three do, even with the right password.
+    expect(await attempt(devices[3], "a long passphrase")).toBe(429);
+    expect(await attempt(devices[0], "a long passphrase")).toBe(429);
+    // A stranger's address has a count of its own and is not held back by the devices' misses.
+    expect((await post(h, "/signin", { username: "alice", password: "a long passphrase" })).status).toBe(200);
+    clock.advance(1000);
+    expect(await attempt(devices[3], "a long passphrase")).toBe(200);
+  });
 
   test("the wait doubles and stops at 15 minutes", () => {
     expect([1, 2, 3, 4, 5, 6].map((n) => delayAfter(n))).toEqual([0, 0, 1000, 2000, 4000, 8000]);

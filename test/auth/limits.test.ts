@@ -1,5 +1,6 @@
 // Rate limits per caller and class of call: 429 rate_limited with Retry-After,
-// refilled as time passes, counted apart for each token, account and address.
+// refilled as time passes, counted apart for each account (whichever token or
+// session it calls with) and each stranger's address.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Buckets } from "../../core/auth/limits.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -28,18 +29,34 @@ describe("API rate limits", () => {
     expect((await h.call("notes/list", {}, { token })).status).toBe(200);
   });
 
-  test("each token, each signed-in account and each stranger's address has its own share", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_READS: "2", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
-    const t1 = await h.token("alice");
-    const t2 = await h.token("alice");
-    const s = await signUp(h, "bob");
-    for (const t of [t1, t1]) expect((await h.call("notes/list", {}, { token: t })).status).toBe(200);
-    expect((await h.call("notes/list", {}, { token: t1 })).status).toBe(429);
-    expect((await h.call("notes/list", {}, { token: t2 })).status).toBe(200);
-    expect((await h.call("notes/list", {}, { headers: { cookie: s.cookie } })).status).toBe(200);
+  test("an account's tokens, app passwords and sessions share one share; other accounts and strangers' addresses have their own", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_READS: "4", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
+    const alice = await signUp(h, "alice");
+    const bob = await signUp(h, "bob");
+    // Making more tokens buys no more calls.
+    const tokens = [await h.token("alice"), await h.token("alice"), await h.token("alice")];
+    for (const t of tokens) expect((await h.call("notes/list", {}, { token: t })).status).toBe(200);
+    const basic = `Basic ${Buffer.from(`alice:${await h.token("alice")}`).toString("base64")}`;
+    expect((await h.call("notes/list", {}, { headers: { authorization: basic } })).status).toBe(200);
+    const over = await h.call("notes/list", {}, { token: await h.token("alice") });
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ status: 429, kind: "rate_limited" });
+    expect((await h.call("notes/list", {}, { token: tokens[0] })).status).toBe(429);
+    expect((await h.call("notes/list", {}, { headers: { authorization: basic } })).status).toBe(429);
+    expect((await h.call("notes/list", {}, { headers: { cookie: alice.cookie } })).status).toBe(429);
+    // Over MCP too.
+    const m = await mcpClient(h.url, { token: tokens[1] });
+    try {
+      const refused = (await m.call("notes_list")) as any;
+      expect(refused.structuredContent.error).toMatchObject({ status: 429, kind: "rate_limited" });
+    } finally {
+      await m.close();
+    }
+    // Another account is not held back.
+    expect((await h.call("notes/list", {}, { headers: { cookie: bob.cookie } })).status).toBe(200);
+    expect((await h.call("notes/list", {}, { token: await h.token("bob") })).status).toBe(200);
     // Strangers are counted by address (all of this test's strangers share 127.0.0.1).
-    expect((await h.call("guestbook/list")).status).toBe(200);
-    expect((await h.call("guestbook/list")).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await h.call("guestbook/list")).status).toBe(200);
     expect((await h.call("guestbook/list")).status).toBe(429);
   });
 

@@ -34,13 +34,13 @@ function feedsFile(fixtureUrl: string): string {
   return file;
 }
 
-export async function startFront(fixtureUrl: string, env: Record<string, string> = {}) {
+export async function startFront(fixtureUrl: string, env: Record<string, string> = {}, o: { clock?: TestClock } = {}) {
   // Every provider is pointed at the fixture, so nothing here reaches the internet (the status page probes them all).
   await buildRegistry({ pluginsDir: join(import.meta.dir, "..", "..", "plugins") });
   const providers: Record<string, string> = {};
   for (const p of allProviders()) providers[`${p.name}_URL`] = fixtureUrl;
   return startHearth({
-    clock,
+    clock: o.clock ?? clock,
     env: {
       ...providers,
       OPEN_METEO_URL: fixtureUrl,

@@ -1,7 +1,9 @@
 // {base}/status: the version, how long the instance has run, and which
 // providers and optional integrations are configured and answer. Settings
-// are reported as set or not, never their values; provider addresses are
-// shown to admins only (an override may name a machine on the home network).
+// are reported as set or not, never their values; provider addresses, and
+// whether each answers, are for signed-in admins only (an override may name
+// a machine on the home network, and a page anyone may open must not make
+// the instance reach out to every provider it knows).
 import pkg from "../../../package.json";
 import { findSession } from "../../auth/sessions.ts";
 import { coreSettings } from "../../config.ts";
@@ -36,7 +38,7 @@ export interface Check {
 
 const PROBE_TIMEOUT_MS = 3000;
 /** Probes are shared for a minute, so the page cannot be used to make the instance hammer its providers. */
-const PROBE_EVERY_MS = 60_000;
+export const PROBE_EVERY_MS = 60_000;
 
 /** Any HTTP answer means the host is up and reachable; only a failure to connect or a timeout means it is not. */
 async function probe(url: string): Promise<Probe> {
@@ -54,19 +56,40 @@ async function probe(url: string): Promise<Probe> {
 /** How long the page waits for probes; ones still running are shown as such and are ready at the next look. */
 const PAGE_WAIT_MS = 1000;
 
-const probes = new WeakMap<Runtime, { at: number; results: Map<string, Probe>; done: Promise<void> }>();
+interface Round {
+  at: number;
+  results: Map<string, Probe>;
+  done: Promise<void>;
+  finished: boolean;
+}
 
-function probeAll(rt: Runtime, targets: Map<string, string>): { results: Map<string, Probe>; done: Promise<void> } {
+const probes = new WeakMap<Runtime, Round>();
+
+/**
+ * This minute's round of probes, started if there is none: each address is
+ * asked once a round however many checks share it, and a round still running
+ * is never joined by another, so no provider hears from the page more than
+ * once a minute whoever opens it.
+ */
+function probeAll(rt: Runtime, targets: Map<string, string>): Round {
   const held = probes.get(rt);
-  if (held && Date.now() - held.at < PROBE_EVERY_MS) return held;
+  const now = rt.clock.now().getTime();
+  if (held && (!held.finished || now - held.at < PROBE_EVERY_MS)) return held;
   // The last round's answers stand until this round's arrive.
   const results = new Map(held?.results ?? []);
+  const byUrl = new Map<string, string[]>();
+  for (const [k, url] of targets) byUrl.set(url, [...(byUrl.get(url) ?? []), k]);
   // One probe at a time: name lookups share the runtime's small worker pool with file I/O, and
   // forty unanswered lookups at once stalled uploads for seconds on a machine without DNS.
-  const done = (async () => {
-    for (const [k, url] of targets) results.set(k, await probe(url));
-  })();
-  const round = { at: Date.now(), results, done };
+  const round: Round = { at: now, results, done: Promise.resolve(), finished: false };
+  round.done = (async () => {
+    for (const [url, keys] of byUrl) {
+      const p = await probe(url);
+      for (const k of keys) results.set(k, p);
+    }
+  })().finally(() => {
+    round.finished = true;
+  });
   probes.set(rt, round);
   return round;
 }
@@ -135,17 +158,21 @@ function providerChecks(rt: Runtime, targets: Map<string, string>): Check[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** The report; only an admin's starts probes (at most a round a minute) and sees their answers and the addresses. */
 export async function statusReport(rt: Runtime, admin: boolean) {
   const { checks, targets } = integrations(rt);
   const providers = providerChecks(rt, targets);
-  const round = probeAll(rt, targets);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([round.done, new Promise((r) => (timer = setTimeout(r, PAGE_WAIT_MS)))]);
-  clearTimeout(timer);
-  const results = round.results;
+  let results = new Map<string, Probe>();
+  if (admin) {
+    const round = probeAll(rt, targets);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([round.done, new Promise((r) => (timer = setTimeout(r, PAGE_WAIT_MS)))]);
+    clearTimeout(timer);
+    results = round.results;
+  }
   const fill = (kind: string) => (ch: Check): Check => {
     const key = `${kind}:${ch.name}`;
-    const out: Check = { ...ch, probe: results.get(key) ?? null, checking: targets.has(key) && !results.has(key) };
+    const out: Check = { ...ch, probe: results.get(key) ?? null, checking: admin && targets.has(key) && !results.has(key) };
     if (!admin) delete out.url;
     return out;
   };
@@ -159,6 +186,8 @@ export async function statusReport(rt: Runtime, admin: boolean) {
     services: rt.registry.services().length,
     methods: rt.registry.methods.size,
     metering: rt.config.HEARTH_METERING !== "off",
+    /** Whether providers and integrations were probed for this answer: for signed-in admins only. */
+    probed: admin,
     /** Whose priced calls cost what: accounts per HEARTH_METER_ACCOUNTS, strangers by x402 or not at all. */
     payments: whoPays(rt.config),
     integrations: checks.map(fill("integration")),
@@ -174,8 +203,8 @@ function duration(s: number): string {
   return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min` : `${s} s`;
 }
 
-const answer = (ch: Check) =>
-  ch.probe === null ? html`<span class="hint">${ch.checking ? "being checked: look again in a moment" : "not checked"}</span>` : ch.probe.answers
+const answer = (ch: Check, probed: boolean) =>
+  ch.probe === null ? html`<span class="hint">${ch.checking ? "being checked: look again in a moment" : probed ? "not checked" : "checked for admins"}</span>` : ch.probe.answers
       ? html`<span class="ok">answers</span> <span class="hint">(${ch.probe.said}, ${ch.probe.ms} ms)</span>`
       : html`<span class="bad">does not answer</span> <span class="hint">(${ch.probe.said})</span>`;
 
@@ -186,7 +215,7 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
   const r = await statusReport(rt, !!s?.account.admin);
   if (!wantsHtml(req)) return jsonResponse(200, { result: r }, crypto.randomUUID(), { "cache-control": "no-store" });
   const row = (ch: Check) =>
-    html`<tr><td data-label="Name">${ch.label}${ch.url ? html`<br><code class="hint">${ch.url}</code>` : ""}</td><td data-label="Configured">${ch.configured ? "yes" : "no"} <span class="hint">${ch.note}</span></td><td data-label="Answers">${answer(ch)}</td></tr>`;
+    html`<tr><td data-label="Name">${ch.label}${ch.url ? html`<br><code class="hint">${ch.url}</code>` : ""}</td><td data-label="Configured">${ch.configured ? "yes" : "no"} <span class="hint">${ch.note}</span></td><td data-label="Answers">${answer(ch, r.probed)}</td></tr>`;
   const body = html`<dl class="facts"><dt>Version</dt><dd>${r.version} on ${r.runtime}</dd><dt>Up for</dt><dd>${duration(r.uptime_seconds)} <span class="hint">(since ${r.started})</span></dd>
 <dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Who pays</dt><dd>${r.payments.text}</dd></dl>
 <h2>Integrations</h2>
@@ -196,7 +225,7 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
 <h2>Keys</h2>
 <p class="hint">Whether each secret setting is set; values are never shown.</p>
 <table><thead><tr><th scope="col">Setting</th><th scope="col">Set</th></tr></thead><tbody>${r.keys.map((k) => html`<tr><td data-label="Setting"><code>${k.setting}</code></td><td data-label="Set">${k.set ? "yes" : "no"}</td></tr>`)}</tbody></table>
-<p class="hint">Checked at most once a minute. The same as JSON: <code>GET /status</code> with <code>Accept: application/json</code>.</p>`;
+<p class="hint">${r.probed ? "Checked at most once a minute." : "Whether each answers is checked when an admin signed in opens this page, at most once a minute."} The same as JSON: <code>GET /status</code> with <code>Accept: application/json</code>.</p>`;
   return page({ title: "Status", body, account: s?.account ?? null, csrf: s?.csrf, head: STYLE });
 }
 
