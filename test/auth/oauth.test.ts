@@ -187,7 +187,8 @@ describe("authorization", () => {
     expect(r.status).toBe(201);
     const { challenge } = pkce();
     const good = { client_id: r.body.client_id, redirect_uri: "https://evil.example/landing", response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "s" };
-    for (const bad of [{ response_type: "x" }, { response_type: "token" }, { code_challenge_method: "plain" }, { resource: "https://elsewhere.example/" }]) {
+    const faults: Record<string, string>[] = [{ response_type: "x" }, { response_type: "token" }, { code_challenge_method: "plain" }, { resource: "https://elsewhere.example/" }];
+    for (const bad of faults) {
       for (const headers of [{}, { cookie: session.cookie }] as Record<string, string>[]) {
         const res = await fetch(authorizeUrl({ ...good, ...bad }), { headers, redirect: "manual" });
         expect({ bad, signedIn: !!headers.cookie, status: res.status, location: res.headers.get("location") }).toEqual({ bad, signedIn: !!headers.cookie, status: 400, location: null });
