@@ -43,7 +43,10 @@ export interface FrameHost {
 
 export function frameHost(config: Readonly<Record<string, string>>, req: Request): FrameHost {
   const name = (config.APPS_HOST ?? "").trim().toLowerCase();
-  const parent = config.HEARTH_PUBLIC_URL ? new URL(config.HEARTH_PUBLIC_URL).origin : null;
+  let parent: string | null = null;
+  try {
+    if (config.HEARTH_PUBLIC_URL) parent = new URL(config.HEARTH_PUBLIC_URL).origin;
+  } catch {}
   if (!name) return { origin: null, parent };
   const base = new URL(parent ?? req.url);
   return { origin: `${base.protocol}//${name}${base.port ? `:${base.port}` : ""}`, parent };
