@@ -1,8 +1,15 @@
 // Hands one message to the next server: the recipient domain's MX (RFC 5321
 // section 5: MX by preference, else the domain itself; a null MX refuses
-// mail) or, when SMTP_RELAY_URL is set, that relay.
+// mail) or, when SMTP_RELAY_URL is set, that relay. The recipient's domain
+// is the sender's choice, so straight to an MX only public internet
+// addresses are reached, judged as web/fetch judges them, after DNS: a
+// domain or MX leading to this machine, its network or a metadata service
+// would open an SMTP session there carrying the sender's words. The relay
+// is the owner's own choice and is reached wherever it is.
 import { promises as dns } from "node:dns";
+import { isIP } from "node:net";
 import type { Transporter } from "nodemailer";
+import { blockedAddress, blockedName, describeBlocked, type Blocked } from "../upstream/pages/addresses.ts";
 
 export interface DeliveryResult {
   ok: boolean;
@@ -47,6 +54,32 @@ export function authResolver(config: Readonly<Record<string, string>>) {
     if (type === "TXT") return regroupTxt(await resolver.resolveTxt(name));
     return (await resolver.resolve(name, type)) as string[];
   };
+}
+
+const PUBLIC_ONLY = "mail is delivered only to public internet addresses";
+
+/** Lets 127.0.0.0/8 and ::1 through: for tests against loopback fixture servers only. */
+const loopbackAllowed = (config: Readonly<Record<string, string>>) => config.MAIL_MX_ALLOW_LOOPBACK === "true";
+
+function refused(why: Blocked | null, config: Readonly<Record<string, string>>): why is Blocked {
+  return why !== null && !(why === "loopback" && loopbackAllowed(config));
+}
+
+/** A domain written as an address (or digits only) is judged as the address; a name, by the names that always lead inside. */
+function blockedDomain(domain: string): Blocked | null {
+  const d = domain.replace(/^\[|\]$/g, "");
+  return isIP(d) || /^[\d.]+$/.test(d) ? blockedAddress(d) : blockedName(d);
+}
+
+/**
+ * Why mail to this domain may not leave straight to its MX, before any DNS
+ * (a domain that is a loopback, private or link-local address, localhost,
+ * a metadata name); null when it may, or when a relay carries all mail.
+ */
+export function refusedDomain(config: Readonly<Record<string, string>>, domain: string): string | null {
+  if (config.SMTP_RELAY_URL) return null;
+  const why = blockedDomain(domain);
+  return refused(why, config) ? `${domain} is ${describeBlocked[why]}; ${PUBLIC_ONLY}` : null;
 }
 
 async function exchangers(resolver: dns.Resolver, domain: string): Promise<string[] | DeliveryResult> {
@@ -110,15 +143,30 @@ export async function deliver(config: Readonly<Record<string, string>>, m: { sen
     return handOver(transport, m.sender, m.recipient, m.raw, `relay ${url.hostname}`);
   }
   const domain = m.recipient.slice(m.recipient.lastIndexOf("@") + 1);
+  const early = refusedDomain(config, domain);
+  if (early) return { ok: false, permanent: true, detail: early };
   const resolver = resolverFor(config);
   const hosts = await exchangers(resolver, domain);
   if (!Array.isArray(hosts)) return hosts;
   const port = Number(config.MAIL_MX_PORT || 25);
   let last: DeliveryResult | null = null;
+  // A server refused for where it leads is never tried; the others still are, and only when none is left is the refusal the answer.
+  let refusal: DeliveryResult | null = null;
   for (const host of hosts) {
+    const named = blockedDomain(host);
+    if (refused(named, config)) {
+      refusal ??= { ok: false, permanent: true, detail: `the mail server of ${domain}, ${host}, is ${describeBlocked[named]}; ${PUBLIC_ONLY}` };
+      continue;
+    }
     const addrs = await addressesOf(resolver, host);
     if (!Array.isArray(addrs)) {
       last = addrs;
+      continue;
+    }
+    // As web/fetch does: a name with any address that is not public is not reached at all.
+    const inside = addrs.map((ip) => ({ ip, why: blockedAddress(ip) })).find((a) => refused(a.why, config));
+    if (inside) {
+      refusal ??= { ok: false, permanent: true, detail: `the mail server of ${domain}, ${host} (${inside.ip}), is ${describeBlocked[inside.why!]}; ${PUBLIC_ONLY}` };
       continue;
     }
     for (const ip of addrs) {
@@ -129,6 +177,6 @@ export async function deliver(config: Readonly<Record<string, string>>, m: { sen
       if (last.ok || last.permanent) return last;
     }
   }
-  last ??= { ok: false, permanent: true, detail: `${domain} has no mail server that exists` };
+  last ??= refusal ?? { ok: false, permanent: true, detail: `${domain} has no mail server that exists` };
   return last;
 }

@@ -8,6 +8,7 @@ import { invalid, notConfigured, notFound } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { addressOf, bareId, parseLocal, sameDomain, splitAddress } from "./addresses.ts";
 import { compose } from "./compose.ts";
+import { refusedDomain } from "./deliver.ts";
 import { dkimKey } from "./dkim.ts";
 import { Inbound } from "./inbound.ts";
 import { storeMessage, type MessageRow } from "./messages.ts";
@@ -250,6 +251,9 @@ export class MailService {
       return { local: acct, tag: lp.tag };
     }
     if (!this.domain) throw notConfigured("mail to outside addresses needs the instance's mail domain: set MAIL_DOMAIN (then publish the DNS records `hearth mail dns` prints)");
+    // Known before any lookup (an address, localhost): refused now, so nothing is queued or paid for.
+    const refused = refusedDomain(this.rt.config, addr.domain);
+    if (refused) throw invalid("to", `"${to}" cannot be sent to: ${refused}`);
     return { outside: `${addr.local}@${addr.domain}` };
   }
 

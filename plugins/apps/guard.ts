@@ -16,6 +16,15 @@
 //   attribute is neutralised in the served page and in the HTML-parsing
 //   calls that honour it, and document.write, which can spell it across
 //   calls, is not available.
+// - navigating its own frame: the browser looks the host up and connects
+//   to it (Chromium preconnects as the navigation starts, before the host
+//   page's frame-src refuses it), so a host name or port the page chose
+//   would carry what it knows out. Where the document has an origin of its
+//   own (served on APPS_HOST), every navigation to another document is
+//   cancelled as it starts (the Navigation API's navigate event, which the
+//   browser withholds from documents with an opaque origin); a reload stays.
+// - on such an origin, every app shares the browser's storage for it, so
+//   storage, cookies and same-origin channels are taken away as WebRTC is.
 // The page may replace any built-in before a frame appears, so what runs
 // then uses only functions taken here, before the page's code.
 
@@ -80,6 +89,21 @@ export const FRAME_GUARD = `(() => {
   for (const n of ["setHTMLUnsafe", "setHTML"]) { parsing(Element.prototype, n); parsing(window.ShadowRoot && ShadowRoot.prototype, n); }
   for (const n of ["parseHTMLUnsafe", "parseHTML"]) parsing(Document, n);
   for (const n of ["write", "writeln"]) fix(Document.prototype, n, { value: () => { throw new Error("document." + n + " is not available to apps: build the page with DOM methods"); }, writable: false });
+
+  const nav = window.navigation, NE = window.NavigateEvent, ND = window.NavigationDestination;
+  if (nav && NE && ND) {
+    const cancel = Event.prototype.preventDefault, listen = EventTarget.prototype.addEventListener;
+    const destinationOf = getter(NE.prototype, "destination"), typeOf = getter(NE.prototype, "navigationType"), sameDocument = getter(ND.prototype, "sameDocument");
+    apply(listen, nav, ["navigate", (e) => {
+      if (apply(sameDocument, apply(destinationOf, e, []), []) || apply(typeOf, e, []) === "reload") return;
+      apply(cancel, e, []);
+    }]);
+  }
+  for (const n of ["localStorage", "sessionStorage", "indexedDB", "caches", "cookieStore", "BroadcastChannel", "SharedWorker", "Worker"]) {
+    try { delete window[n]; } catch {}
+    fix(window, n, { value: undefined, writable: false });
+  }
+  if (describe(Document.prototype, "cookie")) fix(Document.prototype, "cookie", { get: () => "", set: () => {} });
 
   for (const C of [window.HTMLIFrameElement, window.HTMLFrameElement, window.HTMLObjectElement, window.HTMLEmbedElement]) {
     if (!C) continue;

@@ -7,7 +7,7 @@ import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";
 import { appViews } from "./mcp.ts";
 import { sanitiseIcon } from "./icon.ts";
-import { directoryPage, frameResponse, hostPage, missingPage, snippetFrameResponse, snippetHostPage, tagList, type App } from "./pages.ts";
+import { directoryPage, frameHost, frameResponse, hostPage, missingPage, onAppsHost, snippetFrameResponse, snippetHostPage, tagList, type App } from "./pages.ts";
 import { apps, appsGrants, appsOpens, appsSnippets } from "./schema.ts";
 import { freeSlug, isTaken, reserved, SLUG, slugify } from "./slug.ts";
 import { STARTERS } from "./starters.ts";
@@ -209,6 +209,10 @@ async function jsonBody(req: Request): Promise<Record<string, unknown>> {
 const ok = (result: unknown) =>
   new Response(JSON.stringify({ result }), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
 
+/** APPS_HOST answers with app documents only: anything of the instance's there would share an origin with every app. */
+const appsHostOnly = () =>
+  new Response("This name serves app pages only: open the instance at its own address.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+
 function needsTicket(ctx: Ctx, app: App): boolean {
   return app.price > 0 && metered(ctx) && ctx.caller.account?.id !== app.owner;
 }
@@ -221,7 +225,14 @@ export default definePlugin({
   provides: { views: [appViews] },
   // apps/test runs the calls an app's page makes, to whatever service they name.
   requires: ["*"],
-  settings: ["HEARTH_METERING"],
+  settings: ["HEARTH_METERING", "HEARTH_PUBLIC_URL"],
+  config: {
+    APPS_HOST: {
+      default: "",
+      description:
+        "Another name of this server (apps.example.org; add it to HEARTH_ALLOWED_HOSTS) that app pages are served from, in an origin of their own, where an app cannot navigate its frame: unset, an app on the instance's host can still make the browser look up and connect to a host it names.",
+    },
+  },
   methods: {
     create: write({
       description:
@@ -360,6 +371,7 @@ export default definePlugin({
       method: "GET",
       path: "/apps",
       async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const q = new URL(req.url).searchParams;
         const query = (q.get("q") ?? "").slice(0, 200);
         const tag = (q.get("tag") ?? "").slice(0, 30).toLowerCase();
@@ -369,30 +381,32 @@ export default definePlugin({
     {
       method: "GET",
       path: "/apps/run/:id",
-      async run(_req, ctx) {
+      async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const s = await ctx.db.select({ id: appsSnippets.id }).from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", viewer(ctx));
-        return snippetHostPage(s.id, viewer(ctx));
+        return snippetHostPage(s.id, viewer(ctx), frameHost(ctx.config, req));
       },
     },
     {
       method: "GET",
       path: "/apps/run/:id/frame",
-      async run(_req, ctx) {
+      async run(req, ctx) {
         const s = await ctx.db.select().from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", null);
-        return snippetFrameResponse(s.code);
+        return snippetFrameResponse(s.code, onAppsHost(ctx.config, req) ? frameHost(ctx.config, req) : null);
       },
     },
     {
       method: "GET",
       path: "/apps/:slug",
-      async run(_req, ctx) {
+      async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const app = await bySlug(ctx.db, ctx.params.slug);
         const who = viewer(ctx);
         if (!app) return missingPage("There is no app at this address.", who);
         const granted = who ? await grantsOf(ctx.db, app, who.id) : [];
-        return hostPage({ app, viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
+        return hostPage({ app, frameHost: frameHost(ctx.config, req), viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
       },
     },
     {
@@ -401,23 +415,28 @@ export default definePlugin({
       async run(req, ctx) {
         const app = await bySlug(ctx.db, ctx.params.slug);
         if (!app) return missingPage("There is no app at this address.", null);
+        const own = onAppsHost(ctx.config, req);
         if (needsTicket(ctx, app)) {
           const ticket = new URL(req.url).searchParams.get("ticket") ?? "";
           const who = ctx.caller.account;
-          const open = who && ticket ? await ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), eq(appsOpens.account, who.id))).get() : undefined;
+          // APPS_HOST shares no cookies with the instance: there the ticket, made for the payer moments ago, is what stands for them.
+          const open = ticket && (who || own)
+            ? await ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), who ? eq(appsOpens.account, who.id) : undefined)).get()
+            : undefined;
           if (!open || open.expires <= ctx.clock.now().getTime())
             return new Response(`This app costs ${app.price} credits per open: open it from /apps/${app.slug}.`, {
               status: 402,
               headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
             });
         }
-        return frameResponse(app);
+        return frameResponse(app, own ? frameHost(ctx.config, req) : null);
       },
     },
     {
       method: "POST",
       path: "/apps/:slug/open",
-      async run(_req, ctx) {
+      async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to open an app");
@@ -436,6 +455,7 @@ export default definePlugin({
       method: "POST",
       path: "/apps/:slug/store",
       async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to keep this app's data on the instance");
@@ -448,6 +468,7 @@ export default definePlugin({
       method: "POST",
       path: "/apps/:slug/allow",
       async run(req, ctx) {
+        if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const app = await find(ctx.db, ctx.params.slug);
         const who = ctx.caller.account;
         if (!who) throw unauthenticated("sign in to let an app use your account");

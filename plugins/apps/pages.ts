@@ -1,5 +1,6 @@
 // The apps' pages: the directory, the host page around one app, and the
 // sandboxed documents the host frames (an app's page, a published snippet).
+import { hostName } from "../../core/http/host.ts";
 import { html, page, raw, type Html } from "../../core/http/pages/layout.ts";
 import type { Account } from "../../core/plugin.ts";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
@@ -24,7 +25,51 @@ export const FRAME_CSP =
 /** A snippet runs as a module loaded from a blob URL, so its text reaches the browser exactly as written. */
 export const SNIPPET_CSP = FRAME_CSP.replace("script-src 'unsafe-inline'", "script-src 'unsafe-inline' blob:");
 
-const HOST_CSP = `default-src 'none'; script-src ${BRIDGE_HASH}; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+/**
+ * Where app documents are served from. With APPS_HOST set (a name of this
+ * same server that shares nothing with the instance's own: no cookies, no
+ * storage), the frame is that host's document rather than an opaque
+ * sandbox, so FRAME_GUARD can cancel the frame's own navigations before the
+ * browser connects anywhere; the frame is still sandboxed (no popups, no
+ * forms, no top navigation). Unset, frames stay on the instance's host in
+ * an opaque sandbox.
+ */
+export interface FrameHost {
+  /** The origin frames load from, or null for the instance's own. */
+  origin: string | null;
+  /** The instance's public origin when HEARTH_PUBLIC_URL names it: the one page that may frame them on APPS_HOST. */
+  parent: string | null;
+}
+
+export function frameHost(config: Readonly<Record<string, string>>, req: Request): FrameHost {
+  const name = (config.APPS_HOST ?? "").trim().toLowerCase();
+  let parent: string | null = null;
+  try {
+    if (config.HEARTH_PUBLIC_URL) parent = new URL(config.HEARTH_PUBLIC_URL).origin;
+  } catch {}
+  if (!name) return { origin: null, parent };
+  const base = new URL(parent ?? req.url);
+  return { origin: `${base.protocol}//${name}${base.port ? `:${base.port}` : ""}`, parent };
+}
+
+/** Whether a request came in on APPS_HOST, where only app documents are served. */
+export function onAppsHost(config: Readonly<Record<string, string>>, req: Request): boolean {
+  const name = (config.APPS_HOST ?? "").trim().toLowerCase();
+  return !!name && hostName(req.headers.get("host") ?? new URL(req.url).host) === name;
+}
+
+/**
+ * On APPS_HOST the document keeps its own origin (still no popups, forms or
+ * top navigation, framed or opened alone). An app there holds nothing
+ * without the host page's port, so any page may frame it when the
+ * instance's own origin is not known.
+ */
+const ownOrigin = (csp: string, fh: FrameHost) =>
+  csp.replace("sandbox allow-scripts; ", "sandbox allow-scripts allow-same-origin; ").replace("frame-ancestors 'self'", `frame-ancestors ${fh.parent ?? "*"}`);
+
+const hostCsp = (fh: FrameHost) =>
+  `default-src 'none'; script-src ${BRIDGE_HASH}; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src ${fh.origin ?? "'self'"}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+const frameSandbox = (fh: FrameHost) => (fh.origin ? "allow-scripts allow-same-origin" : "allow-scripts");
 
 const HOST_STYLE = raw(`<style>
 main{max-width:64rem}
@@ -55,11 +100,15 @@ function document_(body: string, csp: string): Response {
       "referrer-policy": "no-referrer",
       "x-content-type-options": "nosniff",
       "cross-origin-resource-policy": "same-origin",
+      // Names in the page are not looked up ahead of a navigation that cannot happen.
+      "x-dns-prefetch-control": "off",
     },
   });
 }
 
-const FIRST = `<script>${FRAME_GUARD}${FRAME_SDK}</script>`;
+// Still ahead of anything the page wrote; once off, a page cannot turn prefetching back on.
+const NO_PREFETCH = `<meta http-equiv="x-dns-prefetch-control" content="off">`;
+const FIRST = `<script>${FRAME_GUARD}${FRAME_SDK}</script>${NO_PREFETCH}`;
 
 /** Where the page's doctype ends (after any leading space and comments), or 0: anything put before a doctype would switch the page to quirks mode. */
 export function afterDoctype(h: string): number {
@@ -75,15 +124,15 @@ export function afterDoctype(h: string): number {
   return h.indexOf(">", i) + 1;
 }
 
-/** The app's own page with the guard and the SDK in front of everything it wrote. */
-export function frameResponse(app: App): Response {
+/** The app's own page with the guard and the SDK in front of everything it wrote; `parent` when served on APPS_HOST. */
+export function frameResponse(app: App, fh: FrameHost | null = null): Response {
   const h = inertShadowRoots(app.html);
   const at = afterDoctype(h);
-  return document_(h.slice(0, at) + FIRST + h.slice(at), FRAME_CSP);
+  return document_(h.slice(0, at) + FIRST + h.slice(at), fh ? ownOrigin(FRAME_CSP, fh) : FRAME_CSP);
 }
 
-export function snippetFrameResponse(code: string): Response {
-  const body = `<!doctype html><html lang="en"><head><script>${FRAME_GUARD}</script><meta charset="utf-8"><title>Snippet</title></head><body>
+export function snippetFrameResponse(code: string, fh: FrameHost | null = null): Response {
+  const body = `<!doctype html><html lang="en"><head><script>${FRAME_GUARD}</script>${NO_PREFETCH}<meta charset="utf-8"><title>Snippet</title></head><body>
 <script type="application/json" id="code">${JSON.stringify(code).replace(/</g, "\\u003c")}</script>
 <script>
 const code = JSON.parse(document.getElementById("code").textContent);
@@ -93,11 +142,12 @@ import(URL.createObjectURL(new Blob([code], { type: "text/javascript" }))).catch
   document.body.append(p);
 });
 </script></body></html>`;
-  return document_(body, SNIPPET_CSP);
+  return document_(body, fh ? ownOrigin(SNIPPET_CSP, fh) : SNIPPET_CSP);
 }
 
 export interface HostView {
   app: App;
+  frameHost: FrameHost;
   viewer: Account | null;
   /** The viewer must pay before the frame loads. */
   needsTicket: boolean;
@@ -109,7 +159,7 @@ export function hostPage(v: HostView): Response {
   const { app } = v;
   const data = {
     slug: app.slug,
-    frame: `/apps/${app.slug}/frame`,
+    frame: `${v.frameHost.origin ?? ""}/apps/${app.slug}/frame`,
     needs_ticket: v.needsTicket,
     signed_in: !!v.viewer,
     username: v.viewer?.username ?? null,
@@ -127,7 +177,7 @@ export function hostPage(v: HostView): Response {
   const body = html`<p class="byline">${app.description} · by ${app.ownerName}${app.forkedFrom ? html` · forked from <a href="/apps/${app.forkedFrom}">${app.forkedFrom}</a>` : ""}</p>
 ${openNote}
 <p id="app-status" role="status"></p>
-<iframe id="app-frame" class="app-frame" title="${app.name}" sandbox="allow-scripts" referrerpolicy="no-referrer"${raw(v.needsTicket ? " hidden" : "")}></iframe>
+<iframe id="app-frame" class="app-frame" title="${app.name}" sandbox="${frameSandbox(v.frameHost)}" referrerpolicy="no-referrer"${raw(v.needsTicket ? " hidden" : "")}></iframe>
 <p class="hint">The app runs in a sandbox: it may keep its own store${v.viewer ? "" : " (in this browser until you sign in)"}, know who you are, and use your account, each only once you allow it when it asks.</p>
 <div hidden><h2>You allow this app to</h2><ul id="app-grants"></ul></div>
 <dialog id="app-allow"><form method="dialog">
@@ -137,13 +187,13 @@ ${openNote}
 <p><a href="/apps">All apps</a></p>
 <script type="application/json" id="app-data">${json(data)}</script>
 <script>${raw(HOST_BRIDGE)}</script>`;
-  return page({ title: app.name, body, account: v.viewer, csp: HOST_CSP, head: HOST_STYLE, headers: noStore });
+  return page({ title: app.name, body, account: v.viewer, csp: hostCsp(v.frameHost), head: HOST_STYLE, headers: noStore });
 }
 
-export function snippetHostPage(id: string, viewer: Account | null): Response {
+export function snippetHostPage(id: string, viewer: Account | null, fh: FrameHost): Response {
   const body = html`<p class="hint">A published snippet, running as a module in a sandbox with no access to anyone's account.</p>
-<iframe class="app-frame" title="Snippet ${id}" sandbox="allow-scripts" referrerpolicy="no-referrer" src="/apps/run/${id}/frame"></iframe>`;
-  return page({ title: "Snippet", body, account: viewer, csp: HOST_CSP, head: HOST_STYLE, headers: noStore });
+<iframe class="app-frame" title="Snippet ${id}" sandbox="${frameSandbox(fh)}" referrerpolicy="no-referrer" src="${fh.origin ?? ""}/apps/run/${id}/frame"></iframe>`;
+  return page({ title: "Snippet", body, account: viewer, csp: hostCsp(fh), head: HOST_STYLE, headers: noStore });
 }
 
 export interface DirectoryView {

@@ -33,6 +33,10 @@ export default definePlugin({
     SMTP_HOST: { default: "", description: "Address the SMTP server binds to; HOST when empty." },
     SMTP_RELAY_URL: { default: "", description: "Send outside mail through this relay (smtp://user:pass@host:587 or smtps://...:465) instead of straight to each recipient's MX." },
     MAIL_MX_PORT: { default: "25", description: "Port of recipients' mail servers when delivering straight to their MX." },
+    MAIL_MX_ALLOW_LOOPBACK: {
+      default: "false",
+      description: "true lets mail delivered straight to an MX reach 127.0.0.0/8 and ::1. For tests against loopback fixture servers only; never on a real instance.",
+    },
     MAIL_DNS: { default: "", description: "DNS servers for MX lookups and SPF/DKIM/DMARC checks (host or host:port, comma separated); the system's when empty." },
     MAIL_DKIM_KEY: { default: "", description: "PEM file of the DKIM private key; <HEARTH_DATA>/mail/dkim.pem, made on first need, when empty." },
     MAIL_DKIM_SELECTOR: { default: "hearth", description: "DKIM selector: the key is published at <selector>._domainkey.<MAIL_DOMAIN>." },

@@ -114,6 +114,14 @@ describe("registration", () => {
       [{ redirect_uris: ["http://example.com/cb"] }, "invalid_redirect_uri"],
       [{ redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
       [{ redirect_uris: ["https://example.com/cb#frag"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["ms-msdt:/id PCWDiagnostic /skip force"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["search-ms:query=x&crumb=location:\\\\evil.example\\share"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["ms-settings:privacy"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["ms-officecmd:open"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["mailto:someone@example.com"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["tel:+15551234567"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["x-apple.systempreferences:com.apple.preference"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["intent://scan/#Intent;scheme=zxing;end"] }, "invalid_redirect_uri"],
       [{ redirect_uris: ["https://example.com/cb"], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
     ] as const) {
       const r = await register(body);
@@ -124,11 +132,12 @@ describe("registration", () => {
   });
 
   test("a public client gets an id and no secret", async () => {
-    const r = await register({ client_name: "Desk app", redirect_uris: ["https://app.example/cb", "myapp://cb"] });
+    const uris = ["https://app.example/cb", "myapp://cb", "com.example.desk:/oauth2redirect", "http://127.0.0.1:7777/cb", "http://[::1]/cb", "http://localhost/cb"];
+    const r = await register({ client_name: "Desk app", redirect_uris: uris });
     expect(r.status).toBe(201);
     expect(r.body.client_secret).toBeUndefined();
     expect(r.body.token_endpoint_auth_method).toBe("none");
-    expect(r.body.redirect_uris).toEqual(["https://app.example/cb", "myapp://cb"]);
+    expect(r.body.redirect_uris).toEqual(uris);
   });
 });
 
@@ -147,29 +156,66 @@ describe("authorization", () => {
     }
   });
 
-  test("PKCE is S256 only: plain or none goes back to the client as invalid_request with its state", async () => {
+  test("PKCE is S256 only: plain or none is refused on the page as invalid_request, never redirected", async () => {
     const id = await newClient();
     const { verifier, challenge } = pkce();
     const cases: Record<string, string>[] = [{ code_challenge: verifier, code_challenge_method: "plain" }, { code_challenge: challenge }, {}];
     for (const extra of cases) {
       const res = await fetch(authorizeUrl({ client_id: id, redirect_uri: REDIRECT, response_type: "code", state: "st", ...extra }), { headers: { cookie: session.cookie }, redirect: "manual" });
-      expect(res.status).toBe(303);
-      const to = new URL(res.headers.get("location")!);
-      expect(to.origin + to.pathname).toBe(REDIRECT);
-      expect(to.searchParams.get("error")).toBe("invalid_request");
-      expect(to.searchParams.get("error_description")).toContain("code_challenge");
-      expect(to.searchParams.get("state")).toBe("st");
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      const text = await res.text();
+      expect(text).toContain("invalid_request");
+      expect(text).toContain("code_challenge");
     }
   });
 
-  test("a resource that is not this instance is invalid_target", async () => {
+  test("a resource that is not this instance is invalid_target, shown on the page", async () => {
     const id = await newClient();
     const { challenge } = pkce();
     const res = await fetch(
       authorizeUrl({ client_id: id, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge, code_challenge_method: "S256", resource: "https://elsewhere.example/mcp" }),
       { headers: { cookie: session.cookie }, redirect: "manual" },
     );
-    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_target");
+    expect(res.status).toBe(400);
+    expect(res.headers.get("location")).toBeNull();
+    expect(await res.text()).toContain("invalid_target");
+  });
+
+  test("an invalid request is never redirected to the client, signed in or not: the instance is no open redirector", async () => {
+    const r = await register({ client_name: "Redirector", redirect_uris: ["https://evil.example/landing"] });
+    expect(r.status).toBe(201);
+    const { challenge } = pkce();
+    const good = { client_id: r.body.client_id, redirect_uri: "https://evil.example/landing", response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "s" };
+    const faults: Record<string, string>[] = [{ response_type: "x" }, { response_type: "token" }, { code_challenge_method: "plain" }, { resource: "https://elsewhere.example/" }];
+    for (const bad of faults) {
+      for (const headers of [{}, { cookie: session.cookie }] as Record<string, string>[]) {
+        const res = await fetch(authorizeUrl({ ...good, ...bad }), { headers, redirect: "manual" });
+        expect({ bad, signedIn: !!headers.cookie, status: res.status, location: res.headers.get("location") }).toEqual({ bad, signedIn: !!headers.cookie, status: 400, location: null });
+      }
+    }
+    // The same forged POST, with the session and its CSRF token, is shown the fault too.
+    const posted = await consent({ ...good, response_type: "x" });
+    expect(posted.res.status).toBe(400);
+    expect(posted.location).toBeNull();
+    // Refusing on the consent page is the person's answer, and that goes back to the client.
+    const denied = await consent(good, { decision: "deny" });
+    expect(denied.location!.origin).toBe("https://evil.example");
+    expect(denied.location!.searchParams.get("error")).toBe("access_denied");
+  });
+
+  test("the consent page names the origin the answer goes to, and a client's name loses its bidi controls", async () => {
+    const r = await register({ client_name: "Calendar\u202Epdf.exe\u2066 \u200Fhelper\u061C", redirect_uris: ["https://app.example:8443/cb", "com.example.app:/oauth"] });
+    expect(r.status).toBe(201);
+    expect(r.body.client_name).toBe("Calendarpdf.exe helper");
+    const { challenge } = pkce();
+    const ask = { client_id: r.body.client_id, response_type: "code", code_challenge: challenge, code_challenge_method: "S256" };
+    const web = await (await fetch(authorizeUrl({ ...ask, redirect_uri: "https://app.example:8443/cb" }), { headers: { cookie: session.cookie } })).text();
+    expect(web).toContain("you go back to <strong>https://app.example:8443</strong>");
+    expect(web).toContain("Calendarpdf.exe helper");
+    expect(web).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
+    const app = await (await fetch(authorizeUrl({ ...ask, redirect_uri: "com.example.app:/oauth" }), { headers: { cookie: session.cookie } })).text();
+    expect(app).toContain("you go back to <strong>com.example.app: (an app on this device)</strong>");
   });
 
   test("the consent page cannot be framed, and its form needs the session's CSRF token", async () => {

@@ -14,10 +14,15 @@ export async function startSink(o: { starttls?: boolean; refuse?: (rcpt: string,
   const received: Received[] = [];
   const waiting: ((r: Received) => void)[] = [];
   const attempts = new Map<string, number>();
+  let connections = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: o.starttls ? ["AUTH"] : ["AUTH", "STARTTLS"],
     logger: false,
+    onConnect(_session, cb) {
+      connections++;
+      cb();
+    },
     onRcptTo(address, _session, cb) {
       const n = (attempts.get(address.address) ?? 0) + 1;
       attempts.set(address.address, n);
@@ -50,6 +55,10 @@ export async function startSink(o: { starttls?: boolean; refuse?: (rcpt: string,
     port,
     received,
     attempts,
+    /** Sessions opened, whatever came of them. */
+    get connections() {
+      return connections;
+    },
     /** The next message not yet taken, waiting for it when none has come. */
     next(): Promise<Received> {
       const i = taken++;

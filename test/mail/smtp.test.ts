@@ -293,7 +293,7 @@ describe("outbound SMTP straight to the recipient's MX", () => {
     const mx = await startSink({ starttls: true });
     dns.zone.set("faraway.test", { MX: [{ preference: 10, exchange: "mx.faraway.test" }] });
     dns.zone.set("mx.faraway.test", { A: ["127.0.0.1"] });
-    const direct = await startHearth({ clock, env: { MAIL_DOMAIN: "direct.test", SMTP_PORT: "off", MAIL_DNS: dns.server, MAIL_MX_PORT: String(mx.port), HEARTH_METERING: "off" } });
+    const direct = await startHearth({ clock, env: { MAIL_DOMAIN: "direct.test", SMTP_PORT: "off", MAIL_DNS: dns.server, MAIL_MX_PORT: String(mx.port), MAIL_MX_ALLOW_LOOPBACK: "true", HEARTH_METERING: "off" } });
     try {
       const t = await direct.token("erin");
       const r = await direct.call("mail/send", { to: "frank@faraway.test", subject: "Direct", body: "No relay in between." }, { token: t });
@@ -307,6 +307,74 @@ describe("outbound SMTP straight to the recipient's MX", () => {
       await direct.stop();
       await mx.stop();
     }
+  });
+});
+
+describe("outbound SMTP straight to an MX reaches only public addresses", () => {
+  test("an address, a domain or an MX leading to this machine, its network or a metadata service opens no session; the sender is told why", async () => {
+    const mx = await startSink();
+    dns.zone.set("inside.test", { MX: [{ preference: 10, exchange: "mx.inside.test" }] });
+    dns.zone.set("mx.inside.test", { A: ["127.0.0.1"] });
+    // No MX: the domain itself is the mail server.
+    dns.zone.set("self.test", { A: ["127.0.0.1"] });
+    dns.zone.set("lan.test", { MX: [{ preference: 10, exchange: "mx.lan.test" }] });
+    dns.zone.set("mx.lan.test", { A: ["192.168.1.20"] });
+    dns.zone.set("cloud.test", { MX: [{ preference: 10, exchange: "metadata.cloud.test" }] });
+    dns.zone.set("metadata.cloud.test", { A: ["169.254.169.254"] });
+    dns.zone.set("named.test", { MX: [{ preference: 10, exchange: "localhost" }] });
+    const guarded = await startHearth({ clock, env: { MAIL_DOMAIN: "guarded.test", SMTP_PORT: "off", MAIL_DNS: dns.server, MAIL_MX_PORT: String(mx.port), HEARTH_METER_ACCOUNTS: "all" } });
+    try {
+      const t = await guarded.token("gina");
+      await guarded.grant("gina", 40);
+      const acct = (await findAccount(guarded.rt.store, "gina"))!;
+      const outbox = mailOf(guarded.rt).outbox;
+
+      // An address for a domain is refused at once: nothing queued, nothing charged.
+      for (const to of ["root@127.0.0.1", "root@127.1", "root@mail.localhost"]) {
+        const r = await guarded.call("mail/send", { to, subject: "Hi", body: "AUTH LOGIN" }, { token: t });
+        expect(r.status).toBe(400);
+        expect(r.body.error.field).toBe("to");
+        expect(r.body.error.message).toContain("public internet addresses");
+      }
+      expect(await balanceOf(guarded.rt.store.rdb, acct.id)).toBe(40);
+
+      // Known only after DNS: queued and paid for like any outside mail, then bounced without a session.
+      const cases = [
+        ["someone@inside.test", "mx.inside.test (127.0.0.1), is a loopback address"],
+        ["someone@self.test", "self.test (127.0.0.1), is a loopback address"],
+        ["someone@lan.test", "mx.lan.test (192.168.1.20), is a private network address"],
+        ["someone@cloud.test", "metadata.cloud.test (169.254.169.254), is a cloud metadata service"],
+        ["someone@named.test", "localhost, is a loopback address"],
+      ];
+      for (const [to, why] of cases) {
+        const r = await guarded.call("mail/send", { to, subject: `To ${to}`, body: "QUIT" }, { token: t });
+        expect(r.status).toBe(200);
+        expect(r.body.result.delivery).toBe("queued");
+        await outbox.runDue();
+        const [bounce] = (await guarded.call("mail/inbox", { limit: 1 }, { token: t })).body.result;
+        expect(bounce).toMatchObject({ subject: `Undelivered: To ${to}`, in_reply_to: r.body.result.message_id });
+        expect(bounce.body).toContain("It was refused");
+        expect(bounce.body).toContain(why);
+      }
+      expect(await balanceOf(guarded.rt.store.rdb, acct.id)).toBe(40 - 4 * cases.length);
+      expect(mx.connections).toBe(0);
+      expect(mx.received).toEqual([]);
+    } finally {
+      await guarded.stop();
+      await mx.stop();
+    }
+  });
+
+  test("the relay the owner set is reached wherever it is", async () => {
+    // The suite's instance sends through a relay on 127.0.0.1 (see beforeAll); a recipient whose MX leads inside still goes there.
+    dns.zone.set("inner.test", { MX: [{ preference: 10, exchange: "mx.inner.test" }] });
+    dns.zone.set("mx.inner.test", { A: ["10.0.0.7"] });
+    await h.grant("alice", 4);
+    const r = await h.call("mail/send", { to: "pat@inner.test", subject: "Via the relay", body: "The owner chose this server." }, { token: alice });
+    expect(r.status).toBe(200);
+    const got = relay.next();
+    await mail().outbox.runDue();
+    expect((await got).to).toEqual(["pat@inner.test"]);
   });
 });
 

@@ -64,8 +64,26 @@ export function audienceFor(rt: Runtime, req: Request, resource: string | null |
 
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 const NEVER_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:", "about:", "ws:", "wss:", "ftp:"]);
+/**
+ * Schemes the operating system or the browser itself acts on (a troubleshooter,
+ * settings, a search, a call, another app's installer): anyone may register a
+ * client, so a redirect there would be this instance sending a person's
+ * browser into one of them. A private-use scheme is an app's own (RFC 8252
+ * section 7.1), which these are not.
+ */
+const SYSTEM_SCHEMES = new Set([
+  "mailto:", "tel:", "sms:", "mms:", "callto:", "sip:", "sips:", "facetime:", "facetime-audio:", "webcal:", "news:", "nntp:", "snews:", "telnet:",
+  "ldap:", "ldaps:", "smb:", "nfs:", "afp:", "ssh:", "sftp:", "rdp:", "vnc:", "irc:", "gopher:", "jar:", "mk:", "its:", "res:", "hcp:", "help:",
+  "shell:", "search:", "read:", "intent:", "content:", "chrome:", "view-source:", "resource:", "applescript:", "itms:", "itms-apps:",
+  "itms-services:", "maps:", "message:", "settings:", "prefs:", "app-settings:",
+]);
+const SYSTEM_PREFIXES = ["ms-", "search-ms", "microsoft-", "windows-", "x-apple", "com.apple.", "vnd.", "android-", "chrome-", "edge-", "moz-", "x-windows"];
 
-/** A redirect URI a client may register: absolute, no fragment; https, http on loopback only, or an app's own scheme. */
+/**
+ * A redirect URI anyone may register: absolute, no fragment; https, http on
+ * loopback only, or an app's own private-use scheme that no system handler
+ * answers to.
+ */
 export function checkRedirectUri(raw: unknown): string {
   if (typeof raw !== "string" || raw.length > 2000) throw new OAuthError("invalid_redirect_uri", "redirect_uris holds URLs as strings (at most 2000 characters)");
   let url: URL;
@@ -75,16 +93,24 @@ export function checkRedirectUri(raw: unknown): string {
     throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" is not an absolute URL`);
   }
   if (url.hash || raw.includes("#")) throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" has a fragment, which a redirect URI must not have`);
-  if (NEVER_SCHEMES.has(url.protocol)) throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" uses ${url.protocol}, which cannot receive a code`);
-  if (url.protocol === "http:" && !LOOPBACK.has(url.hostname))
+  const scheme = url.protocol.toLowerCase();
+  if (NEVER_SCHEMES.has(scheme)) throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" uses ${scheme}, which cannot receive a code`);
+  if (SYSTEM_SCHEMES.has(scheme) || SYSTEM_PREFIXES.some((p) => scheme.startsWith(p)))
+    throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" uses ${scheme}, which the operating system or browser handles; use https, http on 127.0.0.1 / localhost, or your app's own scheme (com.example.app:/callback)`);
+  if (scheme === "http:" && !LOOPBACK.has(url.hostname))
     throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" is plain http on another machine; use https, or http on 127.0.0.1 / localhost`);
+  if (url.username || url.password) throw new OAuthError("invalid_redirect_uri", `redirect_uris: "${raw}" carries a user name or password`);
   return raw;
 }
+
+/** Controls and bidi overrides (which can make a name read as another, or reorder what follows it) are taken out of a client's name. */
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const shownName = (name: string) => name.replace(UNSHOWN, "").trim();
 
 function clientName(raw: unknown, fallback: string): string {
   if (raw === undefined || raw === null || raw === "") return fallback;
   if (typeof raw !== "string") throw new OAuthError("invalid_client_metadata", "client_name is a string");
-  const n = raw.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  const n = shownName(raw);
   if (!n) return fallback;
   return n.length > NAME_MAX ? n.slice(0, NAME_MAX) : n;
 }
@@ -138,7 +164,7 @@ export async function resolveClient(rt: Runtime, clientId: string | undefined | 
   if (isUrlClientId(clientId) && fetchDocument) return fetchClientDocument(rt, clientId);
   const row = await rt.store.rdb.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
   if (!row) throw new OAuthError("invalid_client", `client_id "${clientId}" is not known here: register at the registration endpoint, or use the URL of a client ID metadata document`, 401);
-  return { id: row.id, name: row.name, redirectUris: JSON.parse(row.redirectUris), kind: row.kind as Client["kind"] };
+  return { id: row.id, name: shownName(row.name) || row.id, redirectUris: JSON.parse(row.redirectUris), kind: row.kind as Client["kind"] };
 }
 
 async function fetchClientDocument(rt: Runtime, clientId: string): Promise<Client> {
@@ -294,7 +320,7 @@ export async function exchangeCode(
       id: newId(),
       account: row.account,
       client: row.client,
-      clientName: client?.name ?? row.client,
+      clientName: (client && shownName(client.name)) || row.client,
       scopes: row.scopes,
       audience: row.audience,
       created: now,
@@ -398,7 +424,7 @@ export async function listGrants(rt: Runtime, accountId: string): Promise<GrantI
   return rows.map(({ g, last }) => ({
     id: g.id,
     client: g.client,
-    client_name: g.clientName,
+    client_name: shownName(g.clientName) || g.client,
     scopes: scopesOf(g.scopes),
     created: iso(g.created)!,
     last_used: iso(last ?? null),

@@ -1,9 +1,11 @@
 // {base}/oauth/authorize: a signed-in person allows an OAuth client (an MCP
-// connector) to act as them, within the services they pick. The client and
-// its redirect URI are checked first: until they are, an error is shown
-// here, never sent anywhere; after, errors go back to the client as
-// error= on its redirect URI (RFC 6749 4.1.2.1), with its state.
-import { createCode, instanceBase, OAuthError, resolveClient, audienceFor, type Client } from "../../auth/oauth/grants.ts";
+// connector) to act as them, within the services they pick. The whole
+// request is checked first, and any fault in it is shown here, never sent
+// anywhere: anyone may register a client, so redirecting an invalid request
+// to its redirect URI would make this instance an open redirector (RFC 9700
+// section 4.11.2). The client is sent back to only by the person's answer on
+// the consent page, which names where it leads: a code, or access_denied.
+import { checkRedirectUri, createCode, instanceBase, OAuthError, resolveClient, audienceFor, type Client } from "../../auth/oauth/grants.ts";
 import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../../auth/sessions.ts";
 import { asHearthError } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -29,7 +31,7 @@ interface Checked {
   redirectUri: string;
 }
 
-/** A problem with the client or its redirect URI: shown to the person, since there is nowhere safe to send it. */
+/** A fault in the request: shown to the person, never sent to a redirect URI. */
 function errorPage(status: number, text: string): Response {
   return page({ title: "This app cannot sign in", body: html`${message("alert", text)}<p>Tell the app's maker, or try connecting again from the app.</p>`, status });
 }
@@ -43,10 +45,16 @@ async function checkClient(rt: Runtime, ask: Ask, fetchDocument: boolean): Promi
   }
   // Exact match only: a redirect URI that is merely similar may belong to someone else.
   if (!client.redirectUris.includes(redirectUri)) throw new OAuthError("invalid_request", `redirect_uri "${redirectUri}" is not one of the client's registered redirect URIs`);
+  // Held to today's rules even if it was registered under older ones.
+  try {
+    checkRedirectUri(redirectUri);
+  } catch (e) {
+    throw new OAuthError("invalid_request", (e as OAuthError).description.replace(/^redirect_uris: /, "redirect_uri "));
+  }
   return { client, redirectUri };
 }
 
-/** Errors once the redirect URI is known good go back to the client. */
+/** The rest of the request, once the client and its redirect URI are known. */
 function checkRequest(rt: Runtime, req: Request, ask: Ask): { challenge: string; audience: string } {
   if (ask.response_type !== "code") throw new OAuthError("unsupported_response_type", `response_type must be "code" (got "${ask.response_type ?? ""}")`);
   if (!ask.code_challenge) throw new OAuthError("invalid_request", "code_challenge is required: this server requires PKCE with S256");
@@ -63,8 +71,15 @@ function back(rt: Runtime, req: Request, redirectUri: string, params: Record<str
   return new Response(null, { status: 303, headers: { location: url.href, "cache-control": "no-store", "referrer-policy": "no-referrer" } });
 }
 
+/** What the person answered goes back to the client: access_denied with its state. */
 const errorBack = (rt: Runtime, req: Request, c: Checked, ask: Ask, e: OAuthError) =>
   back(rt, req, c.redirectUri, { error: e.error, error_description: e.description, state: ask.state });
+
+/** Where the client's redirect URI leads, as a person can judge it: the web origin, or the app's own scheme. */
+function destination(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === "http:" || url.protocol === "https:" ? url.origin : `${url.protocol} (an app on this device)`;
+}
 
 /** The form posts here, and its answer redirects to the client: the page's form-action must allow that target too. */
 function consentCsp(redirectUri: string): string {
@@ -77,12 +92,11 @@ function consentPage(rt: Runtime, s: Session, c: Checked, ask: Ask, o: { chosen?
   const services = rt.registry.services();
   const asked = (ask.scope ?? "").split(" ").filter((x) => services.includes(x));
   const chosen = o.chosen ?? (asked.length === services.length ? [] : asked);
-  const where = new URL(c.redirectUri);
   const from = c.client.kind === "document" ? new URL(c.client.id).host : null;
   const body = html`${message("alert", o.error)}
 <p><strong>${c.client.name}</strong>${from ? html` (from ${from})` : ""} asks to use this instance as <strong>${s.account.username}</strong>.
 It will be able to call the services you allow here, until you disconnect it on the <a href="/token">Tokens</a> page.</p>
-<p class="hint">After you answer, you go back to ${where.protocol === "http:" || where.protocol === "https:" ? where.host : where.protocol}.</p>
+<p class="hint">After you answer, you go back to <strong>${destination(c.redirectUri)}</strong>.</p>
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="csrf" value="${s.csrf}">
 ${FIELDS.map((f) => (ask[f] === undefined ? "" : html`<input type="hidden" name="${f}" value="${ask[f]}">`))}
@@ -110,7 +124,7 @@ export async function authorizeGet(rt: Runtime, req: Request): Promise<Response>
   try {
     checkRequest(rt, req, ask);
   } catch (e) {
-    if (e instanceof OAuthError) return errorBack(rt, req, c, ask, e);
+    if (e instanceof OAuthError) return errorPage(400, `${e.error}: ${e.description}`);
     throw e;
   }
   const s = await findSession(rt, req);
@@ -141,8 +155,15 @@ export async function authorizePost(rt: Runtime, req: Request): Promise<Response
   } catch (e) {
     return errorPage(400, e instanceof OAuthError ? e.description : asHearthError(e).message);
   }
+  let checked: { challenge: string; audience: string };
   try {
-    const { challenge, audience } = checkRequest(rt, req, ask);
+    checked = checkRequest(rt, req, ask);
+  } catch (e) {
+    if (e instanceof OAuthError) return errorPage(400, `${e.error}: ${e.description}`);
+    throw e;
+  }
+  try {
+    const { challenge, audience } = checked;
     if (form.get("decision") !== "allow") throw new OAuthError("access_denied", `${s.account.username} did not allow this app`);
     let scopes: "*" | string[];
     try {
