@@ -61,6 +61,11 @@ export const coreSettings: Record<string, Setting> = {
   X402_ASSET_VERSION: { default: "2", description: "EIP-712 domain version of X402_ASSET." },
   X402_ASSET_DECIMALS: { default: "6", description: "Decimals of X402_ASSET; a credit is 10^(decimals-2) atomic units." },
   X402_MAX_TIMEOUT_SECONDS: { default: "120", description: "How long a payment authorization may take to settle, stated in the challenge." },
+  X402_RPC_URL: {
+    default: "",
+    description:
+      "JSON-RPC endpoint of X402_NETWORK, read for a payer's balance of X402_ASSET: a payment is refused while the payer's payments verified and not yet settled would come to more than it holds. Empty: one such payment per payer at a time.",
+  },
   AI_BASE_URL: { default: "", description: "OpenAI-compatible API the models are reached at, with its /v1 (https://api.openai.com/v1, https://openrouter.ai/api/v1, a llama.cpp or vLLM server). Empty: Ollama at AI_OLLAMA_URL when it answers; otherwise text, image generation and titles by model answer 501." },
   AI_API_KEY: { default: "", description: "Bearer key for AI_BASE_URL; empty sends none (local servers)." },
   AI_MODEL: { default: "", description: "Chat model for text methods, titles and the agent; empty: the one model AI_BASE_URL lists, or Ollama's most recent." },

@@ -14,6 +14,8 @@ import type { MethodEntry } from "../registry.ts";
 export interface PaymentContext {
   version: 1 | 2;
   payload: Record<string, unknown>;
+  /** Where it came: the header or _meta key a refusal names. */
+  field: string;
   /** The settlement, once the call succeeded and was paid. */
   receipt?: SettleResponse;
 }
@@ -35,8 +37,25 @@ export function paymentCaller(payload: unknown, opts: { address?: string; field?
   if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
   const base = opts.caller;
   const caller: Caller = base?.account ? changedCaller(base, {}) : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
-  payments.set(caller, { version: p.x402Version, payload: p });
+  payments.set(caller, { version: p.x402Version, payload: p, field });
   return caller;
+}
+
+const byX402 = new WeakSet<Caller>();
+
+/**
+ * A copy of an account's caller that pays for a priced call with x402 (from
+ * its wallet) rather than in credits: such a call is answered with the x402
+ * challenge, and a call free for the account runs as it would for it.
+ */
+export function payingCaller(caller: Caller): Caller {
+  const copy = changedCaller(caller, {});
+  byX402.add(copy);
+  return copy;
+}
+
+export function paysByX402(caller: Caller): boolean {
+  return byX402.has(caller);
 }
 
 /** Decodes a base64 PAYMENT-SIGNATURE / X-PAYMENT header value; a bad one is a 400 naming the header. */
