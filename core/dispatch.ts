@@ -75,6 +75,10 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
+  if (price === 0 && rt.metering?.free) {
+    const refused = rt.metering.free({ caller, call });
+    if (refused) await refused;
+  }
   if (price > 0) {
     if (caller.ambient)
       throw new HearthError(

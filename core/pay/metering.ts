@@ -8,7 +8,7 @@
 import { HTTPFacilitatorClient, encodePaymentResponseHeader } from "@x402/core/http";
 import type { SettleResponse } from "@x402/core/types";
 import { and, eq } from "drizzle-orm";
-import { HearthError, upstream } from "../errors.ts";
+import { HearthError, invalid, upstream } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Metering, Runtime } from "../runtime.ts";
@@ -109,6 +109,37 @@ export class PayMetering implements Metering {
   private client(): HTTPFacilitatorClient {
     this.facilitator ??= new HTTPFacilitatorClient({ url: this.rt.config.X402_FACILITATOR_URL, timeoutMs: 30_000 });
     return this.facilitator;
+  }
+
+  /**
+   * A payment sent with a call that costs its caller nothing (metering off, a
+   * method free for the account) is not taken, and the answer carries no
+   * receipt; one this instance has already taken is refused with 400 naming
+   * where it came, so no one is told a spent payment was good.
+   */
+  free(s: { caller: Caller; call: Call }): Promise<void> | undefined {
+    const sent = paymentOf(s.caller);
+    if (!sent) return undefined;
+    const parent = s.call.parent;
+    if (parent && paymentOf(parent.caller) === sent) return undefined;
+    return this.spent(sent);
+  }
+
+  private async spent(sent: PaymentContext): Promise<void> {
+    const p = sent.payload;
+    const auth = (p.payload as Record<string, unknown>).authorization as Authorization | undefined;
+    if (!auth || typeof auth !== "object" || typeof auth.from !== "string" || typeof auth.nonce !== "string") return;
+    const terms = termsOf(this.rt.config);
+    const accepted = (p.accepted ?? {}) as Record<string, unknown>;
+    const network = terms?.network ?? (typeof accepted.network === "string" ? accepted.network : null);
+    const asset = terms?.asset ?? (typeof accepted.asset === "string" ? accepted.asset : null);
+    if (!network || !asset) return;
+    const row = await this.rt.store.wdb
+      .select({ transaction: payX402.transaction, method: payX402.method })
+      .from(payX402)
+      .where(and(eq(payX402.network, network), eq(payX402.asset, asset.toLowerCase()), eq(payX402.payer, auth.from.toLowerCase()), eq(payX402.nonce, auth.nonce.toLowerCase())))
+      .get();
+    if (row) throw invalid(sent.field, `this payment was already taken, for ${row.method} (transaction ${row.transaction}); this call costs nothing, so send it without one`);
   }
 
   async before(s: { entry: MethodEntry; caller: Caller; price: number; baseUrl?: string; call?: Call }): Promise<Plan> {
