@@ -124,7 +124,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     }
     return await run(true);
   } catch (e) {
-    if (prepaid) await m?.failed?.(call);
+    if (prepaid) throw (await m?.failed?.(call, e)) ?? e;
     throw e;
   } finally {
     // Only now, once the charge is committed (or the call failed), is what was held for it let go:

@@ -57,8 +57,8 @@ export interface Metering {
   unsettled?(call: Call): boolean;
   /** Called before an irreversible handler runs: takes the payment now, so the effect happens only once paid. May throw 402. */
   prepay?(call: Call): Promise<void>;
-  /** Called when a call whose payment was taken before it ran failed. */
-  failed?(call: Call): Promise<void>;
+  /** Called when a call whose payment was taken before it ran failed with `error`; returns the refusal to answer instead, if it says more. */
+  failed?(call: Call, error: unknown): Promise<unknown>;
   /** Called when the call is over (it failed, or its charge committed), so anything held for its plan is let go. */
   release?(call: Call): void;
 }

@@ -379,12 +379,13 @@ export class PayMetering implements Metering {
   /**
    * A call that failed after its payment settled (an irreversible one): the
    * chain cannot give it back, so what was paid is added to the account that
-   * sent it as credits, in a ledger entry naming the transaction. A payment
-   * without an account stays with the instance, as the 402 before it said.
+   * sent it as credits, in a ledger entry naming the transaction, and the
+   * refusal says so and carries the receipt. A payment without an account
+   * stays with the instance.
    */
-  async failed(call: Call): Promise<void> {
+  async failed(call: Call, error: unknown): Promise<HearthError | undefined> {
     const plan = call.plan as Plan;
-    if (plan.kind !== "x402" || !plan.prepaid || !plan.recorded || !plan.account) return;
+    if (plan.kind !== "x402" || !plan.prepaid || !plan.recorded || !plan.account) return undefined;
     const account = plan.account;
     const settled = plan.settled!;
     try {
@@ -403,7 +404,17 @@ export class PayMetering implements Metering {
       });
     } catch (e) {
       this.rt.log.error("x402: a prepaid call failed and its payment could not be credited", { method: plan.entry.path, transaction: settled.transaction, error: String(e) });
+      return undefined;
     }
+    if (!(error instanceof HearthError)) return undefined;
+    const header = plan.ctx.version === 2 ? "PAYMENT-RESPONSE" : "X-PAYMENT-RESPONSE";
+    return new HearthError(error.kind, `${error.message} (it was paid before it ran, so the ${plural(plan.credits)} paid were added to your balance)`, {
+      field: error.field,
+      retry: error.retry,
+      extra: { ...error.extra, credited: plan.credits, "x402/payment-response": settled },
+      headers: { ...error.headers, [header]: encodePaymentResponseHeader(settled) },
+      envelope: error.envelope,
+    });
   }
 
   release(call: Call): void {

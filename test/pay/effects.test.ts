@@ -210,6 +210,10 @@ describe("an effect that cannot be undone happens only once paid", () => {
     tw.failOnce(500);
     const r = await wrapFetchV2(fetch, payer(from).client)(...post("sms/send", token, { to: "+447700900124", text: "Running late" }));
     expect(r.status).toBe(503);
+    const body = (await r.json()) as any;
+    expect(body.error.credited).toBe(credits);
+    expect(body.error.message).toContain("added to your balance");
+    expect(decodePaymentResponseHeader(r.headers.get("payment-response")!).success).toBe(true);
     expect(tw.sent.length).toBe(before.sent);
     expect((await chain.balance(payTo)) - before.payee).toBe(atomic);
     const entries = (await h.rt.store.rdb.select().from(payLedger).all()).filter((e) => e.account === account);
