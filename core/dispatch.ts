@@ -76,7 +76,7 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
   if (price === 0 && rt.metering?.free) {
-    const refused = rt.metering.free({ caller, call });
+    const refused = rt.metering.free(caller, call);
     if (refused) await refused;
   }
   if (price > 0) {

@@ -46,7 +46,7 @@ export interface Metering {
   /** The price in credits of this call, with the instance's overrides applied. */
   price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number>;
   /** Called for a call that costs its caller nothing, before it runs: a payment sent with it is left unspent, and may be refused (one already spent). */
-  free?(scope: { caller: Caller; call: Call }): void | Promise<void>;
+  free?(caller: Caller, call: Call): void | Promise<void>;
   /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
   before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string; call?: Call }): unknown;
   /** Called after the handler succeeded, before commit: takes the payment in call.plan (network). Outside any lock for reads; inside the call's transaction for writes. */

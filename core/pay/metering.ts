@@ -117,10 +117,10 @@ export class PayMetering implements Metering {
    * receipt; one this instance has already taken is refused with 400 naming
    * where it came, so no one is told a spent payment was good.
    */
-  free(s: { caller: Caller; call: Call }): Promise<void> | undefined {
-    const sent = paymentOf(s.caller);
+  free(caller: Caller, call: Call): Promise<void> | undefined {
+    const sent = paymentOf(caller);
     if (!sent) return undefined;
-    const parent = s.call.parent;
+    const parent = call.parent;
     if (parent && paymentOf(parent.caller) === sent) return undefined;
     return this.spent(sent);
   }
@@ -204,14 +204,7 @@ export class PayMetering implements Metering {
     if ((await this.used(wanted.network, wanted.asset, auth.from, auth.nonce)) || !(await this.rt.shared.claim(`x402:${key}`, CLAIM_MS))) throw refuse("this authorization was already used");
     const payerKey = inFlightKey(wanted.network, wanted.asset, auth.from);
     const amount = Number(wanted.amount);
-    let held = false;
     try {
-      // Unread, the balance is taken to be this one payment: one in flight at a time.
-      const balance = (await this.balanceOnChain(wanted.asset, auth.from)) ?? amount;
-      const others = await this.rt.shared.hold(payerKey, key, amount, balance);
-      if (others + amount > balance)
-        throw refuse(`the payer's balance cannot cover this payment beside the ${others} atomic units it has authorized to calls still running; wait for them to settle`);
-      held = true;
       let result;
       try {
         result = await this.client().verify(p as never, requirements as never);
@@ -225,8 +218,13 @@ export class PayMetering implements Metering {
         if (result.invalidMessage) this.facilitatorSaid("verify", result.invalidMessage);
         throw refuse(reasonCode(result.invalidReason, INVALID));
       }
+      // Held once its signature is known good, so no one can hold a payer's balance with payments it did not sign.
+      // Unread, the balance is taken to be this one payment: one in flight at a time.
+      const balance = (await this.balanceOnChain(wanted.asset, auth.from)) ?? amount;
+      const others = await this.rt.shared.hold(payerKey, key, amount, balance);
+      if (others + amount > balance)
+        throw refuse(`the payer's balance cannot cover this payment beside the ${others} atomic units it has authorized to calls still running; wait for them to settle`);
     } catch (e) {
-      if (held) this.rt.shared.unhold(payerKey, key, amount);
       this.rt.shared.unclaim(`x402:${key}`);
       throw e;
     }

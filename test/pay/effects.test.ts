@@ -268,21 +268,39 @@ describe("a payer runs no more paid handlers at once than it can pay for", () =>
   });
 
   test("with X402_RPC_URL the payer's balance on the chain bounds what it has in flight", async () => {
+    // The provider behind meter/lookup answers only once two lookups wait on it, so both calls are in flight together.
+    const waiting: (() => void)[] = [];
+    const provider = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: (req) =>
+        new Promise<Response>((resolve) => {
+          waiting.push(() => resolve(Response.json({ key: new URL(req.url).searchParams.get("key") })));
+          if (waiting.length === 2) for (const go of waiting.splice(0)) go();
+        }),
+    });
     const rpc = await startHearth({
-      env: { HEARTH_PLUGINS: `${import.meta.dir}/plugins`, HEARTH_RATE_PRICED: "0", HEARTH_RATE_READS: "0", ...x402Settings(chain, facilitator, payTo), X402_RPC_URL: chain.rpc },
+      env: {
+        HEARTH_PLUGINS: `${import.meta.dir}/plugins`,
+        HEARTH_RATE_PRICED: "0",
+        HEARTH_RATE_READS: "0",
+        ...x402Settings(chain, facilitator, payTo),
+        X402_RPC_URL: chain.rpc,
+        METER_TEST_URL: `http://127.0.0.1:${provider.port}`,
+      },
     });
     try {
       await fiveAtOnce(rpc);
-      // A payer holding two calls' price is served twice.
-      const atomic = BigInt(prices["meter/echo"]) * ATOMIC;
+      // A payer holding two lookups' price has both in flight at once, and both are served and paid.
+      const atomic = BigInt(prices["meter/lookup"]) * ATOMIC;
       const from = await wallet(2n * atomic);
       const pay = wrapFetchV2(fetch, payer(from).client);
-      const first = await pay(`${rpc.url}/api/v1/meter/echo?text=one`);
-      const second = await pay(`${rpc.url}/api/v1/meter/echo?text=two`);
-      expect([first.status, second.status]).toEqual([200, 200]);
+      const both = await Promise.all(["one", "two"].map((key) => pay(`${rpc.url}/api/v1/meter/lookup?key=${key}`)));
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
       expect(await chain.balance(from.address)).toBe(0n);
     } finally {
       await rpc.stop();
+      provider.stop(true);
     }
   });
 });
