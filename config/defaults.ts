@@ -56,11 +56,16 @@ export const coreSettings: Record<string, Setting> = {
   X402_PAY_TO: { default: "", description: "Address that receives x402 payments from callers without an account; unset: a priced call without an account is refused with 402 naming its price and asking for an account with credits." },
   X402_FACILITATOR_URL: { default: "https://x402.org/facilitator", description: "x402 facilitator that verifies and settles payments (/verify, /settle)." },
   X402_NETWORK: { default: "eip155:8453", description: "CAIP-2 chain payments are taken on (Base mainnet)." },
-  X402_ASSET: { default: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", description: "ERC-20 (EIP-3009) token payments are taken in: USDC on Base." },
-  X402_ASSET_NAME: { default: "USD Coin", description: "EIP-712 domain name of X402_ASSET." },
+  X402_ASSET: { default: "", description: "ERC-20 (EIP-3009) token payments are taken in; empty: USDC on X402_NETWORK (Base, Base Sepolia, Ethereum, Avalanche, Polygon, Arbitrum, Arbitrum Sepolia)." },
+  X402_ASSET_NAME: { default: "", description: "EIP-712 domain name of X402_ASSET; empty: USDC's on X402_NETWORK (\"USD Coin\", \"USDC\" on Base Sepolia)." },
   X402_ASSET_VERSION: { default: "2", description: "EIP-712 domain version of X402_ASSET." },
   X402_ASSET_DECIMALS: { default: "6", description: "Decimals of X402_ASSET; a credit is 10^(decimals-2) atomic units." },
   X402_MAX_TIMEOUT_SECONDS: { default: "120", description: "How long a payment authorization may take to settle, stated in the challenge." },
+  X402_RPC_URL: {
+    default: "",
+    description:
+      "JSON-RPC endpoint of X402_NETWORK, read for a payer's balance of X402_ASSET: a payment is refused while the payer's payments verified and not yet settled would come to more than it holds. Empty: one such payment per payer at a time.",
+  },
   AI_BASE_URL: { default: "", description: "OpenAI-compatible API the models are reached at, with its /v1 (https://api.openai.com/v1, https://openrouter.ai/api/v1, a llama.cpp or vLLM server). Empty: Ollama at AI_OLLAMA_URL when it answers; otherwise text, image generation and titles by model answer 501." },
   AI_API_KEY: { default: "", description: "Bearer key for AI_BASE_URL; empty sends none (local servers)." },
   AI_MODEL: { default: "", description: "Chat model for text methods, titles and the agent; empty: the one model AI_BASE_URL lists, or Ollama's most recent." },

@@ -75,13 +75,17 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
+  if (price === 0 && rt.metering?.free) {
+    const refused = rt.metering.free(caller, call);
+    if (refused) await refused;
+  }
   if (price > 0) {
     if (caller.ambient)
       throw new HearthError(
         "forbidden",
         `${entry.path} costs ${price} credit(s): a call resting on the session cookie alone must carry the header X-CSRF-Token (the session's token, from GET /session) or come from this instance's own pages; nothing was charged`,
       );
-    if (rt.metering) call.plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl });
+    if (rt.metering) call.plan = await rt.metering.before({ rt, entry, args, caller, price, baseUrl: input.baseUrl, call });
     else if (!caller.account) throw unauthenticated(`${entry.path} costs ${price} credit(s) per call: send a token`);
   }
   const paid = call.plan !== null;
@@ -100,8 +104,16 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     }
     return out;
   };
+  let prepaid = false;
   try {
-    if (def.kind === "write" && def.transaction !== false && !inWrite) return await rt.store.write(() => run(true));
+    // An effect that cannot be undone waits for its payment: taken first, the handler runs only once it is.
+    if (paid && def.irreversible && m?.prepay) {
+      await m.prepay(call);
+      prepaid = true;
+    }
+    // A write outside a transaction whose payment may yet fail after it runs is one transaction with it, undone if it does.
+    const whole = def.transaction !== false || (paid && !!m?.unsettled?.(call));
+    if (def.kind === "write" && whole && !inWrite) return await rt.store.write(() => run(true));
     if (paid && !inWrite) {
       // A read holds no lock while it works (a provider may take seconds); its
       // payment settles after it, and its charge is one short transaction.
@@ -111,6 +123,9 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
       return out;
     }
     return await run(true);
+  } catch (e) {
+    if (prepaid) throw (await m?.failed?.(call, e)) ?? e;
+    throw e;
   } finally {
     // Only now, once the charge is committed (or the call failed), is what was held for it let go:
     // another instance never sees the balance before the charge without the hold beside it.

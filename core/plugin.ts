@@ -237,6 +237,15 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
    * take care of its own atomicity.
    */
   transaction?: boolean;
+  /**
+   * Its effect cannot be undone once it happened (a text sent, a model run
+   * the instance pays its provider for), so it runs only once it is paid: an
+   * x402 payment for it settles before the handler starts, and should the
+   * handler then fail, what was paid becomes the account's credits. A priced
+   * `transaction: false` write not declared so runs, when paid with x402, in
+   * one transaction that a failed settlement rolls back.
+   */
+  irreversible?: boolean;
   run: (args: Static<S>, ctx: Ctx) => R | Promise<R>;
 }
 

@@ -194,6 +194,7 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
     if (d.access !== "public" && d.access !== "account") fail(`${at}.access`, 'must be "public" or "account"');
     if (d.price !== undefined && typeof d.price !== "function" && !(typeof d.price === "number" && d.price >= 0 && Number.isFinite(d.price)))
       fail(`${at}.price`, "must be a non-negative number of credits or a function of the arguments");
+    if (d.irreversible !== undefined && typeof d.irreversible !== "boolean") fail(`${at}.irreversible`, "must be true or false");
     if (typeof d.run !== "function") fail(`${at}.run`, "must be a function (args, ctx) => result");
   }
 }

@@ -45,12 +45,20 @@ export interface RuntimeParts {
 export interface Metering {
   /** The price in credits of this call, with the instance's overrides applied. */
   price?(entry: import("./registry.ts").MethodEntry, args: Record<string, unknown>, caller: Caller): number | Promise<number>;
+  /** Called for a call that costs its caller nothing, before it runs: a payment sent with it is left unspent, and may be refused (one already spent). */
+  free?(caller: Caller, call: Call): void | Promise<void>;
   /** Called before the handler runs; may throw 401/402/403. Returns what to charge on success. */
-  before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string }): unknown;
+  before(scope: { rt: Runtime; entry: import("./registry.ts").MethodEntry; args: Record<string, unknown>; caller: Caller; price: number; baseUrl?: string; call?: Call }): unknown;
   /** Called after the handler succeeded, before commit: takes the payment in call.plan (network). Outside any lock for reads; inside the call's transaction for writes. */
   settle?(call: Call): Promise<void>;
   /** Called inside a write transaction after the handler (and settle) succeeded; records the charge. A throw undoes the call's writes. */
   commit?(call: Call): void | Promise<void>;
+  /** Whether the call's payment is still to be taken after the handler, and may yet fail: such a call's writes wait in one transaction for it. */
+  unsettled?(call: Call): boolean;
+  /** Called before an irreversible handler runs: takes the payment now, so the effect happens only once paid. May throw 402. */
+  prepay?(call: Call): Promise<void>;
+  /** Called when a call whose payment was taken before it ran failed with `error`; returns the refusal to answer instead, if it says more. */
+  failed?(call: Call, error: unknown): Promise<unknown>;
   /** Called when the call is over (it failed, or its charge committed), so anything held for its plan is let go. */
   release?(call: Call): void;
 }

@@ -13,7 +13,7 @@ import { PayMetering, receiptHeaders } from "./metering.ts";
 import { mcpPayment } from "./mcp.ts";
 import { payMigrations } from "./migrations.ts";
 import { overridesFile, readOverrides } from "./prices.ts";
-import { decodePaymentHeader, paymentCaller, paymentOf } from "./x402.ts";
+import { assetProblem, decodePaymentHeader, paymentCaller, paymentOf } from "./x402.ts";
 
 // A payment header pays for the call, whoever sent it: a stranger, or an account that would rather pay this way (one short of credits, say).
 const paymentHeader: Attachment = (_rt, req, caller) => {
@@ -27,6 +27,10 @@ const paymentHeader: Attachment = (_rt, req, caller) => {
 export const payModule = defineModule({
   name: "pay",
   setup(rt) {
+    // Payments on a token the chain does not have would all fail: taking them, the instance does not start; wallets alone are warned.
+    const problem = assetProblem(rt.config);
+    if (problem && rt.config.X402_PAY_TO) throw new Error(problem);
+    if (problem) rt.log.warn("x402 settings", { problem });
     rt.metering = new PayMetering(rt, readOverrides(overridesFile(rt), rt.registry));
   },
   provides: {

@@ -4,7 +4,7 @@
 // receipt is read back from the caller by whichever transport answers.
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
-import { V1_NETWORKS } from "./networks.ts";
+import { USDC, V1_NETWORKS } from "./networks.ts";
 import { HearthError, invalid } from "../errors.ts";
 import { changedCaller } from "../call.ts";
 import type { Caller } from "../plugin.ts";
@@ -14,6 +14,8 @@ import type { MethodEntry } from "../registry.ts";
 export interface PaymentContext {
   version: 1 | 2;
   payload: Record<string, unknown>;
+  /** Where it came: the header or _meta key a refusal names. */
+  field: string;
   /** The settlement, once the call succeeded and was paid. */
   receipt?: SettleResponse;
 }
@@ -35,8 +37,25 @@ export function paymentCaller(payload: unknown, opts: { address?: string; field?
   if (!p.payload || typeof p.payload !== "object") throw invalid(field, "the payment has no payload (signature and authorization)");
   const base = opts.caller;
   const caller: Caller = base?.account ? changedCaller(base, {}) : { account: null, scopes: [], via: "payment", address: opts.address ?? base?.address };
-  payments.set(caller, { version: p.x402Version, payload: p });
+  payments.set(caller, { version: p.x402Version, payload: p, field });
   return caller;
+}
+
+const byX402 = new WeakSet<Caller>();
+
+/**
+ * A copy of an account's caller that pays for a priced call with x402 (from
+ * its wallet) rather than in credits: such a call is answered with the x402
+ * challenge, and a call free for the account runs as it would for it.
+ */
+export function payingCaller(caller: Caller): Caller {
+  const copy = changedCaller(caller, {});
+  byX402.add(copy);
+  return copy;
+}
+
+export function paysByX402(caller: Caller): boolean {
+  return byX402.has(caller);
 }
 
 /** Decodes a base64 PAYMENT-SIGNATURE / X-PAYMENT header value; a bad one is a 400 naming the header. */
@@ -80,15 +99,39 @@ export interface Terms {
   maxTimeoutSeconds: number;
 }
 
+/**
+ * The token payments are taken in and its EIP-712 domain: X402_ASSET, else
+ * USDC on X402_NETWORK; its name and version from X402_ASSET_NAME and
+ * X402_ASSET_VERSION, else from that USDC when it is the one.
+ */
+export function assetOf(config: Readonly<Record<string, string>>): { asset: string; name: string; version: string } {
+  const usdc = USDC[config.X402_NETWORK];
+  const asset = config.X402_ASSET || usdc?.asset || "";
+  const known = usdc && usdc.asset.toLowerCase() === asset.toLowerCase() ? usdc : null;
+  return { asset, name: config.X402_ASSET_NAME || known?.name || "USD Coin", version: config.X402_ASSET_VERSION || known?.version || "2" };
+}
+
+/** Why these settings cannot take payments (no token known on the network, or USDC of another network), or null. */
+export function assetProblem(config: Readonly<Record<string, string>>): string | null {
+  const network = config.X402_NETWORK;
+  const { asset } = assetOf(config);
+  if (!asset) return `X402_ASSET: no USDC is known on X402_NETWORK ${network}; set X402_ASSET to the token's address (and X402_ASSET_NAME, X402_ASSET_VERSION)`;
+  for (const [other, usdc] of Object.entries(USDC))
+    if (other !== network && usdc.asset.toLowerCase() === asset.toLowerCase())
+      return `X402_ASSET ${asset} is USDC on ${other}, not on X402_NETWORK ${network}: leave X402_ASSET empty to take USDC on ${network}`;
+  return null;
+}
+
 export function termsOf(config: Readonly<Record<string, string>>): Terms | null {
   if (!config.X402_PAY_TO) return null;
   const decimals = Number(config.X402_ASSET_DECIMALS || "6");
+  const { asset, name, version } = assetOf(config);
   return {
     payTo: config.X402_PAY_TO,
     network: config.X402_NETWORK,
-    asset: config.X402_ASSET,
-    name: config.X402_ASSET_NAME,
-    version: config.X402_ASSET_VERSION,
+    asset,
+    name,
+    version,
     unit: 10n ** BigInt(Math.max(0, decimals - 2)),
     maxTimeoutSeconds: Number(config.X402_MAX_TIMEOUT_SECONDS || "120"),
   };

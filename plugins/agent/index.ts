@@ -51,6 +51,8 @@ export default definePlugin({
       openWorld: true,
       // A run waits on the model for seconds; each method it calls takes its own transaction.
       transaction: false,
+      // The model's work, and what the methods it calls do, cannot be taken back.
+      irreversible: true,
       run: (args, ctx) => ask(args, ctx as AgentCtx),
     }),
     create: write({

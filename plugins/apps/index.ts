@@ -355,6 +355,8 @@ export default definePlugin({
       openWorld: true,
       // The model takes seconds: the app is saved in a short transaction of its own once its page passes.
       transaction: false,
+      // The model's work is paid to its provider whatever happens next.
+      irreversible: true,
       run({ prompt }, ctx) {
         return build(ctx, prompt, (fields) =>
           ctx.writes(async () => {

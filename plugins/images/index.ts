@@ -26,6 +26,8 @@ export default definePlugin({
       openWorld: true,
       // The model may take a minute; the file is written in its own transaction once the picture exists.
       transaction: false,
+      // The picture is paid to the model's provider whatever happens next.
+      irreversible: true,
       run: (a, ctx) => generate(ctx, a.prompt.trim() || a.prompt),
     }),
     search: read({

@@ -139,6 +139,8 @@ export default definePlugin({
       access: "account",
       openWorld: true,
       transaction: false,
+      // A text sent cannot be called back.
+      irreversible: true,
       price: (args: { text: string }, ctx: BaseCtx) => segmentsOf(args.text).segments * perSegment(ctx.config),
       async run(args, ctx) {
         twilioConfig(ctx.config);
@@ -192,6 +194,8 @@ export default definePlugin({
       access: "account",
       openWorld: true,
       transaction: false,
+      // The code is texted: a text sent cannot be called back.
+      irreversible: true,
       price: (args: { code?: string }, ctx: BaseCtx) => (args.code ? 0 : segmentsOf(codeText("000000")).segments * perSegment(ctx.config)),
       async run(args, ctx) {
         twilioConfig(ctx.config);

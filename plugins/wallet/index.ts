@@ -1,4 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
+import { assetOf } from "../../core/pay/x402.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import { serversOf } from "./servers.ts";
 
@@ -12,7 +13,7 @@ export default definePlugin({
   name: "wallet",
   description: "A USDC wallet per account, for paying priced servers (this instance among them).",
   needs: ["db", "writes", "x402", "lock"],
-  settings: ["X402_ASSET", "X402_ASSET_DECIMALS", "X402_NETWORK"],
+  settings: ["X402_ASSET", "X402_ASSET_DECIMALS", "X402_NETWORK", "X402_ASSET_NAME", "X402_ASSET_VERSION"],
   config: {
     HEARTH_SECRET: { default: "", description: "Secret the wallet's keys are encrypted with at rest (at least 16 characters); wallets cannot be made without it." },
     CHAIN_RPC_URL: { default: "https://mainnet.base.org", description: "JSON-RPC endpoint of the chain wallets hold USDC on (X402_NETWORK, X402_ASSET)." },
@@ -28,7 +29,7 @@ export default definePlugin({
       access: "account",
       async run(_a, ctx) {
         const { walletAddress } = await keys();
-        return { address: await walletAddress(ctx), network: ctx.config.X402_NETWORK, asset: ctx.config.X402_ASSET };
+        return { address: await walletAddress(ctx), network: ctx.config.X402_NETWORK, asset: assetOf(ctx.config).asset };
       },
     }),
     balance: read({
@@ -40,8 +41,9 @@ export default definePlugin({
         const [{ walletAddress }, { usd, usdcBalance }] = await Promise.all([keys(), chain()]);
         const address = await walletAddress(ctx);
         const decimals = Number(ctx.config.X402_ASSET_DECIMALS || "6");
-        const b = await usdcBalance(ctx.config.CHAIN_RPC_URL, ctx.config.X402_ASSET as `0x${string}`, address as `0x${string}`, decimals, ctx.log);
-        return { address, usdc: usd(b), atomic: b.atomic.toString(), network: ctx.config.X402_NETWORK, asset: ctx.config.X402_ASSET, as_of: ctx.clock.now().toISOString() };
+        const asset = assetOf(ctx.config).asset;
+        const b = await usdcBalance(ctx.config.CHAIN_RPC_URL, asset as `0x${string}`, address as `0x${string}`, decimals, ctx.log);
+        return { address, usdc: usd(b), atomic: b.atomic.toString(), network: ctx.config.X402_NETWORK, asset, as_of: ctx.clock.now().toISOString() };
       },
     }),
     list: read({

@@ -7,6 +7,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { and, eq, gte } from "drizzle-orm";
 import { formatUnits, parseUnits } from "viem";
 import { forbidden, invalid } from "../../core/errors.ts";
+import { assetOf } from "../../core/pay/x402.ts";
 import type { Ctx } from "../../core/plugin.ts";
 import { ensureWallet, signerOf } from "./keys.ts";
 import { walletPayments } from "./schema.ts";
@@ -46,7 +47,7 @@ export async function signWith(ctx: Ctx, required: PaymentRequired): Promise<Pay
   // The caps are the wallet's limits; the library's own allow-list would only know public tokens.
   const client = new x402Client()
     .register(network, new ExactEvmScheme(signer))
-    .setSpendControls({ allowedAssets: [{ network, asset: ctx.config.X402_ASSET }], maxAmountPerPayment: false });
+    .setSpendControls({ allowedAssets: [{ network, asset: assetOf(ctx.config).asset }], maxAmountPerPayment: false });
   return client.createPaymentPayload(required);
 }
 
@@ -60,7 +61,7 @@ export interface PayOutcome {
 export async function payTool(ctx: Ctx, input: { server?: string; tool: string; args?: Record<string, unknown> }): Promise<PayOutcome> {
   const server = serverNamed(ctx.config, input.server ?? SELF);
   const network = ctx.config.X402_NETWORK;
-  const asset = ctx.config.X402_ASSET;
+  const asset = assetOf(ctx.config).asset;
   const decimals = decimalsOf(ctx);
   const usd = (a: bigint) => `$${formatUnits(a, decimals)}`;
   let chosen: PaymentRequirements | null = null;

@@ -83,6 +83,8 @@ export function startFacilitator(chain: Chain) {
   const calls = { verify: 0, settle: 0 };
   /** Set to make the next settle fail the way a facilitator reports it (say, the payer's funds moved after verify). */
   const fail = { nextSettle: null as string | null };
+  // One settlement at a time, as a facilitator sending from one account queues its transactions (two at once would race for its nonce).
+  let settling: Promise<unknown> = Promise.resolve();
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -102,7 +104,9 @@ export function startFacilitator(chain: Chain) {
           fail.nextSettle = null;
           return Response.json({ success: false, errorReason, errorMessage: "the transfer reverted", transaction: "", network: NETWORK });
         }
-        return Response.json(await facilitator.settle(body.paymentPayload, body.paymentRequirements));
+        const settled = settling.then(() => facilitator.settle(body.paymentPayload, body.paymentRequirements));
+        settling = settled.catch(() => {});
+        return Response.json(await settled);
       } catch (e) {
         const err = e as { invalidReason?: string; errorReason?: string; message: string };
         if (path === "/verify") return Response.json({ isValid: false, invalidReason: err.invalidReason ?? "unexpected_verify_error", invalidMessage: err.message });

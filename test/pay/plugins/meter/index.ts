@@ -13,7 +13,7 @@ const ran = (name: string) => (runs[name] = (runs[name] ?? 0) + 1);
 export default definePlugin({
   name: "meter",
   description: "Priced methods for testing metering.",
-  needs: ["emit", "http"],
+  needs: ["emit", "http", "call", "writes"],
   providers: ["METER_TEST"],
   methods: {
     echo: read({
@@ -31,6 +31,18 @@ export default definePlugin({
       run: ({ text }, ctx) => {
         ctx.emit({ type: "meter.recorded", text });
         return { recorded: text, runs: ran("record") };
+      },
+    }),
+    aside: write({
+      description: "Makes a priced call of its own, then records an activity line in a short write of its own; costs 2 credits.",
+      args: T.Object({ text: T.String({ minLength: 1 }) }),
+      access: "public",
+      price: 2,
+      transaction: false,
+      run: async ({ text }, ctx) => {
+        const counted = (await ctx.call("meter", "segments", { text })) as { length: number };
+        await ctx.writes(() => ctx.emit({ type: "meter.aside", text }));
+        return { recorded: text, length: counted.length, runs: ran("aside") };
       },
     }),
     fail: read({
