@@ -4,7 +4,7 @@
 // it, is never held whole. Bytes being received at once are also capped per
 // instance, so many large bodies arriving together cannot exhaust memory.
 import { rateLimited } from "../auth/limits.ts";
-import { tooLarge } from "../errors.ts";
+import { invalid, tooLarge } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -129,8 +129,19 @@ async function receive<T>(rt: Runtime, req: Request, limit: number, whole: (req:
   }
 }
 
-/** The body as UTF-8 text, under the same caps; a body of declared length is decoded by Bun as it hands it over, without a copy of its bytes. */
-const utf8 = new TextDecoder();
+/**
+ * The body as UTF-8 text, under the same caps. Bytes that are not UTF-8 are
+ * refused (400, field "body") rather than read as U+FFFD, which would change
+ * what was sent without a word.
+ */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+function decode(b: Uint8Array): string {
+  try {
+    return utf8.decode(b);
+  } catch {
+    throw invalid("body", "the body is not UTF-8 text (it holds a byte sequence UTF-8 does not have, such as a lone surrogate's); send text as UTF-8");
+  }
+}
 export function readText(rt: Runtime, req: Request, limit: number): Promise<string> {
-  return receive(rt, req, limit, (r) => r.text(), (b) => utf8.decode(b));
+  return receive(rt, req, limit, async (r) => decode(await r.bytes()), decode);
 }
