@@ -8,6 +8,7 @@ export type ErrorKind =
   | "method_not_allowed"
   | "conflict"
   | "too_large"
+  | "request_timeout"
   | "rate_limited"
   | "not_configured"
   | "upstream_failed"
@@ -25,6 +26,7 @@ const statusOf: Record<ErrorKind, number> = {
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  request_timeout: 408,
   rate_limited: 429,
   not_configured: 501,
   upstream_failed: 502,
