@@ -80,6 +80,12 @@ function lengthOf(header: string | null): number | null {
   return Number(digits);
 }
 
+/** A number of the settings below, or its default when it is not one (0 and more; 0 turns it off). */
+const setting = (v: string | undefined, fallback: number) => {
+  const n = Number(v);
+  return v !== undefined && v.trim() !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+};
+
 /**
  * The time a body may take to arrive: HEARTH_BODY_TIMEOUT seconds, and one
  * more for each HEARTH_BODY_MIN_RATE bytes of it, so a large upload on a slow
@@ -104,7 +110,7 @@ export class BodyClock {
   }
 
   static of(rt: Runtime): BodyClock {
-    return new BodyClock(Number(rt.config.HEARTH_BODY_TIMEOUT) || 0, Number(rt.config.HEARTH_BODY_MIN_RATE) || 0);
+    return new BodyClock(setting(rt.config.HEARTH_BODY_TIMEOUT, 30), setting(rt.config.HEARTH_BODY_MIN_RATE, 65536));
   }
 
   private due(): number {
@@ -117,8 +123,9 @@ export class BodyClock {
       const left = this.due() - performance.now();
       if (left > 1) return this.arm(left);
       this.timer = null;
+      const more = this.rate > 0 ? `, and 1 s more per ${this.rate} bytes` : "";
       this.fail(
-        new HearthError("request_timeout", `the request body did not arrive in time (${this.seconds} s, and 1 s more per ${this.rate} bytes); nothing was done; send it again`, {
+        new HearthError("request_timeout", `the request body did not arrive in time (${this.seconds} s${more}); nothing was done; send it again`, {
           retry: true,
           headers: { Connection: "close" },
         }),
