@@ -80,6 +80,8 @@ function lengthOf(header: string | null): number | null {
   return Number(digits);
 }
 
+const MAX_DELAY = 2 ** 31 - 1;
+
 /** A number of the settings below, or its default when it is not one (0 and more; 0 turns it off). */
 const setting = (v: string | undefined, fallback: number) => {
   const n = Number(v);
@@ -118,6 +120,7 @@ export class BodyClock {
   }
 
   private arm(ms: number) {
+    // A timer's delay is at most 2^31 - 1 ms (past it one fires at once); a longer time is waited for in turns.
     this.timer = setTimeout(() => {
       // Bytes that arrived since it was set may have moved the moment later.
       const left = this.due() - performance.now();
@@ -130,7 +133,7 @@ export class BodyClock {
           headers: { Connection: "close" },
         }),
       );
-    }, ms);
+    }, Math.min(ms, MAX_DELAY));
   }
 
   /** Waits for `p`, or throws 408 once the time is up. */
