@@ -31,6 +31,8 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_SCHEDULE_LEASE_SECONDS: { default: "120", description: "Seconds a scheduled firing stays claimed by the instance running it without that instance renewing the claim (it does so while alive); after that the instance is taken for dead and another runs the firing again. Several instances on one database rely on it." },
   HEARTH_LOG: { default: "info", description: "Log level: info, warn, error or off. One JSON line per call at info." },
   HEARTH_BODY_LIMIT: { default: "1048576", description: "Largest JSON request body accepted, in bytes (413 past it)." },
+  HEARTH_BODY_TIMEOUT: { default: "30", description: "Seconds a request body may take to arrive, plus one for each HEARTH_BODY_MIN_RATE bytes it holds; past that the request gets 408 and its connection is closed, so a sender trickling a body cannot hold the instance's resources; 0 turns the bound off." },
+  HEARTH_BODY_MIN_RATE: { default: "65536", description: "Bytes per second a request body must arrive at, beyond the first HEARTH_BODY_TIMEOUT seconds, for a large upload over a slow link to be given the time it needs; 0 holds every body to HEARTH_BODY_TIMEOUT alone." },
   HEARTH_BODY_BUDGET: { default: "67108864", description: "Bytes of request bodies received at once across all requests (never below the largest one body may be); past it, further bodies get 429 with Retry-After." },
   HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
   HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },

@@ -8,6 +8,7 @@ export type ErrorKind =
   | "method_not_allowed"
   | "conflict"
   | "too_large"
+  | "request_timeout"
   | "rate_limited"
   | "not_configured"
   | "upstream_failed"
@@ -25,6 +26,7 @@ const statusOf: Record<ErrorKind, number> = {
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  request_timeout: 408,
   rate_limited: 429,
   not_configured: 501,
   upstream_failed: 502,
@@ -93,15 +95,40 @@ export const unauthenticated = (message: string) => new HearthError("unauthentic
 export const upstream = (kind: "upstream_failed" | "upstream_unavailable" | "upstream_timeout", message: string) =>
   new HearthError(kind, message, { retry: true });
 
+/** Bun's PostgreSQL client's codes for a database it cannot reach, or lost on the way. */
+const PG_UNREACHABLE = new Set([
+  "ERR_POSTGRES_CONNECTION_REFUSED",
+  "ERR_POSTGRES_CONNECTION_FAILED",
+  "ERR_POSTGRES_CONNECTION_CLOSED",
+  "ERR_POSTGRES_CONNECTION_TIMEOUT",
+  "ERR_POSTGRES_IDLE_TIMEOUT",
+  "ERR_POSTGRES_LIFETIME_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+]);
+
 /**
- * A disk that is full or read-only is the machine's trouble, not a bug: the
- * caller is told the write was not made and may be retried once it is fixed.
- * SQLite's codes and the file system's, looked for along the cause chain
- * (the ORM wraps what the driver throws).
+ * The SQLSTATEs of a PostgreSQL server that is there but cannot serve: shutting
+ * down or starting up (57P0x), a connection lost (class 08), out of connections.
+ */
+const pgGone = (state: string) => state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03" || state === "53300";
+
+/**
+ * A disk that is full or read-only, or a database out of reach, is the
+ * machine's trouble, not a bug: the caller is told the call was not made and
+ * may be retried once it is fixed. SQLite's codes, PostgreSQL's and the file
+ * system's, looked for along the cause chain (the ORM wraps what the driver throws).
  */
 function storageFault(e: unknown): HearthError | null {
   for (let x = e, depth = 0; x && typeof x === "object" && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
     const code = String((x as { code?: unknown }).code ?? "");
+    const state = code.startsWith("ERR_POSTGRES") ? String((x as { errno?: unknown }).errno ?? "") : "";
+    if (PG_UNREACHABLE.has(code) || pgGone(state))
+      return new HearthError("storage_unavailable", "the instance cannot reach its database just now; send the call again shortly", { retry: true });
+    if (state === "53100")
+      return new HearthError("storage_unavailable", "the instance's database has no room left on its disk: nothing was written; reads still work", { retry: true });
+    if (state === "25006")
+      return new HearthError("storage_unavailable", "the instance's database is read-only just now: nothing was written; reads still work", { retry: true });
     if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT")
       return new HearthError("storage_unavailable", "the instance's disk is full: nothing was written; reads still work", { retry: true });
     if (code.startsWith("SQLITE_READONLY") || code === "EROFS")

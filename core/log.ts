@@ -11,6 +11,36 @@ type Level = keyof typeof levels;
  */
 export type CallLogger = Logger & { line(data: Record<string, unknown>): void; readonly quiet?: boolean };
 
+const FRAME = /^\s+at /;
+
+/**
+ * A failed query's error, as the ORM words it, carries the query's
+ * parameters ("Failed query: …\nparams: …"): a token's hash, a note's text,
+ * an address. The log keeps the query and the stack, never the values.
+ */
+export function withoutParams(text: string): string {
+  const at = text.indexOf("\nparams: ");
+  if (at < 0) return text;
+  // The values run to the stack's frames (a value may hold line breaks of its own), or to the end.
+  const rest = text.slice(at + 1).split("\n");
+  let end = rest.length;
+  while (end > 1 && FRAME.test(rest[end - 1])) end--;
+  return `${text.slice(0, at)}\nparams: (not logged)${end < rest.length ? `\n${rest.slice(end).join("\n")}` : ""}`;
+}
+
+function scrubbed(data: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!data) return data;
+  let out = data;
+  for (const k in data) {
+    const v = data[k];
+    if (typeof v === "string" && v.includes("\nparams: ")) {
+      if (out === data) out = { ...data };
+      out[k] = withoutParams(v);
+    }
+  }
+  return out;
+}
+
 export function makeLogger(level: string, out: { write(s: string): unknown } = process.stderr): CallLogger {
   const min = levels[(level as Level) in levels ? (level as Level) : "info"];
   let buf: string[] = [];
@@ -30,9 +60,9 @@ export function makeLogger(level: string, out: { write(s: string): unknown } = p
   };
   process.once("exit", flush);
   return {
-    info: (msg, data) => emit("info", { msg, ...data }),
-    warn: (msg, data) => emit("warn", { msg, ...data }),
-    error: (msg, data) => emit("error", { msg, ...data }),
+    info: (msg, data) => emit("info", { msg, ...scrubbed(data) }),
+    warn: (msg, data) => emit("warn", { msg, ...scrubbed(data) }),
+    error: (msg, data) => emit("error", { msg, ...scrubbed(data) }),
     line: (data) => emit("info", data),
     quiet: min > levels.info,
   };

@@ -1,7 +1,7 @@
 // Argument validation and query-string coercion, both driven by the method's schema.
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { Value, ValueErrorType, type ValueError } from "@sinclair/typebox/value";
-import { invalid } from "./errors.ts";
+import { invalid, type HearthError } from "./errors.ts";
 import type { MethodEntry } from "./registry.ts";
 
 /** How deep a JSON value may nest: far past any real data, and shallow enough that whatever walks it (stringify, validators) keeps its stack. */
@@ -22,6 +22,60 @@ export function nestsDeeper(value: unknown, max = MAX_JSON_DEPTH): boolean {
 /** Refuses a value nested past MAX_JSON_DEPTH, naming the field it came in. */
 export function checkDepth(value: unknown, name: string): void {
   if (nestsDeeper(value)) throw invalid(name, `${name} is nested more than ${MAX_JSON_DEPTH} levels deep`);
+}
+
+/** Where the first lone UTF-16 surrogate of `s` is, or -1 when it is well-formed text. */
+function loneSurrogateAt(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return i;
+  }
+  return -1;
+}
+
+function notText(path: string, s: string, what = path): HearthError {
+  const at = loneSurrogateAt(s);
+  const unit = s.charCodeAt(at).toString(16).toUpperCase();
+  return invalid(path, `${what} is not well-formed text: it holds a lone surrogate (U+${unit}) at character ${at + 1}; a character past U+FFFF is sent as a surrogate pair or as UTF-8`);
+}
+
+/**
+ * Refuses a string, at any depth of a JSON value, that is not well-formed
+ * Unicode: a lone UTF-16 surrogate (which JSON's "\ud800" carries) has no
+ * UTF-8 form, so a provider's URL could not be made of it and storing it
+ * would change it. The field named is the path to it ("stops[2].name").
+ */
+export function checkText(value: unknown, name: string): void {
+  if (typeof value === "string") {
+    if (!value.isWellFormed()) throw notText(name, value);
+    return;
+  }
+  if (value === null || typeof value !== "object") return;
+  // Depth first, in the order the value was written, so the first bad string is the one named.
+  const stack: [unknown, string][] = [[value, name]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === "string") {
+      if (!v.isWellFormed()) throw notText(path, v);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}[${i}]`]);
+    } else if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, c] = entries[i];
+        if (!k.isWellFormed()) throw notText(path, k, `a name in ${path}`);
+        stack.push([c, `${path}.${k}`]);
+      }
+    }
+  }
 }
 
 /** Whether a string anywhere in a JSON value holds U+0000, which PostgreSQL's text cannot store (nor JSON text carry into it). */
@@ -105,6 +159,8 @@ export function validateArgs(entry: MethodEntry, args: Record<string, unknown>):
       throw invalid(k, `unknown argument "${k}": ${entry.path} takes ${entry.argNames.length ? entry.argNames.join(", ") : "no arguments"}`);
   }
   for (const k in args) checkDepth(args[k], k);
+  // Before the schema's rules: a pattern, a format or a default never sees text that is not text.
+  for (const k in args) checkText(args[k], k);
   // undefined and null both mean "not given" for an optional argument.
   for (const k in args) if (args[k] === undefined || (args[k] === null && !entry.required.includes(k))) delete args[k];
   const filled = entry.withDefaults ? (Value.Default(entry.def.args, args) as Record<string, unknown>) : args;
@@ -154,12 +210,59 @@ export function queryValues(query: string | URLSearchParams): Map<string, string
     return out;
   }
   // URLSearchParams drops one leading "?" of the text it is given, which a URL's query keeps.
+  let replaced = false;
   (typeof query === "string" ? new URLSearchParams(`?${query}`) : query).forEach((value, name) => {
+    if (value.includes("\ufffd") || name.includes("\ufffd")) replaced = true;
     const seen = out.get(name);
     if (seen) seen.push(value);
     else out.set(name, [value]);
   });
+  if (replaced && typeof query === "string") checkQueryUtf8(query);
   return out;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * URLSearchParams reads bytes that are not UTF-8 ("%ED%A0%80", a lone
+ * surrogate's bytes; "%FF") as U+FFFD, which would change what was sent
+ * without a word: such a value is refused, naming it. Looked at only when
+ * a U+FFFD came out, which a query sending one as it is also gives.
+ */
+function checkQueryUtf8(query: string): void {
+  for (const part of query.split("&")) {
+    const eq = part.indexOf("=");
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const name = utf8OfPercent(rawName);
+    if (name === null) throw invalid("query", "a name in the query string is not UTF-8 text once its %-escapes are decoded");
+    if (eq >= 0 && utf8OfPercent(part.slice(eq + 1)) === null)
+      throw invalid(name, `${name} is not UTF-8 text once its %-escapes are decoded (a lone surrogate's or another invalid byte sequence); send text as UTF-8`);
+  }
+}
+
+/** A query piece's text as URLSearchParams decodes it ("+" a space, "%XX" a byte), or null when those bytes are not UTF-8. */
+function utf8OfPercent(raw: string): string | null {
+  const bytes: number[] = [];
+  const hex = (c: number) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+  const enc = new TextEncoder();
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x25 && i + 2 < raw.length && hex(raw.charCodeAt(i + 1)) >= 0 && hex(raw.charCodeAt(i + 2)) >= 0) {
+      bytes.push(hex(raw.charCodeAt(i + 1)) * 16 + hex(raw.charCodeAt(i + 2)));
+      i += 2;
+    } else if (c === 0x2b) bytes.push(0x20);
+    else if (c < 0x80) bytes.push(c);
+    else {
+      const cp = raw.codePointAt(i)!;
+      if (cp > 0xffff) i++;
+      bytes.push(...enc.encode(String.fromCodePoint(cp)));
+    }
+  }
+  try {
+    return strictUtf8.decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a query's text reads as it stands: printable ASCII with no "%" or "+" to decode. */

@@ -4,7 +4,7 @@
 // it, is never held whole. Bytes being received at once are also capped per
 // instance, so many large bodies arriving together cannot exhaust memory.
 import { rateLimited } from "../auth/limits.ts";
-import { tooLarge } from "../errors.ts";
+import { HearthError, invalid, tooLarge } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -80,6 +80,73 @@ function lengthOf(header: string | null): number | null {
   return Number(digits);
 }
 
+const MAX_DELAY = 2 ** 31 - 1;
+
+/** A number of the settings below, or its default when it is not one (0 and more; 0 turns it off). */
+const setting = (v: string | undefined, fallback: number) => {
+  const n = Number(v);
+  return v !== undefined && v.trim() !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
+};
+
+/**
+ * The time a body may take to arrive: HEARTH_BODY_TIMEOUT seconds, and one
+ * more for each HEARTH_BODY_MIN_RATE bytes of it, so a large upload on a slow
+ * link gets the time it needs while a body trickling in a byte at a time is
+ * cut off. Its answer closes the connection: the rest of the body is never read.
+ */
+export class BodyClock {
+  private timer: Timer | null = null;
+  private fail!: (e: HearthError) => void;
+  /** Settles only when the time is up: a read is raced against it. */
+  readonly expired = new Promise<never>((_, reject) => (this.fail = reject));
+  private readonly started = performance.now();
+  /** Bytes that extend the time: the declared length, or what has arrived so far. */
+  bytes = 0;
+
+  constructor(
+    private readonly seconds: number,
+    private readonly rate: number,
+  ) {
+    this.expired.catch(() => {});
+    if (seconds > 0) this.arm(seconds * 1000);
+  }
+
+  static of(rt: Runtime): BodyClock {
+    return new BodyClock(setting(rt.config.HEARTH_BODY_TIMEOUT, 30), setting(rt.config.HEARTH_BODY_MIN_RATE, 65536));
+  }
+
+  private due(): number {
+    return this.started + (this.seconds + (this.rate > 0 ? this.bytes / this.rate : 0)) * 1000;
+  }
+
+  private arm(ms: number) {
+    // A timer's delay is at most 2^31 - 1 ms (past it one fires at once); a longer time is waited for in turns.
+    this.timer = setTimeout(() => {
+      // Bytes that arrived since it was set may have moved the moment later.
+      const left = this.due() - performance.now();
+      if (left > 1) return this.arm(left);
+      this.timer = null;
+      const more = this.rate > 0 ? `, and 1 s more per ${this.rate} bytes` : "";
+      this.fail(
+        new HearthError("request_timeout", `the request body did not arrive in time (${this.seconds} s${more}); nothing was done; send it again`, {
+          retry: true,
+          headers: { Connection: "close" },
+        }),
+      );
+    }, Math.min(ms, MAX_DELAY));
+  }
+
+  /** Waits for `p`, or throws 408 once the time is up. */
+  within<T>(p: Promise<T>): Promise<T> {
+    return this.seconds > 0 ? Promise.race([p, this.expired]) : p;
+  }
+
+  stop() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /**
  * Reads the body under the caps; `whole` takes a body of declared length in
  * one go, `fromBytes` makes the answer from the bytes of one read as it streamed.
@@ -99,6 +166,7 @@ async function receive<T>(rt: Runtime, req: Request, limit: number, whole: (req:
     held += n;
     return true;
   };
+  const clock = BodyClock.of(rt);
   try {
     // A declared length is reserved whole before anything is read, so a full budget refuses at
     // once; the server reads exactly that many bytes as the body, so it is read in one go.
@@ -107,15 +175,23 @@ async function receive<T>(rt: Runtime, req: Request, limit: number, whole: (req:
         void req.body?.cancel().catch(() => {});
         throw busy();
       }
-      return await whole(req);
+      clock.bytes = declared;
+      const read = whole(req);
+      // Cut off, the read ends when the connection is closed: that is no one's trouble.
+      read.catch(() => {});
+      return await clock.within(read);
     }
     const reader = req.body!.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await clock.within(reader.read()).catch((e) => {
+        void reader.cancel().catch(() => {});
+        throw e;
+      });
       if (done) break;
       size += value.byteLength;
+      clock.bytes = size;
       const refusal = size > limit ? over(limit) : size > held && !reserve(size - held) ? busy() : null;
       if (refusal) {
         void reader.cancel().catch(() => {});
@@ -125,12 +201,24 @@ async function receive<T>(rt: Runtime, req: Request, limit: number, whole: (req:
     }
     return fromBytes(chunks.length === 1 ? (chunks[0] as Uint8Array<ArrayBuffer>) : new Uint8Array(Buffer.concat(chunks)));
   } finally {
+    clock.stop();
     budget.give(held);
   }
 }
 
-/** The body as UTF-8 text, under the same caps; a body of declared length is decoded by Bun as it hands it over, without a copy of its bytes. */
-const utf8 = new TextDecoder();
+/**
+ * The body as UTF-8 text, under the same caps. Bytes that are not UTF-8 are
+ * refused (400, field "body") rather than read as U+FFFD, which would change
+ * what was sent without a word.
+ */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+function decode(b: Uint8Array): string {
+  try {
+    return utf8.decode(b);
+  } catch {
+    throw invalid("body", "the body is not UTF-8 text (it holds a byte sequence UTF-8 does not have, such as a lone surrogate's); send text as UTF-8");
+  }
+}
 export function readText(rt: Runtime, req: Request, limit: number): Promise<string> {
-  return receive(rt, req, limit, (r) => r.text(), (b) => utf8.decode(b));
+  return receive(rt, req, limit, async (r) => decode(await r.bytes()), decode);
 }

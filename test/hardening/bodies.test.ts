@@ -2,7 +2,7 @@
 // refused the moment the cap is passed, on every reader, so a sender cannot
 // make the instance hold a body of any size (with or without a Content-Length).
 // Bodies being received at once share a budget; past it, 429 with Retry-After.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bodyBudgetOf } from "../../core/http/body.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { errorShapeProblem } from "./instance.ts";
@@ -78,3 +78,43 @@ test("bodies received at once share a budget: past it the next is refused with 4
   const again = await rawRequest(port, { ...upload, headers: { ...upload.headers, "content-length": "2" }, body: "{}" });
   expect(again.status).toBe(400);
 }, 30_000);
+
+describe("a body that trickles in", () => {
+  let slow: Hearth;
+  let slowToken: string;
+  let slowPort: number;
+  beforeAll(async () => {
+    // One second, and a second more per megabyte: a byte every 100 ms never makes it.
+    slow = await startHearth({ env: { HEARTH_BODY_TIMEOUT: "1", HEARTH_BODY_MIN_RATE: "1048576", HEARTH_RATE_WRITES: "0" } });
+    slowToken = await slow.token("alice");
+    slowPort = Number(new URL(slow.url).port);
+  });
+  afterAll(() => slow?.stop());
+
+  test("is answered 408 on every reader once HEARTH_BODY_TIMEOUT has passed, its connection closed, and the instance serves on", async () => {
+    const auth = { authorization: `Bearer ${slowToken}` };
+    const cases: { path: string; headers: Record<string, string> }[] = [
+      { path: "/api/v1/notes/add", headers: { ...auth, "content-type": "application/json", "content-length": "1000" } },
+      { path: "/api/v1/notes/add", headers: { ...auth, "content-type": "application/json" } },
+      { path: "/mcp", headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": "1000" } },
+      { path: "/signin", headers: { "content-type": "application/x-www-form-urlencoded" } },
+      { path: "/files/nope/share", headers: { ...auth, "content-length": "1000" } },
+    ];
+    for (const c of cases) {
+      const where = `${c.path} ${c.headers["content-length"] ? "with a length" : "chunked"}`;
+      // The sender goes on dripping until it is answered: only a server that bounds the time answers at all.
+      const r = await rawRequest(slowPort, { path: c.path, headers: c.headers, trickle: 100 }, 20_000);
+      expect(r.status, where).toBe(408);
+      const body = JSON.parse(r.text);
+      expect(errorShapeProblem(408, c.path === "/mcp" ? body.error.data : body), where).toBeNull();
+      expect((c.path === "/mcp" ? body.error.data : body).error, where).toMatchObject({ kind: "request_timeout", retry: true });
+      expect(r.headers.connection, where).toBe("close");
+    }
+    // Nothing is left reserved, and the instance answers as before.
+    expect(bodyBudgetOf(slow.rt).inFlight).toBe(0);
+    expect((await fetch(`${slow.url}/health`)).status).toBe(200);
+    const add = await slow.call("notes/add", { title: "after", text: "the trickles" }, { token: slowToken });
+    expect(add.status).toBe(200);
+    expect((await slow.call("notes/get", { title: "after" }, { token: slowToken })).body.result).toMatchObject({ text: "the trickles" });
+  }, 120_000);
+});

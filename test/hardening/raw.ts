@@ -20,6 +20,8 @@ export interface RawRequest {
   openBody?: number;
   /** Byte to fill an open body with. */
   fill?: string;
+  /** The body is sent one byte each this many milliseconds, and never finished (chunked unless a Content-Length is given). */
+  trickle?: number;
   /** The loopback address to send from (any of 127.0.0.0/8), so the server sees different clients. */
   from?: string;
   /** Hangs up when aborted. */
@@ -65,7 +67,7 @@ export async function rawRequest(port: number, r: RawRequest, patienceMs = 10_00
   });
   const head = [`${r.method ?? "POST"} ${r.path} HTTP/1.1`];
   const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...(r.headers ?? {}) };
-  if (r.openBody !== undefined) headers["transfer-encoding"] = "chunked";
+  if (r.openBody !== undefined || (r.trickle !== undefined && headers["content-length"] === undefined)) headers["transfer-encoding"] = "chunked";
   else if (r.body !== undefined) headers["content-length"] = String(Buffer.byteLength(r.body));
   for (const [k, v] of Object.entries(headers)) head.push(`${k}: ${v}`);
   socket.write(head.join("\r\n") + "\r\n\r\n");
@@ -79,6 +81,16 @@ export async function rawRequest(port: number, r: RawRequest, patienceMs = 10_00
       socket.write("\r\n");
       sent += n;
     }
+  }
+  if (r.trickle !== undefined) {
+    const chunked = headers["transfer-encoding"] === "chunked";
+    const drip = setInterval(() => {
+      if (socket.destroyed) return clearInterval(drip);
+      socket.write(chunked ? "1\r\na\r\n" : "a");
+      sent++;
+    }, r.trickle);
+    void answer.finally(() => clearInterval(drip)).catch(() => {});
+    void timer.catch(() => clearInterval(drip));
   }
   try {
     return await Promise.race([answer, timer]);
