@@ -143,6 +143,17 @@ function assertUnlocked(tokens: Set<string>, all: Lock[], path: string, withInsi
   if (!free) throw fail(423, `${path || "the top folder"} is locked: send its lock token in the If header`);
 }
 
+/** A member added to a folder or taken from it changes the folder: a depth-0 lock on the folder holds that too (RFC 4918 §7.5). */
+function assertMembershipUnlocked(tokens: Set<string>, all: Lock[], path: string) {
+  if (path === "") return;
+  const parent = path.split("/").slice(0, -1).join("/");
+  assertUnlocked(
+    tokens,
+    all.filter((l) => l.path === parent && l.depth === "0"),
+    parent,
+  );
+}
+
 /** What the conditions of a request are checked against at this place. */
 function stateOf(t: Target, all: Lock[]): State {
   return { exists: t.kind !== "none", etag: t.kind === "file" ? etagOf(t.file) : undefined, tokens: new Set(locksOn(all, t.path, false).map((l) => l.token)) };
@@ -313,7 +324,7 @@ async function children(db: Db, owner: string, path: string): Promise<{ files: F
 }
 
 async function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
-  const want = wanted(parseXml(await req.text()));
+  const want = wanted(parseXml(await xmlBody(req)));
   const depth = req.headers.get("depth") ?? "infinity";
   if (depth !== "0" && depth !== "1")
     return xmlResponse(403, errorXml(NS.dav, "propfind-finite-depth"));
@@ -345,7 +356,7 @@ async function propfind(req: Request, ctx: DavCtx, owner: string, segments: stri
  * instruction fails, the others are answered 424 and none is applied.
  */
 async function proppatch(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
-  const root = parseXml(await req.text(), { keepSpace: true });
+  const root = parseXml(await xmlBody(req), { keepSpace: true });
   if (!root || root.ns !== NS.dav || root.name !== "propertyupdate") throw fail(400, "the PROPPATCH body must be a DAV:propertyupdate");
   const steps: { set: boolean; el: El }[] = [];
   for (const op of root.children) {
@@ -406,6 +417,25 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+/** Largest XML body read (PROPFIND, PROPPATCH, LOCK): properties are small, and a request is held whole to be parsed. */
+const MAX_XML = 1024 * 1024;
+
+/** An XML request body, refused with 413 past MAX_XML. */
+async function xmlBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  const over = () => fail(413, `a ${req.method} body may be at most ${MAX_XML} bytes`);
+  if (declared > MAX_XML) throw over();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  if (req.body)
+    for await (const chunk of req.body) {
+      n += chunk.byteLength;
+      if (n > MAX_XML) throw over();
+      chunks.push(chunk);
+    }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** files/put's arguments for these bytes: text when the name says text and the bytes are UTF-8, so files/get gives text back. */
 function putArgs(name: string, bytes: Uint8Array): Record<string, unknown> {
   if (/^(text\/|application\/(json|xml|javascript))/.test(Bun.file(name).type)) {
@@ -459,7 +489,9 @@ async function put(req: Request, ctx: DavCtx, owner: string, segments: string[],
     const t = await resolve(db, owner, segments);
     if (t.kind === "folder") throw fail(405, `${hrefOf(t.path, true)} is a folder`);
     const all = await activeLocks(db, owner, now);
-    assertUnlocked(await preconditions(req, db, owner, all, t), all, t.path);
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path);
+    if (t.kind === "none") assertMembershipUnlocked(tokens, all, t.path);
     const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], bytes);
     // Replacing: the new file takes the name, then the old one goes (its bytes stay if the content is the same).
     if (t.kind === "file") await ctx.call("files", "delete", { id: t.file.id });
@@ -475,7 +507,9 @@ async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[
     if (t.kind !== "none") throw fail(405, `${hrefOf(t.path, t.kind !== "file")} already exists`);
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
     const all = await activeLocks(db, owner, now);
-    assertUnlocked(await preconditions(req, db, owner, all, t), all, t.path);
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path);
+    assertMembershipUnlocked(tokens, all, t.path);
     await db.insert(folders).values({ owner, path: t.path, created: now }).run();
     return new Response(null, { status: 201 });
   });
@@ -487,7 +521,9 @@ async function del(req: Request, ctx: DavCtx, owner: string, segments: string[],
     const t = await resolve(db, owner, segments);
     if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
     const all = await activeLocks(db, owner, now);
-    assertUnlocked(await preconditions(req, db, owner, all, t), all, t.path, t.kind === "folder");
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path, t.kind === "folder");
+    assertMembershipUnlocked(tokens, all, t.path);
     await remove(ctx, db, owner, t);
     if (t.kind === "file") await db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, t.path))).run();
     return new Response(null, { status: 204 });
@@ -524,8 +560,10 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
     const all = await activeLocks(db, owner, now);
     const tokens = await preconditions(req, db, owner, all, src);
     if (move) assertUnlocked(tokens, all, from, src.kind === "folder");
+    if (move) assertMembershipUnlocked(tokens, all, from);
     const existing = await resolve(db, owner, to);
     assertUnlocked(tokens, all, dest, existing.kind === "folder");
+    if (existing.kind === "none") assertMembershipUnlocked(tokens, all, dest);
     if (existing.kind !== "none") {
       if (!overwrite) throw fail(412, `${hrefOf(dest, existing.kind === "folder")} exists and Overwrite is F`);
       await remove(ctx, db, owner, existing);
@@ -568,7 +606,7 @@ function timeoutOf(req: Request): number {
 }
 
 async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
-  const body = (await req.text()).trim();
+  const body = (await xmlBody(req)).trim();
   const path = join(segments);
   const seconds = timeoutOf(req);
   const info = parseXml(body);
@@ -601,6 +639,7 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
     if (t.kind === "none") {
       // Locking a name that is not there yet makes an empty file, as clients that lock before writing expect (RFC 4918 §7.3).
       if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
+      assertMembershipUnlocked(tokens, all, path);
       const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], new Uint8Array());
       t = { kind: "file", path, file: f };
       status = 201;

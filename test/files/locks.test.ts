@@ -73,6 +73,25 @@ describe("a lock holds every write", () => {
   });
 });
 
+describe("a folder locked with depth 0", () => {
+  test("holds what is in it as a list (adding, removing), not the content of its members", async () => {
+    expect((await dav("MKCOL", "/Tray")).status).toBe(201);
+    expect((await dav("PUT", "/Tray/a.txt", { body: "a" })).status).toBe(201);
+    const l = await lock("/Tray", "exclusive", { depth: "0" });
+    expect(l.status).toBe(200);
+    expect((await dav("PUT", "/Tray/new.txt", { body: "n" })).status).toBe(423);
+    expect((await dav("MKCOL", "/Tray/Sub")).status).toBe(423);
+    expect((await dav("DELETE", "/Tray/a.txt")).status).toBe(423);
+    expect((await dav("MOVE", "/other.txt", { headers: { destination: "/files/dav/Tray/other.txt" } })).status).toBe(423);
+    expect(await content("/Tray/new.txt")).toBe(404);
+    expect(await content("/other.txt")).toBe("o");
+    // A member's content is its own.
+    expect((await dav("PUT", "/Tray/a.txt", { body: "changed" })).status).toBe(204);
+    expect((await dav("PUT", "/Tray/new.txt", { body: "n", headers: { if: `</files/dav/Tray/> (<${l.token}>)` } })).status).toBe(201);
+    expect((await dav("UNLOCK", "/Tray/", { headers: { "lock-token": `<${l.token}>` } })).status).toBe(204);
+  });
+});
+
 describe("shared locks", () => {
   test("are granted as shared, several at once; an exclusive one is refused while they hold", async () => {
     expect((await dav("PUT", "/shared.txt", { body: "s" })).status).toBe(201);

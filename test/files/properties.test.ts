@@ -156,7 +156,7 @@ describe("PROPPATCH is all or nothing", () => {
   });
 });
 
-describe("bodies that are not XML, or not the XML asked for, are 400", () => {
+describe("bodies that are not XML, or not the XML asked for, are 400; one too large is 413", () => {
   test.each([
     ["PROPFIND", "not well-formed", `<D:propfind xmlns:D="DAV:"><D:prop><D:getetag/></D:prop>`],
     ["PROPFIND", "an undeclared prefix", `<D:propfind xmlns:D="DAV:"><D:prop><z:x/></D:prop></D:propfind>`],
@@ -164,9 +164,10 @@ describe("bodies that are not XML, or not the XML asked for, are 400", () => {
     ["PROPFIND", "another root element", `<D:lockinfo xmlns:D="DAV:"/>`],
     ["PROPPATCH", "not well-formed", `<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><c:x xmlns:c="urn:c">1</D:prop></D:set></D:propertyupdate>`],
     ["PROPPATCH", "another root element", `<D:propfind xmlns:D="DAV:"/>`],
-  ])("%s with %s", async (method, _what, body) => {
+    ["PROPPATCH", "a body past a mebibyte (413)", patch(`<D:set><D:prop><c:big>${"x".repeat(1024 * 1024)}</c:big></D:prop></D:set>`)],
+  ])("%s with %s", async (method, what, body) => {
     const r = await dav(method, "/moved.txt", { headers: { depth: "0" }, body });
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(what.includes("413") ? 413 : 400);
     expect((await r.text()).length).toBeGreaterThan(0);
     expect((await colourOf("/moved.txt")).get(200)).toBe(`<colour xmlns="${NS}">violet</colour>`);
   });
