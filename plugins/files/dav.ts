@@ -301,7 +301,7 @@ function deadProps(db: Db, owner: string, path: string, withInside: boolean): Pr
   return db
     .select()
     .from(props)
-    .where(and(eq(props.owner, owner), withInside ? inside(props.path, path) : eq(props.path, path)))
+    .where(withInside && path === "" ? eq(props.owner, owner) : and(eq(props.owner, owner), withInside ? inside(props.path, path) : eq(props.path, path)))
     .all();
 }
 

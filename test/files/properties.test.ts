@@ -101,6 +101,10 @@ describe("dead properties", () => {
       expect((await colourOf(path)).get(200)).toBe(`<colour xmlns="${NS}">${colour}</colour>`);
     const listing = await ask("/Crate/", propfind(`<D:prop>${COLOUR}</D:prop>`), "1");
     expect(propstats(listing, "/files/dav/Crate/in.txt").get(200)).toContain("white");
+    // And in the listing of the top folder.
+    const top = await ask("/", propfind(`<D:prop>${COLOUR}</D:prop>`), "1");
+    expect(propstats(top, "/files/dav/Crate/").get(200)).toContain("brown");
+    expect(propstats(top, "/files/dav/moved.txt").get(200)).toContain("violet");
   });
 
   test("a file deleted through the API takes its properties along", async () => {
