@@ -225,14 +225,19 @@ function emptyProp(n: Name): string {
 
 const REASON: Record<number, string> = { 200: "OK", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 424: "Failed Dependency" };
 
+/** Why a propstat of this status failed, in RFC 4918's terms (§16). */
+const CONDITION: Record<number, string> = { 403: "<D:error><D:cannot-modify-protected-property/></D:error>" };
+
 /** One resource's answer: a propstat for each status, each with its properties. */
 function responseXml(href: string, stats: Map<number, string[]>): string {
-  const parts = [...stats].filter(([, ps]) => ps.length).map(([status, ps]) => `<D:propstat><D:prop>${ps.join("")}</D:prop><D:status>HTTP/1.1 ${status} ${REASON[status] ?? ""}</D:status></D:propstat>`);
+  const parts = [...stats]
+    .filter(([, ps]) => ps.length)
+    .map(([status, ps]) => `<D:propstat><D:prop>${ps.join("")}</D:prop><D:status>HTTP/1.1 ${status} ${REASON[status] ?? ""}</D:status>${CONDITION[status] ?? ""}</D:propstat>`);
   return `<D:response><D:href>${escape(href)}</D:href>${parts.join("")}</D:response>`;
 }
 
 /** Properties the drive keeps itself; a client may read them but not set or remove them. */
-const LIVE = ["displayname", "resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified", "creationdate", "supportedlock", "lockdiscovery", "quota-used-bytes", "quota-available-bytes", "getcontentlanguage"];
+const LIVE = ["displayname", "resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified", "creationdate", "supportedlock", "lockdiscovery", "quota-used-bytes", "quota-available-bytes"];
 const isLive = (n: Name) => n.ns === NS.dav && LIVE.includes(n.name);
 /** Named only: RFC 4331 keeps quotas out of allprop. */
 const NOT_IN_ALLPROP = new Set(["quota-used-bytes"]);
