@@ -1,8 +1,9 @@
 // Makes sure the browser the browser tests drive, the Redis server the
-// shared-state tests start, and the PostgreSQL server and client programs the
-// PostgreSQL store and its backups are tested with, are present: installs
-// Debian's chromium, redis-server and postgresql when they are missing and we
-// may (root, with apt-get). When one cannot be installed it says why.
+// shared-state tests start, the PostgreSQL server and client programs the
+// PostgreSQL store and its backups are tested with, and the litmus WebDAV
+// suite the drive is checked with, are present: installs Debian's chromium,
+// redis-server, postgresql and litmus when they are missing and we may (root,
+// with apt-get). When one cannot be installed it says why.
 import { existsSync } from "node:fs";
 import { pgBin } from "../core/backup/postgres.ts";
 
@@ -28,6 +29,8 @@ function prepare(pkg: string, what: string, present: () => boolean): { ok: boole
 export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsSync(CHROMIUM));
 export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
 /** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
+export const LITMUS = "/usr/bin/litmus";
+export const prepareLitmus = () => prepare("litmus", LITMUS, () => existsSync(LITMUS));
 export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
 
 if (import.meta.main) {
@@ -37,6 +40,9 @@ if (import.meta.main) {
   const redis = prepareRedis();
   if (redis.ok) console.log("shared-state tests: using redis-server");
   else console.log(`shared-state tests will be skipped: ${redis.reason}`);
+  const litmus = prepareLitmus();
+  if (litmus.ok) console.log(`WebDAV suite: using ${LITMUS}`);
+  else console.log(`the litmus WebDAV test will be skipped: ${litmus.reason}`);
   const pg = preparePostgres();
   if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
   else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);

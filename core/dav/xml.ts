@@ -25,9 +25,17 @@ export interface El {
   attrs: Record<string, string>;
   children: El[];
   text: string;
+  /** Its children and text in document order, and the prefixes in scope on it: enough to write it back as it came (serialize). */
+  nodes: (El | string)[];
+  scope: Record<string, string>;
 }
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", preserveOrder: true, trimValues: true, processEntities: true, parseTagValue: false });
+// htmlEntities: character references (&#65536;, &#xE9;) are decoded too.
+const options = { ignoreAttributes: false, attributeNamePrefix: "", preserveOrder: true, processEntities: true, htmlEntities: true, parseTagValue: false } as const;
+const parser = new XMLParser({ ...options, trimValues: true });
+// Dead property values are kept as sent, whitespace included.
+const spaced = new XMLParser({ ...options, trimValues: false });
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
 
 type Raw = Record<string, unknown>;
 
@@ -38,35 +46,45 @@ function build(node: Raw, scope: Record<string, string>): El | null {
   const here = { ...scope };
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "xmlns") here[""] = v;
-    else if (k.startsWith("xmlns:")) here[k.slice(6)] = v;
+    else if (k.startsWith("xmlns:")) {
+      // Namespaces in XML 1.0 has no undeclaring a prefix.
+      if (v === "") throw invalid("body", `the body is not namespace-well-formed: ${k}="" declares no namespace`);
+      here[k.slice(6)] = v;
+    }
   }
   const colon = tag.indexOf(":");
   const prefix = colon >= 0 ? tag.slice(0, colon) : "";
-  const el: El = { ns: here[prefix] ?? "", name: colon >= 0 ? tag.slice(colon + 1) : tag, attrs, children: [], text: "" };
+  if (prefix && here[prefix] === undefined) throw invalid("body", `the body is not namespace-well-formed: the prefix ${JSON.stringify(prefix)} of <${tag}> is not declared`);
+  const el: El = { ns: here[prefix] ?? "", name: colon >= 0 ? tag.slice(colon + 1) : tag, attrs, children: [], text: "", nodes: [], scope: here };
   for (const c of (node[tag] ?? []) as Raw[]) {
-    if ("#text" in c) el.text += String(c["#text"]);
-    else {
+    if ("#text" in c) {
+      el.text += String(c["#text"]);
+      el.nodes.push(String(c["#text"]));
+    } else {
       const child = build(c, here);
-      if (child) el.children.push(child);
+      if (child) {
+        el.children.push(child);
+        el.nodes.push(child);
+      }
     }
   }
   return el;
 }
 
 /** The request body's root element, or null for an empty body; a body that is not XML is a 400 naming it. */
-export function parseXml(text: string): El | null {
+export function parseXml(text: string, o: { keepSpace?: boolean } = {}): El | null {
   if (!text.trim()) return null;
   // The parser reads leniently (an unclosed element is closed for it); a request must be well-formed.
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw invalid("body", `the body is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   let raw: Raw[];
   try {
-    raw = parser.parse(text) as Raw[];
+    raw = (o.keepSpace ? spaced : parser).parse(text) as Raw[];
   } catch (e) {
     throw invalid("body", `the body is not XML: ${(e as Error).message}`);
   }
   for (const n of raw) {
-    const el = build(n, {});
+    const el = build(n, { xml: XML_NS });
     if (el) return el;
   }
   throw invalid("body", "the body holds no XML element");
@@ -84,6 +102,34 @@ export function descendants(el: El | null | undefined, ns: string, name: string,
 }
 
 export const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/**
+ * An element written back as XML that means what it meant where it was read:
+ * each element carries its namespace as a default declaration, prefixed
+ * attributes the declarations of their prefixes, so it stands alone in any
+ * document it is put into.
+ */
+export function serialize(el: El, inherited = ""): string {
+  const attrs: string[] = [];
+  if (el.ns !== inherited) attrs.push(`xmlns="${esc(el.ns)}"`);
+  const declared = new Set<string>();
+  for (const [k, v] of Object.entries(el.attrs)) {
+    if (k === "xmlns" || k.startsWith("xmlns:")) continue;
+    const colon = k.indexOf(":");
+    if (colon >= 0) {
+      const p = k.slice(0, colon);
+      if (p !== "xml" && !declared.has(p) && el.scope[p] !== undefined) {
+        declared.add(p);
+        attrs.push(`xmlns:${p}="${esc(el.scope[p])}"`);
+      }
+    }
+    attrs.push(`${k}="${esc(String(v))}"`);
+  }
+  const open = [el.name, ...attrs].join(" ");
+  if (el.nodes.length === 0) return `<${open}/>`;
+  const inner = el.nodes.map((n) => (typeof n === "string" ? esc(n) : serialize(n, el.ns))).join("");
+  return `<${open}>${inner}</${el.name}>`;
+}
 
 /** A property's element name in an answer: a known prefix, or the namespace declared on it. */
 export function tagOf(ns: string, name: string): { open: string; close: string } {

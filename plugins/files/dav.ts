@@ -5,19 +5,24 @@
 // Writes go through the same dispatch as the API (files/put, files/delete) so
 // validation, size cap, scopes, limits and prices are the same; a rename, a
 // move and a new folder, which no API method does, are done here in the same
-// write transaction. Locks are exclusive write locks kept in the database.
+// write transaction. Locks are write locks, exclusive or shared, kept in the
+// database; so are the dead properties clients set with PROPPATCH. Every write
+// checks its conditions first (If-Match, If-None-Match, If: 412 when they do
+// not hold), then the locks on what it changes (423 without their tokens).
 import { and, eq, gt, or, sql, type Column } from "drizzle-orm";
-import { child, descendants, errorXml, multistatus, NS, parseXml, prop } from "../../core/dav/xml.ts";
+import { child, children as childrenOf, errorXml, NS, parseXml, serialize, type El } from "../../core/dav/xml.ts";
 import { escape } from "../../core/http/pages/layout.ts";
 import { BASIC_CHALLENGE } from "../../core/http/identify.ts";
 import { HearthError, tooLarge } from "../../core/errors.ts";
 import type { Ctx, Db } from "../../core/plugin.ts";
+import { BadIf, ifHolds, matchRefusal, parseIf, submittedTokens, type State } from "./conditions.ts";
 import { NAME_PATTERN } from "./content.ts";
-import { files, folders, locks } from "./schema.ts";
+import { files, folders, locks, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";
 
 type File = typeof files.$inferSelect;
 type Lock = typeof locks.$inferSelect;
+type Prop = typeof props.$inferSelect;
 type DavCtx = Ctx & { params: Record<string, string> };
 
 export const DAV_ROOT = "/files/dav";
@@ -46,6 +51,13 @@ function xmlResponse(status: number, body: string, headers: Record<string, strin
   const doc = body.startsWith("<?xml") ? body : `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
   return new Response(doc, { status, headers: { "content-type": 'application/xml; charset="utf-8"', ...headers } });
 }
+
+/**
+ * A file's entity tag on the drive: its content's hash, cut to 128 bits so an
+ * If header naming a lock token and two entity tags stays short (neon-based
+ * clients such as litmus write it into a 200-byte buffer).
+ */
+export const etagOf = (f: File) => `"${f.hash.slice(0, 32)}"`;
 
 /** The path's names after /files/dav, decoded; "." and ".." and names a file may not have are refused. */
 export function parsePath(pathname: string): string[] {
@@ -118,53 +130,184 @@ function locksOn(all: Lock[], path: string, withInside: boolean): Lock[] {
   return all.filter((l) => l.path === path || (l.depth === "infinity" && within(path, l.path)) || (withInside && within(l.path, path)));
 }
 
-/** Lock tokens the request submits in its If header. */
-const submitted = (req: Request) => new Set([...(req.headers.get("if") ?? "").matchAll(/<(opaquelocktoken:[^>]+)>/g)].map((m) => m[1]));
-
-function assertUnlocked(req: Request, all: Lock[], path: string, withInside = false) {
+/**
+ * Refuses a change to `path` (and, for a folder's delete or move, to what is
+ * in it) unless the request submits the token of each exclusive lock on it
+ * and of one of the shared locks taken on each place.
+ */
+function assertUnlocked(tokens: Set<string>, all: Lock[], path: string, withInside = false) {
   const held = locksOn(all, path, withInside);
-  if (held.length === 0) return;
-  const tokens = submitted(req);
-  if (!held.every((l) => tokens.has(l.token))) throw fail(423, `${path || "the top folder"} is locked: send its lock token in the If header`);
+  const shared = new Map<string, Lock[]>();
+  for (const l of held) if (l.scope === "shared") shared.set(l.path, [...(shared.get(l.path) ?? []), l]);
+  const free = held.every((l) => l.scope === "shared" || tokens.has(l.token)) && [...shared.values()].every((ls) => ls.some((l) => tokens.has(l.token)));
+  if (!free) throw fail(423, `${path || "the top folder"} is locked: send its lock token in the If header`);
+}
+
+/** A member added to a folder or taken from it changes the folder: a depth-0 lock on the folder holds that too (RFC 4918 §7.5). */
+function assertMembershipUnlocked(tokens: Set<string>, all: Lock[], path: string) {
+  if (path === "") return;
+  const parent = path.split("/").slice(0, -1).join("/");
+  assertUnlocked(
+    tokens,
+    all.filter((l) => l.path === parent && l.depth === "0"),
+    parent,
+  );
+}
+
+/** What the conditions of a request are checked against at this place. */
+function stateOf(t: Target, all: Lock[]): State {
+  return { exists: t.kind !== "none", etag: t.kind === "file" ? etagOf(t.file) : undefined, tokens: new Set(locksOn(all, t.path, false).map((l) => l.token)) };
+}
+
+/** The place a resource tag of an If header names, when it is on this drive. */
+async function tagged(req: Request, db: Db, owner: string, tag: string): Promise<Target | null> {
+  try {
+    const url = new URL(tag, req.url);
+    if (url.host !== new URL(req.url).host && url.host !== req.headers.get("host")) return null;
+    if (url.pathname !== DAV_ROOT && !url.pathname.startsWith(`${DAV_ROOT}/`)) return null;
+    return await resolve(db, owner, parsePath(url.pathname));
+  } catch (e) {
+    if (e instanceof DavError || e instanceof TypeError) return null;
+    throw e;
+  }
+}
+
+/**
+ * A write's conditions: If-Match and If-None-Match on the request's resource,
+ * then the If header's lists, each on the resource it names; 412 when one does
+ * not hold. Gives the lock tokens the request submits.
+ */
+async function preconditions(req: Request, db: Db, owner: string, all: Lock[], t: Target): Promise<Set<string>> {
+  const here = stateOf(t, all);
+  const refused = matchRefusal(req, here);
+  if (refused) throw fail(412, refused);
+  const header = req.headers.get("if");
+  if (header === null) return new Set();
+  let lists;
+  try {
+    lists = parseIf(header);
+  } catch (e) {
+    if (e instanceof BadIf) throw fail(400, e.message);
+    throw e;
+  }
+  const states = new Map<string | undefined, State>([[undefined, here]]);
+  for (const l of lists)
+    if (l.tag !== undefined && !states.has(l.tag)) {
+      const at = await tagged(req, db, owner, l.tag);
+      states.set(l.tag, at ? stateOf(at, all) : { exists: false, tokens: new Set() });
+    }
+  if (!ifHolds(lists, (tag) => states.get(tag)!)) throw fail(412, "the If header's conditions do not hold: the resource's entity tag or its locks are not what the request names");
+  return submittedTokens(lists);
 }
 
 function activeLockXml(l: Lock, now: number): string {
-  return `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:exclusive/></D:lockscope><D:depth>${l.depth === "0" ? "0" : "infinity"}</D:depth>${
+  return `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:${l.scope}/></D:lockscope><D:depth>${l.depth === "0" ? "0" : "infinity"}</D:depth>${
     l.holder ? `<D:owner>${l.holder}</D:owner>` : ""
   }<D:timeout>Second-${Math.max(0, Math.round((l.expires - now) / 1000))}</D:timeout><D:locktoken><D:href>${escape(l.token)}</D:href></D:locktoken><D:lockroot><D:href>${escape(
     hrefOf(l.path, false),
   )}</D:href></D:lockroot></D:activelock>`;
 }
 
-const SUPPORTED_LOCK = "<D:supportedlock><D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry></D:supportedlock>";
+const SUPPORTED_LOCK =
+  "<D:supportedlock><D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry></D:supportedlock>";
 
-// ---- PROPFIND
+// ---- properties
 
-function propsXml(href: string, props: string): string {
-  return `<D:response><D:href>${escape(href)}</D:href><D:propstat><D:prop>${props}</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>`;
+type Name = { ns: string; name: string };
+const keyOf = (n: Name) => `${n.ns}\n${n.name}`;
+
+/** A property's empty element, in the answers' one declared prefix (D: for DAV:) or with its namespace declared on it. */
+function emptyProp(n: Name): string {
+  if (n.ns === NS.dav) return `<D:${n.name}/>`;
+  if (n.ns === "") return `<${n.name}/>`;
+  return `<x:${n.name} xmlns:x="${escape(n.ns)}"/>`;
 }
 
-function fileProps(f: File, path: string, held: Lock[], now: number): string {
-  return propsXml(
-    hrefOf(path, false),
-    `<D:displayname>${escape(f.name)}</D:displayname><D:resourcetype/><D:getcontentlength>${f.size}</D:getcontentlength><D:getcontenttype>${escape(f.type)}</D:getcontenttype><D:getetag>"${f.hash}"</D:getetag><D:getlastmodified>${new Date(
-      f.created,
-    ).toUTCString()}</D:getlastmodified><D:creationdate>${new Date(f.created).toISOString()}</D:creationdate>${SUPPORTED_LOCK}<D:lockdiscovery>${held
-      .map((l) => activeLockXml(l, now))
-      .join("")}</D:lockdiscovery>`,
-  );
+const REASON: Record<number, string> = { 200: "OK", 403: "Forbidden", 404: "Not Found", 409: "Conflict", 424: "Failed Dependency" };
+
+/** Why a propstat of this status failed, in RFC 4918's terms (§16). */
+const CONDITION: Record<number, string> = { 403: "<D:error><D:cannot-modify-protected-property/></D:error>" };
+
+/** One resource's answer: a propstat for each status, each with its properties. */
+function responseXml(href: string, stats: Map<number, string[]>): string {
+  const parts = [...stats]
+    .filter(([, ps]) => ps.length)
+    .map(([status, ps]) => `<D:propstat><D:prop>${ps.join("")}</D:prop><D:status>HTTP/1.1 ${status} ${REASON[status] ?? ""}</D:status>${CONDITION[status] ?? ""}</D:propstat>`);
+  return `<D:response><D:href>${escape(href)}</D:href>${parts.join("")}</D:response>`;
 }
 
-function folderProps(path: string, created: number, held: Lock[], now: number, used?: number): string {
-  const name = path.split("/").pop() || "files";
-  return propsXml(
-    hrefOf(path, true),
-    `<D:displayname>${escape(name)}</D:displayname><D:resourcetype><D:collection/></D:resourcetype><D:getlastmodified>${new Date(created).toUTCString()}</D:getlastmodified><D:creationdate>${new Date(
-      created,
-    ).toISOString()}</D:creationdate>${used === undefined ? "" : `<D:quota-used-bytes>${used}</D:quota-used-bytes>`}${SUPPORTED_LOCK}<D:lockdiscovery>${held
-      .map((l) => activeLockXml(l, now))
-      .join("")}</D:lockdiscovery>`,
-  );
+/** Properties the drive keeps itself; a client may read them but not set or remove them. */
+const LIVE = ["displayname", "resourcetype", "getcontentlength", "getcontenttype", "getetag", "getlastmodified", "creationdate", "supportedlock", "lockdiscovery", "quota-used-bytes", "quota-available-bytes"];
+const isLive = (n: Name) => n.ns === NS.dav && LIVE.includes(n.name);
+/** Named only: RFC 4331 keeps quotas out of allprop. */
+const NOT_IN_ALLPROP = new Set(["quota-used-bytes"]);
+
+/** The live properties of a place, by namespace and name, each as its element. */
+function liveProps(t: { path: string; file?: File; created: number; used?: number }, held: Lock[], now: number): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (name: string, inner: string | null) => out.set(keyOf({ ns: NS.dav, name }), inner === null ? `<D:${name}/>` : `<D:${name}>${inner}</D:${name}>`);
+  const f = t.file;
+  add("displayname", escape(f ? f.name : t.path.split("/").pop() || "files"));
+  add("resourcetype", f ? null : "<D:collection/>");
+  if (f) {
+    add("getcontentlength", String(f.size));
+    add("getcontenttype", escape(f.type));
+    add("getetag", etagOf(f));
+  }
+  add("getlastmodified", new Date(t.created).toUTCString());
+  add("creationdate", new Date(t.created).toISOString());
+  if (t.used !== undefined) add("quota-used-bytes", String(t.used));
+  out.set(keyOf({ ns: NS.dav, name: "supportedlock" }), SUPPORTED_LOCK);
+  add("lockdiscovery", held.map((l) => activeLockXml(l, now)).join(""));
+  return out;
+}
+
+/** What a PROPFIND asks for: every property (and some named besides), the names alone, or the named ones. */
+type Wanted = { kind: "allprop"; include: Name[] } | { kind: "propname" } | { kind: "prop"; names: Name[] };
+
+function wanted(body: El | null): Wanted {
+  if (!body) return { kind: "allprop", include: [] };
+  if (body.ns !== NS.dav || body.name !== "propfind") throw fail(400, "the PROPFIND body must be a DAV:propfind");
+  const named = (el: El | undefined) => (el?.children ?? []).map((c) => ({ ns: c.ns, name: c.name }));
+  if (child(body, NS.dav, "propname")) return { kind: "propname" };
+  if (child(body, NS.dav, "allprop")) return { kind: "allprop", include: named(child(body, NS.dav, "include")) };
+  const prop = child(body, NS.dav, "prop");
+  if (prop) return { kind: "prop", names: named(prop) };
+  throw fail(400, "a DAV:propfind holds DAV:prop, DAV:propname or DAV:allprop");
+}
+
+function answerFor(href: string, live: Map<string, string>, dead: Prop[], want: Wanted): string {
+  const stats = new Map<number, string[]>([
+    [200, []],
+    [404, []],
+  ]);
+  const deadXml = new Map(dead.map((p) => [keyOf(p), p.xml]));
+  if (want.kind === "propname") {
+    stats.get(200)!.push(
+      ...[...live.keys()].map((k) => emptyProp({ ns: NS.dav, name: k.split("\n")[1] })),
+      ...dead.map((p) => emptyProp(p)),
+    );
+  } else if (want.kind === "allprop") {
+    for (const [k, xml] of live) if (!NOT_IN_ALLPROP.has(k.split("\n")[1])) stats.get(200)!.push(xml);
+    stats.get(200)!.push(...deadXml.values());
+    for (const n of want.include) if (n.ns === NS.dav && NOT_IN_ALLPROP.has(n.name) && live.has(keyOf(n))) stats.get(200)!.push(live.get(keyOf(n))!);
+  } else {
+    for (const n of want.names) {
+      const xml = live.get(keyOf(n)) ?? deadXml.get(keyOf(n));
+      if (xml !== undefined) stats.get(200)!.push(xml);
+      else stats.get(404)!.push(emptyProp(n));
+    }
+  }
+  return responseXml(href, stats);
+}
+
+/** The dead properties at a path, or at it and everything inside it. */
+function deadProps(db: Db, owner: string, path: string, withInside: boolean): Promise<Prop[]> {
+  return db
+    .select()
+    .from(props)
+    .where(withInside && path === "" ? eq(props.owner, owner) : and(eq(props.owner, owner), withInside ? inside(props.path, path) : eq(props.path, path)))
+    .all();
 }
 
 /** The files and folders directly in a folder; of files with the same name there, the newest. */
@@ -186,6 +329,7 @@ async function children(db: Db, owner: string, path: string): Promise<{ files: F
 }
 
 async function propfind(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
+  const want = wanted(parseXml(await xmlBody(req)));
   const depth = req.headers.get("depth") ?? "infinity";
   if (depth !== "0" && depth !== "1")
     return xmlResponse(403, errorXml(NS.dav, "propfind-finite-depth"));
@@ -193,32 +337,66 @@ async function propfind(req: Request, ctx: DavCtx, owner: string, segments: stri
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
   const all = await activeLocks(ctx.db, owner, now);
   const held = (path: string) => locksOn(all, path, false);
+  const dead = new Map<string, Prop[]>();
+  for (const p of await deadProps(ctx.db, owner, t.path, depth === "1" && t.kind !== "file")) dead.set(p.path, [...(dead.get(p.path) ?? []), p]);
   const out: string[] = [];
-  if (t.kind === "file") out.push(fileProps(t.file, t.path, held(t.path), now));
+  const answer = (path: string, o: { file?: File; created: number; used?: number }) =>
+    out.push(answerFor(hrefOf(path, !o.file), liveProps({ path, ...o }, held(path), now), dead.get(path) ?? [], want));
+  if (t.kind === "file") answer(t.path, { file: t.file, created: t.file.created });
   else {
     const used = t.kind === "root" ? ((await ctx.db.select({ n: sql<number>`coalesce(sum(${files.size}), 0)`.mapWith(Number) }).from(files).where(eq(files.owner, owner)).get())?.n ?? 0) : undefined;
-    out.push(folderProps(t.path, t.kind === "folder" ? t.created : 0, held(t.path), now, used));
+    answer(t.path, { created: t.kind === "folder" ? t.created : 0, used });
     if (depth === "1") {
       const c = await children(ctx.db, owner, t.path);
-      for (const f of c.folders) out.push(folderProps(f.path, f.created, held(f.path), now));
-      for (const f of c.files) {
-        const p = t.path ? `${t.path}/${f.name}` : f.name;
-        out.push(fileProps(f, p, held(p), now));
-      }
+      for (const f of c.folders) answer(f.path, { created: f.created });
+      for (const f of c.files) answer(t.path ? `${t.path}/${f.name}` : f.name, { file: f, created: f.created });
     }
   }
   return xmlResponse(207, `<D:multistatus xmlns:D="DAV:">${out.join("")}</D:multistatus>`);
 }
 
-/** PROPPATCH: no dead properties are kept, but clients (Windows sets its file times) expect each one answered. */
-async function proppatch(req: Request, segments: string[], ctx: DavCtx, owner: string): Promise<Response> {
-  const body = await req.text();
-  const t = await resolve(ctx.db, owner, segments);
-  if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-  // Each property named, by its namespace and name whatever prefix the client chose.
-  const root = parseXml(body);
-  const names = descendants(root, NS.dav, "prop").flatMap((p) => p.children.map((c) => prop(c.ns, c.name)));
-  return xmlResponse(207, multistatus([{ href: hrefOf(t.path, t.kind !== "file"), found: names }]));
+/**
+ * PROPPATCH: sets and removes dead properties in the order given, all or
+ * nothing. The drive's own properties cannot be changed (403); when one
+ * instruction fails, the others are answered 424 and none is applied.
+ */
+async function proppatch(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
+  const root = parseXml(await xmlBody(req), { keepSpace: true });
+  if (!root || root.ns !== NS.dav || root.name !== "propertyupdate") throw fail(400, "the PROPPATCH body must be a DAV:propertyupdate");
+  const steps: { set: boolean; el: El }[] = [];
+  for (const op of root.children) {
+    if (op.ns !== NS.dav || (op.name !== "set" && op.name !== "remove")) throw fail(400, `a DAV:propertyupdate holds DAV:set and DAV:remove, not ${op.name}`);
+    for (const p of childrenOf(op, NS.dav, "prop")) for (const el of p.children) steps.push({ set: op.name === "set", el });
+  }
+  return drive(ctx, owner, async (db) => {
+    const t = await resolve(db, owner, segments);
+    if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
+    const all = await activeLocks(db, owner, now);
+    assertUnlocked(await preconditions(req, db, owner, all, t), all, t.path);
+    const refused = steps.filter((s) => isLive(s.el));
+    const stats = new Map<number, string[]>();
+    const answer = (status: number, el: El) => stats.set(status, [...(stats.get(status) ?? []), emptyProp(el)]);
+    if (refused.length) {
+      for (const s of steps) answer(isLive(s.el) ? 403 : 424, s.el);
+    } else {
+      for (const s of steps) {
+        const where = and(eq(props.owner, owner), eq(props.path, t.path), eq(props.ns, s.el.ns), eq(props.name, s.el.name));
+        await db.delete(props).where(where).run();
+        if (s.set) await db.insert(props).values({ owner, path: t.path, ns: s.el.ns, name: s.el.name, xml: serialize(s.el) }).run();
+        answer(200, s.el);
+      }
+    }
+    return xmlResponse(207, `<D:multistatus xmlns:D="DAV:">${responseXml(hrefOf(t.path, t.kind !== "file"), stats)}</D:multistatus>`);
+  });
+}
+
+/** Dead properties follow a place moved, or are copied with it: those at `from` and (unless `depth0`) inside it become those at `to`; what was at `to` goes. */
+async function carryProps(db: Db, owner: string, from: string, to: string, move: boolean, depth0 = false) {
+  await db.delete(props).where(and(eq(props.owner, owner), inside(props.path, to))).run();
+  const moved = (p: string) => to + p.slice(from.length);
+  const rows = await deadProps(db, owner, from, !depth0);
+  if (move) await db.delete(props).where(and(eq(props.owner, owner), inside(props.path, from))).run();
+  for (const p of rows) await db.insert(props).values({ ...p, path: moved(p.path) }).run();
 }
 
 // ---- writes
@@ -244,6 +422,25 @@ async function readCapped(req: Request, max: number): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
+/** Largest XML body read (PROPFIND, PROPPATCH, LOCK): properties are small, and a request is held whole to be parsed. */
+const MAX_XML = 1024 * 1024;
+
+/** An XML request body, refused with 413 past MAX_XML. */
+async function xmlBody(req: Request): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  const over = () => fail(413, `a ${req.method} body may be at most ${MAX_XML} bytes`);
+  if (declared > MAX_XML) throw over();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  if (req.body)
+    for await (const chunk of req.body) {
+      n += chunk.byteLength;
+      if (n > MAX_XML) throw over();
+      chunks.push(chunk);
+    }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /** files/put's arguments for these bytes: text when the name says text and the bytes are UTF-8, so files/get gives text back. */
 function putArgs(name: string, bytes: Uint8Array): Record<string, unknown> {
   if (/^(text\/|application\/(json|xml|javascript))/.test(Bun.file(name).type)) {
@@ -264,9 +461,11 @@ async function store(ctx: Ctx, db: Db, folder: string, name: string, bytes: Uint
 async function remove(ctx: Ctx, db: Db, owner: string, t: Target) {
   if (t.kind === "file") {
     await ctx.call("files", "delete", { id: t.file.id });
+    await db.delete(props).where(and(eq(props.owner, owner), eq(props.path, t.path))).run();
     return;
   }
   if (t.kind !== "folder") return;
+  await db.delete(props).where(and(eq(props.owner, owner), inside(props.path, t.path))).run();
   for (const f of await db.select({ id: files.id }).from(files).where(and(eq(files.owner, owner), inside(files.folder, t.path))).all()) await ctx.call("files", "delete", { id: f.id });
   await db.delete(folders).where(and(eq(folders.owner, owner), inside(folders.path, t.path))).run();
   await db.delete(locks).where(and(eq(locks.owner, owner), inside(locks.path, t.path))).run();
@@ -294,11 +493,14 @@ async function put(req: Request, ctx: DavCtx, owner: string, segments: string[],
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist: make it first (MKCOL)`);
     const t = await resolve(db, owner, segments);
     if (t.kind === "folder") throw fail(405, `${hrefOf(t.path, true)} is a folder`);
-    assertUnlocked(req, await activeLocks(db, owner, now), t.path);
+    const all = await activeLocks(db, owner, now);
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path);
+    if (t.kind === "none") assertMembershipUnlocked(tokens, all, t.path);
     const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], bytes);
     // Replacing: the new file takes the name, then the old one goes (its bytes stay if the content is the same).
     if (t.kind === "file") await ctx.call("files", "delete", { id: t.file.id });
-    return new Response(null, { status: t.kind === "file" ? 204 : 201, headers: { etag: `"${f.hash}"` } });
+    return new Response(null, { status: t.kind === "file" ? 204 : 201, headers: { etag: etagOf(f) } });
   });
 }
 
@@ -309,7 +511,10 @@ async function mkcol(req: Request, ctx: DavCtx, owner: string, segments: string[
     const t = await resolve(db, owner, segments);
     if (t.kind !== "none") throw fail(405, `${hrefOf(t.path, t.kind !== "file")} already exists`);
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
-    assertUnlocked(req, await activeLocks(db, owner, now), t.path);
+    const all = await activeLocks(db, owner, now);
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path);
+    assertMembershipUnlocked(tokens, all, t.path);
     await db.insert(folders).values({ owner, path: t.path, created: now }).run();
     return new Response(null, { status: 201 });
   });
@@ -320,7 +525,10 @@ async function del(req: Request, ctx: DavCtx, owner: string, segments: string[],
   return drive(ctx, owner, async (db) => {
     const t = await resolve(db, owner, segments);
     if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
-    assertUnlocked(req, await activeLocks(db, owner, now), t.path, t.kind === "folder");
+    const all = await activeLocks(db, owner, now);
+    const tokens = await preconditions(req, db, owner, all, t);
+    assertUnlocked(tokens, all, t.path, t.kind === "folder");
+    assertMembershipUnlocked(tokens, all, t.path);
     await remove(ctx, db, owner, t);
     if (t.kind === "file") await db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, t.path))).run();
     return new Response(null, { status: 204 });
@@ -355,15 +563,19 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
     if (src.kind === "folder" && within(dest, from)) throw fail(409, "a folder cannot go inside itself");
     if (!(await parentExists(db, owner, to))) throw fail(409, `the folder ${hrefOf(join(to.slice(0, -1)), true)} does not exist`);
     const all = await activeLocks(db, owner, now);
-    if (move) assertUnlocked(req, all, from, src.kind === "folder");
+    const tokens = await preconditions(req, db, owner, all, src);
+    if (move) assertUnlocked(tokens, all, from, src.kind === "folder");
+    if (move) assertMembershipUnlocked(tokens, all, from);
     const existing = await resolve(db, owner, to);
-    assertUnlocked(req, all, dest, existing.kind === "folder");
+    assertUnlocked(tokens, all, dest, existing.kind === "folder");
+    if (existing.kind === "none") assertMembershipUnlocked(tokens, all, dest);
     if (existing.kind !== "none") {
       if (!overwrite) throw fail(412, `${hrefOf(dest, existing.kind === "folder")} exists and Overwrite is F`);
       await remove(ctx, db, owner, existing);
     }
     const folder = join(to.slice(0, -1));
     const name = to[to.length - 1];
+    await carryProps(db, owner, from, dest, move, !move && src.kind === "folder" && req.headers.get("depth") === "0");
     if (src.kind === "file") {
       if (move) await db.update(files).set({ name, folder }).where(eq(files.id, src.file.id)).run();
       else await store(ctx, db, folder, name, await ctx.blobs.read(src.file.hash));
@@ -387,45 +599,59 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
   });
 }
 
+/** The lock's time: the first the client asks for that we read (Infinite or Second-n), at most LOCK_SECONDS. */
+function timeoutOf(req: Request): number {
+  for (const part of (req.headers.get("timeout") ?? "").split(",")) {
+    const v = part.trim();
+    if (/^infinite$/i.test(v)) return LOCK_SECONDS;
+    const m = /^Second-(\d+)$/i.exec(v);
+    if (m) return Math.min(Math.max(Number(m[1]), 1), LOCK_SECONDS);
+  }
+  return LOCK_SECONDS;
+}
+
 async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
-  const body = (await req.text()).trim();
+  const body = (await xmlBody(req)).trim();
   const path = join(segments);
-  const seconds = (() => {
-    const m = /Second-(\d+)/i.exec(req.headers.get("timeout") ?? "");
-    return m ? Math.min(Math.max(Number(m[1]), 1), LOCK_SECONDS) : LOCK_SECONDS;
-  })();
+  const seconds = timeoutOf(req);
+  const info = parseXml(body);
+  if (info && (info.ns !== NS.dav || info.name !== "lockinfo")) throw fail(400, "the LOCK body must be a DAV:lockinfo");
+  const scope = child(child(info, NS.dav, "lockscope"), NS.dav, "shared") ? "shared" : "exclusive";
+  if (info && !child(child(info, NS.dav, "lockscope"), NS.dav, scope)) throw fail(400, "a DAV:lockinfo names its DAV:lockscope: DAV:exclusive or DAV:shared");
+  if (info && !child(child(info, NS.dav, "locktype"), NS.dav, "write")) throw fail(400, "a DAV:lockinfo names its DAV:locktype, and only DAV:write locks are taken here");
   return drive(ctx, owner, async (db) => {
     await db.delete(locks).where(and(eq(locks.owner, owner), sql`${locks.expires} <= ${now}`)).run();
     const all = await activeLocks(db, owner, now);
-    if (!body) {
-      // A refresh: the lock named in If gets a new timeout.
-      const tokens = submitted(req);
+    let t = await resolve(db, owner, segments);
+    const tokens = await preconditions(req, db, owner, all, t);
+    if (!info) {
+      // A refresh: the lock named in If, on this place or a folder above it, gets a new timeout.
       const l = locksOn(all, path, false).find((x) => tokens.has(x.token));
       if (!l) throw fail(412, "a LOCK without a body refreshes a lock: send its token in the If header");
       const refreshed = await db.update(locks).set({ expires: now + seconds * 1000 }).where(eq(locks.token, l.token)).returning().get();
       return xmlResponse(200, `<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(refreshed, now)}</D:lockdiscovery></D:prop>`);
     }
-    const info = parseXml(body);
-    if (info?.ns !== NS.dav || info.name !== "lockinfo") throw fail(400, "the LOCK body must be a DAV:lockinfo");
     const depth = req.headers.get("depth") === "0" ? "0" : "infinity";
-    if (locksOn(all, path, depth === "infinity").length > 0) throw fail(423, `${hrefOf(path, false)} is already locked`);
+    // Shared locks keep company with other shared ones; an exclusive one with none.
+    const conflicts = locksOn(all, path, depth === "infinity").filter((l) => scope === "exclusive" || l.scope === "exclusive");
+    if (conflicts.length > 0) throw fail(423, `${hrefOf(path, false)} is already locked`);
     // Who holds it, kept as an href or as text in the DAV namespace, so the answer stays well-formed whatever prefixes the client used.
     const given = child(info, NS.dav, "owner");
     const href = child(given, NS.dav, "href")?.text.trim();
     const plain = given?.text.trim() ?? "";
     const holder = href ? `<D:href>${escape(href.slice(0, 500))}</D:href>` : escape(plain.slice(0, 500));
-    let t = await resolve(db, owner, segments);
     let status = 200;
     if (t.kind === "none") {
-      // Locking a name that is not there yet makes an empty file, as clients that lock before writing expect.
+      // Locking a name that is not there yet makes an empty file, as clients that lock before writing expect (RFC 4918 §7.3).
       if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
+      assertMembershipUnlocked(tokens, all, path);
       const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], new Uint8Array());
       t = { kind: "file", path, file: f };
       status = 201;
     }
     const made = await db
       .insert(locks)
-      .values({ token: `opaquelocktoken:${crypto.randomUUID()}`, owner, path: t.path, depth, holder, expires: now + seconds * 1000 })
+      .values({ token: `opaquelocktoken:${crypto.randomUUID()}`, owner, path: t.path, depth, scope, holder, expires: now + seconds * 1000 })
       .returning()
       .get();
     return xmlResponse(status, `<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(made, now)}</D:lockdiscovery></D:prop>`, { "lock-token": `<${made.token}>` });
@@ -448,7 +674,7 @@ async function unlock(req: Request, ctx: DavCtx, owner: string, segments: string
 
 async function get(req: Request, ctx: DavCtx, owner: string, segments: string[]): Promise<Response> {
   const t = await resolve(ctx.db, owner, segments);
-  if (t.kind === "file") return serveFile(req, t.file, ctx.blobs);
+  if (t.kind === "file") return serveFile(req, t.file, ctx.blobs, etagOf(t.file));
   if (t.kind === "none") throw fail(404, `nothing at ${hrefOf(t.path, false)}`);
   const c = await children(ctx.db, owner, t.path);
   const lines = [...c.folders.map((f) => `${f.path.split("/").pop()}/`), ...c.files.map((f) => f.name)].sort();
@@ -463,6 +689,8 @@ export async function serveDav(req: Request, ctx: DavCtx): Promise<Response> {
     const owner = ctx.caller.account?.id;
     if (!owner)
       throw new HearthError("unauthenticated", "WebDAV needs your user name and an app password (a Hearth token allowed files)", { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
+    // A fragment is the client's own business: one sent means the address is not what it seems (DELETE /a/#b must not delete /a/).
+    if (req.url.includes("#")) throw fail(400, "the request's address has a fragment (#...): percent-encode a # in a name as %23");
     const segments = parsePath(new URL(req.url).pathname);
     const now = ctx.clock.now().getTime();
     let res: Response;
@@ -478,11 +706,10 @@ export async function serveDav(req: Request, ctx: DavCtx): Promise<Response> {
         break;
       }
       case "PROPFIND":
-        await req.arrayBuffer();
         res = await propfind(req, ctx, owner, segments, now);
         break;
       case "PROPPATCH":
-        res = await proppatch(req, segments, ctx, owner);
+        res = await proppatch(req, ctx, owner, segments, now);
         break;
       case "PUT":
         res = await put(req, ctx, owner, segments, now);

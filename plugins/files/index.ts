@@ -1,10 +1,10 @@
 import { Type as T } from "@sinclair/typebox";
-import { desc, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
-import { files } from "./schema.ts";
+import { files, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";
 import { DAV_ROOT, serveDav } from "./dav.ts";
 
@@ -129,6 +129,10 @@ export default definePlugin({
         const gone = await ctx.db.delete(files).where(eq(files.id, f.id)).returning({ id: files.id }).all();
         if (gone.length === 0) throw notFound(`no file ${JSON.stringify(id)}`);
         await ctx.blobs.release(f.hash);
+        // The drive's properties set on it go with the last file of its name in its folder, so a new file there starts without them.
+        const same = and(eq(files.owner, f.owner), eq(files.folder, f.folder), eq(files.name, f.name));
+        if (!(await ctx.db.select({ id: files.id }).from(files).where(same).get()))
+          await ctx.db.delete(props).where(and(eq(props.owner, f.owner), eq(props.path, f.folder ? `${f.folder}/${f.name}` : f.name))).run();
         return { deleted: f.id, name: f.name };
       },
     }),

@@ -35,7 +35,7 @@ export const folders = sqliteTable(
   (t) => [primaryKey({ columns: [t.owner, t.path] })],
 );
 
-/** WebDAV write locks (exclusive), which file managers take before they write. */
+/** WebDAV write locks, which file managers take before they write: exclusive, or shared with other shared ones. */
 export const locks = sqliteTable(
   "files_locks",
   {
@@ -44,9 +44,29 @@ export const locks = sqliteTable(
     /** The locked path ("" is the top; a folder's path locks what is in it when depth is infinity). */
     path: text("path").notNull(),
     depth: text("depth", { enum: ["0", "infinity"] }).notNull(),
+    scope: text("scope", { enum: ["exclusive", "shared"] }).notNull().default("exclusive"),
     /** Who took it, as the client described itself (the DAV:owner XML), shown in lockdiscovery. */
     holder: text("holder").notNull().default(""),
     expires: integer("expires").notNull(),
   },
   (t) => [index("files_locks_owner_path").on(t.owner, t.path)],
+);
+
+/**
+ * WebDAV dead properties: what a client set with PROPPATCH on a file or a
+ * folder, kept by path so they follow it through MOVE and COPY and go with it.
+ */
+export const props = sqliteTable(
+  "files_props",
+  {
+    owner: text("owner").notNull(),
+    /** The file's or folder's path, as folders.path ("" is the top). */
+    path: text("path").notNull(),
+    /** The property's namespace ("" for none) and local name. */
+    ns: text("ns").notNull(),
+    name: text("name").notNull(),
+    /** The whole property element as the client sent it, its namespaces declared on it, so it is given back as it was. */
+    xml: text("xml").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.owner, t.path, t.ns, t.name] })],
 );

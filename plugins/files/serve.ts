@@ -33,9 +33,9 @@ export function parseRange(header: string | null, size: number): { start: number
   return { start, end };
 }
 
-export async function serveFile(req: Request, f: File, blobs: Blobs): Promise<Response> {
+/** Serves the file; `etag` is its entity tag at this address (the content's hash unless the address names another). */
+export async function serveFile(req: Request, f: File, blobs: Blobs, etag = `"${f.hash}"`): Promise<Response> {
   const inline = INLINE.test(f.type);
-  const etag = `"${f.hash}"`;
   const headers: Record<string, string> = {
     "content-type": f.type,
     "content-disposition": disposition(f.name, inline),
