@@ -1,12 +1,13 @@
 // tools/call over the one call path. The answer carries exactly what HTTP
 // would have sent as its body: {"result": …} on success, {"error": …} on a
 // refusal, as structuredContent and as a JSON text block beside it.
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { dispatch } from "../dispatch.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { INVALID_PARAMS, RpcError } from "./rpc.ts";
 
 export interface ToolCall {
   entry: MethodEntry;
@@ -59,7 +60,7 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
     sc.error ??= body.error;
     // Results made elsewhere are checked as the SDK's server checks them; the ones built below are valid by construction.
     const checked = CallToolResultSchema.safeParse({ ...special, structuredContent: sc, isError: true });
-    if (!checked.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${checked.error.message}`);
+    if (!checked.success) throw new RpcError(INVALID_PARAMS, `Invalid tools/call result: ${checked.error.message}`);
     return checked.data;
   }
   const out: CallToolResult = { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };

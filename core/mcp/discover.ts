@@ -9,6 +9,7 @@ import { asHearthError, HearthError, invalid } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { callTool } from "./call.ts";
+import { indexTool, rarity, readQuery, score, type Indexed, type Rarity } from "./rank.ts";
 import { inFilter, inScope, toolTable } from "./tools.ts";
 
 /** How a client asked for the tool list: every visible tool, or the discovery tools. */
@@ -112,49 +113,45 @@ function visibleEntry(rt: Runtime, c: Context, name: string, scoped = true): Met
   return entry;
 }
 
-const words = (s: string) => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-// Words that say nothing about which tool is wanted.
-const STOP = new Set(["a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "with", "from", "into", "my", "me", "i", "what", "how", "is", "it"]);
-
-/** The words each tool is found by, made once per runtime: its name, its service's description, its own. */
-const indexes = new WeakMap<Runtime, { name: string[]; about: string[]; text: string[] }[]>();
+/** What each tool is found by, read once per runtime: its service's and method's names, what its service is for, its own description. */
+const indexes = new WeakMap<Runtime, { tools: Indexed[]; rare: Rarity }>();
 function indexOf(rt: Runtime) {
   let index = indexes.get(rt);
   if (!index) {
     const t = toolTable(rt);
-    index = t.entries.map((e, i) => ({
-      name: [...words(e.service), ...words(e.name)],
-      about: words(rt.registry.plugins.get(e.service)?.def.description ?? ""),
-      text: words(`${t.tools[i].title ?? ""} ${e.def.description}`),
-    }));
+    const tools = t.entries.map((e, i) =>
+      indexTool({
+        service: e.service,
+        method: e.name,
+        title: t.tools[i].title ?? "",
+        about: rt.registry.plugins.get(e.service)?.def.description ?? "",
+        description: e.def.description,
+        args: Object.keys((e.schema as { properties?: Record<string, unknown> }).properties ?? {}),
+        write: e.def.kind !== "read",
+      }),
+    );
+    index = { tools, rare: rarity(tools) };
     indexes.set(rt, index);
   }
   return index;
 }
 
 /**
- * Ranks tools by the words of the query found in their name and service,
- * in what their service is for ("calendar" finds the events service), and in
- * their own description; a word also matches the start of a longer one
- * ("note" finds "notes"), so plural and verb forms meet.
+ * Ranks the tools this caller may see by how well they answer the request
+ * (rank.ts): its verb against what each method does, its other words against
+ * the tool's names, its service's purpose ("calendar" finds the events
+ * service) and its description.
  */
 function search(rt: Runtime, c: Context, query: string, limit: number) {
-  const wanted = [...new Set(words(query))].filter((w) => w.length > 1 && !STOP.has(w));
+  const q = readQuery(query);
   const t = toolTable(rt);
   const index = indexOf(rt);
   const scored: { score: number; i: number }[] = [];
   for (let i = 0; i < t.entries.length; i++) {
     const e = t.entries[i];
     if (!inFilter(e, c.filter) || !inScope(e, c.caller)) continue;
-    const { name, about, text } = index[i];
-    let score = 0;
-    for (const w of wanted) {
-      const hit = (v: string) => v === w || (w.length >= 3 && v.length >= 3 && (v.startsWith(w) || w.startsWith(v)));
-      if (name.some(hit)) score += 3;
-      if (about.some(hit)) score += 1;
-      if (text.some(hit)) score += 1;
-    }
-    if (score > 0) scored.push({ score, i });
+    const s = score(index.tools[i], q, index.rare);
+    if (s > 0) scored.push({ score: s, i });
   }
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i }) => {

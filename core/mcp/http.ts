@@ -16,8 +16,9 @@ import { directAnswer } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
-import { isJsonType } from "./envelope.ts";
+import { ANSWER_HEADERS, isJsonType } from "./envelope.ts";
 import { eraOf, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
+import { batchRefusal, callParamsError, errorAnswer, INVALID_REQUEST } from "./rpc.ts";
 import { McpSessions } from "./sessions.ts";
 import { parseFilter } from "./tools.ts";
 
@@ -89,6 +90,23 @@ async function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | 
   }
 }
 
+/**
+ * What /mcp refuses before either SDK reads it: a batch where the protocol
+ * has none, and tools/call params the SDKs would answer with a schema dump
+ * (or as an internal error) rather than say what is wrong.
+ */
+function refusedMessage(req: Request, body: unknown, sid: string | null): Response | null {
+  if (Array.isArray(body)) {
+    const refused = batchRefusal(req.headers.get("mcp-protocol-version"), body);
+    return refused ? rpcError(400, INVALID_REQUEST, refused) : null;
+  }
+  const bad = callParamsError(body);
+  if (!bad) return null;
+  const headers = new Headers(ANSWER_HEADERS);
+  if (sid) headers.set("mcp-session-id", sid);
+  return new Response(JSON.stringify(errorAnswer(body, bad)), { status: 200, headers });
+}
+
 const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
 
 /** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
@@ -141,6 +159,11 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const read = await readJson(rt, req);
     if (read instanceof Response) return read;
     body = read.body;
+    // A session that is gone is told so first (below), whatever it sent.
+    if (!sid || eras.sessions.get(sid)) {
+      const refused = refusedMessage(req, body, sid);
+      if (refused) return refused;
+    }
     // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
     // Its everyday tools/call is answered at once; the rest goes to the SDK's classifier.
     const quick = direct ? modernDirectAnswer(rt, ctx, req, body) : null;

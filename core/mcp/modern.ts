@@ -19,10 +19,12 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { asHearthError } from "../errors.ts";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isJsonType, isRecord } from "./envelope.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
+import { RpcError, UNAUTHORIZED } from "./rpc.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
@@ -43,11 +45,30 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
     server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
-      const c = contextOf(era);
       const run = (c: McpCallContext): unknown => answer(rt, withClient(c, clientOf(server, x)), req.params);
-      return c instanceof Promise ? c.then(run) : run(c);
+      const refused = (e: unknown) => callerRefused(method, e);
+      let c: McpCallContext | Promise<McpCallContext>;
+      try {
+        c = contextOf(era);
+      } catch (e) {
+        return refused(e);
+      }
+      return c instanceof Promise ? c.then(run, refused) : run(c);
     }) as never);
   return server;
+}
+
+/**
+ * A caller no longer accepted (a token revoked or expired since the
+ * connection opened): a tool call gets the refusal HTTP gives, as a tool
+ * error; any other request a protocol error carrying the same body.
+ */
+function callerRefused(method: string, e: unknown): CallToolResult {
+  const err = asHearthError(e);
+  if (err.kind === "internal") throw e;
+  const body = { error: err.body() };
+  if (method === "tools/call") return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, isError: true };
+  throw new RpcError(UNAUTHORIZED, err.message, body);
 }
 
 type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown> } };

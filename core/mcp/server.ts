@@ -5,11 +5,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
-  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolRequest,
   type CallToolResult,
@@ -27,6 +25,7 @@ import type { Runtime } from "../runtime.ts";
 import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
+import { INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from "./rpc.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
 
 /** What one MCP request runs as: who calls, which tools this endpoint exposes, and where links point. */
@@ -67,7 +66,7 @@ export async function callToolRequest(rt: Runtime, c: McpCallContext, params: Ca
   const apps = rendersApps(c, params._meta);
   const own = apps && !toolTable(rt).byName.has(params.name) ? await uiTool(rt, c, params.name) : null;
   const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
-  if (!entry || !inFilter(entry, c.filter)) throw new McpError(ErrorCode.InvalidParams, `no tool "${params.name}" here; tools/list names them`);
+  if (!entry || !inFilter(entry, c.filter)) throw new RpcError(INVALID_PARAMS, `no tool "${params.name}" here; tools/list names them`);
   // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
   const args = own ? { ...params.arguments, ...own.args } : params.arguments;
   const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
@@ -79,14 +78,11 @@ export function listResources(rt: Runtime, c: McpCallContext, meta?: Record<stri
   return rendersApps(c, meta) ? listViews(rt, c) : { resources: [] };
 }
 
-/** The protocol's code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
-
-/** resources/read: a view by its ui:// URI. */
+/** resources/read: a view by its ui:// URI. A miss carries the URI as its data, as both eras ask (2026-07-28's SDK gives it -32602). */
 export async function readResource(rt: Runtime, c: McpCallContext, uri: string): Promise<ReadResourceResult> {
   const read = await readView(rt, c, uri);
-  if (!read) throw new McpError(RESOURCE_NOT_FOUND, `no resource "${uri}" here; resources/list names them`);
-  if (!("contents" in read)) throw new McpError(ErrorCode.InvalidParams, read.refused);
+  if (!read) throw new RpcError(RESOURCE_NOT_FOUND, `no resource "${uri}" here; resources/list names them`, { uri });
+  if (!("contents" in read)) throw new RpcError(INVALID_PARAMS, read.refused);
   return read;
 }
 

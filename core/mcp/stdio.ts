@@ -4,17 +4,51 @@
 // Background work (plugin start hooks) stays with `hearth serve`, so running
 // both on one data folder does nothing twice.
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { findAccount } from "../auth/tokens.ts";
+import { findAccount, TokenCache } from "../auth/tokens.ts";
 import { parseFlags } from "../cli/args.ts";
 import type { CliCommand } from "../cli/commands.ts";
 import { asHearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import { parseMode, type ToolsMode } from "./discover.ts";
+import { isRecord } from "./envelope.ts";
 import { createEraServer } from "./modern.ts";
+import { callParamsError, errorAnswer, INVALID_PARAMS, RESOURCE_NOT_FOUND } from "./rpc.ts";
 import { parseFilter } from "./tools.ts";
 
 const USAGE = "usage: hearth mcp [--user NAME] [--tools notes,tasks] [--mode discover]   (acts as HEARTH_TOKEN's account unless --user is given)";
 const err = (s: string) => process.stderr.write(s + "\n");
+
+type Message = Parameters<StdioServerTransport["send"]>[0];
+
+/**
+ * The stdio transport, with what /mcp does in front of the SDK done here too:
+ * tools/call params the SDK would answer with its schema's dump are refused
+ * saying what is wrong, and on a 2025-11-25 connection (one that opened with
+ * initialize) a resource that does not exist is -32002, as that revision
+ * says; the SDK gives every era 2026-07-28's -32602 (its data, the URI, is
+ * the same).
+ */
+function checked(transport: StdioServerTransport): StdioServerTransport {
+  let legacy = false;
+  let inner: StdioServerTransport["onmessage"];
+  const onmessage = (message: Message) => {
+    const m: unknown = message;
+    if (isRecord(m) && m.method === "initialize") legacy = true;
+    const bad = callParamsError(m);
+    if (bad && isRecord(m) && "id" in m) return void transport.send(errorAnswer(m, bad) as Message).catch(() => {});
+    inner?.(message);
+  };
+  // The SDK sets onmessage once it connects; the class keeps it in a field of the instance.
+  Object.defineProperty(transport, "onmessage", { configurable: true, get: () => (inner ? onmessage : undefined), set: (fn) => (inner = fn) });
+  const send = transport.send.bind(transport);
+  transport.send = (message) => {
+    const m: unknown = message;
+    if (legacy && isRecord(m) && isRecord(m.error) && m.error.code === INVALID_PARAMS && isRecord(m.error.data) && typeof m.error.data.uri === "string" && Object.keys(m.error.data).length === 1)
+      return send({ ...m, error: { ...m.error, code: RESOURCE_NOT_FOUND } } as Message);
+    return send(message);
+  };
+  return transport;
+}
 
 export const mcpCommand: CliCommand = {
   summary: "serve MCP on stdin/stdout against the local data folder, for desktop clients",
@@ -56,9 +90,11 @@ export const mcpCommand: CliCommand = {
         const caller: Caller = { account, scopes: "*", via: "local" };
         callerNow = () => caller;
       } else {
-        // Checked now so a bad token fails at launch, and again on each call so revocation and expiry hold.
-        await rt.tokens.identify(token, rt.clock.now().getTime());
-        callerNow = () => rt.tokens.identify(token, rt.clock.now().getTime());
+        // Checked now so a bad token fails at launch, and again in the database on each call so revocation and expiry
+        // hold from the next call: this process hears of no revocation (the server or the CLI revoke elsewhere), so it keeps no token cached.
+        const tokens = new TokenCache(rt.store, rt.shared, -1);
+        await tokens.identify(token, rt.clock.now().getTime());
+        callerNow = () => tokens.identify(token, rt.clock.now().getTime());
       }
     } catch (e) {
       err(`HEARTH_TOKEN: ${asHearthError(e).message} (in ${rt.dataDir})`);
@@ -68,7 +104,7 @@ export const mcpCommand: CliCommand = {
     const filter = parseFilter(flags.get("tools")?.[0]);
     // SDK 2.x serves both eras here: a connection opening with initialize stays a 2025-11-25 one,
     // one opening with server/discover or an enveloped request speaks 2026-07-28.
-    const transport = new StdioServerTransport();
+    const transport = checked(new StdioServerTransport());
     // Start-up is over: what runs from now on is what calls need, compiled as usual (core/build.ts starts the binary with a reluctant JIT).
     Bun.unsafe.setJITPolicy(1);
     const handle = serveStdio((era) => createEraServer(rt, async () => ({ caller: await callerNow(), filter, baseUrl: "", mode }), era), {

@@ -11,7 +11,7 @@ import { directoryPage, frameHost, frameResponse, hostPage, missingPage, onAppsH
 import { apps, appsGrants, appsOpens, appsSnippets } from "./schema.ts";
 import { freeSlug, isTaken, reserved, SLUG, slugify } from "./slug.ts";
 import { STARTERS } from "./starters.ts";
-import { storeOp, type StoreRequest } from "./store.ts";
+import { MAX_KEY, storeOp, type StoreRequest } from "./store.ts";
 import { runCalls } from "./trial.ts";
 
 const Slug = T.String({ minLength: 1, maxLength: 64, description: "The app's address: /apps/<slug>." });
@@ -20,6 +20,7 @@ const Html_ = T.String({ minLength: 1, description: "The whole page, with inline
 const Description = T.String({ maxLength: 1000, description: "What the app does; defaults to the name." });
 const Tags = T.String({ maxLength: 500, description: "Comma-separated tags." });
 const Icon = T.String({ maxLength: 16384, description: "An SVG image; scripts, links and outside references are removed." });
+const Key = T.String({ minLength: 1, maxLength: MAX_KEY, description: "The key, as the app's page names it." });
 const Price = T.Integer({ minimum: 0, maximum: 1000, description: "Credits charged to whoever opens it, paid to you; 0 (free) to 1000." });
 
 /** How long one paid opening keeps its frame loadable (reloads of the same open). */
@@ -345,6 +346,44 @@ export default definePlugin({
         const id = crypto.randomUUID().replace(/-/g, "").slice(0, 20);
         await ctx.db.insert(appsSnippets).values({ id, owner: ctx.account.id, code, created: ctx.clock.now().getTime() }).run();
         return { id, url: `${ctx.baseUrl}/apps/run/${id}`, bytes };
+      },
+    }),
+    // The store an app's page keeps per person, as methods: an app opened in a conversation (an MCP Apps view)
+    // reaches it through the host's tools/call, as the person's own calls; the page under /apps through its host page, once allowed.
+    store_get: read({
+      description: "One value an app keeps for the caller (what its page saves with hearth.store.set), or null when there is none. The same store its page under /apps uses.",
+      args: T.Object({ slug: Slug, key: Key }),
+      access: "account",
+      async run({ slug, key }, ctx) {
+        const app = await find(ctx.db, slug);
+        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "get", key }, ctx.clock.now().getTime());
+      },
+    }),
+    store_keys: read({
+      description: "The keys an app keeps for the caller, sorted; `prefix` keeps those starting with it.",
+      args: T.Object({ slug: Slug, prefix: T.Optional(T.String({ maxLength: MAX_KEY, description: "Only keys starting with this." })) }),
+      access: "account",
+      async run({ slug, prefix }, ctx) {
+        const app = await find(ctx.db, slug);
+        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "keys", prefix }, ctx.clock.now().getTime());
+      },
+    }),
+    store_set: write({
+      description: "Keeps a JSON value under a key in an app's store for the caller (at most 64 KB of JSON a value, 1000 keys an app), as its page's hearth.store.set does.",
+      args: T.Object({ slug: Slug, key: Key, value: T.Unknown({ description: "Any JSON value." }) }),
+      access: "account",
+      async run({ slug, key, value }, ctx) {
+        const app = await find(ctx.db, slug);
+        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "set", key, value }, ctx.clock.now().getTime());
+      },
+    }),
+    store_remove: write({
+      description: "Removes a key from an app's store for the caller, as its page's hearth.store.remove does.",
+      args: T.Object({ slug: Slug, key: Key }),
+      access: "account",
+      async run({ slug, key }, ctx) {
+        const app = await find(ctx.db, slug);
+        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "remove", key }, ctx.clock.now().getTime());
       },
     }),
     build: write({

@@ -42,13 +42,15 @@ const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, t
 /**
  * `hearth` inside a conversation: `hearth.call("service/method", args)` is the
  * host's tools/call of `service_method`, so it reaches the instance as any
- * tool call does, with the host's caller, scopes and prices. The app's store
- * and the person's name belong to its page under /apps, where the person
- * allows them; here they refuse, saying so.
+ * tool call does, with the host's caller, scopes and prices; `hearth.store`
+ * is the host's tools/call of the apps store methods for this app, the same
+ * store its page under /apps keeps for the person. Who the person is belongs
+ * to that page, where they allow it; here it refuses, saying so.
  */
-const MCP_BRIDGE = (version: string) => `(() => {
+const MCP_BRIDGE = (version: string, slug: string) => `(() => {
   const app = new McpApps.App({ name: "Hearth app", version: ${version} }, {}, { autoResize: true });
   const ready = app.connect();
+  const SLUG = ${JSON.stringify(slug).replace(/</g, "\\u003c")};
   const refuse = (what) => () => Promise.reject(Object.assign(new Error(what + " belongs to the app's own page under /apps: open it there"), { status: 501, kind: "not_configured" }));
   const json = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v)));
   async function call(method, args) {
@@ -59,15 +61,21 @@ const MCP_BRIDGE = (version: string) => `(() => {
     const x = body.error || {};
     throw Object.assign(new Error(x.message || "refused"), { status: x.status, kind: x.kind, field: x.field });
   }
-  const store = Object.freeze({ get: refuse("The app's store"), set: refuse("The app's store"), remove: refuse("The app's store"), keys: refuse("The app's store") });
+  const kept = (op, args) => call("apps/store_" + op, Object.assign({ slug: SLUG }, args));
+  const store = Object.freeze({
+    get: (key) => kept("get", { key: String(key) }),
+    set: (key, value) => kept("set", { key: String(key), value: json(value) }),
+    remove: (key) => kept("remove", { key: String(key) }),
+    keys: (prefix) => kept("keys", prefix == null ? {} : { prefix: String(prefix) }),
+  });
   Object.defineProperty(window, "hearth", { value: Object.freeze({ store, call, user: refuse("Knowing who you are") }), enumerable: true });
 })();`;
 
-async function appView(html: string): Promise<string> {
+async function appView(html: string, slug: string): Promise<string> {
   const { cspMeta, mcpAppsScript, metaCsp, scriptText, VERSION } = await import("../../core/mcp/views.ts");
   const h = inertShadowRoots(html);
   const at = afterDoctype(h);
-  const first = `${cspMeta(metaCsp(FRAME_CSP))}<script>${FRAME_GUARD}</script><script>${scriptText(mcpAppsScript())}\n${MCP_BRIDGE(VERSION)}</script>`;
+  const first = `${cspMeta(metaCsp(FRAME_CSP))}<script>${FRAME_GUARD}</script><script>${scriptText(mcpAppsScript())}\n${MCP_BRIDGE(VERSION, slug)}</script>`;
   return h.slice(0, at) + first + h.slice(at);
 }
 
@@ -111,6 +119,6 @@ export const appViews: UiSource = {
       return {
         refused: `the app "${slug}" is ${app.ownerName}'s: in a conversation an app calls methods with your connection's token without asking you first, so only your own apps and the instance's open here; open it at /apps/${slug}, or fork it (apps/fork) to make it yours`,
       };
-    return appView(app.html);
+    return appView(app.html, slug);
   },
 };

@@ -149,3 +149,38 @@ hearth.call("tasks/create", { title: "written from the app" }).then((t) => { out
   },
   60_000,
 );
+
+test.skipIf(!present)(
+  "the Counter starter keeps its count in a conversation: hearth.store is the host's tools/call of the apps store methods, free, and the same store as its page's",
+  async () => {
+    const before = await balance();
+    const page = await hostPage();
+    const calls = () => page.evaluate(() => (window as any).toolCalls as string[]);
+    await page.evaluate((v) => (window as any).openView(v), await readView("ui://hearth/apps/counter"));
+    const view = page.frameLocator("#view");
+    // The stored count is read first: nothing yet, so 0.
+    await page.waitForFunction(() => (window as any).toolCalls.includes("apps_store_get"));
+    await expect(view.locator("#count").textContent()).resolves.toBe("0");
+    await view.getByRole("button", { name: "Plus one" }).click();
+    await page.waitForFunction(() => (window as any).toolCalls.filter((n: string) => n === "apps_store_set").length === 1);
+    await view.getByRole("button", { name: "Plus one" }).click();
+    await page.waitForFunction(() => (window as any).toolCalls.filter((n: string) => n === "apps_store_set").length === 2);
+    await expect(view.locator("#count").textContent()).resolves.toBe("2");
+    expect(await calls()).toEqual(["apps_store_get", "apps_store_set", "apps_store_set"]);
+    // Kept in wendy's store for the app, where the methods (and the app's page under /apps) read it.
+    const kept = await h.call("apps/store_get", { slug: "counter", key: "count" }, { token });
+    expect(kept.body).toEqual({ result: 2 });
+    expect(await h.row("SELECT value FROM apps_store s JOIN accounts a ON a.id = s.account WHERE a.username = 'wendy' AND s.key = 'count'")).toEqual({ value: "2" });
+    // Opened again in another conversation, the view shows the kept count.
+    const again = await hostPage();
+    await again.evaluate((v) => (window as any).openView(v), await readView("ui://hearth/apps/counter"));
+    await again.waitForFunction(() => (window as any).toolCalls.includes("apps_store_get"));
+    await expect(again.frameLocator("#view").locator("#count").textContent()).resolves.toBe("2");
+    await again.close();
+    // The store is free, as on the app's page: nothing was charged for what ran.
+    expect(await balance()).toBe(before);
+    expect(outside).toEqual([]);
+    await page.close();
+  },
+  60_000,
+);

@@ -183,6 +183,50 @@ describe("a client that renders MCP Apps", () => {
     }
   });
 
+  test("the apps store methods keep one store per app and person, free, refusing bad input by field and other scopes", async () => {
+    const c = await mcpClient(h.url, { token: alice, capabilities: UI });
+    const pinned = new ClientV2({ name: "hearth-test-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await pinned.connect(new HttpV2(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bob}` } } }));
+    const before = await balance("alice");
+    try {
+      expect((await c.call("apps_store_get", { slug: "counter", key: "count" })).structuredContent).toEqual({ result: null });
+      expect((await c.call("apps_store_set", { slug: "counter", key: "count", value: 7 })).structuredContent).toEqual({ result: { key: "count" } });
+      expect((await c.call("apps_store_set", { slug: "counter", key: "list", value: [1, { a: "b" }] })).isError).toBeUndefined();
+      expect((await c.call("apps_store_get", { slug: "counter", key: "list" })).structuredContent).toEqual({ result: [1, { a: "b" }] });
+      expect((await c.call("apps_store_keys", { slug: "counter" })).structuredContent).toEqual({ result: ["count", "list"] });
+      expect((await c.call("apps_store_keys", { slug: "counter", prefix: "li" })).structuredContent).toEqual({ result: ["list"] });
+      // Bob's store for the same app is his own, over the other era too.
+      const bobs = (await pinned.callTool({ name: "apps_store_get", arguments: { slug: "counter", key: "count" } })) as { structuredContent?: unknown };
+      expect(bobs.structuredContent).toEqual({ result: null });
+      expect((await c.call("apps_store_remove", { slug: "counter", key: "list" })).isError).toBeUndefined();
+      expect((await c.call("apps_store_keys", { slug: "counter" })).structuredContent).toEqual({ result: ["count"] });
+      for (const [args, status, field] of [
+        [{ slug: "counter", key: "" }, 400, "key"],
+        [{ slug: "counter" }, 400, "key"],
+        [{ slug: "no-such-app", key: "k" }, 404, undefined],
+      ] as const) {
+        const r = await c.call("apps_store_get", args);
+        expect(r.isError).toBe(true);
+        expect((r.structuredContent as any).error).toMatchObject({ status, ...(field ? { field } : {}) });
+      }
+      const big = await c.call("apps_store_set", { slug: "counter", key: "big", value: "x".repeat(70 * 1024) });
+      expect((big.structuredContent as any).error).toMatchObject({ status: 413, field: "value" });
+      expect((await c.call("apps_store_get", { slug: "counter", key: "big" })).structuredContent).toEqual({ result: null });
+      const tasksOnly = await h.token("alice", { scopes: ["tasks"] });
+      const scoped = await mcpClient(h.url, { token: tasksOnly });
+      try {
+        const r = await scoped.call("apps_store_get", { slug: "counter", key: "count" });
+        expect((r.structuredContent as any).error).toMatchObject({ status: 403, kind: "forbidden" });
+      } finally {
+        await scoped.close();
+      }
+      expect(await balance("alice")).toBe(before);
+    } finally {
+      await c.close();
+      await pinned.close();
+    }
+  });
+
   test("a token limited to some services sees only their views", async () => {
     const tasksOnly = await h.token("bob", { scopes: ["tasks"] });
     const c = await mcpClient(h.url, { token: tasksOnly, capabilities: UI });

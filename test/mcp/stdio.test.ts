@@ -6,6 +6,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ensureAccount, issueToken } from "../../core/auth/tokens.ts";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
+import { post, signUp } from "../auth/people.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const root = join(import.meta.dir, "..", "..");
@@ -14,7 +17,7 @@ let h: Hearth;
 let alice: string;
 
 beforeAll(async () => {
-  h = await startHearth();
+  h = await startHearth({ env: { HEARTH_SIGNUP: "open" } });
   alice = await h.token("alice");
   expect((await h.call("notes/add", { title: "Garden", text: "plant beans" }, { token: alice })).status).toBe(200);
 });
@@ -83,7 +86,9 @@ test("the token is checked on every call: once it expires, the open connection's
     const before = await c.call("notes_get", { title: "Garden" });
     expect(before.isError).toBeUndefined();
     await Bun.sleep(Math.max(0, expires.getTime() - Date.now() + 200));
-    await expect(c.call("notes_get", { title: "Garden" })).rejects.toThrow("the token has expired");
+    const after = await c.call("notes_get", { title: "Garden" });
+    expect(after.isError).toBe(true);
+    expect(after.structuredContent).toMatchObject({ error: { status: 401, kind: "unauthenticated", message: "the token has expired" } });
   } finally {
     await c.client.close();
   }
@@ -128,3 +133,40 @@ test("a bad token or an unknown user is refused at launch", async () => {
   expect(nobody.code).toBe(1);
   expect(nobody.stderr).toContain('no account "nobody"');
 }, 30_000);
+
+for (const era of ["2025-11-25", "2026-07-28"] as const) {
+  test(`a token revoked through the API mid-connection is refused at the next call, as a 401 tool error (${era})`, async () => {
+    const s = await signUp(h, `rita${era.slice(0, 4)}`);
+    const made = await post(h, "/token", { name: "desktop" }, { cookie: s.cookie, "x-csrf-token": s.csrf });
+    expect(made.status).toBe(200);
+    const { token, id } = made.body.result;
+    const env = { ...h.env, HEARTH_LOG: "off", HEARTH_TOKEN: token };
+    const spawn = { command: process.execPath, args: [main, "mcp"], cwd: root, env, stderr: "pipe" as const };
+    let client: { callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> };
+    if (era === "2025-11-25") {
+      const c = new Client({ name: "hearth-test", version: "1.0.0" });
+      await c.connect(new StdioClientTransport(spawn));
+      client = c;
+    } else {
+      const c = new ClientV2({ name: "hearth-test-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: era } } });
+      await c.connect(new StdioV2(spawn));
+      client = c;
+    }
+    try {
+      const call = () => client.callTool({ name: "notes_add", arguments: { title: `After revoking ${era}`, text: "must not be written" } }) as Promise<CallToolResult>;
+      const list = () => client.callTool({ name: "notes_list", arguments: {} }) as Promise<CallToolResult>;
+      expect((await list()).isError).toBeFalsy();
+      const revoked = await post(h, "/token/revoke", { id }, { cookie: s.cookie, "x-csrf-token": s.csrf });
+      expect(revoked.status).toBe(200);
+      const refused = await call();
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ error: { status: 401, kind: "unauthenticated", message: "the token is not valid (unknown or revoked)" } });
+      expect(JSON.parse((refused.content[0] as { text: string }).text)).toEqual(refused.structuredContent);
+      // Nothing was written as the revoked token's account.
+      const signedIn = await fetch(`${h.url}/api/v1/notes/list`, { headers: { cookie: s.cookie } });
+      expect(JSON.stringify(await signedIn.json())).not.toContain(`After revoking ${era}`);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+}
