@@ -1,9 +1,10 @@
-// ctx.schedule as a drop-in author meets it: the docs' reminders plugin,
-// loaded from HEARTH_PLUGINS, sets a schedule from a write method and records
-// the ring from its handler. With the handler's default grace a firing that
-// falls due while the instance runs is run, on the live timer and however
-// late it is claimed; one that fell due while the instance was stopped is
-// recorded missed, and the log says why.
+// ctx.schedule and ctx.index as a drop-in author meets them: the docs'
+// reminders plugin, loaded from HEARTH_PLUGINS, sets a schedule from a write
+// method and records the ring from its handler. With the handler's default
+// grace a firing that falls due while the instance runs is run, on the live
+// timer and however late it is claimed; one that fell due while the instance
+// was stopped is recorded missed, and the log says why. Its search finds the
+// same words on either store (HEARTH_TEST_DB=pg for PostgreSQL).
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -90,5 +91,25 @@ test("a firing claimed late while the instance runs still runs; one due while it
     );
   } finally {
     await b.stop();
+  }
+}, 60_000);
+
+test("the words of a URL are found on either store, as the docs say", async () => {
+  const folder = await reminders();
+  const h = await startPluginHearth({ plugins: folder, env: await storeEnv() });
+  try {
+    const token = await h.token("alice");
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const id = (await h.call("reminders/add", { text: "Read https://pg.example/two before the meeting", at }, { token })).body.result.id;
+    await h.call("reminders/add", { text: "Buy bread", at }, { token });
+    for (const q of ["two", "example", "https", "pg", "pg.example/two", "example two", "meet", "https://pg.example/two"]) {
+      const r = await h.call("reminders/find", { q }, { token });
+      expect({ q, found: r.body.result }).toEqual({ q, found: [{ id, text: "Read https://pg.example/two before the meeting" }] });
+    }
+    expect((await h.call("reminders/find", { q: "three" }, { token })).body.result).toEqual([]);
+    // Another account finds none of them.
+    expect((await h.call("reminders/find", { q: "two" }, { token: await h.token("bob") })).body.result).toEqual([]);
+  } finally {
+    await h.stop();
   }
 }, 60_000);
