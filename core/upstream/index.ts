@@ -275,7 +275,7 @@ function onHost(base: URL, to: URL): boolean {
  * would take it off the provider's host (`@elsewhere.example/…`,
  * `.elsewhere.example`), and a check for each redirect it meets.
  */
-function destination(rt: Runtime, service: string, p: ProviderDef, base: string, target: string): { url: string; redirect: (to: URL) => void } {
+export function destination(rt: Runtime, service: string, p: ProviderDef, base: string, target: string): { url: string; redirect: (to: URL) => void } {
   const url = base + target;
   // A provider with no URL set (SEARXNG_URL empty) fails as unreachable, as it always has.
   const from = URL.canParse(base) ? new URL(base) : null;

@@ -1,4 +1,4 @@
-// ctx.http reaches the host of a provider the manifest declares, and no
+// ctx.http (and ctx.bytes) reach the host of a provider the manifest declares, and no
 // other: not through a redirect the provider answers with, nor through a
 // path that rewrites the URL's host (`@elsewhere/…`). What `hearth help`
 // says a drop-in reaches stays the whole of what it reaches.
@@ -18,7 +18,7 @@ const FETCHER = defineProvider({ name: "FETCHER", label: "Fetcher", url: "https:
 export default definePlugin({
   name: "fetcher",
   description: "Reads JSON from its one provider.",
-  needs: ["http"],
+  needs: ["http", "bytes"],
   providers: [FETCHER],
   methods: {
     get: read({
@@ -26,6 +26,12 @@ export default definePlugin({
       args: T.Object({ path: T.String() }),
       access: "public",
       run: async ({ path }, ctx) => (await ctx.http.get("FETCHER", path, { ttl: 0 })).data,
+    }),
+    raw: read({
+      description: "The provider's bytes for a path, as text.",
+      args: T.Object({ path: T.String() }),
+      access: "public",
+      run: async ({ path }, ctx) => JSON.parse(new TextDecoder().decode((await ctx.bytes.get("FETCHER", path)).bytes)),
     }),
   },
 });
@@ -100,3 +106,14 @@ test("hearth help names the one host it reaches", async () => {
   expect(code).toBe(0);
   expect(out).toContain(`reaches: FETCHER (${providerHost})`);
 }, 60_000);
+
+test("ctx.bytes keeps to the provider's host too: its own redirect is followed, another host's is not, and a path cannot move it", async () => {
+  expect((await h.call("fetcher/raw", { path: "/moved" })).body.result).toEqual({ here: true });
+  const away = await h.call("fetcher/raw", { path: "/away" });
+  expect(away.status).toBe(502);
+  expect(away.body.error.message).toContain(`Fetcher redirected to ${otherHost}, which plugin "fetcher" does not declare`);
+  const moved = await h.call("fetcher/raw", { path: `@${otherHost}/stolen` });
+  expect(moved.status).toBe(501);
+  expect(moved.body.error.message).toContain(`plugin "fetcher" asked FETCHER (${providerHost}) for a path that leads to another host`);
+  expect(elsewhere).toEqual([]);
+});
