@@ -90,3 +90,17 @@ test("the docs' test of the bookmarks example passes in the plugin's folder, as 
     rmSync(dirname(bookmarks), { recursive: true, force: true });
   }
 });
+
+test("the docs' examples type-check in their own folders, every capability they use included, as an author's editor checks them", async () => {
+  for (const name of ["bookmarks", "reminders"]) {
+    const example = writeDocsExample(name);
+    try {
+      expect(writeTsconfig(example)).toBe(true);
+      const tsc = await run(["bun", join(import.meta.dir, "../../node_modules/typescript/bin/tsc"), "--noEmit", "-p", example], example);
+      expect({ name, out: tsc.stdout }).toEqual({ name, out: "" });
+      expect(tsc.code).toBe(0);
+    } finally {
+      rmSync(dirname(example), { recursive: true, force: true });
+    }
+  }
+}, 180_000);
