@@ -30,6 +30,11 @@ export function setEmbeddedBuild(b: EmbeddedBuild) {
   embeddedBuild = b;
 }
 
+/** The commands of `hearth` itself, which no plugin's command may take: the CLI's own and those core modules add. */
+export function coreCommands(): string[] {
+  return ["serve", "help", "version", "token", ...coreWiring.cli.keys()];
+}
+
 /**
  * The registry and the resolved settings, without opening the data folder:
  * enough for commands that only list or call methods, which must not create
@@ -43,6 +48,7 @@ export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded"
     extra: env.HEARTH_PLUGINS,
     capabilities: coreWiring.capabilities.keys(),
     moduleOwners: coreWiring.migrations.map((m) => m.owner),
+    commands: coreCommands(),
   });
   const settings = { ...coreSettings };
   for (const p of registry.plugins.values()) Object.assign(settings, p.def.config ?? {});
@@ -85,4 +91,10 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
 }
 
 /** What `hearth` commands are handed: they open the instance through here, not by importing this file. */
-export const cliHost: CliHost = { open: () => createRuntime() };
+export const cliHost: CliHost = {
+  open: () => createRuntime(),
+  services: async () => {
+    const { registry } = await loadRegistry();
+    return { plugins: registry.plugins, reserved: registry.reserved };
+  },
+};

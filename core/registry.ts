@@ -327,6 +327,20 @@ export async function serveSdk() {
   });
 }
 
+/**
+ * Why a plugin's files did not load. A syntax error comes from the
+ * transpiler as a list of build errors ("4 errors building …"), each with
+ * its place: the first is named by file, line and column, with its line.
+ */
+function whereItFailed(e: unknown): string {
+  const errors = e instanceof AggregateError ? e.errors : [e];
+  const first = errors.find((x) => (x as { position?: unknown })?.position) as { message: string; position: { file: string; line: number; column: number; lineText?: string } } | undefined;
+  if (!first) return e instanceof Error ? e.message : String(e);
+  const { file, line, column, lineText } = first.position;
+  const more = errors.length > 1 ? ` (${errors.length - 1} more error${errors.length > 2 ? "s" : ""} after it)` : "";
+  return `${file}:${line}:${column}: ${first.message}${more}${lineText ? `\n  ${line} | ${lineText}` : ""}`;
+}
+
 export async function loadFolder(reg: Registry, folder: string, builtin: boolean) {
   if (!builtin) await serveSdk();
   const file = existsSync(join(folder, "index.ts")) ? join(folder, "index.ts") : join(folder, "index.js");
@@ -334,7 +348,7 @@ export async function loadFolder(reg: Registry, folder: string, builtin: boolean
   try {
     mod = await import(file);
   } catch (e) {
-    throw new ManifestError(file, "import", (e as Error).message);
+    throw new ManifestError(file, "import", whereItFailed(e));
   }
   const name = folder.split("/").pop()!;
   // A folder outside the plugin's is refused by validateManifest; it is not read first.
@@ -396,6 +410,8 @@ export async function buildRegistry(opts: {
   capabilities?: Iterable<string>;
   /** The owners of the core modules' migrations: their tables and records are theirs, so no drop-in takes these names. */
   moduleOwners?: Iterable<string>;
+  /** The commands of `hearth` itself (serve, help, token, backup, …): a plugin's command may not take one's name, which the CLI would never reach. */
+  commands?: Iterable<string>;
 }): Promise<Registry> {
   const reg = new Registry(opts.moduleOwners);
   if (opts.embedded) for (const p of opts.embedded) reg.add(p.def, p.file, { builtin: true, folder: p.folder, migrations: p.migrations });
@@ -410,10 +426,12 @@ export async function buildRegistry(opts: {
       if (!other) ownerOf.set(k, p.def.name);
     }
   const commands = new Map<string, string>();
+  const core = new Set(opts.commands ?? []);
   for (const p of reg.plugins.values()) {
     for (const r of p.def.requires ?? [])
       if (r !== "*" && !r.endsWith("?") && !reg.plugins.has(r)) throw new ManifestError(p.file, "requires", `plugin "${p.def.name}" requires the service "${r}", which this instance does not have`);
     for (const c of Object.keys(p.def.cli ?? {})) {
+      if (core.has(c)) throw new ManifestError(p.file, `cli.${c}`, `plugin "${p.def.name}" adds the command "${c}", which is a command of hearth itself: name it otherwise`);
       const other = commands.get(c);
       if (other || reg.plugins.has(c)) throw new ManifestError(p.file, `cli.${c}`, `plugin "${p.def.name}" adds the command "${c}", which ${other ? `plugin "${other}" adds too` : "is a service's name"}`);
       commands.set(c, p.def.name);

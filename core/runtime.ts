@@ -180,7 +180,7 @@ export class Runtime {
     const plugin = this.registry.plugins.get(service)!;
     let proto = this.protos.get(service);
     if (!proto) {
-      proto = makeProto(service, plugin.def.needs ?? [], this.capabilities.keys());
+      proto = makeProto(service, plugin.def.needs ?? [], this.capabilities.keys(), this.log);
       this.protos.set(service, proto);
     }
     const ctx = Object.create(proto) as Record<string, unknown>;
@@ -212,7 +212,7 @@ export function declaredSettings(service: string, allowed: Set<string>, all: Rec
   });
 }
 
-function makeProto(service: string, needs: string[], capabilities: Iterable<string>): object {
+function makeProto(service: string, needs: string[], capabilities: Iterable<string>, log: Pick<Logger, "error">): object {
   const proto: PropertyDescriptorMap = {
     account: {
       get(this: Ctx) {
@@ -225,8 +225,10 @@ function makeProto(service: string, needs: string[], capabilities: Iterable<stri
   for (const name of capabilities) {
     if (needs.includes(name)) continue;
     proto[name] = {
+      // Refused by name, as an undeclared setting is: the answer and the log say which plugin and what to add.
       get() {
-        throw new Error(`plugin "${service}" uses ctx.${name} without declaring "${name}" in needs`);
+        log.error("plugin used a capability it does not declare", { plugin: service, capability: name });
+        throw notConfigured(`plugin "${service}" uses ctx.${name} without declaring "${name}" in needs: add it to the plugin's needs`);
       },
     };
   }

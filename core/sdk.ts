@@ -25,6 +25,14 @@ export type {
   RouteDef,
 } from "./plugin.ts";
 export type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
+// The capabilities core modules provide (ctx.schedule, ctx.ai, …), by their types: naming these modules
+// brings their additions to Ctx into a plugin's type check. Types only: nothing more is loaded.
+export type { Schedule, Firing, FiringHandler, FiringRecord } from "./scheduler/index.ts";
+export type { BytesFetcher, BytesOptions, BytesAnswer } from "./upstream/bytes.ts";
+export type { Ai, ChatRequest, ChatAnswer, ChatMessage } from "./ai/index.ts";
+export type { Mail, SendInput, LocalMessage } from "./mail/index.ts";
+export type { Broadcast } from "./shared/module.ts";
+export type { InstancePayments } from "./pay/local.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
 // For a plugin offering its records to calendar and contacts apps (`dav`).

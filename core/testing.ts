@@ -1,7 +1,10 @@
 // A test harness for plugins, imported as "hearth/testing": starts a real
 // instance with the plugin loaded from its folder (as HEARTH_PLUGINS would),
 // its database in a temp folder, on a loopback port, and calls it over HTTP
-// and MCP as any client would.
+// and MCP as any client would. Given a PostgreSQL server (`database`, or
+// HEARTH_TEST_DATABASE_URL), it runs on a new database there instead. stop()
+// leaves nothing behind: the temp folder is removed and the database dropped,
+// as they are when the instance fails to start.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -9,6 +12,8 @@ import { ensureAccount, issueToken } from "./auth/tokens.ts";
 import { listen } from "./http/serve.ts";
 import type { Clock } from "./plugin.ts";
 import { createRuntime } from "./instance.ts";
+import type { Runtime } from "./runtime.ts";
+import { SQL } from "bun";
 
 export interface Answer {
   status: number;
@@ -25,26 +30,65 @@ export interface ToolAnswer {
   text: string;
 }
 
-export async function startHearth(opts: { plugins?: string | string[]; env?: Record<string, string>; clock?: Clock } = {}) {
+/**
+ * A new, empty database on the PostgreSQL server at `server` (a URL whose
+ * user may create databases), sorting text in byte order as the store
+ * requires, and how to drop it.
+ */
+async function scratchDatabase(server: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `hearth_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = async (text: string) => {
+    const db = new SQL({ url: server, max: 1 });
+    try {
+      await db.unsafe(text);
+    } finally {
+      await db.close();
+    }
+  };
+  await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+export async function startHearth(
+  opts: {
+    plugins?: string | string[];
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** A PostgreSQL server's URL: the instance runs on a new database there, dropped by stop(). Default HEARTH_TEST_DATABASE_URL; unset, SQLite in the temp folder. */
+    database?: string;
+  } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "hearth-plugin-test-"));
   const plugins = [opts.plugins ?? []].flat().map((p) => resolve(p));
-  const rt = await createRuntime({
-    env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PLUGINS: plugins.join(":"), ...opts.env },
-    clock: opts.clock,
-  });
-  try {
-    await rt.start();
-  } catch (e) {
-    await rt.stop();
+  const server = opts.env?.HEARTH_DATABASE_URL ? undefined : opts.database || process.env.HEARTH_TEST_DATABASE_URL || undefined;
+  let db: Awaited<ReturnType<typeof scratchDatabase>> | null = null;
+  let rt: Runtime | null = null;
+  let app: ReturnType<typeof listen>;
+  const cleanup = async () => {
+    await rt?.stop();
     rmSync(dir, { recursive: true, force: true });
+    await db?.drop();
+  };
+  try {
+    if (server) db = await scratchDatabase(server);
+    rt = await createRuntime({
+      env: { HEARTH_DATA: dir, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PLUGINS: plugins.join(":"), ...(db ? { HEARTH_DATABASE_URL: db.url } : {}), ...opts.env },
+      clock: opts.clock,
+    });
+    await rt.start();
+    app = listen(rt, { port: 0, hostname: "127.0.0.1" });
+  } catch (e) {
+    await cleanup().catch(() => {});
     throw e;
   }
-  const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;
   const auth = (token?: string): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 
+  let stopped: Promise<void> | null = null;
   return {
-    rt,
+    rt: rt as Runtime,
     url,
     dir,
     /** Creates the account if needed and returns a new bearer token for it. */
@@ -84,10 +128,13 @@ export async function startHearth(opts: { plugins?: string | string[]; env?: Rec
       if (!msg.result) throw new Error(`MCP ${tool}: ${msg.error?.message ?? `status ${res.status}`}`);
       return { isError: !!msg.result.isError, structured: msg.result.structuredContent, text: (msg.result.content ?? []).map((c) => c.text ?? "").join("") };
     },
-    async stop() {
-      await app.stop();
-      await rt.stop();
-      rmSync(dir, { recursive: true, force: true });
+    /** Stops the instance and removes what it made (its temp folder, its database); calling it again does nothing more. */
+    stop() {
+      stopped ??= (async () => {
+        await app.stop();
+        await cleanup();
+      })();
+      return stopped;
     },
   };
 }

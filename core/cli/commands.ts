@@ -6,6 +6,8 @@ import type { Runtime } from "../runtime.ts";
 export interface CliHost {
   /** Opens the instance on the data folder the settings name (not yet migrated or started). */
   open(): Promise<Runtime>;
+  /** The services this instance would serve, without opening its data: built-in, drop-in (HEARTH_PLUGINS), and the names the core keeps for itself. */
+  services(): Promise<{ plugins: Map<string, { file: string; builtin: boolean }>; reserved: Set<string> }>;
 }
 
 export interface CliCommand {

@@ -83,6 +83,12 @@ async function help(service?: string): Promise<number> {
       return `${n} (${URL.canParse(base) ? new URL(base).host : base})`;
     });
     lines.push("", `reaches: ${hosts.join(", ") || "no outside provider"}`, `reads: ${[...plugin.settings].sort().join(", ") || "no setting"}`);
+    // Its own settings, as config/example.env lists them: the default and what each does.
+    const own = Object.entries(plugin.def.config ?? {});
+    if (own.length) {
+      lines.push("", "settings:");
+      for (const [k, c] of own) lines.push(`  ${k}=${c.default}`, `      ${c.description}`);
+    }
   }
   lines.push("", `methods (${entries.length}):`);
   for (const e of entries) {

@@ -3,13 +3,13 @@
 // writes a plugin's next drizzle-kit migration, SQLite's and PostgreSQL's, from its schema.ts, which
 // imports from "hearth" and so cannot be read by drizzle-kit's own command.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { hearthHome } from "../config.ts";
 import { pgMigrationsIn } from "../db/owners.ts";
 import { serveSdk } from "../registry.ts";
 import { defineModule } from "../module.ts";
 import { parseFlags } from "./args.ts";
-import type { CliCommand } from "./commands.ts";
+import type { CliCommand, CliHost } from "./commands.ts";
 
 const USAGE = "usage: hearth plugin new NAME [--dir FOLDER] | hearth plugin migrations FOLDER [--name WORD]";
 
@@ -169,10 +169,18 @@ export function writeTsconfig(folder: string): boolean {
   return true;
 }
 
-async function newPlugin(name: string, parent: string): Promise<number> {
+async function newPlugin(name: string, parent: string, hearth: CliHost): Promise<number> {
   if (!/^[a-z][a-z0-9]{0,31}$/.test(name)) {
     process.stderr.write(`plugin name "${name}" must be a-z and 0-9, starting with a letter, at most 32 characters\n`);
     return 2;
+  }
+  // A service name is the route, the tools' prefix and the tables' names: one already taken would stop start-up beside it.
+  const { plugins, reserved } = await hearth.services();
+  const taken = plugins.get(name);
+  if (taken || reserved.has(name)) {
+    const by = !taken ? "the core's own records" : taken.builtin ? "a built-in service" : `the drop-in plugin at ${dirname(taken.file)}`;
+    process.stderr.write(`plugin name "${name}" is taken: it names ${by}; choose another\n`);
+    return 1;
   }
   const folder = resolve(parent, name);
   await drizzleKit();
@@ -192,14 +200,14 @@ async function newPlugin(name: string, parent: string): Promise<number> {
 export const pluginCommand: CliCommand = {
   summary: "write a new drop-in plugin folder, or a plugin's next migration from its schema.ts",
   usage: "hearth plugin new NAME | migrations FOLDER",
-  async run(argv) {
+  async run(argv, hearth) {
     const { flags, rest } = parseFlags(argv);
     const [sub, arg, ...extra] = rest;
     if (!arg || extra.length || (sub !== "new" && sub !== "migrations")) {
       process.stderr.write(`${USAGE}\n`);
       return 2;
     }
-    if (sub === "new") return newPlugin(arg, flags.get("dir")?.[0] ?? process.cwd());
+    if (sub === "new") return newPlugin(arg, flags.get("dir")?.[0] ?? process.cwd(), hearth);
     const tag = await writeMigration(arg, flags.get("name")?.[0]);
     const pgTag = await writePgMigration(arg);
     if (tag) process.stdout.write(`${join(resolve(arg), "migrations", `${tag}.sql`)}\n`);

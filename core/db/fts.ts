@@ -148,7 +148,8 @@ export function tsQuery(text: string): string | null {
 
 /**
  * ctx.index on PostgreSQL: search_index holds a tsvector of title and body
- * (core/db/pg/core/0001_search_index.sql) under a GIN index. Ranking is
+ * (core/db/pg/core/0001_search_index.sql; 0002 splits URLs and paths into
+ * their words, as FTS5 does) under a GIN index. Ranking is
  * ts_rank with the title weighing four times the body, as bm25's weights do
  * on SQLite, normalised by the entry's length; rank is negated so that, as
  * with bm25, lower is better.

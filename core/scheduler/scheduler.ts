@@ -55,7 +55,7 @@ export interface FiringRecord {
 
 export interface RunReport {
   fired: { service: string; ref: string; due: number; late: number; status: "done" | "failed" }[];
-  missed: { service: string; ref: string; first: number; last: number; count: number }[];
+  missed: { service: string; ref: string; first: number; last: number; count: number; reason: string }[];
 }
 
 /** One round of a collector: how many sources it asked and which of them failed. */
@@ -142,7 +142,8 @@ const MAX_RUNNING = 32;
 const MAX_SLEEP_MS = 60_000;
 
 export class Scheduler {
-  private handlers = new Map<string, { fn: FiringHandler; grace: number }>();
+  /** since: when (instance clock) the handler was registered; a firing due from then on fell due while the instance ran. */
+  private handlers = new Map<string, { fn: FiringHandler; grace: number; since: number }>();
   private timer: Cron | null = null;
   private armedFor: number | null = null;
   private chain: Promise<unknown> = Promise.resolve();
@@ -167,12 +168,14 @@ export class Scheduler {
   /**
    * Registers the service's firing handler, claims what fell due while the
    * instance was down (within `grace` ms; older firings are recorded as
-   * missed, not replayed) and arms the timer. The claimed firings run in the
+   * missed, not replayed, and logged) and arms the timer. A firing that
+   * falls due from now on is run when the timer wakes, however late the
+   * wake: grace bounds only catching up on time the instance was not running. The claimed firings run in the
    * background, so a slow prompt never holds up the instance's start;
    * settle() waits for them.
    */
   async handle(service: string, fn: FiringHandler, opts: { grace?: number } = {}): Promise<void> {
-    this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0) });
+    this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0), since: this.rt.clock.now().getTime() });
     this.stopped = false;
     await this.rt.store.exclusive(() => this.ensure());
     const { claims, report } = await this.claimQueued(undefined, false);
@@ -325,8 +328,12 @@ export class Scheduler {
         if ((earliest === null || earliest > now) && (lease === null || lease >= Date.now())) break;
       }
       afterWrite = false;
+      const seen = report.missed.length;
       const batch = await this.rt.store.write(() => this.claim(now, report));
       claims.push(...batch.claims);
+      // Recorded in the ledger (ctx.schedule.history) and said in the log, so a firing never goes missing unnoticed.
+      for (const m of report.missed.slice(seen))
+        this.rt.log.warn(`scheduled firing of ${m.service} missed: ${m.reason}`, { service: m.service, ref: m.ref, due: new Date(m.first).toISOString(), count: m.count });
       if (batch.seen < BATCH) break;
     }
     // exclusive() waits for every write of this process under way (on PostgreSQL they run beside the
@@ -388,7 +395,8 @@ export class Scheduler {
         .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall - grace), ne(f.owner, this.owner)))
         .returning({ ref: f.ref, due: f.due })
         .all();
-      for (const m of missed) report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1 });
+      for (const m of missed)
+        report.missed.push({ service, ref: m.ref, first: m.due, last: m.due, count: 1, reason: `the instance running it stopped mid-firing and none took it over within its grace (${grace} ms)` });
       // The claim is one conditional UPDATE … RETURNING: only a lease that ran out is taken, and
       // only by one instance. On PostgreSQL the inner SELECT takes FOR UPDATE SKIP LOCKED
       // (skipLocked), so instances claiming at once each get different rows; one that finds a
@@ -424,17 +432,22 @@ export class Scheduler {
     const insert = (row: typeof f.$inferInsert) => db.insert(f).values(row).onConflictDoNothing().run();
     for (const job of due) {
       const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz };
-      const grace = this.handlers.get(job.service)!.grace;
+      const { grace, since } = this.handlers.get(job.service)!;
       const first = indexAtOrAfter(r, job.next_due) ?? 0;
       const last = Math.max(first, indexAtOrBefore(r, now) ?? first);
       const lastAt = occurrence(r, last);
-      const runs = now - lastAt <= grace;
+      // Due while this instance ran: the timer woke for it, however late (a busy machine), so it runs.
+      // Due before the handler was registered: the instance was down then, and grace says how late it may still run.
+      const runs = lastAt >= since || now - lastAt <= grace;
       const missedTo = runs ? last - 1 : last;
       const at = { service: job.service, ref: job.ref, claimed: now };
       if (missedTo >= first) {
         const m = { first: occurrence(r, first), last: occurrence(r, missedTo), count: missedTo - first + 1 };
         await insert({ ...at, due: m.first, status: "missed", count: m.count, finished: now, detail: JSON.stringify({ last: m.last, grace }), owner: null, lease: null });
-        report.missed.push({ service: job.service, ref: job.ref, ...m });
+        const reason = runs
+          ? "a later firing of the same schedule was due by the time it was claimed, and only the latest runs"
+          : `it fell due while the instance was not running, more than its grace (${grace} ms) before it was claimed: a larger grace in ctx.schedule.handle runs such firings late`;
+        report.missed.push({ service: job.service, ref: job.ref, ...m, reason });
       }
       if (runs && (await insert({ ...at, due: lastAt, status: "claimed", count: 1, finished: null, detail: null, owner: this.owner, lease })).changes === 1)
         claims.push({ job, due: lastAt, claimed: now });

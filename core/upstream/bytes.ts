@@ -14,7 +14,7 @@ import { hostname } from "node:os";
 import { HearthError, upstream } from "../errors.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
-import { declaredProvider } from "./index.ts";
+import { declaredProvider, destination } from "./index.ts";
 import { Gate } from "./limiter.ts";
 import { providerNamed, type RateCap } from "./providers.ts";
 import pkg from "../../package.json";
@@ -66,7 +66,7 @@ function rateSetting(v: string | undefined, fallback: RateCap | undefined): Rate
   return m ? { count: Number(m[1]), perMs: Number(m[2]) * 1000 } : fallback;
 }
 
-async function fetchBytes(rt: Runtime, provider: string, path: string, opts: BytesOptions = {}): Promise<BytesAnswer> {
+async function fetchBytes(rt: Runtime, service: string, provider: string, path: string, opts: BytesOptions = {}): Promise<BytesAnswer> {
   const p = providerNamed(provider);
   const cfg = rt.config;
   const override = cfg[`${p.name}_URL`];
@@ -76,7 +76,10 @@ async function fetchBytes(rt: Runtime, provider: string, path: string, opts: Byt
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) q.set(k, String(v));
   const qs = q.toString();
-  const url = (base === "" && /^https?:\/\//.test(path) ? path : base + path) + (qs ? (path.includes("?") ? "&" : "?") + qs : "");
+  const whole = base === "" && /^https?:\/\//.test(path);
+  const url = (whole ? path : base + path) + (qs ? (path.includes("?") ? "&" : "?") + qs : "");
+  // A provider with a base URL is reached on its host alone, as for ctx.http; one without (feeds an operator lists by whole URL) follows redirects where they lead.
+  const dest = whole ? null : destination(rt, service, p, base, url.slice(base.length));
   const maxBytes = opts.maxBytes ?? p.maxBytes ?? 50_000_000;
   const contact = cfg.HEARTH_CONTACT;
   const headers: Record<string, string> = {
@@ -94,10 +97,20 @@ async function fetchBytes(rt: Runtime, provider: string, path: string, opts: Byt
   const tooLate = () => upstream("upstream_timeout", `${p.label} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`);
   try {
     let res: Response;
-    try {
-      res = await fetch(url, { method: opts.method ?? "GET", headers, signal: abort.signal, redirect: "follow" });
-    } catch {
-      throw late ? tooLate() : upstream("upstream_unavailable", `${p.label} could not be reached`);
+    let at = url;
+    for (let hops = 0; ; hops++) {
+      try {
+        res = await fetch(at, { method: opts.method ?? "GET", headers, signal: abort.signal, redirect: dest ? "manual" : "follow" });
+      } catch {
+        throw late ? tooLate() : upstream("upstream_unavailable", `${p.label} could not be reached`);
+      }
+      const location = dest && res.status >= 300 && res.status < 400 && res.status !== 304 ? res.headers.get("location") : null;
+      if (location === null) break;
+      void res.body?.cancel().catch(() => {});
+      const to = URL.canParse(location, at) ? new URL(location, at) : null;
+      if (!to || hops >= 5) throw upstream("upstream_failed", `${p.label} answered HTTP ${res.status} with a redirect that was not followed`);
+      dest!.redirect(to);
+      at = to.href;
     }
     const ok = (res.status >= 200 && res.status < 300) || (opts.accept ?? []).includes(res.status);
     if (!ok) {
@@ -161,7 +174,7 @@ export const bytesModule = defineModule({
   provides: {
     capabilities: {
       bytes: (s) => ({
-        get: async (provider: string, path: string, opts?: BytesOptions) => (declaredProvider(s.rt, s.service, provider), fetchBytes(s.rt, provider, path, opts)),
+        get: async (provider: string, path: string, opts?: BytesOptions) => (declaredProvider(s.rt, s.service, provider), fetchBytes(s.rt, s.service, provider, path, opts)),
       }),
     },
   },

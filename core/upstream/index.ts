@@ -262,14 +262,48 @@ function shape<T>(rt: Runtime, p: ProviderDef, e: Entry, data: T, cached: boolea
 
 const finite = (n: number) => Number.isFinite(n);
 
+/**
+ * Whether a URL stays on the provider's host, the only one `hearth help`
+ * says the plugin reaches: the same host, or the same name over https.
+ */
+function onHost(base: URL, to: URL): boolean {
+  return to.host === base.host || (to.hostname === base.hostname && to.protocol === "https:");
+}
+
+/**
+ * The URL a request for `target` goes to, refused (and logged) when the path
+ * would take it off the provider's host (`@elsewhere.example/…`,
+ * `.elsewhere.example`), and a check for each redirect it meets.
+ */
+export function destination(rt: Runtime, service: string, p: ProviderDef, base: string, target: string): { url: string; redirect: (to: URL) => void } {
+  const url = base + target;
+  // A provider with no URL set (SEARXNG_URL empty) fails as unreachable, as it always has.
+  const from = URL.canParse(base) ? new URL(base) : null;
+  const to = from && URL.canParse(url) ? new URL(url) : null;
+  if (from && (!to || !onHost(from, to))) {
+    const host = to?.host ?? "";
+    rt.log.error("plugin asked a provider for a path that leaves its host", { plugin: service, provider: p.name, host, path: target.split("?")[0] });
+    throw notConfigured(`plugin "${service}" asked ${p.name} (${from.host}) for a path that leads ${host ? `to another host (${host})` : "nowhere"}: a path starts with "/"`);
+  }
+  return {
+    url,
+    redirect: (next) => {
+      if (from && onHost(from, next)) return;
+      rt.log.error("provider redirected to an undeclared host; not followed", { plugin: service, provider: p.name, host: next.host });
+      throw upstream("upstream_failed", `${p.label} redirected to ${next.host}, which plugin "${service}" does not declare: the redirect was not followed`);
+    },
+  };
+}
+
 /** Fetches, checks and stores a fresh copy; concurrent misses for one key share a request. */
-function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, opts: GetOptions<T>): Promise<Entry> {
+function refresh<T>(rt: Runtime, service: string, p: ProviderDef, key: string, target: string, opts: GetOptions<T>): Promise<Entry> {
   let m = inflight.get(rt);
   if (!m) inflight.set(rt, (m = new Map()));
   const running = m.get(key);
   if (running) return running;
   const job = (async () => {
     const s = settingsFor(rt, p);
+    const dest = destination(rt, service, p, s.base, target);
     const gatesHere = gateFor(rt, p, target);
     const releases: (() => void)[] = [];
     let answer;
@@ -284,7 +318,8 @@ function refresh<T>(rt: Runtime, p: ProviderDef, key: string, target: string, op
       if (opts.contentType) headers["content-type"] = opts.contentType;
       answer = await send({
         label: p.label,
-        url: s.base + target,
+        url: dest.url,
+        redirect: dest.redirect,
         method: opts.method ?? "GET",
         headers,
         body: opts.body,
@@ -391,7 +426,7 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
           return shape(rt, p, held, parsedOf(held, opts), true, true);
         }
         const bg = detached(() =>
-          refresh(rt, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })),
+          refresh(rt, service, p, key, target, opts).catch((e) => rt.log.warn("upstream refresh failed", { provider: p.name, error: String(e) })),
         );
         cache.track(bg);
         note("cached");
@@ -404,7 +439,7 @@ function makeUpstream(rt: Runtime, call: Call, service: string): Upstream {
         return shape(rt, p, held, parsedOf(held, opts), true, true);
       }
       try {
-        const fresh = await refresh(rt, p, key, target, opts);
+        const fresh = await refresh(rt, service, p, key, target, opts);
         note("network");
         return shape(rt, p, fresh, parsedOf(fresh, opts), false, false);
       } catch (err) {

@@ -13,7 +13,15 @@ export interface WireRequest {
   /** Statuses besides 2xx that are answers rather than failures (404 for "no such product"). */
   accept: number[];
   retryDelayMs: number;
+  /**
+   * Asked before each redirect is followed, with where it leads; it throws to
+   * refuse. Without it no redirect is followed, and one is a failure.
+   */
+  redirect?: (to: URL) => void;
 }
+
+/** Redirects followed for one request at most. */
+const MAX_REDIRECTS = 5;
 
 export interface WireAnswer {
   status: number;
@@ -53,11 +61,29 @@ async function once(req: WireRequest): Promise<WireAnswer> {
   const late = () => upstream("upstream_timeout", `${req.label} did not answer within ${(req.timeoutMs / 1000).toFixed(1)} s`);
   try {
     let res: Response;
-    try {
-      res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: abort.signal, redirect: "follow" });
-    } catch {
-      if (timedOut) throw late();
-      throw new Transient(upstream("upstream_unavailable", `${req.label} could not be reached`));
+    // Redirects are followed here, one hop at a time, so each place one leads is asked about before anything is sent there.
+    let url = req.url;
+    let method = req.method;
+    let payload = req.body;
+    for (let hops = 0; ; hops++) {
+      try {
+        res = await fetch(url, { method, headers: req.headers, body: payload, signal: abort.signal, redirect: "manual" });
+      } catch {
+        if (timedOut) throw late();
+        throw new Transient(upstream("upstream_unavailable", `${req.label} could not be reached`));
+      }
+      const location = res.status >= 300 && res.status < 400 && res.status !== 304 ? res.headers.get("location") : null;
+      if (location === null) break;
+      void res.body?.cancel().catch(() => {});
+      const to = URL.canParse(location, url) ? new URL(location, url) : null;
+      if (!to || hops >= MAX_REDIRECTS || !req.redirect) throw upstream("upstream_failed", `${req.label} answered HTTP ${res.status} with a redirect that was not followed`);
+      req.redirect(to);
+      // As browsers do: a 303, or a 301/302 after a POST, is followed with a GET and no body.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
+        method = "GET";
+        payload = undefined;
+      }
+      url = to.href;
     }
     const ok = (res.status >= 200 && res.status < 300) || req.accept.includes(res.status);
     if (!ok) {

@@ -1,7 +1,7 @@
 // `hearth plugin new` writes a plugin folder that passes its own test, and
 // `hearth plugin migrations` writes the next migration when its tables change.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { writeTsconfig } from "../../core/cli/plugin.ts";
@@ -58,6 +58,25 @@ test("a bad name is a usage error and an existing folder is refused", async () =
   expect(again.stderr).toContain("exists already");
 });
 
+test("a service name already taken is refused: a built-in's, the core's own, a drop-in's named in HEARTH_PLUGINS", async () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), "hearth-plugin-new-taken-"));
+  try {
+    for (const [name, why] of [["notes", "a built-in service"], ["scheduler", "the core's own records"]]) {
+      const r = await run(["bun", main, "plugin", "new", name, "--dir", elsewhere]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`plugin name "${name}" is taken: it names ${why}; choose another\n`);
+    }
+    const p = Bun.spawn(["bun", main, "plugin", "new", "demo", "--dir", elsewhere], { cwd: parent, env: { ...process.env, HEARTH_LOG: "off", HEARTH_PLUGINS: folder }, stdout: "pipe", stderr: "pipe" });
+    const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`plugin name "demo" is taken: it names the drop-in plugin at ${folder}; choose another\n`);
+    // Nothing was written.
+    expect(readdirSync(elsewhere)).toEqual([]);
+  } finally {
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
 test("the docs' test of the bookmarks example passes in the plugin's folder, as a plugin author runs it", async () => {
   const bookmarks = writeDocsExample();
   try {
@@ -71,3 +90,17 @@ test("the docs' test of the bookmarks example passes in the plugin's folder, as 
     rmSync(dirname(bookmarks), { recursive: true, force: true });
   }
 });
+
+test("the docs' examples type-check in their own folders, every capability they use included, as an author's editor checks them", async () => {
+  for (const name of ["bookmarks", "reminders"]) {
+    const example = writeDocsExample(name);
+    try {
+      expect(writeTsconfig(example)).toBe(true);
+      const tsc = await run(["bun", join(import.meta.dir, "../../node_modules/typescript/bin/tsc"), "--noEmit", "-p", example], example);
+      expect({ name, out: tsc.stdout }).toEqual({ name, out: "" });
+      expect(tsc.code).toBe(0);
+    } finally {
+      rmSync(dirname(example), { recursive: true, force: true });
+    }
+  }
+}, 180_000);
