@@ -113,7 +113,9 @@ ${names.map(
 <summary><span class="name"><code>${entry.path}</code> <span class="tag">${verb}</span> <span class="tag">${d.access === "account" ? "account" : "public"}</span> <span class="tag">${priceLabel(price)}</span></span>
 <span class="short">${prose(short)}</span></summary>
 ${rest ? html`<p>${prose(rest)}</p>` : ""}
-<p class="hint"><code>${verb} /api/v1/${entry.path}</code> · MCP tool <code>${entry.tool}</code>${d.destructive ? " · removes something" : ""}${d.openWorld ? " · asks a provider outside this instance" : ""}${
+<p class="hint"><code>${verb} /api/v1/${entry.path}</code> · MCP tool <code>${entry.tool}</code>${d.destructive ? " · removes or overwrites data" : ""}${entry.classes.outbound ? " · sends outside this instance" : ""}${
+    entry.classes.untrusted ? " · answers with content from outside you" : ""
+  }${d.openWorld ? " · asks a provider outside this instance" : ""}${
     d.withheldFromAgent ? " · withheld from the agent" : ""
   }</p>
 ${argsPart}${canTry && names.length === 0 ? html`<p class="hint">Takes no arguments.</p>` : ""}
