@@ -26,6 +26,8 @@ export interface RunHint {
   onTool?: (name: string, ok: boolean) => void;
   /** Ends the run early (the instance stopping): the model request under way is cancelled. */
   signal?: AbortSignal;
+  /** Outside content the request itself carries (a forwarded or quoted mail): the run starts as having read it. */
+  outside?: string;
 }
 
 export interface Tool {
@@ -71,6 +73,8 @@ export interface AskResult {
   stopped: string | null;
   calls: { tool: string; ok: boolean; status?: number }[];
   credits: number;
+  /** Sends not made because the run had read outside content: the tool, its method, and what the run had read. */
+  refused: { tool: string; method: string; read: string }[];
 }
 
 declare module "../../core/plugin.ts" {
