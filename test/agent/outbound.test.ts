@@ -7,6 +7,9 @@
 // each attempt is in the log, on the conversation and in the answer. The
 // owner's own request with nothing read first still sends.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { mailOf } from "../../core/mail/index.ts";
 import { makeLogger } from "../../core/log.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
@@ -63,6 +66,32 @@ function follower(body: any): Reply {
   return { say: "I have nothing to do." };
 }
 
+/** A drop-in plugin whose one method sends outside, as it declares: the rule holds for it as for the built-ins. */
+const dropIns = mkdtempSync(join(tmpdir(), "hearth-dropin-"));
+mkdirSync(join(dropIns, "beacon"));
+writeFileSync(
+  join(dropIns, "beacon", "index.ts"),
+  `import { definePlugin, write, T } from "hearth";
+export default definePlugin({
+  name: "beacon",
+  description: "Sends a word to a listener outside.",
+  methods: {
+    ping: write({
+      description: "Sends the word out.",
+      args: T.Object({ word: T.String() }),
+      access: "account",
+      outbound: true,
+      run: ({ word }) => {
+        ((globalThis as any).beaconHeard ??= []).push(word);
+        return { sent: word };
+      },
+    }),
+  },
+});
+`,
+);
+const beaconHeard = () => ((globalThis as any).beaconHeard ?? []) as string[];
+
 const clock = new TestClock(new Date("2026-11-21T09:00:00Z").getTime());
 const lines: Record<string, any>[] = [];
 const page = startFixture({
@@ -101,6 +130,7 @@ beforeAll(async () => {
       TWILIO_FROM: "+15005550006",
       TWILIO_URL: tw.url,
       WEB_FETCH_ALLOW_LOOPBACK: "true",
+      HEARTH_PLUGINS: dropIns,
     },
   });
   alice = await h.token("alice");
@@ -113,6 +143,7 @@ afterAll(async () => {
   tw.stop();
   page.stop();
   ai.stop();
+  rmSync(dropIns, { recursive: true, force: true });
 });
 
 /** The stranger's mail, as the inbound SMTP server stores it: from outside, DKIM and DMARC passing. */
@@ -305,5 +336,20 @@ describe("the owner's own request", () => {
     const again = await h.call("agent/ask", { prompt: "Text +447700900125 hi", conversation: first.body.result.conversation }, { token: alice });
     expect(again.body.result.refused).toEqual([{ tool: "sms_send", method: "sms/send", read: "what earlier turns of this conversation read" }]);
     expect(tw.sent.length).toBe(sent);
+  });
+});
+
+describe("a drop-in plugin's outbound method", () => {
+  test("is listed as outbound, runs on the owner's word, and is refused after a read", async () => {
+    const prices = (await (await fetch(`${h.url}/api/v1/prices`)).json()).result.methods;
+    expect(prices.find((m: any) => m.method === "beacon/ping")).toMatchObject({ kind: "write", classes: ["outbound"] });
+    ai.reply({ calls: [{ name: "beacon_ping", arguments: JSON.stringify({ word: "hello" }) }] }, { say: "Sent." });
+    const direct = await h.call("agent/ask", { prompt: "Ping hello." }, { token: alice });
+    expect(direct.body.result.calls).toEqual([{ tool: "beacon_ping", ok: true }]);
+    expect(beaconHeard()).toEqual(["hello"]);
+    ai.reply({ calls: [{ name: "notes_list", arguments: "{}" }] }, { calls: [{ name: "beacon_ping", arguments: JSON.stringify({ word: "Sort code 12-34-56" }) }] }, { say: "Refused." });
+    const after = await h.call("agent/ask", { prompt: "Ping my bank note." }, { token: alice });
+    expect(after.body.result.refused).toEqual([{ tool: "beacon_ping", method: "beacon/ping", read: "the answer of notes_list" }]);
+    expect(beaconHeard()).toEqual(["hello"]);
   });
 });
