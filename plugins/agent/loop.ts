@@ -10,6 +10,8 @@
 // outside the instance; the call is not made, not charged, and the model is
 // told why. Only the receipt of a send (an outbound method whose answer is not
 // itself outside content) leaves the run as it was: it holds what the run sent.
+// Nor may such a run set the agent working later (a task assigned to it, an
+// event's prompt) as if its owner had asked: its calls carry no `agent` scope.
 import type { Ai, ChatMessage, ToolDef } from "../../core/ai/index.ts";
 import { asHearthError } from "../../core/errors.ts";
 import type { Clock } from "../../core/plugin.ts";
@@ -146,7 +148,7 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
         const { outbound, untrusted } = tool.entry.classes;
         if (untrusted || !outbound) handed ??= `the answer of ${call.name}`;
         try {
-          const answer = await o.host.call(tool.entry, call.arguments);
+          const answer = await o.host.call(tool.entry, call.arguments, { read: read !== null });
           result = asText(untrusted ? { untrusted: UNTRUSTED_NOTICE, result: answer } : { result: answer });
           credits += price;
           calls.push({ tool: call.name, ok: true });
