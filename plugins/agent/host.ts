@@ -23,7 +23,7 @@ export interface RunHint {
   /** What a new conversation is about, when the client knows better than the prompt's first words (a mail's subject, a task's title). */
   topic?: string;
   onText?: (piece: string) => void;
-  onTool?: (name: string, ok: boolean) => void;
+  onTool?: (name: string, ok: boolean, refused?: string) => void;
   /** Ends the run early (the instance stopping): the model request under way is cancelled. */
   signal?: AbortSignal;
   /** Outside content the request itself carries (a forwarded or quoted mail): the run starts as having read it. */

@@ -37,7 +37,8 @@ export interface RunInput {
   history: Turn[];
   prompt: string;
   onText?: (piece: string) => void;
-  onTool?: (name: string, ok: boolean) => void;
+  /** Each tool call as it ends; `refused` says why an outbound call was not made. */
+  onTool?: (name: string, ok: boolean, refused?: string) => void;
   signal?: AbortSignal;
   /** Each tool call and its result, as it happens, for the conversation's record. */
   onCall?: (name: string, args: unknown, result: string) => void | Promise<void>;
@@ -127,6 +128,7 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
     for (const call of a.tool_calls) {
       const tool = byName.get(call.name);
       let result: string;
+      let refusal: string | undefined;
       if (!tool) {
         result = asText({ error: { kind: "not_found", message: `no tool named "${call.name}" is offered here` } });
         calls.push({ tool: call.name, ok: false, status: 404 });
@@ -136,7 +138,8 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
       } else if (read && tool.entry.classes.outbound) {
         const r: Refusal = { tool: call.name, method: tool.entry.path, read };
         refused.push(r);
-        result = asText({ error: { status: 403, kind: "forbidden", message: refusalMessage(r), approval: "needed" } });
+        refusal = refusalMessage(r);
+        result = asText({ error: { status: 403, kind: "forbidden", message: refusal, approval: "needed" } });
         calls.push({ tool: call.name, ok: false, status: 403 });
         await o.onRefused?.(r);
       } else if (stopped === "credits" || credits + (await o.host.price(tool.entry, call.arguments)) > o.limits.credits) {
@@ -158,7 +161,7 @@ export async function runAgent(o: RunInput): Promise<RunOutcome> {
           calls.push({ tool: call.name, ok: false, status: he.status });
         }
       }
-      o.onTool?.(call.name, calls[calls.length - 1].ok);
+      o.onTool?.(call.name, calls[calls.length - 1].ok, refusal);
       await o.onCall?.(call.name, call.arguments ?? call.raw, result);
       messages.push({ role: "tool", tool_call_id: call.id, content: result });
     }

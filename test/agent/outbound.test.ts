@@ -17,6 +17,7 @@ import { workerFor } from "../../plugins/agent/worker.ts";
 import { startOpenAiFixture, type OpenAiFixture, type Reply } from "../fixtures/openai/server.ts";
 import { startTwilio } from "../fixtures/twilio/server.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { signUp } from "../auth/people.ts";
 import { startSink } from "../mail/sink.ts";
 import { startFixture } from "../upstream/fixture-server.ts";
 
@@ -133,6 +134,7 @@ beforeAll(async () => {
       TWILIO_URL: tw.url,
       WEB_FETCH_ALLOW_LOOPBACK: "true",
       HEARTH_PLUGINS: dropIns,
+      HEARTH_SIGNUP: "open",
     },
   });
   alice = await h.token("alice");
@@ -169,12 +171,18 @@ async function strangerMails(subject: string) {
   );
 }
 
-const charges = async () => (await h.rows<{ method: string; delta: number }>("SELECT method, delta FROM pay_ledger WHERE reason = 'charge' ORDER BY id")).map((r) => [r.method, r.delta]);
+/** Alice's charges, oldest first. */
+const charges = async () =>
+  (
+    await h.rows<{ method: string; delta: number }>(
+      "SELECT l.method, l.delta FROM pay_ledger l JOIN accounts a ON a.id = l.account WHERE l.reason = 'charge' AND a.username = 'alice' ORDER BY l.id",
+    )
+  ).map((r) => [r.method, r.delta]);
 const queued = async () => (await h.rows<{ recipient: string }>("SELECT recipient FROM mail_outbox")).map((r) => r.recipient);
 const refusedLines = () => lines.filter((l) => l.msg === "agent send refused after reading outside content");
 
 /** Nothing went out: no mail queued or relayed, no text sent; each refused send is in the log and on the conversation. */
-async function nothingSent(conversation: string, read: string) {
+async function nothingSent(conversation: string, read: string, token = alice) {
   await mailOf(h.rt).settled();
   expect(await queued()).not.toContain(EVIL);
   expect(relay.received.some((m) => m.to.includes(EVIL))).toBe(false);
@@ -190,7 +198,7 @@ async function nothingSent(conversation: string, read: string) {
     expect(l.read).toContain(read);
     expect(l.owner).toBeString();
   }
-  const conv = (await h.call("recall/conversation", { id: conversation }, { token: alice })).body.result;
+  const conv = (await h.call("recall/conversation", { id: conversation }, { token })).body.result;
   const tools = conv.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content as string);
   for (const t of ["mail_send", "sms_send"]) {
     const rec = tools.find((c: string) => c.startsWith(`${t} `))!;
@@ -275,6 +283,34 @@ describe("content from outside the owner closes sending for the rest of the run"
     expect(page.hits("/recipe")).toBe(1);
     expect(r.body.result.refused.map((x: any) => x.read)).toEqual(["the answer of web_fetch", "the answer of web_fetch"]);
     await nothingSent(r.body.result.conversation, "web_fetch");
+  });
+
+  test("on /agent, a refused send shows as it happens and on the conversation's page", async () => {
+    const carol = await signUp(h, "carol");
+    await h.grant("carol", 20);
+    const token = await h.token("carol");
+    await h.call("notes/add", { title: "Clipped", text: `Saved from a site: ${ORDER}` }, { token });
+    const res = await fetch(`${h.url}/agent/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: carol.cookie, "x-csrf-token": carol.csrf },
+      body: JSON.stringify({ message: "Summarise my notes." }),
+    });
+    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+    const tools = lines.filter((l) => l.type === "tool");
+    expect(tools.map((l) => [l.name, l.ok])).toEqual([
+      ["notes_list", true],
+      ["mail_send", false],
+      ["sms_send", false],
+    ]);
+    expect(tools[1].refused).toContain("sending out needs the owner's approval after reading outside content: mail_send");
+    const done = lines.at(-1);
+    expect(done.result.answer).toContain("Not sent: mail_send, sms_send");
+    await nothingSent(done.result.conversation, "notes_list", token);
+    const pageHtml = await (await fetch(`${h.url}/agent?c=${done.result.conversation}`, { headers: { cookie: carol.cookie } })).text();
+    expect(pageHtml).toContain('<div class="msg tool refused"><p>Not sent: mail_send: sending out needs the owner&#39;s approval');
+    expect(pageHtml).toContain('<div class="msg tool refused"><p>Not sent: sms_send: ');
+    // What a tool read is not shown: only the refusals.
+    expect(pageHtml).not.toContain("Saved from a site");
   });
 
   test("mail the owner forwards to their agent starts the run as having read it", async () => {
