@@ -22,7 +22,7 @@ export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> 
   const conv = current ? await conversationOf(ctx.db, account.id, current) : null;
   const chosen = conv?.agent ?? url.searchParams.get("agent") ?? "default";
   // Of what tools answered, only the sends refused are shown: the owner sees every attempt to send out that was stopped.
-  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).flatMap((m) => (m.role !== "tool" ? [m] : refusedSend(m.content))) : [];
+  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).flatMap((m): Shown[] => (m.role !== "tool" ? [{ role: m.role, content: m.content }] : refusedSend(m.content))) : [];
   const recent = await ctx.db
     .select()
     .from(recallConversations)
@@ -56,8 +56,14 @@ ${recent.length ? html`<h2>Recent</h2><ul>${recent.map((c) => html`<li><a href="
   });
 }
 
+/** A turn as the page shows it: said, answered, or a send refused. */
+interface Shown {
+  role: "user" | "assistant" | "refused";
+  content: string;
+}
+
 /** A recorded tool call that was an outbound call refused after reading, as "tool: why"; nothing for any other. */
-function refusedSend(content: string): { role: "refused"; content: string }[] {
+function refusedSend(content: string): Shown[] {
   const nl = content.indexOf("\n");
   try {
     const error = JSON.parse(content.slice(nl + 1))?.error;

@@ -1,11 +1,9 @@
 // One request to an agent, on any client: find or open its conversation,
 // record what was said, run the loop, record the answer.
-import { and, eq, sql } from "drizzle-orm";
 import { formatTime } from "../../core/scheduler/recurrence.ts";
 import { notFound } from "../../core/errors.ts";
 import type { Ctx, Db } from "../../core/plugin.ts";
-import { recallMessages } from "../recall/schema.ts";
-import { addMessage, conversationByThread, conversationOf, openConversation, recentMessages, type Client, type Conversation } from "../recall/store.ts";
+import { addMessage, conversationByThread, conversationOf, openConversation, recentMessages, toolsCalled, type Client, type Conversation } from "../recall/store.ts";
 import { agentName, agentOrThrow } from "./agents.ts";
 import type { AskResult, RunHint, Tool } from "./host.ts";
 import { boundMessage, refusedNotice, runAgent, type Limits } from "./loop.ts";
@@ -33,14 +31,9 @@ function clientOf(ctx: Ctx, hint: RunHint | null): Client {
  * A send's receipt is no such reading.
  */
 async function readEarlier(db: Db, conversation: string, tools: Tool[]): Promise<boolean> {
-  const rows = await db
-    .select({ head: sql<string>`substr(${recallMessages.content}, 1, 80)` })
-    .from(recallMessages)
-    .where(and(eq(recallMessages.conversation, conversation), eq(recallMessages.role, "tool")))
-    .all();
   const byName = new Map(tools.map((t) => [t.name, t.entry.classes]));
-  return rows.some((r) => {
-    const c = byName.get(r.head.split(" ", 1)[0]);
+  return (await toolsCalled(db, conversation)).some((name) => {
+    const c = byName.get(name);
     return !c || c.untrusted || !c.outbound;
   });
 }
