@@ -100,7 +100,17 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
     read: hint?.outside ?? (opened.earlier ? "what earlier turns of this conversation read" : null),
     // Every refused send is in the instance's log, besides the conversation's record and the answer.
     onRefused: (r) =>
-      ctx.log.warn("agent send refused after reading outside content", { request: ctx.requestId, conversation: c.id, owner: owner.id, agent: agent.name, client, tool: r.tool, method: r.method, read: r.read }),
+      ctx.log.warn("agent send refused after reading outside content", {
+        request: ctx.requestId,
+        conversation: c.id,
+        owner: owner.id,
+        agent: agent.name,
+        client,
+        tool: r.tool,
+        method: r.method,
+        read: r.read,
+        reason: "sending out needs the owner's approval after reading outside content",
+      }),
   });
   const bound = boundMessage(out.stopped, limits);
   const answer = [out.answer, refusedNotice(out.refused), bound].filter(Boolean).join("\n\n") || "(no answer)";

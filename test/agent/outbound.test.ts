@@ -196,6 +196,8 @@ async function nothingSent(conversation: string, read: string, token = alice) {
   for (const l of logged) {
     expect(l.level).toBe("warn");
     expect(l.read).toContain(read);
+    expect(l.reason).toBe("sending out needs the owner's approval after reading outside content");
+    expect(l.request).toBeString();
     expect(l.owner).toBeString();
   }
   const conv = (await h.call("recall/conversation", { id: conversation }, { token })).body.result;
