@@ -91,7 +91,7 @@ function methodSection(rt: Runtime, entry: MethodEntry, s: Session | null, tried
     ? html`<form method="post" action="/services#${entry.tool}-answer" class="try">
 <input type="hidden" name="csrf" value="${s!.csrf}"><input type="hidden" name="method" value="${entry.path}">
 ${names.map((n) => field(entry, n, props[n], given))}
-<p><button type="submit">${d.kind === "read" ? "Call" : d.destructive ? "Call (removes data)" : "Call (changes your data)"} ${entry.path}</button></p>
+<p><button type="submit">${d.kind === "read" ? "Call" : d.destructive ? "Call (removes or overwrites data)" : "Call (changes your data)"} ${entry.path}</button></p>
 </form>`
     : html`<p class="hint"><a href="/signin?next=/services%23${entry.tool}">Sign in</a> to try it here.</p>`;
   const answer = mine
