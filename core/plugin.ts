@@ -224,8 +224,32 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
   withheldFromAgent?: boolean;
   /** Reaches a provider outside the instance. */
   openWorld?: boolean;
-  /** Removes something. */
+  /*
+   * What the method does beyond reading or writing, so that policies on the
+   * agent (and the MCP annotations) key on the class of act, not on names.
+   */
+  /** Deletes or overwrites the owner's data (a record removed, a note or post rewritten in place). */
   destructive?: boolean;
+  /**
+   * Sends data outside the instance, or where strangers read it: mail out, a
+   * text, a fetch of an address the caller names, a payment, a public post, a
+   * published app, a chat message. An agent run that has read anything beyond
+   * its owner's request may not call it.
+   */
+  outbound?: boolean;
+  /**
+   * Its answer carries content from outside the owner (a stranger's mail, a
+   * fetched page, a feed, someone else's post or chat message, a hosted app's
+   * input, a recalled conversation holding such): the agent hands it to the
+   * model marked as untrusted, data never to be obeyed.
+   */
+  untrusted?: boolean;
+  /**
+   * Spends money. Defaults to whether a price is declared (a number above 0 or
+   * a function); true for a method that spends the owner's funds otherwise
+   * (wallet/pay); a priced method may not declare false.
+   */
+  costs?: boolean;
   /**
    * Largest JSON body this method accepts, in bytes, when it needs more (or
    * less) than HEARTH_BODY_LIMIT: an upload, say. A function reads settings.
@@ -401,6 +425,21 @@ export interface PluginDef {
   start?: (ctx: Ctx) => void | Promise<void>;
   /** Called once as the instance stops, with a context acting as the instance (close listeners, timers). */
   stop?: (ctx: Ctx) => void | Promise<void>;
+}
+
+/** The classes of act a method declares beyond read or write, as every surface shows them. */
+export interface MethodClasses {
+  destructive: boolean;
+  outbound: boolean;
+  untrusted: boolean;
+  costs: boolean;
+}
+
+export const CLASS_NAMES = ["destructive", "outbound", "untrusted", "costs"] as const;
+
+export function classesOf(def: Pick<MethodDef, "destructive" | "outbound" | "untrusted" | "costs" | "price">): MethodClasses {
+  const priced = typeof def.price === "function" || (typeof def.price === "number" && def.price > 0);
+  return { destructive: def.destructive === true, outbound: def.outbound === true, untrusted: def.untrusted === true, costs: def.costs ?? priced };
 }
 
 export function definePlugin<P extends PluginDef>(plugin: P): P {

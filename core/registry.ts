@@ -11,7 +11,7 @@ import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { hasProvider, providerNamed, providerSettings } from "./upstream/providers.ts";
 import { coreSettings } from "../config/defaults.ts";
-import type { MethodDef, PluginDef } from "./plugin.ts";
+import { classesOf, CLASS_NAMES, type MethodClasses, type MethodDef, type PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
 
 
@@ -23,6 +23,8 @@ export interface MethodEntry {
   /** "<service>_<method>" */
   tool: string;
   def: MethodDef<TObject, unknown>;
+  /** What it does beyond read or write (destructive, outbound, untrusted, costs), as declared or derived from its price. */
+  classes: MethodClasses;
   /** The compiled validator, made on first use. */
   readonly check: TypeCheck<TObject>;
   argNames: string[];
@@ -196,6 +198,11 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       fail(`${at}.price`, "must be a non-negative number of credits or a function of the arguments");
     if (d.irreversible !== undefined && typeof d.irreversible !== "boolean") fail(`${at}.irreversible`, "must be true or false");
     if (typeof d.run !== "function") fail(`${at}.run`, "must be a function (args, ctx) => result");
+    for (const flag of ["openWorld", "withheldFromAgent", ...CLASS_NAMES])
+      if (d[flag] !== undefined && typeof d[flag] !== "boolean") fail(`${at}.${flag}`, `must be true or false (got ${JSON.stringify(d[flag])})`);
+    if (d.destructive === true && d.kind === "read") fail(`${at}.destructive`, "a read method removes and overwrites nothing: make it a write() or drop destructive");
+    if (d.costs === false && (typeof d.price === "function" || (typeof d.price === "number" && d.price > 0)))
+      fail(`${at}.costs`, "a priced method costs money: drop costs: false or the price");
   }
 }
 
@@ -257,6 +264,7 @@ export class Registry {
         path: `${def.name}/${name}`,
         tool: `${def.name}_${name}`,
         def: m as MethodDef<TObject, unknown>,
+        classes: classesOf(m),
         get check() {
           if (!compiled) {
             try {

@@ -21,6 +21,11 @@ export function priceText(credits: number | null): string {
   return `Price: ${credits} credit${credits === 1 ? "" : "s"} ($${(credits / 100).toFixed(2)}) per call.`;
 }
 
+/** The classes a method declares, by name ("outbound", "costs"), as the tool list and the price list show them. */
+export function classList(entry: MethodEntry): string[] {
+  return Object.entries(entry.classes).flatMap(([k, on]) => (on ? [k] : []));
+}
+
 export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
   const def = entry.def;
   const credits = creditsOf(rt, entry);
@@ -37,12 +42,14 @@ export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
       title,
       readOnlyHint: readOnly,
       // The protocol's defaults assume the worst, so both are stated.
-      destructiveHint: !readOnly && def.destructive === true,
-      openWorldHint: def.openWorld === true,
+      destructiveHint: !readOnly && entry.classes.destructive,
+      // Reaching a provider, sending outside and answering with outside content all touch the open world.
+      openWorldHint: def.openWorld === true || entry.classes.outbound || entry.classes.untrusted,
     },
     _meta: {
       price: credits === null ? { credits: null, varies: true } : { credits, usd: credits / 100 },
       access: def.access,
+      classes: classList(entry),
       http: `${readOnly ? "GET" : "POST"} /api/v1/${entry.path}`,
     },
   };

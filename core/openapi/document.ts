@@ -92,7 +92,7 @@ function operation(rt: Runtime, entry: MethodEntry): [string, Json] {
     "x-hearth-price": price,
     "x-hearth-tool": entry.tool,
   };
-  if (d.destructive) op["x-hearth-destructive"] = true;
+  for (const [k, on] of Object.entries(entry.classes)) if (on) op[`x-hearth-${k}`] = true;
   if (d.kind === "read") {
     const params = queryParameters(entry);
     if (params.length) op.parameters = params;

@@ -8,6 +8,7 @@ import type { Caller } from "../plugin.ts";
 import type { MethodEntry, Registry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { mapAnswer } from "../answer.ts";
+import { classList } from "../mcp/tools.ts";
 import { accountMetering, metersAccount, type AccountMetering } from "./accounts.ts";
 
 export const DEFAULT_PRICES_FILE = join(import.meta.dir, "..", "..", "config", "prices.json");
@@ -90,6 +91,8 @@ export class Prices {
           method: e.path,
           tool: e.tool,
           access: e.def.access,
+          kind: e.def.kind,
+          classes: classList(e),
           credits,
           ...(credits === null ? { varies: "depends on the arguments; the price is stated when the call is refused for payment" } : { usd: credits / 100 }),
         };

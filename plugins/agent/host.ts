@@ -23,9 +23,11 @@ export interface RunHint {
   /** What a new conversation is about, when the client knows better than the prompt's first words (a mail's subject, a task's title). */
   topic?: string;
   onText?: (piece: string) => void;
-  onTool?: (name: string, ok: boolean) => void;
+  onTool?: (name: string, ok: boolean, refused?: string) => void;
   /** Ends the run early (the instance stopping): the model request under way is cancelled. */
   signal?: AbortSignal;
+  /** Outside content the request itself carries (a forwarded or quoted mail): the run starts as having read it. */
+  outside?: string;
 }
 
 export interface Tool {
@@ -38,8 +40,13 @@ export interface Tool {
 export interface AgentHost {
   /** Methods the agent may call for this caller: in its scopes, not withheld from the agent, not the agent's own. */
   tools(): Tool[];
-  /** Calls a tool through dispatch as the caller acting through the agent. */
-  call(entry: MethodEntry, args: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Calls a tool through dispatch as the caller acting through the agent.
+   * `read`: the run has read outside content, so the call's scopes leave out
+   * `agent`, and a task or event prompt it sets down for the agent (which
+   * records them) is not run as the owner's own request later.
+   */
+  call(entry: MethodEntry, args: Record<string, unknown>, o?: { read?: boolean }): Promise<unknown>;
   /** What a call would cost in credits, with the instance's overrides and metering switch. */
   price(entry: MethodEntry, args: Record<string, unknown>): number | Promise<number>;
   /** How this run was started (client, thread, stream listeners); null for a plain API call. */
@@ -71,6 +78,8 @@ export interface AskResult {
   stopped: string | null;
   calls: { tool: string; ok: boolean; status?: number }[];
   credits: number;
+  /** Sends not made because the run had read outside content: the tool, its method, and what the run had read. */
+  refused: { tool: string; method: string; read: string }[];
 }
 
 declare module "../../core/plugin.ts" {
@@ -103,10 +112,13 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
   // The agent's calls carry the caller's scopes cut to AGENT_SERVICES, so dispatch refuses what either leaves out.
   const only = offered(rt.config);
   const asAgent: Caller = { ...s.caller, scopes: only ? intersectScopes(s.caller.scopes, [...only]) : s.caller.scopes, agent: true };
+  // Work set down after reading outside content carries no `agent` scope: a task or event prompt
+  // written from a stranger's words would otherwise come back as the owner's own request.
+  const afterReading = (): Caller => ({ ...asAgent, scopes: (asAgent.scopes === "*" ? rt.registry.services() : asAgent.scopes).filter((n) => n !== "agent") });
   return {
     tools: () => toolsFor(rt, asAgent),
     // Each tool call is a call of its own, made from the run: priced, charged and limited by itself.
-    call: (entry, args) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: asAgent, parent: s.call }),
+    call: (entry, args, o) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: o?.read ? afterReading() : asAgent, parent: s.call }),
     async price(entry, args) {
       if (rt.config.HEARTH_METERING === "off") return 0;
       try {

@@ -47,6 +47,7 @@ export default definePlugin({
         conversation: T.Optional(T.String({ minLength: 1, maxLength: 64, description: "A conversation to continue (its id from recall/list)." })),
       }),
       access: "account",
+      untrusted: true,
       price: 2,
       openWorld: true,
       // A run waits on the model for seconds; each method it calls takes its own transaction.

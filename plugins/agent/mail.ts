@@ -38,6 +38,18 @@ export function fromOwner(from: string, username: string, domain: string | null)
   return !!lp && lp.handle === username && lp.tag === null;
 }
 
+/**
+ * Whether the owner's mail carries someone else's words: a forward, or a
+ * quoted message. The owner's own lines are their request; what they pass on
+ * is outside content, so the run starts as having read it.
+ */
+export function passesOn(subject: string, body: string): string | null {
+  if (/^\s*(?:re:\s*)*(?:fwd?|fw)\s*:/i.test(subject)) return "the mail that started it, a forward";
+  if (/^-{2,}\s*(?:forwarded message|original message)|^begin forwarded message:|^on .{1,200} wrote:\s*$/im.test(body)) return "the mail that started it, which passes on other mail";
+  if (/^>/m.test(body)) return "the mail that started it, which quotes other mail";
+  return null;
+}
+
 export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<boolean> {
   const { account, message } = mail;
   const finder: Caller = { account: { id: account.id, username: account.username, admin: false }, scopes: ["agent"], via: "local" };
@@ -53,7 +65,7 @@ export async function answerMail(mail: ArrivedMail, ctx: AgentCtx): Promise<bool
   const prompt = [message.subject && `Subject: ${message.subject}`, message.body].filter(Boolean).join("\n\n");
   let body: string;
   try {
-    const r = (await ctx.agentHost.ask(caller, { prompt, agent: mail.tag }, { client: "mail", thread: root, topic: message.subject.replace(/^(?:re:\s*)+/i, "") })) as AskResult;
+    const r = (await ctx.agentHost.ask(caller, { prompt, agent: mail.tag }, { client: "mail", thread: root, topic: message.subject.replace(/^(?:re:\s*)+/i, ""), outside: passesOn(message.subject, message.body) ?? undefined })) as AskResult;
     body = r.answer;
   } catch (e) {
     const he = asHearthError(e);

@@ -21,7 +21,8 @@ export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> 
   const current = url.searchParams.get("c");
   const conv = current ? await conversationOf(ctx.db, account.id, current) : null;
   const chosen = conv?.agent ?? url.searchParams.get("agent") ?? "default";
-  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).filter((m) => m.role !== "tool") : [];
+  // Of what tools answered, only the sends refused are shown: the owner sees every attempt to send out that was stopped.
+  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).flatMap((m): Shown[] => (m.role !== "tool" ? [{ role: m.role, content: m.content }] : refusedSend(m.content))) : [];
   const recent = await ctx.db
     .select()
     .from(recallConversations)
@@ -34,7 +35,11 @@ export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> 
 <form id="ask" method="post" action="/agent/send">
 <p><label for="agent">Agent</label>
 <select id="agent" name="agent">${agents.map((a) => html`<option value="${a.name}"${raw(a.name === chosen ? " selected" : "")}>${a.name}</option>`)}</select></p>
-<section id="log" aria-live="polite" aria-label="Conversation">${messages.map((m) => html`<div class="msg ${m.role}"><strong>${m.role === "user" ? "You" : chosen}</strong><p>${m.content}</p></div>`)}</section>
+<section id="log" aria-live="polite" aria-label="Conversation">${messages.map((m) =>
+    m.role === "refused"
+      ? html`<div class="msg tool refused"><p>Not sent: ${m.content}</p></div>`
+      : html`<div class="msg ${m.role}"><strong>${m.role === "user" ? "You" : chosen}</strong><p>${m.content}</p></div>`,
+  )}</section>
 <input type="hidden" name="conversation" value="${conv?.id ?? ""}">
 <p><label for="message">Message</label><textarea id="message" name="message" rows="3" required></textarea></p>
 <p><button type="submit">Send</button> <a href="/agent">New conversation</a></p>
@@ -49,6 +54,24 @@ ${recent.length ? html`<h2>Recent</h2><ul>${recent.map((c) => html`<li><a href="
     csp: CSP,
     head: html`<style>.msg{margin:.6rem 0}.msg p{white-space:pre-wrap;margin:.2rem 0}.msg.tool{color:var(--muted);font-size:.9rem}</style><script src="/agent/page.js" defer></script>`,
   });
+}
+
+/** A turn as the page shows it: said, answered, or a send refused. */
+interface Shown {
+  role: "user" | "assistant" | "refused";
+  content: string;
+}
+
+/** A recorded tool call that was an outbound call refused after reading, as "tool: why"; nothing for any other. */
+function refusedSend(content: string): Shown[] {
+  const nl = content.indexOf("\n");
+  try {
+    const error = JSON.parse(content.slice(nl + 1))?.error;
+    if (error?.approval === "needed") return [{ role: "refused", content: `${content.slice(0, content.indexOf(" "))}: ${error.message}` }];
+  } catch {
+    // A result cut to its cap is no refusal: those are short.
+  }
+  return [];
 }
 
 const SCRIPT = `
@@ -81,7 +104,7 @@ form.addEventListener("submit", async (ev) => {
         const line = buf.slice(0, nl); buf = buf.slice(nl + 1); if (!line) continue;
         const e = JSON.parse(line);
         if (e.type === "text") out.textContent += e.text;
-        else if (e.type === "tool") bubble("tool", "", (e.ok ? "used " : "tried ") + e.name);
+        else if (e.type === "tool") bubble("tool", "", e.refused ? "Not sent: " + e.name + ": " + e.refused : (e.ok ? "used " : "tried ") + e.name);
         else if (e.type === "done") { out.textContent = e.result.answer; form.conversation.value = e.result.conversation; history.replaceState(null, "", "/agent?c=" + encodeURIComponent(e.result.conversation)); }
         else if (e.type === "error") out.textContent = e.error.message;
       }
@@ -121,7 +144,7 @@ export async function sendRoute(req: Request, ctx: AgentCtx): Promise<Response> 
       // Started after this route's own transaction has committed, so the run's calls take the write lock as usual.
       setTimeout(async () => {
         try {
-          const result = await host.ask(caller, args, { client: "web", onText: (text) => emit({ type: "text", text }), onTool: (name, ok) => emit({ type: "tool", name, ok }) });
+          const result = await host.ask(caller, args, { client: "web", onText: (text) => emit({ type: "text", text }), onTool: (name, ok, refused) => emit({ type: "tool", name, ok, ...(refused ? { refused } : {}) }) });
           emit({ type: "done", result });
         } catch (e) {
           const he = asHearthError(e);

@@ -240,6 +240,7 @@ export default definePlugin({
         "Creates a hosted app from a whole HTML page (inline CSS and JavaScript, up to 256 KB; 413 past it). The slug comes from the name when omitted (a taken one gets a suffix; a taken explicit slug is 409). In the page, `await hearth.store.get(key)` / `set(key, value)` / `remove(key)` / `keys(prefix)` keep data per person, `await hearth.user()` names them, and `await hearth.call(\"service/method\", args)` calls a method as them, each once the person allows it. Returns the app's details and URL.",
       args: T.Object({ name: Name, html: Html_, slug: T.Optional(Slug), description: T.Optional(Description), tags: T.Optional(Tags), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
+      outbound: true,
       async run(args, ctx) {
         const app = await insertApp(ctx, ctx.db, ...(await newAppOf(ctx, args)));
         await announce(ctx, app, "created");
@@ -250,6 +251,8 @@ export default definePlugin({
       description: "Edits an app the caller owns (403 otherwise); omitted fields keep their value. Same limits as create.",
       args: T.Object({ slug: Slug, name: T.Optional(Name), description: T.Optional(Description), tags: T.Optional(Tags), html: T.Optional(Html_), icon: T.Optional(Icon), price: T.Optional(Price) }),
       access: "account",
+      outbound: true,
+      destructive: true,
       async run(args, ctx) {
         const app = await find(ctx.db, args.slug);
         if (app.owner !== ctx.account.id) throw forbidden(`the app "${app.slug}" belongs to ${app.ownerName}; only its owner may edit it (fork it to make your own copy)`);
@@ -273,6 +276,7 @@ export default definePlugin({
         "Copies an app into the caller's account as a free app they own. The copy's slug is new_slug (409 when taken) or one made from the original's. Forking someone else's priced app costs its price once, paid to its creator.",
       args: T.Object({ slug: Slug, new_slug: T.Optional(Slug) }),
       access: "account",
+      outbound: true,
       async run(args, ctx) {
         const original = await find(ctx.db, args.slug);
         const account = ctx.account;
@@ -301,6 +305,7 @@ export default definePlugin({
       description: "One app's details: name, description, tags, icon, price, owner, size, URL; the page itself for free apps and for the owner.",
       args: T.Object({ slug: Slug }),
       access: "public",
+      untrusted: true,
       async run({ slug }, ctx) {
         return details(ctx, await find(ctx.db, slug));
       },
@@ -309,6 +314,7 @@ export default definePlugin({
       description: "Searches the apps directory by name, description or tag (full text); `tag` keeps only apps with that tag. With neither, the newest apps. At most 50.",
       args: T.Object({ query: T.Optional(T.String({ maxLength: 200, description: "Words to find in names, descriptions and tags." })), tag: T.Optional(T.String({ maxLength: 30, description: "One tag." })) }),
       access: "public",
+      untrusted: true,
       async run(args, ctx) {
         return (await listApps(ctx, args.query ?? "", args.tag ?? "")).map((a) => summary(ctx, a));
       },
@@ -318,6 +324,7 @@ export default definePlugin({
         "Checks an app's page and reports what is broken: HTML parse errors, scripts that do not compile, external script sources, oversize, calls to methods that do not exist, elements scripts look up that are missing. Then runs the page's hearth.call(...) calls whose arguments are written literally, through the same dispatch as the caller (charged as usual): reads are run and their answers reported; calls that change something are checked against the method's arguments but not run.",
       args: T.Object({ slug: Slug }),
       access: "public",
+      untrusted: true,
       // Its calls may reach providers; they run as calls of their own, not inside one long transaction.
       transaction: false,
       async run({ slug }, ctx) {
@@ -340,6 +347,7 @@ export default definePlugin({
         "Publishes a JavaScript snippet and returns its URL. Opened, the code runs as a module in a browser sandbox with no network and no access to anyone's account; nothing it prints comes back here.",
       args: T.Object({ code: T.String({ minLength: 1, description: "JavaScript, run as a module." }) }),
       access: "account",
+      outbound: true,
       async run({ code }, ctx) {
         const bytes = new TextEncoder().encode(code).byteLength;
         if (bytes > MAX_HTML_BYTES) throw tooLarge(`code is ${bytes} bytes; a snippet may be at most ${MAX_HTML_BYTES} bytes`, "code");
@@ -390,6 +398,7 @@ export default definePlugin({
       description: `Builds a single-page app (a tracker, a checklist, a counter...) from a description with the instance's model: one page with inline CSS and JavaScript that keeps its data in its own store. The page is checked (it parses, is under 256 KB, loads no outside scripts, keeps its data with hearth.store); a page that fails is sent back once with the problems, then the call answers 502. Saved as the caller's app; returns its details and URL. ${BUILD_PRICE} credits.`,
       args: T.Object({ prompt: T.String({ minLength: 3, maxLength: 4000, description: "What the app should do." }) }),
       access: "account",
+      outbound: true,
       price: BUILD_PRICE,
       openWorld: true,
       // The model takes seconds: the app is saved in a short transaction of its own once its page passes.

@@ -25,6 +25,7 @@ export default definePlugin({
         "With `kind` (news, video, market, blog, prayer): the most recent entries of it. Without: a summary of which kinds are archived, how many of each, and the newest of each. `limit` default 20, max 100.",
       args: T.Object({ kind: KindArg, limit: Limit }),
       access: "public",
+      untrusted: true,
       async run(args, ctx) {
         const kind = kindOf(args.kind);
         const limit = args.limit ?? 20;
@@ -42,6 +43,7 @@ export default definePlugin({
         "Searches everything collected across news, videos, market snapshots, public blog posts and prayer reflections, best matches first; `kind` narrows to one. `limit` default 20, max 100.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words to find." }), kind: KindArg, limit: Limit }),
       access: "public",
+      untrusted: true,
       async run(args, ctx) {
         if (!args.query.trim()) throw invalid("query", "query must not be blank");
         const kind = kindOf(args.kind);

@@ -109,6 +109,7 @@ export default definePlugin({
         private: T.Optional(T.Boolean({ description: "True keeps the post to its author; default false." })),
       }),
       access: "account",
+      outbound: true,
       // A title asked of the model can take seconds; the post is written in its own short transaction once it has one.
       transaction: false,
       async run(args, ctx) {
@@ -142,6 +143,7 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 1000, default: 100, description: "How many posts (default 100, max 1000)." }),
       }),
       access: "public",
+      untrusted: true,
       async run({ limit }, ctx) {
         const list = await ctx.db.select().from(posts).where(owned.visible(ctx.caller)).orderBy(desc(posts.created), desc(posts.id)).limit(limit).all();
         return list.map((p) => summary(ctx, p));
@@ -151,6 +153,7 @@ export default definePlugin({
       description: "One post in full, by `id` or by enough of its title (case-insensitive; an ambiguous title is refused with the candidates).",
       args: T.Object({ id: T.Optional(Id), title: T.Optional(TitleQuery) }),
       access: "public",
+      untrusted: true,
       async run({ id, title }, ctx) {
         if (id !== undefined) return full(ctx, owned.see(await ctx.db.select().from(posts).where(eq(posts.id, id)).get(), ctx.caller, id));
         if (title === undefined) throw invalid("id", "give the post's id, or enough of its title");
@@ -168,6 +171,8 @@ export default definePlugin({
         tags: T.Optional(Tags),
       }),
       access: "account",
+      outbound: true,
+      destructive: true,
       async run(args, ctx) {
         const before = owned.own(await ctx.db.select().from(posts).where(eq(posts.id, args.id)).get(), ctx.caller, args.id);
         // Only the fields given are written: two edits at once each keep theirs.

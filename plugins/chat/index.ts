@@ -58,6 +58,7 @@ export default definePlugin({
         content: T.String({ minLength: 1, maxLength: 4000, description: "The message, 1 to 4,000 characters." }),
       }),
       access: "account",
+      outbound: true,
       async run(args, ctx) {
         const room = slug(args.room);
         if (args.content.trim() === "") throw invalid("content", "content must not be blank");
@@ -85,6 +86,7 @@ export default definePlugin({
       description: "Rooms with messages in the last 24 hours, busiest first.",
       args: T.Object({ limit: T.Integer({ minimum: 1, maximum: 100, default: 20, description: "How many rooms (default 20, max 100)." }) }),
       access: "public",
+      untrusted: true,
       async run({ limit }, ctx) {
         const since = ctx.clock.now().getTime() - DAY;
         const n = count();
@@ -104,6 +106,7 @@ export default definePlugin({
       description: "A room's recent conversation (its latest 50 messages), oldest to newest. Without `room`, the room with the latest message.",
       args: T.Object({ room: T.Optional(Room) }),
       access: "public",
+      untrusted: true,
       async run(args, ctx) {
         if (args.room === undefined) {
           const latest = await ctx.db.select({ room: messages.room }).from(messages).orderBy(desc(messages.id)).limit(1).get();

@@ -38,6 +38,7 @@ export default definePlugin({
         note: T.Optional(T.String({ maxLength: 10_000 })),
       }),
       access: "account",
+      destructive: true,
       async run(a, ctx) {
         const name = a.name.trim().replace(/\s+/g, " ");
         if (!name) throw invalid("name", "name must not be blank");

@@ -47,6 +47,7 @@ export default definePlugin({
         "Buys credits with USDC from the caller's wallet: send USDC to wallet/address first; this transfers exactly credits x $0.01 to the instance and adds the credits once the transfer settles.",
       args: T.Object({ credits: T.Integer({ minimum: 1, maximum: TOPUP_MAX, description: "Credits to buy (a credit is $0.01)." }) }),
       access: "account",
+      costs: true,
       withheldFromAgent: true,
       openWorld: true,
       async run({ credits }, ctx) {

@@ -55,6 +55,8 @@ export default definePlugin({
         public: T.Optional(T.Boolean({ description: "True publishes the document at its URL; default false (private)." })),
       }),
       access: "account",
+      outbound: true,
+      destructive: true,
       async run(args, ctx) {
         const now = ctx.clock.now().getTime();
         const isPublic = args.public ?? false;

@@ -25,6 +25,7 @@ export default definePlugin({
         "One packaged food by barcode (6 to 14 digits): name, brand, ingredients, allergens and traces, nutrition per 100 g, Nutri-Score (A-E) and NOVA processing group (1-4). Where Open Food Facts has nothing on a field the answer says so (`not_on_record`) instead of implying none. Cached a day.",
       args: T.Object({ barcode: T.String({ pattern: "^[0-9]{6,14}$", description: "6 to 14 digits" }) }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run({ barcode }, ctx) {
         const f = await ctx.http.get("OPEN_FOOD_FACTS", `/api/v2/product/${barcode}`, {
@@ -44,6 +45,7 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 25, default: 10, description: "How many, 1 to 25 (default 10)." }),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run({ query, limit }, ctx) {
         const q = query.trim().replace(/\s+/g, " ");
@@ -66,6 +68,7 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 30, default: 10, description: "How many, 1 to 30 (default 10)." }),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run(a, ctx) {
         if (a.lat !== undefined && a.lon === undefined) throw invalid("lon", "lon is required with lat");

@@ -37,6 +37,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: MAX_LIMIT, default: MAX_LIMIT, description: `How many images (1-${MAX_LIMIT}, default ${MAX_LIMIT}).` })),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       price: (a, ctx) => freeWhenHeld(isCached(ctx as Ctx, a.query, a.limit ?? MAX_LIMIT), SEARCH_PRICE),
       run: (a, ctx) => search(ctx, a.query, a.limit ?? MAX_LIMIT),

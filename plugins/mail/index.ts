@@ -70,6 +70,7 @@ export default definePlugin({
         body: T.String({ maxLength: 1_000_000, description: "The message, plain text." }),
       }),
       access: "account",
+      outbound: true,
       openWorld: true,
       price: priceOf,
       async run({ to, subject, body }, ctx) {
@@ -82,6 +83,7 @@ export default definePlugin({
       description: "Your most recent messages, newest first. To read only the mail that came to one handle+tag (mail/info gives it), search for that handle+tag.",
       args: T.Object({ limit: T.Optional(Limit(10, 100)) }),
       access: "account",
+      untrusted: true,
       async run({ limit }, ctx) {
         return (await recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 })).map(shapeMessage);
       },
@@ -91,6 +93,7 @@ export default definePlugin({
         "Your messages (received and sent) whose subject, sender or text match every word of `query`, best first. A query that is one of your handle+tag forms (alice+shop, or its address) lists the mail that came to it, newest first. Without a query, the most recent received.",
       args: T.Object({ query: T.Optional(T.String({ maxLength: 500, description: "Words to find, or one of your handle+tag forms." })), limit: T.Optional(Limit(10, 100)) }),
       access: "account",
+      untrusted: true,
       async run({ query, limit }, ctx) {
         const n = limit ?? 10;
         const q = query?.trim() ?? "";

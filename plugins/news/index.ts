@@ -73,6 +73,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Headlines, default 30, max 100." })),
       }),
       access: "public",
+      untrusted: true,
       // Polls the feeds itself when it holds nothing yet.
       openWorld: true,
       async run(args, ctx) {
@@ -98,6 +99,7 @@ export default definePlugin({
         "One article in full, by the id news/list or news/search gave or by its URL: fetched from the publisher once, cleaned to readable text, and kept. A URL must be one of the followed feeds' articles (web/fetch reads any page).",
       args: T.Object({ id: T.String({ minLength: 1, maxLength: 4000, description: "An article id from news/list or news/search, or the article's URL." }) }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run({ id }, ctx) {
         const key = id.trim();
@@ -137,6 +139,7 @@ export default definePlugin({
         "Searches the headlines and summaries collected from the followed feeds; when fewer than 5 match, the feeds not asked in the last 5 minutes are polled live first and the search repeated.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words to find." }) }),
       access: "public",
+      untrusted: true,
       // Polls the feeds live when few collected items match.
       openWorld: true,
       async run({ query }, ctx) {

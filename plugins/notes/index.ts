@@ -39,6 +39,7 @@ export default definePlugin({
       description: "Writes a note; an existing title is rewritten.",
       args: T.Object({ title: Title, text: T.String({ maxLength: 1_000_000, description: "The note's text." }) }),
       access: "account",
+      destructive: true,
       async run({ title, text }, ctx) {
         const now = ctx.clock.now().getTime();
         const [row] = await prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now });

@@ -49,6 +49,7 @@ export default definePlugin({
       description: "Resolves a place name or address to coordinates: the best matches first, each with its full name, kind and address parts. Cached a week.",
       args: T.Object({ address: T.Optional(PlaceName("A place name or street address, e.g. \"10 Downing Street, London\".")) }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run({ address }, ctx) {
         if (address === undefined || address.trim() === "") throw invalid("address", "address is required: a place name or street address");
@@ -62,6 +63,7 @@ export default definePlugin({
       description: "Names the place at coordinates (reverse geocoding): the nearest address OpenStreetMap knows, with its parts. Cached a week.",
       args: T.Object({ lat: Lat, lon: Lon }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       async run({ lat, lon }, ctx) {
         const f = await reverse(ctx, lat, lon);
@@ -101,6 +103,7 @@ export default definePlugin({
         radius: T.Number({ minimum: 10, maximum: 5000, default: 1000, description: "Metres around the location (default 1000, at most 5000)." }),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       price: (a, ctx) => freeWhenHeld(cachedAround(ctx, a, a.query), NEARBY_PRICE),
       async run({ near, lat, lon, query, radius }, ctx) {
@@ -129,6 +132,7 @@ export default definePlugin({
         radius: T.Number({ minimum: 10, maximum: 10000, default: 2000, description: "Metres around the location (default 2000, at most 10000)." }),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       price: (a, ctx) => freeWhenHeld(cachedAround(ctx, a, a.query), SEARCH_PRICE),
       async run({ query, near, lat, lon, radius }, ctx) {

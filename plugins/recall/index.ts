@@ -25,6 +25,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "How many (default 20, max 200)." })),
       }),
       access: "account",
+      untrusted: true,
       async run({ client, limit }, ctx) {
         const where = client ? and(eq(recallConversations.owner, ctx.account.id), eq(recallConversations.client, client)) : eq(recallConversations.owner, ctx.account.id);
         const rows = await ctx.db
@@ -44,6 +45,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 1000, default: 50, description: "Most recent messages kept (default 50, max 1000)." })),
       }),
       access: "account",
+      untrusted: true,
       async run({ id, limit }, ctx) {
         const c = await conversationOf(ctx.db, ctx.account.id, id);
         if (!c) throw notFound(`no conversation with id "${id}"`);
@@ -60,6 +62,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "How many results (default 20, max 200)." })),
       }),
       access: "account",
+      untrusted: true,
       async run({ query, client, limit }, ctx) {
         const hits = await ctx.index.search({ query, owner: ctx.account.id, services: [INDEXED_BY], kind: client, limit: limit ?? 20, order: "recent" });
         if (!hits.length) return [];

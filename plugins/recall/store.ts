@@ -62,6 +62,16 @@ export async function addMessage(db: Db, index: FullTextIndex, c: Conversation, 
 }
 
 /** The messages to hand the model again when a conversation continues: the latest ones, oldest first. */
+/** The tools a conversation's agent called, once each, as its tool messages begin ("notes_list {…}"), without reading their results. */
+export async function toolsCalled(db: Db, conversation: string): Promise<string[]> {
+  const rows = await db
+    .select({ head: sql<string>`substr(${recallMessages.content}, 1, 80)` })
+    .from(recallMessages)
+    .where(and(eq(recallMessages.conversation, conversation), eq(recallMessages.role, "tool")))
+    .all();
+  return [...new Set(rows.map((r) => r.head.split(" ", 1)[0]))];
+}
+
 export async function recentMessages(db: Db, conversation: string, limit: number) {
   const rows = await db
     .select()

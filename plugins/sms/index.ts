@@ -137,6 +137,7 @@ export default definePlugin({
         "Texts someone from the instance's number. `to` is an international (E.164) number. Charged per segment, as the carrier bills it: a text in the GSM alphabet is one segment up to 160 characters and parts of 153 beyond (each of ^ { } [ ] ~ \\ | € counts as two); a text with any other character (emoji, most non-Latin scripts) is one segment up to 70 and parts of 67 beyond. The answer gives `segments`, `encoding` and the credits `charged`. Capped per account per day (429 says when it resets). A number that replied STOP is not texted (403) until it replies START.",
       args: T.Object({ to: Number_("Who to text"), text: T.String({ minLength: 1, maxLength: 1600, description: "The text; up to 1600 characters (Twilio's limit)." }) }),
       access: "account",
+      outbound: true,
       openWorld: true,
       transaction: false,
       // A text sent cannot be called back.
@@ -153,6 +154,7 @@ export default definePlugin({
       description: "Texts you sent and received, newest first.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 50, description: "How many (default 50, max 200)." })) }),
       access: "account",
+      untrusted: true,
       async run({ limit }, ctx) {
         twilioConfig(ctx.config);
         const rows = await ctx.db
@@ -192,6 +194,7 @@ export default definePlugin({
         code: T.Optional(T.String({ minLength: 1, maxLength: 16, description: "The 6-digit code texted to the number." })),
       }),
       access: "account",
+      outbound: true,
       openWorld: true,
       transaction: false,
       // The code is texted: a text sent cannot be called back.

@@ -79,6 +79,7 @@ export default definePlugin({
       description: "Latest public posts collected from the network, newest first, with author, text, link and counts. `limit` default 50 (the recent ones), max 200. The answer says whether the collection is `stale` (the last read failed, or none has worked for two intervals), its `last_success` and the last read's `error`.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Posts, default 50, max 200." })) }),
       access: "public",
+      untrusted: true,
       // Reads the sources itself when it holds nothing yet.
       openWorld: true,
       async run(args, ctx) {
@@ -96,6 +97,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Posts, default 20, max 100." })),
       }),
       access: "public",
+      untrusted: true,
       async run({ query, limit }, ctx) {
         if (!query.trim()) throw invalid("query", "query must not be blank");
         const hits = await ctx.index.search({ query, kind: "post", owner: "public", limit: limit ?? 20 });

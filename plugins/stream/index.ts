@@ -36,6 +36,7 @@ export default definePlugin({
         limit: T.Integer({ minimum: 1, maximum: 100, default: 20, description: "How many entries (default 20, max 100)." }),
       }),
       access: "public",
+      untrusted: true,
       async run({ limit }, ctx) {
         return (await ctx.db.select().from(activity).orderBy(desc(activity.at), desc(activity.id)).limit(limit).all()).map(shape);
       },

@@ -175,6 +175,7 @@ export default definePlugin({
         result: T.Optional(T.String({ maxLength: 20_000 })),
       }),
       access: "account",
+      destructive: true,
       async run(a, ctx) {
         // What is written is the task as read, changed: no other write may change it in between.
         await ctx.lock(`task:${a.id}`);

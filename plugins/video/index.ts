@@ -60,6 +60,7 @@ export default definePlugin({
       description: "Latest videos from the curated channels, newest first, with channel, link, date, description and views. `limit` default 50, max 200. The answer says whether the collection is `stale` (the last read failed, or none has worked for two intervals), its `last_success` and the last read's `error`.",
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, description: "Videos, default 50, max 200." })) }),
       access: "public",
+      untrusted: true,
       // Reads the channels itself when it holds nothing yet.
       openWorld: true,
       async run(args, ctx) {
@@ -73,6 +74,7 @@ export default definePlugin({
         "Searches the videos of the curated channels only (titles, descriptions, channel names), or finds one by its YouTube URL or id. A miss means the video is not followed here: it says so and names the channels that are.",
       args: T.Object({ query: T.String({ minLength: 1, maxLength: 200, description: "Words, a YouTube URL, or a video id." }) }),
       access: "public",
+      untrusted: true,
       // Reads the channels itself when it holds nothing yet.
       openWorld: true,
       async run({ query }, ctx) {

@@ -32,6 +32,7 @@ export default definePlugin({
         limit: T.Optional(T.Integer({ minimum: 1, maximum: 20, description: "Results, 1-20; default 10." })),
       }),
       access: "public",
+      untrusted: true,
       openWorld: true,
       price: (a, ctx) => freeWhenHeld(peekSearch(ctx as Ctx, a.query.trim(), a.limit ?? 10), 2),
       async run(args, ctx) {
@@ -46,6 +47,8 @@ export default definePlugin({
         "Fetches a web page and returns its readable content (title, byline, date, text) as Firefox Reader View would show it. Needs an account. Only http and https; private, loopback, link-local and cloud metadata addresses are refused, checked after DNS resolution and on every redirect; pages over WEB_FETCH_MAX_BYTES are refused (413). A name DNS says does not exist is 502 and DNS that cannot be asked 503, both worth retrying.",
       args: T.Object({ url: T.String({ minLength: 1, maxLength: 4000, description: "The page's http or https URL." }) }),
       access: "account",
+      outbound: true,
+      untrusted: true,
       openWorld: true,
       async run({ url }, ctx) {
         return fetchReadable(ctx, url.trim(), "url");

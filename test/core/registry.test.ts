@@ -79,6 +79,44 @@ test("manifest rules", () => {
   expect(() => reg.add(definePlugin(ok), "elsewhere/x/index.ts", { builtin: false, migrations: null })).toThrow(/already provided/);
 });
 
+test("method classes: checked at start, derived where unsaid, and every built-in that sends outside says so", async () => {
+  const m = read({ description: "d", args: T.Object({}), access: "public", run: () => 1 });
+  const cases: [Record<string, unknown>, string][] = [
+    [{ outbound: "yes" }, "methods.m.outbound"],
+    [{ untrusted: 1 }, "methods.m.untrusted"],
+    [{ kind: "write", costs: false, price: 3 }, "methods.m.costs"],
+    [{ kind: "write", costs: false, price: () => 1 }, "methods.m.costs"],
+    [{ destructive: true }, "methods.m.destructive"],
+  ];
+  for (const [extra, field] of cases) {
+    const caught = (() => {
+      try {
+        new Registry().add({ name: "x", description: "d", methods: { m: { ...m, ...extra } } }, "plugins/x/index.ts", { builtin: false, migrations: null });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(caught).toBeInstanceOf(ManifestError);
+    expect((caught as ManifestError).field).toBe(field);
+  }
+  const reg = new Registry();
+  reg.add({ name: "x", description: "d", methods: { m: { ...m, price: 2 }, n: { ...m, untrusted: true } } }, "plugins/x/index.ts", { builtin: false, migrations: null });
+  expect(reg.get("x", "m")!.classes).toEqual({ destructive: false, outbound: false, untrusted: false, costs: true });
+  expect(reg.get("x", "n")!.classes).toEqual({ destructive: false, outbound: false, untrusted: true, costs: false });
+
+  const built = await buildRegistry({ pluginsDir: join(import.meta.dir, "../../plugins") });
+  const having = (k: "outbound" | "untrusted" | "destructive") => built.list().filter((e) => e.classes[k]).map((e) => e.path);
+  expect(having("outbound")).toEqual([
+    "apps/build", "apps/create", "apps/edit", "apps/fork", "apps/run", "blog/create", "blog/update", "chat/send",
+    "docs/write", "mail/send", "sms/send", "sms/verify", "wallet/pay", "web/fetch",
+  ]);
+  for (const p of ["mail/inbox", "mail/search", "web/fetch", "news/read", "social/list", "chat/messages", "recall/search", "sms/history", "blog/read", "apps/read"])
+    expect(having("untrusted")).toContain(p);
+  for (const p of ["notes/delete", "notes/add", "files/delete", "events/delete", "docs/write"]) expect(having("destructive")).toContain(p);
+  expect(built.get("wallet", "pay")!.classes.costs).toBe(true);
+  expect(built.get("notes", "list")!.classes).toEqual({ destructive: false, outbound: false, untrusted: false, costs: false });
+});
+
 test("a plugin needing a capability that neither the core nor a plugin provides stops start-up, naming it", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-needs-"));
   try {

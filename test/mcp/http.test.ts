@@ -98,16 +98,25 @@ describe("the SDK client over Streamable HTTP", () => {
       expect(get._meta).toMatchObject({ price: { credits: 0, usd: 0 }, access: "account" });
       expect(get.inputSchema).toMatchObject({ type: "object", required: ["title"], additionalProperties: false });
       expect(byName.get("notes_delete")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-      expect(byName.get("notes_add")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+      // Adding a note under an existing title rewrites it: destructive. Making a task only adds.
+      expect(byName.get("notes_add")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      expect(byName.get("tasks_create")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: false });
+      // Sending outside, or answering with outside content, touches the open world.
+      expect(byName.get("mail_send")!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+      expect(byName.get("mail_send")!._meta).toMatchObject({ classes: ["outbound", "costs"] });
+      expect(byName.get("mail_inbox")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
       // The price each tool states is the one the HTTP price list states.
       const prices = await fetch(`${h.url}/api/v1/prices`).then(
-        (r) => r.json() as Promise<{ result: { methods: { tool: string; credits: number | null }[] } }>,
+        (r) => r.json() as Promise<{ result: { methods: { tool: string; credits: number | null; classes: string[] }[] } }>,
       );
       expect(prices.result.methods.length).toBe(tools.length);
       for (const listed of prices.result.methods) {
         const t = byName.get(listed.tool)!;
         const entry = h.rt.registry.list().find((e) => e.tool === listed.tool)!;
-        expect(t.annotations?.openWorldHint).toBe(entry.def.openWorld === true);
+        expect(t.annotations?.openWorldHint).toBe(entry.def.openWorld === true || entry.classes.outbound || entry.classes.untrusted);
+        expect(t.annotations?.destructiveHint).toBe(entry.def.kind === "write" && entry.classes.destructive);
+        // The price list and the tool state the same classes.
+        expect(t._meta?.classes).toEqual(listed.classes);
         if (listed.credits === null) expect(t._meta?.price).toEqual({ credits: null, varies: true });
         else {
           expect(t._meta?.price).toEqual({ credits: listed.credits, usd: listed.credits / 100 });

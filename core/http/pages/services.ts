@@ -91,7 +91,7 @@ function methodSection(rt: Runtime, entry: MethodEntry, s: Session | null, tried
     ? html`<form method="post" action="/services#${entry.tool}-answer" class="try">
 <input type="hidden" name="csrf" value="${s!.csrf}"><input type="hidden" name="method" value="${entry.path}">
 ${names.map((n) => field(entry, n, props[n], given))}
-<p><button type="submit">${d.kind === "read" ? "Call" : d.destructive ? "Call (removes data)" : "Call (changes your data)"} ${entry.path}</button></p>
+<p><button type="submit">${d.kind === "read" ? "Call" : d.destructive ? "Call (removes or overwrites data)" : "Call (changes your data)"} ${entry.path}</button></p>
 </form>`
     : html`<p class="hint"><a href="/signin?next=/services%23${entry.tool}">Sign in</a> to try it here.</p>`;
   const answer = mine
@@ -113,7 +113,9 @@ ${names.map(
 <summary><span class="name"><code>${entry.path}</code> <span class="tag">${verb}</span> <span class="tag">${d.access === "account" ? "account" : "public"}</span> <span class="tag">${priceLabel(price)}</span></span>
 <span class="short">${prose(short)}</span></summary>
 ${rest ? html`<p>${prose(rest)}</p>` : ""}
-<p class="hint"><code>${verb} /api/v1/${entry.path}</code> · MCP tool <code>${entry.tool}</code>${d.destructive ? " · removes something" : ""}${d.openWorld ? " · asks a provider outside this instance" : ""}${
+<p class="hint"><code>${verb} /api/v1/${entry.path}</code> · MCP tool <code>${entry.tool}</code>${d.destructive ? " · removes or overwrites data" : ""}${entry.classes.outbound ? " · sends outside this instance" : ""}${
+    entry.classes.untrusted ? " · answers with content from outside you" : ""
+  }${d.openWorld ? " · asks a provider outside this instance" : ""}${
     d.withheldFromAgent ? " · withheld from the agent" : ""
   }</p>
 ${argsPart}${canTry && names.length === 0 ? html`<p class="hint">Takes no arguments.</p>` : ""}
