@@ -162,7 +162,7 @@ function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined
   if (!item) return undefined;
   if (rawStands(item)) return { item, body: item.raw! };
   const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
-  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version }) };
+  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version, raw: item.raw ?? undefined }) };
 }
 
 const PROPS: Record<string, Getter> = {
