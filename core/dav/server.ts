@@ -326,6 +326,18 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   checkPreconditions(req, item);
   const account = r.caller.account.id;
   const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  // A UID names one object in a collection (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1): another resource
+  // holding it is refused, naming that resource, and what the service did for this text is undone
+  // with the request's write.
+  const holder = synced(r, t.service!).items.find((i) => i.ref !== null && i.uid === uid && i.name !== t.name);
+  if (holder)
+    throw new DavPrecondition(
+      409,
+      { ns: t.type === "calendar" ? NS.caldav : NS.carddav, name: "no-uid-conflict" },
+      `another resource in this collection (${holder.name}) has the UID ${JSON.stringify(uid)}: change that one, or give this one a UID of its own`,
+      holder.ref!,
+      "uid",
+    );
   await claim(r.db, account, t.service!, t.name!, id, uid);
   r.synced.delete(t.service!);
   await sync(r, t.service!, t.col!);

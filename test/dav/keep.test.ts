@@ -152,4 +152,28 @@ describe("a client's record kept whole", () => {
     ]);
     expect(await reminders()).toBe(2);
   });
+
+  test("a second resource with a UID another holds is refused with no-uid-conflict naming the holder", async () => {
+    h = await startHearth({ clock: new TestClock(Date.parse("2026-03-01T12:00:00Z")) });
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const cases = [
+      { col: "calendars/alice/events/", ns: "urn:ietf:params:xml:ns:caldav", a: vevent("same-uid", "Standup", "20260302T090000Z"), b: vevent("same-uid", "Retro", "20260303T090000Z"), list: "events/list" },
+      { col: "calendars/alice/tasks/", ns: "urn:ietf:params:xml:ns:caldav", a: fullTodo("same-uid"), b: fullTodo("same-uid").replace("SUMMARY:File taxes", "SUMMARY:Pay rent"), list: "tasks/list" },
+      { col: "addressbooks/alice/contacts/", ns: "urn:ietf:params:xml:ns:carddav", a: fullCard("3.0", "same-uid"), b: fullCard("3.0", "same-uid", "Bo Chen"), list: "contacts/list" },
+    ];
+    for (const c of cases) {
+      const ext = c.col.includes("contacts") ? ".vcf" : ".ics";
+      expect((await d.put(`${c.col}a${ext}`, c.a)).status).toBe(201);
+      const dup = await d.put(`${c.col}b${ext}`, c.b);
+      expect(dup.status).toBe(409);
+      const body = await dup.text();
+      expect(body).toContain(`xmlns:${c.ns.endsWith("caldav") ? "c" : "card"}="${c.ns}"`);
+      expect(body).toMatch(/<(c|card):no-uid-conflict><d:href>[^<]*<\/d:href><\/\1:no-uid-conflict>/);
+      expect(body).toContain(`<d:href>/dav/${c.col}a${ext}</d:href>`);
+      // Nothing of the refused one was kept.
+      expect((await h.call(c.list, {}, { token })).body.result).toHaveLength(1);
+      expect((await fetch(`${h.url}/dav/${c.col}b${ext}`, { headers: { authorization: basic("alice", token) } })).status).toBe(404);
+    }
+  });
 });
