@@ -1,8 +1,9 @@
 // Makes sure the browser the browser tests drive, the Redis server the
-// shared-state tests start, and the PostgreSQL server and client programs the
-// PostgreSQL store and its backups are tested with, are present: installs
-// Debian's chromium, redis-server and postgresql when they are missing and we
-// may (root, with apt-get). When one cannot be installed it says why.
+// shared-state tests start, the PostgreSQL server and client programs the
+// PostgreSQL store and its backups are tested with, and the sync client the
+// calendar and contacts tests sync with, are present: installs Debian's
+// chromium, redis-server, postgresql and vdirsyncer when they are missing and
+// we may (root, with apt-get). When one cannot be installed it says why.
 import { existsSync } from "node:fs";
 import { pgBin } from "../core/backup/postgres.ts";
 
@@ -29,6 +30,8 @@ export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsS
 export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
 /** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
 export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
+/** vdirsyncer, the two-way CalDAV and CardDAV sync client. */
+export const prepareVdirsyncer = () => prepare("vdirsyncer", "vdirsyncer", () => !!Bun.which("vdirsyncer"));
 
 if (import.meta.main) {
   const r = prepareChromium();
@@ -40,4 +43,7 @@ if (import.meta.main) {
   const pg = preparePostgres();
   if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
   else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);
+  const vdir = prepareVdirsyncer();
+  if (vdir.ok) console.log("sync client tests: using vdirsyncer");
+  else console.log(`sync client tests will be skipped: ${vdir.reason}`);
 }

@@ -165,6 +165,13 @@ function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined
   return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version, raw: item.raw ?? undefined }) };
 }
 
+/**
+ * An object's text inside a report: a carriage return is written as a
+ * character reference, since an XML parser turns a literal CR LF into LF
+ * (XML 1.0 section 2.11), and the client is to get the lines it sent.
+ */
+const objectXml = (body: string) => esc(body).replace(/\r/g, "&#13;");
+
 const PROPS: Record<string, Getter> = {
   [key(NS.dav, "resourcetype")]: (_r, t) =>
     t.kind === "principal"
@@ -205,8 +212,8 @@ const PROPS: Record<string, Getter> = {
     const item = t.kind === "object" ? liveIn(synced(r, t.service!), t) : null;
     return item ? esc(etagOf(item)) : undefined;
   },
-  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
-  [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? esc(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
 };
 
 const ALLPROP = ["resourcetype", "displayname", "getetag", "getcontenttype", "sync-token"].map((name) => ({ ns: NS.dav as string, name }));
