@@ -162,7 +162,16 @@ function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined
   if (!item) return undefined;
   if (rawStands(item)) return { item, body: item.raw! };
   const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
-  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version, raw: item.raw ?? undefined }) };
+  const record = s.records.get(item.ref!) as DavRecord;
+  const uid = item.uid ?? item.ref!;
+  if (item.raw)
+    try {
+      return { item, body: t.col!.render(record, { uid, version, raw: item.raw }) };
+    } catch (e) {
+      // A text the service once took and now cannot read (its rules changed since): the record as the service has it, rather than nothing.
+      r.rt.log.warn("dav: a client's text could not be brought up to its record", { service: t.service, name: item.name, error: String(e) });
+    }
+  return { item, body: t.col!.render(record, { uid, version }) };
 }
 
 /**
