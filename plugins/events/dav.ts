@@ -2,8 +2,8 @@
 // events/create, so it is validated and scheduled like any API call. A
 // change is checked by events/create the same way and then made to the event
 // itself: it keeps its id, its prompt and its firing history, and an
-// occurrence that already fired does not fire again. Only a new start,
-// length of repeat reschedules it.
+// occurrence that already fired does not fire again. Only a new start or
+// repeat reschedules it.
 //
 // The VEVENT a client sent stays the record: should the event change other
 // than through the client, the lines of what the event keeps (SUMMARY,

@@ -83,6 +83,19 @@ describe("a client's record kept whole", () => {
       expect((await d.get("addressbooks/alice/contacts/ana.vcf")).text).toBe(moved);
     });
 
+  test("a card written with bare LF line ends and no note gets the note added, its other lines and line ends kept", async () => {
+    h = await startHearth();
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const sent = ["BEGIN:VCARD", "VERSION:3.0", "UID:lf-1", "FN:Cy Okafor", "N:Okafor;Cy;;;", "item2.TEL;type=pref:+1 555 0100", "item2.X-ABLabel:_$!<Mobile>!$_", "TEL:+1 555 0199", "END:VCARD", ""].join("\n");
+    expect((await d.put("addressbooks/alice/contacts/cy.vcf", sent)).status).toBe(201);
+    const [c] = (await h.call("contacts/list", {}, { token })).body.result;
+    expect(c).toMatchObject({ name: "Cy Okafor", phone: "+1 555 0100" });
+    await h.call("contacts/add", { name: "Cy Okafor", note: "Two lines,\nboth kept" }, { token });
+    const { text } = await d.get("addressbooks/alice/contacts/cy.vcf");
+    expect(text).toBe(sent.replace("END:VCARD", "NOTE:Two lines\\,\\nboth kept\nEND:VCARD"));
+  });
+
   test("a task with PRIORITY and an alarm, marked done over the API, keeps them", async () => {
     const clock = new TestClock(Date.parse("2026-03-02T10:00:00Z"));
     h = await startHearth({ clock });
