@@ -139,6 +139,16 @@ export const contactsBook: DavCollection = {
     // the request's write is undone, the rename with it.
     if (id && key && !holder) await ctx.db.update(contacts).set({ name, nameKey: key }).where(and(eq(contacts.id, id), eq(contacts.owner, ctx.account.id))).run();
     const made = (await ctx.call("contacts", "add", { name, email, phone, note })) as { id: string };
+    // The card's other emails and phones, for the API's answers; the card itself keeps them all.
+    const others = (prop: "email" | "tel") =>
+      JSON.stringify(
+        card
+          .getAllProperties(prop)
+          .filter((_p, i) => i !== primaryOf(card, prop))
+          .map((p) => String(p.getFirstValue() ?? "").replace(/^tel:/i, "").trim())
+          .filter(Boolean),
+      );
+    await ctx.db.update(contacts).set({ otherEmails: others("email"), otherPhones: others("tel") }).where(eq(contacts.id, made.id)).run();
     return { id: made.id, uid: uidOf(card) };
   },
   async remove(id, ctx) {

@@ -40,6 +40,10 @@ describe("a client's record kept whole", () => {
       const [made] = (await h.call("contacts/list", {}, { token })).body.result;
       // The preferred email is the contact's own; the first phone is.
       expect(made).toMatchObject({ name: "Ana Lima", email: "ana@home.example", phone: version === "4.0" ? "+44-20-7946-0958" : "+44 20 7946 0958", note: "Met at the conference" });
+      // The answers show every email and phone, the primary first.
+      expect(made.emails).toEqual(["ana@home.example", "ana@work.example", "ana@club.example", "ana.lima@old.example"]);
+      expect(made.phones).toEqual(version === "4.0" ? ["+44-20-7946-0958", "+44-20-7946-0000", "+44-161-496-0123"] : ["+44 20 7946 0958", "+44 20 7946 0000", "+44 161 496 0123"]);
+      expect((await h.call("contacts/find", { query: "club.example" }, { token })).body.result.map((x: { id: string }) => x.id)).toEqual([made.id]);
 
       // The name (in another case) and the note change over the API.
       const renamed = (await h.call("contacts/add", { name: "ANA LIMA", note: "Prefers mornings" }, { token })).body.result;
@@ -73,6 +77,7 @@ describe("a client's record kept whole", () => {
       // Read back, the card says what the contact holds.
       const [now] = (await h.call("contacts/list", {}, { token })).body.result;
       expect(now).toMatchObject({ id: made.id, name: "Ana Lima", email: "ana@new.example", note: "Prefers mornings" });
+      expect(now.emails).toEqual(["ana@new.example", "ana@work.example", "ana@club.example", "ana.lima@old.example"]);
 
       // Renamed in the client, the card stays the same contact.
       const moved = second.text.replace("\r\nFN:Ana Lima\r\n", "\r\nFN:Ana Lima-Okafor\r\n");
