@@ -1,9 +1,9 @@
 // Makes sure the browser the browser tests drive, the Redis server the
 // shared-state tests start, the PostgreSQL server and client programs the
-// PostgreSQL store and its backups are tested with, and the litmus WebDAV
-// suite the drive is checked with, are present: installs Debian's chromium,
-// redis-server, postgresql and litmus when they are missing and we may (root,
-// with apt-get). When one cannot be installed it says why.
+// PostgreSQL store and its backups are tested with, and the DAV clients the
+// drive, calendars and address books are checked with (litmus, vdirsyncer),
+// are present: installs Debian's packages when they are missing and we may
+// (root, with apt-get). When one cannot be installed it says why.
 import { existsSync } from "node:fs";
 import { pgBin } from "../core/backup/postgres.ts";
 
@@ -28,10 +28,12 @@ function prepare(pkg: string, what: string, present: () => boolean): { ok: boole
 
 export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsSync(CHROMIUM));
 export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
-/** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
 export const LITMUS = "/usr/bin/litmus";
 export const prepareLitmus = () => prepare("litmus", LITMUS, () => existsSync(LITMUS));
+/** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
 export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
+/** vdirsyncer, the two-way CalDAV and CardDAV sync client. */
+export const prepareVdirsyncer = () => prepare("vdirsyncer", "vdirsyncer", () => !!Bun.which("vdirsyncer"));
 
 if (import.meta.main) {
   const r = prepareChromium();
@@ -46,4 +48,7 @@ if (import.meta.main) {
   const pg = preparePostgres();
   if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
   else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);
+  const vdir = prepareVdirsyncer();
+  if (vdir.ok) console.log("sync client tests: using vdirsyncer");
+  else console.log(`sync client tests will be skipped: ${vdir.reason}`);
 }

@@ -20,12 +20,18 @@ export interface DavCollection {
   displayName: string;
   /** Every record of the caller's, read from the service's own tables (awaited: the store may answer over the network). */
   list(ctx: Ctx): Promise<DavRecord[]>;
-  /** A record as iCalendar or vCard text, keeping the client's UID (and vCard version, when it sent one). */
-  render(record: DavRecord, o: { uid: string; version?: string }): string;
+  /**
+   * A record as iCalendar or vCard text, keeping the client's UID (and vCard
+   * version, when it sent one). With `raw`, the text a client last sent for
+   * it: the record changed since (over the API, by the agent), and the answer
+   * is that text with the properties the service keeps brought up to the
+   * record, every other line as the client wrote it.
+   */
+  render(record: DavRecord, o: { uid: string; version?: string; raw?: string }): string;
   /**
    * Creates (id null) or changes the record from a client's text, through
-   * dispatch; returns the record's id (a changed record may get a new one)
-   * and the text's UID.
+   * dispatch; returns the record's id (a changed record keeps its own) and
+   * the text's UID.
    */
   put(text: string, id: string | null, ctx: Ctx): Promise<{ id: string; uid: string }>;
   remove(id: string, ctx: Ctx): Promise<void>;

@@ -162,8 +162,24 @@ function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined
   if (!item) return undefined;
   if (rawStands(item)) return { item, body: item.raw! };
   const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
-  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version }) };
+  const record = s.records.get(item.ref!) as DavRecord;
+  const uid = item.uid ?? item.ref!;
+  if (item.raw)
+    try {
+      return { item, body: t.col!.render(record, { uid, version, raw: item.raw }) };
+    } catch (e) {
+      // A text the service once took and now cannot read (its rules changed since): the record as the service has it, rather than nothing.
+      r.rt.log.warn("dav: a client's text could not be brought up to its record", { service: t.service, name: item.name, error: String(e) });
+    }
+  return { item, body: t.col!.render(record, { uid, version }) };
 }
+
+/**
+ * An object's text inside a report: a carriage return is written as a
+ * character reference, since an XML parser turns a literal CR LF into LF
+ * (XML 1.0 section 2.11), and the client is to get the lines it sent.
+ */
+const objectXml = (body: string) => esc(body).replace(/\r/g, "&#13;");
 
 const PROPS: Record<string, Getter> = {
   [key(NS.dav, "resourcetype")]: (_r, t) =>
@@ -205,8 +221,8 @@ const PROPS: Record<string, Getter> = {
     const item = t.kind === "object" ? liveIn(synced(r, t.service!), t) : null;
     return item ? esc(etagOf(item)) : undefined;
   },
-  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
-  [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? esc(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
 };
 
 const ALLPROP = ["resourcetype", "displayname", "getetag", "getcontenttype", "sync-token"].map((name) => ({ ns: NS.dav as string, name }));
@@ -326,6 +342,18 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   checkPreconditions(req, item);
   const account = r.caller.account.id;
   const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  // A UID names one object in a collection (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1): another resource
+  // holding it is refused, naming that resource, and what the service did for this text is undone
+  // with the request's write.
+  const holder = synced(r, t.service!).items.find((i) => i.ref !== null && i.uid === uid && i.name !== t.name);
+  if (holder)
+    throw new DavPrecondition(
+      409,
+      { ns: t.type === "calendar" ? NS.caldav : NS.carddav, name: "no-uid-conflict" },
+      `another resource in this collection (${holder.name}) has the UID ${JSON.stringify(uid)}: change that one, or give this one a UID of its own`,
+      holder.ref!,
+      "uid",
+    );
   await claim(r.db, account, t.service!, t.name!, id, uid);
   r.synced.delete(t.service!);
   await sync(r, t.service!, t.col!);

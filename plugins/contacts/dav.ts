@@ -2,9 +2,14 @@
 // goes through contacts/add, so its checks hold; and since a name is unique
 // per address book, a card taking a name another card holds is refused with
 // 409 and CARDDAV:no-uid-conflict naming that card, rather than merged into it.
+// The card a client sent stays the record: a contact keeps its name, its
+// primary email and phone and its note, and a change to those over the API
+// rewrites just those lines of the card, keeping every other email, phone,
+// photo and property, in the vCard version the client wrote.
 import { and, eq } from "drizzle-orm";
 import { DavPrecondition, type DavCollection } from "../../core/dav/collection.ts";
 import { ICAL, textOf, uidOf, vcard } from "../../core/dav/ical.ts";
+import { ContentPatch, escapeText, utcStamp } from "../../core/dav/patch.ts";
 import { NS } from "../../core/dav/xml.ts";
 import { contacts } from "./schema.ts";
 
@@ -19,7 +24,81 @@ function nameOf(card: InstanceType<typeof ICAL.Component>): string {
   return [parts[1], parts[0]].filter(Boolean).join(" ").trim();
 }
 
-const telOf = (card: InstanceType<typeof ICAL.Component>) => textOf(card, "tel").replace(/^tel:/i, "");
+type Card = InstanceType<typeof ICAL.Component>;
+
+/**
+ * Which of a card's emails or phones is the contact's own: the one marked
+ * preferred (PREF=1 in 4.0, TYPE=pref in 3.0), else the first.
+ */
+function primaryOf(card: Card, prop: "email" | "tel"): number {
+  const all = card.getAllProperties(prop);
+  let best = 0;
+  let rank = Infinity;
+  all.forEach((p, i) => {
+    const types = ([] as unknown[]).concat(p.getParameter("type") ?? []).map((t) => String(t).toLowerCase());
+    const pref = Number(p.getParameter("pref") ?? (types.includes("pref") ? 1 : Infinity));
+    if (pref < rank) [best, rank] = [i, pref];
+  });
+  return best;
+}
+
+const valueOf = (card: Card, prop: "email" | "tel") => {
+  const p = card.getAllProperties(prop)[primaryOf(card, prop)];
+  const v = p?.getFirstValue();
+  return v === null || v === undefined ? "" : String(v);
+};
+
+/** A phone as a tel: URI's number (RFC 3966): digits and + with - for the spaces between. */
+const uriPhone = (phone: string) => phone.trim().replace(/\s+/g, "-");
+
+/** What the contact keeps of a card. */
+function fieldsOf(card: Card) {
+  return { name: nameOf(card).replace(/\s+/g, " ").trim(), email: valueOf(card, "email").trim(), phone: valueOf(card, "tel").replace(/^tel:/i, "").trim(), note: textOf(card, "note") };
+}
+
+/** The client's card with the contact's name, primary email and phone and note brought up to the record; every other line as sent. */
+function patchCard(raw: string, c: Row): string {
+  const card = vcard(raw);
+  const was = fieldsOf(card);
+  const p = new ContentPatch(raw, "VCARD");
+  let changed = false;
+  if (was.name !== c.name) {
+    changed = true;
+    p.setValue("FN", escapeText(c.name));
+    const n = p.values("N")[0];
+    if (n !== undefined) {
+      // N's family and given names follow the new name; its other parts (prefixes, suffixes) stay.
+      const parts = n.split(/(?<!\\);/);
+      const words = c.name.split(" ");
+      const family = words.length > 1 ? words.pop()! : "";
+      while (parts.length < 5) parts.push("");
+      parts[0] = escapeText(family);
+      parts[1] = escapeText(words.join(" "));
+      p.setValue("N", parts.join(";"));
+    }
+  }
+  if (was.email !== c.email) {
+    changed = true;
+    const i = primaryOf(card, "email");
+    if (!c.email) p.remove("EMAIL", i);
+    else p.setValue("EMAIL", escapeText(c.email), i);
+  }
+  const uri = /(^|;)VALUE=uri(;|$)/i.test(p.head("TEL", primaryOf(card, "tel")) ?? "") || (!p.has("TEL") && card.getFirstPropertyValue("version") === "4.0");
+  if (was.phone !== (uri ? uriPhone(c.phone) : c.phone)) {
+    changed = true;
+    const i = primaryOf(card, "tel");
+    if (!c.phone) p.remove("TEL", i);
+    else if (p.has("TEL")) p.setValue("TEL", uri ? `tel:${uriPhone(c.phone)}` : escapeText(c.phone), i);
+    else p.add(uri ? `TEL;VALUE=uri:tel:${uriPhone(c.phone)}` : `TEL:${escapeText(c.phone)}`);
+  }
+  if (was.note !== c.note) {
+    changed = true;
+    if (!c.note) p.remove("NOTE");
+    else p.setValue("NOTE", escapeText(c.note));
+  }
+  if (changed && p.has("REV")) p.setLine("REV", `REV:${utcStamp(c.updated)}`);
+  return p.toString();
+}
 
 export const contactsBook: DavCollection = {
   type: "addressbook",
@@ -27,6 +106,7 @@ export const contactsBook: DavCollection = {
   list: async (ctx) => (await ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all()).map((c) => ({ id: c.id, data: c })),
   render(rec, o) {
     const c = rec.data as Row;
+    if (o.raw) return patchCard(o.raw, c);
     const four = o.version === "4.0";
     const card = new ICAL.Component("vcard");
     card.addPropertyWithValue("version", four ? "4.0" : "3.0");
@@ -47,17 +127,28 @@ export const contactsBook: DavCollection = {
   },
   async put(text, id, ctx) {
     const card = vcard(text);
-    const name = nameOf(card).replace(/\s+/g, " ");
+    const { name, email, phone, note } = fieldsOf(card);
     const key = name.toLowerCase();
     // Two cards taking one name at once: the second waits, then finds the first holding it.
     if (key) await ctx.lock(`name:${ctx.account.id}:${key}`);
     const holder = key ? await ctx.db.select().from(contacts).where(and(eq(contacts.owner, ctx.account.id), eq(contacts.nameKey, key))).get() : undefined;
     if (holder && holder.id !== id)
       throw new DavPrecondition(409, { ns: NS.carddav, name: "no-uid-conflict" }, `another card in the address book is named "${holder.name}": names are unique per address book`, holder.id, "name");
-    const args = { name, email: textOf(card, "email").trim(), phone: telOf(card).trim(), note: textOf(card, "note") };
-    const made = (await ctx.call("contacts", "add", args)) as { id: string };
-    // A renamed card is a new entry under the new name; the old one goes.
-    if (id && made.id !== id) await ctx.call("contacts", "delete", { id });
+    // A renamed card stays the same contact: its name moves first, so contacts/add (which finds a
+    // contact by name) changes it rather than making another. Should contacts/add refuse the card,
+    // the request's write is undone, the rename with it.
+    if (id && key && !holder) await ctx.db.update(contacts).set({ name, nameKey: key }).where(and(eq(contacts.id, id), eq(contacts.owner, ctx.account.id))).run();
+    const made = (await ctx.call("contacts", "add", { name, email, phone, note })) as { id: string };
+    // The card's other emails and phones, for the API's answers; the card itself keeps them all.
+    const others = (prop: "email" | "tel") =>
+      JSON.stringify(
+        card
+          .getAllProperties(prop)
+          .filter((_p, i) => i !== primaryOf(card, prop))
+          .map((p) => String(p.getFirstValue() ?? "").replace(/^tel:/i, "").trim())
+          .filter(Boolean),
+      );
+    await ctx.db.update(contacts).set({ otherEmails: others("email"), otherPhones: others("tel") }).where(eq(contacts.id, made.id)).run();
     return { id: made.id, uid: uidOf(card) };
   },
   async remove(id, ctx) {

@@ -7,15 +7,33 @@ import { contactsBook } from "./dav.ts";
 import { contacts } from "./schema.ts";
 
 type Row = typeof contacts.$inferSelect;
-const shape = (c: Row) => ({
-  id: c.id,
-  name: c.name,
-  email: c.email || null,
-  phone: c.phone || null,
-  note: c.note || null,
-  created: new Date(c.created).toISOString(),
-  updated: new Date(c.updated).toISOString(),
-});
+
+/** A JSON list of strings as kept, or none. */
+function listOf(json: string): string[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+const shape = (c: Row) => {
+  const emails = listOf(c.otherEmails);
+  const phones = listOf(c.otherPhones);
+  return {
+    id: c.id,
+    name: c.name,
+    email: c.email || null,
+    phone: c.phone || null,
+    // A card synced from an address book may hold more: every one, the primary first.
+    ...(emails.length ? { emails: [c.email, ...emails].filter(Boolean) } : {}),
+    ...(phones.length ? { phones: [c.phone, ...phones].filter(Boolean) } : {}),
+    note: c.note || null,
+    created: new Date(c.created).toISOString(),
+    updated: new Date(c.updated).toISOString(),
+  };
+};
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9 ()./-]{3,32}$/;
@@ -90,7 +108,7 @@ export default definePlugin({
         if (!q) throw invalid("query", "query must not be blank");
         const like = `%${likeEscape(q)}%`;
         const d = digits(q);
-        const conds = [sql`${contacts.nameKey} LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.email}) LIKE ${like} ESCAPE '\\'`];
+        const conds = [sql`${contacts.nameKey} LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.email}) LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.otherEmails}) LIKE ${like} ESCAPE '\\'`];
         // Only a query that is mostly a number is compared by digits, so "Anne 2" does not match every phone with a 2.
         if (d.length >= 3 && d.length >= q.replace(/\s/g, "").length - 2) conds.push(sql`${contacts.phoneDigits} LIKE ${`%${d}%`}`);
         const rows = await ctx.db

@@ -13,6 +13,13 @@ export const contacts = sqliteTable(
     /** The phone's digits alone, so "+44 20 7946 0958" is found by "2079460958". */
     phoneDigits: text("phone_digits").notNull().default(""),
     note: text("note").notNull().default(""),
+    /**
+     * The card's other email addresses and phone numbers (JSON lists), beside
+     * the primary ones above, as a synced address book sent them: shown in
+     * answers, changed by the card alone.
+     */
+    otherEmails: text("other_emails").notNull().default("[]"),
+    otherPhones: text("other_phones").notNull().default("[]"),
     created: integer("created").notNull(),
     updated: integer("updated").notNull(),
   },

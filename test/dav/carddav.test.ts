@@ -68,7 +68,9 @@ describe("CardDAV", () => {
     expect(text).toContain("VERSION:4.0");
     expect(text).toContain("UID:urn:uuid:4fbe8971-0bc3-424c-9c26-36c3e1eff6b1");
     expect(text).toContain("NOTE:met at the conference");
-    expect(text).toContain("EMAIL:ana@example.org");
+    // The rest of the card is the client's, as it sent it.
+    expect(text).toContain("EMAIL;TYPE=work:ana@example.org");
+    expect(text).toContain("PHOTO:data:image/png;base64,");
   });
 
   test("a card taking a name another card holds is refused with 409 and CARDDAV:no-uid-conflict naming that card", async () => {

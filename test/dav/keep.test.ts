@@ -1,0 +1,197 @@
+// A client's record kept whole: changes over the API rewrite only the lines
+// of what the service keeps, a change from a client is made to the record it
+// names (same id, same firing history), and a UID names one resource per
+// collection.
+import { afterEach, describe, expect, test } from "bun:test";
+import { schedulerOf } from "../../core/scheduler/index.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll } from "../sql.ts";
+import { fullCard, fullTodo, linesBut, vevent } from "./fixtures.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+
+function dav(hh: Hearth, token: string) {
+  const auth = { authorization: basic("alice", token) };
+  return {
+    put: (path: string, body: string, headers: Record<string, string> = {}) => fetch(`${hh.url}/dav/${path}`, { method: "PUT", body, headers: { ...auth, "content-type": "text/plain", ...headers } }),
+    get: async (path: string) => {
+      const res = await fetch(`${hh.url}/dav/${path}`, { headers: auth });
+      expect(res.status).toBe(200);
+      return { text: await res.text(), etag: res.headers.get("etag")! };
+    },
+  };
+}
+
+describe("a client's record kept whole", () => {
+  for (const version of ["4.0", "3.0"] as const)
+    test(`a vCard ${version} with four emails, three phones, ORG, BDAY and a 150 KB photo keeps them through API changes`, async () => {
+      h = await startHearth();
+      const token = await h.token("alice");
+      const d = dav(h, token);
+      const sent = fullCard(version, "urn:uuid:6a1f0c3e-2b7d-4e59-9f0a-3c8d7e6b5a41");
+      expect(sent.length).toBeGreaterThan(150_000);
+      expect((await d.put("addressbooks/alice/contacts/ana.vcf", sent, { "if-none-match": "*" })).status).toBe(201);
+      const [made] = (await h.call("contacts/list", {}, { token })).body.result;
+      // The preferred email is the contact's own; the first phone is.
+      expect(made).toMatchObject({ name: "Ana Lima", email: "ana@home.example", phone: version === "4.0" ? "+44-20-7946-0958" : "+44 20 7946 0958", note: "Met at the conference" });
+      // The answers show every email and phone, the primary first.
+      expect(made.emails).toEqual(["ana@home.example", "ana@work.example", "ana@club.example", "ana.lima@old.example"]);
+      expect(made.phones).toEqual(version === "4.0" ? ["+44-20-7946-0958", "+44-20-7946-0000", "+44-161-496-0123"] : ["+44 20 7946 0958", "+44 20 7946 0000", "+44 161 496 0123"]);
+      expect((await h.call("contacts/find", { query: "club.example" }, { token })).body.result.map((x: { id: string }) => x.id)).toEqual([made.id]);
+
+      // The name (in another case) and the note change over the API.
+      const renamed = (await h.call("contacts/add", { name: "ANA LIMA", note: "Prefers mornings" }, { token })).body.result;
+      expect(renamed).toMatchObject({ id: made.id, name: "ANA LIMA", updated_existing: true });
+      const first = await d.get("addressbooks/alice/contacts/ana.vcf");
+      expect(linesBut(first.text, "FN", "N", "NOTE", "REV")).toEqual(linesBut(sent, "FN", "N", "NOTE", "REV"));
+      expect(first.text).toContain(`VERSION:${version}\r\n`);
+      expect(first.text).toContain("\r\nFN:ANA LIMA\r\n");
+      expect(first.text).toContain("\r\nN:LIMA;ANA;;Dr.;\r\n");
+      expect(first.text).toContain("\r\nNOTE:Prefers mornings\r\n");
+      expect(first.text).not.toContain("REV:20260228T101500Z");
+
+      // The primary email changes: that line's value alone, its parameters as the client wrote them.
+      await h.call("contacts/add", { name: "Ana Lima", email: "ana@new.example", phone: "+44 7700 900123" }, { token });
+      const second = await d.get("addressbooks/alice/contacts/ana.vcf");
+      expect(second.etag).not.toBe(first.etag);
+      expect(linesBut(second.text, "FN", "N", "EMAIL", "TEL", "REV")).toEqual(linesBut(first.text, "FN", "N", "EMAIL", "TEL", "REV"));
+      const emails = second.text.split("\r\n").filter((l) => /^(item1\.)?EMAIL/.test(l));
+      expect(emails).toEqual([
+        "EMAIL;TYPE=work:ana@work.example",
+        version === "4.0" ? "EMAIL;TYPE=home;PREF=1:ana@new.example" : "EMAIL;TYPE=INTERNET,HOME,pref:ana@new.example",
+        "item1.EMAIL;TYPE=INTERNET:ana@club.example",
+        "EMAIL;TYPE=other:ana.lima@old.example",
+      ]);
+      const tels = second.text.split("\r\n").filter((l) => l.startsWith("TEL"));
+      expect(tels).toEqual(
+        version === "4.0"
+          ? ['TEL;VALUE=uri;TYPE="cell,voice":tel:+44-7700-900123', "TEL;VALUE=uri;TYPE=work:tel:+44-20-7946-0000", "TEL;VALUE=uri;TYPE=home:tel:+44-161-496-0123"]
+          : ["TEL;TYPE=CELL,VOICE:+44 7700 900123", "TEL;TYPE=WORK:+44 20 7946 0000", "TEL;TYPE=HOME:+44 161 496 0123"],
+      );
+      // Read back, the card says what the contact holds.
+      const [now] = (await h.call("contacts/list", {}, { token })).body.result;
+      expect(now).toMatchObject({ id: made.id, name: "Ana Lima", email: "ana@new.example", note: "Prefers mornings" });
+      expect(now.emails).toEqual(["ana@new.example", "ana@work.example", "ana@club.example", "ana.lima@old.example"]);
+
+      // Renamed in the client, the card stays the same contact.
+      const moved = second.text.replace("\r\nFN:Ana Lima\r\n", "\r\nFN:Ana Lima-Okafor\r\n");
+      expect((await d.put("addressbooks/alice/contacts/ana.vcf", moved, { "if-match": second.etag })).status).toBe(204);
+      const all = (await h.call("contacts/list", {}, { token })).body.result;
+      expect(all).toHaveLength(1);
+      expect(all[0]).toMatchObject({ id: made.id, name: "Ana Lima-Okafor", email: "ana@new.example" });
+      expect((await d.get("addressbooks/alice/contacts/ana.vcf")).text).toBe(moved);
+    });
+
+  test("a card written with bare LF line ends and no note gets the note added, its other lines and line ends kept", async () => {
+    h = await startHearth();
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const sent = ["BEGIN:VCARD", "VERSION:3.0", "UID:lf-1", "FN:Cy Okafor", "N:Okafor;Cy;;;", "item2.TEL;type=pref:+1 555 0100", "item2.X-ABLabel:_$!<Mobile>!$_", "TEL:+1 555 0199", "END:VCARD", ""].join("\n");
+    expect((await d.put("addressbooks/alice/contacts/cy.vcf", sent)).status).toBe(201);
+    const [c] = (await h.call("contacts/list", {}, { token })).body.result;
+    expect(c).toMatchObject({ name: "Cy Okafor", phone: "+1 555 0100" });
+    await h.call("contacts/add", { name: "Cy Okafor", note: "Two lines,\nboth kept" }, { token });
+    const { text } = await d.get("addressbooks/alice/contacts/cy.vcf");
+    expect(text).toBe(sent.replace("END:VCARD", "NOTE:Two lines\\,\\nboth kept\nEND:VCARD"));
+  });
+
+  test("a task with PRIORITY and an alarm, marked done over the API, keeps them", async () => {
+    const clock = new TestClock(Date.parse("2026-03-02T10:00:00Z"));
+    h = await startHearth({ clock });
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const sent = fullTodo("todo-7");
+    expect((await d.put("calendars/alice/tasks/todo-7.ics", sent)).status).toBe(201);
+    const [t] = (await h.call("tasks/list", {}, { token })).body.result;
+    expect((await h.call("tasks/update", { id: t.id, status: "done" }, { token })).status).toBe(200);
+    const { text } = await d.get("calendars/alice/tasks/todo-7.ics");
+    expect(linesBut(text, "STATUS", "COMPLETED", "DTSTAMP", "LAST-MODIFIED")).toEqual(linesBut(sent, "STATUS", "COMPLETED", "DTSTAMP", "LAST-MODIFIED"));
+    expect(text).toContain("\r\nPRIORITY:1\r\n");
+    expect(text).toContain("\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER;RELATED=END:-PT1H\r\n");
+    expect(text).toContain("\r\nSTATUS:COMPLETED\r\n");
+    expect(text).toContain("\r\nCOMPLETED:20260302T100000Z\r\n");
+    expect(text).toContain("\r\nLAST-MODIFIED:20260302T100000Z\r\n");
+
+    // A new due time from the client is made to the same task, which keeps its state.
+    clock.advance(60_000);
+    const later = text.replace("DUE:20260415T170000Z", "DUE:20260420T090000Z");
+    expect((await d.put("calendars/alice/tasks/todo-7.ics", later)).status).toBe(204);
+    const all = (await h.call("tasks/list", {}, { token })).body.result;
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ id: t.id, status: "done", due: "2026-04-20T09:00:00.000Z" });
+    expect((await d.get("calendars/alice/tasks/todo-7.ics")).text).toBe(later);
+  });
+
+  test("an event changed by a client keeps its id and history, and an occurrence that fired does not fire again", async () => {
+    const clock = new TestClock(Date.parse("2026-03-01T12:00:00Z"));
+    h = await startHearth({ clock });
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const more = ["LOCATION:Branch on King St", "ATTENDEE;CN=Bo Chen;PARTSTAT=ACCEPTED:mailto:bo@example.org", "X-CLIENT-COLOUR:teal", "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Reminder", "TRIGGER:-PT10M", "END:VALARM"];
+    const path = "calendars/alice/events/call.ics";
+    expect((await d.put(path, vevent("call-1", "Call the bank", "20260301T123000Z", more))).status).toBe(201);
+    const [e] = (await h.call("events/list", {}, { token })).body.result;
+    const ledger = async () => (await sqlAll<{ due: number; status: string }>(h!.rt, "SELECT due, status FROM schedule_firings WHERE ref = ? ORDER BY due", e.id));
+    const reminders = async () => JSON.stringify((await h!.call("mail/inbox", {}, { token })).body.result).split("Reminder: Call the bank").length - 1;
+    clock.set("2026-03-01T12:30:00Z");
+    await schedulerOf(h.rt).runDue();
+    expect(await ledger()).toEqual([{ due: Date.parse("2026-03-01T12:30:00Z"), status: "done" }]);
+    expect(await reminders()).toBe(1);
+
+    // A new title, the same start: the same event, its firing remembered, nothing fired again.
+    clock.set("2026-03-01T12:31:00Z");
+    const retitled = vevent("call-1", "Call the bank again", "20260301T123000Z", more);
+    expect((await d.put(path, retitled, { "if-match": (await d.get(path)).etag })).status).toBe(204);
+    let [now] = (await h.call("events/list", {}, { token })).body.result;
+    expect(now).toMatchObject({ id: e.id, title: "Call the bank again" });
+    expect(now.history).toMatchObject([{ at: "2026-03-01T12:30:00Z", status: "done" }]);
+    await schedulerOf(h.rt).runDue();
+    expect(await ledger()).toHaveLength(1);
+    expect(await reminders()).toBe(1);
+    expect((await d.get(path)).text).toBe(retitled);
+
+    // Moved to a later start: it fires there, once, and still remembers the first firing.
+    const moved = vevent("call-1", "Call the bank again", "20260301T130000Z", more);
+    expect((await d.put(path, moved)).status).toBe(204);
+    [now] = (await h.call("events/list", {}, { token })).body.result;
+    expect(now).toMatchObject({ id: e.id, when: "2026-03-01T13:00:00Z" });
+    clock.set("2026-03-01T13:00:00Z");
+    await schedulerOf(h.rt).runDue();
+    await schedulerOf(h.rt).runDue();
+    expect(await ledger()).toEqual([
+      { due: Date.parse("2026-03-01T12:30:00Z"), status: "done" },
+      { due: Date.parse("2026-03-01T13:00:00Z"), status: "done" },
+    ]);
+    expect(await reminders()).toBe(2);
+  });
+
+  test("a second resource with a UID another holds is refused with no-uid-conflict naming the holder", async () => {
+    h = await startHearth({ clock: new TestClock(Date.parse("2026-03-01T12:00:00Z")) });
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const cases = [
+      { col: "calendars/alice/events/", ns: "urn:ietf:params:xml:ns:caldav", a: vevent("same-uid", "Standup", "20260302T090000Z"), b: vevent("same-uid", "Retro", "20260303T090000Z"), list: "events/list" },
+      { col: "calendars/alice/tasks/", ns: "urn:ietf:params:xml:ns:caldav", a: fullTodo("same-uid"), b: fullTodo("same-uid").replace("SUMMARY:File taxes", "SUMMARY:Pay rent"), list: "tasks/list" },
+      { col: "addressbooks/alice/contacts/", ns: "urn:ietf:params:xml:ns:carddav", a: fullCard("3.0", "same-uid"), b: fullCard("3.0", "same-uid", "Bo Chen"), list: "contacts/list" },
+    ];
+    for (const c of cases) {
+      const ext = c.col.includes("contacts") ? ".vcf" : ".ics";
+      expect((await d.put(`${c.col}a${ext}`, c.a)).status).toBe(201);
+      const dup = await d.put(`${c.col}b${ext}`, c.b);
+      expect(dup.status).toBe(409);
+      const body = await dup.text();
+      expect(body).toContain(`xmlns:${c.ns.endsWith("caldav") ? "c" : "card"}="${c.ns}"`);
+      expect(body).toMatch(/<(c|card):no-uid-conflict><d:href>[^<]*<\/d:href><\/\1:no-uid-conflict>/);
+      expect(body).toContain(`<d:href>/dav/${c.col}a${ext}</d:href>`);
+      // Nothing of the refused one was kept.
+      expect((await h.call(c.list, {}, { token })).body.result).toHaveLength(1);
+      expect((await fetch(`${h.url}/dav/${c.col}b${ext}`, { headers: { authorization: basic("alice", token) } })).status).toBe(404);
+    }
+  });
+});
