@@ -20,7 +20,8 @@
 import { assertScope } from "../auth/tokens.ts";
 import { limitCall } from "../auth/limits.ts";
 import { newCall, type Call } from "../call.ts";
-import { asHearthError, HearthError, tooLarge } from "../errors.ts";
+import { asHearthError, HearthError } from "../errors.ts";
+import { acceptsBodies, readText } from "../http/body.ts";
 import { clientAddress, route, type App, type RouteArgs } from "../http/app.ts";
 import { identify } from "../http/identify.ts";
 import type { AppPasswordPresets } from "../http/pages/token.ts";
@@ -387,14 +388,15 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     const caller = await identify(rt, req, clientAddress(c));
     if (!caller.account) throw new HearthError("unauthenticated", "sign in with your username and an app password (a token) as the password");
     callerId = caller.account.id;
-    if (Number(req.headers.get("content-length") ?? "0") > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
-    const buf = await req.arrayBuffer();
-    if (buf.byteLength > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
-    const text = new TextDecoder().decode(buf);
+    // Who may not reach any collection, or not this one, is refused before a byte of the body is read.
+    if (!collections(rt).some(([s]) => inScope(caller, s)))
+      throw new HearthError("forbidden", `this token is not allowed ${collections(rt).map(([s]) => s).join(", ")}: make an app password for calendars or contacts`);
     const user = caller.account.username;
     const t = resolve(rt, url.pathname, user);
     const href = t.kind === "object" ? url.pathname : url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     if (t.service) assertScope(caller, t.service);
+    // Capped as it arrives and counted in the instance's budget of bodies in flight.
+    const text = await readText(rt, req, BODY_LIMIT);
     await limitSyncs(rt, caller, t);
     let r: Req | null = null;
     const res = await rt.store
@@ -438,6 +440,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
 }
 
 function mountDav(app: App, rt: Runtime) {
+  acceptsBodies(rt, BODY_LIMIT);
   // RFC 6764: clients asked for a server's name alone look here first.
   for (const w of ["caldav", "carddav"]) app.all(`/.well-known/${w}`, () => new Response(null, { status: 301, headers: { location: "/dav/" } }), { parse: "none" });
   const h = route((c) => handle(rt, c));
