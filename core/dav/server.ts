@@ -29,7 +29,7 @@ import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx, Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
-import { claim, etagOf, keepRaw, rawStands, reconcile, type Item, type Synced } from "./state.ts";
+import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, written, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
 import { defineModule } from "../module.ts";
@@ -55,6 +55,8 @@ interface Req {
   origin: string;
   db: Db;
   synced: Map<string, Synced>;
+  /** Single resources this request read without listing their collection, by service and name. */
+  objects: Map<string, { item: Item; record: DavRecord }>;
 }
 
 const principalHref = (user: string) => `/dav/principals/${encodeURIComponent(user)}/`;
@@ -157,13 +159,25 @@ const privileges = ["read", "write", "write-content", "write-properties", "bind"
   .map((p) => `<d:privilege><d:${p}/></d:privilege>`)
   .join("");
 
+const objectKey = (service: string, name: string) => `${service}/${name}`;
+
+/** The live item and its record at an object target: read alone (itemAt), else from the synced collection. */
+function objectOf(r: Req, t: Target): { item: Item; record: DavRecord } | undefined {
+  const one = r.objects.get(objectKey(t.service!, t.name!));
+  if (one) return one;
+  const s = r.synced.get(t.service!);
+  if (!s) throw new Error(`${t.service}/${t.name} was read before it was looked up`);
+  const item = s.byName.get(t.name!);
+  return item && { item, record: s.records.get(item.ref!)! };
+}
+
 function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined {
-  const s = synced(r, t.service!);
-  const item = s.items.find((i) => i.name === t.name && i.ref !== null);
-  if (!item) return undefined;
+  const o = objectOf(r, t);
+  if (!o) return undefined;
+  const { item, record } = o;
   if (rawStands(item)) return { item, body: item.raw! };
   const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
-  return { item, body: t.col!.render(s.records.get(item.ref!) as DavRecord, { uid: item.uid ?? item.ref!, version }) };
+  return { item, body: t.col!.render(record, { uid: item.uid ?? item.ref!, version }) };
 }
 
 const PROPS: Record<string, Getter> = {
@@ -203,7 +217,7 @@ const PROPS: Record<string, Getter> = {
       : undefined,
   [key(NS.dav, "getcontenttype")]: (_r, t) => (t.kind === "object" ? contentType(t.col!) : undefined),
   [key(NS.dav, "getetag")]: (r, t) => {
-    const item = t.kind === "object" ? liveIn(synced(r, t.service!), t) : null;
+    const item = t.kind === "object" ? objectOf(r, t)?.item : undefined;
     return item ? esc(etagOf(item)) : undefined;
   },
   [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
@@ -248,8 +262,8 @@ function members(r: Req, t: Target, user: string): { href: string; t: Target }[]
 }
 
 async function propfind(r: Req, t: Target, href: string, body: El | null, depth: string): Promise<Response> {
-  if (t.kind === "collection" || t.kind === "object") await sync(r, t.service!, t.col!);
-  if (t.kind === "object" && !objectBody(r, t)) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
+  if (t.kind === "collection") await sync(r, t.service!, t.col!);
+  if (t.kind === "object" && !(await itemAt(r, t))) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   const wanted = body && child(body, NS.dav, "propname") ? [] : requested(body);
   const out = [propsOf(r, t, href, wanted)];
   if (depth !== "0") {
@@ -306,10 +320,28 @@ function etagMatches(header: string, etag: string | null): boolean {
   return header.split(",").some((h) => h.trim().replace(/^W\//, "") === etag);
 }
 
-const liveIn = (s: Synced, t: Target): Item | null => s.items.find((i) => i.name === t.name && i.ref !== null) ?? null;
+async function recordOf(r: Req, t: Target, id: string): Promise<DavRecord | undefined> {
+  const ctx = ctxFor(r, t.service!);
+  return t.col!.get ? t.col!.get(id, ctx) : (await t.col!.list(ctx)).find((x) => x.id === id);
+}
 
-async function liveItem(r: Req, t: Target): Promise<Item | null> {
-  return liveIn(await sync(r, t.service!, t.col!), t);
+/**
+ * The live item at an object target and its record, brought up to the
+ * service's record alone: by the item's name and the record's id, each
+ * through an index, so its cost does not grow with the collection.
+ */
+async function itemAt(r: Req, t: Target): Promise<Item | null> {
+  assertScope(r.caller, t.service!);
+  // The lock sync() takes (taken again by one transaction, it is already held).
+  await r.rt.store.lock(`dav:${r.caller.account.id}:${t.service}`);
+  const account = r.caller.account.id;
+  const found = await itemNamed(r.db, account, t.service!, t.name!);
+  if (!found || found.ref === null) return null;
+  const record = await recordOf(r, t, found.ref);
+  const item = await reconcileOne(r.db, account, t.service!, found, record);
+  if (item.ref === null || !record) return null;
+  r.objects.set(objectKey(t.service!, t.name!), { item, record });
+  return item;
 }
 
 function checkPreconditions(req: Request, item: Item | null) {
@@ -323,27 +355,30 @@ function checkPreconditions(req: Request, item: Item | null) {
 async function put(r: Req, t: Target, req: Request, text: string): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("method_not_allowed", "PUT a calendar object or vCard into a collection", { headers: { Allow: ALLOW } });
   if (!text.trim()) throw new HearthError("invalid_argument", "the body is empty", { field: "body" });
-  const item = await liveItem(r, t);
+  const item = await itemAt(r, t);
   checkPreconditions(req, item);
   const account = r.caller.account.id;
-  const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
-  await claim(r.db, account, t.service!, t.name!, id, uid);
-  r.synced.delete(t.service!);
-  await sync(r, t.service!, t.col!);
-  await keepRaw(r.db, account, t.service!, t.name!, text);
-  r.synced.delete(t.service!);
-  const now = (await liveItem(r, t))!;
+  let made: { id: string; uid: string };
+  try {
+    made = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  } catch (e) {
+    // A refusal naming the record it conflicts with is answered with that record's address: the collection is synced to know it.
+    if (e instanceof DavPrecondition && e.conflictRef) await sync(r, t.service!, t.col!);
+    throw e;
+  }
+  const record = await recordOf(r, t, made.id);
+  if (!record) throw new Error(`${t.service} did not keep the record its put returned`);
+  const now = await written(r.db, account, t.service!, t.name!, record, made.uid, text);
   return new Response(null, { status: item ? 204 : 201, headers: { etag: etagOf(now) } });
 }
 
 async function remove(r: Req, t: Target, req: Request): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("forbidden", "a collection cannot be deleted; delete its members");
-  const item = await liveItem(r, t);
+  const item = await itemAt(r, t);
   if (!item) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   checkPreconditions(req, item);
   await t.col!.remove(item.ref!, ctxFor(r, t.service!));
-  r.synced.delete(t.service!);
-  await sync(r, t.service!, t.col!);
+  await removed(r.db, r.caller.account.id, t.service!, t.name!);
   return new Response(null, { status: 204 });
 }
 
@@ -401,7 +436,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map() };
+        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
         switch (req.method) {
           case "PROPFIND":
             return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
@@ -410,8 +445,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
           case "GET":
           case "HEAD": {
             if (t.kind !== "object") return new Response(`${t.kind === "collection" ? t.col!.displayName : "Hearth"}: a CalDAV and CardDAV address for calendar and contacts apps.\n`, { headers: { "content-type": "text/plain; charset=utf-8" } });
-            await sync(r, t.service!, t.col!);
-            const o = objectBody(r, t);
+            const o = (await itemAt(r, t)) && objectBody(r, t);
             if (!o) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
             return new Response(req.method === "HEAD" ? null : o.body, { headers: { "content-type": contentType(t.col!), etag: etagOf(o.item) } });
           }

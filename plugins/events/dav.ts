@@ -1,7 +1,7 @@
 // The account's events as one CalDAV calendar. A client's VEVENT becomes
 // events/create (a change: events/delete then events/create, keeping the
 // prompt), so it is validated and scheduled like any API call.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { DavCollection } from "../../core/dav/collection.ts";
 import { calendarComponent, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
 import { HearthError } from "../../core/errors.ts";
@@ -63,6 +63,10 @@ export const eventsCalendar: DavCollection = {
   component: "VEVENT",
   displayName: "Events",
   list: async (ctx) => (await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()).map((e) => ({ id: e.id, data: e })),
+  get: async (id, ctx) => {
+    const e = await ctx.db.select().from(events).where(and(eq(events.id, id), eq(events.owner, ctx.account.id))).get();
+    return e && { id: e.id, data: e };
+  },
   render: (rec, o) => {
     const e = rec.data as Row;
     return renderCalendar({ host: "hearth", events: [e], now: e.created, uid: o.uid });
