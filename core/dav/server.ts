@@ -18,7 +18,7 @@
 // web-standard Request/Response under Elysia, and each would own storage
 // that here must go through dispatch.
 import { assertScope } from "../auth/tokens.ts";
-import { limitCall } from "../auth/limits.ts";
+import { limitCall, limitDavWrite } from "../auth/limits.ts";
 import { newCall, type Call } from "../call.ts";
 import { asHearthError, HearthError } from "../errors.ts";
 import { acceptsBodies, readText } from "../http/body.ts";
@@ -432,11 +432,14 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     if (t.service) assertScope(caller, t.service);
     // Capped as it arrives and counted in the instance's budget of bodies in flight.
     const text = await readText(rt, req, BODY_LIMIT);
-    await limitSyncs(rt, caller, t);
+    // A change takes one turn from the DAV bucket, sized for a first sync, for all it reads and writes; anything else, the reads limit.
+    const changes = req.method === "PUT" || req.method === "DELETE";
+    const as = changes ? await limitDavWrite(rt, caller) : caller;
+    if (!changes) await limitSyncs(rt, caller, t);
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
+        r = { rt, caller: as as Req["caller"], call: newCall(as, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
         switch (req.method) {
           case "PROPFIND":
             return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
