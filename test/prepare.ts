@@ -31,6 +31,10 @@ export const prepareRedis = () => prepare("redis-server", "redis-server", () => 
 /** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
 export const LITMUS = "/usr/bin/litmus";
 export const prepareLitmus = () => prepare("litmus", LITMUS, () => existsSync(LITMUS));
+/** Debian's python3-caldav, a CalDAV client library, and the python3 it runs on. */
+export const PYTHON = "/usr/bin/python3";
+const caldavPresent = () => existsSync(PYTHON) && Bun.spawnSync([PYTHON, "-c", "import caldav"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+export const prepareCaldav = () => prepare("python3-caldav", "python3-caldav", caldavPresent);
 export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
 
 if (import.meta.main) {
@@ -43,6 +47,9 @@ if (import.meta.main) {
   const litmus = prepareLitmus();
   if (litmus.ok) console.log(`WebDAV suite: using ${LITMUS}`);
   else console.log(`the litmus WebDAV test will be skipped: ${litmus.reason}`);
+  const caldav = prepareCaldav();
+  if (caldav.ok) console.log("CalDAV client tests: using Debian's python3-caldav");
+  else console.log(`the python3-caldav tests will be skipped: ${caldav.reason}`);
   const pg = preparePostgres();
   if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
   else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);

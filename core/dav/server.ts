@@ -32,6 +32,7 @@ import { DavPrecondition, type DavCollection, type DavRecord } from "./collectio
 import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, written, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
+import { calendarMatches, cardMatches, expanded, expandOf, type Range } from "./query.ts";
 import { defineModule } from "../module.ts";
 
 const BODY_LIMIT = 16 * 1024 * 1024;
@@ -57,6 +58,8 @@ interface Req {
   synced: Map<string, Synced>;
   /** Single resources this request read without listing their collection, by service and name. */
   objects: Map<string, { item: Item; record: DavRecord }>;
+  /** calendar-data's expand in a REPORT: repeats written out as their occurrences in this range. */
+  expand?: Range | null;
 }
 
 const principalHref = (user: string) => `/dav/principals/${encodeURIComponent(user)}/`;
@@ -220,7 +223,11 @@ const PROPS: Record<string, Getter> = {
     const item = t.kind === "object" ? objectOf(r, t)?.item : undefined;
     return item ? esc(etagOf(item)) : undefined;
   },
-  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? esc(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.caldav, "calendar-data")]: (r, t) => {
+    if (t.kind !== "object" || t.type !== "calendar") return undefined;
+    const body = objectBody(r, t)?.body ?? "";
+    return esc(r.expand && body ? expanded(body, r.expand) : body);
+  },
   [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? esc(objectBody(r, t)?.body ?? "") : undefined),
 };
 
@@ -286,10 +293,27 @@ async function report(r: Req, t: Target, href: string, body: El | null): Promise
   const live = s.items.filter((i) => i.ref !== null);
   const one = (i: Item) => propsOf(r, objectTarget(t, i.name), href + encodeURIComponent(i.name), wanted);
   if (body.name === "calendar-query" || body.name === "addressbook-query") {
-    // A filter on another component than the one this collection holds matches nothing; finer filters are left to the client.
-    const comps = descendants(child(body, body.ns, "filter"), NS.caldav, "comp-filter").map((c) => c.attrs.name?.toUpperCase());
-    if (t.type === "calendar" && comps.length > 1 && !comps.slice(1).includes(t.col!.component ?? "")) return xml(207, multistatus([]));
-    return xml(207, multistatus(live.map(one)));
+    const filter = child(body, body.ns, "filter");
+    if (t.type === "calendar") r.expand = expandOf(body);
+    const matches = (text: string) => {
+      if (!filter) return true;
+      try {
+        return t.type === "calendar" ? calendarMatches(filter, text) : cardMatches(filter, text);
+      } catch (e) {
+        // A filter the server cannot apply is refused; an object ical.js cannot read matches nothing.
+        if (e instanceof HearthError) throw e;
+        return false;
+      }
+    };
+    const hits = live.filter((i) => {
+      const o = objectBody(r, objectTarget(t, i.name));
+      return !!o && matches(o.body);
+    });
+    // An address book query may ask for at most so many cards (RFC 6352 8.6.1): the rest is said to be left out with a 507.
+    const n = Number(child(child(body, NS.carddav, "limit"), NS.carddav, "nresults")?.text.trim());
+    if (t.type === "addressbook" && Number.isInteger(n) && n >= 0 && hits.length > n)
+      return xml(207, multistatus([...hits.slice(0, n).map(one), { href, status: 507 }]));
+    return xml(207, multistatus(hits.map(one)));
   }
   if (body.name === "calendar-multiget" || body.name === "addressbook-multiget") {
     const out = children(body, NS.dav, "href").map((h) => {
@@ -302,14 +326,35 @@ async function report(r: Req, t: Target, href: string, body: El | null): Promise
   }
   if (body.name === "sync-collection" && body.ns === NS.dav) {
     const given = child(body, NS.dav, "sync-token")?.text.trim() ?? "";
+    // A token is a revision, and after a limited answer the last name given at that revision: what is after it is what is left.
     let since = 0;
+    let after: string | null = null;
     if (given) {
-      const m = /^urn:hearth:sync:(\d+)$/.exec(given);
-      if (!m || Number(m[1]) > s.revision) throw new DavPrecondition(403, { ns: NS.dav, name: "valid-sync-token" }, "the sync-token is not one this collection gave");
+      const m = /^urn:hearth:sync:(\d+)(?::(.+))?$/.exec(given);
+      let name: string | null = null;
+      try {
+        name = m?.[2] === undefined ? null : decodeURIComponent(m[2]);
+      } catch {}
+      if (!m || Number(m[1]) > s.revision || (m[2] !== undefined && name === null))
+        throw new DavPrecondition(403, { ns: NS.dav, name: "valid-sync-token" }, "the sync-token is not one this collection gave");
       since = Number(m[1]);
+      after = name;
     }
-    const out = s.items.filter((i) => i.revision > since && (i.ref !== null || since > 0)).map((i) => (i.ref !== null ? one(i) : { href: href + encodeURIComponent(i.name), status: 404 }));
-    return xml(207, multistatus(out, syncToken(s.revision)));
+    const first = since === 0 && after === null;
+    const changed = s.items
+      .filter((i) => (i.revision > since || (after !== null && i.revision === since && i.name > after)) && (i.ref !== null || !first))
+      .sort((a, b) => a.revision - b.revision || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const asText = child(child(body, NS.dav, "limit"), NS.dav, "nresults")?.text.trim();
+    const limit = asText === undefined ? Infinity : Number(asText);
+    if (asText !== undefined && !(Number.isInteger(limit) && limit >= 0))
+      throw new DavPrecondition(403, { ns: NS.dav, name: "number-of-matches-within-limits" }, "DAV:nresults is a whole number");
+    const sent = changed.slice(0, limit);
+    const out: ResponseXml[] = sent.map((i) => (i.ref !== null ? one(i) : { href: href + encodeURIComponent(i.name), status: 404 }));
+    if (sent.length === changed.length) return xml(207, multistatus(out, syncToken(s.revision)));
+    // The rest is left for the next request, from a token naming where this answer stopped (RFC 6578 3.6).
+    const last = sent.at(-1);
+    out.push({ href, status: 507 });
+    return xml(207, multistatus(out, last ? `${syncToken(last.revision)}:${encodeURIComponent(last.name)}` : given || syncToken(0)));
   }
   throw new DavPrecondition(403, { ns: NS.dav, name: "supported-report" }, `the ${body.name} report is not supported here`);
 }
