@@ -319,7 +319,7 @@ async function report(r: Req, t: Target, href: string, body: El | null): Promise
     const out = children(body, NS.dav, "href").map((h) => {
       const path = new URL(h.text.trim(), r.origin).pathname;
       const name = path.startsWith(href) ? decodeURIComponent(path.slice(href.length)) : "";
-      const i = live.find((x) => x.name === name);
+      const i = s.byName.get(name);
       return i ? one(i) : { href: h.text.trim(), status: 404 };
     });
     return xml(207, multistatus(out));

@@ -64,6 +64,13 @@ async function python(script: string): Promise<{ out: string; err: string; code:
 const searchScript = (expand: boolean) => `
 import caldav, json, datetime
 utc = datetime.timezone.utc
+# The library expands what a server sent unexpanded itself: counted, so only the server's expanding passes.
+client_expanded = []
+expand_rrule = caldav.objects.CalendarObjectResource.expand_rrule
+def counted(self, *a, **k):
+    client_expanded.append(1)
+    return expand_rrule(self, *a, **k)
+caldav.objects.CalendarObjectResource.expand_rrule = counted
 client = caldav.DAVClient(url=${JSON.stringify(`${"URL"}`)}, username="alice", password=${JSON.stringify("TOKEN")})
 cal = client.calendar(url=${JSON.stringify("URL")} + "calendars/alice/events/")
 found = cal.search(start=datetime.datetime(2026, 6, 1, tzinfo=utc), end=datetime.datetime(2026, 6, 15, tzinfo=utc), event=True, expand=${expand ? "True" : "False"})
@@ -71,14 +78,16 @@ out = []
 for o in found:
     c = o.icalendar_component
     out.append({"uid": str(c["uid"]), "start": c["dtstart"].dt.isoformat(), "rrule": "rrule" in c, "recurrence": "recurrence-id" in c})
-print(json.dumps(out))
+print(json.dumps({"found": out, "client_expanded": len(client_expanded)}))
 `;
 
 describe.skipIf(!ready.ok)("calendar-query through python3-caldav", () => {
   const run = async (expand: boolean) => {
     const r = await python(searchScript(expand).replaceAll('"URL"', JSON.stringify(`${h.url}/dav/`)).replace('"TOKEN"', JSON.stringify(token)));
     if (r.code !== 0) throw new Error(r.err);
-    return JSON.parse(r.out) as { uid: string; start: string; rrule: boolean; recurrence: boolean }[];
+    const { found, client_expanded } = JSON.parse(r.out) as { found: { uid: string; start: string; rrule: boolean; recurrence: boolean }[]; client_expanded: number };
+    expect({ client_expanded }).toEqual({ client_expanded: 0 });
+    return found;
   };
 
   test("a time range gives exactly the events in it, a weekly one when one of its occurrences is", async () => {
