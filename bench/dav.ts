@@ -24,7 +24,7 @@ const quantile = (xs: number[], q: number) => {
 };
 
 const vevent = (uid: string, summary: string) =>
-  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bench//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260301T000000Z", "DTSTART:20260302T090000Z", "DURATION:PT45M", `SUMMARY:${summary}`, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bench//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260301T000000Z", "DTSTART:20270302T090000Z", "DURATION:PT45M", `SUMMARY:${summary}`, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
 
 async function instance() {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-dav-"));
@@ -53,7 +53,7 @@ async function instance() {
 async function itemCost(n: number, rounds: number) {
   const h = await instance();
   try {
-    const made = await fetch(`${h.base}/api/v1/events/create`, { method: "POST", headers: { authorization: `Bearer ${h.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: "Seed", when: "2026-03-02T09:00:00Z" }) });
+    const made = await fetch(`${h.base}/api/v1/events/create`, { method: "POST", headers: { authorization: `Bearer ${h.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: "Seed", when: "2027-03-02T09:00:00Z" }) });
     const id = ((await made.json()) as { result: { id: string } }).result.id;
     // The rest are copies of the first, written straight into the events table.
     const db = new Database(join(h.dir, "hearth.db"));
