@@ -215,6 +215,12 @@ rmSync(dir, { recursive: true, force: true });
     console.log(`\nScheduler:\n${eventsTable(r)}`);
     extra.events = r;
   }
+  if (want("dav")) {
+    const { benchDav, davTable } = await import("./dav.ts");
+    const r = await benchDav();
+    console.log(`\nCalDAV (one event's GET and PUT by calendar size; large bodies at once):\n${davTable(r)}`);
+    extra.dav = r;
+  }
   if (want("soak") && existsSync(join(import.meta.dir, "soak.ts"))) {
     const soakModule = "./soak.ts";
     const m = (await import(soakModule)) as Record<string, (arg?: unknown) => unknown>;

@@ -42,6 +42,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_SESSION_DAYS: { default: "30", description: "Days a browser sign-in lasts before the person signs in again." },
   HEARTH_RATE_READS: { default: "1200", description: "Read calls per minute per caller: an account, whichever of its tokens and sessions it calls with, or a stranger's address; 0 turns the limit off." },
   HEARTH_RATE_WRITES: { default: "300", description: "Write calls per minute per caller; 0 turns the limit off." },
+  HEARTH_RATE_DAV_WRITES: { default: "12000", description: "Changes per minute per account from calendar and contacts apps (a CalDAV or CardDAV PUT or DELETE, whatever calls it makes), in place of the write limit: enough for a first sync of 10,000 events or cards in one go; 0 turns the limit off." },
   HEARTH_RATE_PRICED: { default: "60", description: "Calls per minute per caller to methods that cost credits; 0 turns the limit off." },
   HEARTH_RATE_SIGNIN: { default: "10", description: "Sign-in and sign-up attempts per minute per client address; 0 turns the limit off. Failures also slow further tries for that username from that client, and many from unrecognised clients slow them all, though not a browser that signed in to the account before." },
   HEARTH_CONTACT: { default: "", description: "An e-mail or URL for provider operators, sent in the User-Agent of outside requests (OpenStreetMap services ask for one)." },

@@ -1,7 +1,8 @@
 // Makes sure the browser the browser tests drive, the Redis server the
 // shared-state tests start, the PostgreSQL server and client programs the
 // PostgreSQL store and its backups are tested with, and the DAV clients the
-// drive, calendars and address books are checked with (litmus, vdirsyncer),
+// drive, calendars and address books are checked with (litmus, vdirsyncer,
+// python3-caldav),
 // are present: installs Debian's packages when they are missing and we may
 // (root, with apt-get). When one cannot be installed it says why.
 import { existsSync } from "node:fs";
@@ -30,6 +31,10 @@ export const prepareChromium = () => prepare("chromium", CHROMIUM, () => existsS
 export const prepareRedis = () => prepare("redis-server", "redis-server", () => !!Bun.which("redis-server"));
 export const LITMUS = "/usr/bin/litmus";
 export const prepareLitmus = () => prepare("litmus", LITMUS, () => existsSync(LITMUS));
+/** Debian's python3-caldav, a CalDAV client library, and the python3 it runs on. */
+export const PYTHON = "/usr/bin/python3";
+const caldavPresent = () => existsSync(PYTHON) && Bun.spawnSync([PYTHON, "-c", "import caldav"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+export const prepareCaldav = () => prepare("python3-caldav", "python3-caldav", caldavPresent);
 /** postgresql brings the server (initdb, postgres, pg_ctl) and the client programs backups use (pg_dump, pg_restore, psql). */
 export const preparePostgres = () => prepare("postgresql", "PostgreSQL", () => ["initdb", "pg_ctl", "pg_dump", "pg_restore", "psql"].every((p) => pgBin(p) !== null));
 /** vdirsyncer, the two-way CalDAV and CardDAV sync client. */
@@ -45,6 +50,9 @@ if (import.meta.main) {
   const litmus = prepareLitmus();
   if (litmus.ok) console.log(`WebDAV suite: using ${LITMUS}`);
   else console.log(`the litmus WebDAV test will be skipped: ${litmus.reason}`);
+  const caldav = prepareCaldav();
+  if (caldav.ok) console.log("CalDAV client tests: using Debian's python3-caldav");
+  else console.log(`the python3-caldav tests will be skipped: ${caldav.reason}`);
   const pg = preparePostgres();
   if (pg.ok) console.log("PostgreSQL tests: using Debian's postgresql");
   else console.log(`PostgreSQL tests cannot run: ${pg.reason}`);

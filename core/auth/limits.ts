@@ -3,19 +3,21 @@
 // where each check is a map lookup and a little arithmetic, so it can sit on
 // every call; in Redis or the PostgreSQL database when several instances
 // share the limits.
+import { changedCaller } from "../call.ts";
 import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Shared } from "../shared/index.ts";
 
-export type LimitClass = "reads" | "writes" | "priced" | "signin";
+export type LimitClass = "reads" | "writes" | "priced" | "signin" | "dav";
 
 const SETTING: Record<LimitClass, string> = {
   reads: "HEARTH_RATE_READS",
   writes: "HEARTH_RATE_WRITES",
   priced: "HEARTH_RATE_PRICED",
   signin: "HEARTH_RATE_SIGNIN",
+  dav: "HEARTH_RATE_DAV_WRITES",
 };
 
 interface Bucket {
@@ -143,10 +145,30 @@ export function classOf(rt: Runtime, entry: MethodEntry): LimitClass {
  */
 export function limitCall(rt: Runtime, entry: MethodEntry, caller: Caller): void | Promise<void> {
   const cls = classOf(rt, entry);
+  // A calendar or contacts app's change took its turn from the DAV bucket, whatever writes it makes.
+  if (cls === "writes" && davWriters.has(caller)) return;
   const limiter = limiterOf(rt);
   // A class with no limit costs no key and no clock reading.
   if (!limiter.limits(cls)) return;
   const key = callerKey(caller);
   if (key === null) return;
   return limiter.check(cls, key, rt.clock.now().getTime(), cls === "priced" ? "priced calls" : cls);
+}
+
+/** Callers of one calendar or contacts app's change, which took its turn from the DAV bucket. */
+const davWriters = new WeakSet<Caller>();
+
+/**
+ * A calendar or contacts app's change (a DAV PUT or DELETE) takes one turn
+ * from its own bucket, sized for a first sync of a whole calendar or address
+ * book, rather than one from the writes bucket per call it makes. Returns the
+ * caller to make its calls as.
+ */
+export async function limitDavWrite(rt: Runtime, caller: Caller): Promise<Caller> {
+  const limiter = limiterOf(rt);
+  const key = callerKey(caller);
+  if (limiter.limits("dav") && key !== null) await limiter.check("dav", key, rt.clock.now().getTime(), "calendar and contacts changes");
+  const own = changedCaller(caller, {});
+  davWriters.add(own);
+  return own;
 }

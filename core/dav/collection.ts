@@ -21,6 +21,12 @@ export interface DavCollection {
   /** Every record of the caller's, read from the service's own tables (awaited: the store may answer over the network). */
   list(ctx: Ctx): Promise<DavRecord[]>;
   /**
+   * One record of the caller's by id, or undefined: what a request for one
+   * resource reads, at a cost that does not grow with the collection (without
+   * it, the record is looked for in list()).
+   */
+  get?(id: string, ctx: Ctx): Promise<DavRecord | undefined>;
+  /**
    * A record as iCalendar or vCard text, keeping the client's UID (and vCard
    * version, when it sent one). With `raw`, the text a client last sent for
    * it: the record changed since (over the API, by the agent), and the answer

@@ -18,9 +18,10 @@
 // web-standard Request/Response under Elysia, and each would own storage
 // that here must go through dispatch.
 import { assertScope } from "../auth/tokens.ts";
-import { limitCall } from "../auth/limits.ts";
+import { limitCall, limitDavWrite } from "../auth/limits.ts";
 import { newCall, type Call } from "../call.ts";
-import { asHearthError, HearthError, tooLarge } from "../errors.ts";
+import { asHearthError, HearthError } from "../errors.ts";
+import { acceptsBodies, readText } from "../http/body.ts";
 import { clientAddress, route, type App, type RouteArgs } from "../http/app.ts";
 import { identify } from "../http/identify.ts";
 import type { AppPasswordPresets } from "../http/pages/token.ts";
@@ -28,9 +29,10 @@ import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx, Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
-import { claim, etagOf, keepRaw, rawStands, reconcile, type Item, type Synced } from "./state.ts";
+import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, uidHolder, written, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
+import { calendarMatches, cardMatches, expanded, expandOf, type Range } from "./query.ts";
 import { defineModule } from "../module.ts";
 
 const BODY_LIMIT = 16 * 1024 * 1024;
@@ -54,6 +56,10 @@ interface Req {
   origin: string;
   db: Db;
   synced: Map<string, Synced>;
+  /** Single resources this request read without listing their collection, by service and name. */
+  objects: Map<string, { item: Item; record: DavRecord }>;
+  /** calendar-data's expand in a REPORT: repeats written out as their occurrences in this range. */
+  expand?: Range | null;
 }
 
 const principalHref = (user: string) => `/dav/principals/${encodeURIComponent(user)}/`;
@@ -156,13 +162,24 @@ const privileges = ["read", "write", "write-content", "write-properties", "bind"
   .map((p) => `<d:privilege><d:${p}/></d:privilege>`)
   .join("");
 
+const objectKey = (service: string, name: string) => `${service}/${name}`;
+
+/** The live item and its record at an object target: read alone (itemAt), else from the synced collection. */
+function objectOf(r: Req, t: Target): { item: Item; record: DavRecord } | undefined {
+  const one = r.objects.get(objectKey(t.service!, t.name!));
+  if (one) return one;
+  const s = r.synced.get(t.service!);
+  if (!s) throw new Error(`${t.service}/${t.name} was read before it was looked up`);
+  const item = s.byName.get(t.name!);
+  return item && { item, record: s.records.get(item.ref!)! };
+}
+
 function objectBody(r: Req, t: Target): { item: Item; body: string } | undefined {
-  const s = synced(r, t.service!);
-  const item = s.items.find((i) => i.name === t.name && i.ref !== null);
-  if (!item) return undefined;
+  const o = objectOf(r, t);
+  if (!o) return undefined;
+  const { item, record } = o;
   if (rawStands(item)) return { item, body: item.raw! };
   const version = item.raw ? /^VERSION:(\S+)/im.exec(item.raw)?.[1] : undefined;
-  const record = s.records.get(item.ref!) as DavRecord;
   const uid = item.uid ?? item.ref!;
   if (item.raw)
     try {
@@ -218,10 +235,14 @@ const PROPS: Record<string, Getter> = {
       : undefined,
   [key(NS.dav, "getcontenttype")]: (_r, t) => (t.kind === "object" ? contentType(t.col!) : undefined),
   [key(NS.dav, "getetag")]: (r, t) => {
-    const item = t.kind === "object" ? liveIn(synced(r, t.service!), t) : null;
+    const item = t.kind === "object" ? objectOf(r, t)?.item : undefined;
     return item ? esc(etagOf(item)) : undefined;
   },
-  [key(NS.caldav, "calendar-data")]: (r, t) => (t.kind === "object" && t.type === "calendar" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
+  [key(NS.caldav, "calendar-data")]: (r, t) => {
+    if (t.kind !== "object" || t.type !== "calendar") return undefined;
+    const body = objectBody(r, t)?.body ?? "";
+    return objectXml(r.expand && body ? expanded(body, r.expand) : body);
+  },
   [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
 };
 
@@ -263,8 +284,8 @@ function members(r: Req, t: Target, user: string): { href: string; t: Target }[]
 }
 
 async function propfind(r: Req, t: Target, href: string, body: El | null, depth: string): Promise<Response> {
-  if (t.kind === "collection" || t.kind === "object") await sync(r, t.service!, t.col!);
-  if (t.kind === "object" && !objectBody(r, t)) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
+  if (t.kind === "collection") await sync(r, t.service!, t.col!);
+  if (t.kind === "object" && !(await itemAt(r, t))) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   const wanted = body && child(body, NS.dav, "propname") ? [] : requested(body);
   const out = [propsOf(r, t, href, wanted)];
   if (depth !== "0") {
@@ -287,30 +308,68 @@ async function report(r: Req, t: Target, href: string, body: El | null): Promise
   const live = s.items.filter((i) => i.ref !== null);
   const one = (i: Item) => propsOf(r, objectTarget(t, i.name), href + encodeURIComponent(i.name), wanted);
   if (body.name === "calendar-query" || body.name === "addressbook-query") {
-    // A filter on another component than the one this collection holds matches nothing; finer filters are left to the client.
-    const comps = descendants(child(body, body.ns, "filter"), NS.caldav, "comp-filter").map((c) => c.attrs.name?.toUpperCase());
-    if (t.type === "calendar" && comps.length > 1 && !comps.slice(1).includes(t.col!.component ?? "")) return xml(207, multistatus([]));
-    return xml(207, multistatus(live.map(one)));
+    const filter = child(body, body.ns, "filter");
+    if (t.type === "calendar") r.expand = expandOf(body);
+    const matches = (text: string) => {
+      if (!filter) return true;
+      try {
+        return t.type === "calendar" ? calendarMatches(filter, text) : cardMatches(filter, text);
+      } catch (e) {
+        // A filter the server cannot apply is refused; an object ical.js cannot read matches nothing.
+        if (e instanceof HearthError) throw e;
+        return false;
+      }
+    };
+    const hits = live.filter((i) => {
+      const o = objectBody(r, objectTarget(t, i.name));
+      return !!o && matches(o.body);
+    });
+    // An address book query may ask for at most so many cards (RFC 6352 8.6.1): the rest is said to be left out with a 507.
+    const n = Number(child(child(body, NS.carddav, "limit"), NS.carddav, "nresults")?.text.trim());
+    if (t.type === "addressbook" && Number.isInteger(n) && n >= 0 && hits.length > n)
+      return xml(207, multistatus([...hits.slice(0, n).map(one), { href, status: 507 }]));
+    return xml(207, multistatus(hits.map(one)));
   }
   if (body.name === "calendar-multiget" || body.name === "addressbook-multiget") {
     const out = children(body, NS.dav, "href").map((h) => {
       const path = new URL(h.text.trim(), r.origin).pathname;
       const name = path.startsWith(href) ? decodeURIComponent(path.slice(href.length)) : "";
-      const i = live.find((x) => x.name === name);
+      const i = s.byName.get(name);
       return i ? one(i) : { href: h.text.trim(), status: 404 };
     });
     return xml(207, multistatus(out));
   }
   if (body.name === "sync-collection" && body.ns === NS.dav) {
     const given = child(body, NS.dav, "sync-token")?.text.trim() ?? "";
+    // A token is a revision, and after a limited answer the last name given at that revision: what is after it is what is left.
     let since = 0;
+    let after: string | null = null;
     if (given) {
-      const m = /^urn:hearth:sync:(\d+)$/.exec(given);
-      if (!m || Number(m[1]) > s.revision) throw new DavPrecondition(403, { ns: NS.dav, name: "valid-sync-token" }, "the sync-token is not one this collection gave");
+      const m = /^urn:hearth:sync:(\d+)(?::(.+))?$/.exec(given);
+      let name: string | null = null;
+      try {
+        name = m?.[2] === undefined ? null : decodeURIComponent(m[2]);
+      } catch {}
+      if (!m || Number(m[1]) > s.revision || (m[2] !== undefined && name === null))
+        throw new DavPrecondition(403, { ns: NS.dav, name: "valid-sync-token" }, "the sync-token is not one this collection gave");
       since = Number(m[1]);
+      after = name;
     }
-    const out = s.items.filter((i) => i.revision > since && (i.ref !== null || since > 0)).map((i) => (i.ref !== null ? one(i) : { href: href + encodeURIComponent(i.name), status: 404 }));
-    return xml(207, multistatus(out, syncToken(s.revision)));
+    const first = since === 0 && after === null;
+    const changed = s.items
+      .filter((i) => (i.revision > since || (after !== null && i.revision === since && i.name > after)) && (i.ref !== null || !first))
+      .sort((a, b) => a.revision - b.revision || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const asText = child(child(body, NS.dav, "limit"), NS.dav, "nresults")?.text.trim();
+    const limit = asText === undefined ? Infinity : Number(asText);
+    if (asText !== undefined && !(Number.isInteger(limit) && limit >= 0))
+      throw new DavPrecondition(403, { ns: NS.dav, name: "number-of-matches-within-limits" }, "DAV:nresults is a whole number");
+    const sent = changed.slice(0, limit);
+    const out: ResponseXml[] = sent.map((i) => (i.ref !== null ? one(i) : { href: href + encodeURIComponent(i.name), status: 404 }));
+    if (sent.length === changed.length) return xml(207, multistatus(out, syncToken(s.revision)));
+    // The rest is left for the next request, from a token naming where this answer stopped (RFC 6578 3.6).
+    const last = sent.at(-1);
+    out.push({ href, status: 507 });
+    return xml(207, multistatus(out, last ? `${syncToken(last.revision)}:${encodeURIComponent(last.name)}` : given || syncToken(0)));
   }
   throw new DavPrecondition(403, { ns: NS.dav, name: "supported-report" }, `the ${body.name} report is not supported here`);
 }
@@ -321,10 +380,28 @@ function etagMatches(header: string, etag: string | null): boolean {
   return header.split(",").some((h) => h.trim().replace(/^W\//, "") === etag);
 }
 
-const liveIn = (s: Synced, t: Target): Item | null => s.items.find((i) => i.name === t.name && i.ref !== null) ?? null;
+async function recordOf(r: Req, t: Target, id: string): Promise<DavRecord | undefined> {
+  const ctx = ctxFor(r, t.service!);
+  return t.col!.get ? t.col!.get(id, ctx) : (await t.col!.list(ctx)).find((x) => x.id === id);
+}
 
-async function liveItem(r: Req, t: Target): Promise<Item | null> {
-  return liveIn(await sync(r, t.service!, t.col!), t);
+/**
+ * The live item at an object target and its record, brought up to the
+ * service's record alone: by the item's name and the record's id, each
+ * through an index, so its cost does not grow with the collection.
+ */
+async function itemAt(r: Req, t: Target): Promise<Item | null> {
+  assertScope(r.caller, t.service!);
+  // The lock sync() takes (taken again by one transaction, it is already held).
+  await r.rt.store.lock(`dav:${r.caller.account.id}:${t.service}`);
+  const account = r.caller.account.id;
+  const found = await itemNamed(r.db, account, t.service!, t.name!);
+  if (!found || found.ref === null) return null;
+  const record = await recordOf(r, t, found.ref);
+  const item = await reconcileOne(r.db, account, t.service!, found, record);
+  if (item.ref === null || !record) return null;
+  r.objects.set(objectKey(t.service!, t.name!), { item, record });
+  return item;
 }
 
 function checkPreconditions(req: Request, item: Item | null) {
@@ -338,39 +415,44 @@ function checkPreconditions(req: Request, item: Item | null) {
 async function put(r: Req, t: Target, req: Request, text: string): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("method_not_allowed", "PUT a calendar object or vCard into a collection", { headers: { Allow: ALLOW } });
   if (!text.trim()) throw new HearthError("invalid_argument", "the body is empty", { field: "body" });
-  const item = await liveItem(r, t);
+  const item = await itemAt(r, t);
   checkPreconditions(req, item);
   const account = r.caller.account.id;
-  const { id, uid } = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  let made: { id: string; uid: string };
+  try {
+    made = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+  } catch (e) {
+    // A refusal naming the record it conflicts with is answered with that record's address: the collection is synced to know it.
+    if (e instanceof DavPrecondition && e.conflictRef) await sync(r, t.service!, t.col!);
+    throw e;
+  }
   // A UID names one object in a collection (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1): another resource
   // holding it is refused, naming that resource, and what the service did for this text is undone
   // with the request's write.
-  const holder = synced(r, t.service!).items.find((i) => i.ref !== null && i.uid === uid && i.name !== t.name);
-  if (holder)
+  const holder = await uidHolder(r.db, account, t.service!, made.uid, t.name!);
+  if (holder) {
+    await sync(r, t.service!, t.col!);
     throw new DavPrecondition(
       409,
       { ns: t.type === "calendar" ? NS.caldav : NS.carddav, name: "no-uid-conflict" },
-      `another resource in this collection (${holder.name}) has the UID ${JSON.stringify(uid)}: change that one, or give this one a UID of its own`,
+      `another resource in this collection (${holder.name}) has the UID ${JSON.stringify(made.uid)}: change that one, or give this one a UID of its own`,
       holder.ref!,
       "uid",
     );
-  await claim(r.db, account, t.service!, t.name!, id, uid);
-  r.synced.delete(t.service!);
-  await sync(r, t.service!, t.col!);
-  await keepRaw(r.db, account, t.service!, t.name!, text);
-  r.synced.delete(t.service!);
-  const now = (await liveItem(r, t))!;
+  }
+  const record = await recordOf(r, t, made.id);
+  if (!record) throw new Error(`${t.service} did not keep the record its put returned`);
+  const now = await written(r.db, account, t.service!, t.name!, record, made.uid, text);
   return new Response(null, { status: item ? 204 : 201, headers: { etag: etagOf(now) } });
 }
 
 async function remove(r: Req, t: Target, req: Request): Promise<Response> {
   if (t.kind !== "object") throw new HearthError("forbidden", "a collection cannot be deleted; delete its members");
-  const item = await liveItem(r, t);
+  const item = await itemAt(r, t);
   if (!item) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
   checkPreconditions(req, item);
   await t.col!.remove(item.ref!, ctxFor(r, t.service!));
-  r.synced.delete(t.service!);
-  await sync(r, t.service!, t.col!);
+  await removed(r.db, r.caller.account.id, t.service!, t.name!);
   return new Response(null, { status: 204 });
 }
 
@@ -415,19 +497,23 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     const caller = await identify(rt, req, clientAddress(c));
     if (!caller.account) throw new HearthError("unauthenticated", "sign in with your username and an app password (a token) as the password");
     callerId = caller.account.id;
-    if (Number(req.headers.get("content-length") ?? "0") > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
-    const buf = await req.arrayBuffer();
-    if (buf.byteLength > BODY_LIMIT) throw tooLarge(`the request body is over ${BODY_LIMIT} bytes`);
-    const text = new TextDecoder().decode(buf);
+    // Who may not reach any collection, or not this one, is refused before a byte of the body is read.
+    if (!collections(rt).some(([s]) => inScope(caller, s)))
+      throw new HearthError("forbidden", `this token is not allowed ${collections(rt).map(([s]) => s).join(", ")}: make an app password for calendars or contacts`);
     const user = caller.account.username;
     const t = resolve(rt, url.pathname, user);
     const href = t.kind === "object" ? url.pathname : url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     if (t.service) assertScope(caller, t.service);
-    await limitSyncs(rt, caller, t);
+    // Capped as it arrives and counted in the instance's budget of bodies in flight.
+    const text = await readText(rt, req, BODY_LIMIT);
+    // A change takes one turn from the DAV bucket, sized for a first sync, for all it reads and writes; anything else, the reads limit.
+    const changes = req.method === "PUT" || req.method === "DELETE";
+    const as = changes ? await limitDavWrite(rt, caller) : caller;
+    if (!changes) await limitSyncs(rt, caller, t);
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map() };
+        r = { rt, caller: as as Req["caller"], call: newCall(as, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
         switch (req.method) {
           case "PROPFIND":
             return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
@@ -436,8 +522,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
           case "GET":
           case "HEAD": {
             if (t.kind !== "object") return new Response(`${t.kind === "collection" ? t.col!.displayName : "Hearth"}: a CalDAV and CardDAV address for calendar and contacts apps.\n`, { headers: { "content-type": "text/plain; charset=utf-8" } });
-            await sync(r, t.service!, t.col!);
-            const o = objectBody(r, t);
+            const o = (await itemAt(r, t)) && objectBody(r, t);
             if (!o) throw new HearthError("not_found", `no ${t.name} in ${t.service}`);
             return new Response(req.method === "HEAD" ? null : o.body, { headers: { "content-type": contentType(t.col!), etag: etagOf(o.item) } });
           }
@@ -466,6 +551,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
 }
 
 function mountDav(app: App, rt: Runtime) {
+  acceptsBodies(rt, BODY_LIMIT);
   // RFC 6764: clients asked for a server's name alone look here first.
   for (const w of ["caldav", "carddav"]) app.all(`/.well-known/${w}`, () => new Response(null, { status: 301, headers: { location: "/dav/" } }), { parse: "none" });
   const h = route((c) => handle(rt, c));

@@ -5,7 +5,7 @@
 // records on every request is what makes changes over the API (or the agent,
 // or another client) show up as new ETags and in sync-collection, deletions
 // included, without the services knowing about DAV at all.
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull, ne } from "drizzle-orm";
 import type { Db } from "../plugin.ts";
 import type { DavRecord } from "./collection.ts";
 import { davCollections, davItems } from "./schema.ts";
@@ -24,7 +24,11 @@ export interface Synced {
   revision: number;
   items: Item[];
   records: Map<string, DavRecord>;
+  /** The live items by name. */
+  byName: Map<string, Item>;
 }
+
+const live = (items: Item[]) => new Map(items.filter((i) => i.ref !== null).map((i) => [i.name, i]));
 
 const hash = (s: string) => new Bun.CryptoHasher("sha256").update(s).digest("hex");
 export const fingerprintOf = (r: DavRecord) => hash(JSON.stringify(r.data)).slice(0, 32);
@@ -93,19 +97,82 @@ export async function reconcile(db: Db, account: string, collection: string, ext
       .values({ account, collection, revision: next })
       .onConflictDoUpdate({ target: [davCollections.account, davCollections.collection], set: { revision: next } })
       .run();
-  return { revision: changed ? next : current, items: changed ? await itemsOf(db, account, collection) : items, records };
+  const now = changed ? await itemsOf(db, account, collection) : items;
+  return { revision: changed ? next : current, items: now, records, byName: live(now) };
 }
 
-/** Points a name at the record a client's PUT made or changed, before reconciling, so the record keeps the client's name. */
-export async function claim(db: Db, account: string, collection: string, name: string, ref: string, uid: string) {
+const columns = { name: davItems.name, ref: davItems.ref, uid: davItems.uid, fingerprint: davItems.fingerprint, raw: davItems.raw, raw_fingerprint: davItems.raw_fingerprint, revision: davItems.revision };
+
+/** One item by its name (the table's key): what a request for one resource reads, whatever the collection's size. */
+export async function itemNamed(db: Db, account: string, collection: string, name: string): Promise<Item | null> {
+  return (await db.select(columns).from(davItems).where(named(account, collection, name)).get()) ?? null;
+}
+
+/** The collection's next revision, taken: a change to one item is recorded under it. */
+async function nextRevision(db: Db, account: string, collection: string): Promise<number> {
+  const next = (await revisionOf(db, account, collection)) + 1;
+  await db
+    .insert(davCollections)
+    .values({ account, collection, revision: next })
+    .onConflictDoUpdate({ target: [davCollections.account, davCollections.collection], set: { revision: next } })
+    .run();
+  return next;
+}
+
+/**
+ * Brings one item up to its record as the service has it now (undefined: the
+ * record is gone), as reconcile does for the whole collection: a changed
+ * record gets a new revision, a vanished one a tombstone. Returns the item.
+ */
+export async function reconcileOne(db: Db, account: string, collection: string, item: Item, record: DavRecord | undefined): Promise<Item> {
+  if (item.ref === null) return item;
+  if (!record) {
+    const revision = await nextRevision(db, account, collection);
+    await db.update(davItems).set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision }).where(named(account, collection, item.name)).run();
+    return { ...item, ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision };
+  }
+  const fingerprint = fingerprintOf(record);
+  if (item.fingerprint === fingerprint) return item;
+  const revision = await nextRevision(db, account, collection);
+  await db.update(davItems).set({ fingerprint, revision }).where(named(account, collection, item.name)).run();
+  return { ...item, fingerprint, revision };
+}
+
+/**
+ * Records what a client's PUT left: the name points at the record, with the
+ * client's text as its form while the record stays as it is now, under a new
+ * revision. A record another name pointed at (a client writing one UID under
+ * a second name) is that name's no longer.
+ */
+export async function written(db: Db, account: string, collection: string, name: string, record: DavRecord, uid: string, raw: string): Promise<Item> {
+  const revision = await nextRevision(db, account, collection);
+  await db
+    .update(davItems)
+    .set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision })
+    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.ref, record.id), ne(davItems.name, name)))
+    .run();
+  const fingerprint = fingerprintOf(record);
+  const item = { name, ref: record.id, uid, fingerprint, raw, raw_fingerprint: fingerprint, revision };
   await db
     .insert(davItems)
-    .values({ account, collection, name, ref, uid, revision: 0 })
-    .onConflictDoUpdate({ target: [davItems.account, davItems.collection, davItems.name], set: { ref, uid } })
+    .values({ account, collection, ...item })
+    .onConflictDoUpdate({ target: [davItems.account, davItems.collection, davItems.name], set: { ref: record.id, uid, fingerprint, raw, raw_fingerprint: fingerprint, revision } })
     .run();
+  return item;
 }
 
-/** Keeps the client's text as the record's form while the record stays as it is now. */
-export async function keepRaw(db: Db, account: string, collection: string, name: string, raw: string) {
-  await db.update(davItems).set({ raw, raw_fingerprint: davItems.fingerprint }).where(named(account, collection, name)).run();
+/** The live item other than `name` that holds `uid` in the collection, if one does. */
+export async function uidHolder(db: Db, account: string, collection: string, uid: string, name: string): Promise<Item | null> {
+  const found = await db
+    .select(columns)
+    .from(davItems)
+    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.uid, uid), ne(davItems.name, name), isNotNull(davItems.ref)))
+    .get();
+  return found ?? null;
+}
+
+/** A client's DELETE: the name becomes a tombstone under a new revision. */
+export async function removed(db: Db, account: string, collection: string, name: string) {
+  const revision = await nextRevision(db, account, collection);
+  await db.update(davItems).set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision }).where(named(account, collection, name)).run();
 }

@@ -152,7 +152,7 @@ export interface ResponseXml {
   status?: number;
 }
 
-const STATUS_TEXT: Record<number, string> = { 200: "OK", 403: "Forbidden", 404: "Not Found" };
+const STATUS_TEXT: Record<number, string> = { 200: "OK", 403: "Forbidden", 404: "Not Found", 507: "Insufficient Storage" };
 
 export function multistatus(responses: ResponseXml[], syncToken?: string): string {
   const parts = responses.map((r) => {

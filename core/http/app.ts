@@ -5,7 +5,7 @@ import type { Runtime } from "../runtime.ts";
 import { assertScope, withinScope } from "../auth/tokens.ts";
 import { finished, newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
-import { readBody } from "./body.ts";
+import { largestBody, metered, readBody } from "./body.ts";
 import { preflight } from "./cors.ts";
 import { challengeFor, identify } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
@@ -50,7 +50,9 @@ export function createApp(rt: Runtime): App {
           if (r.method === "*" && (identified.via === "token" || identified.via === "session")) assertScope(identified, p.def.name);
           const caller = withinScope(identified, p.def.name);
           // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
-          const request = r.method === "POST" ? await buffered(rt, c.request) : c.request;
+          // Any other body (a WebDAV upload) is read by the route itself, counted in the instance's budget as it arrives.
+          const held = r.method === "POST" ? null : metered(rt, c.request, largestBody(rt));
+          const request = held ? held.request : await buffered(rt, c.request);
           const go = async () => {
             const call = newCall(caller, { id: rid });
             const ctx = rt.makeCtx(p.def.name, r.method === "POST" ? "write" : "read", call, r.path, new URL(request.url).origin);
@@ -58,7 +60,11 @@ export function createApp(rt: Runtime): App {
             if (call.pending) await finished(call);
             return res;
           };
-          return await (r.method === "POST" ? rt.store.write(go) : go());
+          try {
+            return await (r.method === "POST" ? rt.store.write(go) : go());
+          } finally {
+            held?.release();
+          }
         } catch (e) {
           const err = asHearthError(e);
           if (err.kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });

@@ -11,7 +11,7 @@ import type { Runtime } from "../runtime.ts";
 /** Bytes of request bodies being received at once, across all requests of one instance. */
 export class BodyBudget {
   private used = 0;
-  constructor(readonly bytes: number) {}
+  constructor(public bytes: number) {}
 
   take(n: number): boolean {
     if (this.used + n > this.bytes) return false;
@@ -28,15 +28,18 @@ export class BodyBudget {
   }
 }
 
+/** The largest body each instance's readers outside the methods take (acceptsBodies). */
+const readers = new WeakMap<Runtime, number>();
+
 /** The largest body a method's call accepts: its own limit (an upload), else the general one. */
 export function bodyLimitOf(rt: Runtime, entry: MethodEntry): number {
   const own = entry.def.bodyLimit;
   return own === undefined ? Number(rt.config.HEARTH_BODY_LIMIT) : typeof own === "function" ? own(rt.config) : own;
 }
 
-/** The most any reader here accepts: the general limit, or a method's own. */
+/** The most any reader here accepts: the general limit, a method's own, or a protocol's (acceptsBodies). */
 export function largestBody(rt: Runtime): number {
-  let most = Number(rt.config.HEARTH_BODY_LIMIT) || 0;
+  let most = Math.max(Number(rt.config.HEARTH_BODY_LIMIT) || 0, readers.get(rt) ?? 0);
   for (const e of rt.registry.methods.values()) most = Math.max(most, bodyLimitOf(rt, e));
   return most;
 }
@@ -50,6 +53,13 @@ export function bodyBudgetOf(rt: Runtime): BodyBudget {
     budgets.set(rt, (b = new BodyBudget(n > 0 ? Math.max(n, largestBody(rt)) : Infinity)));
   }
   return b;
+}
+
+/** A reader outside the methods (the DAV protocols) takes bodies up to `limit`: the budget never falls below it. */
+export function acceptsBodies(rt: Runtime, limit: number) {
+  readers.set(rt, Math.max(readers.get(rt) ?? 0, limit));
+  const b = budgets.get(rt);
+  if (b && b.bytes < limit) b.bytes = limit;
 }
 
 /** Seconds a sender is asked to wait when the budget is full: bodies in flight finish within moments. */
@@ -145,6 +155,69 @@ export class BodyClock {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * The request with its body counted in the budget and the time bound as it
+ * streams, for a handler that reads it itself (a WebDAV upload, held to its
+ * own cap there): a declared length is reserved now, so a full budget refuses
+ * before a byte is read; more than `limit` bytes is 413 as they arrive.
+ * `release` gives back what is held once the handler is done.
+ */
+export function metered(rt: Runtime, req: Request, limit: number): { request: Request; release: () => void } {
+  const declared = lengthOf(req.headers.get("content-length"));
+  if (declared !== null && declared > limit) {
+    void req.body?.cancel().catch(() => {});
+    throw over(limit, declared);
+  }
+  if (declared === 0 || !req.body) return { request: req, release: () => {} };
+  const budget = bodyBudgetOf(rt);
+  let held = 0;
+  if (declared !== null) {
+    if (!budget.take(declared)) {
+      void req.body.cancel().catch(() => {});
+      throw busy();
+    }
+    held = declared;
+  }
+  const clock = BodyClock.of(rt);
+  clock.bytes = declared ?? 0;
+  const release = () => {
+    clock.stop();
+    budget.give(held);
+    held = 0;
+  };
+  const reader = req.body.getReader();
+  let size = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(out) {
+      try {
+        const { done, value } = await clock.within(reader.read());
+        if (done) {
+          release();
+          return out.close();
+        }
+        size += value.byteLength;
+        if (declared === null) clock.bytes = size;
+        if (size > limit) throw over(limit);
+        if (size > held) {
+          if (!budget.take(size - held)) throw busy();
+          held = size;
+        }
+        out.enqueue(value);
+      } catch (e) {
+        void reader.cancel().catch(() => {});
+        release();
+        throw e;
+      }
+    },
+    cancel() {
+      void reader.cancel().catch(() => {});
+      release();
+    },
+  });
+  const request = new Request(req.url, { method: req.method, headers: req.headers, body, duplex: "half" } as RequestInit);
+  return { request, release };
 }
 
 /**

@@ -104,6 +104,10 @@ export const contactsBook: DavCollection = {
   type: "addressbook",
   displayName: "Contacts",
   list: async (ctx) => (await ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).all()).map((c) => ({ id: c.id, data: c })),
+  get: async (id, ctx) => {
+    const c = await ctx.db.select().from(contacts).where(and(eq(contacts.id, id), eq(contacts.owner, ctx.account.id))).get();
+    return c && { id: c.id, data: c };
+  },
   render(rec, o) {
     const c = rec.data as Row;
     if (o.raw) return patchCard(o.raw, c);

@@ -9,7 +9,7 @@
 // than through the client, the lines of what the event keeps (SUMMARY,
 // DESCRIPTION, DTSTART, DTEND or DURATION, RRULE) are rewritten and alarms,
 // attendees, locations and every other line stay as the client wrote them.
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { DavCollection } from "../../core/dav/collection.ts";
 import { calendarComponent, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
 import { ContentPatch, escapeText } from "../../core/dav/patch.ts";
@@ -97,6 +97,10 @@ export const eventsCalendar: DavCollection = {
   component: "VEVENT",
   displayName: "Events",
   list: async (ctx) => (await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()).map((e) => ({ id: e.id, data: e })),
+  get: async (id, ctx) => {
+    const e = await ctx.db.select().from(events).where(and(eq(events.id, id), eq(events.owner, ctx.account.id))).get();
+    return e && { id: e.id, data: e };
+  },
   render: (rec, o) => {
     const e = rec.data as Row;
     if (o.raw) return patchEvent(o.raw, e, o.uid);

@@ -88,6 +88,10 @@ export const tasksCalendar: DavCollection = {
   component: "VTODO",
   displayName: "Tasks",
   list: async (ctx) => (await ctx.db.select().from(tasks).where(eq(tasks.owner, ctx.account.id)).all()).map((t) => ({ id: t.id, data: t })),
+  get: async (id, ctx) => {
+    const t = await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get();
+    return t && { id: t.id, data: t };
+  },
   render(rec, o) {
     const t = rec.data as Row;
     if (o.raw) return patchTodo(o.raw, t);

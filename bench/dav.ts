@@ -1,0 +1,126 @@
+// CalDAV figures, against a `hearth serve` process of its own:
+//  1. One event's GET and PUT with 100 and with 10,000 events in the
+//     calendar: p50/p99 ms of each, which should not grow with the calendar.
+//  2. 20 bodies of 24 MiB sent at once to /dav/ and to /files/dav/: the
+//     server's RSS before and after, and how the bodies were answered.
+// `bun bench/dav.ts` prints a table; benchDav() returns the numbers.
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, rssMb, waitFor200 } from "./lib.ts";
+
+const root = join(import.meta.dir, "..");
+const cli = (args: string[]) => ["bun", "-e", `import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))}; process.exit(await main(${JSON.stringify(args)}));`];
+
+export interface DavBench {
+  items: { events: number; getMs: { p50: number; p99: number }; putMs: { p50: number; p99: number } }[];
+  bodies: { path: string; bodies: number; mib: number; rssBeforeMB: number; rssAfterMB: number; statuses: Record<string, number> }[];
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor(q * s.length))] * 100) / 100;
+};
+
+const vevent = (uid: string, summary: string) =>
+  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bench//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260301T000000Z", "DTSTART:20270302T090000Z", "DURATION:PT45M", `SUMMARY:${summary}`, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+
+async function instance() {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bench-dav-"));
+  const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", HEARTH_COLLECTORS: "off" };
+  const token = new TextDecoder().decode(Bun.spawnSync(cli(["token", "create", "--user", "bench"]), { env }).stdout).trim();
+  const port = freePort();
+  const proc = Bun.spawn(cli(["serve"]), { env: { ...env, PORT: String(port) }, stdout: "ignore", stderr: "inherit" });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor200(`${base}/health`, 60_000);
+  const auth = `Basic ${Buffer.from(`bench:${token}`).toString("base64")}`;
+  return {
+    dir,
+    base,
+    proc,
+    token,
+    auth,
+    async stop() {
+      proc.kill();
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Times one event's GET and PUT with `n` events in the calendar. */
+async function itemCost(n: number, rounds: number) {
+  const h = await instance();
+  try {
+    const made = await fetch(`${h.base}/api/v1/events/create`, { method: "POST", headers: { authorization: `Bearer ${h.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: "Seed", when: "2027-03-02T09:00:00Z" }) });
+    const id = ((await made.json()) as { result: { id: string } }).result.id;
+    // The rest are copies of the first, written straight into the events table.
+    const db = new Database(join(h.dir, "hearth.db"));
+    db.run("PRAGMA busy_timeout = 10000");
+    const cols = (db.query("PRAGMA table_info(events_events)").all() as { name: string }[]).map((c) => c.name);
+    const copy = db.prepare(`INSERT INTO events_events (${cols.join(", ")}) SELECT ${cols.map((c) => (c === "id" ? "?" : c === "title" ? "?" : c)).join(", ")} FROM events_events WHERE id = ?`);
+    db.transaction(() => {
+      for (let i = 1; i < n; i++) copy.run(`${id}-${i}`, `Seed ${i}`, id);
+    })();
+    db.close();
+    const dav = (method: string, path: string, body?: string) => fetch(`${h.base}/dav/calendars/bench/events/${path}`, { method, body, headers: { authorization: h.auth, depth: "1" } });
+    // A client's first sync: every event gets its name.
+    await (await dav("PROPFIND", "")).text();
+    const get: number[] = [];
+    const put: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      let t = performance.now();
+      const g = await dav("GET", `${id}-${(i % (n - 1)) + 1}.ics`);
+      await g.text();
+      get.push(performance.now() - t);
+      if (g.status !== 200) throw new Error(`GET: ${g.status}`);
+      t = performance.now();
+      const p = await dav("PUT", `bench-${i % 10}.ics`, vevent(`bench-${i % 10}`, `Bench ${i}`));
+      put.push(performance.now() - t);
+      if (p.status >= 300) throw new Error(`PUT: ${p.status} ${await p.text()}`);
+    }
+    return { events: n, getMs: { p50: quantile(get, 0.5), p99: quantile(get, 0.99) }, putMs: { p50: quantile(put, 0.5), p99: quantile(put, 0.99) } };
+  } finally {
+    await h.stop();
+  }
+}
+
+/** Sends `count` bodies of `mib` MiB at once to `path` and reads the server's RSS before and after. */
+async function bodies(path: string, count: number, mib: number) {
+  const h = await instance();
+  try {
+    const before = rssMb(h.proc.pid);
+    const body = new Uint8Array(mib * 1024 * 1024).fill(0x61);
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        fetch(`${h.base}${path}big-${i}.${path.startsWith("/dav/") ? "ics" : "bin"}`, { method: "PUT", body, headers: { authorization: h.auth } })
+          .then(async (r) => (await r.arrayBuffer(), String(r.status)))
+          .catch((e) => `error: ${(e as Error).message.slice(0, 40)}`),
+      ),
+    );
+    const after = rssMb(h.proc.pid);
+    const statuses: Record<string, number> = {};
+    for (const a of answers) statuses[a] = (statuses[a] ?? 0) + 1;
+    return { path, bodies: count, mib, rssBeforeMB: before, rssAfterMB: after, statuses };
+  } finally {
+    await h.stop();
+  }
+}
+
+export async function benchDav(): Promise<DavBench> {
+  const rounds = Number(process.env.BENCH_DAV_ROUNDS ?? 50);
+  const items = [await itemCost(100, rounds), await itemCost(10_000, rounds)];
+  const big = [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)];
+  return { items, bodies: big };
+}
+
+export function davTable(r: DavBench): string {
+  const lines = ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"];
+  for (const i of r.items) lines.push(`${i.events} | ${i.getMs.p50} / ${i.getMs.p99} | ${i.putMs.p50} / ${i.putMs.p99}`);
+  for (const b of r.bodies)
+    lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB; answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+  return lines.join("\n");
+}
+
+if (import.meta.main) console.log(davTable(await benchDav()));

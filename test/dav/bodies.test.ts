@@ -1,0 +1,112 @@
+// Request bodies to /dav/ and /files/dav/ are read under the same caps as the
+// API's: a caller who may not reach the collection is refused before the body
+// is read, a body past the cap is refused as it arrives, and bodies being
+// received at once are held to the instance's budget. Driven over raw sockets,
+// so the server's answer can come while the client is still sending.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import net from "node:net";
+import { bodyBudgetOf } from "../../core/http/body.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+
+let h: Hearth;
+let port: number;
+const MiB = 1024 * 1024;
+
+beforeAll(async () => {
+  // A small budget: the largest single body a reader takes (the DAV cap, 16 MiB) and no more.
+  h = await startHearth({ env: { HEARTH_BODY_BUDGET: "1", HEARTH_FILES_MAX_BYTES: String(8 * MiB), HEARTH_BODY_TIMEOUT: "120" } });
+  port = Number(new URL(h.url).port);
+});
+afterAll(() => h.stop());
+
+const basic = (token: string) => `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`;
+
+/** An open connection: what the server answers (its status line, once it has), and a way to send more. */
+function open(head: string) {
+  const socket = net.connect(port, "127.0.0.1");
+  let got = "";
+  let done = false;
+  const answered = new Promise<number>((resolve, reject) => {
+    socket.on("data", (d) => {
+      got += d.toString("latin1");
+      const m = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n[\s\S]*"message"/.exec(got);
+      if (m) {
+        done = true;
+        resolve(Number(m[1]));
+      }
+    });
+    // The server may close the connection on a body it refused while the rest is still being sent.
+    const ended = (why: string) => {
+      done = true;
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
+      if (m) resolve(Number(m[1]));
+      else reject(new Error(`${why} without an answer`));
+    };
+    socket.on("error", (e) => ended(String(e)));
+    socket.on("close", () => ended("closed"));
+  });
+  answered.catch(() => {});
+  socket.write(head);
+  return {
+    answered,
+    /** Sends more, unless the server has answered already (then the rest is not wanted). */
+    send: (b: Uint8Array | string) => new Promise<void>((resolve) => (done || !socket.writable ? resolve() : socket.write(b, () => resolve()))),
+    close: () => socket.destroy(),
+    text: () => got,
+  };
+}
+
+/** Waits for the answer, or says the server is still waiting for the body (it never comes). */
+const answerOf = (c: { answered: Promise<number> }) =>
+  Promise.race([c.answered, new Promise<string>((resolve) => setTimeout(() => resolve("no answer: the server is waiting for the body"), 20_000))]);
+
+const put = (path: string, token: string, headers: string) =>
+  `PUT ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${basic(token)}\r\nContent-Type: text/calendar\r\n${headers}\r\n`;
+
+describe("DAV request bodies", () => {
+  test("a token allowed none of the collections is refused 403 before its body is sent", async () => {
+    const notes = await h.token("alice", { scopes: ["notes"] });
+    for (const path of ["/dav/calendars/alice/events/big.ics", "/dav/", "/files/dav/big.bin"]) {
+      const c = open(put(path, notes, `Content-Length: ${10 * MiB}\r\n`));
+      // Not a byte of the 10 MiB is sent: an answer now is an answer given without reading it.
+      expect({ path, answer: await answerOf(c) }).toEqual({ path, answer: 403 });
+      expect(c.text()).toMatch(/not allowed|scope/i);
+      c.close();
+    }
+  }, 60_000);
+
+  test("a body past the cap is refused 413 as it arrives, before it ends", async () => {
+    const token = await h.token("alice", { scopes: ["events", "files"] });
+    for (const path of ["/dav/calendars/alice/events/big.ics", "/files/dav/big.bin"]) {
+      const c = open(put(path, token, "Transfer-Encoding: chunked\r\n"));
+      const chunk = `${(MiB).toString(16)}\r\n${"x".repeat(MiB)}\r\n`;
+      // 18 MiB, past both caps, and no closing chunk: the body never ends.
+      for (let i = 0; i < 18; i++) await c.send(chunk);
+      expect({ path, answer: await answerOf(c) }).toEqual({ path, answer: 413 });
+      c.close();
+    }
+  }, 60_000);
+
+  test("bodies received at once are held to the instance's budget: the one past it is refused, not held", async () => {
+    const token = await h.token("alice", { scopes: ["events", "files"] });
+    // One body of 12 MiB on its way (its first bytes sent, the rest held back) takes most of the budget.
+    const first = open(put("/dav/calendars/alice/events/a.ics", token, `Content-Length: ${12 * MiB}\r\n`));
+    await first.send("BEGIN:VCALENDAR\r\n");
+    // Its share is counted once the server has started to read it.
+    while (bodyBudgetOf(h.rt).inFlight < 12 * MiB) {
+      expect(first.text()).toBe("");
+      await Bun.sleep(20);
+    }
+    for (const path of ["/dav/calendars/alice/events/b.ics", "/files/dav/b.bin"]) {
+      const second = open(put(path, token, `Content-Length: ${5 * MiB}\r\n`));
+      const answer = await answerOf(second);
+      expect({ path, answer }).toEqual({ path, answer: 429 });
+      second.close();
+    }
+    first.close();
+    // Once the first is gone its share is free again.
+    while (bodyBudgetOf(h.rt).inFlight > 0) await Bun.sleep(20);
+    const ok = await fetch(`${h.url}/dav/calendars/alice/events/`, { method: "PROPFIND", headers: { authorization: basic(token), depth: "0" } });
+    expect(ok.status).toBe(207);
+  }, 60_000);
+});

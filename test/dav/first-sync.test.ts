@@ -1,0 +1,52 @@
+// A phone's first sync uploads its whole task list or address book in one go:
+// with the default settings none of it is refused by the rate limits, which
+// still bound it (a change from a calendar app takes a turn from a bucket of
+// its own, not one per call it makes from the write limit).
+import { afterEach, describe, expect, test } from "bun:test";
+import { startHearth, type Hearth } from "../harness.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+/** The smallest VTODO a client sends. */
+const vtodo = (i: number) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nBEGIN:VTODO\r\nUID:t${i}\r\nDTSTAMP:20260301T000000Z\r\nSUMMARY:Task ${i}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n`;
+
+// More than the write limit's 300 a minute and the read limit's 1,200 together, sent as fast as one client can.
+const COUNT = 1500;
+
+describe("a first sync", () => {
+  test(`${COUNT} tasks PUT one after another from one client, with the default limits: none refused`, async () => {
+    h = await startHearth();
+    const token = await h.token("alice");
+    const headers = { authorization: `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`, "content-type": "text/calendar", "if-none-match": "*" };
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    // Four at a time, as a phone's sync does.
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = next++; i < COUNT; i = next++) {
+          const r = await fetch(`${h!.url}/dav/calendars/alice/tasks/t${i}.ics`, { method: "PUT", body: vtodo(i), headers });
+          await r.arrayBuffer();
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        }
+      }),
+    );
+    expect(statuses).toEqual({ 201: COUNT });
+    expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM tasks"))!.n).toBe(COUNT);
+  }, 300_000);
+
+  test("changes from calendar apps are still bounded: past the DAV limit they are refused with Retry-After", async () => {
+    h = await startHearth({ env: { HEARTH_RATE_DAV_WRITES: "5" } });
+    const token = await h.token("alice");
+    const headers = { authorization: `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`, "content-type": "text/calendar" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await fetch(`${h.url}/dav/calendars/alice/tasks/t${i}.ics`, { method: "PUT", body: vtodo(i), headers })).status);
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429]);
+    const refused = await fetch(`${h.url}/dav/calendars/alice/tasks/t9.ics`, { method: "DELETE", headers });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
