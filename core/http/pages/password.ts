@@ -32,7 +32,7 @@ function refused(msg: string): Response {
     title: "This link does not work",
     status: 400,
     body: html`${message("alert", msg.charAt(0).toUpperCase() + msg.slice(1) + ".")}
-<p>Ask the admin for a new link. The admin makes one at the server's shell with <code>hearth password --user NAME --link</code>.</p>
+<p>Ask the admin for a new link. The admin makes one at the server's shell with <code style="white-space:nowrap">hearth password --user NAME --link</code>.</p>
 <p>Already chose a password? <a href="/signin">Sign in</a>. Or go to the <a href="/">home page</a>.</p>`,
   });
 }
@@ -41,8 +41,8 @@ export async function passwordPage(rt: Runtime, req: Request): Promise<Response>
   const code = new URL(req.url).searchParams.get("code") ?? "";
   try {
     const account = await passwordLinkAccount(rt, code);
-    // The code stays out of the Referer of whatever this page leads to, and out of caches.
-    return page({ title: TITLE, body: form(code, account.username), headers: { "referrer-policy": "no-referrer" } });
+    // Pages are not cached, and their Referer goes to this instance alone: the code stays here.
+    return page({ title: TITLE, body: form(code, account.username) });
   } catch (e) {
     return refused(asHearthError(e).message);
   }
@@ -71,7 +71,7 @@ export async function passwordPost(rt: Runtime, req: Request, address: string): 
     const code = posted.get("code") ?? "";
     try {
       const account = await passwordLinkAccount(rt, code);
-      return page({ title: TITLE, status: err.status, headers: { ...(err.headers ?? {}), "referrer-policy": "no-referrer" }, body: form(code, account.username, err.message) });
+      return page({ title: TITLE, status: err.status, headers: err.headers, body: form(code, account.username, err.message) });
     } catch (again) {
       return refused(asHearthError(again).message);
     }

@@ -22,7 +22,7 @@ async function lockedOut(rt: Runtime): Promise<Html> {
   const admin = await lockedOutAdmin(rt.store);
   if (!admin) return html``;
   return html`<div class="notice" role="note"><p><strong>Setting up this instance?</strong> Its admin account, <strong>${admin.username}</strong>, was made at the command line and has no password yet. At the server's shell, run</p>
-<p><code class="secret">hearth password --user ${admin.username} --link</code></p>
+<p><code class="secret" style="word-break:normal;overflow-wrap:anywhere">hearth password <span style="white-space:nowrap">--user ${admin.username}</span> <span style="white-space:nowrap">--link</span></code></p>
 <p>and open the link it prints to choose a password. You are then signed in.</p></div>`;
 }
 
