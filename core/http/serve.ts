@@ -70,7 +70,7 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
       ),
     },
     // A browser asking for a page that is refused gets a page; programs keep the JSON refusal.
-    fetch: async (req) => guard?.(req) ?? secured(await forBrowser(req, await app.handle(req)))!,
+    fetch: async (req) => guard?.(req) ?? secured(await forBrowser(rt, req, await app.handle(req)))!,
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];

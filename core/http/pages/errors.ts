@@ -2,6 +2,8 @@
 // refused (nothing at that address, not signed in, a failure) gets a page
 // saying so with a way on, while programs, the API, MCP and DAV clients keep
 // the one JSON shape every refusal has.
+import { findSession } from "../../auth/sessions.ts";
+import type { Runtime } from "../../runtime.ts";
 import { html, page } from "./layout.ts";
 
 /** Paths whose clients are programs, whatever their Accept says. */
@@ -46,7 +48,7 @@ const TITLES: Record<number, string> = {
  * A JSON refusal made for a browser's page request, as a page. Any other
  * answer is returned as it is.
  */
-export async function forBrowser(req: Request, res: Response): Promise<Response> {
+export async function forBrowser(rt: Runtime, req: Request, res: Response): Promise<Response> {
   if (res.status < 400 || !(res.headers.get("content-type") ?? "").startsWith("application/json")) return res;
   const path = new URL(req.url).pathname;
   if (MACHINE.test(path) || !prefersHtml(req)) return res;
@@ -69,7 +71,11 @@ export async function forBrowser(req: Request, res: Response): Promise<Response>
     const v = res.headers.get(k);
     if (v) headers[k] = v;
   }
+  // The header shows who is signed in, as on every other page.
+  const session = status === 401 ? null : await findSession(rt, req).catch(() => null);
   return page({
+    account: session?.account,
+    csrf: session?.csrf,
     title: TITLES[status] ?? (status >= 500 ? TITLES[500] : TITLES[400]),
     status,
     headers,
