@@ -34,7 +34,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_BODY_TIMEOUT: { default: "30", description: "Seconds a request body may take to arrive, plus one for each HEARTH_BODY_MIN_RATE bytes it holds; past that the request gets 408 and its connection is closed, so a sender trickling a body cannot hold the instance's resources; 0 turns the bound off." },
   HEARTH_BODY_MIN_RATE: { default: "65536", description: "Bytes per second a request body must arrive at, beyond the first HEARTH_BODY_TIMEOUT seconds, for a large upload over a slow link to be given the time it needs; 0 holds every body to HEARTH_BODY_TIMEOUT alone." },
   HEARTH_BODY_BUDGET: { default: "67108864", description: "Bytes of request bodies received at once across all requests (never below the largest one body may be); past it, further bodies get 429 with Retry-After." },
-  HEARTH_URL: { default: "http://127.0.0.1:8080", description: "Instance the CLI calls." },
+  HEARTH_URL: { default: "", description: "Instance the CLI calls; empty: this machine at PORT (at HOST when it names one address)." },
   HEARTH_TOKEN: { default: "", description: "Bearer token the CLI sends." },
   HEARTH_SIGNUP: { default: "invite", description: "Who may sign up once the first (admin) account exists: open, invite (with a code an admin makes) or closed." },
   HEARTH_OAUTH_ACCESS_MINUTES: { default: "60", description: "Minutes an access token issued to an OAuth client (an MCP connector that signs in) lasts; the client renews it with its refresh token." },

@@ -44,10 +44,22 @@ export function resolveConfig(settings: Record<string, Setting>, env: Record<str
   for (const [k, s] of Object.entries(settings)) out[k] = env[k] ?? s.default;
   // Undeclared variables stay reachable to plugins that read them by name.
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !(k in out)) out[k] = v;
+  // The CLI calls, and the links it prints point at, the server these same settings start.
+  if ("HEARTH_URL" in settings && !out.HEARTH_URL) out.HEARTH_URL = localUrl(out);
   return Object.freeze(out) as Record<string, string>;
 }
 
 export { coreSettings };
+
+/** Addresses that mean every address of the machine when bound. */
+export const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]", ""]);
+
+/** The server these settings start, as reached from this machine: PORT on loopback, or on HOST when it names one address. */
+export function localUrl(config: Readonly<Record<string, string>>): string {
+  const host = (config.HOST ?? "").trim();
+  const name = WILDCARD_HOSTS.has(host) ? "127.0.0.1" : host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${name}:${config.PORT || "8080"}`;
+}
 
 /**
  * A JSON list a setting may point at: the file it names (relative to the

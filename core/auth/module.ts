@@ -4,6 +4,7 @@
 import { clientAddress, route, type App } from "../http/app.ts";
 import { basic, bearer } from "../http/identify.ts";
 import { signinPage, signinPost, signoutPost, signupPage, signupPost, sessionInfo } from "../http/pages/signin.ts";
+import { passwordPage, passwordPost } from "../http/pages/password.ts";
 import { inviteCreate, tokenCreate, tokenGet, tokenRevoke } from "../http/pages/token.ts";
 import { defineModule } from "../module.ts";
 import { inviteCommand, passwordCommand } from "./cli.ts";
@@ -16,6 +17,8 @@ function mountPages(app: App, rt: Runtime) {
   app.post("/signin", route((c) => signinPost(rt, c.request, clientAddress(c))), noParse);
   app.get("/signup", route((c) => signupPage(rt, c.request)));
   app.post("/signup", route((c) => signupPost(rt, c.request, clientAddress(c))), noParse);
+  app.get("/password", route((c) => passwordPage(rt, c.request)));
+  app.post("/password", route((c) => passwordPost(rt, c.request, clientAddress(c))), noParse);
   app.post("/signout", route((c) => signoutPost(rt, c.request, false)), noParse);
   app.post("/signout/all", route((c) => signoutPost(rt, c.request, true)), noParse);
   app.get("/session", route((c) => sessionInfo(rt, c.request)));

@@ -1,8 +1,8 @@
 // Accounts for people: sign-up under the instance's policy, sign-in with a
 // password, invitations. Passwords are kept only as argon2id hashes.
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import type { Store } from "../db/index.ts";
-import { accounts, invites, sessions } from "../db/schema.ts";
+import { accounts, invites, passwordLinks, sessions } from "../db/schema.ts";
 import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticated } from "../errors.ts";
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -166,4 +166,79 @@ export async function createInvite(rt: Runtime, by: Account): Promise<{ code: st
   const expires = now + INVITE_DAYS * 86_400_000;
   await rt.store.write(() => rt.store.wdb.insert(invites).values({ hash: hashToken(code), createdBy: by.id, created: now, expires }).run());
   return { code, expires: new Date(expires).toISOString() };
+}
+
+/** Hours a link to set a password works for. */
+export const PASSWORD_LINK_HOURS = 24;
+
+/** The path of a link to set a password. */
+export const passwordLinkPath = (code: string) => `/password?code=${encodeURIComponent(code)}`;
+
+/**
+ * Makes a one-use link code to set an account's password; only its hash is
+ * kept, and the account's earlier links that were not used end with it.
+ */
+export async function createPasswordLink(rt: Runtime, account: { id: string }): Promise<{ code: string; expires: string }> {
+  const code = newSecret();
+  const now = rt.clock.now().getTime();
+  const expires = now + PASSWORD_LINK_HOURS * 3_600_000;
+  await rt.store.write(async () => {
+    await rt.store.wdb.update(passwordLinks).set({ used: now }).where(and(eq(passwordLinks.account, account.id), isNull(passwordLinks.used))).run();
+    await rt.store.wdb.insert(passwordLinks).values({ hash: hashToken(code), account: account.id, created: now, expires }).run();
+  });
+  return { code, expires: new Date(expires).toISOString() };
+}
+
+const LINK_REFUSED = "this link to set a password is not valid: it was used already, has expired, or was replaced by a newer one";
+
+/** The account a link is for while it still works; a refusal naming the code otherwise. */
+export async function passwordLinkAccount(rt: Runtime, code: unknown): Promise<Account> {
+  if (typeof code !== "string" || !code) throw invalid("code", "this address lacks its code: open the whole link you were given");
+  const row = await rt.store.rdb
+    .select({ id: accounts.id, username: accounts.username, admin: accounts.admin })
+    .from(passwordLinks)
+    .innerJoin(accounts, eq(accounts.id, passwordLinks.account))
+    .where(and(eq(passwordLinks.hash, hashToken(code)), isNull(passwordLinks.used), gt(passwordLinks.expires, rt.clock.now().getTime())))
+    .get();
+  if (!row) throw invalid("code", LINK_REFUSED);
+  return row;
+}
+
+/**
+ * Sets the password a link was made for and spends the link, in one write:
+ * of two uses at once one wins, and the account is signed out of every
+ * browser, as any change of password does.
+ */
+export async function usePasswordLink(rt: Runtime, code: unknown, password: unknown): Promise<Account> {
+  const account = await passwordLinkAccount(rt, code);
+  const hash = await hashPassword(checkPassword(password, account.username));
+  const now = rt.clock.now().getTime();
+  return rt.store.write(async () => {
+    const db = rt.store.wdb;
+    const spent = await db
+      .update(passwordLinks)
+      .set({ used: now })
+      .where(and(eq(passwordLinks.hash, hashToken(code as string)), isNull(passwordLinks.used), gt(passwordLinks.expires, now)))
+      .returning({ account: passwordLinks.account })
+      .all();
+    if (!spent.length) throw invalid("code", LINK_REFUSED);
+    await db.update(accounts).set({ password: hash }).where(eq(accounts.id, account.id)).run();
+    await db.delete(sessions).where(eq(sessions.account, account.id)).run();
+    return account;
+  });
+}
+
+/** Whether an account can sign in on the web: it has a password. */
+export async function hasPassword(store: Store, accountId: string): Promise<boolean> {
+  return !!(await store.rdb.select({ id: accounts.id }).from(accounts).where(and(eq(accounts.id, accountId), isNotNull(accounts.password))).get());
+}
+
+/**
+ * The first admin, when no admin of the instance has a password: nobody can
+ * sign in to run it on the web until one is set at the shell. Null otherwise.
+ */
+export async function lockedOutAdmin(store: Store): Promise<Account | null> {
+  const admins = await store.rdb.select().from(accounts).where(eq(accounts.admin, true)).orderBy(asc(accounts.created)).all();
+  if (!admins.length || admins.some((a) => a.password)) return null;
+  return { id: admins[0].id, username: admins[0].username, admin: true };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 // `hearth`: serve, call any method of a running instance, list methods, make tokens.
 // Exit codes: 0 ok, 1 refused, 2 usage.
-import { ensureAccount, issueToken } from "../auth/tokens.ts";
+import { accountNote } from "../auth/cli.ts";
+import { ensureAccount, findAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
 import { coreSettings, loadSettingsFile, resolveConfig, settingsFile } from "../config.ts";
 import { cliHost, coreWiring, createRuntime, loadRegistry } from "../instance.ts";
@@ -121,10 +122,14 @@ async function tokenCreate(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  const made = !(await findAccount(rt.store, user.toLowerCase()));
   const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
   const t = await issueToken(rt.store, account, { scopes, name: flags.get("name")?.[0] ?? "cli" });
+  const note = await accountNote(rt, account, made);
   await rt.stop();
+  // The token alone on stdout, so TOKEN=$(hearth token create …) captures it; what was made, and how to sign in, on stderr.
   out(t.token);
+  if (note) err(note);
   return 0;
 }
 

@@ -39,6 +39,25 @@ export const invites = sqliteTable("invites", {
   used: integer("used"),
 });
 
+/**
+ * One-use links to set an account's password (for an account made at the
+ * command line, or a reset by the admin at the shell). The code is stored as
+ * its sha256; a newer link for the account ends the older ones.
+ */
+export const passwordLinks = sqliteTable(
+  "password_links",
+  {
+    hash: text("hash").primaryKey(),
+    account: text("account")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    created: integer("created").notNull(),
+    expires: integer("expires").notNull(),
+    used: integer("used"),
+  },
+  (t) => [index("password_links_account").on(t.account)],
+);
+
 export const tokens = sqliteTable(
   "tokens",
   {

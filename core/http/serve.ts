@@ -8,6 +8,8 @@ import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, type App } from "./app.ts";
 import { hostGuard } from "./host.ts";
+import { forBrowser } from "./pages/errors.ts";
+import { WILDCARD_HOSTS } from "../config.ts";
 import type { ClientAddress } from "./identify.ts";
 import { isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
@@ -67,11 +69,12 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
         ]),
       ),
     },
-    fetch: async (req) => guard?.(req) ?? secured(await app.handle(req))!,
+    // A browser asking for a page that is refused gets a page; programs keep the JSON refusal.
+    fetch: async (req) => guard?.(req) ?? secured(await forBrowser(rt, req, await app.handle(req)))!,
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];
-  const host = opts.hostname === "0.0.0.0" ? "127.0.0.1" : opts.hostname;
+  const host = WILDCARD_HOSTS.has(opts.hostname) ? "127.0.0.1" : opts.hostname.includes(":") && !opts.hostname.startsWith("[") ? `[${opts.hostname}]` : opts.hostname;
   return {
     server,
     app,

@@ -122,7 +122,7 @@ test.skipIf(!pgBin("initdb"))("the binary keeps its data in PostgreSQL, the core
   let server: ReturnType<typeof Bun.spawn> | undefined;
   try {
     const t = await run([binary, "token", "create", "--user", "alice"], env);
-    expect(t.stderr).toBe("");
+    expect(t.stderr).toStartWith(`made alice, the admin of this instance; alice has no password yet: to sign in on the web, open ${url}/password?code=`);
     expect(t.code).toBe(0);
     server = Bun.spawn([binary, "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     await waitUp(url, server);
@@ -155,7 +155,7 @@ test("the binary reads config/hearth.env beside it and keeps its data there, wha
   const p = Bun.spawn([join(home, "hearth"), "token", "create", "--user", "alice"], { cwd: elsewhere, env: { ...env, HEARTH_LOG: "off" }, stdout: "pipe", stderr: "pipe" });
   const [stderr, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
   try {
-    expect(stderr).toBe("");
+    expect(stderr).toStartWith("made alice, the admin of this instance; alice has no password yet: to sign in on the web, open http://127.0.0.1:8080/password?code=");
     expect(code).toBe(0);
     expect(existsSync(join(home, "store", "hearth.db"))).toBe(true);
     expect(readdirSync(elsewhere)).toEqual([]);
@@ -178,7 +178,7 @@ for (const [how, cmd] of [
     let server: ReturnType<typeof Bun.spawn> | undefined;
     try {
       const t = await run([...cmd(), "token", "create", "--user", "dora"], env);
-      expect(t.stderr).toBe("");
+      expect(t.stderr).toStartWith(`made dora, the admin of this instance; dora has no password yet: to sign in on the web, open ${url}/password?code=`);
       const auth = { authorization: `Bearer ${t.stdout.trim()}`, "content-type": "application/json" };
       // The owner can see what the plugin reaches and reads before serving it.
       const help = await run([...cmd(), "help", "bookmarks"], env);

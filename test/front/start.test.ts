@@ -33,7 +33,8 @@ test("start-up says where to go next and sums up what needs settings in one line
   expect((await cli(["token", "create", "--user", "owner", "--admin"], { HEARTH_DATA: data })).code).toBe(0);
   const again = await serve(data, env, { stdout: true });
   const second = await stopAndRead(again);
-  expect(second.lines[0]).toBe(`Hearth is running at ${again.url}`);
+  // The admin was made at the shell with no password: start-up says how to get in.
+  expect(second.lines[0]).toBe(`Hearth is running at ${again.url}; its admin, owner, has no password yet: run hearth password --user owner --link and open the link it prints`);
   expect(second.lines.join("\n")).not.toContain("/signup");
 });
 

@@ -1,5 +1,5 @@
 // Sign-up, sign-in and sign-out: pages for people, JSON for programs.
-import { hasAccounts, limitAttempt, PASSWORD_MIN, signIn, signUp, signupPolicy } from "../../auth/people.ts";
+import { hasAccounts, limitAttempt, lockedOutAdmin, PASSWORD_MIN, signIn, signUp, signupPolicy } from "../../auth/people.ts";
 import { deviceCookie } from "../../auth/devices.ts";
 import { clearCookie, CSRF_HEADER, endAllSessions, endSession, findSession, requireCsrf, startSession } from "../../auth/sessions.ts";
 import { asHearthError, unauthenticated } from "../../errors.ts";
@@ -11,8 +11,23 @@ import { html, message, page, seeOther, type Html } from "./layout.ts";
 
 const rid = () => crypto.randomUUID();
 
-function signinForm(o: { next: string; username?: string; error?: string; notice?: string }): Html {
-  return html`${message("alert", o.error)}${message("notice", o.notice)}
+/** Where sign-in leads when no return address was given. */
+const HOME = "/";
+
+/**
+ * On an instance whose admin was made at the shell and has no password yet,
+ * nobody can sign in: say how the owner gets in.
+ */
+async function lockedOut(rt: Runtime): Promise<Html> {
+  const admin = await lockedOutAdmin(rt.store);
+  if (!admin) return html``;
+  return html`<div class="notice" role="note"><p><strong>Setting up this instance?</strong> Its admin account, <strong>${admin.username}</strong>, was made at the command line and has no password yet. At the server's shell, run</p>
+<p><code class="secret" style="word-break:normal;overflow-wrap:anywhere">hearth password <span style="white-space:nowrap">--user ${admin.username}</span> <span style="white-space:nowrap">--link</span></code></p>
+<p>and open the link it prints to choose a password. You are then signed in.</p></div>`;
+}
+
+function signinForm(o: { next: string; username?: string; error?: string; notice?: string; owner?: Html }): Html {
+  return html`${message("alert", o.error)}${message("notice", o.notice)}${o.owner ?? ""}
 <form method="post" action="/signin">
 <input type="hidden" name="next" value="${o.next}">
 <label for="username">Username</label>
@@ -27,9 +42,10 @@ function signinForm(o: { next: string; username?: string; error?: string; notice
 async function signupForm(rt: Runtime, o: { username?: string; invite?: string; error?: string }): Promise<{ body: Html; open: boolean }> {
   const first = !(await hasAccounts(rt.store));
   const policy = first ? "open" : signupPolicy(rt.config);
+  const owner = first ? html`` : await lockedOut(rt);
   if (policy === "closed")
-    return { open: false, body: html`${message("alert", o.error)}<p>Sign-up is closed on this instance. Ask its admin for an account.</p><p><a href="/signin">Sign in</a></p>` };
-  const body = html`${message("alert", o.error)}
+    return { open: false, body: html`${message("alert", o.error)}${owner}<p>Sign-up is closed on this instance. Ask its admin for an account.</p><p><a href="/signin">Sign in</a></p>` };
+  const body = html`${message("alert", o.error)}${owner}
 ${first ? html`<p class="notice" role="status">This is the first account on this instance: it will be the admin.</p>` : ""}
 <form method="post" action="/signup">
 <label for="username">Username</label>
@@ -74,27 +90,27 @@ async function signedIn(rt: Runtime, req: Request, account: Account, posted: Pos
 
 export async function signinPage(rt: Runtime, req: Request): Promise<Response> {
   const url = new URL(req.url);
-  const next = localPath(url.searchParams.get("next"), "/token");
+  const next = localPath(url.searchParams.get("next"), HOME);
   const s = await findSession(rt, req);
   if (s) return seeOther(next);
-  return page({ title: "Sign in", body: signinForm({ next, notice: url.searchParams.has("out") ? "You are signed out." : undefined }) });
+  return page({ title: "Sign in", body: signinForm({ next, notice: url.searchParams.has("out") ? "You are signed out." : undefined, owner: await lockedOut(rt) }) });
 }
 
 export async function signinPost(rt: Runtime, req: Request, address: string): Promise<Response> {
   let posted: Posted | null = null;
-  let next = "/token";
+  let next = HOME;
   try {
     requireSameOrigin(req);
     await limitAttempt(rt, address);
     posted = await readPosted(rt, req);
-    next = localPath(posted.get("next"), "/token");
+    next = localPath(posted.get("next"), HOME);
     const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") }, { address, req });
     rt.log.info("signed in", { username: account.username, address });
     return await signedIn(rt, req, account, posted, next);
   } catch (e) {
     const err = asHearthError(e);
     if (err.status === 401 || err.status === 429) rt.log.warn("sign-in refused", { username: posted?.get("username")?.slice(0, 64), address, status: err.status });
-    return refuse(e, posted, (msg) => page({ title: "Sign in", body: signinForm({ next, username: posted?.get("username"), error: msg }) }));
+    return refuse(e, posted, async (msg) => page({ title: "Sign in", body: signinForm({ next, username: posted?.get("username"), error: msg, owner: await lockedOut(rt) }) }));
   }
 }
 
