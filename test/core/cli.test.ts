@@ -51,7 +51,7 @@ function suite(name: string, cmd: () => string[], before?: () => Promise<void>) 
       server = Bun.spawn([...cmd(), "serve"], { env: { ...process.env, HEARTH_LOG: "off", ...env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
       await waitUp(url, server);
       // Building the binary (bundle, then its bytecode) takes several seconds on a busy machine.
-    }, 60_000);
+    });
     afterAll(async () => {
       server?.kill();
       await server?.exited;
@@ -138,7 +138,7 @@ test.skipIf(!pgBin("initdb"))("the binary keeps its data in PostgreSQL, the core
     await server?.exited;
     rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+});
 
 test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
@@ -221,4 +221,4 @@ for (const [how, cmd] of [
       rmSync(dir, { recursive: true, force: true });
       rmSync(dirname(folder), { recursive: true, force: true });
     }
-  }, 60_000);
+  });

@@ -202,7 +202,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       look = async <T>(text: string) => db.query(text).all() as T[];
       closeLook = () => db.close();
     }
-  }, 300_000);
+  });
 
   afterAll(async () => {
     await closeLook();
