@@ -96,12 +96,15 @@ function suite(name: string, cmd: () => string[], before?: () => Promise<void>) 
 
 suite("hearth from source", () => ["bun", main]);
 
-const binary = join(root, "dist/hearth");
+// Built in a folder of this process's own: another test process may be building one at the same time.
+const built = mkdtempSync(join(tmpdir(), "hearth-dist-"));
+afterAll(() => rmSync(built, { recursive: true, force: true }));
+const binary = join(built, "hearth");
 suite(
   "dist/hearth, the single binary",
   () => [binary],
   async () => {
-    const b = await run(["bun", join(root, "core/build.ts")], {});
+    const b = await run(["bun", join(root, "core/build.ts"), "--outdir", built], {});
     if (b.code !== 0) throw new Error(`build failed: ${b.stderr}`);
   },
 );
