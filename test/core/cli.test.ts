@@ -16,7 +16,7 @@ async function run(cmd: string[], env: Record<string, string>) {
 }
 
 async function waitUp(url: string, proc: { exitCode: number | null }) {
-  for (let i = 0; i < 200; i++) {
+  for (const end = Date.now() + 120_000; Date.now() < end; ) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;

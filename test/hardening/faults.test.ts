@@ -163,7 +163,8 @@ test("every provider down, slow or answering garbage at once: the rest of the in
   const slow = garbageUpstream("slow");
   const garbage = garbageUpstream("garbage");
   const undo = refuseOutside();
-  const env = await hostileEnv(garbage.url, { timeoutMs: 60_000 });
+  // Longer than the local calls below take on a busy machine: the slow provider's calls must still be waiting then.
+  const env = await hostileEnv(garbage.url, { timeoutMs: 600_000 });
   // A third of the providers each way.
   allProviders().forEach((p, i) => (env[`${p.name}_URL`] = [down.url, slow.url, garbage.url][i % 3]));
   // Each provider lets only so many requests wait on it at once, so the slow one can be holding no more than this.
