@@ -29,7 +29,8 @@ describe("API rate limits", () => {
   });
 
   test("each token, each signed-in account and each stranger's address has its own share", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_READS: "2", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
+    // A clock that stands still: the buckets refill on it, never while a busy machine takes its time between calls.
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_RATE_READS: "2", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
     const t1 = await h.token("alice");
     const t2 = await h.token("alice");
     const s = await signUp(h, "bob");
@@ -44,7 +45,7 @@ describe("API rate limits", () => {
   });
 
   test("reads, writes and priced calls are counted apart", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_READS: "1", HEARTH_RATE_WRITES: "1", HEARTH_RATE_PRICED: "1", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_RATE_READS: "1", HEARTH_RATE_WRITES: "1", HEARTH_RATE_PRICED: "1", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(200);
     expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(429);
@@ -64,7 +65,7 @@ describe("API rate limits", () => {
 
 describe("one limiter on every path", () => {
   test("MCP calls, on a session and without one, draw on the same buckets as HTTP calls", async () => {
-    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     for (let i = 0; i < 2; i++) expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(200);
@@ -89,7 +90,7 @@ describe("one limiter on every path", () => {
   });
 
   test("nested calls each take one turn from whoever started them; a refused one is that call's answer, not the outer call's", async () => {
-    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     const html = `<!doctype html><html><head><title>Appraiser</title></head><body><script>
