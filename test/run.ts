@@ -98,11 +98,19 @@ async function runGroup(label: string, env: Record<string, string>, group: strin
     stdout: "pipe",
     stderr: "pipe",
   });
-  // bun writes results to stderr and what tests print to stdout; both are kept, in the order each came.
+  // bun writes results to stderr and what tests print to stdout; both are kept, in the order each came. A failure is
+  // also told at once, so a long run says early that it will fail.
   let text = "";
-  const decoder = new TextDecoder();
   const drain = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
+    const decoder = new TextDecoder();
+    let line = "";
+    for await (const chunk of stream) {
+      const part = decoder.decode(chunk, { stream: true });
+      text += part;
+      const lines = (line + part).split("\n");
+      line = lines.pop()!;
+      for (const l of lines) if (l.startsWith("(fail)")) console.log(`[${label}] ${l}`);
+    }
   };
   await Promise.all([drain(proc.stdout), drain(proc.stderr), proc.exited]);
   const code = proc.exitCode ?? 1;
