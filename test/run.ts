@@ -6,8 +6,8 @@
 // folders, its own PostgreSQL cluster and S3 server, and listens on ports the
 // system hands out.
 //
-// Each group's output is printed whole once it ends, ending with bun's summary
-// lines; then one line for the whole run, `N passed, N failed` (and
+// Each failed test is told as it fails; each group's output is printed whole
+// once it ends, ending with bun's summary lines; then one line for the whole run, `N passed, N failed` (and
 // `, N skipped`). The exit status is non-zero when any group failed.
 //
 // `bun test/run.ts [--groups N] [--timeout MS] [--only sqlite|pg] [path ...]`
