@@ -7,8 +7,9 @@
 // system hands out.
 //
 // Each failed test is told as it fails; each group's output is printed whole
-// once it ends, ending with bun's summary lines; then one line for the whole run, `N passed, N failed` (and
-// `, N skipped`). The exit status is non-zero when any group failed.
+// once it ends, ending with bun's summary lines; then one line for the whole
+// run, `N passed, N failed` (and `, N skipped`). The exit status is non-zero
+// when any group failed.
 //
 // `bun test/run.ts [--groups N] [--timeout MS] [--only sqlite|pg] [path ...]`
 import { readFileSync } from "node:fs";
