@@ -181,8 +181,10 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_WRITES: "0",
       HEARTH_RATE_PRICED: "0",
-      // Short leases, so a dead instance's firings are taken over within seconds (but long enough that a loaded machine's pauses do not pass for a death).
-      HEARTH_SCHEDULE_LEASE_SECONDS: "3",
+      // Short leases, so a dead instance's firings are taken over within seconds, but long enough that a loaded machine's
+      // pauses do not pass for a death: at 3 s, three processes firing a burst on a busy machine renewed late, and the
+      // firings they still held were run again by the others.
+      HEARTH_SCHEDULE_LEASE_SECONDS: "20",
       ...(await dbEnv(dataDir)),
     };
     // Accounts and credits are made once, before the instances start on the same data folder.
