@@ -29,7 +29,7 @@ const GROUPS = Math.max(1, Number(option("groups", "2")));
  * machine that may be busy with other work, and a test that is only slow
  * must not fail. A test stuck for good still fails, after this long.
  */
-const TIMEOUT = option("timeout", "300000");
+const TIMEOUT = option("timeout", "600000");
 const ONLY = option("only", "");
 
 const ALL_PASSES: { name: string; env: Record<string, string> }[] = [
