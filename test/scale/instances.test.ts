@@ -259,9 +259,9 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
 
   /**
    * Makes `count` events through the proxy, due from a whole second `lead` ms ahead (`when` spreads them from
-   * there), and says whether making them all ended more than `margin` ms before that second. Making them takes what
-   * the machine gives: when it ran later, they are made again, further ahead and titled `${name} <round>.<n>` apart
-   * from earlier rounds, once every event of those rounds has fired, so that only this round is left due.
+   * there), all made more than `margin` ms before that second. Making them takes what the machine gives: when it ran
+   * later, they are made again, further ahead and titled `${name} <round>.<n>` apart from earlier rounds, once every
+   * event of those rounds has fired, so that only this round is left due.
    */
   async function ahead(name: string, count: number, lead: number, margin: number, when: (start: number, i: number) => number) {
     for (let round = 1; ; round++) {
