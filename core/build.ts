@@ -1,13 +1,15 @@
 // `bun run build`: compiles dist/hearth (or one binary per --target) with every
 // built-in plugin and every migration embedded, SQLite's and PostgreSQL's,
 // since a lone binary has no plugins folder beside it. Drop-in plugins still load from HEARTH_PLUGINS.
+// `--outdir <folder>` builds into that folder instead of dist/ (so builds at once do not share one).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pluginFolders } from "./registry.ts";
 
 const root = join(import.meta.dir, "..");
-const dist = join(root, "dist");
+const outdir = process.argv.indexOf("--outdir");
+const dist = outdir >= 0 && process.argv[outdir + 1] ? resolve(process.argv[outdir + 1]) : join(root, "dist");
 mkdirSync(dist, { recursive: true });
 
 const lines: string[] = [`import { setEmbeddedBuild } from ${JSON.stringify(join(root, "core/instance.ts"))};`];
@@ -45,7 +47,7 @@ lines.push(`process.exit(await main(process.argv.slice(2)));`);
 const entry = join(dist, ".entry.ts");
 writeFileSync(entry, lines.join("\n") + "\n");
 
-const targets = process.argv.includes("--release") ? ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-arm64"] : process.argv.filter((a) => a.startsWith("bun-"));
+const targets = process.argv.includes("--release") ? ["bun-linux-x64", "bun-linux-arm64", "bun-darwin-arm64"] : process.argv.filter((a, i) => a.startsWith("bun-") && !(outdir >= 0 && i === outdir + 1));
 const builds = targets.length ? targets.map((t) => ({ target: t, out: join(dist, `hearth-${t.replace(/^bun-/, "")}`) })) : [{ target: "", out: join(dist, "hearth") }];
 for (const b of builds) {
   // Fully minified: the embedded script is read whole at every start, so its size is resident memory. Split, so

@@ -140,7 +140,7 @@ export class SqliteStore implements StoreApi {
    * together, or nothing does. Nested calls (ctx.call from a write) join the
    * outer transaction.
    */
-  async write<T>(fn: () => T | Promise<T>): Promise<T> {
+  async write<T>(fn: () => T | Promise<T>, o: { first?: boolean } = {}): Promise<T> {
     if (this.inWrite()) return await fn();
     return this.queue.run(() => {
       const token = {};
@@ -174,7 +174,7 @@ export class SqliteStore implements StoreApi {
           this.current = null;
         }
       });
-    });
+    }, o.first);
   }
 
   /**

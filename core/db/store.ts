@@ -19,8 +19,12 @@ export interface Store {
    */
   readonly writer: Database;
   readonly reader: Database;
-  /** Runs fn inside one write transaction; nested calls join the outer one. */
-  write<T>(fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside one write transaction; nested calls join the outer one.
+   * `first`: ahead of the writes already waiting for their turn, for a small
+   * write that must not wait behind a burst (a lease's renewal).
+   */
+  write<T>(fn: () => T | Promise<T>, o?: { first?: boolean }): Promise<T>;
   /** Runs fn once the write in progress has committed (never when it rolls back); outside a write, at once under the write lock. */
   onCommit(fn: () => void | Promise<void>): Promise<void>;
   /** True inside the async context of the write transaction now running. */
@@ -82,16 +86,28 @@ export class Gate {
   }
 }
 
-/** Queues async work one after another: the write lock of the SQLite store. */
+/** Queues async work one after another: the write lock of the SQLite store. `first` goes ahead of the work waiting. */
 export class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(fn, fn);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+  private busy = false;
+  private waiting: (() => void)[] = [];
+  run<T>(fn: () => Promise<T>, first = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const go = () => {
+        Promise.resolve()
+          .then(fn)
+          .then(resolve, reject)
+          .finally(() => {
+            const next = this.waiting.shift();
+            if (next) next();
+            else this.busy = false;
+          });
+      };
+      if (!this.busy) {
+        this.busy = true;
+        go();
+      } else if (first) this.waiting.unshift(go);
+      else this.waiting.push(go);
+    });
   }
 }
 

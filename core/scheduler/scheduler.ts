@@ -479,16 +479,18 @@ export class Scheduler {
   /** Keeps the claims this instance is running, so a long firing is not taken for an orphan. */
   private renew(): Promise<void> {
     if (this.closed()) return Promise.resolve();
-    const lease = Date.now() + this.leaseMs;
     const f = scheduleFirings;
     const update = async () => {
+      // From when the renewal is written, not when it was asked for: it may have waited.
+      const lease = Date.now() + this.leaseMs;
       await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
     };
     // On PostgreSQL one statement outside a write is a transaction of its own: the renewal need not wait
     // for a turn among this instance's writes, behind which (a burst of firings each writing) the
-    // leases it keeps would run out and other instances run the firings again. On SQLite it is a write.
+    // leases it keeps would run out and other instances run the firings again. On SQLite it is a write,
+    // ahead of those waiting.
     if (isPg(this.rt.store)) return detached(update);
-    return this.rt.store.write(update);
+    return this.rt.store.write(update, { first: true });
   }
 
   /** Runs one claimed firing when a slot is free, then records its outcome. */

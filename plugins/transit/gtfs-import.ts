@@ -109,9 +109,15 @@ export async function importFeed(ctx: Ctx, feed: ConfiguredFeed): Promise<void> 
     const claimed = await ctx.writes(async (db) => {
       await ctx.lock(`import:${feed.id}`);
       const at = now();
-      const cur = await db.select({ state: transitFeeds.state, checked: transitFeeds.checked }).from(transitFeeds).where(eq(transitFeeds.id, feed.id)).get();
+      const cur = await db
+        .select({ state: transitFeeds.state, checked: transitFeeds.checked, url: transitFeeds.url, hash: transitFeeds.hash })
+        .from(transitFeeds)
+        .where(eq(transitFeeds.id, feed.id))
+        .get();
       // Another instance sharing the database is importing this feed now: the rows it writes will answer.
       if (cur?.state === "importing" && cur.checked !== null && at - cur.checked < CLAIM_MS) return false;
+      // Another finished importing these same bytes since this one looked: its rows answer already, and are not wiped to be written again.
+      if (cur?.state === "ready" && cur.url === feed.url && cur.hash === hash) return false;
       for (const t of TABLES) await db.delete(t).where(eq(t.feed, feed.id)).run();
       await db
         .insert(transitFeeds)

@@ -24,7 +24,7 @@ beforeAll(async () => {
   ai = await startOpenAiFixture();
   h = await startHearth({
     clock,
-    env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "3000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600", HEARTH_SIGNUP: "open" },
+    env: { HEARTH_METER_ACCOUNTS: "all", AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "30000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600", HEARTH_SIGNUP: "open" },
   });
   alice = await h.token("alice");
   await h.grant("alice", 500);

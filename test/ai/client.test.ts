@@ -19,7 +19,7 @@ describe("with AI_BASE_URL", () => {
   beforeAll(async () => {
     ai = await startOpenAiFixture();
     h = await startHearth({
-      env: { HEARTH_PLUGINS: PLUGINS, AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "small-model", AI_MODEL_EXTRACT: "big-model", AI_IMAGE_MODEL: "gpt-image-1", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "400" },
+      env: { HEARTH_PLUGINS: PLUGINS, AI_BASE_URL: ai.base, AI_API_KEY: "sk-test", AI_MODEL: "small-model", AI_MODEL_EXTRACT: "big-model", AI_IMAGE_MODEL: "gpt-image-1", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "5000" },
     });
   });
   afterAll(async () => {

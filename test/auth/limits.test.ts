@@ -30,7 +30,8 @@ describe("API rate limits", () => {
   });
 
   test("an account's tokens, app passwords and sessions share one share; other accounts and strangers' addresses have their own", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_READS: "4", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
+    // A clock that stands still: the buckets refill on it, never while a busy machine takes its time between calls.
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_RATE_READS: "4", HEARTH_PLUGINS: GUESTBOOK, HEARTH_SIGNUP: "open" } });
     const alice = await signUp(h, "alice");
     const bob = await signUp(h, "bob");
     // Making more tokens buys no more calls.
@@ -61,7 +62,7 @@ describe("API rate limits", () => {
   });
 
   test("reads, writes and priced calls are counted apart", async () => {
-    h = await startHearth({ env: { HEARTH_RATE_READS: "1", HEARTH_RATE_WRITES: "1", HEARTH_RATE_PRICED: "1", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_RATE_READS: "1", HEARTH_RATE_WRITES: "1", HEARTH_RATE_PRICED: "1", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(200);
     expect((await h.call("guestbook/stamp", {}, { token })).status).toBe(429);
@@ -81,7 +82,7 @@ describe("API rate limits", () => {
 
 describe("one limiter on every path", () => {
   test("MCP calls, on a session and without one, draw on the same buckets as HTTP calls", async () => {
-    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "4", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     for (let i = 0; i < 2; i++) expect((await h.call("guestbook/appraise", {}, { token })).status).toBe(200);
@@ -106,7 +107,7 @@ describe("one limiter on every path", () => {
   });
 
   test("nested calls each take one turn from whoever started them; a refused one is that call's answer, not the outer call's", async () => {
-    h = await startHearth({ env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
+    h = await startHearth({ clock: new TestClock(), env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_PRICED: "2", HEARTH_PLUGINS: GUESTBOOK } });
     const token = await h.token("alice");
     await h.grant("alice", 100);
     const html = `<!doctype html><html><head><title>Appraiser</title></head><body><script>

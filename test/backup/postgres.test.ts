@@ -111,7 +111,7 @@ for (const kind of ["disk", "s3"] as const) {
       } finally {
         await rt.stop();
       }
-    }, 60_000);
+    });
 
     test("the archive holds a pg_dump that pg_restore reads, and the manifest says so", async () => {
       const manifest = JSON.parse(tarEntry(archive, "hearth-backup.json").toString());
@@ -135,7 +135,7 @@ for (const kind of ["disk", "s3"] as const) {
       } finally {
         await sql.close();
       }
-    }, 60_000);
+    });
 
     test("a database with data is kept without --force and replaced whole with it; a damaged archive changes nothing", async () => {
       const into = await fresh("occupied");
@@ -180,7 +180,7 @@ for (const kind of ["disk", "s3"] as const) {
       const listed = Bun.spawnSync([pgBin("pg_restore")!, "--list", join(previous, "hearth.pgdump")]);
       expect(listed.exitCode).toBe(0);
       expect(listed.stdout.toString()).toContain("TABLE public leftover");
-    }, 120_000);
+    });
 
     test("a backup taken while writes go on holds every write acknowledged before it, and each write whole or not at all", async () => {
       const busy = { HEARTH_DATA: join(work, `${kind}-busy`), HEARTH_DATABASE_URL: await pg.database(), ...blobs("source") };
@@ -220,7 +220,7 @@ for (const kind of ["disk", "s3"] as const) {
         await writer;
         await rt.stop();
       }
-    }, 120_000);
+    });
   });
 }
 
@@ -243,7 +243,7 @@ test("a SQLite archive is refused by an instance on PostgreSQL, and a PostgreSQL
   expect(intoLite.code).toBe(1);
   expect(intoLite.err).toContain("PostgreSQL");
   expect(existsSync(join(work, "into-sqlite"))).toBe(false);
-}, 60_000);
+});
 
 test("a dump that fails to load part-way leaves the database it was loaded into as it was", async () => {
   // The dump is whole, but a table in it uses a type from another schema, which the target lacks: its CREATE TABLE fails after the schema was dropped and other tables made.
@@ -264,4 +264,4 @@ test("a dump that fails to load part-way leaves the database it was loaded into 
   expect(r.err).toContain("left as it was");
   expect(await contents(target.HEARTH_DATABASE_URL)).toEqual(before);
   expect(before).toEqual({ kept: ['{"x":7}'] });
-}, 60_000);
+});

@@ -156,7 +156,7 @@ describe("starting Hearth for the benchmark", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 describe.skipIf(!pgBin("initdb"))("the benchmark's PostgreSQL cluster", () => {
@@ -175,7 +175,7 @@ describe.skipIf(!pgBin("initdb"))("the benchmark's PostgreSQL cluster", () => {
       await sql.close();
       pg.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe("the soak's script", () => {

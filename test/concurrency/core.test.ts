@@ -18,7 +18,7 @@ beforeAll(async () => {
   // Calls, sign-ups and client registrations come in bursts here: no rate limits.
   h = await startHearth({ env: { HEARTH_DATABASE_POOL: "12", HEARTH_RATE_SIGNIN: "0", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_OAUTH_LOOPBACK_CLIENTS: "on" } });
   admin = await h.token("root", { admin: true });
-}, 60_000);
+});
 afterAll(() => h.stop());
 
 /** n copies of one call fired together. */
@@ -126,7 +126,7 @@ test("one invitation used by many sign-ups at once makes one account", async () 
   }
   expect((await h.rows("SELECT id FROM accounts WHERE username LIKE 'invited-%'")).length).toBe(1);
   // Each sign-up hashes a password (argon2id) first: seconds on a loaded machine.
-}, 30_000);
+});
 
 test("one username chosen by many sign-ups at once is taken once; the others' invitations stay unused", async () => {
   const codes = await Promise.all(Array.from({ length: 8 }, invite));
@@ -140,7 +140,7 @@ test("one username chosen by many sign-ups at once is taken once; the others' in
   const { hashToken } = await import("../../core/auth/ids.ts");
   const used = await h.rows(`SELECT hash FROM invites WHERE used IS NOT NULL AND hash IN (${codes.map(() => "?").join(", ")})`, ...codes.map(hashToken));
   expect(used.length).toBe(1);
-}, 30_000);
+});
 
 test("an account made if missing by many commands at once is made once, and each is answered with it", async () => {
   const made = await burst(10, () => ensureAccount(h.rt.store, "henry", { admin: false }));
@@ -215,7 +215,7 @@ describe("OAuth", () => {
       for (const t of [pair.body.access_token, renewed.status === 200 ? renewed.body.access_token : null].filter(Boolean))
         expect((await h.call("notes/list", {}, { token: t })).status).toBe(401);
     }
-  }, 30_000);
+  });
 });
 
 test("a file stored while another with the same content is deleted keeps its content", async () => {
@@ -237,7 +237,7 @@ test("a file stored while another with the same content is deleted keeps its con
       expect(read.body.result.content).toBe(content);
     }
   }
-}, 30_000);
+});
 
 describe("CalDAV", () => {
   const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;

@@ -12,7 +12,7 @@ const N = 16;
 beforeAll(async () => {
   // Enough connections that several writes really run at once (the harness gives each instance a small pool).
   h = await startHearth({ env: process.env.HEARTH_TEST_DB === "pg" ? { HEARTH_DATABASE_POOL: "16" } : {} });
-}, 30_000);
+});
 afterAll(() => h.stop());
 
 const times = <T,>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));

@@ -97,7 +97,7 @@ beforeAll(async () => {
       SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`,
     },
   });
-}, 60_000);
+});
 afterAll(async () => {
   await settle(h.rt);
   await h.stop();

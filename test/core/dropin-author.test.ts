@@ -90,7 +90,7 @@ test("a drop-in's settings are in config/example.env and hearth help, with their
   const help = await run(["bun", "core/cli/main.ts", "help", "greeter"], { HEARTH_PLUGINS: greeter });
   expect(help.code).toBe(0);
   expect(help.stdout).toContain("settings:\n  GREETER_WORD=hello\n      The word each greeting starts with.\n  GREETER_TIMES=1\n      How many times a greeting repeats it.\n");
-}, 60_000);
+});
 
 test("a command named like one of hearth's own is refused at start, naming the plugin and the command", async () => {
   for (const command of ["token", "backup"]) {
@@ -114,7 +114,7 @@ export default definePlugin({
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain(`adds the command "${command}", which is a command of hearth itself`);
   }
-}, 60_000);
+});
 
 test("a syntax error in a plugin stops start-up naming its file, line and column", async () => {
   const folder = dropIn("broken", {
@@ -152,7 +152,7 @@ describe("the test helper (hearth/testing)", () => {
     await h.stop();
     expect(await databases()).toEqual(before);
     expect(existsSync(h.dir)).toBe(false);
-  }, 60_000);
+  });
 
   test("HEARTH_TEST_DATABASE_URL asks for it too; a start that fails leaves neither folder nor database behind", async () => {
     const pg = await startPg();
@@ -178,5 +178,5 @@ export default definePlugin({ name: "refused", description: "x", needs: ["nothin
     }
     expect(await databases()).toEqual(before);
     expect(readdirSync(temp)).toEqual([]);
-  }, 60_000);
+  });
 });

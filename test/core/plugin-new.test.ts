@@ -103,4 +103,4 @@ test("the docs' examples type-check in their own folders, every capability they 
       rmSync(dirname(example), { recursive: true, force: true });
     }
   }
-}, 180_000);
+});

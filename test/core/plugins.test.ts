@@ -339,4 +339,4 @@ test("on PostgreSQL, a drop-in that ships only SQLite migrations is refused nami
   } finally {
     await rt.stop();
   }
-}, 60_000);
+});

@@ -105,7 +105,7 @@ test("hearth help names the one host it reaches", async () => {
   const [out, code] = await Promise.all([new Response(p.stdout).text(), p.exited]);
   expect(code).toBe(0);
   expect(out).toContain(`reaches: FETCHER (${providerHost})`);
-}, 60_000);
+});
 
 test("ctx.bytes keeps to the provider's host too: its own redirect is followed, another host's is not, and a path cannot move it", async () => {
   expect((await h.call("fetcher/raw", { path: "/moved" })).body.result).toEqual({ here: true });

@@ -50,7 +50,7 @@ test("a reminder due while the instance runs rings on the live timer, recorded b
   } finally {
     await h.stop();
   }
-}, 60_000);
+});
 
 test("a firing claimed late while the instance runs still runs; one due while it was stopped is recorded missed and logged with why", async () => {
   const folder = await reminders();
@@ -92,7 +92,7 @@ test("a firing claimed late while the instance runs still runs; one due while it
   } finally {
     await b.stop();
   }
-}, 60_000);
+});
 
 test("the words of a URL are found on either store, as the docs say", async () => {
   const folder = await reminders();
@@ -112,4 +112,4 @@ test("the words of a URL are found on either store, as the docs say", async () =
   } finally {
     await h.stop();
   }
-}, 60_000);
+});

@@ -36,7 +36,7 @@ describe("a first sync", () => {
     );
     expect(statuses).toEqual({ 201: COUNT });
     expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM tasks"))!.n).toBe(COUNT);
-  }, 300_000);
+  });
 
   test("changes from calendar apps are still bounded: past the DAV limit they are refused with Retry-After", async () => {
     h = await startHearth({ env: { HEARTH_RATE_DAV_WRITES: "5" } });

@@ -67,7 +67,7 @@ beforeAll(async () => {
   });
   token = await h.token("alice");
   expect((await h.call("notes/add", { title: "kept", text: "before" }, { token })).status).toBe(200);
-}, 60_000);
+});
 
 afterAll(async () => {
   await h?.stop();
@@ -128,7 +128,7 @@ test("with the database out of reach every call answers 503 storage_unavailable 
   // Nothing of the refused write was kept.
   expect((await h.call("notes/get", { title: "new" }, { token })).body.result).toMatchObject({ text: "after" });
   await mcp.close().catch(() => {});
-}, 120_000);
+});
 
 test("a failed query's values are left out of a logged error even when they hold line breaks, and its query and stack are kept", async () => {
   const e = new DrizzleQueryError('select "text" from "notes" where "owner" = ? and "text" = ?', ["owner-1", "a line\n    at looks like a frame\nsecret tail"], new Error("Failed to connect"));

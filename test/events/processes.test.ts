@@ -96,7 +96,8 @@ test("two processes on one database file fire every firing exactly once between 
 test("a process killed (kill -9) mid-firing keeps its claim while alive, and another instance runs that firing once its lease runs out", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-crash-"));
   const clock = new TestClock(T0);
-  const LEASE = { HEARTH_SCHEDULE_LEASE_SECONDS: "1" };
+  // Long enough that a busy machine's pause in renewing it does not pass for a death.
+  const LEASE = { HEARTH_SCHEDULE_LEASE_SECONDS: "3" };
   try {
     const h = await startHearth({ clock, dataDir });
     const token = await h.token("alice");
@@ -120,7 +121,7 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
       const holder = (await firing()).owner;
       expect(holder).not.toBe(sch.owner);
       // Alive, the process renews its lease: after three leases' time the claim is still its own and nothing ran here.
-      const alive = Date.now() + 3_000;
+      const alive = Date.now() + 3 * 3_000;
       while (Date.now() < alive) {
         expect((await sch.runDue()).fired).toEqual([]);
         await Bun.sleep(200);
@@ -131,7 +132,7 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
       child.kill(9);
       expect(await child.exited).not.toBe(0);
       // Dead, its lease runs out and this instance takes the firing over (its timer wakes for that) and runs it, once.
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 120_000;
       while ((await firing()).owner === holder && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
       expect(asked.slice(before)).toEqual(["What should I plant?"]);
@@ -145,7 +146,7 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}, 30_000);
+});
 
 test("a firing whose instance died is not run again later than the grace window: it is recorded missed, saying so", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "hearth-events-crash-late-"));
@@ -170,7 +171,7 @@ test("a firing whose instance died is not run again later than the grace window:
     try {
       const sch = schedulerOf(other.rt);
       const status = async () => (await sqlGet<{ status: string }>(other.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id))!.status;
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 120_000;
       while ((await status()) === "claimed" && Date.now() < deadline) await Bun.sleep(100);
       await sch.settle();
       expect(await status()).toBe("missed");
@@ -183,4 +184,4 @@ test("a firing whose instance died is not run again later than the grace window:
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}, 30_000);
+});

@@ -18,7 +18,7 @@ let h: Hearth;
 beforeAll(async () => {
   h = await startHearth({
     clock,
-    env: { ADSB_URL: adsb.url, NOMINATIM_URL: nominatim.url, UPSTREAM_TIMEOUT_MS: "300", UPSTREAM_RETRY_MS: "1" },
+    env: { ADSB_URL: adsb.url, NOMINATIM_URL: nominatim.url, UPSTREAM_TIMEOUT_MS: "5000", UPSTREAM_RETRY_MS: "1" },
   });
 });
 afterAll(async () => {

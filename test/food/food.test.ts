@@ -15,7 +15,7 @@ const fixture = startFixture({
 const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
 beforeAll(async () => {
-  h = await startHearth({ clock, env: { OPEN_FOOD_FACTS_URL: fixture.url, FSA_URL: fixture.url, UPSTREAM_TIMEOUT_MS: "300", UPSTREAM_RETRY_MS: "1" } });
+  h = await startHearth({ clock, env: { OPEN_FOOD_FACTS_URL: fixture.url, FSA_URL: fixture.url, UPSTREAM_TIMEOUT_MS: "5000", UPSTREAM_RETRY_MS: "1" } });
 });
 afterAll(async () => {
   await settle(h.rt);

@@ -137,7 +137,7 @@ test.skipIf(!present)(
       if (m.type() === "error") failed.push(m.text());
     });
     await page.goto(`${h.url}/reference`);
-    await page.locator(".swagger-ui .info .title").waitFor({ timeout: 20_000 });
+    await page.locator(".swagger-ui .info .title").waitFor({ timeout: 60_000 });
     await expect(page.locator(".swagger-ui .info .title").textContent()).resolves.toContain("Hearth");
     // Swagger UI draws only the operations in view; every method is in what it read.
     const known = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { operations(): { size: number } } } }).ui.specSelectors.operations().size);
@@ -146,7 +146,7 @@ test.skipIf(!present)(
     await page.locator(".operation-filter-input").fill("weather");
     const op = page.locator("#operations-weather-weather_forecast");
     await op.locator(".opblock-summary-control").click();
-    await op.locator(".parameters").waitFor({ timeout: 20_000 });
+    await op.locator(".parameters").waitFor({ timeout: 60_000 });
     await expect(op.locator(".parameter__name").allInnerTexts()).resolves.toEqual([expect.stringContaining("lat"), expect.stringContaining("lon")]);
     const mine = requested.slice(before);
     expect(mine).toContain(`${h.url}/reference/swagger-ui-bundle.js`);

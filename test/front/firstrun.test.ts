@@ -236,4 +236,4 @@ test("a link past its day is refused with a page saying what to do, and a progra
   } finally {
     await h.stop();
   }
-}, 60_000);
+});

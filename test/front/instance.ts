@@ -46,7 +46,7 @@ export async function startFront(fixtureUrl: string, env: Record<string, string>
       OPEN_METEO_URL: fixtureUrl,
       CHAIN_RPC_URL: fixtureUrl,
       AI_OLLAMA_URL: CLOSED,
-      UPSTREAM_TIMEOUT_MS: "500",
+      UPSTREAM_TIMEOUT_MS: "5000",
       UPSTREAM_RETRY_MS: "1",
       HEARTH_SIGNUP: "open",
       // No scheduled polls: the news service reads its feed when first asked.

@@ -64,7 +64,7 @@ beforeAll(async () => {
   expect(ECHO).toBeGreaterThan(0);
   expect(LOOKUP).toBeGreaterThan(0);
   expect(ASK).toBeGreaterThan(0);
-}, 30_000);
+});
 
 afterAll(async () => {
   await h?.stop();

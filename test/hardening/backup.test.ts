@@ -130,7 +130,7 @@ test("a backup taken under load restores every write acknowledged before it, eac
   } finally {
     await r.stop();
   }
-}, 120_000);
+});
 
 test("restore refuses to overwrite data without --force, keeps it aside with --force, and refuses a damaged archive without touching anything", async () => {
   const archive = join(work, "second.tar");
@@ -170,4 +170,4 @@ test("restore refuses to overwrite data without --force, keeps it aside with --f
   expect(bad2.code).toBe(1);
   expect(bad2.err).toContain("hash");
   expect(await state()).toBe(dbBefore);
-}, 120_000);
+});

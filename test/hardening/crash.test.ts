@@ -116,4 +116,4 @@ test(`kill -9 during concurrent notes, files and grants, ${ROUNDS} times: nothin
   if (debris) console.log(`${debris} temp file(s) from blob writes cut off by the kills remain in blobs/`);
   expect(acked.grants.size).toBeGreaterThan(0);
   expect(acked.files.size).toBeGreaterThan(0);
-}, 240_000);
+});

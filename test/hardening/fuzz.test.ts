@@ -19,7 +19,7 @@ const VALID_RUNS = 6;
 const BOUNDARY_RUNS = 8;
 const INVALID_RUNS = 12;
 /** Far past any provider timeout set below: a call still open by then is hung. */
-const HANG_MS = 30_000;
+const HANG_MS = 120_000;
 /** Statuses DESIGN.md's error table allows; 500 is deliberately absent. */
 const ALLOWED = new Set([200, 400, 401, 402, 403, 404, 405, 409, 413, 429, 501, 502, 503, 504]);
 
@@ -155,5 +155,5 @@ for (const service of services) {
     expect(calls).toBeGreaterThan(0);
     if (failures.length) console.log(`${service}: ${failures.length} failure(s) in ${calls} calls; statuses ${show([...seen])}\n  ${failures.slice(0, 40).join("\n  ")}`);
     expect(failures).toEqual([]);
-  }, 240_000);
+  });
 }

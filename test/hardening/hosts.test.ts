@@ -80,5 +80,5 @@ describe("listening on every interface", () => {
         await h.stop();
       }
     }
-  }, 30_000);
+  });
 });

@@ -159,4 +159,4 @@ test("no method lets one account read, change or delete another's records", asyn
   const after = await seen();
   const changed = reads.filter((_, i) => before[i] !== after[i]).map((p, i) => `${p.e.path} ${JSON.stringify(p.args)}: ${before[i].slice(0, 200)} -> ${after[i].slice(0, 200)}`);
   expect(changed).toEqual([]);
-}, 120_000);
+});

@@ -76,7 +76,7 @@ test("a new data folder, its database, journal and blobs, a backup and a restore
   expect(back.code, back.err).toBe(0);
   expect(everything(again)).toContain(process.env.HEARTH_TEST_DB === "pg" ? "blobs" : "hearth.db");
   expect(open(again)).toEqual([]);
-}, 60_000);
+});
 
 test("a data folder left open to others is closed on start, down to every blob", async () => {
   const data = join(work, "old");
@@ -100,4 +100,4 @@ test("a data folder left open to others is closed on start, down to every blob",
   } finally {
     await h.stop();
   }
-}, 60_000);
+});

@@ -54,7 +54,7 @@ export async function serve(dataDir: string | null, env: Record<string, string> 
     if (proc.exitCode !== null) throw new Error(`hearth serve exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
     const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
     if (ok) break;
-    if (i > 600) throw new Error("hearth serve did not come up within a minute");
+    if (i > 1200) throw new Error("hearth serve did not come up within two minutes");
     await Bun.sleep(100);
   }
   return {

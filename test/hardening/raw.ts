@@ -29,7 +29,7 @@ export interface RawRequest {
 }
 
 /** Resolves with the answer, or rejects naming `waiting` when none has come after `patienceMs`. */
-export async function rawRequest(port: number, r: RawRequest, patienceMs = 10_000): Promise<RawAnswer> {
+export async function rawRequest(port: number, r: RawRequest, patienceMs = 60_000): Promise<RawAnswer> {
   const socket: Socket = connect({ port, host: "127.0.0.1", localAddress: r.from });
   await new Promise<void>((ok, fail) => socket.once("connect", ok).once("error", fail));
   let received = Buffer.alloc(0);

@@ -16,7 +16,7 @@ let h: Hearth;
 beforeAll(async () => {
   h = await startHearth({
     clock,
-    env: { USGS_URL: fixture.url, GDACS_URL: fixture.url, EA_FLOODS_URL: fixture.url, UPSTREAM_TIMEOUT_MS: "300", UPSTREAM_RETRY_MS: "1" },
+    env: { USGS_URL: fixture.url, GDACS_URL: fixture.url, EA_FLOODS_URL: fixture.url, UPSTREAM_TIMEOUT_MS: "5000", UPSTREAM_RETRY_MS: "1" },
   });
 });
 afterAll(async () => {

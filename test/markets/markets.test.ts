@@ -33,7 +33,7 @@ beforeAll(async () => {
       COINGECKO_URL: fixture.url,
       YAHOO_FINANCE_URL: fixture.url,
       MARKETS_STOCKS: "^GSPC, AAPL, NOPE",
-      UPSTREAM_TIMEOUT_MS: "300",
+      UPSTREAM_TIMEOUT_MS: "5000",
       UPSTREAM_RETRY_MS: "1",
     },
   });

@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { balanceOf } from "../../core/pay/ledger.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { launchChromium } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 import { json, recorded, startFixture } from "../upstream/fixture-server.ts";
 import { mcpClient } from "./client.ts";
@@ -52,8 +53,7 @@ beforeAll(async () => {
     },
   });
 
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -277,7 +277,7 @@ describe("in the 2026-07-28 era", () => {
     } finally {
       await stdio.close();
     }
-  }, 30_000);
+  });
 });
 
 describe("a client that does not", () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   if (!present) return;
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
-}, 30_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -170,4 +170,4 @@ test("`hearth mcp --mode discover` lists the three tools and calls through them"
   } finally {
     await client.close();
   }
-}, 30_000);
+});

@@ -200,7 +200,7 @@ describe("over stdio", () => {
     } finally {
       await client.close();
     }
-  }, 30_000);
+  });
 
   test("a 2025-11-25 client still initializes, lists and calls on `hearth mcp`", async () => {
     const client = new ClientV1({ name: "hearth-test", version: "1.0.0" });
@@ -212,5 +212,5 @@ describe("over stdio", () => {
     } finally {
       await client.close();
     }
-  }, 30_000);
+  });
 });

@@ -83,7 +83,7 @@ for (const [name, era, connect] of connections) {
       } finally {
         await c.close();
       }
-    }, 30_000);
+    });
 
     test("an unknown tool and an unknown resource say so once, the resource with its URI and its era's code", async () => {
       const c = await connect();
@@ -102,7 +102,7 @@ for (const [name, era, connect] of connections) {
       } finally {
         await c.close();
       }
-    }, 30_000);
+    });
   });
 }
 

@@ -16,7 +16,7 @@ let dir: string;
 beforeAll(async () => {
   h = await startHearth();
   dir = mkdtempSync(join(tmpdir(), "hearth-mcp-remote-"));
-}, 60_000);
+});
 
 afterAll(async () => {
   await h?.stop();

@@ -12,6 +12,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser, Page } from "playwright-core";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { launchChromium } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
 const present = existsSync(CHROMIUM);
@@ -102,20 +103,15 @@ const call = (name: string, args: Record<string, unknown> = {}) => client.callTo
 
 beforeAll(async () => {
   if (!present) return;
-  const { chromium } = await import("playwright-core");
   // Access tokens last five minutes here, so one expires well inside an MCP session.
   h = await startHearth({ clock, env: { HEARTH_OAUTH_ACCESS_MINUTES: "5" } });
   cb = callbackServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   // The person has an account with a password, as one made on /signup.
   const res = await fetch(`${h.url}/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", password: "a long passphrase" }) });
   expect(res.status).toBe(200);
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close().catch(() => {});

@@ -173,4 +173,4 @@ test("every method answers alike over HTTP and MCP, for an account, a stranger a
   expect(seen.same).toBeGreaterThan(entries.length);
   if (seen.nondeterministic.length)
     console.log(`compared by outcome only (answers differ between two HTTP instances):\n  ${seen.nondeterministic.join("\n  ")}`);
-}, 120_000);
+});

@@ -137,7 +137,7 @@ describe("search_tools ranks by what is asked", () => {
     } finally {
       await c.close();
     }
-  }, 60_000);
+  });
 
   test("a 2026-07-28 client gets the same ranking", async () => {
     const client = new ClientV2({ name: "hearth-test-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
@@ -152,7 +152,7 @@ describe("search_tools ranks by what is asked", () => {
     } finally {
       await client.close();
     }
-  }, 60_000);
+  });
 
   test("a drop-in plugin's tools are found by their own words", async () => {
     const c = await mcpClient(h.url, { token: alice, query: "?mode=discover" });
@@ -162,7 +162,7 @@ describe("search_tools ranks by what is asked", () => {
     } finally {
       await c.close();
     }
-  }, 60_000);
+  });
 });
 
 const DICE = "dice_roll";

@@ -57,7 +57,7 @@ test("with HEARTH_TOKEN: initialize, list every method, call as the token's acco
   } finally {
     await c.client.close();
   }
-}, 30_000);
+});
 
 test("a scoped HEARTH_TOKEN sees only its scope; --tools narrows further", async () => {
   const scoped = await h.token("alice", { scopes: ["notes"] });
@@ -74,25 +74,35 @@ test("a scoped HEARTH_TOKEN sees only its scope; --tools narrows further", async
   } finally {
     await c.client.close();
   }
-}, 30_000);
+});
 
 test("the token is checked on every call: once it expires, the open connection's next call is refused", async () => {
   const account = await ensureAccount(h.rt.store, "alice");
-  // Long enough to start the process and make one call on a busy machine; then waited out.
-  const expires = new Date(Date.now() + 8_000);
-  const { token } = await issueToken(h.rt.store, account, { expires });
-  const c = await stdioClient([], { HEARTH_TOKEN: token });
-  try {
-    const before = await c.call("notes_get", { title: "Garden" });
-    expect(before.isError).toBeUndefined();
-    await Bun.sleep(Math.max(0, expires.getTime() - Date.now() + 200));
-    const after = await c.call("notes_get", { title: "Garden" });
-    expect(after.isError).toBe(true);
-    expect(after.structuredContent).toMatchObject({ error: { status: 401, kind: "unauthenticated", message: "the token has expired" } });
-  } finally {
-    await c.client.close();
+  // Long enough to start the process and make one call; then waited out. A machine too busy to do that in time
+  // is given longer, with a token of its own.
+  for (let lead = 8_000; ; lead *= 2) {
+    const expires = new Date(Date.now() + lead);
+    const { token } = await issueToken(h.rt.store, account, { expires });
+    const c = await stdioClient([], { HEARTH_TOKEN: token }).catch((e: Error) => e);
+    const before = c instanceof Error ? c : await c.call("notes_get", { title: "Garden" }).catch((e: Error) => e);
+    if (Date.now() >= expires.getTime()) {
+      if (!(c instanceof Error)) await c.client.close();
+      continue;
+    }
+    if (c instanceof Error) throw c;
+    try {
+      if (before instanceof Error) throw before;
+      expect(before.isError).toBeUndefined();
+      await Bun.sleep(Math.max(0, expires.getTime() - Date.now() + 200));
+      const after = await c.call("notes_get", { title: "Garden" });
+      expect(after.isError).toBe(true);
+      expect(after.structuredContent).toMatchObject({ error: { status: 401, kind: "unauthenticated", message: "the token has expired" } });
+    } finally {
+      await c.client.close();
+    }
+    return;
   }
-}, 30_000);
+});
 
 test("--user acts as that account, writing to the shared data folder", async () => {
   const c = await stdioClient(["--user", "alice"], {});
@@ -105,7 +115,7 @@ test("--user acts as that account, writing to the shared data folder", async () 
   } finally {
     await c.client.close();
   }
-}, 30_000);
+});
 
 async function run(args: string[], env: Record<string, string>) {
   const p = Bun.spawn([process.execPath, main, "mcp", ...args], {
@@ -123,7 +133,7 @@ test("without a token or --user it refuses to start and says what to set", async
   const r = await run([], {});
   expect(r.code).toBe(2);
   expect(r.stderr).toContain("HEARTH_TOKEN");
-}, 30_000);
+});
 
 test("a bad token or an unknown user is refused at launch", async () => {
   const bad = await run([], { HEARTH_TOKEN: "hth_nope" });
@@ -132,7 +142,7 @@ test("a bad token or an unknown user is refused at launch", async () => {
   const nobody = await run(["--user", "nobody"], {});
   expect(nobody.code).toBe(1);
   expect(nobody.stderr).toContain('no account "nobody"');
-}, 30_000);
+});
 
 for (const era of ["2025-11-25", "2026-07-28"] as const) {
   test(`a token revoked through the API mid-connection is refused at the next call, as a 401 tool error (${era})`, async () => {
@@ -168,5 +178,5 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
     } finally {
       await client.close();
     }
-  }, 30_000);
+  });
 }

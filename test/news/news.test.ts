@@ -80,7 +80,7 @@ describe("scheduled polling", () => {
     const rows = (await sqlAll(h.rt, "SELECT kind, owner, title FROM search_index WHERE service = 'news'")) as { kind: string; owner: string | null; title: string }[];
     expect(rows.length).toBe(8);
     expect(rows.every((r) => r.kind === "news" && r.owner === null)).toBe(true);
-  }, 20_000);
+  });
 
   test("the next poll asks only for what changed, with the validators each feed gave", async () => {
     await at("2026-11-21T10:30:00Z");

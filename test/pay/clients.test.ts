@@ -36,7 +36,7 @@ beforeAll(async () => {
       ...x402Settings(chain, facilitator, payTo),
     },
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await h?.stop();

@@ -81,7 +81,7 @@ beforeAll(async () => {
   });
   const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()).result.methods as { method: string; credits: number }[];
   for (const m of list) prices[m.method] = m.credits;
-}, 60_000);
+});
 
 afterAll(async () => {
   await h?.stop();

@@ -37,7 +37,7 @@ beforeAll(async () => {
   chain = await startChain();
   facilitator = startFacilitator(chain);
   payTo = chain.accounts[1].address;
-}, 30_000);
+});
 
 afterAll(async () => {
   facilitator?.stop();

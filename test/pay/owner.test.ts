@@ -33,13 +33,15 @@ async function credits(dir: string, argv: string[]) {
   const env: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
+  // Kept apart: what else in this process says meanwhile on stderr (a warning, a notice) is not the command's answer.
   const out: string[] = [];
+  const err: string[] = [];
   const orig = process.stdout.write.bind(process.stdout);
   const origErr = process.stderr.write.bind(process.stderr);
   process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stderr.write;
+  process.stderr.write = ((s: string) => (err.push(String(s)), true)) as typeof process.stderr.write;
   try {
-    return { code: await coreWiring.cli.get("credits")!.run(argv, cliHost), out: out.join("") };
+    return { code: await coreWiring.cli.get("credits")!.run(argv, cliHost), out: out.join(""), err: err.join("") };
   } finally {
     process.stdout.write = orig;
     process.stderr.write = origErr;

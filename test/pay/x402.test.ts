@@ -38,7 +38,7 @@ beforeAll(async () => {
       HEARTH_METER_ACCOUNTS: "all",
     },
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await h?.stop();

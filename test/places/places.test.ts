@@ -38,7 +38,7 @@ beforeAll(async () => {
       NOMINATIM_URL: nominatim.url,
       OVERPASS_URL: overpass.url,
       OPEN_METEO_URL: meteo.url,
-      OVERPASS_TIMEOUT_MS: "300",
+      OVERPASS_TIMEOUT_MS: "5000",
       UPSTREAM_RETRY_MS: "1",
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_PRICED: "0",

@@ -45,7 +45,7 @@ const common = {
   OSRM_URL: osrm.url,
   OSRM_FOOT_URL: foot.url,
   OSRM_BIKE_URL: bike.url,
-  OSRM_TIMEOUT_MS: "300",
+  OSRM_TIMEOUT_MS: "5000",
   UPSTREAM_RETRY_MS: "1",
   HEARTH_RATE_READS: "0",
   HEARTH_RATE_PRICED: "0",

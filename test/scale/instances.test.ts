@@ -43,7 +43,7 @@ async function spawnInstance(env: Record<string, string>): Promise<Instance> {
     stderr: "ignore",
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const ok = await fetch(`${url}/api/v1/chat/rooms`).then(
       (r) => r.ok,
@@ -181,8 +181,10 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       HEARTH_RATE_READS: "0",
       HEARTH_RATE_WRITES: "0",
       HEARTH_RATE_PRICED: "0",
-      // Short leases, so a dead instance's firings are taken over within seconds (but long enough that a loaded machine's pauses do not pass for a death).
-      HEARTH_SCHEDULE_LEASE_SECONDS: "3",
+      // Short leases, so a dead instance's firings are taken over within seconds, but long enough that a loaded machine's
+      // pauses do not pass for a death: at 3 s, three processes firing a burst on a busy machine renewed late, and the
+      // firings they still held were run again by the others.
+      HEARTH_SCHEDULE_LEASE_SECONDS: "20",
       ...(await dbEnv(dataDir)),
     };
     // Accounts and credits are made once, before the instances start on the same data folder.
@@ -202,7 +204,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       look = async <T>(text: string) => db.query(text).all() as T[];
       closeLook = () => db.close();
     }
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await closeLook();
@@ -230,7 +232,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect((await s3.keys()).length).toBeGreaterThan(0);
   });
 
-  test("a token revoked through one instance is refused by the others within a second", async () => {
+  test("a token revoked through one instance is refused by the others long before their cache of it runs out", async () => {
     const made = await asAlice(instances[0].url, "/token", { name: "tablet" }, alice);
     expect(made.status).toBe(200);
     const { token, id } = made.body.result;
@@ -238,7 +240,9 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     for (const i of instances) expect((await call(i.url, "notes/list", {}, token, "GET")).status).toBe(200);
     expect((await asAlice(instances[1].url, "/token/revoke", { id }, alice)).status).toBe(200);
     const refusedBy = async (i: Instance) => (await call(i.url, "notes/list", {}, token, "GET")).status === 401;
-    await until(1000, async () => (await Promise.all(instances.map(refusedBy))).every(Boolean), "every instance refuses the revoked token");
+    // The revocation is told to every instance; the tokens they cached would last 30 s. A busy machine may take a
+    // while to pass the word on, but only the word, not the cache running out, makes them refuse within 10 s.
+    await until(10_000, async () => (await Promise.all(instances.map(refusedBy))).every(Boolean), "every instance refuses the revoked token");
   });
 
   test(`50 concurrent charges against ${CREDITS} credits: exactly ${CREDITS} are served, and no call runs that could not be paid`, async () => {
@@ -253,43 +257,60 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect(balance.body.result.balance).toBe(0);
   });
 
+  /**
+   * Makes `count` events through the proxy, due from a whole second `lead` ms ahead (`when` spreads them from
+   * there), all made more than `margin` ms before that second. Making them takes what the machine gives: when it ran
+   * later, they are made again, further ahead and titled `${name} <round>.<n>` apart from earlier rounds, once every
+   * event of those rounds has fired, so that only this round is left due.
+   */
+  async function ahead(name: string, count: number, lead: number, margin: number, when: (start: number, i: number) => number) {
+    for (let round = 1; ; round++) {
+      const began = Date.now();
+      const start = secondAfter(lead);
+      const made = await pool(
+        Array.from({ length: count }, (_, i) => ({ title: `${name} ${round}.${i}`, when: new Date(when(start, i)).toISOString() })),
+        16,
+        (t) => call(via(), "events/create", t, bob),
+      );
+      expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
+      const ids = made.map((m) => m.body.result.id as string);
+      if (Date.now() < start - margin) return { ids, start, round };
+      lead += 2 * (Date.now() - began);
+      const late = new Set(ids);
+      const recorded = async () => (await look<{ ref: string; status: string }>("SELECT ref, status FROM schedule_firings WHERE service = 'events'")).filter((f) => late.has(f.ref) && f.status !== "claimed").length === late.size;
+      await until(300_000, recorded, `every event of a round made too late has fired`);
+    }
+  }
+
   test("1,000 events due within a minute each fire exactly once across the three instances", async () => {
     // Far enough ahead that making them all (through three processes writing one database) ends first.
-    const start = secondAfter(12_000);
     // 100 events fall due on each of ten seconds.
-    const titles = Array.from({ length: 1000 }, (_, i) => ({ title: `burst ${i}`, when: new Date(start + Math.floor(i / 100) * 1000).toISOString() }));
-    const made = await pool(titles, 16, (t) => call(via(), "events/create", t, bob));
-    expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
-    expect(Date.now()).toBeLessThan(start);
-    const ids = made.map((m) => m.body.result.id as string);
-    const done = async () => (await look<{ n: number }>("SELECT count(*) AS n FROM schedule_firings WHERE service = 'events' AND status = 'done'"))[0].n;
-    await until(45_000, async () => (await done()) >= 1000, "every firing is done");
+    const burst = await ahead("burst", 1000, 12_000, 0, (start, i) => start + Math.floor(i / 100) * 1000);
+    expect(Date.now()).toBeLessThan(burst.start);
+    const mine = new Set(burst.ids);
+    const firings = async () => (await look<{ ref: string; status: string; owner: string | null }>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'")).filter((f) => mine.has(f.ref));
+    await until(300_000, async () => (await firings()).filter((f) => f.status === "done").length >= 1000, "every firing is done");
     // Each firing mailed its reminder once: two instances running one firing would have mailed it twice.
-    const reminders = await look<{ subject: string; n: number }>("SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst %' GROUP BY subject");
+    const reminders = await look<{ subject: string; n: number }>(`SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst ${burst.round}.%' GROUP BY subject`);
     expect(reminders.length).toBe(1000);
     expect(reminders.filter((r) => r.n !== 1)).toEqual([]);
-    const firings = await look<{ ref: string; status: string }>("SELECT ref, status FROM schedule_firings WHERE service = 'events'");
-    const mine = new Set(ids);
-    expect(firings.filter((f) => mine.has(f.ref)).length).toBe(1000);
+    const ours = await firings();
+    expect(ours.length).toBe(1000);
     // The work was shared: more than one instance ran firings.
-    expect((await look<{ n: number }>("SELECT count(DISTINCT owner) AS n FROM schedule_firings WHERE service = 'events'"))[0].n).toBeGreaterThan(1);
-  }, 90_000);
+    expect(new Set(ours.map((f) => f.owner)).size).toBeGreaterThan(1);
+  }, 900_000);
 
   test("an instance killed (SIGKILL) mid-run loses no write it acknowledged, and the others run the firings it had claimed", async () => {
     const [a, b, victim] = instances;
-    const due = secondAfter(5_000);
-    const made = await pool(
-      Array.from({ length: 300 }, (_, i) => ({ title: `crash ${i}`, when: new Date(due).toISOString() })),
-      16,
-      (t) => call(via(), "events/create", t, bob),
-    );
-    expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
-    const ids = new Set(made.map((m) => m.body.result.id as string));
+    const made = await ahead("crash", 300, 5_000, 300, (start) => start);
+    const due = made.start;
+    const ids = new Set(made.ids);
     // The other two are paused over the due time, so the firings are claimed by the victim, which then dies holding them.
-    expect(Date.now()).toBeLessThan(due - 300);
-    await Bun.sleep(due - Date.now() - 300);
+    // They are paused at once (nothing else needs them until then), not at a moment a busy machine could overshoot.
     a.proc.kill("SIGSTOP");
     b.proc.kill("SIGSTOP");
+    expect(Date.now()).toBeLessThan(due - 300);
+    await Bun.sleep(Math.max(0, due - Date.now() - 300));
     const acknowledged: string[] = [];
     let writing = true;
     const writer = (async () => {
@@ -302,7 +323,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     const claimed = () => look<{ ref: string; owner: string }>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'");
     let held: { ref: string; owner: string }[] = [];
     try {
-      const deadline = Date.now() + 5_000;
+      const deadline = due + 60_000;
       while (!(await claimed()).length) {
         if (Date.now() > deadline) throw new Error("the victim claimed no firing");
         await Bun.sleep(5);
@@ -324,7 +345,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
 
     const state = async () => (await look<{ ref: string; status: string; owner: string }>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'")).filter((f) => ids.has(f.ref));
     await until(
-      30_000,
+      300_000,
       async () => {
         const now = await state();
         return now.length === 300 && now.every((f) => f.status === "done");
@@ -338,5 +359,5 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect(notes.status).toBe(200);
     const titles = new Set((notes.body.result as { title: string }[]).map((n) => n.title));
     expect(acknowledged.filter((t) => !titles.has(t))).toEqual([]);
-  }, 60_000);
+  }, 900_000);
 });

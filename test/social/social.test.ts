@@ -40,7 +40,7 @@ describe("social", () => {
     expect(feed.query.get("feed")).toBe(DISCOVER);
     expect(feed.headers.get("authorization")).toBeNull();
     expect(net.last("/api/v1/timelines/public")!.headers.get("authorization")).toBeNull();
-  }, 20_000);
+  });
 
   test("list gives the latest posts, newest first; labelled and content-warned posts are left out", async () => {
     const r = await h.call("social/list", {});

@@ -25,7 +25,7 @@ const os = startFixture({
 const dir = mkdtempSync(join(tmpdir(), "hearth-tiles-"));
 const clock = new TestClock(new Date("2026-11-21T10:00:00Z").getTime());
 let h: Hearth;
-const env = { OS_MAPS_URL: os.url, UPSTREAM_TIMEOUT_MS: "500" };
+const env = { OS_MAPS_URL: os.url, UPSTREAM_TIMEOUT_MS: "5000" };
 beforeAll(async () => {
   h = await startHearth({ clock, dataDir: dir, env: { ...env, OS_MAPS_KEY: "os-test-key" } });
 });

@@ -50,7 +50,7 @@ const base = {
   LDBWS_URL: fx.url,
   BODS_URL: fx.url,
   MOBILITY_DATABASE_URL: fx.url,
-  UPSTREAM_TIMEOUT_MS: "1000",
+  UPSTREAM_TIMEOUT_MS: "5000",
   UPSTREAM_RETRY_MS: "1",
 };
 let h: Hearth;

@@ -27,10 +27,8 @@ export function startFixture(routes: Record<string, (q: URLSearchParams, req: Re
       if (state.fail === "500") return new Response("Internal Server Error", { status: 500 });
       if (state.fail === "503") return new Response("Service Unavailable", { status: 503 });
       if (state.fail === "garbage") return new Response("<html><body>Bad gateway</body></html>", { headers: { "content-type": "text/html" } });
-      if (state.fail === "hang") {
-        await new Promise((r) => setTimeout(r, 3000));
-        return new Response("too late");
-      }
+      // No answer at all, however long the caller waits: its own timeout is what ends the request.
+      if (state.fail === "hang") return new Promise<Response>(() => {});
       // A key ending in "*" serves every path under it.
       const route = routes[url.pathname] ?? Object.entries(routes).find(([k]) => k.endsWith("*") && url.pathname.startsWith(k.slice(0, -1)))?.[1];
       if (!route) return new Response("not found", { status: 404 });

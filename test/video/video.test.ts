@@ -57,7 +57,7 @@ describe("video", () => {
     const archived = await h.rows<{ ref: string; owner: null }>("SELECT ref, owner FROM search_index WHERE kind = 'video'");
     expect(archived.map((a) => a.ref).sort()).toEqual(["Qm7k1aT9xZc", "e9Wk2sLqB4M", "pR3v8Lw2Hd0", "tY0nQ5aB7cE"].sort());
     expect(archived.every((a) => a.owner === null)).toBe(true);
-  }, 20_000);
+  });
 
   test("list gives the latest across channels, newest first, with views and thumbnails", async () => {
     const r = await h.call("video/list", {});

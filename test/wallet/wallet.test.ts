@@ -39,7 +39,7 @@ beforeAll(async () => {
   remote = await startHearth({ env: env({ X402_PAY_TO: chain.accounts[3].address }) });
   h = await startHearth({ clock, env: env({ HEARTH_SECRET: SECRET, WALLET_SERVERS: `remote=${remote.url},remotemcp=${remote.url}/mcp`, WALLET_CAP_PER_CALL: "0.04", WALLET_CAP_PER_DAY: "0.10" }) });
   token = await h.token("walt");
-}, 30_000);
+});
 
 afterAll(async () => {
   await h?.stop();

@@ -26,7 +26,7 @@ beforeAll(async () => {
       OPEN_METEO_AIR_URL: fixture.url,
       OPEN_METEO_MARINE_URL: fixture.url,
       OPEN_METEO_ARCHIVE_URL: `${fixture.url}/`,
-      UPSTREAM_TIMEOUT_MS: "300",
+      UPSTREAM_TIMEOUT_MS: "5000",
       UPSTREAM_RETRY_MS: "1",
     },
   });

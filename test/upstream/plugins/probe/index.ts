@@ -7,6 +7,8 @@ import { definePlugin, read } from "../../../../core/plugin.ts";
 defineProvider({ name: "PROBE", label: "Probe", url: "http://127.0.0.1:9", concurrency: 1 });
 defineProvider({ name: "PROBE_DEAD", label: "Dead probe", url: "http://127.0.0.1:9", concurrency: 1 });
 defineProvider({ name: "PROBE_LIMITED", label: "Limited probe", url: "http://127.0.0.1:9", concurrency: 1, rate: { count: 1, perMs: 60_000 } });
+// The same server, given a short timeout of its own, so only it times out on a loaded machine.
+defineProvider({ name: "PROBE_IMPATIENT", label: "Impatient probe", url: "http://127.0.0.1:9", concurrency: 1 });
 
 const shape = (body: any) => {
   if (typeof body?.n !== "number") throw new Error("no n");
@@ -17,7 +19,7 @@ export default definePlugin({
   name: "probe",
   description: "Reaches the loopback probe provider.",
   needs: ["http", "index"],
-  providers: ["PROBE", "PROBE_DEAD", "PROBE_LIMITED"],
+  providers: ["PROBE", "PROBE_DEAD", "PROBE_LIMITED", "PROBE_IMPATIENT"],
   methods: {
     archive: read({
       description: "A read of /thing whose fresh copy is also indexed; an id starting with boom fails after indexing it.",
