@@ -37,7 +37,7 @@ function lineOf(raw: string, eol: string): Line {
 }
 
 /** Folds a content line at 75 octets without splitting a UTF-8 character (RFC 5545 3.1, RFC 6350 3.2). */
-function fold(line: string, eol: string): string {
+export function fold(line: string, eol = "\r\n"): string {
   const enc = new TextEncoder();
   if (enc.encode(line).length <= 75) return line;
   const parts: string[] = [];

@@ -61,6 +61,12 @@ async function find(db: Db, slug: string): Promise<App> {
   return app;
 }
 
+/** One operation on an app's store, as the caller's own (what its page does with hearth.store). */
+async function callerStore(ctx: Ctx, slug: string, r: StoreRequest): Promise<unknown> {
+  const app = await find(ctx.db, slug);
+  return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, r, ctx.clock.now().getTime());
+}
+
 const urlOf = (ctx: Ctx, slug: string) => `${ctx.baseUrl}/apps/${slug}`;
 
 /** An app without its page, for listings: the page's size comes from the database, not from reading the page. */
@@ -362,37 +368,25 @@ export default definePlugin({
       description: "One value an app keeps for the caller (what its page saves with hearth.store.set), or null when there is none. The same store its page under /apps uses.",
       args: T.Object({ slug: Slug, key: Key }),
       access: "account",
-      async run({ slug, key }, ctx) {
-        const app = await find(ctx.db, slug);
-        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "get", key }, ctx.clock.now().getTime());
-      },
+      run: ({ slug, key }, ctx) => callerStore(ctx, slug, { op: "get", key }),
     }),
     store_keys: read({
       description: "The keys an app keeps for the caller, sorted; `prefix` keeps those starting with it.",
       args: T.Object({ slug: Slug, prefix: T.Optional(T.String({ maxLength: MAX_KEY, description: "Only keys starting with this." })) }),
       access: "account",
-      async run({ slug, prefix }, ctx) {
-        const app = await find(ctx.db, slug);
-        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "keys", prefix }, ctx.clock.now().getTime());
-      },
+      run: ({ slug, prefix }, ctx) => callerStore(ctx, slug, { op: "keys", prefix }),
     }),
     store_set: write({
       description: "Keeps a JSON value under a key in an app's store for the caller (at most 64 KB of JSON a value, 1000 keys an app), as its page's hearth.store.set does.",
       args: T.Object({ slug: Slug, key: Key, value: T.Unknown({ description: "Any JSON value." }) }),
       access: "account",
-      async run({ slug, key, value }, ctx) {
-        const app = await find(ctx.db, slug);
-        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "set", key, value }, ctx.clock.now().getTime());
-      },
+      run: ({ slug, key, value }, ctx) => callerStore(ctx, slug, { op: "set", key, value }),
     }),
     store_remove: write({
       description: "Removes a key from an app's store for the caller, as its page's hearth.store.remove does.",
       args: T.Object({ slug: Slug, key: Key }),
       access: "account",
-      async run({ slug, key }, ctx) {
-        const app = await find(ctx.db, slug);
-        return storeOp(ctx.db, ctx.lock, app.id, ctx.account.id, { op: "remove", key }, ctx.clock.now().getTime());
-      },
+      run: ({ slug, key }, ctx) => callerStore(ctx, slug, { op: "remove", key }),
     }),
     build: write({
       description: `Builds a single-page app (a tracker, a checklist, a counter...) from a description with the instance's model: one page with inline CSS and JavaScript that keeps its data in its own store. The page is checked (it parses, is under 256 KB, loads no outside scripts, keeps its data with hearth.store); a page that fails is sent back once with the problems, then the call answers 502. Saved as the caller's app; returns its details and URL. ${BUILD_PRICE} credits.`,

@@ -2,6 +2,7 @@
 // in its zone (with the zone's clock changes as a VTIMEZONE) or its own fixed
 // UTC offset, so repeats expand on the same local time and month days the
 // scheduler fires on.
+import { escapeText, fold } from "../../core/dav/patch.ts";
 import { occurrence, wallClock } from "../../core/scheduler/recurrence.ts";
 import type { events } from "./schema.ts";
 import { eventOffsetAt, vtimezone } from "./zone.ts";
@@ -13,33 +14,6 @@ const RDATE_YEARS = 10;
 const YEAR = 366 * 86_400_000;
 
 const p2 = (n: number) => String(n).padStart(2, "0");
-
-/** TEXT values escape backslash, semicolon, comma and line breaks (RFC 5545 3.3.11). */
-export function escapeText(s: string): string {
-  return s.replace(/\\/g, "\\\\").replace(/;/g, "\\;").replace(/,/g, "\\,").replace(/\r?\n|\r/g, "\\n");
-}
-
-/** Folds a content line at 75 octets without splitting a UTF-8 character (RFC 5545 3.1). */
-export function fold(line: string): string {
-  const enc = new TextEncoder();
-  if (enc.encode(line).length <= 75) return line;
-  const parts: string[] = [];
-  let cur = "";
-  let size = 0;
-  for (const ch of line) {
-    const n = enc.encode(ch).length;
-    const limit = parts.length === 0 ? 75 : 74;
-    if (size + n > limit) {
-      parts.push(cur);
-      cur = "";
-      size = 0;
-    }
-    cur += ch;
-    size += n;
-  }
-  parts.push(cur);
-  return parts.join("\r\n ");
-}
 
 const utcOffset = (offset: number) => `${offset < 0 ? "-" : "+"}${p2(Math.floor(Math.abs(offset) / 60))}${p2(Math.abs(offset) % 60)}`;
 /** A parameter value may not hold a colon unquoted, so the zone is named "UTC+0100", not "UTC+01:00". */
@@ -119,5 +93,5 @@ export function renderCalendar(o: { name?: string; host: string; events: Row[]; 
     lines.push("END:VEVENT");
   }
   lines.push("END:VCALENDAR");
-  return lines.map(fold).join("\r\n") + "\r\n";
+  return lines.map((l) => fold(l)).join("\r\n") + "\r\n";
 }
