@@ -399,7 +399,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map() };
+        r = { rt, caller: caller as Req["caller"], call: newCall(caller, { id: rid, surface: "dav" }), origin: url.origin, db: rt.store.wdb, synced: new Map() };
         switch (req.method) {
           case "PROPFIND":
             return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");
