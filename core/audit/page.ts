@@ -35,23 +35,21 @@ export function activityPage(rt: Runtime, s: Session, o: { entries: AuditEntry[]
   const kept = new URLSearchParams([...o.query].filter(([k, v]) => k !== "before" && v !== ""));
   const older = o.next ? `/activity?${new URLSearchParams([...kept, ["before", String(o.next)]])}` : null;
   const days = Number(rt.config.HEARTH_AUDIT_DAYS ?? "90");
-  const body = html`<h1>Activity</h1>
-<p class="hint">Every call made with your account — by you, your tokens, connected apps, the agent and sync clients — answered or refused. ${days > 0 ? `Entries are kept ${days} days.` : "Entries are kept until removed by the owner."} Arguments are shown shortened, with secrets hidden.</p>
+  const body = html`<p class="hint">Every call made with your account — by you, your tokens, connected apps, the agent and sync clients — answered or refused. ${days > 0 ? `Entries are kept ${days} days.` : "Entries are kept until removed by the owner."} Arguments are shown shortened, with secrets hidden.</p>
 ${message("alert", o.error)}
 <form method="get" action="/activity" class="filters">
-<label for="method">Method</label>
-<input type="text" id="method" name="method" value="${q("method")}" placeholder="notes or notes/add">
-<label for="credential">Credential</label>
-<input type="text" id="credential" name="credential" value="${q("credential")}" aria-describedby="credential-hint">
-<p class="hint" id="credential-hint">A token's id, an x402 payer's address, or "session".</p>
-<label for="outcome">Outcome</label>
+<div><label for="method">Method</label>
+<input type="text" id="method" name="method" value="${q("method")}" placeholder="notes or notes/add"></div>
+<div><label for="credential">Credential</label>
+<input type="text" id="credential" name="credential" value="${q("credential")}" placeholder="token id, or session"></div>
+<div><label for="outcome">Outcome</label>
 <select id="outcome" name="outcome">
 ${OUTCOMES.map(([v, label]) => html`<option value="${v}" ${q("outcome") === v ? html`selected` : ""}>${label}</option>`)}
-</select>
-<label for="from">From</label>
-<input type="date" id="from" name="from" value="${q("from")}">
-<label for="to">To</label>
-<input type="date" id="to" name="to" value="${q("to")}">
+</select></div>
+<div><label for="from">From</label>
+<input type="date" id="from" name="from" value="${q("from")}"></div>
+<div><label for="to">To</label>
+<input type="date" id="to" name="to" value="${q("to")}"></div>
 <p><button type="submit">Show</button> <a href="/activity">Clear</a></p>
 </form>
 <p>Export what these filters select: <a href="/activity/export.jsonl?${kept.toString()}">JSON lines</a> · <a href="/activity/export.csv?${kept.toString()}">CSV</a></p>
@@ -75,6 +73,15 @@ ${older ? html`<p><a href="${older}">Older entries</a></p>` : ""}`;
     account: s.account,
     csrf: s.csrf,
     status: o.status,
-    head: html`<style>code.args{word-break:break-all;font-size:.85rem}caption{text-align:left}</style>`,
+    // A table of seven columns needs more than the reading width of other pages; on a phone it folds into one block per entry.
+    head: html`<style>header,main,footer{max-width:76rem}
+.filters{display:grid;grid-template-columns:repeat(auto-fill,minmax(13rem,1fr));gap:0 1rem;align-items:end}
+.filters p{grid-column:1/-1}
+.filters input,.filters select{max-width:none}
+table{font-size:.92rem}
+td:first-child{white-space:nowrap}
+code.args{word-break:break-word;font-size:.85rem}
+caption{text-align:left}
+@media (max-width:36rem){td:first-child{white-space:normal}}</style>`,
   });
 }
