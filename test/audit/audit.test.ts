@@ -48,11 +48,12 @@ beforeAll(async () => {
   ai = await startOpenAiFixture();
   h = await startHearth({
     clock,
-    env: { HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_SIGNUP: "open", AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "3000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600" },
+    env: { HEARTH_METER_ACCOUNTS: "all", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0", HEARTH_SIGNUP: "open", AI_BASE_URL: ai.base, AI_MODEL: "agent-model", AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", AI_TIMEOUT_MS: "3000", AGENT_MAX_STEPS: "3", AGENT_WORKER_SECONDS: "3600" },
   });
   session = await signUp(h, "alice");
   alice = await h.token("alice");
   notesOnly = await h.token("alice", { scopes: ["notes"] });
+  await h.grant("alice", 1000);
 });
 afterAll(async () => {
   await h?.stop();
@@ -165,6 +166,11 @@ describe("one entry per call", () => {
     expect(byMarker("h-403-0")).toMatchObject({ account, approved: "nobody" });
     expect(byMarker("h-403-0").credential).not.toBe(byMarker("h-add-0").credential);
     expect(byMarker("a-tool-0").call_id.startsWith(byMarker("a-ask-0").call_id + ".")).toBe(true);
+    // What the log says was charged is what the ledger took, call by call.
+    const charges = await h.rows<{ request_id: string; delta: number }>("SELECT request_id, delta FROM pay_ledger WHERE reason = 'charge'");
+    expect(charges.length).toBeGreaterThan(0);
+    const charged = new Map(rows.filter((r) => Number(r.credits) > 0).map((r) => [r.call_id, Number(r.credits)]));
+    expect(new Map(charges.map((c) => [c.request_id, -Number(c.delta)]))).toEqual(charged);
   });
 });
 

@@ -81,6 +81,23 @@ test.skipIf(!chromiumPresent)(
 );
 
 test.skipIf(!chromiumPresent)(
+  "each token on /token shows its last calls, linked to all of them",
+  async () => {
+    const ctx = await context("light", WIDTHS.desktop);
+    const page = await ctx.newPage();
+    await page.goto(`${h.url}/token`);
+    const row = page.locator("tbody tr", { hasText: "laptop" });
+    const cell = row.locator("td[data-label='Recent calls']");
+    expect(await cell.locator("li").allTextContents()).toEqual(["notes/add invalid_argument (400)", "tasks/create forbidden (403)", "notes/add done"]);
+    await cell.getByRole("link", { name: "All calls" }).click();
+    expect(await page.locator("tbody tr").count()).toBe(50);
+    expect(new URL(page.url()).searchParams.get("credential")).toMatch(/.+/);
+    await ctx.close();
+  },
+  60_000,
+);
+
+test.skipIf(!chromiumPresent)(
   "passes axe's WCAG 2.1 AA and best-practice checks in light and dark at both widths; screenshots for a look",
   async () => {
     const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
@@ -89,15 +106,17 @@ test.skipIf(!chromiumPresent)(
       for (const [label, size] of Object.entries(WIDTHS)) {
         const ctx = await context(scheme, size, true);
         const page = await ctx.newPage();
-        await page.goto(`${h.url}/activity`);
-        await page.screenshot({ path: join(ARTIFACTS, `activity-${label}-${scheme}.png`), fullPage: false });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label}`] = violations;
+        for (const path of ["activity", "token"]) {
+          await page.goto(`${h.url}/${path}`);
+          await page.screenshot({ path: join(ARTIFACTS, `${path}-recent-${label}-${scheme}.png`), fullPage: label === "phone" && path === "token" });
+          await page.addScriptTag({ path: axePath });
+          const violations = await page.evaluate(async () => {
+            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+          });
+          if (violations.length) found[`${scheme} ${label} /${path}`] = violations;
+        }
         await ctx.close();
       }
     }
