@@ -108,14 +108,29 @@ export class AuditLog {
     this.held = [];
     const done = this.flushing.then(async () => {
       if (!batch.length || this.rt.store.closed) return;
+      const rows = batch.map(rowOf);
       try {
-        const rows = batch.map(rowOf);
         await this.rt.store.write(async () => {
           for (let i = 0; i < rows.length; i += BATCH) await this.rt.store.wdb.insert(auditLog).values(rows.slice(i, i + BATCH));
         });
+      } catch {
+        // One entry the store refuses does not take the rest of its batch with it.
+        let lost = 0;
+        let error = "";
+        for (const row of rows) {
+          try {
+            await this.rt.store.write(() => this.rt.store.wdb.insert(auditLog).values(row));
+          } catch (e) {
+            lost++;
+            error = e instanceof Error ? e.message : String(e);
+          }
+        }
+        if (lost) this.rt.log.error("audit log entries not written", { count: lost, error });
+      }
+      try {
         if (this.rt.clock.now().getTime() - this.pruned >= DAY_MS) await this.prune();
       } catch (e) {
-        this.rt.log.error("audit log batch not written", { count: batch.length, error: e instanceof Error ? e.message : String(e) });
+        this.rt.log.error("audit log not pruned", { error: e instanceof Error ? e.message : String(e) });
       }
     });
     this.flushing = done;

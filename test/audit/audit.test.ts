@@ -176,6 +176,7 @@ describe("one entry per call", () => {
 
 describe("a write and its entry", () => {
   test("a write whose entry cannot be written is undone, and its refusal is what the log keeps", async () => {
+    expect((await h.call("notes/add", { title: "doomed read", text: "r" }, { token: alice })).status).toBe(200);
     // The store refuses the success entry of this one call, as a full disk or a failing database would.
     if (isPg(h.rt.store)) {
       await h.exec(
@@ -190,7 +191,12 @@ describe("a write and its entry", () => {
       expect(r.status).toBeGreaterThanOrEqual(500);
       expect((await h.call("notes/get", { title: "doomed" }, { token: alice })).status).toBe(404);
       const rows = (await entries()).filter((e) => e.args.includes("doomed") && e.method === "add");
-      expect(rows.map((e) => e.outcome)).toEqual([r.body.error.kind]);
+      expect(rows.map((e) => e.outcome)).toEqual(["ok", r.body.error.kind]);
+      // A read's entry the store refuses is lost alone: the others of its batch are kept.
+      expect((await h.call("notes/get", { title: "doomed read" }, { token: alice })).status).toBe(200);
+      expect((await h.call("notes/get", { title: "its neighbour" }, { token: alice })).status).toBe(404);
+      const reads = (await entries()).filter((e) => e.method === "get" && (e.args.includes("doomed read") || e.args.includes("its neighbour")));
+      expect(reads.map((e) => e.outcome)).toEqual(["not_found"]);
     } finally {
       await h.exec("DROP TRIGGER refuse_doomed" + (isPg(h.rt.store) ? " ON audit_log" : ""));
     }
