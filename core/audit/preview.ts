@@ -41,5 +41,5 @@ function canonical(v: unknown): unknown {
 
 /** SHA-256 (hex) of the arguments' canonical JSON. */
 export function hashArgs(args: unknown): string {
-  return new Bun.CryptoHasher("sha256").update(JSON.stringify(canonical(args ?? {})) ?? "").digest("hex");
+  return Bun.SHA256.hash(JSON.stringify(canonical(args ?? {})) ?? "", "hex") as string;
 }
