@@ -104,9 +104,9 @@ ${p.scopes.map((sc) => html`<input type="hidden" name="scopes" value="${sc}">`)}
 }
 
 /** A token's last few calls, from the activity log, with a link to all of them. */
-function recentCalls(id: string, calls: AuditEntry[] | undefined): Html {
+function recentCalls(id: string, name: string, calls: AuditEntry[] | undefined): Html {
   if (!calls?.length) return html`None yet`;
-  return html`<ul class="recent" style="margin:0;padding-left:1rem">${calls.map((c) => html`<li><code>${c.service}/${c.method}</code> ${c.outcome === "ok" ? "done" : `${c.outcome} (${c.status})`}</li>`)}</ul><a href="/activity?credential=${id}">All calls</a>`;
+  return html`<ul class="recent" style="margin:0;padding-left:1rem">${calls.map((c) => html`<li><code>${c.service}/${c.method}</code> ${c.outcome === "ok" ? "done" : `${c.outcome} (${c.status})`}</li>`)}</ul><a href="/activity?credential=${id}" aria-label="All calls of ${name}">All calls</a>`;
 }
 
 function tokenTable(s: Session, list: TokenInfo[], recent: Map<string, AuditEntry[]> = new Map()): Html {
@@ -120,7 +120,7 @@ ${list.map(
 <td data-label="Scope">${scopeText(t.scopes)}</td>
 <td data-label="Created">${when(t.created)}</td>
 <td data-label="Last used">${when(t.last_used) ?? "Never"}</td>
-<td data-label="Recent calls">${recentCalls(t.id, recent.get(t.id))}</td>
+<td data-label="Recent calls">${recentCalls(t.id, t.name, recent.get(t.id))}</td>
 <td data-label="Expires">${t.expired ? html`<strong>Expired</strong> ${when(t.expires)}` : (when(t.expires) ?? "Never")}</td>
 <td><form method="post" action="/token/revoke"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${t.id}">
 <button class="quiet" type="submit" aria-label="Revoke ${t.name}">Revoke</button></form></td>
