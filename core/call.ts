@@ -23,6 +23,8 @@ export interface Call {
   readonly upstream: { network: number; cached: number };
   /** Nested calls made from this one so far, for their ids. */
   nested: number;
+  /** Where the call came in (http, mcp, dav, agent, ...), for the audit log; set by dispatch, or by a surface for a call of its own it makes outside dispatch (a DAV request). */
+  surface?: string;
   /** Writes the call started into its transaction without the handler waiting for them (an activity event): finished before the call commits. */
   pending?: Promise<unknown>[];
 }
@@ -35,11 +37,11 @@ export async function finished(call: Call): Promise<void> {
   await Promise.all(pending);
 }
 
-export function newCall(caller: Caller, o: { id?: string; parent?: Call | null; hint?: unknown } = {}): Call {
+export function newCall(caller: Caller, o: { id?: string; parent?: Call | null; hint?: unknown; surface?: string } = {}): Call {
   const parent = o.parent ?? null;
   const id = parent ? `${parent.id}.${++parent.nested}` : (o.id ?? crypto.randomUUID());
-  const call = { id, caller, parent, root: null as unknown as Call, hint: o.hint, price: 0, plan: null, upstream: { network: 0, cached: 0 }, nested: 0 };
-  call.root = parent ? parent.root : call;
+  const call: Call = { id, caller, parent, root: null as unknown as Call, hint: o.hint, price: 0, plan: null, upstream: { network: 0, cached: 0 }, nested: 0, surface: o.surface };
+  (call as { root: Call }).root = parent ? parent.root : call;
   return call;
 }
 

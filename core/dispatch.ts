@@ -26,7 +26,25 @@ export interface CallInput {
   baseUrl?: string;
   /** The method's entry, when the surface has already looked it up for these service and method. */
   entry?: MethodEntry;
+  /** Where the call came in (http, mcp, page, event, ...): what the audit log says. Nested calls say "agent" or "nested". */
+  surface?: string;
 }
+
+/** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
+interface Audited {
+  call: Call | null;
+  surface: string;
+  logged: boolean;
+}
+
+function surfaceOf(input: CallInput, caller: Caller, parent: Call | null): string {
+  if (input.surface) return input.surface;
+  if (caller.agent) return "agent";
+  if (!parent) return "local";
+  // A call a surface made for itself outside dispatch (a DAV request) lends its surface to the calls made from it.
+  return parent.surface && !dispatched.has(parent) ? parent.surface : "nested";
+}
+const dispatched = new WeakSet<Call>();
 
 export function lookup(rt: Runtime, service: string, method: string): MethodEntry {
   const entry = rt.registry.get(service, method);
@@ -50,13 +68,46 @@ async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write
   return out === undefined ? null : out;
 }
 
+/**
+ * Runs a call and keeps its entry in the audit log: one entry per call,
+ * answered or refused. A write's or a charge's entry was written in its own
+ * transaction (see `within` below); any other is held for the next batch.
+ */
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
+  const audit = rt.audit;
+  if (!audit) return run(rt, input, null);
+  const a: Audited = { call: null, surface: "", logged: false };
+  try {
+    const out = await run(rt, input, a);
+    if (!a.logged) audit.later({ call: a.call!, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
+    return out;
+  } catch (error) {
+    // An entry written inside the call's transaction went with it when it rolled back: the refusal is what is kept.
+    const parent = input.parent ?? null;
+    const call = a.call ?? newCall(narrowed(input.caller, parent), { id: input.requestId, parent });
+    audit.later({ call, surface: a.surface || surfaceOf(input, call.caller, parent), service: input.service, method: input.method, args: input.args, error, at: rt.clock.now().getTime() });
+    throw error;
+  }
+}
+
+async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<unknown> {
   const given = input.entry;
   const entry = given && given.service === input.service && given.name === input.method ? given : lookup(rt, input.service, input.method);
   const def = entry.def;
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
   const caller = call.caller;
+  if (a) {
+    a.call = call;
+    a.surface = call.surface = surfaceOf(input, caller, parent);
+    dispatched.add(call);
+  }
+  // Keeps the entry in the transaction now running, so it commits or rolls back with what the call did.
+  const within = async () => {
+    if (!a) return;
+    await rt.audit!.within({ call, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
+    a.logged = true;
+  };
   // Every call takes its turn here, over any surface and nested ones too, against whoever started the chain.
   const limited = limitCall(rt, entry, call.root.caller);
   if (limited) await limited;
@@ -94,14 +145,22 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
   const kind = def.kind === "write" || inWrite ? "write" : "read";
   const baseUrl = input.baseUrl ?? "";
   // Nothing to charge and no transaction to open (a read, most calls): the handler runs here, without the steps below.
-  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) return runHandler(rt, entry, kind, call, args, baseUrl, 0);
+  if (!paid && (def.kind !== "write" || def.transaction === false || inWrite)) {
+    if (!a || def.kind !== "write") return runHandler(rt, entry, kind, call, args, baseUrl, 0);
+    const out = await runHandler(rt, entry, kind, call, args, baseUrl, 0);
+    // A write inside another's transaction joins it; one that opens none keeps its entry in a transaction of its own, at once.
+    if (inWrite) await within();
+    else await rt.store.write(within);
+    return out;
+  }
   const m = rt.metering;
-  const run = async (charge: boolean) => {
+  const runOnce = async (charge: boolean) => {
     const out = await runHandler(rt, entry, kind, call, args, baseUrl, paid ? price : 0);
     if (charge && paid) {
       await m?.settle?.(call);
       await m?.commit?.(call);
     }
+    if (charge && (paid || def.kind === "write") && rt.store.inWrite()) await within();
     return out;
   };
   let prepaid = false;
@@ -113,16 +172,22 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     }
     // A write outside a transaction whose payment may yet fail after it runs is one transaction with it, undone if it does.
     const whole = def.transaction !== false || (paid && !!m?.unsettled?.(call));
-    if (def.kind === "write" && whole && !inWrite) return await rt.store.write(() => run(true));
+    if (def.kind === "write" && whole && !inWrite) return await rt.store.write(() => runOnce(true));
     if (paid && !inWrite) {
       // A read holds no lock while it works (a provider may take seconds); its
       // payment settles after it, and its charge is one short transaction.
-      const out = await run(false);
+      const out = await runOnce(false);
       await m?.settle?.(call);
-      await rt.store.write(() => m?.commit?.(call));
+      await rt.store.write(async () => {
+        await m?.commit?.(call);
+        await within();
+      });
       return out;
     }
-    return await run(true);
+    const out = await runOnce(true);
+    // A paid call outside a transaction (a write that opens none, settled before it ran): its entry in a transaction of its own.
+    if (a && !a.logged) await rt.store.write(within);
+    return out;
   } catch (e) {
     if (prepaid) throw (await m?.failed?.(call, e)) ?? e;
     throw e;

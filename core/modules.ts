@@ -2,6 +2,7 @@
 // and migrations applied, in this order. Each module declares what it provides
 // and requires (core/module.ts); importing one registers nothing.
 import { aiModule } from "./ai/index.ts";
+import { auditModule } from "./audit/index.ts";
 import { authModule } from "./auth/module.ts";
 import { oauthModule } from "./auth/oauth/index.ts";
 import { backupModule } from "./backup/cli.ts";
@@ -36,4 +37,5 @@ export const coreModules: readonly CoreModule[] = [
   backupModule,
   pluginToolsModule,
   davModule,
+  auditModule,
 ];

@@ -23,6 +23,8 @@ export interface Caller {
   scopes: "*" | string[];
   via: "token" | "session" | "payment" | "local" | "none";
   tokenId?: string;
+  /** The token's name, as its owner gave it (an OAuth client's, an app password's): what the audit log shows beside its id. */
+  tokenName?: string;
   /** Client address, for rate limits on strangers. */
   address?: string;
   /** Set by surfaces that act for the agent, so withheld methods stay withheld. */

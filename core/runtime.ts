@@ -2,6 +2,7 @@
 // factories, with start-up (migrations, plugin start hooks) and shutdown.
 // It is handed everything it runs with; core/instance.ts wires it (settings,
 // storage, the core modules, plugins), so modules import it only as a type.
+import type { AuditLog } from "./audit/log.ts";
 import { sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
 import type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
@@ -74,6 +75,8 @@ export class Runtime {
   /** What this instance must agree on with the others serving the same deployment. */
   readonly shared: Shared;
   metering: Metering | null = null;
+  /** The record of every call (core/audit), once its module has set it up. */
+  audit: AuditLog | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */

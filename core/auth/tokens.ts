@@ -165,6 +165,7 @@ export class TokenCache {
     const row = await this.store.rdb
       .select({
         id: tokens.id,
+        name: tokens.name,
         scopes: tokens.scopes,
         expires: tokens.expires,
         revoked: tokens.revoked,
@@ -186,6 +187,7 @@ export class TokenCache {
         scopes: row.scopes === "*" ? "*" : row.scopes.split(",").filter(Boolean),
         via: "token",
         tokenId: row.id,
+        tokenName: row.name,
       },
       expires: row.expires,
       at: now,

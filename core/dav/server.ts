@@ -513,7 +513,7 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     let r: Req | null = null;
     const res = await rt.store
       .write(async () => {
-        r = { rt, caller: as as Req["caller"], call: newCall(as, { id: rid }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
+        r = { rt, caller: as as Req["caller"], call: newCall(as, { id: rid, surface: "dav" }), origin: url.origin, db: rt.store.wdb, synced: new Map(), objects: new Map() };
         switch (req.method) {
           case "PROPFIND":
             return await propfind(r, t, href, parseXml(text), req.headers.get("depth") ?? "1");

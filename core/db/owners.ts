@@ -17,6 +17,7 @@ export const coreOwners: { name: string; dir: string }[] = [
   { name: "mail", dir: join(core, "mail") },
   { name: "pay", dir: join(core, "pay") },
   { name: "oauth", dir: join(core, "auth", "oauth") },
+  { name: "audit", dir: join(core, "audit") },
 ];
 
 /** The PostgreSQL migrations folder of a core owner (dav's, which has no schema.ts, is written by hand). */

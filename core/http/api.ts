@@ -55,7 +55,7 @@ export async function handleApi(rt: Runtime, req: Request, service: string, meth
       const body = await readArgs(rt, req, bodyLimitOf(rt, entry));
       args = body ?? coerceQuery(entry, url.query);
     } else args = coerceQuery(entry, url.query);
-    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin, entry });
+    const result = await dispatch(rt, { service, method, args, caller, requestId, verb: verb === "HEAD" ? "GET" : verb, baseUrl: url.origin, entry, surface: "http" });
     const more = headersFor(rt, caller);
     return jsonResponse(200, { result }, requestId, more ? { ...CORS_HEADERS, ...more } : CORS_HEADERS);
   } catch (e) {

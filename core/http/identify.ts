@@ -169,6 +169,7 @@ class RequestCaller implements Caller {
   scopes: Caller["scopes"];
   via: Caller["via"];
   tokenId: string | undefined;
+  tokenName: string | undefined;
   agent: boolean | undefined;
   ambient: boolean | undefined;
   #from: ClientAddress;
@@ -177,6 +178,7 @@ class RequestCaller implements Caller {
     this.scopes = c.scopes;
     this.via = c.via;
     this.tokenId = c.tokenId;
+    this.tokenName = c.tokenName;
     this.agent = c.agent;
     this.ambient = c.ambient;
     this.#from = from;

@@ -34,7 +34,7 @@ export async function callTool(rt: Runtime, call: ToolCall): Promise<CallToolRes
     }
     // dispatch fills defaults into the object it is given; the client's stays untouched.
     const args = { ...(call.args ?? {}) };
-    const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl, entry });
+    const result = await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: call.baseUrl, entry, surface: "mcp" });
     body = { result };
   } catch (e) {
     const err = asHearthError(e);

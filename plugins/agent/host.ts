@@ -135,7 +135,7 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
     },
     async ask(caller, args, hint, o) {
       if (!o?.own && caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = changedCaller(caller, { scopes: [...caller.scopes, "agent"] });
-      return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint })) as AskResult;
+      return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint, surface: hint.client === "web" ? "page" : "event" })) as AskResult;
     },
     csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),

@@ -151,7 +151,7 @@ async function resolvePlace(rt: Runtime, s: Session, typed: string, baseUrl: str
   const finder = [...rt.registry.plugins.values()].find((p) => p.def.geocoder && rt.registry.get(p.def.name, p.def.geocoder.method));
   if (!finder) throw invalid("place", "this instance has no geocoder: give a latitude and longitude");
   const g = finder.def.geocoder!;
-  const found = g.read(await dispatch(rt, { service: finder.def.name, method: g.method, args: { [g.arg]: text }, caller: sessionCaller(s), requestId: crypto.randomUUID(), baseUrl }));
+  const found = g.read(await dispatch(rt, { service: finder.def.name, method: g.method, args: { [g.arg]: text }, caller: sessionCaller(s), requestId: crypto.randomUUID(), baseUrl, surface: "page" }));
   if (!found) throw invalid("place", `no place called "${text}" was found; try a town with its country, or a latitude and longitude`);
 
   return { place: found.name || text, lat: found.lat, lon: found.lon };

@@ -192,7 +192,7 @@ export async function servicesTry(rt: Runtime, req: Request, address: string): P
   const caller = { ...sessionCaller(s), address };
   try {
     const args = coerceQuery(entry, params);
-    body = { result: await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: new URL(req.url).origin }) };
+    body = { result: await dispatch(rt, { service: entry.service, method: entry.name, args, caller, requestId, baseUrl: new URL(req.url).origin, surface: "page" }) };
   } catch (e) {
     const err = asHearthError(e);
     if (err.kind === "internal") rt.log.error("call failed", { rid: requestId, service: entry.service, method: entry.name, error: String((e as Error)?.stack ?? e) });

@@ -6,6 +6,7 @@ import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../../auth/
 import { issueToken, listTokens, parseExpiry, parseScopes, parseTokenName, revokeToken, TOKEN_NAME_MAX, type IssuedToken, type TokenInfo } from "../../auth/tokens.ts";
 import { grantTokenIds, listGrants, revokeGrant, type GrantInfo } from "../../auth/oauth/grants.ts";
 import { asHearthError, invalid, notFound, unauthenticated } from "../../errors.ts";
+import { lastCalls, type AuditEntry } from "../../audit/read.ts";
 import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { readPosted, type Posted } from "./form.ts";
@@ -102,10 +103,16 @@ ${p.scopes.map((sc) => html`<input type="hidden" name="scopes" value="${sc}">`)}
 )}`;
 }
 
-function tokenTable(s: Session, list: TokenInfo[]): Html {
+/** A token's last few calls, from the activity log, with a link to all of them. */
+function recentCalls(id: string, name: string, calls: AuditEntry[] | undefined): Html {
+  if (!calls?.length) return html`None yet`;
+  return html`<ul class="recent" style="margin:0;padding-left:1rem">${calls.map((c) => html`<li><code>${c.service}/${c.method}</code> ${c.outcome === "ok" ? "done" : `${c.outcome} (${c.status})`}</li>`)}</ul><a href="/activity?credential=${id}" aria-label="All calls of ${name}">All calls</a>`;
+}
+
+function tokenTable(s: Session, list: TokenInfo[], recent: Map<string, AuditEntry[]> = new Map()): Html {
   if (list.length === 0) return html`<p>You have no tokens yet.</p>`;
   return html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Recent calls</th><th scope="col">Expires</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
 <tbody>
 ${list.map(
   (t) => html`<tr>
@@ -113,6 +120,7 @@ ${list.map(
 <td data-label="Scope">${scopeText(t.scopes)}</td>
 <td data-label="Created">${when(t.created)}</td>
 <td data-label="Last used">${when(t.last_used) ?? "Never"}</td>
+<td data-label="Recent calls">${recentCalls(t.id, t.name, recent.get(t.id))}</td>
 <td data-label="Expires">${t.expired ? html`<strong>Expired</strong> ${when(t.expires)}` : (when(t.expires) ?? "Never")}</td>
 <td><form method="post" action="/token/revoke"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${t.id}">
 <button class="quiet" type="submit" aria-label="Revoke ${t.name}">Revoke</button></form></td>
@@ -181,6 +189,8 @@ async function tokenPage(
 ): Promise<Response> {
   const list = await ownTokens(rt, s.account.id);
   const grants = await listGrants(rt, s.account.id);
+  const recent = new Map<string, AuditEntry[]>();
+  for (const t of list) recent.set(t.id, await lastCalls(rt, s.account.id, t.id));
   const issued = o.issued
     ? html`<section aria-labelledby="new-token-title" class="notice">
 <h2 id="new-token-title">Your new token “${o.issued.name}”</h2>
@@ -196,7 +206,7 @@ ${presetHint(rt, s, o.issued.scopes, o.issued.origin)}
 ${createForm(rt, s, o.form)}
 ${presetForms(rt, s)}
 <h2>Your tokens</h2>
-${tokenTable(s, list)}
+${tokenTable(s, list, recent)}
 <h2>Connected apps</h2>
 ${grantTable(s, grants)}
 <h2>Sessions</h2>

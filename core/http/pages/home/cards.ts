@@ -107,7 +107,7 @@ export async function gatherCards(rt: Runtime, caller: Caller, prefs: Prefs, bas
     if (!args) return null;
     const chosen = s.card.choice ? prefs.cards[s.service]?.choice : undefined;
     if (chosen) args[s.card.choice!.arg] = chosen;
-    const call = within(dispatch(rt, { service: s.service, method: s.card.method, args, caller, requestId: crypto.randomUUID(), baseUrl }), CARD_WAIT_MS);
+    const call = within(dispatch(rt, { service: s.service, method: s.card.method, args, caller, requestId: crypto.randomUUID(), baseUrl, surface: "page" }), CARD_WAIT_MS);
     if (s.card.zone) zoneCalls.push(call.then((r) => (zone ??= safeZone(s, r)), () => null));
     try {
       return { s, result: await call };

@@ -1,0 +1,159 @@
+// Writes the log. A call that changed something or was charged is kept in its
+// own transaction (dispatch calls `within`), so no write commits without its
+// entry and no rolled-back one leaves an entry claiming it happened. Every
+// other call (reads, refusals: nothing changed) is held in memory and written
+// in batches, once a second or every 500 entries and when the instance stops,
+// so a read pays for a push onto an array, not for a database write.
+import { lt } from "drizzle-orm";
+import type { Statement } from "bun:sqlite";
+import type { Call } from "../call.ts";
+import { isPg } from "../db/store.ts";
+import { HearthError } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import { paymentOf } from "../pay/x402.ts";
+import type { Runtime } from "../runtime.ts";
+import { hashArgs, previewArgs } from "./preview.ts";
+import { auditLog } from "./schema.ts";
+
+export type AuditRow = typeof auditLog.$inferInsert;
+
+/** What dispatch knows when a call ends. */
+export interface Ended {
+  call: Call;
+  surface: string;
+  service: string;
+  method: string;
+  args: unknown;
+  error?: unknown;
+  at: number;
+}
+
+const BATCH = 500;
+const DAY_MS = 86_400_000;
+const EVERY_MS = 1000;
+
+function payerOf(caller: Caller): { payer: string | null; amount: string | null } {
+  const p = paymentOf(caller);
+  if (!p) return { payer: null, amount: null };
+  const inner = (p.payload.payload ?? {}) as { authorization?: { from?: unknown; value?: unknown } };
+  const a = inner.authorization;
+  const receipt = p.receipt as { payer?: string } | undefined;
+  return { payer: receipt?.payer ?? (typeof a?.from === "string" ? a.from : null), amount: p.receipt && a?.value !== undefined ? String(a.value) : null };
+}
+
+export function rowOf(e: Ended): AuditRow {
+  const { call } = e;
+  const caller = call.caller;
+  const err = e.error;
+  const refusal = err === undefined ? null : err instanceof HearthError ? err : null;
+  const pay = payerOf(caller);
+  const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
+  const ok = err === undefined;
+  return {
+    at: e.at,
+    callId: call.id,
+    account: caller.account?.id ?? null,
+    via: caller.via,
+    credential,
+    credentialName: caller.via === "token" ? (caller.tokenName ?? null) : caller.via === "session" ? "session" : null,
+    surface: e.surface,
+    service: e.service,
+    method: e.method,
+    args: previewArgs(e.args),
+    argsHash: hashArgs(e.args),
+    // Credits are charged only when the call succeeded: a failed call's plan is released, not committed.
+    credits: ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
+    paid: ok ? pay.amount : null,
+    outcome: ok ? "ok" : (refusal?.kind ?? "internal"),
+    status: ok ? 200 : (refusal?.status ?? 500),
+    approved: ok ? "policy" : refusal && (refusal.status === 401 || refusal.status === 403 || refusal.status === 402) ? "nobody" : "policy",
+  };
+}
+
+export class AuditLog {
+  private held: Ended[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  private pruned = 0;
+
+  constructor(private readonly rt: Runtime) {}
+
+  /** Removes entries older than HEARTH_AUDIT_DAYS (0 keeps them all); run at most once a day, with a batch. */
+  async prune(now = this.rt.clock.now().getTime()): Promise<number> {
+    this.pruned = now;
+    const days = Number(this.rt.config.HEARTH_AUDIT_DAYS ?? "90");
+    if (!(days > 0)) return 0;
+    const gone = await this.rt.store.write(() => this.rt.store.wdb.delete(auditLog).where(lt(auditLog.at, now - days * DAY_MS)).run());
+    return (gone as { changes?: number }).changes ?? 0;
+  }
+
+  private statement: Statement | null = null;
+
+  /**
+   * Inserts rows in the write transaction in progress. On SQLite through one
+   * prepared statement on the writer (the transaction's own connection): a
+   * query builder costs more per row than the insert itself.
+   */
+  private async insert(rows: AuditRow[]): Promise<void> {
+    const store = this.rt.store;
+    if (isPg(store)) {
+      for (let i = 0; i < rows.length; i += BATCH) await store.wdb.insert(auditLog).values(rows.slice(i, i + BATCH));
+      return;
+    }
+    const st = (this.statement ??= store.writer.prepare(
+      "INSERT INTO audit_log (at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ));
+    for (const r of rows)
+      st.run(r.at, r.callId, r.account ?? null, r.via, r.credential ?? null, r.credentialName ?? null, r.surface, r.service, r.method, r.args, r.argsHash, r.credits, r.paid ?? null, r.outcome, r.status, r.approved);
+  }
+
+  /** Kept now, in the write transaction in progress: it commits, or rolls back, with the call's own writes. */
+  async within(e: Ended): Promise<void> {
+    await this.insert([rowOf(e)]);
+  }
+
+  /** Kept in the next batch. */
+  later(e: Ended): void {
+    this.held.push(e);
+    if (this.held.length >= BATCH) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), EVERY_MS);
+      (this.timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Writes what is held; resolves once it (and any batch before it) is written. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer), (this.timer = null);
+    const batch = this.held;
+    this.held = [];
+    const done = this.flushing.then(async () => {
+      if (!batch.length || this.rt.store.closed) return;
+      const rows = batch.map(rowOf);
+      try {
+        await this.rt.store.write(() => this.insert(rows));
+      } catch {
+        // One entry the store refuses does not take the rest of its batch with it.
+        let lost = 0;
+        let error = "";
+        for (const row of rows) {
+          try {
+            await this.rt.store.write(() => this.insert([row]));
+          } catch (e) {
+            lost++;
+            error = e instanceof Error ? e.message : String(e);
+          }
+        }
+        if (lost) this.rt.log.error("audit log entries not written", { count: lost, error });
+      }
+      try {
+        if (this.rt.clock.now().getTime() - this.pruned >= DAY_MS) await this.prune();
+      } catch (e) {
+        this.rt.log.error("audit log not pruned", { error: e instanceof Error ? e.message : String(e) });
+      }
+    });
+    this.flushing = done;
+    return done;
+  }
+}

@@ -1,0 +1,7 @@
+// The activity log's migrations, imported rather than read from disk so a
+// compiled binary carries them.
+import type { MigrationSet } from "../db/migrate.ts";
+import journal from "./migrations/meta/_journal.json" with { type: "json" };
+import m0000 from "./migrations/0000_audit_log.sql" with { type: "text" };
+
+export const auditMigrations: MigrationSet = { journal, sql: { "0000_audit_log": m0000 } };

@@ -1,0 +1,41 @@
+// The record of every call the instance answered or refused: one row per
+// call, on every surface, nested ones included. Rows are never changed; old
+// ones are removed only by the retention sweep (HEARTH_AUDIT_DAYS).
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Milliseconds since the epoch, when the call ended. */
+    at: integer("at").notNull(),
+    /** The call's id (the request id a refusal carries); a nested call's extends its parent's. */
+    callId: text("call_id").notNull(),
+    /** accounts.id of the caller, null for a stranger; kept after the account is gone. */
+    account: text("account"),
+    /** How the caller proved who it is: token, session, payment, local or none. */
+    via: text("via").notNull(),
+    /** The credential: a token's id, an x402 payer's address; null for a session or nobody. */
+    credential: text("credential"),
+    /** Its name as the owner gave it (a token's name, an OAuth client's, an app password's). */
+    credentialName: text("credential_name"),
+    /** Where the call came in: http, mcp, dav, agent, app, event, nested, local. */
+    surface: text("surface").notNull(),
+    service: text("service").notNull(),
+    method: text("method").notNull(),
+    /** Redacted preview of the arguments (JSON): short strings, secrets masked, bytes as their size. */
+    args: text("args").notNull(),
+    /** SHA-256 (hex) of the canonical JSON of the arguments as sent. */
+    argsHash: text("args_hash").notNull(),
+    /** Credits charged (0 when free or refused). */
+    credits: integer("credits").notNull(),
+    /** x402 amount settled, in the asset's atomic units, when a payment paid. */
+    paid: text("paid"),
+    /** "ok", or the error kind of the refusal (forbidden, invalid_argument, ...). */
+    outcome: text("outcome").notNull(),
+    status: integer("status").notNull(),
+    /** Who let the call through: "policy" (its scope allowed it), "nobody" (refused); a person's name once approvals exist. */
+    approved: text("approved").notNull(),
+  },
+  (t) => [index("audit_log_account").on(t.account, t.id), index("audit_log_at").on(t.at)],
+);
