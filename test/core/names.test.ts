@@ -24,16 +24,21 @@ const root = join(import.meta.dir, "../..");
  *   word too.
  * - "credits": the unit core/pay charges in, and its CLI command.
  * - "chat": the kind of an AI model call core/ai records (chat or image).
- * - "agent": a user name no one may take.
+ * - "agent": a user name no one may take, and the surface a call made by an
+ *   agent came in on (the activity log's word for it).
  * - "routes": the manifest's field of pages a plugin serves.
+ * And core/mcp/rank.ts, whose table of everyday synonyms is English ("text
+ * my sister" is "sms", "forecast" is "weather"): it maps words to words, and
+ * every tool, a drop-in's too, is ranked by its own names and descriptions.
  */
 const OWN_WORDS: { word: string; where: RegExp }[] = [
   { word: "text", where: /./ },
   { word: "mail", where: /^core\/(mail\/|auth\/people\.ts$|registry\.ts$|http\/pages\/status\.ts$|db\/(generate|owners)\.ts$)/ },
   { word: "routes", where: /^core\/registry\.ts$/ },
-  { word: "credits", where: /^core\/pay\// },
+  { word: "*", where: /^core\/mcp\/rank\.ts$/ },
+  { word: "credits", where: /^core\/(pay|audit)\// },
   { word: "chat", where: /^core\/ai\// },
-  { word: "agent", where: /^core\/auth\/people\.ts$/ },
+  { word: "agent", where: /^core\/(auth\/people|dispatch)\.ts$/ },
 ];
 
 /** Places where a string can only mean a service, whatever the word: `service: "x"`, `registry.get("x", …)`, `ctx.call("x", …)`. */
@@ -70,7 +75,7 @@ export async function serviceNamesInCore(): Promise<string[]> {
           (parent?.type === "Property" && text(parent.key as N).replace(/["']/g, "") === "service" && parent.value === n) ||
           (parent?.type === "CallExpression" && (parent.arguments as N[]).includes(n) && SERVICE_SLOT.test(text(parent.callee as N)));
         // core/mail files its own messages in the full-text index under its own name: the slot is the module's, not a service's.
-        const own = OWN_WORDS.some((w) => w.word === v && w.where.test(rel));
+        const own = OWN_WORDS.some((w) => (w.word === v || w.word === "*") && w.where.test(rel));
         if ((slot && !(own && rel.startsWith("core/mail/"))) || !own) found.push(`${rel}: names the service ${JSON.stringify(v)}${slot ? ` (${text(parent!)})` : ""}`);
       }
     };

@@ -113,7 +113,7 @@ test.skipIf(!present)(
     await page.locator("#notes_add summary").click();
     await page.locator("#notes_add-title").fill("from the services page");
     await page.locator("#notes_add-text").fill("typed into the try-it form");
-    await page.getByRole("button", { name: "Call (changes your data) notes/add" }).click();
+    await page.getByRole("button", { name: "Call (removes or overwrites data) notes/add" }).click();
     await page.waitForURL(`${h.url}/services#notes_add-answer`);
     const answer = page.getByLabel("Answer from notes/add");
     await expect(answer.textContent()).resolves.toContain('"title": "from the services page"');
