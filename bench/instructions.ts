@@ -11,6 +11,7 @@
 //
 //   bun bench/instructions.ts     (needs valgrind; installed from Debian's packages when missing, as root)
 //   INSTR_SECONDS=15 INSTR_WARM=20   seconds each scenario is counted, after seconds of warming (the JIT's tiers settle)
+//   INSTR_LIMIT=off                  leaves out the hand-written limit (its row is the reference otherwise)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -119,7 +120,7 @@ const add = (base: string, token: string) =>
 
 try {
   // The limit (bench/limit.ts): notes/get by hand.
-  {
+  if (process.env.INSTR_LIMIT !== "off") {
     const out = mkdtempSync(join(dir, "limit-"));
     const server = underCallgrind(["bun", join(import.meta.dir, "limit.ts")], { PORT: String(freePort()), HEARTH_LIMIT_DB: join(dir, "limit.db") }, out);
     const [, token] = await firstLines(server.stdout, 2);
@@ -150,10 +151,24 @@ try {
       method: "tools/call",
       params: { name: "notes_get", arguments: { title: "bench" }, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
     };
+    // A 2025-11-25 session, opened as SDK 1.x clients open one.
+    const legacy = { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const opened = await fetch(`${server.base}/mcp`, {
+      method: "POST",
+      headers: legacy,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } }),
+    });
+    const sid = opened.headers.get("mcp-session-id");
+    await opened.text();
+    if (!sid) throw new Error(`initialize gave no session: ${opened.status}`);
+    const inSession = { ...legacy, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" };
+    await (await fetch(`${server.base}/mcp`, { method: "POST", headers: inSession, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+    const sessionCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "notes_get", arguments: { title: "bench" } } };
     countAll(server, out, [
       ["notes/get (token)", { url: `${server.base}/api/v1/notes/get?title=bench`, headers: auth, seconds }],
       ["notes/get over POST", { url: `${server.base}/api/v1/notes/get`, method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ title: "bench" }), seconds }],
       ["MCP tools/call (2026-07-28)", { url: `${server.base}/mcp`, method: "POST", headers: mcp, body: JSON.stringify(call), seconds }],
+      ["MCP tools/call (2025-11-25 session)", { url: `${server.base}/mcp`, method: "POST", headers: inSession, body: JSON.stringify(sessionCall), seconds }],
     ]);
     await server.stop();
   }
@@ -163,7 +178,14 @@ try {
 }
 
 const limit = rows[0].perRequest;
+const row = (name: string) => rows.find((r) => r.scenario === name)?.perRequest;
 console.log(`\nMain-thread instructions per request under callgrind, ${seconds}s counted after ${warming}s warming, one connection, ${new Date().toISOString()}\n`);
 console.log("| scenario | requests counted | instructions per request | the limit's over this |");
 console.log("|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.scenario} | ${r.requests} | ${r.perRequest.toLocaleString("en")} | ${r === rows[0] ? "" : `${Math.round((limit / r.perRequest) * 100)}%`} |`);
+// MCP against Hearth's own POST of the same arguments with the same token: the share of POST's rate MCP reaches, in instructions.
+const post = row("notes/get over POST");
+if (post) {
+  console.log("\n| MCP scenario | POST over it |\n|---|---|");
+  for (const r of rows) if (r.scenario.startsWith("MCP")) console.log(`| ${r.scenario} | ${((post / r.perRequest) * 100).toFixed(1)}% |`);
+}
