@@ -90,13 +90,30 @@ function lengthOf(header: string | null): number | null {
   return Number(digits);
 }
 
-const MAX_DELAY = 2 ** 31 - 1;
-
 /** A number of the settings below, or its default when it is not one (0 and more; 0 turns it off). */
 const setting = (v: string | undefined, fallback: number) => {
   const n = Number(v);
   return v !== undefined && v.trim() !== "" && Number.isFinite(n) && n >= 0 ? n : fallback;
 };
+
+/**
+ * Clocks of reads in flight, looked at by one coarse sweep rather than a
+ * timer each: arming and clearing a timer per request cost more than the
+ * rest of reading a small body. The sweep runs while any read is in flight.
+ */
+const running = new Set<BodyClock>();
+let sweeper: Timer | null = null;
+/** How often the sweep looks: a body is cut off at most this late. */
+const SWEEP_MS = 250;
+
+function sweep() {
+  const now = performance.now();
+  for (const c of running) c.check(now);
+  if (running.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = null;
+  }
+}
 
 /**
  * The time a body may take to arrive: HEARTH_BODY_TIMEOUT seconds, and one
@@ -105,10 +122,9 @@ const setting = (v: string | undefined, fallback: number) => {
  * cut off. Its answer closes the connection: the rest of the body is never read.
  */
 export class BodyClock {
-  private timer: Timer | null = null;
-  private fail!: (e: HearthError) => void;
-  /** Settles only when the time is up: a read is raced against it. */
-  readonly expired = new Promise<never>((_, reject) => (this.fail = reject));
+  /** Rejects the read being waited for, once the time is up. */
+  private fail: ((e: HearthError) => void) | null = null;
+  private late: HearthError | null = null;
   private readonly started = performance.now();
   /** Bytes that extend the time: the declared length, or what has arrived so far. */
   bytes = 0;
@@ -116,10 +132,7 @@ export class BodyClock {
   constructor(
     private readonly seconds: number,
     private readonly rate: number,
-  ) {
-    this.expired.catch(() => {});
-    if (seconds > 0) this.arm(seconds * 1000);
-  }
+  ) {}
 
   static of(rt: Runtime): BodyClock {
     return new BodyClock(setting(rt.config.HEARTH_BODY_TIMEOUT, 30), setting(rt.config.HEARTH_BODY_MIN_RATE, 65536));
@@ -129,31 +142,36 @@ export class BodyClock {
     return this.started + (this.seconds + (this.rate > 0 ? this.bytes / this.rate : 0)) * 1000;
   }
 
-  private arm(ms: number) {
-    // A timer's delay is at most 2^31 - 1 ms (past it one fires at once); a longer time is waited for in turns.
-    this.timer = setTimeout(() => {
-      // Bytes that arrived since it was set may have moved the moment later.
-      const left = this.due() - performance.now();
-      if (left > 1) return this.arm(left);
-      this.timer = null;
-      const more = this.rate > 0 ? `, and 1 s more per ${this.rate} bytes` : "";
-      this.fail(
-        new HearthError("request_timeout", `the request body did not arrive in time (${this.seconds} s${more}); nothing was done; send it again`, {
-          retry: true,
-          headers: { Connection: "close" },
-        }),
-      );
-    }, Math.min(ms, MAX_DELAY));
+  /** Called by the sweep: past the moment (which bytes that arrived may have moved later), the read waited for fails. */
+  check(now: number) {
+    if (now < this.due()) return;
+    running.delete(this);
+    const more = this.rate > 0 ? `, and 1 s more per ${this.rate} bytes` : "";
+    this.late = new HearthError("request_timeout", `the request body did not arrive in time (${this.seconds} s${more}); nothing was done; send it again`, {
+      retry: true,
+      headers: { Connection: "close" },
+    });
+    this.fail?.(this.late);
+    this.fail = null;
   }
 
   /** Waits for `p`, or throws 408 once the time is up. */
   within<T>(p: Promise<T>): Promise<T> {
-    return this.seconds > 0 ? Promise.race([p, this.expired]) : p;
+    if (this.seconds <= 0) return p;
+    if (this.late) return Promise.reject(this.late);
+    if (this.fail === null && !running.has(this)) {
+      running.add(this);
+      sweeper ??= setInterval(sweep, SWEEP_MS);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.fail = reject;
+      p.then(resolve, reject);
+    });
   }
 
   stop() {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    running.delete(this);
+    this.fail = null;
   }
 }
 
@@ -293,5 +311,5 @@ function decode(b: Uint8Array): string {
   }
 }
 export function readText(rt: Runtime, req: Request, limit: number): Promise<string> {
-  return receive(rt, req, limit, async (r) => decode(await r.bytes()), decode);
+  return receive(rt, req, limit, (r) => r.bytes().then(decode), decode);
 }

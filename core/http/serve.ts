@@ -63,9 +63,15 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
       "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, peer(req, srv)),
       ...Object.fromEntries(
         // Hot endpoints a module serves outside the API (MCP) go to Bun's router too; the module mounts them on the app as well.
+        // An answer made at once is sent at once: no turn is spent on a promise around it.
         [...rt.wiring.native].map(([path, handle]) => [
           path,
-          async (req: Request, srv: Server<undefined>) => guard?.(req) ?? secured(await handle(rt, req, peer(req, srv)))!,
+          (req: Request, srv: Server<undefined>) => {
+            const refused = guard?.(req);
+            if (refused) return refused;
+            const res = handle(rt, req, peer(req, srv));
+            return res instanceof Promise ? res.then(secured) : secured(res);
+          },
         ]),
       ),
     },

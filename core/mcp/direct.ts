@@ -6,10 +6,10 @@
 // Anything else (initialize, notifications, batches, pings, streams, a message
 // the schemas refuse, an unsupported protocol version) goes to the SDK, which
 // then gives its own answer or refusal.
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isJsonType, isRecord } from "./envelope.ts";
+import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
 function acceptable(req: Request): boolean {
@@ -107,7 +107,11 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
   if (!pending) return null;
   const headers = sessionId === undefined ? ANSWER_HEADERS : sessionHeaders(sessionId);
   return pending.then(
-    (result) => completeAnswer(new Response(JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers })),
+    (result) => {
+      // A tool result made by callTool carries its body's JSON already: spliced, it is not serialised again.
+      const spliced = toolResultJson(result as CallToolResult, undefined);
+      return completeAnswer(new Response(spliced !== null ? answerJson(spliced, id) : JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers }));
+    },
     (e: { code?: unknown; message?: string; data?: unknown }) => {
       const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? "Internal error" };
       if (e.data !== undefined) error.data = e.data;

@@ -10,6 +10,7 @@ import { readText } from "../http/body.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { partsOf } from "../http/url.ts";
 import { addressOf, callerOf, challengeFor, identify, stranger, type ClientAddress } from "../http/identify.ts";
+import type { Caller } from "../plugin.ts";
 import { queryValues } from "../validate.ts";
 import type { Runtime } from "../runtime.ts";
 import { directAnswer } from "./direct.ts";
@@ -75,19 +76,21 @@ function flushed(res: Response): Response {
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
-async function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | Response> {
-  let text: string;
-  try {
-    text = await readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT));
-  } catch (e) {
-    const err = asHearthError(e);
-    return rpcError(err.status, -32000, err.message, { error: err.body() }, err.headers);
-  }
-  try {
-    return { body: JSON.parse(text) };
-  } catch (e) {
-    return rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`);
-  }
+/** The body as JSON, or the JSON-RPC refusal of one that cannot be read or parsed. */
+function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | Response> {
+  return readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT)).then(
+    (text) => {
+      try {
+        return { body: JSON.parse(text) };
+      } catch (e) {
+        return rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`);
+      }
+    },
+    (e) => {
+      const err = asHearthError(e);
+      return rpcError(err.status, -32000, err.message, { error: err.body() }, err.headers);
+    },
+  );
 }
 
 /**
@@ -109,8 +112,23 @@ function refusedMessage(req: Request, body: unknown, sid: string | null): Respon
 
 const isInitialize = (m: unknown) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize";
 
-/** `direct` answers tools/call and tools/list without the SDK's per-request machinery (see direct.ts); off, the SDK answers everything. */
-export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct = true): Promise<Response> {
+/**
+ * `direct` answers tools/call and tools/list without the SDK's per-request
+ * machinery (see direct.ts); off, the SDK answers everything. A POST from a
+ * caller identified at once waits only on its body and then on the call: no
+ * step between is a turn of its own.
+ */
+export function handleMcp(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct = true): Promise<Response> {
+  try {
+    const res = mcpAnswer(rt, eras, req, address, direct);
+    return res instanceof Promise ? res : Promise.resolve(res);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** handleMcp's answer, given as it is when it needs no wait. */
+function mcpAnswer(rt: Runtime, eras: McpEras, req: Request, address: ClientAddress, direct: boolean): Response | Promise<Response> {
   const url = partsOf(req.url);
   // Most requests carry no query string: its parameters are then not read. A name given more than once counts at its first.
   const query = url.query ? queryValues(url.query) : null;
@@ -122,45 +140,54 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const err = asHearthError(e);
     return rpcError(err.status, -32602, err.message, { error: err.body() });
   }
-  if (req.method === "GET" && !(req.headers.get("accept") ?? "").includes("text/event-stream")) {
-    const caller = await identify(rt, req, address).catch(() => stranger(addressOf(address)));
-    return mcpPage(rt, req, caller, filter);
-  }
+  if (req.method === "GET" && !(req.headers.get("accept") ?? "").includes("text/event-stream"))
+    return identify(rt, req, address)
+      .catch(() => stranger(addressOf(address)))
+      .then((caller) => mcpPage(rt, req, caller, filter));
 
   // A page on another origin may call tools with a token, a payment or as a stranger; its
   // session cookie identifies no one here (identifySession), so it cannot act as a signed-in person.
-  let ctx: McpCallContext;
-  try {
-    // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
-    const found = callerOf(rt, req, address);
-    ctx = { caller: found instanceof Promise ? await found : found, filter, baseUrl: url.origin };
-    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
-    if (!ctx.caller.account && query?.has("signin"))
-      throw unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token");
-  } catch (e) {
+  const refused = (e: unknown) => {
     const err = asHearthError(e);
     const challenge = challengeFor(rt, req, err);
     return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
+  };
+  const identified = (caller: Caller): Response | Promise<Response> => {
+    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
+    if (!caller.account && query?.has("signin"))
+      return refused(unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
+    const ctx: McpCallContext = { caller, filter, baseUrl: url.origin, mode };
+    if (req.method !== "POST") return answer(rt, eras, req, ctx, undefined, direct);
+    return readJson(rt, req).then((read) => (read instanceof Response ? read : answer(rt, eras, req, ctx, read.body, direct)));
+  };
+  let found: Caller | Promise<Caller>;
+  try {
+    // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
+    found = callerOf(rt, req, address);
+  } catch (e) {
+    return refused(e);
   }
-  ctx.mode = mode;
-  // What the SDK's transports are handed; the direct answers never need it.
-  const auth = (): { authInfo: AuthInfo } => ({
-    authInfo: {
-      token: "",
-      clientId: ctx.caller.account?.username ?? "",
-      scopes: ctx.caller.scopes === "*" ? ["*"] : ctx.caller.scopes,
-      extra: { hearth: ctx },
-    },
-  });
+  return found instanceof Promise ? found.then(identified, refused) : identified(found);
+}
 
+/** What the SDK's transports are handed; the direct answers never need it. */
+const authOf = (ctx: McpCallContext): { authInfo: AuthInfo } => ({
+  authInfo: {
+    token: "",
+    clientId: ctx.caller.account?.username ?? "",
+    scopes: ctx.caller.scopes === "*" ? ["*"] : ctx.caller.scopes,
+    extra: { hearth: ctx },
+  },
+});
+
+/** The answer to an identified caller's request, its body (a POST's) already read. */
+function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, body: unknown, direct: boolean): Response | Promise<Response> {
   const sid = req.headers.get("mcp-session-id");
-  let body: unknown;
+  // Looked up once: a session that is gone is gone for the rest of this request too.
+  const transport = sid ? eras.sessions.get(sid) : null;
   if (req.method === "POST") {
-    const read = await readJson(rt, req);
-    if (read instanceof Response) return read;
-    body = read.body;
     // A session that is gone is told so first (below), whatever it sent.
-    if (!sid || eras.sessions.get(sid)) {
+    if (!sid || transport) {
       const refused = refusedMessage(req, body, sid);
       if (refused) return refused;
     }
@@ -169,33 +196,39 @@ export async function handleMcp(rt: Runtime, eras: McpEras, req: Request, addres
     const quick = direct ? modernDirectAnswer(rt, ctx, req, body) : null;
     if (quick) return quick;
     const era = eraOf(req, body);
-    if (era) return eras.modern.fetch(asMcpPost(req), { ...auth(), parsedBody: body });
+    if (era) return eras.modern.fetch(asMcpPost(req), { ...authOf(ctx), parsedBody: body });
   }
 
   if (sid) {
-    const transport = eras.sessions.get(sid);
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
     ctx.client = eras.sessions.client(sid);
-    if (req.method !== "POST") return flushed(await transport.handleRequest(req, auth()));
+    if (req.method !== "POST") return transport.handleRequest(req, authOf(ctx)).then(flushed);
+    // A request the transport takes as it is is answered directly without a copy (its headers read once).
+    const quick = direct ? directAnswer(rt, ctx, body, req, sid) : null;
+    if (quick) return quick;
     const post = asMcpPost(req);
-    const quick = direct ? directAnswer(rt, ctx, body, post, sid) : null;
-    return quick ?? transport.handleRequest(post, { ...auth(), parsedBody: body });
+    const again = direct && post !== req ? directAnswer(rt, ctx, body, post, sid) : null;
+    return again ?? transport.handleRequest(post, { ...authOf(ctx), parsedBody: body });
   }
 
   if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: without a session, /mcp takes POST", undefined, { allow: "GET, POST, DELETE" });
-  const post = asMcpPost(req);
-  if (isInitialize(body)) {
-    const transport = await eras.sessions.open();
-    return transport.handleRequest(post, { ...auth(), parsedBody: body });
+  if (!isInitialize(body)) {
+    const quick = direct ? directAnswer(rt, ctx, body, req) : null;
+    if (quick) return quick;
   }
-  const quick = direct ? directAnswer(rt, ctx, body, post) : null;
-  if (quick) return quick;
-  // Stateless: a transport that answers this one request, as the SDK asks.
+  const post = asMcpPost(req);
+  if (isInitialize(body)) return eras.sessions.open().then((opened) => opened.handleRequest(post, { ...authOf(ctx), parsedBody: body }));
+  const quick = direct && post !== req ? directAnswer(rt, ctx, body, post) : null;
+  return quick ?? stateless(rt, ctx, post, body);
+}
+
+/** Stateless: a transport that answers this one request, as the SDK asks. */
+async function stateless(rt: Runtime, ctx: McpCallContext, post: Request, body: unknown): Promise<Response> {
   const server = createMcpServer(rt, contextOf);
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(post, { ...auth(), parsedBody: body });
+    return await transport.handleRequest(post, { ...authOf(ctx), parsedBody: body });
   } finally {
     void server.close();
   }
@@ -217,7 +250,7 @@ export interface McpEras {
 }
 
 /** The /mcp handler for one instance, with its sessions. */
-export function mcpHandler(rt: Runtime): (req: Request, address: ClientAddress) => Promise<Response> {
+export function mcpHandler(rt: Runtime): (req: Request, address: ClientAddress) => Response | Promise<Response> {
   const eras: McpEras = { sessions: new McpSessions(rt, contextOf), modern: modernHttpHandler(rt, Number(rt.config.HEARTH_BODY_LIMIT)) };
-  return (req, address) => handleMcp(rt, eras, req, address);
+  return (req, address) => mcpAnswer(rt, eras, req, address, true);
 }

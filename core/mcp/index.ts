@@ -7,16 +7,26 @@ import type { ClientAddress } from "../http/identify.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 
-type Handler = (req: Request, address: ClientAddress) => Promise<Response>;
+type Handler = (req: Request, address: ClientAddress) => Response | Promise<Response>;
 const handlers = new WeakMap<Runtime, Promise<Handler>>();
 /** Each instance's handler once loaded, called without waiting a turn on its promise. */
 const ready = new WeakMap<Runtime, Handler>();
 
-async function serveMcp(rt: Runtime, req: Request, address: ClientAddress): Promise<Response> {
+/** The answer with CORS headers, given at once when it is one already, else when it is made: no turn of its own. */
+function served(handler: Handler, req: Request, address: ClientAddress): Response | Promise<Response> {
+  try {
+    const res = handler(req, address);
+    return res instanceof Promise ? res.then(withCors) : withCors(res);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function serveMcp(rt: Runtime, req: Request, address: ClientAddress): Response | Promise<Response> {
   // A preflight needs no SDK: answered before it loads.
   if (req.method === "OPTIONS") return preflight("GET, POST, DELETE");
   const loaded = ready.get(rt);
-  if (loaded) return withCors(await loaded(req, address));
+  if (loaded) return served(loaded, req, address);
   let handler = handlers.get(rt);
   if (!handler) {
     handler = import("./http.ts").then((m) => {
@@ -26,7 +36,7 @@ async function serveMcp(rt: Runtime, req: Request, address: ClientAddress): Prom
     });
     handlers.set(rt, handler);
   }
-  return withCors(await (await handler)(req, address));
+  return handler.then((h) => served(h, req, address));
 }
 
 export const mcpModule = defineModule({

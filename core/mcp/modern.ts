@@ -22,7 +22,7 @@ import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/s
 import { asHearthError } from "../errors.ts";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, isJsonType, isRecord } from "./envelope.ts";
+import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
 import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
 import { inFilter, toolTable } from "./tools.ts";
@@ -122,6 +122,16 @@ function claimsEnvelope(req: Request, body: unknown): boolean {
   }
   return false;
 }
+/** The server's stamp in a result's _meta, as JSON once. */
+const STAMP_JSON = JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO });
+/**
+ * What 2026-07-28 adds to a result, after its own members: `resultType`, and
+ * the server's stamp merged into `_meta` (where a result that has one keeps it).
+ */
+const stamped = (meta: Record<string, unknown> | undefined): string =>
+  meta === undefined
+    ? `,"resultType":"complete","_meta":${STAMP_JSON}`
+    : `,"_meta":${JSON.stringify({ ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO })},"resultType":"complete"`;
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
 
 /**
@@ -168,6 +178,8 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   const headers = ANSWER_HEADERS;
   return pending.then(
     (result) => {
+      const spliced = toolResultJson(result, stamped);
+      if (spliced !== null) return completeAnswer(new Response(answerJson(spliced, id as string | number), { status: 200, headers }));
       const out = { ...result, resultType: "complete", _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
       return completeAnswer(new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers }));
     },

@@ -60,17 +60,31 @@ export function listTools(rt: Runtime, c: McpCallContext, meta?: Record<string, 
 }
 
 /** tools/call: the method through dispatch. An unknown tool is a protocol error, not a tool result, as the protocol asks. */
-export async function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
-  // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
-  if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
-  const apps = rendersApps(c, params._meta);
-  const own = apps && !toolTable(rt).byName.has(params.name) ? await uiTool(rt, c, params.name) : null;
+export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  try {
+    // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
+    if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
+    if (rendersApps(c, params._meta)) return callAppsTool(rt, c, params);
+    // The everyday call, made without a turn of its own: callTool's promise is the answer.
+    const entry = toolTable(rt).byName.get(params.name);
+    if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
+    return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+const noTool = (name: string) => new RpcError(INVALID_PARAMS, `no tool "${name}" here; tools/list names them`);
+
+/** tools/call from a client that renders MCP Apps: a view's own tool among the rest, and its result linked to its view. */
+async function callAppsTool(rt: Runtime, c: McpCallContext, params: CallToolRequest["params"]): Promise<CallToolResult> {
+  const own = !toolTable(rt).byName.has(params.name) ? await uiTool(rt, c, params.name) : null;
   const entry = own?.entry ?? toolTable(rt).byName.get(params.name);
-  if (!entry || !inFilter(entry, c.filter)) throw new RpcError(INVALID_PARAMS, `no tool "${params.name}" here; tools/list names them`);
+  if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
   // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
   const args = own ? { ...params.arguments, ...own.args } : params.arguments;
   const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
-  return apps ? viewResult(rt, entry, out, own ?? undefined) : out;
+  return viewResult(rt, entry, out, own ?? undefined);
 }
 
 /** resources/list: the MCP Apps views, for a client that renders them; none for any other. */
