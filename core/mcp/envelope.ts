@@ -5,12 +5,13 @@ import { CORS_HEADERS } from "../http/cors.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { answerTemplate } from "../http/respond.ts";
 import { structuredText } from "./call.ts";
+import { isRecord } from "./rpc.ts";
 
 /** The members of a request in its everyday form; any other leaves the message to the SDK. */
 export const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
 /** The members of tools/call params in their everyday form. */
 export const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export { isRecord };
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 /** Whether a Content-Type names JSON (application/json, or a +json type); the form every client sends is told without the expression. */

@@ -2,7 +2,8 @@
 // before either SDK reads them. Both SDKs answer a thrown error with its own
 // `code`, `message` and `data`; the SDK's McpError would put "MCP error
 // <code>:" in front of the message, which a client then repeats in its own.
-import { isRecord } from "./envelope.ts";
+/** A JSON object: not null, not an array. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class RpcError extends Error {
   constructor(
