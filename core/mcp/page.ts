@@ -40,7 +40,7 @@ export async function mcpPage(rt: Runtime, req: Request, caller: Caller, filter:
   const rows: Html[] = [];
   for (const e of t.entries) {
     if (!inFilter(e, filter) || !inScope(e, caller)) continue;
-    const kind = e.def.kind === "read" ? "read" : e.def.destructive ? "write, deletes" : "write";
+    const kind = e.def.kind === "read" ? "read" : e.def.destructive ? "write, removes or overwrites" : "write";
     const price = priceText(creditsOf(rt, e))
       .replace(/^Price: /, "")
       .replace(/\.$/, "");
