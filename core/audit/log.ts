@@ -130,7 +130,14 @@ export class AuditLog {
     this.held = [];
     const done = this.flushing.then(async () => {
       if (!batch.length || this.rt.store.closed) return;
-      const rows = batch.map(rowOf);
+      const rows = batch.flatMap((e) => {
+        try {
+          return [rowOf(e)];
+        } catch (err) {
+          this.rt.log.error("audit log entry not made", { service: e.service, method: e.method, error: err instanceof Error ? err.message : String(err) });
+          return [];
+        }
+      });
       try {
         await this.rt.store.write(() => this.insert(rows));
       } catch {

@@ -29,13 +29,17 @@ export function previewArgs(args: unknown): string {
   return JSON.stringify(shown(args ?? {}, 0)) ?? "{}";
 }
 
-function canonical(v: unknown): unknown {
+/** Deeper than this, a value is refused by validation anyway: the hash names its depth rather than recursing into it. */
+const MAX_CANONICAL_DEPTH = 256;
+
+function canonical(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== "object") return typeof v === "bigint" ? String(v) : v;
   if (v instanceof Uint8Array) return { bytes: Buffer.from(v).toString("base64") };
   if (v instanceof ArrayBuffer) return { bytes: Buffer.from(v).toString("base64") };
-  if (Array.isArray(v)) return v.map(canonical);
+  if (depth >= MAX_CANONICAL_DEPTH) return `(nested deeper than ${MAX_CANONICAL_DEPTH})`;
+  if (Array.isArray(v)) return v.map((x) => canonical(x, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v as object).sort()) out[k] = canonical((v as Record<string, unknown>)[k]);
+  for (const k of Object.keys(v as object).sort()) out[k] = canonical((v as Record<string, unknown>)[k], depth + 1);
   return out;
 }
 
