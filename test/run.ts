@@ -22,8 +22,8 @@ function option(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
 }
 
-/** Test files per pass. Two passes of two groups keep two cores busy while most tests wait. */
-const GROUPS = Math.max(1, Number(option("groups", "2")));
+/** Test files per pass. Two passes of three groups keep two cores busy while most tests wait on servers, browsers and timers. */
+const GROUPS = Math.max(1, Number(option("groups", "3")));
 /**
  * Per test, in ms. Generous on purpose: the passes run side by side on a
  * machine that may be busy with other work, and a test that is only slow
