@@ -1,18 +1,21 @@
 // The whole suite, both passes at once: on the embedded defaults (SQLite,
-// blobs on disk) and on PostgreSQL with blobs in S3. Each pass is split into
-// groups of test files, and every group is a `bun test` process of its own,
-// so a group waiting on a server, a subprocess or a timer leaves the cores to
-// the others. Groups share nothing: each test process makes its own temp
-// folders, its own PostgreSQL cluster and S3 server, and listens on ports the
-// system hands out.
+// blobs on disk) and on PostgreSQL with blobs in S3. Each pass keeps a few
+// `bun test` processes busy from one queue of test files, the longest first:
+// a long file runs in a process of its own, short ones a handful at a time,
+// and a process that ends takes the next piece. So no process sits idle
+// while another still has a long list, however far the recorded times are
+// from this machine's. Pieces share nothing: each test process makes its own
+// temp folders, its own PostgreSQL cluster and S3 server, and listens on
+// ports the system hands out.
 //
-// Each failed test is told as it fails; each group's output is printed whole
+// Each failed test is told as it fails; each piece's output is printed whole
 // once it ends, ending with bun's summary lines; then one line for the whole
 // run, `N passed, N failed` (and `, N skipped`). The exit status is non-zero
-// when any group failed.
+// when any piece failed.
 //
-// `bun test/run.ts [--groups N] [--timeout MS] [--only sqlite|pg] [path ...]`
-import { readFileSync } from "node:fs";
+// `bun test/run.ts [--workers N] [--timeout MS] [--only sqlite|pg] [--record] [path ...]`
+// `--record` writes each file's time in this run to test/durations.json.
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
@@ -21,9 +24,10 @@ function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
 }
+const flag = (name: string) => process.argv.includes(`--${name}`);
 
-/** Test files per pass. Two passes of three groups keep two cores busy while most tests wait on servers, browsers and timers. */
-const GROUPS = Math.max(1, Number(option("groups", "3")));
+/** Processes per pass. Two passes of three keep two cores busy while most tests wait on servers, browsers and timers. */
+const WORKERS = Math.max(1, Number(option("workers", option("groups", "3"))));
 /**
  * Per test, in ms. Generous on purpose: the passes run side by side on a
  * machine that may be busy with other work, and a test that is only slow
@@ -31,6 +35,7 @@ const GROUPS = Math.max(1, Number(option("groups", "3")));
  */
 const TIMEOUT = option("timeout", "600000");
 const ONLY = option("only", "");
+const RECORD = flag("record");
 
 const ALL_PASSES: { name: string; env: Record<string, string> }[] = [
   { name: "sqlite", env: {} },
@@ -39,40 +44,59 @@ const ALL_PASSES: { name: string; env: Record<string, string> }[] = [
 const PASSES = ALL_PASSES.filter((p) => !ONLY || p.name === ONLY);
 
 /**
- * Seconds each file's tests took in one SQLite pass (on a busy machine: only
- * their proportions matter), to balance the groups; a file not listed counts
- * as a short one. Only the balance depends on these numbers, never a result.
+ * Seconds each file took in a recorded run (`--record`; on a busy machine,
+ * only their proportions matter), to start the long ones first; a file not
+ * listed counts as a middling one, so a new file is never left for last.
+ * Only the order depends on these numbers, never a result.
  */
-const seconds: Record<string, number> = JSON.parse(readFileSync(join(import.meta.dir, "durations.json"), "utf8"));
-const TYPICAL = 1;
+const DURATIONS = join(import.meta.dir, "durations.json");
+const seconds: Record<string, number> = JSON.parse(readFileSync(DURATIONS, "utf8"));
+const UNKNOWN = 5;
+/** Files shorter than this share a process, up to this many seconds of them: a process costs about half a second to start. */
+const PIECE = 6;
 
 /** Paths named on the command line (`bun test/run.ts test/notes test/auth`) keep the run to the files under them. */
-const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
+const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && all[i - 1] !== "--record"));
 const files = Array.from(new Bun.Glob("**/*.test.ts").scanSync({ cwd: import.meta.dir }))
   .filter((f) => !f.split("/").includes("node_modules"))
   .map((f) => relative(ROOT, join(import.meta.dir, f)))
   .filter((f) => !wanted.length || wanted.some((w) => f === w.replace(/^\.\//, "") || f.startsWith(`${w.replace(/^\.\//, "").replace(/\/$/, "")}/`)))
   .sort();
 
-/** Longest first, each to the group with the least so far. */
-function split(all: string[], n: number): string[][] {
-  const groups = Array.from({ length: n }, () => ({ files: [] as string[], load: 0 }));
-  const weight = (f: string) => seconds[f] ?? TYPICAL;
+const weight = (f: string) => seconds[f] ?? UNKNOWN;
+
+/** The files in pieces, longest first: a long file alone, short ones together. */
+function pieces(all: string[]): string[][] {
+  const out: string[][] = [];
+  let short: string[] = [];
+  let load = 0;
   for (const f of [...all].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
-    const g = groups.reduce((least, x) => (x.load < least.load ? x : least));
-    g.files.push(f);
-    g.load += weight(f);
+    if (weight(f) >= PIECE) {
+      out.push([f]);
+      continue;
+    }
+    short.push(f);
+    load += weight(f);
+    if (load >= PIECE) {
+      out.push(short);
+      short = [];
+      load = 0;
+    }
   }
-  return groups.map((g) => g.files.sort()).filter((g) => g.length > 0);
+  if (short.length) out.push(short);
+  return out;
 }
 
 interface Outcome {
   label: string;
+  files: string[];
   code: number;
   pass: number;
   fail: number;
   skip: number;
   summary: string[];
+  /** Seconds per file: the piece's wall time, shared out by the time its tests reported. */
+  took: Record<string, number>;
 }
 
 /** bun's closing lines: ` N pass`, ` N skip`, ` N fail`, ..., `Ran N tests across N files. [time]`. */
@@ -88,10 +112,26 @@ function summaryOf(text: string): { pass: number; fail: number; skip: number; li
   return { pass: count("pass"), fail: count("fail"), skip: count("skip"), lines: ran >= 0 ? lines.slice(from, ran + 1) : [] };
 }
 
-async function runGroup(label: string, env: Record<string, string>, group: string[]): Promise<Outcome> {
+/** Each file's share of a piece's wall time, by the milliseconds its tests reported under its heading (at least a little each). */
+function shares(text: string, group: string[], wall: number): Record<string, number> {
+  if (group.length === 1) return { [group[0]]: wall };
+  const ms: Record<string, number> = Object.fromEntries(group.map((f) => [f, 50]));
+  let current: string | null = null;
+  for (const line of text.split("\n")) {
+    const heading = line.match(/^(\S+\.test\.ts):$/);
+    if (heading) current = group.find((f) => heading[1].endsWith(f)) ?? null;
+    const t = line.match(/^\((?:pass|fail)\) .* \[([\d.]+)(ms|s)\]$/);
+    if (t && current) ms[current] += Number(t[1]) * (t[2] === "s" ? 1000 : 1);
+  }
+  const total = Object.values(ms).reduce((a, b) => a + b, 0);
+  return Object.fromEntries(group.map((f) => [f, (wall * ms[f]) / total]));
+}
+
+async function runPiece(label: string, env: Record<string, string>, group: string[]): Promise<Outcome> {
   const base = { ...process.env };
   delete base.HEARTH_TEST_DB;
   delete base.HEARTH_TEST_BLOBS;
+  const began = Date.now();
   const proc = Bun.spawn(["bun", "test", "--timeout", TIMEOUT, ...group.map((f) => `./${f}`)], {
     cwd: ROOT,
     env: { ...base, ...env },
@@ -116,25 +156,49 @@ async function runGroup(label: string, env: Record<string, string>, group: strin
   await Promise.all([drain(proc.stdout), drain(proc.stderr), proc.exited]);
   const code = proc.exitCode ?? 1;
   const s = summaryOf(text);
-  const header = `==== ${label}: ${group.length} files ====`;
+  const header = `==== ${label}: ${group.join(" ")} ====`;
   process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code} ====\n`);
-  // A group that stopped before bun's summary (a crash) counts as a failure.
+  // A piece that stopped before bun's summary (a crash) counts as a failure.
   const fail = s.lines.length ? s.fail : Math.max(1, s.fail);
-  return { label, code, pass: s.pass, fail, skip: s.skip, summary: s.lines };
+  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, took: shares(text, group, (Date.now() - began) / 1000) };
 }
 
 const started = Date.now();
-const jobs: Promise<Outcome>[] = [];
+const outcomes: Outcome[] = [];
+const workers: Promise<void>[] = [];
 for (const pass of PASSES) {
-  const groups = split(files, GROUPS);
-  groups.forEach((g, i) => jobs.push(runGroup(`${pass.name} ${i + 1}/${groups.length}`, pass.env, g)));
+  const queue = pieces(files);
+  const count = queue.length;
+  let next = 0;
+  for (let w = 0; w < Math.min(WORKERS, count); w++) {
+    workers.push(
+      (async () => {
+        while (next < count) {
+          const i = next++;
+          outcomes.push(await runPiece(`${pass.name} ${i + 1}/${count}`, pass.env, queue[i]));
+        }
+      })(),
+    );
+  }
 }
-const outcomes = await Promise.all(jobs);
+await Promise.all(workers);
 
 console.log("");
-for (const o of outcomes) console.log(`${o.label}: ${o.pass} passed, ${o.fail} failed, ${o.skip} skipped (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
-console.log(`${Math.round((Date.now() - started) / 1000)} s in all`);
+for (const o of outcomes) if (o.code !== 0 || o.fail > 0) console.log(`${o.label} (${o.files.join(" ")}): ${o.pass} passed, ${o.fail} failed (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
+const slowest = outcomes.flatMap((o) => Object.entries(o.took).map(([f, s]) => ({ f, s, pass: o.label.split(" ")[0] }))).sort((a, b) => b.s - a.s);
+console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Math.round(x.s)} s`).join(", ")}`);
+console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${outcomes.length} processes`);
 const total = (k: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[k], 0);
 const failed = outcomes.some((o) => o.code !== 0 || o.fail > 0);
 console.log(`${total("pass")} passed, ${total("fail")} failed${total("skip") ? `, ${total("skip")} skipped` : ""}`);
+
+if (RECORD) {
+  // The longer of the two passes' times, per file: the order that matters is the slower pass's.
+  const exists = new Set(Array.from(new Bun.Glob("**/*.test.ts").scanSync({ cwd: import.meta.dir })).map((f) => relative(ROOT, join(import.meta.dir, f))));
+  const took: Record<string, number> = Object.fromEntries(Object.entries(seconds).filter(([f]) => exists.has(f) && !files.includes(f)));
+  for (const x of slowest) took[x.f] = Math.max(took[x.f] ?? 0, Math.round(x.s * 10) / 10);
+  const sorted = Object.fromEntries(Object.entries(took).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(DURATIONS, `${JSON.stringify(sorted, null, 2)}\n`);
+  console.log(`recorded ${Object.keys(took).length} files' times in test/durations.json`);
+}
 process.exit(failed ? 1 : 0);
