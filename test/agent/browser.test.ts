@@ -44,11 +44,11 @@ test.skipIf(!present)("a message sent from the page streams its answer in, and t
   ai.reply({ stream: ["The kettle ", "is on."] });
   await page.fill("#message", "Is the kettle on?");
   await page.click("#ask button[type=submit]");
-  await page.locator(".msg.assistant p", { hasText: "The kettle is on." }).waitFor({ timeout: 60_000 }).catch((e) => {
+  await page.locator(".msg.assistant p", { hasText: "The kettle is on." }).waitFor().catch((e) => {
     throw new Error(`${e.message}\n${problems.join("\n")}`);
   });
   // The answer's text streams in before the run is recorded: the conversation's id comes with the final line, after which the button is enabled again.
-  const answered = () => page.locator("#ask button[type=submit]:not([disabled])").waitFor({ timeout: 60_000 });
+  const answered = () => page.locator("#ask button[type=submit]:not([disabled])").waitFor();
   await answered();
   const conversation = await page.inputValue("input[name=conversation]");
   expect(conversation).not.toBe("");
@@ -57,7 +57,7 @@ test.skipIf(!present)("a message sent from the page streams its answer in, and t
   ai.reply({ stream: ["Still on."] });
   await page.fill("#message", "And now?");
   await page.click("#ask button[type=submit]");
-  await page.locator(".msg.assistant p", { hasText: "Still on." }).waitFor({ timeout: 60_000 });
+  await page.locator(".msg.assistant p", { hasText: "Still on." }).waitFor();
   await answered();
   expect(ai.posts.at(-1)!.body.messages.slice(1).map((m: any) => m.content)).toEqual(["Is the kettle on?", "The kettle is on.", "And now?"]);
   expect(problems).toEqual([]);

@@ -90,7 +90,6 @@ test.skipIf(!present)(
     await other.close();
     await page.close();
   },
-  60_000,
 );
 
 /** Reads the signed-in person's store for an app the way the host page does. */
@@ -155,7 +154,6 @@ test.skipIf(!present)(
     expect(await page.evaluate(() => self.origin)).toBe("null");
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -200,7 +198,6 @@ document.getElementById("go").onclick = async () => {
     await shows(page.frameLocator("#app-frame").locator("#out"), "refused 403 forbidden");
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -219,7 +216,6 @@ document.body.append(p);`;
     await shows(page.frameLocator("iframe").locator("#ran"), "ran as module from origin null without cookies without WebRTC </script> intact");
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -255,7 +251,6 @@ test.skipIf(!present)(
     expect(await page.locator("#app-frame").isHidden()).toBe(true);
     await other.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -277,7 +272,6 @@ test.skipIf(!present)(
     expect(await page.getByRole("dialog").isVisible()).toBe(false);
     await guest.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -325,7 +319,6 @@ document.getElementById("keep").onclick = () => show(hearth.store.set("k", 1));
     expect(await page.getByRole("dialog").isVisible()).toBe(false);
     await page.close();
   },
-  60_000,
 );
 
 /** A UDP socket on loopback that counts what reaches it: where a STUN server would be. */
@@ -408,5 +401,4 @@ addEventListener("load", () => setTimeout(() => {
     control.close();
     await page.close();
   },
-  60_000,
 );

@@ -96,7 +96,7 @@ test.skipIf(!present)(
     // The frame is on APPS_HOST, not the instance's origin, and still sandboxed.
     expect(await page.locator("#app-frame").getAttribute("sandbox")).toBe("allow-scripts allow-same-origin");
     const out = page.frameLocator("#app-frame").locator("#out");
-    await out.filter({ hasText: "navigations" }).waitFor({ timeout: 50_000 });
+    await out.filter({ hasText: "navigations" }).waitFor();
     const report = JSON.parse((await out.textContent())!);
     expect(report.origin).toBe(`http://apps.localhost:${new URL(h.url).port}`);
     expect(report.navigations).toBe(9);
@@ -111,7 +111,6 @@ test.skipIf(!present)(
     expect(seen.some((l) => l.startsWith("connection"))).toBe(true);
     await context.close();
   },
-  90_000,
 );
 
 test.skipIf(!present)(
@@ -143,7 +142,6 @@ test.skipIf(!present)(
     expect(own.headers.get("content-security-policy")).toContain("sandbox allow-scripts");
     await context.close();
   },
-  90_000,
 );
 
 test.skipIf(!present)(
@@ -174,5 +172,4 @@ test.skipIf(!present)(
     expect((await h.call("apps/create", { name: "Dearer", html: "<!doctype html><p>also paid</p>", price: 5 }, { token: owner })).status).toBe(200);
     expect((await fetch(`${h.url}/apps/dearer/frame?ticket=${encodeURIComponent(opened.result.ticket)}`, { headers: appsHost })).status).toBe(402);
   },
-  60_000,
 );

@@ -77,7 +77,6 @@ test.skipIf(!chromiumPresent)(
     expect(older.at(-1)).toContain("Note 0");
     await ctx.close();
   },
-  60_000,
 );
 
 test.skipIf(!chromiumPresent)(
@@ -94,7 +93,6 @@ test.skipIf(!chromiumPresent)(
     expect(new URL(page.url()).searchParams.get("credential")).toMatch(/.+/);
     await ctx.close();
   },
-  60_000,
 );
 
 test.skipIf(!chromiumPresent)(
@@ -125,5 +123,4 @@ test.skipIf(!chromiumPresent)(
     }
     expect(found).toEqual({});
   },
-  90_000,
 );

@@ -76,5 +76,4 @@ test.skipIf(!present)(
     expect(refused.body.error.kind).toBe("unauthenticated");
     await page.close();
   },
-  60_000,
 );

@@ -67,6 +67,5 @@ describe.skipIf(!ready.ok)("litmus against /files/dav/", () => {
       expect(bad, `litmus ${suite}:\n${out}`).toEqual([]);
       expect(p.exitCode, `litmus ${suite}:\n${out}\n${err}`).toBe(0);
     },
-    300_000,
   );
 });

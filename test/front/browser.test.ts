@@ -102,7 +102,6 @@ test.skipIf(!present)(
     await shoot(page, "status");
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -124,7 +123,6 @@ test.skipIf(!present)(
     await shoot(page, "services");
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -137,7 +135,7 @@ test.skipIf(!present)(
       if (m.type() === "error") failed.push(m.text());
     });
     await page.goto(`${h.url}/reference`);
-    await page.locator(".swagger-ui .info .title").waitFor({ timeout: 60_000 });
+    await page.locator(".swagger-ui .info .title").waitFor();
     await expect(page.locator(".swagger-ui .info .title").textContent()).resolves.toContain("Hearth");
     // Swagger UI draws only the operations in view; every method is in what it read.
     const known = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { operations(): { size: number } } } }).ui.specSelectors.operations().size);
@@ -146,7 +144,7 @@ test.skipIf(!present)(
     await page.locator(".operation-filter-input").fill("weather");
     const op = page.locator("#operations-weather-weather_forecast");
     await op.locator(".opblock-summary-control").click();
-    await op.locator(".parameters").waitFor({ timeout: 60_000 });
+    await op.locator(".parameters").waitFor();
     await expect(op.locator(".parameter__name").allInnerTexts()).resolves.toEqual([expect.stringContaining("lat"), expect.stringContaining("lon")]);
     const mine = requested.slice(before);
     expect(mine).toContain(`${h.url}/reference/swagger-ui-bundle.js`);
@@ -157,7 +155,6 @@ test.skipIf(!present)(
     await page.screenshot({ path: join(ARTIFACTS, "reference-desktop.png") });
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -187,5 +184,4 @@ test.skipIf(!present)(
     expect(await audit("light", WIDTHS.desktop, pages)).toEqual({});
     expect(await audit("dark", WIDTHS.phone, ["/", "/services"])).toEqual({});
   },
-  90_000,
 );

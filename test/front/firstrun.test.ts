@@ -203,7 +203,6 @@ test.skipIf(!chromiumPresent)(
       await reading.catch(() => {});
     }
   },
-  240_000,
 );
 
 test("a link past its day is refused with a page saying what to do, and a program is told which field", async () => {

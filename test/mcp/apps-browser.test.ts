@@ -121,7 +121,6 @@ test.skipIf(!present)(
     expect(outside).toEqual([]);
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -147,7 +146,6 @@ hearth.call("tasks/create", { title: "written from the app" }).then((t) => { out
     expect(outside).toEqual([]);
     await page.close();
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -182,5 +180,4 @@ test.skipIf(!present)(
     expect(outside).toEqual([]);
     await page.close();
   },
-  60_000,
 );

@@ -82,5 +82,4 @@ test(
       await proc.exited;
     }
   },
-  90_000,
 );

@@ -172,7 +172,6 @@ test.skipIf(!present)(
     expect(outside.isError).toBe(true);
     expect(JSON.stringify(outside.content)).toContain("scope does not include");
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -203,7 +202,6 @@ test.skipIf(!present)(
     const after = await h.call("notes/get", { title: "over oauth" }, { token: p.saved!.access_token });
     expect(after.status).toBe(401);
   },
-  60_000,
 );
 
 test.skipIf(!present)(
@@ -237,5 +235,4 @@ test.skipIf(!present)(
     // Its refresh token died with it, so the SDK could not renew its way back in.
     expect(answers.some((r) => r.url.endsWith("/oauth/token") && r.status === 400)).toBe(true);
   },
-  60_000,
 );

@@ -142,5 +142,4 @@ test.skipIf(!present)(
     expect(own).toMatchObject({ status: 200, body: { result: { text: "only for alice" } } });
     await context.close();
   },
-  60_000,
 );

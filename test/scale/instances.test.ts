@@ -270,7 +270,14 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       const made = await pool(
         Array.from({ length: count }, (_, i) => ({ title: `${name} ${round}.${i}`, when: new Date(when(start, i)).toISOString() })),
         16,
-        (t) => call(via(), "events/create", t, bob),
+        // A write the instance says was not made and may be sent again (three processes taking turns at one
+        // SQLite file can wait past its busy timeout on a loaded machine) is sent again, as a client would.
+        async (t) => {
+          for (;;) {
+            const r = await call(via(), "events/create", t, bob);
+            if (r.status !== 503 || r.body?.error?.retry !== true) return r;
+          }
+        },
       );
       expect(made.filter((m) => m.status !== 200).map((m) => m.body)).toEqual([]);
       const ids = made.map((m) => m.body.result.id as string);
@@ -298,7 +305,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect(ours.length).toBe(1000);
     // The work was shared: more than one instance ran firings.
     expect(new Set(ours.map((f) => f.owner)).size).toBeGreaterThan(1);
-  }, 900_000);
+  });
 
   test("an instance killed (SIGKILL) mid-run loses no write it acknowledged, and the others run the firings it had claimed", async () => {
     const [a, b, victim] = instances;
@@ -359,5 +366,5 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect(notes.status).toBe(200);
     const titles = new Set((notes.body.result as { title: string }[]).map((n) => n.title));
     expect(acknowledged.filter((t) => !titles.has(t))).toEqual([]);
-  }, 900_000);
+  });
 });
