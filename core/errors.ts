@@ -167,6 +167,9 @@ function concurrencyFault(e: unknown): HearthError | null {
     }
     if (code.startsWith("ERR_POSTGRES") && (state === "40P01" || state === "40001"))
       return new HearthError("storage_unavailable", "the write met another one under way and was undone: nothing was written; send it again", { retry: true });
+    // Several instances on one SQLite file: another held the write lock past busy_timeout.
+    if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+      return new HearthError("storage_unavailable", "the database was busy with another write for too long: nothing was written; send it again", { retry: true });
   }
   return null;
 }
