@@ -128,8 +128,11 @@ export default definePlugin({
 });
 `,
     [`${name}.test.ts`]: `// Starts Hearth with this plugin (its database in a temp folder) and calls it over HTTP and MCP.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { startHearth, type TestHearth } from "hearth/testing";
+
+// Starting Hearth takes a few seconds, and longer on a busy machine than bun's default of five.
+setDefaultTimeout(300_000);
 
 let h: TestHearth;
 beforeAll(async () => {

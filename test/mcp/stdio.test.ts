@@ -10,6 +10,7 @@ import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { post, signUp } from "../auth/people.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { PATIENT } from "./client.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const main = join(root, "core", "cli", "main.ts");
@@ -32,8 +33,8 @@ async function stdioClient(args: string[], env: Record<string, string>) {
     stderr: "pipe",
   });
   const client = new Client({ name: "hearth-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, call: (name: string, a: Record<string, unknown>) => client.callTool({ name, arguments: a }) as Promise<CallToolResult> };
+  await client.connect(transport, PATIENT);
+  return { client, call: (name: string, a: Record<string, unknown>) => client.callTool({ name, arguments: a }, undefined, PATIENT) as Promise<CallToolResult> };
 }
 
 test("with HEARTH_TOKEN: initialize, list every method, call as the token's account", async () => {
