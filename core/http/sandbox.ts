@@ -14,6 +14,7 @@
 // answers sets one. Storage is per origin, so the port shares none with the
 // instance's pages.
 import { defineModule } from "../module.ts";
+import type { PluginDef } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 
 /** What a plugin that lists "sandbox" in `needs` learns about the request it serves. */
@@ -92,13 +93,54 @@ function parentOf(rt: Runtime, reached: string): string | null {
   }
 }
 
-/** Why documents are, or are not, in an origin of their own: for /status and the start-up summary. */
-export function sandboxState(rt: Runtime): { on: boolean; note: string } {
+/** Why the sandbox port cannot serve, from the settings alone (for `hearth help`, which starts no server); null when it can. */
+function settingsBlock(config: Readonly<Record<string, string>>): string | null {
+  let port: number | null;
+  try {
+    port = sandboxPort(config, 1);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (port === null) return "HEARTH_SANDBOX_PORT is off";
+  if (config.HEARTH_PUBLIC_URL && !sandboxPortNamed(config)) return "behind HEARTH_PUBLIC_URL the sandbox port is not used (a proxy passes on only the instance's own)";
+  return null;
+}
+
+/** Why documents are, or are not, in an origin of their own, as this running instance serves them. */
+export function sandboxState(rt: Runtime): { on: boolean; why: string } {
+  const blocked = settingsBlock(rt.config);
+  if (blocked) return { on: false, why: blocked };
   const port = bound.get(rt);
-  if (port === undefined)
-    return { on: false, note: sandboxPort(rt.config, 1) === null ? "HEARTH_SANDBOX_PORT is off" : "the sandbox port could not be bound (see the log)" };
-  if (rt.config.HEARTH_PUBLIC_URL && !sandboxPortNamed(rt.config)) return { on: false, note: `behind HEARTH_PUBLIC_URL port ${port} may not be reachable` };
-  return { on: true, note: `port ${port} (HEARTH_SANDBOX_PORT)` };
+  if (port === undefined) return { on: false, why: "the sandbox port could not be bound (see the log)" };
+  return { on: true, why: `port ${port} (HEARTH_SANDBOX_PORT)` };
+}
+
+interface SandboxedPlugin {
+  name: string;
+  /** The plugin's own setting that gives its documents a host name of their own, and whether it is set. */
+  host: { setting: string; set: boolean } | null;
+}
+
+/** The plugins that serve documents on the sandbox origin. */
+export function sandboxedPlugins(plugins: Iterable<{ def: PluginDef }>, config: Readonly<Record<string, string>>): SandboxedPlugin[] {
+  return [...plugins]
+    .filter((p) => (p.def.routes ?? []).some((r) => r.sandbox))
+    .map((p) => ({ name: p.def.name, host: p.def.sandboxHost ? { setting: p.def.sandboxHost, set: (config[p.def.sandboxHost] ?? "").trim() !== "" } : null }));
+}
+
+/**
+ * What to tell the owner when documents some plugins serve are left on the
+ * instance's own origin, where they can make the browser look up and connect
+ * to a host they name: why, and the settings that close it. `why` is
+ * sandboxState's when a server runs, else the settings' alone; null when
+ * nothing is left open.
+ */
+export function sandboxAdvice(plugins: SandboxedPlugin[], config: Readonly<Record<string, string>>, why: string | null = settingsBlock(config)): string | null {
+  if (!why) return null;
+  const open = plugins.filter((p) => !p.host?.set);
+  if (!open.length) return null;
+  const own = open.filter((p) => p.host).map((p) => `${p.host!.setting} (${p.name})`);
+  return `${why}, so the pages others wrote that ${open.map((p) => p.name).join(", ")} serve${open.length === 1 ? "s" : ""} run on the instance's own origin, where they can make the browser look up and connect to a host they name: ${own.length ? `set ${own.join(", ")} to a name of this server of their own, or ` : ""}set HEARTH_SANDBOX_PORT to a port the browser reaches at the instance's name`;
 }
 
 export const sandboxModule = defineModule({
