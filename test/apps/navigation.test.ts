@@ -6,7 +6,10 @@
 // sees nothing. The same browser does reach it when the page itself goes
 // there, so silence means the app was stopped, not that nothing could arrive.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import net from "node:net";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startHearth, type Hearth } from "../harness.ts";
 import { launchChromium, chromiumPresent } from "../browser.ts";
@@ -189,4 +192,39 @@ test.skipIf(!present)(
     expect(await balance(payer)).toBe(7);
   },
   60_000,
+);
+
+test.skipIf(!present)(
+  "the host page, its app framed from the sandbox port, and /status pass axe in light and dark at both widths",
+  async () => {
+    const artifacts = join(import.meta.dir, "..", "artifacts");
+    mkdirSync(artifacts, { recursive: true });
+    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+    const found: Record<string, unknown> = {};
+    for (const colorScheme of ["light", "dark"] as const)
+      for (const [label, viewport] of Object.entries({ desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } })) {
+        // The audit's own script is injected, so this context alone sets the pages' script policy aside.
+        const context = await browser.newContext({ bypassCSP: true, colorScheme, viewport });
+        const page = await context.newPage();
+        for (const [name, path] of [["app", "/apps/counter"], ["status", "/status"]]) {
+          await page.goto(`${h.url}${path}`);
+          if (name === "app") {
+            await page.getByRole("dialog").filter({ hasText: "keep its data in this browser" }).waitFor();
+            await page.getByRole("button", { name: "Allow", exact: true }).click();
+            await page.frameLocator("#app-frame").locator("#count").filter({ hasText: /^\d+$/ }).waitFor();
+          }
+          await page.addScriptTag({ path: axePath });
+          const violations = await page.evaluate(async () => {
+            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+          });
+          if (violations.length) found[`${colorScheme} ${label} ${path}`] = violations;
+          await page.screenshot({ path: join(artifacts, `sandbox-${name}-${colorScheme}-${label}.png`), fullPage: name === "status" });
+        }
+        await context.close();
+      }
+    expect(found).toEqual({});
+  },
+  120_000,
 );
