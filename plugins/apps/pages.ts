@@ -76,7 +76,7 @@ const frameSandbox = (fh: FrameHost) => (fh.origin ? "allow-scripts allow-same-o
 
 const HOST_STYLE = raw(`<style>
 main{max-width:64rem}
-.app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem;background:#fff}
+.app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem}
 .app-frame[hidden]{display:none}
 .byline{color:var(--muted);margin:.2rem 0 1rem}
 dialog{border:1px solid var(--line);border-radius:.5rem;max-width:28rem;background:var(--bg);color:var(--fg)}
