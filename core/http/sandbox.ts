@@ -102,7 +102,7 @@ function settingsBlock(config: Readonly<Record<string, string>>): string | null 
     return (e as Error).message;
   }
   if (port === null) return "HEARTH_SANDBOX_PORT is off";
-  if (config.HEARTH_PUBLIC_URL && !sandboxPortNamed(config)) return "behind HEARTH_PUBLIC_URL the sandbox port is not used (a proxy passes on only the instance's own)";
+  if (config.HEARTH_PUBLIC_URL && !sandboxPortNamed(config)) return "behind HEARTH_PUBLIC_URL the sandbox port is not used";
   return null;
 }
 
@@ -140,7 +140,7 @@ export function sandboxAdvice(plugins: SandboxedPlugin[], config: Readonly<Recor
   const open = plugins.filter((p) => !p.host?.set);
   if (!open.length) return null;
   const own = open.filter((p) => p.host).map((p) => `${p.host!.setting} (${p.name})`);
-  return `${why}, so the pages others wrote that ${open.map((p) => p.name).join(", ")} serve${open.length === 1 ? "s" : ""} run on the instance's own origin, where they can make the browser look up and connect to a host they name: ${own.length ? `set ${own.join(", ")} to a name of this server of their own, or ` : ""}set HEARTH_SANDBOX_PORT to a port the browser reaches at the instance's name`;
+  return `${why}, so pages ${open.map((p) => p.name).join(", ")} serve${open.length === 1 ? "s" : ""} run on the instance's own origin, where they can make the browser connect to a host they name: ${own.length ? `set ${own.join(", ")} to a name of their own, or ` : ""}set HEARTH_SANDBOX_PORT to a port the browser reaches at the instance's name`;
 }
 
 export const sandboxModule = defineModule({

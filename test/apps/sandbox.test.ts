@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import net from "node:net";
 import { join } from "node:path";
+import { welcomeLines } from "../../core/cli/welcome.ts";
 import { listen } from "../../core/http/serve.ts";
 import { Registry } from "../../core/registry.ts";
 import { definePlugin, read } from "../../core/plugin.ts";
@@ -65,6 +66,8 @@ test("a default install frames apps from its sandbox port, which counts no sessi
   expect(status).toMatchObject({ configured: true });
   expect(status.note).toContain(`port ${new URL(h.sandboxUrl!).port}`);
   expect(await help({})).not.toContain("note:");
+  // Start-up prints where they are served.
+  expect((await welcomeLines(h.rt, h.url, { file: "hearth.env", read: false })).join("\n")).toContain(`in an origin of their own, at ${h.sandboxUrl} (HEARTH_SANDBOX_PORT)`);
 });
 
 test("behind a proxy with no APPS_HOST, frames stay opaque on the instance's origin, and /status and hearth help say APPS_HOST closes it", async () => {
