@@ -56,9 +56,13 @@ export const sandboxPortNamed = (config: Readonly<Record<string, string>>) => /^
 /** The port each instance's sandbox listener is bound to, while it is. */
 const bound = new WeakMap<Runtime, number>();
 
-export function sandboxBound(rt: Runtime, port: number | null) {
-  if (port === null) bound.delete(rt);
-  else bound.set(rt, port);
+export function sandboxBound(rt: Runtime, port: number) {
+  bound.set(rt, port);
+}
+
+/** The listener on `port` stopped: the instance has no sandbox origin unless another listener holds one. */
+export function sandboxUnbound(rt: Runtime, port: number) {
+  if (bound.get(rt) === port) bound.delete(rt);
 }
 
 /** Whether any plugin serves documents on the sandbox origin. */

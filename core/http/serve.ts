@@ -8,7 +8,7 @@ import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
 import { createApp, pluginRoute, type App } from "./app.ts";
 import { Elysia } from "elysia";
-import { sandboxBound, sandboxPort, sandboxPortNamed, sandboxRoutes } from "./sandbox.ts";
+import { sandboxBound, sandboxPort, sandboxPortNamed, sandboxRoutes, sandboxUnbound } from "./sandbox.ts";
 import { hostGuard } from "./host.ts";
 import { forBrowser } from "./pages/errors.ts";
 import { WILDCARD_HOSTS } from "../config.ts";
@@ -98,7 +98,7 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     url: `http://${host}:${server.port}`,
     sandboxUrl: sandbox ? `http://${host}:${sandbox.port}` : null,
     async stop() {
-      if (sandbox) sandboxBound(rt, null);
+      if (sandbox) sandboxUnbound(rt, sandbox.port!);
       await Promise.all([server.stop(true), sandbox?.stop(true)]);
     },
   };
