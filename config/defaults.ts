@@ -10,6 +10,11 @@ export interface Setting {
 export const coreSettings: Record<string, Setting> = {
   PORT: { default: "8080", description: "TCP port the server listens on." },
   HOST: { default: "0.0.0.0", description: "Address the server binds to." },
+  HEARTH_SANDBOX_PORT: {
+    default: "",
+    description:
+      "A second port, on HOST, serving only documents someone else wrote (hosted app pages, published snippets), so each runs in an origin of its own: the instance's pages frame it from the same host name on this port, no cookie or token counts there, and a document can neither reach the instance nor make the browser look up or connect to a host it names. Empty: PORT+1 (left unused, with a warning, when taken). off: none; such documents then run on the instance's own origin in an opaque sandbox. Behind a proxy (HEARTH_PUBLIC_URL set) the port is used only when set here, and must then be reachable at the public name on this same port; otherwise give the plugins serving them a host name of their own (/status and hearth help name the setting).",
+  },
   HEARTH_CONFIG: { default: "", description: "Settings file read at start by the server and every command (the environment wins over it); empty: config/hearth.env in Hearth's folder (the checkout, or the folder holding the binary). Set it in the environment." },
   HEARTH_DATA: { default: "./data", description: "Folder holding the database and blobs, created when first needed; a relative path is taken from Hearth's folder (the checkout, or the folder holding the binary), so the server and the CLI use the same one wherever they are started." },
   HEARTH_DATABASE_URL: { default: "", description: "Empty: the database is embedded SQLite in the data folder. A postgres://user:password@host:port/database URL: the tables live in that PostgreSQL database instead, so several instances can share it (migrated once at start, under an advisory lock). The database must sort text in byte order, as SQLite does: CREATE DATABASE hearth TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'." },

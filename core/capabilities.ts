@@ -23,6 +23,10 @@ export interface CapabilityScope {
   requestId: string;
   /** Base URL of this instance as the caller reached it, passed on to nested calls for links. */
   baseUrl: string;
+  /** The origin the request came in at, as the browser named it (HEARTH_PUBLIC_URL aside); empty outside a request. */
+  reached: string;
+  /** The request came in on the sandbox origin (core/http/sandbox.ts). */
+  sandboxed?: boolean;
 }
 
 export type CapabilityFactory = (scope: CapabilityScope) => unknown;

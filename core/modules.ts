@@ -10,6 +10,7 @@ import { storeModule } from "./capabilities.ts";
 import { pluginToolsModule } from "./cli/plugin.ts";
 import { davModule } from "./dav/server.ts";
 import { frontModule } from "./http/pages/front.ts";
+import { sandboxModule } from "./http/sandbox.ts";
 import { mailModule } from "./mail/index.ts";
 import { mcpModule } from "./mcp/index.ts";
 import { methodsModule } from "./methods.ts";
@@ -31,6 +32,7 @@ export const coreModules: readonly CoreModule[] = [
   schedulerModule,
   payModule,
   frontModule,
+  sandboxModule,
   aiModule,
   mailModule,
   methodsModule,

@@ -288,6 +288,13 @@ export interface RouteDef {
   path: string;
   /** GET and "*" routes get read access; POST routes run in one write transaction. The caller is identified as for the API. */
   run: (req: Request, ctx: Ctx & { params: Record<string, string> }) => Response | Promise<Response>;
+  /**
+   * A GET that serves a document someone else wrote (a hosted page), answered
+   * on the sandbox origin too (core/http/sandbox.ts; the plugin needs
+   * "sandbox"), where it has no caller: cookies and tokens are not read
+   * there, and ctx.sandbox.here says it came in that way.
+   */
+  sandbox?: boolean;
 }
 
 /** One line of a home card: plain text, escaped where it is shown. */
@@ -423,6 +430,12 @@ export interface PluginDef {
    * Apps views.
    */
   provides?: { capabilities?: Record<string, CapabilityFactory>; views?: UiSource[] };
+  /**
+   * One of its own settings that gives its sandbox routes a host name of
+   * their own, for where the sandbox port cannot be reached (behind a proxy):
+   * /status and `hearth help` point the owner at it then.
+   */
+  sandboxHost?: string;
   /** Called once after migrations, with a context acting as the instance. */
   start?: (ctx: Ctx) => void | Promise<void>;
   /** Called once as the instance stops, with a context acting as the instance (close listeners, timers). */

@@ -129,8 +129,13 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
         fail(`routes[${i}].path`, `must start with "/${m.name}"`);
       if (path.startsWith("/api/")) fail(`routes[${i}].path`, "may not be under /api");
       if (typeof r.run !== "function") fail(`routes[${i}].run`, "must be a function (req, ctx) => Response");
+      if (r.sandbox !== undefined && typeof r.sandbox !== "boolean") fail(`routes[${i}].sandbox`, "must be true or false");
+      if (r.sandbox && r.method !== "GET") fail(`routes[${i}].sandbox`, "only a GET route serves a document on the sandbox origin");
+      if (r.sandbox && !((m.needs as unknown[] | undefined) ?? []).includes("sandbox")) fail("needs", 'a plugin with sandbox routes needs "sandbox"');
     });
   }
+  if (m.sandboxHost !== undefined && (typeof m.sandboxHost !== "string" || !Object.hasOwn((m.config as object | undefined) ?? {}, m.sandboxHost)))
+    fail("sandboxHost", "must name one of the plugin's own settings (config)");
   if (m.dav !== undefined) {
     const d = m.dav as Record<string, unknown>;
     if (d?.type !== "calendar" && d?.type !== "addressbook") fail("dav.type", 'must be "calendar" or "addressbook"');

@@ -178,7 +178,7 @@ export class Runtime {
   }
 
   /** Builds a handler's context for one call, holding exactly the capabilities its plugin declared. */
-  makeCtx(service: string, kind: CapabilityScope["kind"], call: Call, method: string, baseUrl: string): Ctx {
+  makeCtx(service: string, kind: CapabilityScope["kind"], call: Call, method: string, baseUrl: string, o: { sandboxed?: boolean } = {}): Ctx {
     const { caller, id: requestId } = call;
     const plugin = this.registry.plugins.get(service)!;
     let proto = this.protos.get(service);
@@ -196,7 +196,7 @@ export class Runtime {
     ctx.log = this.log;
     ctx.baseUrl = this.config.HEARTH_PUBLIC_URL || baseUrl;
     ctx.price = 0;
-    const scope: CapabilityScope = { rt: this, service, kind, call, caller, requestId, baseUrl: ctx.baseUrl as string };
+    const scope: CapabilityScope = { rt: this, service, kind, call, caller, requestId, baseUrl: ctx.baseUrl as string, reached: baseUrl, sandboxed: o.sandboxed };
     for (const need of plugin.def.needs ?? []) ctx[need] = this.capabilities.get(need)!(scope);
     return ctx as unknown as Ctx;
   }

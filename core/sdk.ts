@@ -33,6 +33,7 @@ export type { Ai, ChatRequest, ChatAnswer, ChatMessage } from "./ai/index.ts";
 export type { Mail, SendInput, LocalMessage } from "./mail/index.ts";
 export type { Broadcast } from "./shared/module.ts";
 export type { InstancePayments } from "./pay/local.ts";
+export type { Sandbox } from "./http/sandbox.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
 // For a plugin offering its records to calendar and contacts apps (`dav`).

@@ -90,6 +90,8 @@ export async function startHearth(
   return {
     rt: rt as Runtime,
     url,
+    /** Where documents the instance serves on its sandbox origin (sandbox routes) are reached; null when off. */
+    sandboxUrl: app.sandboxUrl,
     dir,
     /** Creates the account if needed and returns a new bearer token for it. */
     async token(username = "alice", o: { scopes?: "*" | string[]; admin?: boolean } = {}) {

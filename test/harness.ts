@@ -111,6 +111,8 @@ export async function startHearth(
   return {
     rt,
     url,
+    /** Where documents someone else wrote (app pages) are served, on a port of their own; null when off. */
+    sandboxUrl: app.sandboxUrl,
     dir,
     /** The settings naming where its data is (data folder, database, bucket), for a `hearth` command run on the same instance. */
     env: stores,

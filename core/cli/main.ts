@@ -13,6 +13,7 @@ import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { welcomeLines } from "./welcome.ts";
+import { sandboxAdvice, sandboxedPlugins } from "../http/sandbox.ts";
 import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
 
@@ -65,6 +66,9 @@ async function help(service?: string): Promise<number> {
     return 2;
   }
   const lines: string[] = [USAGE];
+  // Pages others wrote left on the instance's own origin by these settings: said first, with what closes it.
+  const advice = sandboxAdvice(sandboxedPlugins(rt.registry.plugins.values(), rt.config).filter((p) => !service || p.name === service), rt.config);
+  if (advice) lines.push("", `note: ${advice}`);
   const commands = coreWiring.cli;
   if (!service && commands.size) {
     lines.push("", "commands:");

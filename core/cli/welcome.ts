@@ -9,6 +9,7 @@ import { WILDCARD_HOSTS } from "../config.ts";
 import { accounts } from "../db/schema.ts";
 import { unconfigured } from "../http/pages/status.ts";
 import type { Runtime } from "../runtime.ts";
+import { sandboxOrigin } from "../http/sandbox.ts";
 
 const NAMED = 5;
 
@@ -47,6 +48,8 @@ export async function welcomeLines(rt: Runtime, url: string, settings: { file: s
     );
   }
   if (others.length) lines.push(`Also at ${others.join(", ")}`);
+  const sandbox = sandboxOrigin(rt, base);
+  if (sandbox) lines.push(`Pages others wrote are served apart, in an origin of their own, at ${sandbox} (HEARTH_SANDBOX_PORT)`);
   lines.push(`Data in ${rt.dataDir}; settings ${settings.read ? `from ${settings.file}` : `file ${settings.file} (none yet: defaults and the environment)`}`);
   const missing = unconfigured(rt).map((c) => c.name);
   if (missing.length)

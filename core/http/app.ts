@@ -1,13 +1,14 @@
 // The Elysia app: the API route, plugin routes, health, and whatever pages modules mount.
 import { Elysia } from "elysia";
 import { asHearthError, HearthError } from "../errors.ts";
+import type { RouteDef } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { assertScope, withinScope } from "../auth/tokens.ts";
 import { finished, newCall } from "../call.ts";
 import { handleApi } from "./api.ts";
 import { largestBody, metered, readBody } from "./body.ts";
 import { preflight } from "./cors.ts";
-import { challengeFor, identify } from "./identify.ts";
+import { challengeFor, identify, stranger } from "./identify.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 
 // Routes are added in loops from the registry, so the app is typed loosely.
@@ -42,35 +43,7 @@ export function createApp(rt: Runtime): App {
 
   for (const p of rt.registry.plugins.values()) {
     for (const r of p.def.routes ?? []) {
-      const handler = route(async (c) => {
-        const rid = crypto.randomUUID();
-        try {
-          const identified = await identify(rt, c.request, clientAddress(c));
-          // A protocol route is the service itself, as its API methods are: a token scoped elsewhere is refused.
-          if (r.method === "*" && (identified.via === "token" || identified.via === "session")) assertScope(identified, p.def.name);
-          const caller = withinScope(identified, p.def.name);
-          // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
-          // Any other body (a WebDAV upload) is read by the route itself, counted in the instance's budget as it arrives.
-          const held = r.method === "POST" ? null : metered(rt, c.request, largestBody(rt));
-          const request = held ? held.request : await buffered(rt, c.request);
-          const go = async () => {
-            const call = newCall(caller, { id: rid });
-            const ctx = rt.makeCtx(p.def.name, r.method === "POST" ? "write" : "read", call, r.path, new URL(request.url).origin);
-            const res = await r.run(request, Object.assign(ctx, { params: c.params }));
-            if (call.pending) await finished(call);
-            return res;
-          };
-          try {
-            return await (r.method === "POST" ? rt.store.write(go) : go());
-          } finally {
-            held?.release();
-          }
-        } catch (e) {
-          const err = asHearthError(e);
-          if (err.kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });
-          return errorResponse(e, rid, challengeFor(rt, c.request, err));
-        }
-      });
+      const handler = pluginRoute(rt, p.def.name, r);
       if (r.method === "GET") app.get(r.path, handler);
       else if (r.method === "POST") app.post(r.path, handler, { parse: "none" });
       else app.all(r.path, handler, { parse: "none" });
@@ -85,4 +58,42 @@ export function createApp(rt: Runtime): App {
     return errorResponse(error, rid);
   });
   return app;
+}
+
+/**
+ * One plugin route as the app serves it. On the sandbox origin (`sandboxed`)
+ * the request stands for no one: it is not identified, so neither the
+ * instance's session cookie (which browsers send to every port of its host)
+ * nor a token counts there.
+ */
+export function pluginRoute(rt: Runtime, service: string, r: RouteDef, sandboxed = false) {
+  return route(async (c) => {
+    const rid = crypto.randomUUID();
+    try {
+      const identified = sandboxed ? stranger(clientAddress(c)) : await identify(rt, c.request, clientAddress(c));
+      // A protocol route is the service itself, as its API methods are: a token scoped elsewhere is refused.
+      if (r.method === "*" && (identified.via === "token" || identified.via === "session")) assertScope(identified, service);
+      const caller = withinScope(identified, service);
+      // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
+      // Any other body (a WebDAV upload) is read by the route itself, counted in the instance's budget as it arrives.
+      const held = r.method === "POST" ? null : metered(rt, c.request, largestBody(rt));
+      const request = held ? held.request : await buffered(rt, c.request);
+      const go = async () => {
+        const call = newCall(caller, { id: rid });
+        const ctx = rt.makeCtx(service, r.method === "POST" ? "write" : "read", call, r.path, new URL(request.url).origin, { sandboxed });
+        const res = await r.run(request, Object.assign(ctx, { params: c.params }));
+        if (call.pending) await finished(call);
+        return res;
+      };
+      try {
+        return await (r.method === "POST" ? rt.store.write(go) : go());
+      } finally {
+        held?.release();
+      }
+    } catch (e) {
+      const err = asHearthError(e);
+      if (err.kind === "internal") rt.log.error("route failed", { rid, path: r.path, error: String((e as Error)?.stack ?? e) });
+      return errorResponse(e, rid, sandboxed ? undefined : challengeFor(rt, c.request, err));
+    }
+  });
 }

@@ -6,17 +6,21 @@ import http from "node:http";
 import type { Runtime } from "../runtime.ts";
 import { handleApi } from "./api.ts";
 import { largestBody } from "./body.ts";
-import { createApp, type App } from "./app.ts";
+import { createApp, pluginRoute, type App } from "./app.ts";
+import { Elysia } from "elysia";
+import { sandboxBound, sandboxPort, sandboxPortNamed, sandboxRoutes, sandboxUnbound } from "./sandbox.ts";
 import { hostGuard } from "./host.ts";
 import { forBrowser } from "./pages/errors.ts";
 import { WILDCARD_HOSTS } from "../config.ts";
 import type { ClientAddress } from "./identify.ts";
-import { isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
+import { errorResponse, isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
   app: App;
   url: string;
+  /** Where documents someone else wrote are served (core/http/sandbox.ts), or null when nothing is listening for them. */
+  sandboxUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -81,12 +85,76 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];
   const host = WILDCARD_HOSTS.has(opts.hostname) ? "127.0.0.1" : opts.hostname.includes(":") && !opts.hostname.startsWith("[") ? `[${opts.hostname}]` : opts.hostname;
+  let sandbox: Server<undefined> | null;
+  try {
+    sandbox = listenSandbox(rt, opts.hostname, server.port!);
+  } catch (e) {
+    server.stop(true);
+    throw e;
+  }
   return {
     server,
     app,
     url: `http://${host}:${server.port}`,
+    sandboxUrl: sandbox ? `http://${host}:${sandbox.port}` : null,
     async stop() {
-      await server.stop(true);
+      if (sandbox) sandboxUnbound(rt, sandbox.port!);
+      await Promise.all([server.stop(true), sandbox?.stop(true)]);
     },
   };
+}
+
+const SANDBOX_ONLY = "This port serves documents for the instance's pages to frame, nothing else: open the instance at its own address.";
+
+/**
+ * The sandbox origin's listener (core/http/sandbox.ts): the routes plugins
+ * mark `sandbox`, with no caller, and nothing else. Not started when no
+ * plugin has such a route or HEARTH_SANDBOX_PORT is off; a port the owner did
+ * not name that is taken is logged and left, documents then staying on the
+ * instance's origin as /status says.
+ */
+function listenSandbox(rt: Runtime, hostname: string, mainPort: number): Server<undefined> | null {
+  const port = sandboxPort(rt.config, mainPort);
+  if (port === null || !sandboxRoutes(rt)) return null;
+  const app: App = new Elysia();
+  for (const p of rt.registry.plugins.values())
+    for (const r of p.def.routes ?? []) if (r.sandbox) app.get(r.path, pluginRoute(rt, p.def.name, r, true));
+  const plain = (status: number, text: string) => new Response(text, { status, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  app.onError(({ code, error }: any) => {
+    if (code === "NOT_FOUND") return plain(404, SANDBOX_ONLY);
+    const rid = crypto.randomUUID();
+    rt.log.error("unhandled", { rid, error: String((error as Error)?.stack ?? error) });
+    return errorResponse(error, rid);
+  });
+  const guard = hostGuard(rt, hostname);
+  let server: Server<undefined>;
+  try {
+    server = Bun.serve({
+      port,
+      hostname,
+      idleTimeout: 120,
+      maxRequestBodySize: 64 * 1024,
+      fetch: async (req) => {
+        const refused = guard?.(req);
+        if (refused) return refused;
+        if (req.method !== "GET" && req.method !== "HEAD") return secured(plain(405, SANDBOX_ONLY))!;
+        let res = await app.handle(req);
+        // Nothing served here may set a cookie: browsers would send it to the instance's own port too.
+        if (res.headers.has("set-cookie")) {
+          res = new Response(res.body, res);
+          res.headers.delete("set-cookie");
+        }
+        return secured(res)!;
+      },
+    });
+  } catch (e) {
+    if (sandboxPortNamed(rt.config)) throw new Error(`HEARTH_SANDBOX_PORT: cannot listen on ${hostname}:${port} (${(e as Error).message})`);
+    rt.log.warn("documents others wrote stay on the instance's origin: the sandbox port could not be bound", { port, error: (e as Error).message });
+    return null;
+  }
+  // Elysia reads the server from here for requestIP.
+  app.server = server as unknown as App["server"];
+  sandboxBound(rt, server.port!);
+  return server;
 }

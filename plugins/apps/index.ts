@@ -220,6 +220,9 @@ const ok = (result: unknown) =>
 const appsHostOnly = () =>
   new Response("This name serves app pages only: open the instance at its own address.", { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
 
+/** Whether a frame's request came in on an origin of the apps' own (APPS_HOST, or the instance's sandbox port). */
+const ownOrigin = (ctx: Ctx, req: Request) => ctx.sandbox.here || onAppsHost(ctx.config, req);
+
 function needsTicket(ctx: Ctx, app: App): boolean {
   return app.price > 0 && metered(ctx) && ctx.caller.account?.id !== app.owner;
 }
@@ -228,7 +231,7 @@ export default definePlugin({
   name: "apps",
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
-  needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock"],
+  needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock", "sandbox"],
   provides: { views: [appViews] },
   // apps/test runs the calls an app's page makes, to whatever service they name.
   requires: ["*"],
@@ -237,9 +240,10 @@ export default definePlugin({
     APPS_HOST: {
       default: "",
       description:
-        "Another name of this server (apps.example.org; add it to HEARTH_ALLOWED_HOSTS) that app pages are served from, in an origin of their own, where an app cannot navigate its frame: unset, an app on the instance's host can still make the browser look up and connect to a host it names.",
+        "Another name of this server (apps.example.org; add it to HEARTH_ALLOWED_HOSTS) that app pages are served from, in an origin of their own, where an app cannot navigate its frame. Unset, they are served on the sandbox port (HEARTH_SANDBOX_PORT), an origin of their own too; behind a proxy (HEARTH_PUBLIC_URL set) that port may not be reachable, and then, unless this is set, an app runs on the instance's host and can still make the browser look up and connect to a host it names.",
     },
   },
+  sandboxHost: "APPS_HOST",
   methods: {
     create: write({
       description:
@@ -429,16 +433,17 @@ export default definePlugin({
         if (onAppsHost(ctx.config, req)) return appsHostOnly();
         const s = await ctx.db.select({ id: appsSnippets.id }).from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", viewer(ctx));
-        return snippetHostPage(s.id, viewer(ctx), frameHost(ctx.config, req));
+        return snippetHostPage(s.id, viewer(ctx), frameHost(ctx.config, req, ctx.sandbox));
       },
     },
     {
       method: "GET",
       path: "/apps/run/:id/frame",
+      sandbox: true,
       async run(req, ctx) {
         const s = await ctx.db.select().from(appsSnippets).where(eq(appsSnippets.id, ctx.params.id)).get();
         if (!s) return missingPage("There is no snippet at this address.", null);
-        return snippetFrameResponse(s.code, onAppsHost(ctx.config, req) ? frameHost(ctx.config, req) : null);
+        return snippetFrameResponse(s.code, ownOrigin(ctx, req) ? frameHost(ctx.config, req, ctx.sandbox) : null);
       },
     },
     {
@@ -450,20 +455,21 @@ export default definePlugin({
         const who = viewer(ctx);
         if (!app) return missingPage("There is no app at this address.", who);
         const granted = who ? await grantsOf(ctx.db, app, who.id) : [];
-        return hostPage({ app, frameHost: frameHost(ctx.config, req), viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
+        return hostPage({ app, frameHost: frameHost(ctx.config, req, ctx.sandbox), viewer: who, needsTicket: needsTicket(ctx, app), granted, methods: methodsFor(ctx) });
       },
     },
     {
       method: "GET",
       path: "/apps/:slug/frame",
+      sandbox: true,
       async run(req, ctx) {
         const app = await bySlug(ctx.db, ctx.params.slug);
         if (!app) return missingPage("There is no app at this address.", null);
-        const own = onAppsHost(ctx.config, req);
+        const own = ownOrigin(ctx, req);
         if (needsTicket(ctx, app)) {
           const ticket = new URL(req.url).searchParams.get("ticket") ?? "";
           const who = ctx.caller.account;
-          // APPS_HOST shares no cookies with the instance: there the ticket, made for the payer moments ago, is what stands for them.
+          // An origin of the app's own counts no cookie of the instance's: there the ticket, made for the payer moments ago, is what stands for them.
           const open = ticket && (who || own)
             ? await ctx.db.select().from(appsOpens).where(and(eq(appsOpens.ticket, ticket), eq(appsOpens.app, app.id), who ? eq(appsOpens.account, who.id) : undefined)).get()
             : undefined;
@@ -473,7 +479,7 @@ export default definePlugin({
               headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
             });
         }
-        return frameResponse(app, own ? frameHost(ctx.config, req) : null);
+        return frameResponse(app, own ? frameHost(ctx.config, req, ctx.sandbox) : null);
       },
     },
     {

@@ -3,6 +3,7 @@
 import { hostName } from "../../core/http/host.ts";
 import { html, page, raw, type Html } from "../../core/http/pages/layout.ts";
 import type { Account } from "../../core/plugin.ts";
+import type { Sandbox } from "../../core/http/sandbox.ts";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
 import { iconDataUrl } from "./icon.ts";
 import { FRAME_SDK, HOST_BRIDGE } from "./sdk.ts";
@@ -26,28 +27,30 @@ export const FRAME_CSP =
 export const SNIPPET_CSP = FRAME_CSP.replace("script-src 'unsafe-inline'", "script-src 'unsafe-inline' blob:");
 
 /**
- * Where app documents are served from. With APPS_HOST set (a name of this
- * same server that shares nothing with the instance's own: no cookies, no
- * storage), the frame is that host's document rather than an opaque
- * sandbox, so FRAME_GUARD can cancel the frame's own navigations before the
- * browser connects anywhere; the frame is still sandboxed (no popups, no
- * forms, no top navigation). Unset, frames stay on the instance's host in
- * an opaque sandbox.
+ * Where app documents are served from: an origin of their own, so that
+ * FRAME_GUARD can cancel the frame's own navigations before the browser
+ * connects anywhere (the frame is still sandboxed: no popups, no forms, no
+ * top navigation). That is APPS_HOST when set (a name of this same server
+ * that shares nothing with the instance's own: no cookies, no storage), else
+ * the instance's sandbox port (ctx.sandbox: the same name on another port,
+ * where no cookie counts). With neither reachable (behind a proxy, no
+ * APPS_HOST) frames stay on the instance's host in an opaque sandbox.
  */
 export interface FrameHost {
   /** The origin frames load from, or null for the instance's own. */
   origin: string | null;
-  /** The instance's public origin when HEARTH_PUBLIC_URL names it: the one page that may frame them on APPS_HOST. */
+  /** The pages that may frame them there, as a CSP source: the instance's public origin when HEARTH_PUBLIC_URL names it. */
   parent: string | null;
 }
 
-export function frameHost(config: Readonly<Record<string, string>>, req: Request): FrameHost {
+export function frameHost(config: Readonly<Record<string, string>>, req: Request, sandbox: Sandbox): FrameHost {
   const name = (config.APPS_HOST ?? "").trim().toLowerCase();
   let parent: string | null = null;
   try {
     if (config.HEARTH_PUBLIC_URL) parent = new URL(config.HEARTH_PUBLIC_URL).origin;
   } catch {}
-  if (!name) return { origin: null, parent };
+  if (sandbox.here) return { origin: null, parent: sandbox.parent };
+  if (!name) return { origin: sandbox.origin, parent };
   const base = new URL(parent ?? req.url);
   return { origin: `${base.protocol}//${name}${base.port ? `:${base.port}` : ""}`, parent };
 }
@@ -59,10 +62,10 @@ export function onAppsHost(config: Readonly<Record<string, string>>, req: Reques
 }
 
 /**
- * On APPS_HOST the document keeps its own origin (still no popups, forms or
- * top navigation, framed or opened alone). An app there holds nothing
- * without the host page's port, so any page may frame it when the
- * instance's own origin is not known.
+ * On its own origin the document keeps it (still no popups, forms or top
+ * navigation, framed or opened alone). An app there holds nothing without
+ * the host page's port, so any page may frame it when the instance's own
+ * origin is not known.
  */
 const ownOrigin = (csp: string, fh: FrameHost) =>
   csp.replace("sandbox allow-scripts; ", "sandbox allow-scripts allow-same-origin; ").replace("frame-ancestors 'self'", `frame-ancestors ${fh.parent ?? "*"}`);
@@ -73,7 +76,7 @@ const frameSandbox = (fh: FrameHost) => (fh.origin ? "allow-scripts allow-same-o
 
 const HOST_STYLE = raw(`<style>
 main{max-width:64rem}
-.app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem;background:#fff}
+.app-frame{display:block;width:100%;height:75vh;min-height:24rem;border:1px solid var(--line);border-radius:.5rem}
 .app-frame[hidden]{display:none}
 .byline{color:var(--muted);margin:.2rem 0 1rem}
 dialog{border:1px solid var(--line);border-radius:.5rem;max-width:28rem;background:var(--bg);color:var(--fg)}
@@ -124,7 +127,7 @@ export function afterDoctype(h: string): number {
   return h.indexOf(">", i) + 1;
 }
 
-/** The app's own page with the guard and the SDK in front of everything it wrote; `parent` when served on APPS_HOST. */
+/** The app's own page with the guard and the SDK in front of everything it wrote; `fh` when served on an origin of its own. */
 export function frameResponse(app: App, fh: FrameHost | null = null): Response {
   const h = inertShadowRoots(app.html);
   const at = afterDoctype(h);

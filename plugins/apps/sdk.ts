@@ -187,8 +187,8 @@ export const HOST_BRIDGE = `(() => {
       try { ch.port1.postMessage({ id: m.id, ok: true, result: await answer(m) }); }
       catch (x) { ch.port1.postMessage({ id: m.id, ok: false, error: x && x.kind ? x : fail(500, "internal", String(x && x.message || x)) }); }
     };
-    // The frame's origin is opaque, so "*" is the only target that reaches it; the port is what stays private.
-    frame.contentWindow.postMessage({ hearth: "port" }, "*", [ch.port2]);
+    // Framed from an origin of its own, the port goes to that origin only; an opaque one is reached by "*" alone, and the port is what stays private.
+    frame.contentWindow.postMessage({ hearth: "port" }, /^https?:/.test(cfg.frame) ? new URL(cfg.frame).origin : "*", [ch.port2]);
   });
   const openButton = document.getElementById("app-open");
   if (!cfg.needs_ticket) { frame.src = cfg.frame; return; }

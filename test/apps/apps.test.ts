@@ -254,8 +254,11 @@ test("run publishes a snippet at a URL served in a sandbox, and returns no outpu
   const host = await fetch(r.body.result.url);
   expect(host.status).toBe(200);
   const hostHtml = await host.text();
-  expect(hostHtml).toContain('sandbox="allow-scripts"');
-  expect(hostHtml).not.toContain("allow-same-origin");
+  // Framed from the sandbox port, an origin of its own; on the instance's own origin the document stays opaque.
+  expect(hostHtml).toContain(`sandbox="allow-scripts allow-same-origin" referrerpolicy="no-referrer" src="${h.sandboxUrl}/apps/run/${r.body.result.id}/frame"`);
+  const own = await fetch(`${h.sandboxUrl}/apps/run/${r.body.result.id}/frame`);
+  expect(own.headers.get("content-security-policy")).toStartWith("sandbox allow-scripts allow-same-origin;");
+  expect(own.headers.get("content-security-policy")).toContain("connect-src 'none'");
   const frame = await fetch(`${r.body.result.url}/frame`);
   expect(frame.headers.get("content-security-policy")).toStartWith("sandbox allow-scripts;");
   expect(frame.headers.get("content-security-policy")).toContain("connect-src 'none'");

@@ -139,7 +139,9 @@ test.skipIf(!present)(
     const out = page.frameLocator("#app-frame").locator("#out");
     await contains(out, "store");
     const seen = JSON.parse((await out.textContent())!);
-    expect(seen.origin).toBe("null");
+    // An origin of its own: the instance's host name on the sandbox port, which counts no cookie and holds none of the instance's storage.
+    expect(h.sandboxUrl).not.toBe(h.url);
+    expect(seen.origin).toBe(h.sandboxUrl);
     expect(seen.cookie).not.toContain("host-visible");
     expect(seen.cookie).not.toContain("hearth_session");
     expect(seen.local).toStartWith("threw");
@@ -213,7 +215,7 @@ document.body.append(p);`;
     expect(r.status).toBe(200);
     const page = await context.newPage();
     await page.goto(r.body.result.url);
-    await shows(page.frameLocator("iframe").locator("#ran"), "ran as module from origin null without cookies without WebRTC </script> intact");
+    await shows(page.frameLocator("iframe").locator("#ran"), `ran as module from origin ${h.sandboxUrl} without cookies without WebRTC </script> intact`);
     await page.close();
   },
 );

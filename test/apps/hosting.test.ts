@@ -28,14 +28,17 @@ const store = async (token: string, slug: string, body: Record<string, unknown>)
   return { status: r.status, body: (await r.json()) as any };
 };
 
-test("the host page frames the app with an opaque origin under a strict policy", async () => {
+test("the host page frames the app from the sandbox origin under a strict policy, and the instance's own origin serves it opaque", async () => {
   const r = await fetch(`${h.url}/apps/tiny`);
   expect(r.status).toBe(200);
   const text = await r.text();
-  expect(text).toMatch(/<iframe id="app-frame"[^>]*sandbox="allow-scripts"/);
-  expect(text).not.toContain("allow-same-origin");
+  // An origin of its own: the same host name on the sandbox port, still sandboxed.
+  expect(h.sandboxUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(h.sandboxUrl).not.toBe(h.url);
+  expect(text).toMatch(/<iframe id="app-frame"[^>]*sandbox="allow-scripts allow-same-origin"/);
+  expect(text).toContain(`"frame":"${h.sandboxUrl}/apps/tiny/frame"`);
   const csp = r.headers.get("content-security-policy")!;
-  expect(csp).toContain("frame-src 'self'");
+  expect(csp).toContain(`frame-src ${h.sandboxUrl};`);
   expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+';/);
   expect(csp).toContain("frame-ancestors 'none'");
   // The bridge's settings travel as data, never as script built from the app's fields.
@@ -50,6 +53,13 @@ test("the host page frames the app with an opaque origin under a strict policy",
   // The guard and the SDK come first, right after the doctype, before anything the app runs.
   expect(doc).toStartWith("<!doctype html><script>(() => {");
   expect(doc).toContain("<p>tiny</p>");
+
+  // On the sandbox origin the document keeps that origin, framed only by the instance's pages (any port of its name).
+  const own = await fetch(`${h.sandboxUrl}/apps/tiny/frame`);
+  expect(own.status).toBe(200);
+  const ocsp = own.headers.get("content-security-policy")!;
+  for (const part of ["sandbox allow-scripts allow-same-origin;", "connect-src 'none'", "form-action 'none'", "frame-ancestors http://127.0.0.1:*"]) expect(ocsp).toContain(part);
+  expect(await own.text()).toStartWith("<!doctype html><script>(() => {");
 });
 
 test("the guard goes before the page's own code wherever that starts, and after a doctype, so the page keeps standards mode", async () => {

@@ -1,11 +1,15 @@
-// An app cannot make the browser connect to a host it names. Served on
-// APPS_HOST, the app's document has an origin of its own, so every way it has
-// to navigate its frame (or anything else) is stopped before the browser
-// looks the name up or connects; a listener on loopback, where those names
-// lead, sees nothing. The same browser does reach it when the page itself goes
+// An app cannot make the browser connect to a host it names, on a default
+// install (no APPS_HOST, nothing set): the app's document is served on the
+// instance's sandbox port, an origin of its own, so every way it has to
+// navigate its frame (or anything else) is stopped before the browser looks
+// the name up or connects; a listener on loopback, where those names lead,
+// sees nothing. The same browser does reach it when the page itself goes
 // there, so silence means the app was stopped, not that nothing could arrive.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import net from "node:net";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startHearth, type Hearth } from "../harness.ts";
 import { launchChromium, chromiumPresent } from "../browser.ts";
@@ -30,7 +34,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", () => resolve()));
   port = (listener.address() as net.AddressInfo).port;
-  h = await startHearth({ env: { APPS_HOST: "apps.localhost" } });
+  h = await startHearth();
   // Every name under leak.test reaches the listener, as an attacker's own DNS would lead it to their server.
   browser = await launchChromium([`--host-resolver-rules=MAP *.leak.test 127.0.0.1:${port}`]);
 });
@@ -93,15 +97,15 @@ test.skipIf(!present)(
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${h.url}/apps/leaker`);
-    // The frame is on APPS_HOST, not the instance's origin, and still sandboxed.
+    // The frame is on the sandbox port, not the instance's origin, and still sandboxed.
     expect(await page.locator("#app-frame").getAttribute("sandbox")).toBe("allow-scripts allow-same-origin");
     const out = page.frameLocator("#app-frame").locator("#out");
     await out.filter({ hasText: "navigations" }).waitFor();
     const report = JSON.parse((await out.textContent())!);
-    expect(report.origin).toBe(`http://apps.localhost:${new URL(h.url).port}`);
+    expect(report.origin).toBe(h.sandboxUrl);
     expect(report.navigations).toBe(9);
     expect(report.stopped).toBe(9);
-    expect(page.frames().map((f) => f.url())).toEqual([`${h.url}/apps/leaker`, `http://apps.localhost:${new URL(h.url).port}/apps/leaker/frame`]);
+    expect(page.frames().map((f) => f.url())).toEqual([`${h.url}/apps/leaker`, `${h.sandboxUrl}/apps/leaker/frame`]);
     expect(context.pages()).toHaveLength(1);
     expect(seen).toEqual([]);
 
@@ -114,7 +118,7 @@ test.skipIf(!present)(
 );
 
 test.skipIf(!present)(
-  "on APPS_HOST an app keeps its store through the host page, and the name serves nothing but app documents",
+  "an app keeps its store through the host page, and the sandbox port serves nothing but app documents",
   async () => {
     await h.token("bob");
     const context = await browser.newContext();
@@ -129,11 +133,19 @@ test.skipIf(!present)(
     // The store is the host page's, on the instance's origin; the app's origin holds none.
     expect(await page.evaluate(() => localStorage.getItem("hearth.apps.counter.count"))).toBe("1");
 
-    for (const path of ["/apps", "/apps/counter", "/apps/run/x"]) {
-      const res = await fetch(`${h.url}${path}`, { headers: { host: `apps.localhost:${new URL(h.url).port}` } });
+    // The app's origin holds none of the instance's storage either.
+    const frameOrigin = page.frames()[1];
+    expect(await frameOrigin.evaluate(() => self.origin)).toBe(h.sandboxUrl!);
+    expect(await frameOrigin.evaluate(() => typeof localStorage)).toBe("undefined");
+    for (const path of ["/", "/apps", "/apps/counter", "/apps/run/x", "/session", "/status", "/api/v1/apps/search", "/mcp"]) {
+      const res = await fetch(`${h.sandboxUrl}${path}`);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
-    const frame = await fetch(`${h.url}/apps/counter/frame`, { headers: { host: `apps.localhost:${new URL(h.url).port}` } });
+    for (const path of ["/apps/counter/open", "/apps/counter/store", "/api/v1/notes/add"]) {
+      const res = await fetch(`${h.sandboxUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect({ path, status: res.status }).toEqual({ path, status: 405 });
+    }
+    const frame = await fetch(`${h.sandboxUrl}/apps/counter/frame`);
     expect(frame.status).toBe(200);
     expect(frame.headers.get("content-security-policy")).toContain("sandbox allow-scripts allow-same-origin;");
     expect(frame.headers.get("x-dns-prefetch-control")).toBe("off");
@@ -145,7 +157,7 @@ test.skipIf(!present)(
 );
 
 test.skipIf(!present)(
-  "on APPS_HOST a priced app's frame is served against its paid open's ticket alone, charged once per open",
+  "on the sandbox port a priced app's frame is served against its paid open's ticket alone, charged once per open",
   async () => {
     const owner = await h.token("carol");
     const payer = await h.token("dave");
@@ -154,12 +166,16 @@ test.skipIf(!present)(
     await h.grant("dave", 12);
     const balance = async (token: string) => (await h.call("credits/balance", {}, { token })).body.result.balance;
     const before = await balance(owner);
-    const appsHost = { host: `apps.localhost:${new URL(h.url).port}` };
-    const frame = (ticket: string) => fetch(`${h.url}/apps/dear/frame${ticket ? `?ticket=${encodeURIComponent(ticket)}` : ""}`, { headers: appsHost });
+    const frameAt = (base: string, slug: string, ticket: string, headers: Record<string, string> = {}) =>
+      fetch(`${base}/apps/${slug}/frame${ticket ? `?ticket=${encodeURIComponent(ticket)}` : ""}`, { headers });
+    const frame = (ticket: string) => frameAt(h.sandboxUrl!, "dear", ticket);
     expect((await frame("")).status).toBe(402);
     expect((await frame("made-up")).status).toBe(402);
-    // Opening is the instance's, on its own name; the apps name does not take it.
-    expect((await fetch(`${h.url}/apps/dear/open`, { method: "POST", headers: { ...as(payer), ...appsHost }, body: "{}" })).status).toBe(404);
+    // The sandbox port reads no token and no cookie: the owner, who opens it free on the instance, is no one there.
+    expect((await frameAt(h.url, "dear", "", { authorization: `Bearer ${owner}` })).status).toBe(200);
+    expect((await frameAt(h.sandboxUrl!, "dear", "", { authorization: `Bearer ${owner}` })).status).toBe(402);
+    // Opening is the instance's, on its own port; the sandbox port does not take it.
+    expect((await fetch(`${h.sandboxUrl}/apps/dear/open`, { method: "POST", headers: as(payer), body: "{}" })).status).toBe(405);
     expect(await balance(payer)).toBe(12);
     const opened = (await (await fetch(`${h.url}/apps/dear/open`, { method: "POST", headers: as(payer), body: "{}" })).json()) as any;
     expect(opened.result).toMatchObject({ charged: 5, balance: 7 });
@@ -168,8 +184,44 @@ test.skipIf(!present)(
     expect(await balance(payer)).toBe(7);
     expect(await balance(owner)).toBe(before + 5);
     // The ticket is for that app only.
-    expect((await fetch(`${h.url}/apps/counter/frame?ticket=${encodeURIComponent(opened.result.ticket)}`, { headers: appsHost })).status).toBe(200);
+    expect((await frameAt(h.sandboxUrl!, "counter", opened.result.ticket)).status).toBe(200);
     expect((await h.call("apps/create", { name: "Dearer", html: "<!doctype html><p>also paid</p>", price: 5 }, { token: owner })).status).toBe(200);
-    expect((await fetch(`${h.url}/apps/dearer/frame?ticket=${encodeURIComponent(opened.result.ticket)}`, { headers: appsHost })).status).toBe(402);
+    expect((await frameAt(h.sandboxUrl!, "dearer", opened.result.ticket)).status).toBe(402);
+    expect(await balance(payer)).toBe(7);
   },
+);
+
+test.skipIf(!present)(
+  "the host page, its app framed from the sandbox port, and /status pass axe in light and dark at both widths",
+  async () => {
+    const artifacts = join(import.meta.dir, "..", "artifacts");
+    mkdirSync(artifacts, { recursive: true });
+    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+    const found: Record<string, unknown> = {};
+    for (const colorScheme of ["light", "dark"] as const)
+      for (const [label, viewport] of Object.entries({ desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } })) {
+        // The audit's own script is injected, so this context alone sets the pages' script policy aside.
+        const context = await browser.newContext({ bypassCSP: true, colorScheme, viewport });
+        const page = await context.newPage();
+        for (const [name, path] of [["app", "/apps/counter"], ["status", "/status"]]) {
+          await page.goto(`${h.url}${path}`);
+          if (name === "app") {
+            await page.getByRole("dialog").filter({ hasText: "keep its data in this browser" }).waitFor();
+            await page.getByRole("button", { name: "Allow", exact: true }).click();
+            await page.frameLocator("#app-frame").locator("#count").filter({ hasText: /^\d+$/ }).waitFor();
+          }
+          await page.addScriptTag({ path: axePath });
+          const violations = await page.evaluate(async () => {
+            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+          });
+          if (violations.length) found[`${colorScheme} ${label} ${path}`] = violations;
+          await page.screenshot({ path: join(artifacts, `sandbox-${name}-${colorScheme}-${label}.png`), fullPage: name === "status" });
+        }
+        await context.close();
+      }
+    expect(found).toEqual({});
+  },
+  120_000,
 );

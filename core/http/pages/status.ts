@@ -11,6 +11,7 @@ import { whoPays } from "../../pay/accounts.ts";
 import type { Runtime } from "../../runtime.ts";
 import { settingsFor } from "../../upstream/index.ts";
 import { allProviders } from "../../upstream/providers.ts";
+import { sandboxAdvice, sandboxedPlugins, sandboxState } from "../sandbox.ts";
 import { jsonResponse } from "../respond.ts";
 import { html, page, wantsHtml } from "./layout.ts";
 
@@ -138,6 +139,20 @@ function integrations(rt: Runtime): { checks: Check[]; targets: Map<string, stri
     },
     isSet(rt, "X402_PAY_TO") && c.X402_FACILITATOR_URL ? c.X402_FACILITATOR_URL : undefined,
   );
+  // Documents someone else wrote (hosted pages), and whether they have an origin of their own.
+  const sandboxed = sandboxedPlugins(rt.registry.plugins.values(), c);
+  if (sandboxed.length) {
+    const state = sandboxState(rt);
+    const advice = sandboxAdvice(sandboxed, c, state.on ? null : state.why);
+    const hosts = sandboxed.filter((p) => p.host?.set).map((p) => p.host!.setting);
+    add({
+      name: "sandbox",
+      label: "Pages others wrote, in an origin of their own",
+      configured: !advice,
+      note: advice ?? [state.on ? state.why : "", ...hosts].filter(Boolean).join("; "),
+      probe: null,
+    });
+  }
   if ("CHAIN_RPC_URL" in c)
     add({ name: "chain", label: "Chain for wallets", configured: isSet(rt, "CHAIN_RPC_URL"), note: isSet(rt, "CHAIN_RPC_URL") ? "CHAIN_RPC_URL" : "set CHAIN_RPC_URL", probe: null }, c.CHAIN_RPC_URL || undefined);
   return { checks, targets };
