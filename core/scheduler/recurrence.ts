@@ -5,6 +5,8 @@
 // was given in, so "daily at 09:00+01:00" stays at 09:00+01:00. A monthly
 // schedule on the 29th-31st falls on the last day of shorter months.
 
+import { timelineOf } from "./rule.ts";
+
 export const REPEATS = ["hourly", "daily", "weekly", "monthly"] as const;
 export type Repeat = (typeof REPEATS)[number];
 
@@ -15,6 +17,20 @@ export interface Recurrence {
   repeat: Repeat | null;
   /** IANA zone whose local time daily, weekly and monthly repeats keep; absent or null: the fixed offset. Hourly repeats are a fixed hour apart either way. */
   tz?: string | null;
+  /**
+   * The series as RFC 5545 text (a VCALENDAR: DTSTART, RRULE, RDATE, EXDATE,
+   * overrides), for what `repeat` cannot say; when present it alone decides
+   * the occurrences (rule.ts), its floating times read in tz or offset.
+   */
+  rule?: string | null;
+}
+
+/** The expanded series of a schedule given as text, or null for the repeats above. */
+function timeline(r: Recurrence) {
+  if (!r.rule) return null;
+  const t = timelineOf(r.rule, { tz: r.tz, offset: r.offset });
+  if (!t) throw new Error("a schedule's rule holds no series");
+  return t;
 }
 
 const HOUR = 3_600_000;
@@ -117,6 +133,8 @@ export function wallClock(at: number, offset: number): Date {
 
 /** The k-th occurrence (k >= 0) of a schedule. */
 export function occurrence(r: Recurrence, k: number): number {
+  const tl = timeline(r);
+  if (tl) return tl.at(k)?.start ?? Number.POSITIVE_INFINITY;
   if (k === 0 || r.repeat === null) return r.start;
   if (r.repeat === "hourly") return r.start + k * HOUR;
   const zoned = r.tz ? r.tz : null;
@@ -146,6 +164,8 @@ function settle(r: Recurrence, t: number, estimate: number): number {
 
 /** Index of the first occurrence at or after t; null when a one-off is already past. */
 export function indexAtOrAfter(r: Recurrence, t: number): number | null {
+  const tl = timeline(r);
+  if (tl) return tl.indexAtOrAfter(t);
   if (t <= r.start) return 0;
   if (r.repeat === null) return null;
   if (r.repeat !== "monthly") {
@@ -161,11 +181,31 @@ export function indexAtOrAfter(r: Recurrence, t: number): number | null {
 
 /** Index of the last occurrence at or before t; null when none has happened yet. */
 export function indexAtOrBefore(r: Recurrence, t: number): number | null {
+  const tl = timeline(r);
+  if (tl) {
+    const after = tl.indexAtOrAfter(t + 1);
+    const k = after === null ? (tl.at(0) === null ? -1 : lastIndex(tl)) : after - 1;
+    return k < 0 ? null : k;
+  }
   if (t < r.start) return null;
   if (r.repeat === null) return 0;
   if (r.repeat === "hourly" || (r.repeat !== "monthly" && !r.tz)) return Math.floor((t - r.start) / fixedPeriod[r.repeat]);
   const k = indexAtOrAfter(r, t)!;
   return occurrence(r, k) === t ? k : k - 1;
+}
+
+/** Index of a finite series' last occurrence (indexAtOrAfter found none after t, so it ends). */
+function lastIndex(tl: NonNullable<ReturnType<typeof timeline>>): number {
+  let k = 0;
+  while (tl.at(k + 1) !== null) k++;
+  return k;
+}
+
+/** The k-th occurrence, or null when the schedule has fewer than k + 1. */
+export function occurrenceOrNull(r: Recurrence, k: number): number | null {
+  if (r.rule) return timeline(r)!.at(k)?.start ?? null;
+  if (r.repeat === null) return k === 0 ? r.start : null;
+  return occurrence(r, k);
 }
 
 /** First occurrence at or after t, or null. */
@@ -182,6 +222,15 @@ export function nextAfter(r: Recurrence, t: number): number | null {
 /** Occurrences starting in [from, to), at most `limit` of them. */
 export function occurrencesBetween(r: Recurrence, from: number, to: number, limit = 100_000): number[] {
   const out: number[] = [];
+  const tl = timeline(r);
+  if (tl) {
+    for (let k = tl.indexAtOrAfter(from); k !== null && out.length < limit; k++) {
+      const o = tl.at(k);
+      if (!o || o.start >= to) break;
+      out.push(o.start);
+    }
+    return out;
+  }
   let k = indexAtOrAfter(r, from);
   if (k === null) return out;
   for (; out.length < limit; k++) {
