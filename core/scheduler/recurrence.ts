@@ -86,12 +86,19 @@ function zoneFormat(tz: string): Intl.DateTimeFormat {
 export function validZone(name: string | undefined | null): string | null {
   const n = name?.trim();
   if (!n) return null;
+  // Making a formatter takes about a millisecond, and a series' every local time asks; the answers are few and kept.
+  const known = zoneNames.get(n);
+  if (known !== undefined) return known;
+  let found: string | null;
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: n }).resolvedOptions().timeZone;
+    found = new Intl.DateTimeFormat("en-US", { timeZone: n }).resolvedOptions().timeZone;
   } catch {
-    return null;
+    found = null;
   }
+  if (zoneNames.size < 10_000) zoneNames.set(n, found);
+  return found;
 }
+const zoneNames = new Map<string, string | null>();
 
 /** Minutes east of UTC that the zone's clocks show at an instant. */
 export function zoneOffset(tz: string, at: number): number {
