@@ -9,7 +9,7 @@
 // matched by the instant they name, so a client writing them in UTC or in
 // another zone than DTSTART's is read as its user meant.
 import ICAL from "ical.js";
-import { fromZoneLocal, validZone } from "./recurrence.ts";
+import { fromZoneLocal, validZone } from "./zone.ts";
 
 type Comp = InstanceType<typeof ICAL.Component>;
 type Time = InstanceType<typeof ICAL.Time>;
