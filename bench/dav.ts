@@ -57,27 +57,29 @@ async function instance(limits = false) {
   };
 }
 
-/** Times one event's GET and PUT with `n` events in the calendar. */
-async function itemCost(n: number, rounds: number) {
+/** An instance with `n` events in its calendar, named by a client's first sync; one() times one GET and one PUT on it. */
+async function calendarOf(n: number) {
   const h = await instance();
-  try {
-    const made = await fetch(`${h.base}/api/v1/events/create`, { method: "POST", headers: { authorization: `Bearer ${h.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: "Seed", when: "2027-03-02T09:00:00Z" }) });
-    const id = ((await made.json()) as { result: { id: string } }).result.id;
-    // The rest are copies of the first, written straight into the events table.
-    const db = new Database(join(h.dir, "hearth.db"));
-    db.run("PRAGMA busy_timeout = 10000");
-    const cols = (db.query("PRAGMA table_info(events_events)").all() as { name: string }[]).map((c) => c.name);
-    const copy = db.prepare(`INSERT INTO events_events (${cols.join(", ")}) SELECT ${cols.map((c) => (c === "id" ? "?" : c === "title" ? "?" : c)).join(", ")} FROM events_events WHERE id = ?`);
-    db.transaction(() => {
-      for (let i = 1; i < n; i++) copy.run(`${id}-${i}`, `Seed ${i}`, id);
-    })();
-    db.close();
-    const dav = (method: string, path: string, body?: string) => fetch(`${h.base}/dav/calendars/bench/events/${path}`, { method, body, headers: { authorization: h.auth, depth: "1" } });
-    // A client's first sync: every event gets its name.
-    await (await dav("PROPFIND", "")).text();
-    const get: number[] = [];
-    const put: number[] = [];
-    for (let i = 0; i < rounds; i++) {
+  const made = await fetch(`${h.base}/api/v1/events/create`, { method: "POST", headers: { authorization: `Bearer ${h.token}`, "content-type": "application/json" }, body: JSON.stringify({ title: "Seed", when: "2027-03-02T09:00:00Z" }) });
+  const id = ((await made.json()) as { result: { id: string } }).result.id;
+  // The rest are copies of the first, written straight into the events table.
+  const db = new Database(join(h.dir, "hearth.db"));
+  db.run("PRAGMA busy_timeout = 10000");
+  const cols = (db.query("PRAGMA table_info(events_events)").all() as { name: string }[]).map((c) => c.name);
+  const copy = db.prepare(`INSERT INTO events_events (${cols.join(", ")}) SELECT ${cols.map((c) => (c === "id" ? "?" : c === "title" ? "?" : c)).join(", ")} FROM events_events WHERE id = ?`);
+  db.transaction(() => {
+    for (let i = 1; i < n; i++) copy.run(`${id}-${i}`, `Seed ${i}`, id);
+  })();
+  db.close();
+  const dav = (method: string, path: string, body?: string) => fetch(`${h.base}/dav/calendars/bench/events/${path}`, { method, body, headers: { authorization: h.auth, depth: "1" } });
+  // A client's first sync: every event gets its name.
+  await (await dav("PROPFIND", "")).text();
+  const get: number[] = [];
+  const put: number[] = [];
+  return {
+    n,
+    h,
+    async one(i: number) {
       let t = performance.now();
       const g = await dav("GET", `${id}-${(i % (n - 1)) + 1}.ics`);
       await g.text();
@@ -87,10 +89,31 @@ async function itemCost(n: number, rounds: number) {
       const p = await dav("PUT", `bench-${i % 10}.ics`, vevent(`bench-${i % 10}`, `Bench ${i}`));
       put.push(performance.now() - t);
       if (p.status >= 300) throw new Error(`PUT: ${p.status} ${await p.text()}`);
-    }
-    return { events: n, getMs: { p50: quantile(get, 0.5), p99: quantile(get, 0.99) }, putMs: { p50: quantile(put, 0.5), p99: quantile(put, 0.99) } };
+    },
+    reset() {
+      get.length = 0;
+      put.length = 0;
+    },
+    figures: () => ({ events: n, getMs: { p50: quantile(get, 0.5), p99: quantile(get, 0.99) }, putMs: { p50: quantile(put, 0.5), p99: quantile(put, 0.99) } }),
+  };
+}
+
+/**
+ * Times one event's GET and PUT with each calendar size. The instances run
+ * side by side and take turns, request by request, so a busy machine slows
+ * both alike and the ratio between them stands.
+ */
+async function itemCosts(sizes: number[], rounds: number) {
+  const cals: Awaited<ReturnType<typeof calendarOf>>[] = [];
+  try {
+    for (const n of sizes) cals.push(await calendarOf(n));
+    // A few rounds each first, so neither is timed while the runtime warms up.
+    for (let i = 0; i < 5; i++) for (const c of cals) await c.one(i);
+    for (const c of cals) c.reset();
+    for (let i = 5; i < rounds + 5; i++) for (const c of i % 2 ? cals : [...cals].reverse()) await c.one(i);
+    return cals.map((c) => c.figures());
   } finally {
-    await h.stop();
+    for (const c of cals) await c.h.stop();
   }
 }
 
@@ -151,7 +174,7 @@ async function bodies(path: string, count: number, mib: number) {
 
 export async function benchDav(): Promise<DavBench> {
   const rounds = Number(process.env.BENCH_DAV_ROUNDS ?? 50);
-  const items = [await itemCost(100, rounds), await itemCost(10_000, rounds)];
+  const items = await itemCosts([100, 10_000], rounds);
   const ratio = { get: Math.round((items[1].getMs.p50 / items[0].getMs.p50) * 100) / 100, put: Math.round((items[1].putMs.p50 / items[0].putMs.p50) * 100) / 100 };
   const sync = await firstSync(Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000));
   const big = [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)];
