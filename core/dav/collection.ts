@@ -49,15 +49,35 @@ export interface DavCollection {
  */
 export class DavPrecondition extends HearthError {
   constructor(
-    status: 403 | 409 | 412,
+    status: 403 | 409 | 412 | 413,
     readonly element: { ns: "DAV:" | "urn:ietf:params:xml:ns:caldav" | "urn:ietf:params:xml:ns:carddav"; name: string },
     message: string,
     readonly conflictRef?: string,
     field?: string,
+    headers?: Record<string, string>,
   ) {
-    super(status === 403 ? "forbidden" : "conflict", message, { field });
+    super(status === 403 ? "forbidden" : status === 413 ? "too_large" : "conflict", message, { field, headers });
     (this as { status: number }).status = status;
   }
+}
+
+const NS_CALDAV = "urn:ietf:params:xml:ns:caldav" as const;
+const NS_CARDDAV = "urn:ietf:params:xml:ns:carddav" as const;
+
+/**
+ * A client's text the service refused, as the precondition RFC 4791 5.3.2.1
+ * and RFC 6352 6.3.2.1 name (valid-calendar-data, valid-address-data), so a
+ * calendar app shows why; the refusal's field leads its description.
+ */
+export function invalidData(e: HearthError, type: "calendar" | "addressbook"): DavPrecondition {
+  const element = type === "calendar" ? { ns: NS_CALDAV, name: "valid-calendar-data" } : { ns: NS_CARDDAV, name: "valid-address-data" };
+  const message = e.field && e.field !== "body" ? `${e.field}: ${e.message}` : e.message;
+  return new DavPrecondition(403, element, message, undefined, e.field);
+}
+
+/** A body over the size a collection takes (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1: max-resource-size). */
+export function tooLargeFor(e: HearthError, type: "calendar" | "addressbook"): DavPrecondition {
+  return new DavPrecondition(413, { ns: type === "calendar" ? NS_CALDAV : NS_CARDDAV, name: "max-resource-size" }, e.message, undefined, "body", e.headers);
 }
 
 export function davError(ctxMessage: string): never {

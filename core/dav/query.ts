@@ -7,6 +7,7 @@ import ICAL from "ical.js";
 import { HearthError } from "../errors.ts";
 import { DavPrecondition } from "./collection.ts";
 import { child, children, NS, type El } from "./xml.ts";
+import { lengthOf, Timeline, Zones } from "../scheduler/rule.ts";
 
 type Comp = InstanceType<typeof ICAL.Component>;
 type Prop = InstanceType<typeof ICAL.Property>;
@@ -60,8 +61,12 @@ function durationOf(comp: Comp, start: Time | null): InstanceType<typeof ICAL.Du
   return end && start ? end.subtractDate(start) : null;
 }
 
-/** Whether a VEVENT or VTODO (any of its occurrences, when it repeats) falls in the range. */
-function componentInRange(comp: Comp, r: Range): boolean {
+/**
+ * Whether a VEVENT or VTODO (any of its occurrences, when it repeats) falls
+ * in the range: a series' occurrences at the times its overrides moved them
+ * to, EXDATEs left out, each local time read in its zone (timelineIn).
+ */
+function componentInRange(comp: Comp, r: Range, cal: Comp): boolean {
   const start = comp.getFirstPropertyValue("dtstart") as Time | null;
   if (!start) {
     // A VTODO without DTSTART: its DUE, or else when it was done or made; with none of them it is always in range.
@@ -70,16 +75,25 @@ function componentInRange(comp: Comp, r: Range): boolean {
     const done = (comp.getFirstPropertyValue("completed") ?? comp.getFirstPropertyValue("created")) as Time | null;
     return done ? ms(done) < r.end && ms(done) >= r.start : true;
   }
-  const duration = durationOf(comp, start);
-  if (!comp.hasProperty("rrule") && !comp.hasProperty("rdate")) return overlaps(ms(start), spanOf(comp, start, duration), r);
-  const length = spanOf(comp, start, duration) - ms(start);
-  const it = new ICAL.Event(comp).iterator();
-  for (let i = 0, next = it.next(); next && i < MAX_OCCURRENCES; i++, next = it.next()) {
-    const s = ms(next);
-    if (s >= r.end && length >= 0) return false;
-    if (overlaps(s, s + length, r)) return true;
+  if (comp.hasProperty("recurrence-id")) {
+    // An override stands for one occurrence: it is in range where it was moved to.
+    const zones = new Zones(cal, UTC_FLOATING);
+    const s = zones.of(comp.getFirstProperty("dtstart"))!;
+    return overlaps(s, s + lengthOf(comp, zones), r);
   }
-  return false;
+  const tl = timelineIn(cal, comp);
+  const window = tl.between(r.start, r.end, MAX_OCCURRENCES);
+  return window.some((o) => overlaps(o.start, o.end, r));
+}
+
+/** Floating times (no zone of their own) are read as UTC, as RFC 4791 9.9 leaves to the server: an instance zone would differ between its users. */
+const UTC_FLOATING = { tz: null, offset: 0 };
+
+/** The occurrences of a calendar object's series whose master is `master`, cancelled ones kept (a calendar shows them). */
+function timelineIn(cal: Comp, master: Comp): Timeline {
+  const uid = String(master.getFirstPropertyValue("uid") ?? "");
+  const overrides = cal.getAllSubcomponents(master.name).filter((c) => c !== master && c.hasProperty("recurrence-id") && String(c.getFirstPropertyValue("uid") ?? "") === uid);
+  return new Timeline(master, overrides, new Zones(cal, UTC_FLOATING), false);
 }
 
 /** Collations of RFC 4790 that text-match names (i;ascii-casemap by default, i;unicode-casemap and i;octet). */
@@ -153,14 +167,14 @@ function propMatches(pf: El, comp: Comp, ns: string): boolean {
   return all ? tests.every((t) => props.some(t)) : tests.some((t) => props.some(t));
 }
 
-function compMatches(cf: El, comp: Comp): boolean {
+function compMatches(cf: El, comp: Comp, cal: Comp): boolean {
   if (child(cf, NS.caldav, "is-not-defined")) return false;
   const tr = child(cf, NS.caldav, "time-range");
   if (tr) {
     const r = rangeOf(tr);
     const name = comp.name;
     if (name === "vevent" || name === "vtodo") {
-      if (!componentInRange(comp, r)) return false;
+      if (!componentInRange(comp, r, cal)) return false;
     } else if (name === "valarm" || name === "vjournal" || name === "vfreebusy") {
       const start = comp.getFirstPropertyValue("dtstart") as Time | null;
       if (start && !overlaps(ms(start), spanOf(comp, start, durationOf(comp, start)), r)) return false;
@@ -172,7 +186,7 @@ function compMatches(cf: El, comp: Comp): boolean {
     const comps = comp.getAllSubcomponents(name);
     if (child(sub, NS.caldav, "is-not-defined")) {
       if (comps.length) return false;
-    } else if (!comps.some((c) => compMatches(sub, c))) return false;
+    } else if (!comps.some((c) => compMatches(sub, c, cal))) return false;
   }
   return true;
 }
@@ -193,7 +207,7 @@ export function calendarMatches(filter: El, text: string): boolean {
   if (!top) throw new DavPrecondition(403, { ns: NS.caldav, name: "valid-filter" }, "a calendar-query's filter holds one comp-filter, for VCALENDAR", undefined, "body");
   const cal = calendarOf(text);
   if ((top.attrs.name ?? "").toLowerCase() !== "vcalendar") return !!child(top, NS.caldav, "is-not-defined");
-  return compMatches(top, cal);
+  return compMatches(top, cal, cal);
 }
 
 /** Whether a vCard's text matches an addressbook-query's CARDDAV:filter (RFC 6352 10.5): any of its prop-filters, or all with test="allof". */
@@ -215,40 +229,49 @@ export function expanded(text: string, r: Range): string {
   const cal = calendarOf(text);
   const out = new ICAL.Component("vcalendar");
   for (const p of cal.getAllProperties()) out.addProperty(ICAL.Property.fromString(p.toICALString()));
-  const utc = (t: Time) => (t.isDate ? t : ICAL.Time.fromJSDate(t.toJSDate(), true));
-  for (const comp of cal.getAllSubcomponents()) {
-    if (comp.name === "vtimezone") continue;
+  const zones = new Zones(cal, UTC_FLOATING);
+  const utc = (t: number) => ICAL.Time.fromJSDate(new Date(t), true);
+  const repeats = (c: Comp) => c.hasProperty("rrule") || c.hasProperty("rdate");
+  const comps = cal.getAllSubcomponents().filter((c) => c.name !== "vtimezone");
+  const series = new Set(comps.filter((c) => !c.hasProperty("recurrence-id") && repeats(c)).map((c) => `${c.name}\n${String(c.getFirstPropertyValue("uid") ?? "")}`));
+  for (const comp of comps) {
     const start = comp.getFirstPropertyValue("dtstart") as Time | null;
-    if (!start || (!comp.hasProperty("rrule") && !comp.hasProperty("rdate"))) {
+    const key = `${comp.name}\n${String(comp.getFirstPropertyValue("uid") ?? "")}`;
+    // An override is written out below, where its series' occurrence is.
+    if (comp.hasProperty("recurrence-id") && series.has(key)) continue;
+    if (!start || !repeats(comp)) {
       const copy = copyOf(comp);
-      for (const name of ["dtstart", "dtend", "due"]) {
-        const v = copy.getFirstPropertyValue(name) as Time | null;
-        if (v) {
+      for (const name of ["dtstart", "dtend", "due", "recurrence-id"]) {
+        const p = copy.getFirstProperty(name);
+        const v = p?.getFirstValue() as Time | null | undefined;
+        if (p && v && !v.isDate) {
           copy.removeAllProperties(name);
-          copy.addPropertyWithValue(name, utc(v));
+          copy.addPropertyWithValue(name, utc(zones.of(p)!));
         }
       }
       out.addSubcomponent(copy);
       continue;
     }
-    const duration = durationOf(comp, start);
-    const length = spanOf(comp, start, duration) - ms(start);
-    const it = new ICAL.Event(comp).iterator();
-    for (let i = 0, next = it.next(); next && i < MAX_OCCURRENCES; i++, next = it.next()) {
-      const s = ms(next);
-      if (s >= r.end) break;
-      if (!overlaps(s, s + length, r)) continue;
-      const one = copyOf(comp);
-      for (const name of ["rrule", "rdate", "exdate", "dtstart", "dtend", "duration", "due"]) one.removeAllProperties(name);
-      const at = utc(next.clone());
-      one.addPropertyWithValue("recurrence-id", at);
-      one.addPropertyWithValue("dtstart", at);
-      if (duration) one.addPropertyWithValue("duration", duration);
+    for (const o of timelineIn(cal, comp).between(r.start, r.end, MAX_OCCURRENCES)) {
+      if (!overlaps(o.start, o.end, r)) continue;
+      const one = copyOf(o.comp);
+      for (const name of ["rrule", "rdate", "exdate", "dtstart", "dtend", "duration", "due", "recurrence-id"]) one.removeAllProperties(name);
+      // An all-day series stays in dates; a timed one is written in UTC (RFC 4791 9.6.5).
+      const time = (t: number) => (start.isDate ? dateOf(t) : utc(t));
+      one.addPropertyWithValue("recurrence-id", time(o.base));
+      one.addPropertyWithValue("dtstart", time(o.start));
+      if (o.end !== o.start) one.addPropertyWithValue(comp.name === "vtodo" ? "due" : "dtend", time(o.end));
       out.addSubcomponent(one);
     }
   }
   return `${out.toString()}\r\n`;
 }
+
+/** An all-day occurrence stays a date (its instants are UTC midnights, floating dates being read as UTC). */
+const dateOf = (t: number) => {
+  const d = new Date(t);
+  return ICAL.Time.fromData({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), isDate: true });
+};
 
 /** A component of its own: ical.js's components share their parsed form, so a copy is made from its text. */
 const copyOf = (comp: Comp) => new ICAL.Component(structuredClone(comp.toJSON()));

@@ -28,7 +28,7 @@ import type { AppPasswordPresets } from "../http/pages/token.ts";
 import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx, Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
-import { DavPrecondition, type DavCollection, type DavRecord } from "./collection.ts";
+import { DavPrecondition, invalidData, tooLargeFor, type DavCollection, type DavRecord } from "./collection.ts";
 import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, uidHolder, written, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
@@ -424,6 +424,8 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   } catch (e) {
     // A refusal naming the record it conflicts with is answered with that record's address: the collection is synced to know it.
     if (e instanceof DavPrecondition && e.conflictRef) await sync(r, t.service!, t.col!);
+    // What the service refused in the text is said as the precondition a calendar or contacts app shows.
+    if (!(e instanceof DavPrecondition) && e instanceof HearthError && e.kind === "invalid_argument") throw invalidData(e, t.type!);
     throw e;
   }
   // A UID names one object in a collection (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1): another resource
@@ -475,7 +477,7 @@ function refusal(rt: Runtime, e: unknown, r: Req | null, t: Target | null, rid: 
       if (i) inner = `<d:href>${esc(colHref(t.type!, r.caller.account.username, t.service) + encodeURIComponent(i.name))}</d:href>`;
     }
     const res = errorXml(e.element.ns, e.element.name, inner).replace("</d:error>", `<d:responsedescription>${esc(e.message)}</d:responsedescription></d:error>`);
-    return xml(e.status, res, { "x-request-id": rid });
+    return xml(e.status, res, { ...e.headers, "x-request-id": rid });
   }
   const err = asHearthError(e);
   if (err.status === 500 || err.kind === "storage_unavailable") rt.log.error("dav failed", { rid, path, error: String((e as Error)?.stack ?? e) });
@@ -505,7 +507,10 @@ async function handle(rt: Runtime, c: RouteArgs): Promise<Response> {
     const href = t.kind === "object" ? url.pathname : url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
     if (t.service) assertScope(caller, t.service);
     // Capped as it arrives and counted in the instance's budget of bodies in flight.
-    const text = await readText(rt, req, BODY_LIMIT);
+    const text = await readText(rt, req, BODY_LIMIT).catch((e) => {
+      // A calendar object or vCard over the cap is refused as the precondition its client knows.
+      throw e instanceof HearthError && e.kind === "too_large" && req.method === "PUT" && t.kind === "object" ? tooLargeFor(e, t.type!) : e;
+    });
     // A change takes one turn from the DAV bucket, sized for a first sync, for all it reads and writes; anything else, the reads limit.
     const changes = req.method === "PUT" || req.method === "DELETE";
     const as = changes ? await limitDavWrite(rt, caller) : caller;

@@ -16,9 +16,10 @@ export interface Schedule {
   /**
    * Adds or replaces the schedule `ref` from a write method, owned by the
    * caller and limited to its scopes (or the scopes given). Returns the first
-   * firing time (ms), or null when nothing will fire.
+   * firing time (ms), or null when nothing will fire. `rule`: the series as
+   * RFC 5545 text, when `repeat` cannot say it (see recurrence.ts).
    */
-  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): Promise<number | null>;
+  set(job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; rule?: string | null; scopes?: "*" | string[] }): Promise<number | null>;
   /** Cancels the schedule `ref`; false when there was none. */
   remove(ref: string): Promise<boolean>;
   /** The next unclaimed firing (ms), null when none is left, undefined when `ref` is not scheduled. */

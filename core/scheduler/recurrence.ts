@@ -5,6 +5,11 @@
 // was given in, so "daily at 09:00+01:00" stays at 09:00+01:00. A monthly
 // schedule on the 29th-31st falls on the last day of shorter months.
 
+import { timelineOf } from "./rule.ts";
+import { fromZoneLocal, zoneOffset } from "./zone.ts";
+
+export { fromZoneLocal, validZone, zoneOffset } from "./zone.ts";
+
 export const REPEATS = ["hourly", "daily", "weekly", "monthly"] as const;
 export type Repeat = (typeof REPEATS)[number];
 
@@ -15,6 +20,20 @@ export interface Recurrence {
   repeat: Repeat | null;
   /** IANA zone whose local time daily, weekly and monthly repeats keep; absent or null: the fixed offset. Hourly repeats are a fixed hour apart either way. */
   tz?: string | null;
+  /**
+   * The series as RFC 5545 text (a VCALENDAR: DTSTART, RRULE, RDATE, EXDATE,
+   * overrides), for what `repeat` cannot say; when present it alone decides
+   * the occurrences (rule.ts), its floating times read in tz or offset.
+   */
+  rule?: string | null;
+}
+
+/** The expanded series of a schedule given as text, or null for the repeats above. */
+function timeline(r: Recurrence) {
+  if (!r.rule) return null;
+  const t = timelineOf(r.rule, { tz: r.tz, offset: r.offset });
+  if (!t) throw new Error("a schedule's rule holds no series");
+  return t;
 }
 
 const HOUR = 3_600_000;
@@ -56,50 +75,6 @@ export function parseTime(text: string): ParsedTime {
   return { ok: true, at, offset, zulu: z === "Z" || z === "z" };
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-function zoneFormat(tz: string): Intl.DateTimeFormat {
-  let f = zoneFormats.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" });
-    zoneFormats.set(tz, f);
-  }
-  return f;
-}
-
-/** The IANA zone's canonical name when the runtime knows it (Europe/London), else null. */
-export function validZone(name: string | undefined | null): string | null {
-  const n = name?.trim();
-  if (!n) return null;
-  try {
-    return new Intl.DateTimeFormat("en-US", { timeZone: n }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
-/** Minutes east of UTC that the zone's clocks show at an instant. */
-export function zoneOffset(tz: string, at: number): number {
-  const parts: Record<string, number> = {};
-  for (const p of zoneFormat(tz).formatToParts(new Date(at))) if (p.type !== "literal") parts[p.type] = Number(p.value);
-  const local = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-  return Math.round((local - Math.floor(at / 1000) * 1000) / 60_000);
-}
-
-/**
- * The instant the zone's clocks show a wall-clock time (given as UTC fields).
- * A time the clocks skip (a spring-forward gap) comes out the gap's length
- * later; a time they show twice is taken at its first showing.
- */
-export function fromZoneLocal(tz: string, local: number): number {
-  // The offsets a day either side: a zone changes its clocks at most once in between.
-  const before = local - zoneOffset(tz, local - DAY) * 60_000;
-  const after = local - zoneOffset(tz, local + DAY) * 60_000;
-  const shows = (at: number) => at + zoneOffset(tz, at) * 60_000 === local;
-  const found = [before, after].filter(shows);
-  // In a gap neither instant shows the time: the offset before the change pushes it forward by the gap.
-  return found.length ? Math.min(...found) : before;
-}
-
 /** Formats an instant as RFC 3339 in the given offset ("Z" for UTC). */
 export function formatTime(at: number, offset: number): string {
   const d = new Date(at + offset * 60_000);
@@ -117,6 +92,8 @@ export function wallClock(at: number, offset: number): Date {
 
 /** The k-th occurrence (k >= 0) of a schedule. */
 export function occurrence(r: Recurrence, k: number): number {
+  const tl = timeline(r);
+  if (tl) return tl.at(k)?.start ?? Number.POSITIVE_INFINITY;
   if (k === 0 || r.repeat === null) return r.start;
   if (r.repeat === "hourly") return r.start + k * HOUR;
   const zoned = r.tz ? r.tz : null;
@@ -146,6 +123,8 @@ function settle(r: Recurrence, t: number, estimate: number): number {
 
 /** Index of the first occurrence at or after t; null when a one-off is already past. */
 export function indexAtOrAfter(r: Recurrence, t: number): number | null {
+  const tl = timeline(r);
+  if (tl) return tl.indexAtOrAfter(t);
   if (t <= r.start) return 0;
   if (r.repeat === null) return null;
   if (r.repeat !== "monthly") {
@@ -161,11 +140,31 @@ export function indexAtOrAfter(r: Recurrence, t: number): number | null {
 
 /** Index of the last occurrence at or before t; null when none has happened yet. */
 export function indexAtOrBefore(r: Recurrence, t: number): number | null {
+  const tl = timeline(r);
+  if (tl) {
+    const after = tl.indexAtOrAfter(t + 1);
+    const k = after === null ? (tl.at(0) === null ? -1 : lastIndex(tl)) : after - 1;
+    return k < 0 ? null : k;
+  }
   if (t < r.start) return null;
   if (r.repeat === null) return 0;
   if (r.repeat === "hourly" || (r.repeat !== "monthly" && !r.tz)) return Math.floor((t - r.start) / fixedPeriod[r.repeat]);
   const k = indexAtOrAfter(r, t)!;
   return occurrence(r, k) === t ? k : k - 1;
+}
+
+/** Index of a finite series' last occurrence (indexAtOrAfter found none after t, so it ends). */
+function lastIndex(tl: NonNullable<ReturnType<typeof timeline>>): number {
+  let k = 0;
+  while (tl.at(k + 1) !== null) k++;
+  return k;
+}
+
+/** The k-th occurrence, or null when the schedule has fewer than k + 1. */
+export function occurrenceOrNull(r: Recurrence, k: number): number | null {
+  if (r.rule) return timeline(r)!.at(k)?.start ?? null;
+  if (r.repeat === null) return k === 0 ? r.start : null;
+  return occurrence(r, k);
 }
 
 /** First occurrence at or after t, or null. */
@@ -182,6 +181,15 @@ export function nextAfter(r: Recurrence, t: number): number | null {
 /** Occurrences starting in [from, to), at most `limit` of them. */
 export function occurrencesBetween(r: Recurrence, from: number, to: number, limit = 100_000): number[] {
   const out: number[] = [];
+  const tl = timeline(r);
+  if (tl) {
+    for (let k = tl.indexAtOrAfter(from); k !== null && out.length < limit; k++) {
+      const o = tl.at(k);
+      if (!o || o.start >= to) break;
+      out.push(o.start);
+    }
+    return out;
+  }
   let k = indexAtOrAfter(r, from);
   if (k === null) return out;
   for (; out.length < limit; k++) {

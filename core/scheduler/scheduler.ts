@@ -24,7 +24,7 @@ import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { schedulerMigrations } from "./migrations.ts";
 import { scheduleCollections, scheduleFirings, scheduleJobs } from "./schema.ts";
-import { indexAtOrAfter, indexAtOrBefore, nextAtOrAfter, occurrence, type Recurrence, type Repeat } from "./recurrence.ts";
+import { indexAtOrAfter, indexAtOrBefore, nextAtOrAfter, occurrence, occurrenceOrNull, type Recurrence, type Repeat } from "./recurrence.ts";
 
 /** What a handler is told about the firing it runs. */
 export interface Firing {
@@ -92,6 +92,7 @@ interface JobRow {
   offset: number;
   repeat: Repeat | null;
   tz: string | null;
+  rule: string | null;
   next_due: number;
 }
 
@@ -105,6 +106,7 @@ const JOB = {
   offset: scheduleJobs.offset,
   repeat: scheduleJobs.repeat,
   tz: scheduleJobs.tz,
+  rule: scheduleJobs.rule,
   next_due: scheduleJobs.nextDue,
 };
 
@@ -192,13 +194,13 @@ export class Scheduler {
    * the first firing: the first occurrence not older than the service's grace
    * window, so "remind me now" still fires; null when nothing is left.
    */
-  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; scopes?: "*" | string[] }): Promise<number | null> {
+  set(service: string, caller: Caller, job: { ref: string; start: number; offset: number; repeat: Repeat | null; tz?: string | null; rule?: string | null; scopes?: "*" | string[] }): Promise<number | null> {
     this.ensure();
     const now = this.rt.clock.now().getTime();
     const grace = this.handlers.get(service)?.grace ?? 0;
     const next = nextAtOrAfter(job, now - grace);
     const scopes = job.scopes ?? caller.scopes;
-    const row = { owner: caller.account?.id ?? null, scopes: scopes === "*" ? "*" : JSON.stringify(scopes), start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz ?? null, nextDue: next };
+    const row = { owner: caller.account?.id ?? null, scopes: scopes === "*" ? "*" : JSON.stringify(scopes), start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz ?? null, rule: job.rule ?? null, nextDue: next };
     const stored = this.rt.store.wdb
       .insert(scheduleJobs)
       .values({ service, ref: job.ref, ...row, created: now })
@@ -431,7 +433,7 @@ export class Scheduler {
       .all()) as JobRow[];
     const insert = (row: typeof f.$inferInsert) => db.insert(f).values(row).onConflictDoNothing().run();
     for (const job of due) {
-      const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz };
+      const r: Recurrence = { start: job.start, offset: job.offset, repeat: job.repeat, tz: job.tz, rule: job.rule };
       const { grace, since } = this.handlers.get(job.service)!;
       const first = indexAtOrAfter(r, job.next_due) ?? 0;
       const last = Math.max(first, indexAtOrBefore(r, now) ?? first);
@@ -453,7 +455,7 @@ export class Scheduler {
         claims.push({ job, due: lastAt, claimed: now });
       await db
         .update(j)
-        .set({ nextDue: r.repeat === null ? null : occurrence(r, last + 1) })
+        .set({ nextDue: occurrenceOrNull(r, last + 1) })
         .where(and(eq(j.service, job.service), eq(j.ref, job.ref)))
         .run();
     }

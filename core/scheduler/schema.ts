@@ -23,6 +23,8 @@ export const scheduleJobs = sqliteTable(
     repeat: text("repeat"),
     /** IANA zone whose local time the repeats keep across daylight-saving changes; null: the fixed offset. */
     tz: text("tz"),
+    /** The series as RFC 5545 text (RRULE, EXDATE, overrides) when repeat cannot say it; it then decides every occurrence. */
+    rule: text("rule"),
     /** The next firing not yet claimed; null when nothing is left to fire. */
     nextDue: integer("next_due"),
     created: integer("created").notNull(),

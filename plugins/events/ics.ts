@@ -3,7 +3,8 @@
 // UTC offset, so repeats expand on the same local time and month days the
 // scheduler fires on.
 import { escapeText, fold } from "../../core/dav/patch.ts";
-import { occurrence, wallClock } from "../../core/scheduler/recurrence.ts";
+import ICAL from "ical.js";
+import { occurrence, validZone, wallClock } from "../../core/scheduler/recurrence.ts";
 import type { events } from "./schema.ts";
 import { eventOffsetAt, vtimezone } from "./zone.ts";
 
@@ -58,6 +59,28 @@ function repeatLines(e: Row, now: number): string[] {
   return lines;
 }
 
+/** The TZIDs a series' times name. */
+const ruleZones = (rule: string) => [...new Set([...rule.matchAll(/;TZID=("[^"]*"|[^:;]+)/g)].map((m) => m[1].replace(/^"|"$/g, "")))];
+
+function ruleVtimezone(rule: string, id: string): string[] {
+  const tz = new ICAL.Component(ICAL.parse(rule) as unknown[]).getAllSubcomponents("vtimezone").find((c) => String(c.getFirstPropertyValue("tzid")) === id);
+  return tz ? tz.toString().split(/\r?\n/) : [];
+}
+
+/** A series as its calendar app wrote its times (the rule, its dates left out, its changed occurrences), with what the event keeps. */
+function ruleEvents(lines: string[], e: Row, o: { host: string; now: number; uid?: string }) {
+  const cal = new ICAL.Component(ICAL.parse(e.rule!) as unknown[]);
+  const comps = cal.getAllSubcomponents("vevent").sort((a, b) => Number(a.hasProperty("recurrence-id")) - Number(b.hasProperty("recurrence-id")));
+  for (const c of comps) {
+    lines.push("BEGIN:VEVENT", `UID:${o.uid ? escapeText(o.uid) : `${e.id}@${o.host}`}`, `DTSTAMP:${stamp(o.now, 0)}Z`, `CREATED:${stamp(e.created, 0)}Z`);
+    for (const p of c.getAllProperties()) if (p.name !== "uid") lines.push(p.toICALString());
+    lines.push(`SUMMARY:${escapeText(e.title)}`);
+    if (e.note) lines.push(`DESCRIPTION:${escapeText(e.note)}`);
+    if (o.uid) lines.push("BEGIN:VALARM", "ACTION:DISPLAY", `DESCRIPTION:${escapeText(e.title)}`, "TRIGGER:PT0S", "END:VALARM");
+    lines.push("END:VEVENT");
+  }
+}
+
 /**
  * The feed (a name, METHOD:PUBLISH), or with `uid` one event as a CalDAV
  * object: the UID its client gave it, and the alarm that stands for its firing.
@@ -68,6 +91,14 @@ export function renderCalendar(o: { name?: string; host: string; events: Row[]; 
   // Each zone's clock changes from a year before its first event (at most five years back) to as far ahead as the feed lists dates.
   const zones = new Map<string, number>();
   for (const e of o.events) if (e.tz) zones.set(e.tz, Math.min(zones.get(e.tz) ?? Infinity, e.start));
+  // A series a calendar app wrote names its zones itself: an IANA one is written out like the others, any other as the app described it.
+  const described = new Map<string, string[]>();
+  for (const e of o.events)
+    for (const id of e.rule ? ruleZones(e.rule) : []) {
+      if (validZone(id) === id) zones.set(id, Math.min(zones.get(id) ?? Infinity, e.start));
+      else if (!described.has(id)) described.set(id, ruleVtimezone(e.rule!, id));
+    }
+  for (const block of described.values()) lines.push(...block);
   for (const [tz, first] of [...zones].sort(([a], [b]) => a.localeCompare(b))) lines.push(...vtimezone(tz, Math.max(first, o.now - 5 * YEAR) - YEAR, o.now + (RDATE_YEARS + 1) * YEAR));
   for (const offset of [...new Set(o.events.filter((e) => !e.tz).map((e) => e.offset))].filter((x) => x !== 0).sort((a, b) => a - b)) {
     lines.push(
@@ -83,6 +114,10 @@ export function renderCalendar(o: { name?: string; host: string; events: Row[]; 
     );
   }
   for (const e of o.events) {
+    if (e.rule) {
+      ruleEvents(lines, e, o);
+      continue;
+    }
     lines.push("BEGIN:VEVENT", `UID:${o.uid ? escapeText(o.uid) : `${e.id}@${o.host}`}`, `DTSTAMP:${stamp(o.now, 0)}Z`, `CREATED:${stamp(e.created, 0)}Z`);
     lines.push(dateTime("DTSTART", e.start, e), dateTime("DTEND", e.start + e.minutes * 60_000, e));
     lines.push(`SUMMARY:${escapeText(e.title)}`);

@@ -13,6 +13,7 @@ import { renderCalendar } from "./ics.ts";
 import { eventFeeds, events } from "./schema.ts";
 import { eventOffsetAt, zoneOfTime } from "./zone.ts";
 import { eventsCard } from "./card.ts";
+import { ruleSummary } from "./rule.ts";
 
 type Row = typeof events.$inferSelect;
 
@@ -27,7 +28,7 @@ const Repeat = T.Union(
   { description: "hourly, daily, weekly or monthly; omit for once. Monthly on the 29th-31st falls on the last day of shorter months." },
 );
 
-const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null, tz: e.tz });
+const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null, tz: e.tz, rule: e.rule });
 /** An instant in the event's local time: in its zone's offset at that instant, or its fixed offset. */
 const local = (e: Row, at: number) => formatTime(at, eventOffsetAt(e, at));
 
@@ -63,6 +64,8 @@ async function shape(e: Row, next: number | null, ctx: Ctx, withHistory: boolean
     next: next === null ? null : local(e, next),
     ends: next === null ? null : local(e, next + e.minutes * MIN),
   };
+  // A calendar app's series says more than repeat can: the whole rule, and which occurrences it leaves out, moves or cancels.
+  if (e.rule) Object.assign(out, ruleSummary(e.rule));
   if (withHistory) out.history = (await ctx.schedule.history(e.id, HISTORY_SHOWN)).map((h) => historyEntry(h, e));
   return out;
 }
@@ -120,6 +123,7 @@ export default definePlugin({
           minutes: args.minutes ?? 30,
           repeat: args.repeat ?? null,
           tz: zoneOfTime(ctx.config, when),
+          rule: null,
           prompt: args.prompt ?? null,
           scopes: scopesText(ctx.caller.scopes),
           created: ctx.clock.now().getTime(),

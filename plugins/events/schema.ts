@@ -16,6 +16,12 @@ export const events = sqliteTable(
     repeat: text("repeat", { enum: ["hourly", "daily", "weekly", "monthly"] }),
     /** IANA zone the event was given in (its offset matched the instance's zone then); repeats keep its local time. Null: the fixed offset. */
     tz: text("tz"),
+    /**
+     * The series as a calendar app sent it (a VCALENDAR of its DTSTART, DTEND,
+     * RRULE, RDATE, EXDATE, STATUS and overridden occurrences), when repeat
+     * cannot say it: it then decides every occurrence. Null: start and repeat do.
+     */
+    rule: text("rule"),
     /** Run through the agent at each firing; its answer is mailed to the owner. */
     prompt: text("prompt"),
     /**

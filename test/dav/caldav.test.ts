@@ -68,19 +68,25 @@ describe("CalDAV", () => {
     const again = await c.createCalendarObject({ calendar: events, filename: "standup.ics", iCalString: vevent("x", "Dup", "20260302T090000Z") });
     expect(again.status).toBe(412);
 
-    // What the API refuses, the client is refused, naming the field.
-    const bad = await c.createCalendarObject({ calendar: events, filename: "bad.ics", iCalString: vevent("b", "Bad", "20260302T090000Z", ["RRULE:FREQ=WEEKLY;COUNT=3"]) });
-    expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatchObject({ field: "body" });
+    // What the API refuses, the client is refused with the precondition it shows (RFC 4791 5.3.2.1), naming the field.
+    const task = vevent("b", "Bad", "20260302T090000Z").replace(/VEVENT/g, "VTODO");
+    const bad = await c.createCalendarObject({ calendar: events, filename: "bad.ics", iCalString: task });
+    expect(bad.status).toBe(403);
+    expect(await bad.text()).toMatch(/<C:supported-calendar-component\/>|supported-calendar-component/);
+    const garbled = await c.createCalendarObject({ calendar: events, filename: "g.ics", iCalString: "BEGIN:VCALENDAR\r\nnot a line\r\n" });
+    expect(garbled.status).toBe(403);
+    expect(await garbled.text()).toContain("valid-calendar-data");
     const untitled = await c.createCalendarObject({ calendar: events, filename: "u.ics", iCalString: vevent("u", "", "20260302T090000Z") });
-    expect(untitled.status).toBe(400);
-    expect((await untitled.json()).error.field).toBe("title");
+    expect(untitled.status).toBe(403);
+    const why = await untitled.text();
+    expect(why).toContain("valid-calendar-data");
+    expect(why).toContain("<d:responsedescription>title: ");
     expect((await h.call("events/list", {}, { token })).body.result).toHaveLength(1);
 
     // A change the API refuses leaves the event as it was: its removal and remaking are one write.
     const [current] = await c.fetchCalendarObjects({ calendar: events });
     const emptied = await c.updateCalendarObject({ calendarObject: { ...current, data: vevent("standup-1", "", "20260302T100000Z") } });
-    expect(emptied.status).toBe(400);
+    expect(emptied.status).toBe(403);
     expect((await h.call("events/list", {}, { token })).body.result).toEqual(listed);
     const [still] = await c.fetchCalendarObjects({ calendar: events });
     expect(still.etag).toBe(current.etag);
@@ -198,8 +204,8 @@ describe("CalDAV", () => {
     expect(all[0]).toMatchObject({ title: "File taxes", status: "done", result: "filed online", due: "2026-04-20T09:00:00.000Z", assignee: "agent" });
     expect((await todos()).map((o) => o.url)).toEqual([`${tasks.url}t-1.ics`]);
     const refused = await c.updateCalendarObject({ calendarObject: { ...(await todos())[0], data: todo("CANCELLED") } });
-    expect(refused.status).toBe(400);
-    expect((await refused.json()).error.field).toBe("status");
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("<d:responsedescription>status: ");
   });
 
   test("an app password scoped to contacts cannot reach the calendar", async () => {

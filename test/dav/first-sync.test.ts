@@ -14,6 +14,16 @@ afterEach(async () => {
 /** The smallest VTODO a client sends. */
 const vtodo = (i: number) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nBEGIN:VTODO\r\nUID:t${i}\r\nDTSTAMP:20260301T000000Z\r\nSUMMARY:Task ${i}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n`;
 
+const EVENTS = 5000;
+const p2 = (n: number) => String(n).padStart(2, "0");
+/** An event a day through 2027 in London time; every tenth a series as a phone writes it (its first date left out). */
+const vevent = (i: number) => {
+  const day = new Date(Date.UTC(2027, 0, 1) + (i % 365) * 86_400_000);
+  const start = `${day.getUTCFullYear()}${p2(day.getUTCMonth() + 1)}${p2(day.getUTCDate())}T${p2(8 + (i % 10))}0000`;
+  const series = i % 10 === 0 ? [`RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=6`, `EXDATE;TZID=Europe/London:${start}`] : [];
+  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", `UID:e${i}`, "DTSTAMP:20260301T000000Z", `DTSTART;TZID=Europe/London:${start}`, "DURATION:PT45M", `SUMMARY:Event ${i}`, ...series, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+};
+
 // More than the write limit's 300 a minute and the read limit's 1,200 together, sent as fast as one client can.
 const COUNT = 1500;
 
@@ -36,6 +46,26 @@ describe("a first sync", () => {
     );
     expect(statuses).toEqual({ 201: COUNT });
     expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM tasks"))!.n).toBe(COUNT);
+  });
+
+  test(`${EVENTS} events PUT four at a time, a tenth of them series a phone writes (every other week, an end, a date left out), with the default limits: none refused`, async () => {
+    h = await startHearth();
+    const token = await h.token("alice");
+    const headers = { authorization: `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`, "content-type": "text/calendar", "if-none-match": "*" };
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let i = next++; i < EVENTS; i = next++) {
+          const r = await fetch(`${h!.url}/dav/calendars/alice/events/e${i}.ics`, { method: "PUT", body: vevent(i), headers });
+          await r.arrayBuffer();
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        }
+      }),
+    );
+    expect(statuses).toEqual({ 201: EVENTS });
+    expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM events_events"))!.n).toBe(EVENTS);
+    expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM events_events WHERE rule IS NOT NULL"))!.n).toBe(EVENTS / 10);
   });
 
   test("changes from calendar apps are still bounded: past the DAV limit they are refused with Retry-After", async () => {

@@ -18,27 +18,33 @@ const req = (method: string, path: string, body?: string, headers: Record<string
   fetch(`${h.url}/dav/${path}`, { method, body, headers: { authorization: auth, ...headers } });
 
 describe("DAV requests that are wrong", () => {
-  test("bodies that are not what they claim are 400 naming the field", async () => {
-    const cases: [string, string, string, string][] = [
+  test("bodies that are not what they claim are refused naming the field: 400 for XML, the precondition a client shows for a PUT", async () => {
+    const override = vevent("a", "A", "20260302T090000Z").replace(/[\s\S]*?(BEGIN:VEVENT[\s\S]*END:VEVENT\r\n)[\s\S]*/, "$1").replace("SUMMARY:A", "RECURRENCE-ID:20260303T090000Z\r\nSUMMARY:A");
+    // [method, path, body, field, precondition (PUT: RFC 4791 and 6352 5.3.2.1 / 6.3.2.1)]
+    const cases: [string, string, string, string, string?][] = [
       ["PROPFIND", "calendars/alice/events/", "<d:propfind xmlns:d='DAV:'><d:prop>", "body"],
       ["REPORT", "calendars/alice/events/", "not xml at all <", "body"],
-      ["PUT", "calendars/alice/events/a.ics", "hello", "body"],
-      ["PUT", "calendars/alice/events/a.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n", "body"],
-      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace(/DTSTART[^\r]*\r\n/, ""), "body"],
-      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:-PT45M"), "minutes"],
-      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:P3D"), "minutes"],
-      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z") + vevent("a", "A", "20260302T090000Z").replace("SUMMARY:A", "RECURRENCE-ID:20260303T090000Z\r\nSUMMARY:A"), "body"],
-      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("END:VCALENDAR", vevent("a", "A", "20260302T090000Z").replace(/[\s\S]*?(BEGIN:VEVENT[\s\S]*END:VEVENT\r\n)[\s\S]*/, "$1").replace("SUMMARY:A", "RECURRENCE-ID:20260303T090000Z\r\nSUMMARY:A") + "END:VCALENDAR"), "body"],
-      ["PUT", "addressbooks/alice/contacts/a.vcf", "BEGIN:VCARD\r\nVERSION:3.0\r\nEND:VCARD\r\n", "name"],
-      ["PUT", "addressbooks/alice/contacts/a.vcf", vevent("a", "A", "20260302T090000Z"), "body"],
+      ["PUT", "calendars/alice/events/a.ics", "hello", "body", "valid-calendar-data"],
+      ["PUT", "calendars/alice/events/a.ics", "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n", "body", "supported-calendar-component"],
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace(/DTSTART[^\r]*\r\n/, ""), "body", "valid-calendar-data"],
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:-PT45M"), "minutes", "valid-calendar-data"],
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z") + vevent("a", "A", "20260302T090000Z"), "body", "valid-calendar-data"],
+      // Changed occurrences with no series to belong to, and two series in one object.
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace(/BEGIN:VEVENT[\s\S]*END:VEVENT\r\n/, override), "body", "valid-calendar-data"],
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("END:VCALENDAR", vevent("b", "B", "20260302T090000Z").replace(/[\s\S]*?(BEGIN:VEVENT[\s\S]*END:VEVENT\r\n)[\s\S]*/, "$1") + "END:VCALENDAR"), "body", "valid-calendar-data"],
+      ["PUT", "addressbooks/alice/contacts/a.vcf", "BEGIN:VCARD\r\nVERSION:3.0\r\nEND:VCARD\r\n", "name", "valid-address-data"],
+      ["PUT", "addressbooks/alice/contacts/a.vcf", vevent("a", "A", "20260302T090000Z"), "body", "valid-address-data"],
       ["PUT", "calendars/alice/events/", vevent("a", "A", "20260302T090000Z"), ""],
     ];
-    for (const [method, path, body, field] of cases) {
+    for (const [method, path, body, field, pre] of cases) {
       const r = await req(method, path, body);
       const text = await r.text();
-      expect({ path, body: body.slice(0, 40), status: r.status }).toEqual({ path, body: body.slice(0, 40), status: field ? 400 : 405 });
+      expect({ path, body: body.slice(0, 40), status: r.status }).toEqual({ path, body: body.slice(0, 40), status: pre ? 403 : field ? 400 : 405 });
       expect(text).not.toContain("    at ");
-      if (field) expect(JSON.parse(text).error.field).toBe(field);
+      if (pre) {
+        expect(text).toContain(`:${pre}/>`);
+        if (field !== "body") expect(text).toContain(`<d:responsedescription>${field}: `);
+      } else if (field) expect(JSON.parse(text).error.field).toBe(field);
     }
     expect((await h.call("events/list", {}, { token })).body.result).toEqual([]);
     expect((await h.call("contacts/list", {}, { token })).body.result).toEqual([]);

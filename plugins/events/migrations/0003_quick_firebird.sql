@@ -1,0 +1,1 @@
+ALTER TABLE `events_events` ADD `rule` text;

@@ -1,0 +1,169 @@
+// Calendar apps' series over CalDAV, fired by the scheduler on an injected
+// clock exactly when the phone that wrote them shows them: a TZID's local
+// time across a daylight-saving change (with and without its VTIMEZONE),
+// every other week with COUNT, UNTIL, an EXDATE and one occurrence moved,
+// cancelled occurrences and series, all-day and floating times; the same
+// occurrences in a calendar-query's expand; long notes kept.
+import { afterEach, describe, expect, test } from "bun:test";
+import { schedulerOf } from "../../core/scheduler/index.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { sqlAll } from "../sql.ts";
+import { appleEvent } from "./fixtures.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+
+const calendar = (...events: string[][]) =>
+  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test Phone//EN", ...events.flatMap((e) => ["BEGIN:VEVENT", ...e, "END:VEVENT"]), "END:VCALENDAR", ""].join("\r\n");
+
+async function setup(clockAt: string, env: Record<string, string> = {}) {
+  const clock = new TestClock(Date.parse(clockAt));
+  h = await startHearth({ clock, env });
+  const token = await h.token("alice");
+  const auth = { authorization: basic("alice", token) };
+  const put = (name: string, body: string) => fetch(`${h!.url}/dav/calendars/alice/events/${name}`, { method: "PUT", body, headers: { ...auth, "content-type": "text/calendar" } });
+  const list = async () => (await h!.call("events/list", {}, { token })).body.result as Record<string, unknown>[];
+  /** Walks the clock through the instants given, running the scheduler at each and a millisecond before; returns what fired (ISO, UTC). */
+  const walk = async (instants: string[]) => {
+    for (const iso of [...instants].sort()) {
+      clock.set(new Date(Date.parse(iso) - 1));
+      await schedulerOf(h!.rt).runDue();
+      clock.set(iso);
+      await schedulerOf(h!.rt).runDue();
+    }
+    const rows = await sqlAll<{ due: number; status: string }>(h!.rt, "SELECT due, status FROM schedule_firings WHERE service = 'events' ORDER BY due");
+    return rows.map((r) => `${new Date(r.due).toISOString().replace(".000", "")} ${r.status}`);
+  };
+  return { clock, token, auth, put, list, walk };
+}
+
+describe("series from calendar apps", () => {
+  test("a weekly TZID=Europe/London 09:00 event made in March fires at 09:00 London on both sides of the clock change, with or without its VTIMEZONE", async () => {
+    const s = await setup("2026-03-18T12:00:00Z");
+    // No VTIMEZONE: the zone is the IANA database's, not UTC.
+    const bare = calendar(["UID:yoga-1", "DTSTAMP:20260301T000000Z", "DTSTART;TZID=Europe/London:20260319T090000", "DURATION:PT1H", "RRULE:FREQ=WEEKLY", "SUMMARY:Yoga"]);
+    expect((await s.put("yoga.ics", bare)).status).toBe(201);
+    // Apple's, with its VTIMEZONE: Tuesdays 09:30 from 3 March.
+    expect((await s.put("pilates.ics", appleEvent)).status).toBe(201);
+    const listed = await s.list();
+    const [yoga, pilates] = ["Yoga", "Pilates"].map((t) => listed.find((e) => e.title === t));
+    expect(yoga).toMatchObject({ title: "Yoga", when: "2026-03-19T09:00:00Z", tz: "Europe/London", repeat: "weekly", next: "2026-03-19T09:00:00Z", minutes: 60 });
+    expect(pilates).toMatchObject({ title: "Pilates", tz: "Europe/London", repeat: "weekly" });
+    // 29 March 2026: London goes from GMT to BST.
+    const fired = await s.walk(["2026-03-19T09:00:00Z", "2026-03-26T09:00:00Z", "2026-04-02T08:00:00Z", "2026-04-09T08:00:00Z", "2026-03-24T09:30:00Z", "2026-03-31T08:30:00Z", "2026-04-07T08:30:00Z"]);
+    expect(fired).toEqual([
+      "2026-03-19T09:00:00Z done",
+      "2026-03-24T09:30:00Z done",
+      "2026-03-26T09:00:00Z done",
+      "2026-03-31T08:30:00Z done",
+      "2026-04-02T08:00:00Z done",
+      "2026-04-07T08:30:00Z done",
+      "2026-04-09T08:00:00Z done",
+    ]);
+    expect((await s.list()).find((e) => e.title === "Yoga")).toMatchObject({ next: "2026-04-09T09:00:00+01:00" });
+  });
+
+  test("every other week, COUNT=5, an EXDATE and one occurrence moved: fires on exactly the four a phone shows, and expand gives the same four", async () => {
+    const s = await setup("2026-03-01T12:00:00Z");
+    const series = calendar(
+      ["UID:review-1", "DTSTAMP:20260301T000000Z", "DTSTART;TZID=Europe/London:20260305T090000", "DTEND;TZID=Europe/London:20260305T100000", "RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=5", "EXDATE;TZID=Europe/London:20260319T090000", "SUMMARY:Review", "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT10M", "DESCRIPTION:Review", "END:VALARM"],
+      // The 2 April occurrence (09:00 BST, written in UTC as some apps do) moved to Friday 3 April at 14:00.
+      ["UID:review-1", "DTSTAMP:20260301T000000Z", "RECURRENCE-ID:20260402T080000Z", "DTSTART;TZID=Europe/London:20260403T140000", "DTEND;TZID=Europe/London:20260403T150000", "SUMMARY:Review (moved)"],
+    );
+    const made = await s.put("review.ics", series);
+    expect(made.status).toBe(201);
+    const [e] = await s.list();
+    expect(e).toMatchObject({ title: "Review", repeat: "weekly", rule: "FREQ=WEEKLY;COUNT=5;INTERVAL=2", excluded: 1, changed: 1, next: "2026-03-05T09:00:00Z" });
+    // The client's text is the record: read back byte for byte.
+    const got = await fetch(`${h!.url}/dav/calendars/alice/events/review.ics`, { headers: s.auth });
+    expect(await got.text()).toBe(series);
+
+    const shown = ["2026-03-05T09:00:00Z", "2026-04-03T13:00:00Z", "2026-04-16T08:00:00Z", "2026-04-30T08:00:00Z"];
+    // What is not shown: the excluded 19 March, the moved occurrence's own time, and what COUNT ends before.
+    const notShown = ["2026-03-19T09:00:00Z", "2026-04-02T08:00:00Z", "2026-05-14T08:00:00Z", "2026-05-28T08:00:00Z"];
+    const report = await fetch(`${h!.url}/dav/calendars/alice/events/`, {
+      method: "REPORT",
+      headers: { ...s.auth, depth: "1", "content-type": "application/xml" },
+      body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data><c:expand start="20260301T000000Z" end="20260701T000000Z"/></c:calendar-data></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="20260301T000000Z" end="20260701T000000Z"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+    });
+    expect(report.status).toBe(207);
+    const xml = await report.text();
+    const starts = [...xml.matchAll(/DTSTART:(\d{8}T\d{6}Z)/g)].map((m) => m[1]);
+    const iso = (t: string) => `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(9, 11)}:${t.slice(11, 13)}:${t.slice(13, 15)}Z`;
+    expect(starts.map(iso)).toEqual(shown);
+    expect(xml).toContain("SUMMARY:Review (moved)");
+    // A month with only the excluded date in it matches nothing.
+    const march = await fetch(`${h!.url}/dav/calendars/alice/events/`, {
+      method: "REPORT",
+      headers: { ...s.auth, depth: "1", "content-type": "application/xml" },
+      body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="20260315T000000Z" end="20260325T000000Z"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+    });
+    expect(await march.text()).not.toContain("review.ics");
+
+    expect(await s.walk([...shown, ...notShown, "2027-01-01T00:00:00Z"])).toEqual(shown.map((t) => `${t} done`));
+    expect((await s.list()).length).toBe(0);
+  });
+
+  test("UNTIL with BYDAY, a cancelled occurrence and a cancelled series: what is cancelled never fires, and the series still syncs", async () => {
+    const s = await setup("2026-03-01T12:00:00Z");
+    const classes = calendar(
+      ["UID:class-1", "DTSTAMP:20260301T000000Z", "DTSTART:20260302T180000Z", "DURATION:PT90M", "RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260312T000000Z", "SUMMARY:Class"],
+      ["UID:class-1", "DTSTAMP:20260301T000000Z", "RECURRENCE-ID:20260304T180000Z", "DTSTART:20260304T180000Z", "DURATION:PT90M", "STATUS:CANCELLED", "SUMMARY:Class"],
+    );
+    expect((await s.put("class.ics", classes)).status).toBe(201);
+    const off = calendar(["UID:party-1", "DTSTAMP:20260301T000000Z", "DTSTART:20260303T200000Z", "DURATION:PT3H", "STATUS:CANCELLED", "SUMMARY:Party"]);
+    expect((await s.put("party.ics", off)).status).toBe(201);
+    expect(await s.walk(["2026-03-02T18:00:00Z", "2026-03-03T20:00:00Z", "2026-03-04T18:00:00Z", "2026-03-09T18:00:00Z", "2026-03-11T18:00:00Z", "2026-03-16T18:00:00Z"])).toEqual([
+      "2026-03-02T18:00:00Z done",
+      "2026-03-09T18:00:00Z done",
+      "2026-03-11T18:00:00Z done",
+    ]);
+  });
+
+  test("all-day and floating times are read in the instance's zone, a multi-day event keeps its length, and a note over 10,000 characters syncs whole", async () => {
+    const s = await setup("2026-06-01T00:00:00Z", { HEARTH_TZ: "Europe/London" });
+    const note = `Packing list.\\n${"socks, ".repeat(2500)}`;
+    const trip = calendar(["UID:trip-1", "DTSTAMP:20260601T000000Z", "DTSTART;VALUE=DATE:20260610", "DTEND;VALUE=DATE:20260613", "SUMMARY:Trip", `DESCRIPTION:${note}`]);
+    expect(note.length).toBeGreaterThan(10_000);
+    expect((await s.put("trip.ics", trip)).status).toBe(201);
+    const call = calendar(["UID:call-1", "DTSTAMP:20260601T000000Z", "DTSTART:20260611T090000", "DURATION:PT30M", "SUMMARY:Call"]);
+    expect((await s.put("call.ics", call)).status).toBe(201);
+    const [t, c] = await s.list();
+    expect(t).toMatchObject({ title: "Trip", when: "2026-06-10T00:00:00+01:00", tz: "Europe/London", minutes: 3 * 1440 });
+    expect((t.note as string).length).toBe(note.replaceAll("\\n", "\n").length);
+    expect(c).toMatchObject({ title: "Call", when: "2026-06-11T09:00:00+01:00", tz: "Europe/London" });
+    const got = await fetch(`${h!.url}/dav/calendars/alice/events/trip.ics`, { headers: s.auth });
+    expect(await got.text()).toBe(trip);
+    // London midnight and 09:00 in summer are an hour before UTC's.
+    expect(await s.walk(["2026-06-09T23:00:00Z", "2026-06-11T08:00:00Z", "2026-06-11T09:00:00Z"])).toEqual(["2026-06-09T23:00:00Z done", "2026-06-11T08:00:00Z done"]);
+  });
+
+  test("a moved occurrence changed again keeps the event's id and fires once, and a body over the cap is refused as max-resource-size", async () => {
+    const s = await setup("2026-03-01T12:00:00Z");
+    const v1 = calendar(["UID:standup-1", "DTSTAMP:20260301T000000Z", "DTSTART:20260302T090000Z", "DURATION:PT15M", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Standup"]);
+    expect((await s.put("standup.ics", v1)).status).toBe(201);
+    const [before] = await s.list();
+    expect(await s.walk(["2026-03-02T09:00:00Z"])).toEqual(["2026-03-02T09:00:00Z done"]);
+    // The phone moves the third one an hour later: same event, the first firing kept and not repeated.
+    const v2 = calendar(
+      ["UID:standup-1", "DTSTAMP:20260302T100000Z", "DTSTART:20260302T090000Z", "DURATION:PT15M", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Standup"],
+      ["UID:standup-1", "DTSTAMP:20260302T100000Z", "RECURRENCE-ID:20260304T090000Z", "DTSTART:20260304T100000Z", "DURATION:PT15M", "SUMMARY:Standup"],
+    );
+    expect((await s.put("standup.ics", v2)).status).toBe(204);
+    const [after] = await s.list();
+    expect(after.id).toBe(before.id);
+    expect(await s.walk(["2026-03-03T09:00:00Z", "2026-03-04T09:00:00Z", "2026-03-04T10:00:00Z"])).toEqual([
+      "2026-03-02T09:00:00Z done",
+      "2026-03-03T09:00:00Z done",
+      "2026-03-04T10:00:00Z done",
+    ]);
+    const huge = await fetch(`${h!.url}/dav/calendars/alice/events/huge.ics`, { method: "PUT", body: "x".repeat(17 * 1024 * 1024), headers: { ...s.auth, "content-type": "text/calendar" } });
+    expect(huge.status).toBe(413);
+    expect(await huge.text()).toContain("max-resource-size");
+  });
+});
