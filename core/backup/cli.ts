@@ -30,7 +30,8 @@ export const backupCommand: CliCommand = {
     if (argv.length === 1 && argv[0] === "--now") {
       const rt = await host.open();
       try {
-        await rt.start();
+        // Migrated, not started: plugins' start hooks (their schedules) belong to the serving instance.
+        rt.migrate();
         const r = await backupsOf(rt).runNow();
         process.stdout.write(`${JSON.stringify(r)}\n`);
         return "reason" in r ? 1 : 0;

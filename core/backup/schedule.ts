@@ -88,7 +88,6 @@ export class Backups {
   private nextDue: Date | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = true;
-  private kept: Kept | null = null;
   /** start() under way: runDue and state wait for it, so a test moving the clock right after start finds the timer armed. */
   private starting: Promise<void> = Promise.resolve();
 
@@ -118,18 +117,16 @@ export class Backups {
     return join(this.rt.dataDir, STATE);
   }
 
+  /** Read each time: `hearth backup --now` beside the server writes it too. */
   private async load(): Promise<Kept> {
-    if (this.kept) return this.kept;
     try {
-      this.kept = (await Bun.file(this.file()).json()) as Kept;
+      return (await Bun.file(this.file()).json()) as Kept;
     } catch {
-      this.kept = { lastAttempt: null, lastSuccess: null, lastFailure: null };
+      return { lastAttempt: null, lastSuccess: null, lastFailure: null };
     }
-    return this.kept;
   }
 
   private async save(k: Kept) {
-    this.kept = k;
     const part = `${this.file()}.${crypto.randomUUID()}.tmp`;
     await Bun.write(part, JSON.stringify(k, null, 2), { mode: FILE_MODE });
     await rename(part, this.file());

@@ -85,6 +85,15 @@ test("a scheduled backup runs at its time, encrypted to the owner's key, checked
     expect(page).toContain("Backups");
     expect(page).toContain("2026-03-03 03:00:00 UTC");
     expect((await backupState(h.rt)).destination).toBe(dest);
+
+    // `hearth backup --now` beside the serving instance: one more, checked, and the instance's /status knows of it.
+    const now = await cli(["backup", "--now"], { ...h.env, ...env });
+    expect(now.err).toBe("");
+    expect(now.code).toBe(0);
+    const made = JSON.parse(now.out);
+    expect(made).toMatchObject({ verified: true });
+    expect(readdirSync(dest)).toContain(made.name);
+    expect((await statusOf(h)).backups.last_success.at).toBe(made.at);
   } finally {
     await h.stop();
   }
