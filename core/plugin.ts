@@ -374,7 +374,8 @@ export interface GeocoderDef {
 /** One file of a person's export: a path under the service's folder, and its content. */
 export interface ExportFile {
   path: string;
-  data: string | Uint8Array;
+  /** Text, bytes, or a function giving the bytes when the file's turn comes (a large file is read then, not before). */
+  data: string | Uint8Array | (() => Promise<Uint8Array>);
 }
 
 export interface PluginDef {

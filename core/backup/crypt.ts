@@ -2,12 +2,14 @@
 // format's author's own library): to a passphrase, or to recipients whose
 // secret keys the owner keeps off the machine. Files are streamed through,
 // so a large archive never sits in memory whole.
-import { Decrypter, Encrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { chmod, rm } from "node:fs/promises";
 import { invalid, notConfigured } from "../errors.ts";
 import { FILE_MODE } from "../private.ts";
 
 const MAGIC = "age-encryption.org/v1\n";
+
+/** Loaded when a backup is sealed or opened, not with every instance and command. */
+const age = () => import("age-encryption");
 
 /** What a backup is encrypted to: a passphrase, or one or more age recipients (age1…). */
 export interface Sealing {
@@ -35,6 +37,7 @@ export async function isSealed(path: string): Promise<boolean> {
 
 /** A key made for one backup and forgotten after it: the instance can check what it wrote without keeping a way to read it. */
 export async function oneTimeKey(): Promise<{ identity: string; recipient: string }> {
+  const { generateX25519Identity, identityToRecipient } = await age();
   const identity = await generateX25519Identity();
   return { identity, recipient: await identityToRecipient(identity) };
 }
@@ -50,7 +53,7 @@ async function pipe(stream: ReadableStream<Uint8Array>, dest: string) {
 
 /** Encrypts `src` into `dest` to the sealing, and to `extra` recipients (a check key). */
 export async function seal(src: string, dest: string, sealing: Sealing, extra: string[] = []): Promise<void> {
-  const e = new Encrypter();
+  const e = new (await age()).Encrypter();
   // age gives a passphrase file no other recipient, so a passphrase backup is checked with the passphrase itself.
   if (sealing.passphrase) e.setPassphrase(sealing.passphrase);
   else for (const r of [...(sealing.recipients ?? []), ...extra]) e.addRecipient(r);
@@ -64,7 +67,7 @@ export async function seal(src: string, dest: string, sealing: Sealing, extra: s
  * is refused as a damaged or unreadable backup; nothing is left at `dest`.
  */
 export async function unseal(src: string, dest: string, keys: { passphrase?: string; identities?: string[] }): Promise<void> {
-  const d = new Decrypter();
+  const d = new (await age()).Decrypter();
   if (keys.passphrase) d.addPassphrase(keys.passphrase);
   for (const i of keys.identities ?? []) d.addIdentity(i);
   if (!keys.passphrase && !keys.identities?.length)

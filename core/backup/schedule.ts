@@ -197,15 +197,23 @@ export class Backups {
       return this.failed(now, e);
     }
     this.nextDue = plan.cron.nextRun(now);
-    // One instance of a deployment runs each due time.
-    if (!(await this.rt.shared.claim(`backup:${due.getTime()}`, CLAIM_MS))) return null;
-    const run = this.runWith(plan);
+    // Marked running at once, before any await, so settle() never misses a run that has taken its due time.
+    const run = (async () => {
+      // One instance of a deployment runs each due time.
+      if (!(await this.rt.shared.claim(`backup:${due.getTime()}`, CLAIM_MS))) return null;
+      return this.runWith(plan);
+    })();
     this.running = run;
     try {
       return await run;
     } finally {
-      this.running = null;
+      if (this.running === run) this.running = null;
     }
+  }
+
+  /** Resolves once no backup is under way: after runDue, the timer may have been the one to run it. */
+  async settle(): Promise<void> {
+    while (this.running) await this.running.catch(() => {});
   }
 
   /** One backup now, whatever the schedule says (`hearth backup --now`): written, read back, checked, old ones pruned. */
@@ -222,7 +230,7 @@ export class Backups {
     try {
       return await run;
     } finally {
-      this.running = null;
+      if (this.running === run) this.running = null;
     }
   }
 

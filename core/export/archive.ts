@@ -38,24 +38,25 @@ const PERSON_COLUMNS = ["owner", "account", "author", "creator"];
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Writes the archive's entries through `add`; names are made unique as they come. */
-async function entries(rt: Runtime, account: Account, add: (path: string, data: string | Uint8Array) => void) {
+async function entries(rt: Runtime, account: Account, add: (path: string, data: string | Uint8Array) => Promise<void>) {
   const taken = new Set<string>();
-  const put = (path: string, data: string | Uint8Array) => {
+  const put = async (path: string, data: ExportFile["data"]) => {
     let p = path;
     for (let n = 2; taken.has(p); n++) p = path.replace(/(\.[^./]+)?$/, (ext) => ` (${n})${ext}`);
     taken.add(p);
-    add(p, data);
+    // A file's bytes are read when its turn comes, so a person's whole drive is never in memory at once.
+    await add(p, typeof data === "function" ? await data() : data);
   };
   const tables = await tablesOf(rt);
   const services = [...rt.registry.plugins.values()].sort((a, b) => a.def.name.localeCompare(b.def.name));
   const call = newCall({ account, scopes: "*", via: "local" }, { id: `export-${crypto.randomUUID()}` });
   const origin = rt.config.HEARTH_PUBLIC_URL || "";
-  put("account.json", JSON.stringify({ username: account.username, admin: account.admin, exported: rt.clock.now().toISOString() }, null, 2));
+  await put("account.json", JSON.stringify({ username: account.username, admin: account.admin, exported: rt.clock.now().toISOString() }, null, 2));
   for (const p of services) {
     const name = p.def.name;
     if (p.def.exports) {
       const files: ExportFile[] = await p.def.exports(rt.makeCtx(name, "read", call, "export", origin));
-      for (const f of files) put(`${name}/${f.path}`, f.data);
+      for (const f of files) await put(`${name}/${f.path}`, f.data);
     }
     const dav = p.def.dav;
     if (dav) {
@@ -69,8 +70,8 @@ async function entries(rt: Runtime, account: Account, add: (path: string, data: 
         return { id: r.id, text: dav.render(r, { uid: item?.uid ?? r.id }) };
       });
       // vCards follow one another in one file; an iCalendar object is a whole calendar, so each is a file of its own.
-      if (dav.type === "addressbook") put(`${name}/${name}.vcf`, texts.map((t) => t.text.replace(/\r?\n?$/, "\r\n")).join(""));
-      else for (const t of texts) put(`${name}/${fileName(t.id, ".ics")}`, t.text);
+      if (dav.type === "addressbook") await put(`${name}/${name}.vcf`, texts.map((t) => t.text.replace(/\r?\n?$/, "\r\n")).join(""));
+      else for (const t of texts) await put(`${name}/${fileName(t.id, ".ics")}`, t.text);
     }
     for (const [table, columns] of tables) {
       if (table !== name && !table.startsWith(`${name}_`)) continue;
@@ -78,32 +79,56 @@ async function entries(rt: Runtime, account: Account, add: (path: string, data: 
       if (!keys.length) continue;
       const mine = sql.join(keys.map((k) => sql`${sql.raw(ident(k))} = ${account.id}`), sql` OR `);
       const rows = (await rt.store.rdb.all(sql`SELECT * FROM ${sql.raw(ident(table))} WHERE ${mine}`)).map(plain);
-      if (rows.length) put(`${name}/${table}.json`, JSON.stringify(rows, null, 2));
+      if (rows.length) await put(`${name}/${table}.json`, JSON.stringify(rows, null, 2));
     }
   }
 }
 
+/** Bytes of the archive waiting to be read before it makes more: a slow download holds back the reading, not memory. */
+const BUFFERED = 4 << 20;
+
 /** The archive of everything `account` keeps here, as a stream of zip bytes. */
 export function exportArchive(rt: Runtime, account: Account): ReadableStream<Uint8Array> {
   const mtime = rt.clock.now();
-  return new ReadableStream<Uint8Array>({
-    start(ctl) {
-      const zip = new Zip((err, chunk, final) => {
-        if (err) return ctl.error(err);
-        ctl.enqueue(chunk);
-        if (final) ctl.close();
-      });
-      entries(rt, account, (path, data) => {
-        const f = new ZipDeflate(path, { level: 6 });
-        f.mtime = mtime;
-        zip.add(f);
-        f.push(typeof data === "string" ? new TextEncoder().encode(data) : data, true);
-      })
-        .then(() => zip.end())
-        .catch((e) => {
-          zip.terminate();
-          ctl.error(e);
+  let wake: (() => void) | null = null;
+  let gone = false;
+  const go = () => {
+    wake?.();
+    wake = null;
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(ctl) {
+        const zip = new Zip((err, chunk, final) => {
+          if (gone) return;
+          if (err) return ctl.error(err);
+          ctl.enqueue(chunk);
+          if (final) ctl.close();
         });
+        const room = async () => {
+          while (!gone && (ctl.desiredSize ?? 1) <= 0) await new Promise<void>((r) => (wake = r));
+          // The reader went away (a cancelled download): nothing more is read.
+          if (gone) throw new Error("the export was cancelled");
+        };
+        entries(rt, account, async (path, data) => {
+          const f = new ZipDeflate(path, { level: 6 });
+          f.mtime = mtime;
+          zip.add(f);
+          f.push(typeof data === "string" ? new TextEncoder().encode(data) : data, true);
+          await room();
+        })
+          .then(() => zip.end())
+          .catch((e) => {
+            zip.terminate();
+            if (!gone) ctl.error(e);
+          });
+      },
+      pull: go,
+      cancel() {
+        gone = true;
+        go();
+      },
     },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: BUFFERED }),
+  );
 }

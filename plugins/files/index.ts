@@ -68,7 +68,7 @@ export default definePlugin({
   exports: async (ctx) => {
     const out = [];
     for (const f of await ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(files.created).all())
-      out.push({ path: [...f.folder.split("/").filter(Boolean).map((p) => fileName(p)), fileName(f.name)].join("/"), data: await ctx.blobs.read(f.hash) });
+      out.push({ path: [...f.folder.split("/").filter(Boolean).map((p) => fileName(p)), fileName(f.name)].join("/"), data: () => ctx.blobs.read(f.hash) });
     return out;
   },
   methods: {
