@@ -49,6 +49,8 @@ export interface CoreModule {
   provides?: Provides;
   /** Runs as each runtime is made, to fill in what the module owns on it (metering). */
   setup?(rt: Runtime): void;
+  /** Runs when the instance starts serving, not for a command that only opens it: work of its own on a timer (scheduled backups). */
+  serving?(rt: Runtime): void | Promise<void>;
 }
 
 export function defineModule<M extends CoreModule>(m: M): M {
@@ -71,6 +73,7 @@ export interface Wiring {
   mcp: McpHooks;
   appPasswords: AppPasswordPresets[];
   setups: ((rt: Runtime) => void)[];
+  serving: ((rt: Runtime) => void | Promise<void>)[];
 }
 
 export class WiringError extends Error {}
@@ -92,6 +95,7 @@ export function wire(modules: readonly CoreModule[]): Wiring {
     mcp: { caller: [], errorResult: [], resultMeta: [] },
     appPasswords: [],
     setups: [],
+    serving: [],
   };
   const names = new Set<string>();
   for (const m of modules) {
@@ -122,6 +126,7 @@ export function wire(modules: readonly CoreModule[]): Wiring {
     w.mcp.resultMeta.push(...(p.mcp?.resultMeta ?? []));
     w.appPasswords.push(...(p.appPasswords ?? []));
     if (m.setup) w.setups.push(m.setup);
+    if (m.serving) w.serving.push(m.serving);
   }
   return w;
 }

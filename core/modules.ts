@@ -6,6 +6,7 @@ import { auditModule } from "./audit/index.ts";
 import { authModule } from "./auth/module.ts";
 import { oauthModule } from "./auth/oauth/index.ts";
 import { backupModule } from "./backup/cli.ts";
+import { exportModule } from "./export/index.ts";
 import { storeModule } from "./capabilities.ts";
 import { pluginToolsModule } from "./cli/plugin.ts";
 import { davModule } from "./dav/server.ts";
@@ -37,6 +38,7 @@ export const coreModules: readonly CoreModule[] = [
   mailModule,
   methodsModule,
   backupModule,
+  exportModule,
   pluginToolsModule,
   davModule,
   auditModule,

@@ -378,6 +378,13 @@ export interface GeocoderDef {
   read: (result: unknown) => { name: string; lat: number; lon: number } | null;
 }
 
+/** One file of a person's export: a path under the service's folder, and its content. */
+export interface ExportFile {
+  path: string;
+  /** Text, bytes, or a function giving the bytes when the file's turn comes (a large file is read then, not before). */
+  data: string | Uint8Array | (() => Promise<Uint8Array>);
+}
+
 export interface PluginDef {
   /** The service name: folder == route == tool prefix. */
   name: string;
@@ -424,6 +431,14 @@ export interface PluginDef {
   routes?: RouteDef[];
   /** A collection calendar and contacts apps sync over CalDAV or CardDAV (core/dav), one per account. */
   dav?: DavCollection;
+  /**
+   * The caller's records in an open format for their export of all their
+   * data (core/export): Markdown, the files as they are. Paths are under the
+   * service's folder of the archive. The JSON of every row the service keeps
+   * for them, and the iCalendar or vCard of its `dav` collection, are added
+   * whatever this says.
+   */
+  exports?: (ctx: Ctx) => Promise<ExportFile[]>;
   /**
    * What this plugin brings beside its methods, as a core module does:
    * capabilities (ctx.<name> for plugins that list it in `needs`) and MCP

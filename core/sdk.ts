@@ -4,6 +4,7 @@
 // from source and from the single binary alike. Everything a plugin needs to
 // declare methods, tables and providers is here; docs/plugins.md describes it.
 export { definePlugin, read, write } from "./plugin.ts";
+export { fileName } from "./export/names.ts";
 export type {
   Access,
   Account,
@@ -15,6 +16,7 @@ export type {
   Clock,
   Ctx,
   Db,
+  ExportFile,
   FullTextIndex,
   IndexEntry,
   IndexHit,

@@ -84,6 +84,8 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
   });
   // Elysia reads the server from here for requestIP in its handlers.
   app.server = server as unknown as App["server"];
+  // Work a module does on its own while the instance serves; each says itself when it cannot start.
+  for (const fn of rt.wiring.serving) void (async () => fn(rt))().catch((e) => rt.log.error("a core module could not start its work", { error: String(e) }));
   const host = WILDCARD_HOSTS.has(opts.hostname) ? "127.0.0.1" : opts.hostname.includes(":") && !opts.hostname.startsWith("[") ? `[${opts.hostname}]` : opts.hostname;
   let sandbox: Server<undefined> | null;
   try {

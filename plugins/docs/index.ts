@@ -1,6 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { conflict, invalid, notFound } from "../../core/errors.ts";
+import { fileName } from "../../core/export/names.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import { retract } from "../../core/db/retract.ts";
@@ -44,6 +45,9 @@ export default definePlugin({
   name: "docs",
   description: "Documents in markdown, private unless published; a published one has a page anyone can read.",
   needs: ["db", "index", "emit", "lock"],
+  // Each document as the Markdown it is written in, named for its title.
+  exports: async (ctx) =>
+    (await ctx.db.select().from(documents).where(owned.mine(ctx.caller)).orderBy(documents.created).all()).map((d) => ({ path: fileName(d.title, ".md"), data: d.content })),
   methods: {
     write: write({
       description:

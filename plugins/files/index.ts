@@ -1,6 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq } from "drizzle-orm";
 import { invalid, notFound } from "../../core/errors.ts";
+import { fileName } from "../../core/export/names.ts";
 import { ownership } from "../../core/owned.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
@@ -62,6 +63,13 @@ export default definePlugin({
       default: String(DEFAULT_MAX),
       description: "Largest file files/put accepts, in bytes (413 past it).",
     },
+  },
+  // Each file as it is, in its folder, under its own name.
+  exports: async (ctx) => {
+    const out = [];
+    for (const f of await ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(files.created).all())
+      out.push({ path: [...f.folder.split("/").filter(Boolean).map((p) => fileName(p)), fileName(f.name)].join("/"), data: () => ctx.blobs.read(f.hash) });
+    return out;
   },
   methods: {
     put: write({

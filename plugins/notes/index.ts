@@ -2,6 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { prepared } from "../../core/db/prepared.ts";
 import { notFound } from "../../core/errors.ts";
+import { fileName } from "../../core/export/names.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import type { Db } from "../../core/plugin.ts";
 import { notes } from "./schema.ts";
@@ -34,6 +35,8 @@ export default definePlugin({
   name: "notes",
   description: "Notes: a title and what is under it. The title is the key.",
   needs: ["db"],
+  // Each note as a Markdown file named for its title, which is its key.
+  exports: async (ctx) => (await prepared(ctx.db, allOf).all({ owner: ctx.caller.account!.id })).map((n) => ({ path: fileName(n.title, ".md"), data: n.text })),
   methods: {
     add: write({
       description: "Writes a note; an existing title is rewritten.",

@@ -6,6 +6,7 @@
 // the instance reach out to every provider it knows).
 import pkg from "../../../package.json";
 import { findSession } from "../../auth/sessions.ts";
+import { backupState, type BackupState } from "../../backup/schedule.ts";
 import { coreSettings } from "../../config.ts";
 import { whoPays } from "../../pay/accounts.ts";
 import type { Runtime } from "../../runtime.ts";
@@ -101,7 +102,7 @@ const isSet = (rt: Runtime, k: string) => (rt.config[k] ?? "").trim() !== "";
 function secretSettings(rt: Runtime): string[] {
   const names = new Set(Object.keys(coreSettings));
   for (const p of rt.registry.plugins.values()) for (const k of Object.keys(p.def.config ?? {})) names.add(k);
-  return [...names].filter((k) => /(_KEY|_SECRET|_PASSWORD|_TOKEN)$/.test(k)).sort();
+  return [...names].filter((k) => /(_KEY|_SECRET|_PASSWORD|_PASSPHRASE|_TOKEN)$/.test(k)).sort();
 }
 
 function integrations(rt: Runtime): { checks: Check[]; targets: Map<string, string> } {
@@ -173,6 +174,31 @@ function providerChecks(rt: Runtime, targets: Map<string, string>): Check[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * Scheduled backups as anyone may see them: whether they run and when they
+ * last worked or failed. Where they go and why one failed (a path, a bucket,
+ * an endpoint) are for admins.
+ */
+function backupReport(b: BackupState, admin: boolean) {
+  const out = {
+    enabled: b.enabled,
+    schedule: b.schedule,
+    next: b.next,
+    keep: b.keep,
+    encryption: b.encryption,
+    last_success: b.lastSuccess ? { at: b.lastSuccess.at, bytes: b.lastSuccess.bytes, verified: b.lastSuccess.verified } : null,
+    last_failure: b.lastFailure ? { at: b.lastFailure.at } : null,
+  };
+  if (!admin) return out;
+  return {
+    ...out,
+    destination: b.destination,
+    problem: b.problem,
+    last_success: b.lastSuccess && { ...out.last_success!, name: b.lastSuccess.name, files: b.lastSuccess.files },
+    last_failure: b.lastFailure && { at: b.lastFailure.at, reason: b.lastFailure.reason },
+  };
+}
+
 /** The report; only an admin's starts probes (at most a round a minute) and sees their answers and the addresses. */
 export async function statusReport(rt: Runtime, admin: boolean) {
   const { checks, targets } = integrations(rt);
@@ -208,6 +234,7 @@ export async function statusReport(rt: Runtime, admin: boolean) {
     integrations: checks.map(fill("integration")),
     providers: providers.map(fill("provider")),
     keys: secretSettings(rt).map((k) => ({ setting: k, set: isSet(rt, k) })),
+    backups: backupReport(await backupState(rt), admin),
   };
 }
 
@@ -225,6 +252,21 @@ const answer = (ch: Check, probed: boolean) =>
 
 const STYLE = html`<style>.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}main,header{max-width:56rem}td{word-break:break-word}</style>`;
 
+const when = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$|Z$/, " UTC");
+
+function backupSection(b: ReturnType<typeof backupReport> & { destination?: string | null; problem?: string | null; last_failure: { at: string; reason?: string } | null }) {
+  if (!b.enabled)
+    return html`<h2>Backups</h2><p>Scheduled backups are <strong>off</strong>. <span class="hint">Set <code>HEARTH_BACKUP=on</code>, <code>HEARTH_BACKUP_TO</code> and <code>HEARTH_BACKUP_PASSPHRASE</code> (or <code>HEARTH_BACKUP_RECIPIENTS</code>), then restart.</span></p>`;
+  // A failure newer than the last success is the state of things; an older one is history.
+  const failing = b.last_failure && (!b.last_success || b.last_failure.at > b.last_success.at);
+  return html`<h2>Backups</h2><dl class="facts">
+<dt>Schedule</dt><dd><code>${b.schedule}</code>${b.next ? html` <span class="hint">(next ${when(b.next)})</span>` : ""}, keeping ${b.keep}${b.encryption ? html`, encrypted with ${b.encryption === "passphrase" ? "a passphrase" : "your age key"}` : ""}</dd>
+${b.destination ? html`<dt>Destination</dt><dd><code>${b.destination}</code></dd>` : ""}
+${b.problem ? html`<dt>Cannot run</dt><dd><span class="bad">${b.problem}</span></dd>` : ""}
+<dt>Last success</dt><dd>${b.last_success ? html`<span class="${failing ? "" : "ok"}">${when(b.last_success.at)}</span> <span class="hint">(${(b.last_success.bytes / 1048576).toFixed(1)} MB, read back and checked)</span>` : html`<span class="hint">none yet</span>`}</dd>
+<dt>Last failure</dt><dd>${b.last_failure ? html`<span class="${failing ? "bad" : ""}">${when(b.last_failure.at)}</span>${b.last_failure.reason ? html`<br><span class="hint">${b.last_failure.reason}</span>` : ""}` : html`<span class="hint">none</span>`}</dd></dl>`;
+}
+
 export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
   const s = await findSession(rt, req);
   const r = await statusReport(rt, !!s?.account.admin);
@@ -233,6 +275,7 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
     html`<tr><td data-label="Name">${ch.label}${ch.url ? html`<br><code class="hint">${ch.url}</code>` : ""}</td><td data-label="Configured">${ch.configured ? "yes" : "no"} <span class="hint">${ch.note}</span></td><td data-label="Answers">${answer(ch, r.probed)}</td></tr>`;
   const body = html`<dl class="facts"><dt>Version</dt><dd>${r.version} on ${r.runtime}</dd><dt>Up for</dt><dd>${duration(r.uptime_seconds)} <span class="hint">(since ${r.started})</span></dd>
 <dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Who pays</dt><dd>${r.payments.text}</dd></dl>
+${backupSection(r.backups)}
 <h2>Integrations</h2>
 <table><thead><tr><th scope="col">Integration</th><th scope="col">Configured</th><th scope="col">Answers</th></tr></thead><tbody>${r.integrations.map(row)}</tbody></table>
 <h2>Providers</h2>
