@@ -223,5 +223,4 @@ test.skipIf(!present)(
       }
     expect(found).toEqual({});
   },
-  120_000,
 );
