@@ -9,6 +9,7 @@ import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
+import { gate } from "./policy/gate.ts";
 
 export interface CallInput {
   service: string;
@@ -126,6 +127,9 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
+  // The credential's policy, before anything is held or charged: a call it asks about waits here for the owner.
+  const held = gate(rt, entry, args, price, call);
+  if (held) await held;
   if (price === 0 && rt.metering?.free) {
     const refused = rt.metering.free(caller, call);
     if (refused) await refused;

@@ -35,6 +35,12 @@ export interface Caller {
    * same-origin proof): enough to read, not to spend credits.
    */
   ambient?: boolean;
+  /**
+   * Set by the agent on the calls of a run that has read content from outside
+   * its owner: what it read, in words. A call that sends out is then held for
+   * the owner's approval (core/policy/gate.ts), whatever the model says.
+   */
+  untrustedRead?: string;
 }
 
 export interface Clock {

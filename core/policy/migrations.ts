@@ -1,0 +1,7 @@
+// The policy tables' migrations, imported rather than read from disk so a
+// compiled binary carries them.
+import type { MigrationSet } from "../db/migrate.ts";
+import journal from "./migrations/meta/_journal.json" with { type: "json" };
+import m0000 from "./migrations/0000_policies.sql" with { type: "text" };
+
+export const policyMigrations: MigrationSet = { journal, sql: { "0000_policies": m0000 } };
