@@ -80,12 +80,13 @@ async function policyPost(rt: Runtime, req: Request): Promise<Response> {
   let posted: Posted | null = null;
   let s: Session | null = null;
   let c: { id: string; name: string; kind: string } | null = null;
+  let base: Policy = OPEN;
   try {
     posted = await readPosted(rt, req);
     s = await session(rt, req);
     checkCsrf(req, s, posted);
     c = await credentialOf(rt, s.account.id, posted.get("id"));
-    const base = (await rt.policies!.one(s.account.id, c.id)) ?? OPEN;
+    base = (await rt.policies!.one(s.account.id, c.id)) ?? OPEN;
     const p = postedPolicy(posted, methodPaths(rt), base);
     const account = s.account.id;
     await rt.store.write(() => rt.policies!.put(account, c!.id, p));
@@ -94,7 +95,7 @@ async function policyPost(rt: Runtime, req: Request): Promise<Response> {
     return seeOther(`/token/policy?id=${encodeURIComponent(c.id)}&done=saved`);
   } catch (e) {
     const err = asHearthError(e);
-    if (posted && !posted.json && s && c && err.status === 400) return editPage(rt, s, c, OPEN, { error: err.message, status: 400 });
+    if (posted && !posted.json && s && c && err.status === 400) return editPage(rt, s, c, base, { error: err.message, status: 400 });
     return errorResponse(err, rid());
   }
 }

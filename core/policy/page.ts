@@ -73,6 +73,6 @@ ${o.settled.map(
 .ask h2{margin-top:1rem;overflow-wrap:anywhere}
 .args{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:.5rem 0}
 .args dt{font-weight:600}.args dd{margin:0;overflow-wrap:anywhere}
-.decide{display:flex;gap:.75rem;flex-wrap:wrap}</style>`,
+.decide{display:flex;gap:.75rem;flex-wrap:wrap;margin:1rem 0 .5rem}</style>`,
   });
 }

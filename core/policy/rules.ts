@@ -113,14 +113,16 @@ export function storedPolicy(text: string): Policy {
   }
 }
 
+const SHORT: Record<PolicyClass, string> = { read: "reading", write: "writing", destructive: "removing", outbound: "sending out", costs: "spending" };
+
 /** The policy in a few words, for the tokens page. */
 export function policySummary(p: Policy): string {
   const asks = CLASSES.filter((c) => p.classes[c] === "ask");
   const denies = CLASSES.filter((c) => p.classes[c] === "deny");
   const parts: string[] = [];
-  const label = (c: PolicyClass) => (c === "costs" ? `costs over ${p.costsAbove}` : c);
-  if (asks.length) parts.push(`asks: ${asks.map(label).join(", ")}`);
-  if (denies.length) parts.push(`refuses: ${denies.map(label).join(", ")}`);
+  const label = (c: PolicyClass) => (c === "costs" ? `spending over ${p.costsAbove} credit${p.costsAbove === 1 ? "" : "s"}` : SHORT[c]);
+  if (asks.length) parts.push(`asks before ${asks.map(label).join(", ")}`);
+  if (denies.length) parts.push(`refuses ${denies.map(label).join(", ")}`);
   const own = Object.keys(p.methods).length;
   if (own) parts.push(`${own} method rule${own === 1 ? "" : "s"}`);
   return parts.length ? parts.join("; ") : "runs everything in scope";

@@ -22,9 +22,15 @@ export interface Resolved {
 
 export class Policies {
   private map = new Map<string, { r: Resolved; at: number }>();
+  /** Counts changes heard: a lookup that began before one is not kept, since it may have read the old row. */
+  private changes = 0;
   constructor(private readonly rt: Runtime) {
-    rt.shared.subscribe(CHANGED, () => this.map.clear());
-    rt.shared.watch(() => this.map.clear());
+    rt.shared.subscribe(CHANGED, () => this.forget());
+    rt.shared.watch(() => this.forget());
+  }
+  private forget() {
+    this.changes++;
+    this.map.clear();
   }
 
   /** The policy over a caller's calls: a token's (or its grant's); none for a session or a stranger, who are the owner or the public. */
@@ -34,9 +40,10 @@ export class Policies {
     const hit = this.map.get(id);
     const now = Date.now();
     if (hit && now - hit.at <= TTL_MS) return hit.r;
+    const seen = this.changes;
     return this.load(id).then((r) => {
       if (this.map.size > 10_000) this.map.clear();
-      if (this.rt.shared.heard) this.map.set(id, { r, at: now });
+      if (this.rt.shared.heard && seen === this.changes) this.map.set(id, { r, at: now });
       return r;
     });
   }
@@ -58,8 +65,11 @@ export class Policies {
       .values({ credential, account, policy: text, updated: now })
       .onConflictDoUpdate({ target: credentialPolicies.credential, set: { policy: text, updated: now } })
       .run();
-    // Told once it stands: told before, another instance could read the old row again and keep it.
-    await this.rt.store.onCommit(() => this.rt.shared.publish(CHANGED, credential));
+    // Forgotten here, and told to the others, once it stands: before, a read could find the old row again and keep it.
+    await this.rt.store.onCommit(() => {
+      this.forget();
+      this.rt.shared.publish(CHANGED, credential);
+    });
   }
 
   /** The policies of an account's credentials, by credential id. */
