@@ -29,6 +29,8 @@ export interface CallInput {
   entry?: MethodEntry;
   /** Where the call came in (http, mcp, page, event, ...): what the audit log says. Nested calls say "agent" or "nested". */
   surface?: string;
+  /** How to ask the person at the client, when the surface can (see Call.ask). */
+  ask?: Call["ask"];
 }
 
 /** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
@@ -97,6 +99,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const def = entry.def;
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
+  if (input.ask) call.ask = input.ask;
   const caller = call.caller;
   if (a) {
     a.call = call;

@@ -28,6 +28,22 @@ export interface Asked {
   credential: string | null;
   /** Why it asks, in plain words. */
   reason: string;
+  /** Asks the person at the client as well (MCP elicitation): their answer decides, as the owner's on /approvals does. */
+  ask?: (question: { message: string }) => Promise<boolean>;
+}
+
+/** The question put to the person at the client: what will happen, in plain words. */
+export function questionOf(a: Approval): string {
+  let args = a.args;
+  try {
+    args = Object.entries(JSON.parse(a.args) as Record<string, unknown>)
+      .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join("; ");
+  } catch {
+    // Shown as kept.
+  }
+  const price = a.price ? `${a.price} credit${a.price === 1 ? "" : "s"}` : "free";
+  return `Allow ${a.client} to call ${a.service}/${a.method}? ${args ? `${args}. ` : ""}Price: ${price}. Asked because ${a.reason}.`;
 }
 
 /** Who is asking, as the owner will recognise it. */
@@ -89,6 +105,14 @@ export class Approvals {
         rt.log.warn("approval notice failed", { approval: row.id, error: e instanceof Error ? e.message : String(e) });
       }
     }
+    if (a.ask) {
+      const owner = a.caller.account!;
+      // The person at the client answers there; if the client cannot ask, the request waits on /approvals as any other.
+      a.ask({ message: questionOf(row) }).then(
+        (yes) => this.decide(owner, row.id, yes ? "approved" : "declined", `${owner.username}, at ${row.client}`).catch(() => {}),
+        (e) => rt.log.info("approval not asked at the client", { approval: row.id, error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
     const settled = await this.settle(row);
     if (settled.decision === "approved") return settled.decidedBy ?? "the owner";
     const link = `see /approvals`;
@@ -147,13 +171,13 @@ export class Approvals {
   }
 
   /** The owner's answer: only a request of theirs still waiting can be decided, once. */
-  async decide(account: { id: string; username: string }, id: string, decision: "approved" | "declined"): Promise<Approval> {
+  async decide(account: { id: string; username: string }, id: string, decision: "approved" | "declined", by = account.username): Promise<Approval> {
     const rt = this.rt;
     const now = rt.clock.now().getTime();
     const done = await rt.store.write(async () => {
       const changed = await rt.store.wdb
         .update(approvals)
-        .set({ decision, decidedBy: account.username, decided: now })
+        .set({ decision, decidedBy: by, decided: now })
         .where(and(eq(approvals.id, id), eq(approvals.account, account.id), isNull(approvals.decision)))
         .returning()
         .all();

@@ -39,7 +39,7 @@ function judge(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string
     reason = reason ? `${why}; and ${reason}` : why;
   }
   if (!reason) return;
-  return rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason }, call).then((by) => {
+  return rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask }, call).then((by) => {
     call.approvedBy = by;
   });
 }
