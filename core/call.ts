@@ -31,6 +31,8 @@ export interface Call {
    * true for approved, false for declined. Nested calls ask through their outermost call's.
    */
   ask?: (question: { message: string }) => Promise<boolean>;
+  /** Credits taken from its credential's daily allowance before it ran (core/policy): given back if it fails. */
+  allowance?: { credential: string; day: string; credits: number };
   /** The person who approved the call, when its credential's policy asked them (core/policy): what the audit log says. */
   approvedBy?: string;
   /** Writes the call started into its transaction without the handler waiting for them (an activity event): finished before the call commits. */

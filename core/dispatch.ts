@@ -9,7 +9,7 @@ import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
-import { gate } from "./policy/gate.ts";
+import { gate, refund } from "./policy/gate.ts";
 
 export interface CallInput {
   service: string;
@@ -85,6 +85,8 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     if (!a.logged) audit.later({ call: a.call!, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
     return out;
   } catch (error) {
+    // Credits a failed call took from its credential's day go back: the day's spending is what was charged.
+    if (a.call?.allowance) await refund(rt, a.call);
     // An entry written inside the call's transaction went with it when it rolled back: the refusal is what is kept.
     const parent = input.parent ?? null;
     const call = a.call ?? newCall(narrowed(input.caller, parent), { id: input.requestId, parent });

@@ -246,6 +246,11 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
    */
   outbound?: boolean;
   /**
+   * For an outbound method, the argument naming where it sends (an address,
+   * a number, a server): what a credential's recipient allowlist is checked against.
+   */
+  recipient?: string;
+  /**
    * Its answer carries content from outside the owner (a stranger's mail, a
    * fetched page, a feed, someone else's post or chat message, a hosted app's
    * input, a recalled conversation holding such): the agent hands it to the

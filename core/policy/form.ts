@@ -39,6 +39,14 @@ ${CLASSES.map(
 <label for="policy-untrusted">Sending out after reading someone else's content</label>
 <select id="policy-untrusted" name="policy_untrusted" aria-describedby="policy-untrusted-hint">${AFTER_UNTRUSTED.map((u) => html`<option value="${u}" ${p.untrusted === u ? html`selected` : ""}>${UNTRUSTED_WORDS[u]}</option>`)}</select>
 <p class="hint" id="policy-untrusted-hint">Mail from others, fetched pages and feeds can carry instructions meant for an agent.</p>
+<label for="policy-credits">Credits it may spend a day</label>
+<input type="text" inputmode="numeric" id="policy-credits" name="policy_credits_per_day" value="${p.creditsPerDay === null ? "" : String(p.creditsPerDay)}" aria-describedby="policy-credits-hint">
+<p class="hint" id="policy-credits-hint">Empty for no limit. Counted per UTC day.</p>
+<label for="policy-recipients">It sends only to</label>
+<textarea id="policy-recipients" name="policy_recipients" rows="2" aria-describedby="policy-recipients-hint">${(p.recipients ?? []).join("\n")}</textarea>
+<p class="hint" id="policy-recipients-hint">Addresses, numbers or wallet servers, one a line; empty for anywhere.</p>
+<label for="policy-over">Past a limit</label>
+<select id="policy-over" name="policy_over_limit">${(["deny", "ask"] as const).map((v) => html`<option value="${v}" ${p.overLimit === v ? html`selected` : ""}>${v === "ask" ? "Ask me first" : "Refuse"}</option>`)}</select>
 <label for="policy-methods">Rules for single methods</label>
 <textarea id="policy-methods" name="policy_methods" rows="3" aria-describedby="policy-methods-hint">${lines}</textarea>
 <p class="hint" id="policy-methods-hint">One a line, a method and allow, ask or deny, as in <code>notes/delete deny</code>. These override the choices above.</p>
@@ -61,6 +69,15 @@ export function postedPolicy(posted: Posted, methods: Set<string>, base: Policy)
   if (above !== undefined) raw.costsAbove = above.trim() === "" ? String(base.costsAbove) : above;
   const untrusted = posted.get("policy_untrusted");
   if (untrusted !== undefined) raw.untrusted = untrusted;
+  const credits = posted.get("policy_credits_per_day");
+  if (credits !== undefined) raw.creditsPerDay = credits.trim() === "" ? null : credits.trim();
+  const recipients = posted.get("policy_recipients");
+  if (recipients !== undefined) {
+    const list = recipients.split(/[\r\n,]+/).map((x) => x.trim()).filter(Boolean);
+    raw.recipients = list.length ? list : null;
+  }
+  const over = posted.get("policy_over_limit");
+  if (over !== undefined) raw.overLimit = over;
   const text = posted.get("policy_methods");
   if (text !== undefined) {
     const m: Record<string, string> = {};

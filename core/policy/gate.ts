@@ -27,10 +27,54 @@ export function gate(rt: Runtime, entry: MethodEntry, args: Record<string, unkno
   return judge(rt, r, entry, args, price, call, tainted);
 }
 
+/** Where a call sends, by its method's recipient argument, as the allowlist compares them. */
+function recipientsOf(entry: MethodEntry, args: Record<string, unknown>): string[] {
+  const name = entry.def.recipient;
+  if (!name) return [];
+  const v = args[name] ?? (entry.def.args.properties[name] as { default?: unknown } | undefined)?.default;
+  const list = Array.isArray(v) ? v : v === undefined || v === null ? [] : [v];
+  return list.map((x) => String(x).trim().toLowerCase());
+}
+
+/** A limit passed: refused, or (as the policy says) a reason to ask the owner. */
+function overLimit(r: Resolved, entry: MethodEntry, why: string): string {
+  if (r.policy.overLimit === "ask") return why;
+  throw new HearthError("forbidden", `${entry.path} is refused: ${why}; nothing was done or charged. The owner can change it on /token.`, { extra: { policy: "limit" } });
+}
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
 function judge(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string, unknown>, price: number, call: Call, tainted: boolean): void | Promise<void> {
   const d: Decision = r.own ? decide(r.policy, entry, price) : { rule: "allow", why: "" };
   if (d.rule === "deny") throw new HearthError("forbidden", `${entry.path} is refused by ${d.why.replace(/^this/, "this")}; nothing was done. The owner can change it on /token.`, { extra: { policy: "deny" } });
   let reason = d.rule === "ask" ? d.why : "";
+  const p = r.policy;
+  if (r.own && p.recipients && entry.classes.outbound) {
+    const allowed = new Set(p.recipients);
+    const outside = recipientsOf(entry, args).filter((x) => !allowed.has(x));
+    if (outside.length) {
+      const why = `this credential sends only to the recipients its owner listed, and ${outside.join(", ")} is not one`;
+      const ask = overLimit(r, entry, why);
+      reason = reason ? `${reason}; and ${ask}` : ask;
+    }
+  }
+  const limited = r.own && p.creditsPerDay !== null && price > 0 && r.credential ? { credential: r.credential, limit: p.creditsPerDay } : null;
+  if (limited) {
+    const day = utcDay(rt.clock.now().getTime());
+    return rt.policies!.reserve(limited.credential, day, price, limited.limit).then((fits) => {
+      if (fits) call.allowance = { credential: limited.credential, day, credits: price };
+      else {
+        const why = `this call's ${price} credit(s) would take this credential past its ${limited.limit} credits for today (UTC)`;
+        const ask = overLimit(r, entry, why);
+        reason = reason ? `${reason}; and ${ask}` : ask;
+      }
+      return held(rt, r, entry, args, price, call, tainted, reason);
+    });
+  }
+  return held(rt, r, entry, args, price, call, tainted, reason);
+}
+
+function held(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string, unknown>, price: number, call: Call, tainted: boolean, reason: string): void | Promise<void> {
   if (tainted && r.policy.untrusted !== "off") {
     const read = call.caller.untrustedRead;
     const why = `${AFTER_READING}: this run has read ${read}, which may carry someone else's instructions`;
@@ -39,7 +83,17 @@ function judge(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string
     reason = reason ? `${why}; and ${reason}` : why;
   }
   if (!reason) return;
-  return rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask }, call).then((by) => {
+  const waited = rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask }, call).then((by) => {
     call.approvedBy = by;
   });
+  // Declined or unanswered: what was taken from the day's allowance goes back.
+  return call.allowance ? waited.catch((e) => refund(rt, call).then(() => Promise.reject(e))) : waited;
+}
+
+/** Gives back a failed call's credits to its credential's day (dispatch calls it when a call fails). */
+export async function refund(rt: Runtime, call: Call): Promise<void> {
+  const a = call.allowance;
+  if (!a) return;
+  call.allowance = undefined;
+  await rt.policies?.release(a.credential, a.day, a.credits);
 }

@@ -22,10 +22,24 @@ export interface Policy {
   /** Rules for single methods, by path ("service/method"): they override the classes. */
   methods: Record<string, Rule>;
   untrusted: AfterUntrusted;
+  /** Credits its calls may spend in a UTC day; null for no limit. */
+  creditsPerDay: number | null;
+  /** Where its sends may go (addresses, numbers, servers), for methods that name a recipient; null for anywhere. */
+  recipients: string[] | null;
+  /** What a call past a limit (the day's credits, a recipient not listed) gets: the owner asked, or a refusal. */
+  overLimit: "ask" | "deny";
 }
 
 /** A credential with no policy of its own: everything its scope reaches runs, and sending out after reading outside content asks. */
-export const OPEN: Policy = { classes: { read: "allow", write: "allow", destructive: "allow", outbound: "allow", costs: "allow" }, costsAbove: 0, methods: {}, untrusted: "ask" };
+export const OPEN: Policy = {
+  classes: { read: "allow", write: "allow", destructive: "allow", outbound: "allow", costs: "allow" },
+  costsAbove: 0,
+  methods: {},
+  untrusted: "ask",
+  creditsPerDay: null,
+  recipients: null,
+  overLimit: "deny",
+};
 
 /** What a new OAuth grant starts with: reads and writes run; removing, sending out and spending more than a little ask. */
 export const GRANT_DEFAULT: Policy = {
@@ -33,6 +47,9 @@ export const GRANT_DEFAULT: Policy = {
   costsAbove: 10,
   methods: {},
   untrusted: "ask",
+  creditsPerDay: null,
+  recipients: null,
+  overLimit: "ask",
 };
 
 const STRICT: Record<Rule, number> = { allow: 0, ask: 1, deny: 2 };
@@ -67,7 +84,7 @@ const isRule = (v: unknown): v is Rule => typeof v === "string" && (RULES as rea
 export function parsePolicy(raw: unknown, methods: Set<string>, base: Policy = OPEN): Policy {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw invalid("policy", "policy is an object: { classes: { read, write, destructive, outbound, costs }, costsAbove, methods, untrusted }");
   const r = raw as Record<string, unknown>;
-  const out: Policy = { classes: { ...base.classes }, costsAbove: base.costsAbove, methods: { ...base.methods }, untrusted: base.untrusted };
+  const out: Policy = { ...base, classes: { ...base.classes }, methods: { ...base.methods }, recipients: base.recipients && [...base.recipients] };
   if (r.classes !== undefined) {
     if (r.classes === null || typeof r.classes !== "object") throw invalid("policy.classes", `classes maps ${CLASSES.join(", ")} to allow, ask or deny`);
     for (const [k, v] of Object.entries(r.classes as Record<string, unknown>)) {
@@ -95,6 +112,22 @@ export function parsePolicy(raw: unknown, methods: Set<string>, base: Policy = O
     if (typeof r.untrusted !== "string" || !(AFTER_UNTRUSTED as readonly string[]).includes(r.untrusted)) throw invalid("policy.untrusted", "untrusted is ask, deny or off");
     out.untrusted = r.untrusted as AfterUntrusted;
   }
+  if (r.creditsPerDay !== undefined) {
+    const v = r.creditsPerDay;
+    const n = v === null || v === "" ? null : typeof v === "string" ? Number(v) : v;
+    if (n !== null && (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 100_000_000)) throw invalid("policy.creditsPerDay", "creditsPerDay is a whole number of credits (or null for no limit)");
+    out.creditsPerDay = n as number | null;
+  }
+  if (r.recipients !== undefined) {
+    const v = r.recipients;
+    if (v !== null && (!Array.isArray(v) || v.some((x) => typeof x !== "string") || v.length > 500))
+      throw invalid("policy.recipients", "recipients is a list of addresses, numbers or servers (or null for anywhere)");
+    out.recipients = v === null ? null : [...new Set((v as string[]).map((x) => x.trim().toLowerCase()).filter(Boolean))];
+  }
+  if (r.overLimit !== undefined) {
+    if (r.overLimit !== "ask" && r.overLimit !== "deny") throw invalid("policy.overLimit", "overLimit is ask or deny");
+    out.overLimit = r.overLimit;
+  }
   return out;
 }
 
@@ -107,6 +140,9 @@ export function storedPolicy(text: string): Policy {
       costsAbove: typeof v.costsAbove === "number" ? v.costsAbove : OPEN.costsAbove,
       methods: Object.fromEntries(Object.entries(v.methods ?? {}).filter(([, r]) => isRule(r))),
       untrusted: (AFTER_UNTRUSTED as readonly string[]).includes(v.untrusted as string) ? (v.untrusted as AfterUntrusted) : "ask",
+      creditsPerDay: typeof v.creditsPerDay === "number" ? v.creditsPerDay : null,
+      recipients: Array.isArray(v.recipients) ? v.recipients.filter((x) => typeof x === "string") : null,
+      overLimit: v.overLimit === "ask" ? "ask" : "deny",
     };
   } catch {
     return OPEN;
@@ -123,6 +159,8 @@ export function policySummary(p: Policy): string {
   const label = (c: PolicyClass) => (c === "costs" ? `spending over ${p.costsAbove} credit${p.costsAbove === 1 ? "" : "s"}` : SHORT[c]);
   if (asks.length) parts.push(`asks before ${asks.map(label).join(", ")}`);
   if (denies.length) parts.push(`refuses ${denies.map(label).join(", ")}`);
+  if (p.creditsPerDay !== null) parts.push(`at most ${p.creditsPerDay} credits a day`);
+  if (p.recipients) parts.push(`sends only to ${p.recipients.length} listed`);
   const own = Object.keys(p.methods).length;
   if (own) parts.push(`${own} method rule${own === 1 ? "" : "s"}`);
   return parts.length ? parts.join("; ") : "runs everything in scope";

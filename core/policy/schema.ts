@@ -4,7 +4,7 @@
 // credential with none is as open as its scope. An approval is one call that
 // its policy said to ask about: it waits until the owner answers or its time
 // runs out, and stays as the record of who answered.
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts } from "../db/schema.ts";
 
 export const credentialPolicies = sqliteTable("credential_policies", {
@@ -45,4 +45,16 @@ export const approvals = sqliteTable(
     decided: integer("decided"),
   },
   (t) => [index("approvals_account").on(t.account, t.decision)],
+);
+
+/** Credits each credential with a daily limit has spent (or holds for a call running) on each UTC day. */
+export const credentialSpend = sqliteTable(
+  "credential_spend",
+  {
+    credential: text("credential").notNull(),
+    /** YYYY-MM-DD, UTC. */
+    day: text("day").notNull(),
+    credits: integer("credits").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.credential, t.day] })],
 );

@@ -2,12 +2,12 @@
 // token its grant's. Looked up on every call that a policy could hold back,
 // so resolved policies are kept in memory briefly; a change is told to every
 // instance through the shared state, each dropping what it kept.
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { oauthAccess } from "../auth/oauth/schema.ts";
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { OPEN, storedPolicy, type Policy } from "./rules.ts";
-import { credentialPolicies } from "./schema.ts";
+import { credentialPolicies, credentialSpend } from "./schema.ts";
 
 const CHANGED = "policies:changed";
 const TTL_MS = 10_000;
@@ -73,6 +73,36 @@ export class Policies {
   }
 
   /** The policies of an account's credentials, by credential id. */
+  /**
+   * Takes `credits` from the credential's allowance for `day`, in one write of
+   * its own: true when they fit under `limit`. The row is updated only where
+   * the sum stays within it, so of calls made at once no more pass than fit.
+   */
+  async reserve(credential: string, day: string, credits: number, limit: number): Promise<boolean> {
+    const db = this.rt.store.wdb;
+    return this.rt.store.write(async () => {
+      await db.insert(credentialSpend).values({ credential, day, credits: 0 }).onConflictDoNothing().run();
+      const took = await db
+        .update(credentialSpend)
+        .set({ credits: sql`${credentialSpend.credits} + ${credits}` })
+        .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day), sql`${credentialSpend.credits} + ${credits} <= ${limit}`))
+        .returning({ credits: credentialSpend.credits })
+        .all();
+      return took.length > 0;
+    });
+  }
+
+  /** Gives back what a call that failed had taken: what was spent is what was charged. */
+  async release(credential: string, day: string, credits: number): Promise<void> {
+    await this.rt.store.write(() =>
+      this.rt.store.wdb
+        .update(credentialSpend)
+        .set({ credits: sql`${credentialSpend.credits} - ${credits}` })
+        .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day)))
+        .run(),
+    );
+  }
+
   async ofAccount(account: string): Promise<Map<string, Policy>> {
     const rows = await this.rt.store.rdb.select().from(credentialPolicies).where(eq(credentialPolicies.account, account)).all();
     return new Map(rows.map((r) => [r.credential, storedPolicy(r.policy)]));
