@@ -54,7 +54,8 @@ export const credentialSpend = sqliteTable(
     credential: text("credential").notNull(),
     /** YYYY-MM-DD, UTC. */
     day: text("day").notNull(),
-    credits: integer("credits").notNull(),
+    /** Credits spent, or held for a call running. */
+    spent: integer("spent").notNull(),
   },
   (t) => [primaryKey({ columns: [t.credential, t.day] })],
 );

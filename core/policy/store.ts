@@ -81,12 +81,12 @@ export class Policies {
   async reserve(credential: string, day: string, credits: number, limit: number): Promise<boolean> {
     const db = this.rt.store.wdb;
     return this.rt.store.write(async () => {
-      await db.insert(credentialSpend).values({ credential, day, credits: 0 }).onConflictDoNothing().run();
+      await db.insert(credentialSpend).values({ credential, day, spent: 0 }).onConflictDoNothing().run();
       const took = await db
         .update(credentialSpend)
-        .set({ credits: sql`${credentialSpend.credits} + ${credits}` })
-        .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day), sql`${credentialSpend.credits} + ${credits} <= ${limit}`))
-        .returning({ credits: credentialSpend.credits })
+        .set({ spent: sql`${credentialSpend.spent} + ${credits}` })
+        .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day), sql`${credentialSpend.spent} + ${credits} <= ${limit}`))
+        .returning({ spent: credentialSpend.spent })
         .all();
       return took.length > 0;
     });
@@ -97,7 +97,7 @@ export class Policies {
     await this.rt.store.write(() =>
       this.rt.store.wdb
         .update(credentialSpend)
-        .set({ credits: sql`${credentialSpend.credits} - ${credits}` })
+        .set({ spent: sql`${credentialSpend.spent} - ${credits}` })
         .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day)))
         .run(),
     );

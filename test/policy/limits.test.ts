@@ -68,8 +68,8 @@ test("a 10-credit day holds under 20 calls at once: two mails of 4 go, the rest 
   ]);
   expect((await h.rows("SELECT recipient FROM mail_outbox WHERE recipient LIKE 'friend%'")).length).toBeLessThanOrEqual(2);
   expect(relay.received.length - sent).toBe(2);
-  const day = await h.row("SELECT credits FROM credential_spend WHERE credential = ?", t.id);
-  expect(Number(day!.credits)).toBe(8);
+  const day = await h.row("SELECT spent FROM credential_spend WHERE credential = ?", t.id);
+  expect(Number(day!.spent)).toBe(8);
   // A free call still runs past the limit.
   expect((await h.call("mail/send", { to: "alice", subject: "to myself", body: "free" }, { token: t.token, method: "POST" })).status).toBe(200);
 });
@@ -88,11 +88,11 @@ test("a call that does not run gives its credits back to the day", async () => {
   const declined = h.call("mail/send", { to: "hal@example.com", subject: "x", body: "y" }, { token: t.token, method: "POST" });
   await answer("decline");
   expect((await declined).status).toBe(403);
-  expect(Number((await h.row("SELECT credits FROM credential_spend WHERE credential = ?", t.id))!.credits)).toBe(0);
+  expect(Number((await h.row("SELECT spent FROM credential_spend WHERE credential = ?", t.id))!.spent)).toBe(0);
   const approved = h.call("mail/send", { to: "hal@example.com", subject: "x", body: "y" }, { token: t.token, method: "POST" });
   await answer("approve");
   expect((await approved).status).toBe(200);
-  expect(Number((await h.row("SELECT credits FROM credential_spend WHERE credential = ?", t.id))!.credits)).toBe(4);
+  expect(Number((await h.row("SELECT spent FROM credential_spend WHERE credential = ?", t.id))!.spent)).toBe(4);
 });
 
 test("a send to a recipient outside the allowlist is refused, nothing sent or charged; one inside goes", async () => {
