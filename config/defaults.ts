@@ -60,6 +60,7 @@ export const coreSettings: Record<string, Setting> = {
   UPSTREAM_TIMEOUT_MS: { default: "", description: "Timeout for outside providers in milliseconds; empty keeps each provider's own (10 s mostly). <PROVIDER>_TIMEOUT_MS overrides one." },
   UPSTREAM_RETRY_MS: { default: "250", description: "Pause before the one retry after a transient provider failure, in milliseconds." },
   HEARTH_COLLECTORS: { default: "on", description: "off stops the scheduled collectors (the news, video and social polls), or name the ones to run (\"news,video\"); what they hold stays readable, and those services fetch on demand while they hold nothing (after a failed attempt, not again for 1, 2, 4… minutes). Their answers say whether the collection is stale, when it last worked and why it fails." },
+  HEARTH_APPROVAL_SECONDS: { default: "300", description: "Seconds a call that its credential's policy says to ask about waits for the owner's answer on /approvals before it is refused." },
   HEARTH_AUDIT_DAYS: { default: "90", description: "Days the activity log (/activity) keeps each call's entry; older ones are removed once a day. 0 keeps them forever." },
   HEARTH_METERING: { default: "on", description: "off makes every method free (a private instance); on charges credits or x402 payments per DESIGN.md's price table." },
   HEARTH_METER_ACCOUNTS: {

@@ -25,6 +25,16 @@ export interface Call {
   nested: number;
   /** Where the call came in (http, mcp, dav, agent, ...), for the audit log; set by dispatch, or by a surface for a call of its own it makes outside dispatch (a DAV request). */
   surface?: string;
+  /**
+   * How to ask the person at the client this call came from, when its
+   * protocol lets the server ask (an MCP client that declared elicitation):
+   * true for approved, false for declined. Nested calls ask through their outermost call's.
+   */
+  ask?: (question: { message: string }) => Promise<boolean>;
+  /** Credits taken from its credential's daily allowance before it ran (core/policy): given back if it fails. */
+  allowance?: { credential: string; day: string; credits: number };
+  /** The person who approved the call, when its credential's policy asked them (core/policy): what the audit log says. */
+  approvedBy?: string;
   /** Writes the call started into its transaction without the handler waiting for them (an activity event): finished before the call commits. */
   pending?: Promise<unknown>[];
 }

@@ -9,6 +9,7 @@ import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
+import { gate, refund } from "./policy/gate.ts";
 
 export interface CallInput {
   service: string;
@@ -28,6 +29,8 @@ export interface CallInput {
   entry?: MethodEntry;
   /** Where the call came in (http, mcp, page, event, ...): what the audit log says. Nested calls say "agent" or "nested". */
   surface?: string;
+  /** How to ask the person at the client, when the surface can (see Call.ask). */
+  ask?: Call["ask"];
 }
 
 /** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
@@ -82,6 +85,8 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
     if (!a.logged) audit.later({ call: a.call!, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
     return out;
   } catch (error) {
+    // Credits a failed call took from its credential's day go back: the day's spending is what was charged.
+    if (a.call?.allowance) await refund(rt, a.call);
     // An entry written inside the call's transaction went with it when it rolled back: the refusal is what is kept.
     const parent = input.parent ?? null;
     const call = a.call ?? newCall(narrowed(input.caller, parent), { id: input.requestId, parent });
@@ -96,6 +101,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const def = entry.def;
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
+  if (input.ask) call.ask = input.ask;
   const caller = call.caller;
   if (a) {
     a.call = call;
@@ -126,6 +132,9 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   const price = priced instanceof Promise ? await priced : priced;
   call.price = price;
+  // The credential's policy, before anything is held or charged: a call it asks about waits here for the owner.
+  const held = gate(rt, entry, args, price, call);
+  if (held) await held;
   if (price === 0 && rt.metering?.free) {
     const refused = rt.metering.free(caller, call);
     if (refused) await refused;

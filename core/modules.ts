@@ -17,6 +17,7 @@ import { mcpModule } from "./mcp/index.ts";
 import { methodsModule } from "./methods.ts";
 import type { CoreModule } from "./module.ts";
 import { payModule } from "./pay/index.ts";
+import { policyModule } from "./policy/index.ts";
 import { schedulerModule } from "./scheduler/index.ts";
 import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
@@ -42,4 +43,5 @@ export const coreModules: readonly CoreModule[] = [
   pluginToolsModule,
   davModule,
   auditModule,
+  policyModule,
 ];

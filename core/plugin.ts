@@ -35,6 +35,12 @@ export interface Caller {
    * same-origin proof): enough to read, not to spend credits.
    */
   ambient?: boolean;
+  /**
+   * Set by the agent on the calls of a run that has read content from outside
+   * its owner: what it read, in words. A call that sends out is then held for
+   * the owner's approval (core/policy/gate.ts), whatever the model says.
+   */
+  untrustedRead?: string;
 }
 
 export interface Clock {
@@ -239,6 +245,11 @@ export interface MethodDef<S extends TObject = TObject, R = unknown> {
    * its owner's request may not call it.
    */
   outbound?: boolean;
+  /**
+   * For an outbound method, the argument naming where it sends (an address,
+   * a number, a server): what a credential's recipient allowlist is checked against.
+   */
+  recipient?: string;
   /**
    * Its answer carries content from outside the owner (a stranger's mail, a
    * fetched page, a feed, someone else's post or chat message, a hosted app's

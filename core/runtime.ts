@@ -3,6 +3,8 @@
 // It is handed everything it runs with; core/instance.ts wires it (settings,
 // storage, the core modules, plugins), so modules import it only as a type.
 import type { AuditLog } from "./audit/log.ts";
+import type { Approvals } from "./policy/approvals.ts";
+import type { Policies } from "./policy/store.ts";
 import { sweepBlobTemps } from "./blobs.ts";
 import { newCall, type Call } from "./call.ts";
 import type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
@@ -77,6 +79,10 @@ export class Runtime {
   metering: Metering | null = null;
   /** The record of every call (core/audit), once its module has set it up. */
   audit: AuditLog | null = null;
+  /** Each credential's policy (core/policy), once its module has set it up. */
+  policies: Policies | null = null;
+  /** Calls waiting for the owner's answer (core/policy). */
+  approvals: Approvals | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */

@@ -66,7 +66,7 @@ export function rowOf(e: Ended): AuditRow {
     paid: ok ? pay.amount : null,
     outcome: ok ? "ok" : (refusal?.kind ?? "internal"),
     status: ok ? 200 : (refusal?.status ?? 500),
-    approved: ok ? "policy" : refusal && (refusal.status === 401 || refusal.status === 403 || refusal.status === 402) ? "nobody" : "policy",
+    approved: call.approvedBy ? `person:${call.approvedBy}` : ok ? "policy" : refusal && (refusal.status === 401 || refusal.status === 403 || refusal.status === 402) ? "nobody" : "policy",
   };
 }
 

@@ -15,6 +15,8 @@ export interface ToolCall {
   meta?: Record<string, unknown>;
   caller: Caller;
   baseUrl: string;
+  /** Asks the person at the client (elicitation), when it declared it can. */
+  ask?: (question: { message: string }) => Promise<boolean>;
 }
 
 /**
@@ -56,7 +58,7 @@ export function callTool(rt: Runtime, call: ToolCall): Promise<CallToolResult> {
   };
   const run = (c: Caller) =>
     // dispatch fills defaults into the object it is given; the client's stays untouched.
-    dispatch(rt, { service: entry.service, method: entry.name, args: { ...(call.args ?? {}) }, caller: c, requestId, baseUrl: call.baseUrl, entry, surface: "mcp" });
+    dispatch(rt, { service: entry.service, method: entry.name, args: { ...(call.args ?? {}) }, caller: c, requestId, baseUrl: call.baseUrl, entry, surface: "mcp", ask: call.ask });
   let pending: Promise<unknown>;
   try {
     const hooks = rt.wiring.mcp.caller;

@@ -22,6 +22,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
+import { approvalSeconds } from "../policy/approvals.ts";
 import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
@@ -37,6 +38,8 @@ export interface McpCallContext {
   mode?: ToolsMode;
   /** What the client declared at initialize, when it keeps a session (MCP Apps links depend on it). */
   client?: ClientCapabilities;
+  /** Asks the person at the client through elicitation, when it declared it (a call its policy holds waits on their answer). */
+  ask?: (question: { message: string }) => Promise<boolean>;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -68,7 +71,7 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
     // The everyday call, made without a turn of its own: callTool's promise is the answer.
     const entry = toolTable(rt).byName.get(params.name);
     if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
-    return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+    return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask });
   } catch (e) {
     return Promise.reject(e);
   }
@@ -83,7 +86,7 @@ async function callAppsTool(rt: Runtime, c: McpCallContext, params: CallToolRequ
   if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
   // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
   const args = own ? { ...params.arguments, ...own.args } : params.arguments;
-  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl });
+  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask });
   return viewResult(rt, entry, out, own ?? undefined);
 }
 
@@ -123,11 +126,25 @@ export const mcpRequests = {
   "resources/read": (rt: Runtime, c: McpCallContext, params: unknown) => readResource(rt, c, (params as { uri: string }).uri),
 };
 
+/** An approval asked in form mode: one yes-or-no field, answered by the person at the client; declining or cancelling is a no. */
+export async function askAtClient(server: Server, q: { message: string }, seconds: number): Promise<boolean> {
+  const r = await server.elicitInput(
+    { mode: "form", message: q.message, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: "Let this call go ahead" } }, required: ["approve"] } },
+    { timeout: seconds * 1000 },
+  );
+  return r.action === "accept" && r.content?.approve === true;
+}
+
 export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
   // A session's client said at initialize what it supports; a stateless request says it in its own _meta.
-  const context = (extra: Extra): McpCallContext => withClient(contextOf(extra), server.getClientCapabilities());
+  const context = (extra: Extra): McpCallContext => {
+    const client = server.getClientCapabilities();
+    const c = withClient(contextOf(extra), client);
+    // A session's client that can be asked is asked on the session's own stream (its responses here are JSON, which carries nothing else).
+    return client?.elicitation ? { ...c, ask: (q) => askAtClient(server, q, approvalSeconds(rt)) } : c;
+  };
   server.setRequestHandler(ListToolsRequestSchema, (req, extra) => mcpRequests["tools/list"](rt, context(extra), req.params));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => mcpRequests["tools/call"](rt, context(extra), req.params));
   server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => mcpRequests["resources/list"](rt, context(extra), req.params));

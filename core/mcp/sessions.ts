@@ -6,7 +6,8 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Runtime } from "../runtime.ts";
-import { createMcpServer, type ContextOf } from "./server.ts";
+import { approvalSeconds } from "../policy/approvals.ts";
+import { askAtClient, createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
 
 interface Session {
   server: Server;
@@ -61,6 +62,13 @@ export class McpSessions {
     this.map.delete(id);
     this.map.set(id, s);
     return s.transport;
+  }
+
+  /** How to ask the session's person (elicitation), when its client declared it can be asked. */
+  asker(id: string): McpCallContext["ask"] {
+    const s = this.map.get(id);
+    if (!s?.server.getClientCapabilities()?.elicitation) return undefined;
+    return (q) => askAtClient(s.server, q, approvalSeconds(this.rt));
   }
 
   /** What the session's client declared at initialize. */

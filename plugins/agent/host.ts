@@ -42,11 +42,12 @@ export interface AgentHost {
   tools(): Tool[];
   /**
    * Calls a tool through dispatch as the caller acting through the agent.
-   * `read`: the run has read outside content, so the call's scopes leave out
-   * `agent`, and a task or event prompt it sets down for the agent (which
-   * records them) is not run as the owner's own request later.
+   * `read`: what outside content the run has read. The call's scopes then
+   * leave out `agent`, so a task or event prompt it sets down for the agent
+   * is not run as the owner's own request later; and a send waits for the
+   * owner's approval.
    */
-  call(entry: MethodEntry, args: Record<string, unknown>, o?: { read?: boolean }): Promise<unknown>;
+  call(entry: MethodEntry, args: Record<string, unknown>, o?: { read?: string | null }): Promise<unknown>;
   /** What a call would cost in credits, with the instance's overrides and metering switch. */
   price(entry: MethodEntry, args: Record<string, unknown>): number | Promise<number>;
   /** How this run was started (client, thread, stream listeners); null for a plain API call. */
@@ -114,11 +115,12 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
   const asAgent: Caller = { ...s.caller, scopes: only ? intersectScopes(s.caller.scopes, [...only]) : s.caller.scopes, agent: true };
   // Work set down after reading outside content carries no `agent` scope: a task or event prompt
   // written from a stranger's words would otherwise come back as the owner's own request.
-  const afterReading = (): Caller => ({ ...asAgent, scopes: (asAgent.scopes === "*" ? rt.registry.services() : asAgent.scopes).filter((n) => n !== "agent") });
+  // The call also says what the run read, so dispatch holds a send for the owner's approval (core/policy/gate.ts).
+  const afterReading = (read: string): Caller => ({ ...asAgent, scopes: (asAgent.scopes === "*" ? rt.registry.services() : asAgent.scopes).filter((n) => n !== "agent"), untrustedRead: read });
   return {
     tools: () => toolsFor(rt, asAgent),
     // Each tool call is a call of its own, made from the run: priced, charged and limited by itself.
-    call: (entry, args, o) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: o?.read ? afterReading() : asAgent, parent: s.call }),
+    call: (entry, args, o) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: o?.read ? afterReading(o.read) : asAgent, parent: s.call }),
     async price(entry, args) {
       if (rt.config.HEARTH_METERING === "off") return 0;
       try {

@@ -67,7 +67,8 @@ function refusedSend(content: string): Shown[] {
   const nl = content.indexOf("\n");
   try {
     const error = JSON.parse(content.slice(nl + 1))?.error;
-    if (error?.approval === "needed") return [{ role: "refused", content: `${content.slice(0, content.indexOf(" "))}: ${error.message}` }];
+    // Refused outright by the credential, declined by the owner, or left unanswered.
+    if (["needed", "declined", "timed_out"].includes(error?.approval)) return [{ role: "refused", content: `${content.slice(0, content.indexOf(" "))}: ${error.message}` }];
   } catch {
     // A result cut to its cap is no refusal: those are short.
   }

@@ -71,6 +71,7 @@ export default definePlugin({
       }),
       access: "account",
       outbound: true,
+      recipient: "to",
       openWorld: true,
       price: priceOf,
       async run({ to, subject, body }, ctx) {

@@ -138,6 +138,7 @@ export default definePlugin({
       args: T.Object({ to: Number_("Who to text"), text: T.String({ minLength: 1, maxLength: 1600, description: "The text; up to 1600 characters (Twilio's limit)." }) }),
       access: "account",
       outbound: true,
+      recipient: "to",
       openWorld: true,
       transaction: false,
       // A text sent cannot be called back.

@@ -62,6 +62,7 @@ export default definePlugin({
       }),
       access: "account",
       outbound: true,
+      recipient: "server",
       untrusted: true,
       costs: true,
       openWorld: true,

@@ -152,6 +152,9 @@ test.skipIf(!present)(
     await page.getByLabel("Only the services ticked here:").check();
     for (const box of await page.getByRole("checkbox", { checked: true }).all()) await box.uncheck();
     await page.getByRole("checkbox", { name: "notes", exact: true }).check();
+    // A new app asks before it overwrites; this person lets it add and rewrite notes freely.
+    expect(await page.getByLabel("Removing or overwriting").inputValue()).toBe("ask");
+    await page.getByLabel("Removing or overwriting").selectOption("allow");
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL((u) => u.href.startsWith(cb.url));
 

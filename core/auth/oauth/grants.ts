@@ -11,6 +11,7 @@ import type { Account } from "../../plugin.ts";
 import type { Runtime } from "../../runtime.ts";
 import { hashToken, newId, newSecret, safeEqual } from "../ids.ts";
 import { issueToken } from "../tokens.ts";
+import { GRANT_DEFAULT, storedPolicy, type Policy } from "../../policy/rules.ts";
 import { oauthAccess, oauthClients, oauthCodes, oauthGrants, oauthRefresh } from "./schema.ts";
 
 /** An RFC 6749 error: `error` is the code a client acts on, `description` names the parameter and the reason. */
@@ -216,7 +217,7 @@ const scopeText = (s: "*" | string[]) => (s === "*" ? "*" : s.join(" "));
 /** Issues the one-use code the consent gives, bound to the client, its redirect URI and the PKCE challenge. */
 export async function createCode(
   rt: Runtime,
-  o: { account: Account; client: Client; redirectUri: string; challenge: string; scopes: "*" | string[]; audience: string },
+  o: { account: Account; client: Client; redirectUri: string; challenge: string; scopes: "*" | string[]; audience: string; policy?: Policy },
 ): Promise<string> {
   const code = newSecret();
   const now = rt.clock.now().getTime();
@@ -233,6 +234,7 @@ export async function createCode(
         challenge: o.challenge,
         scopes: scopesColumn(o.scopes),
         audience: o.audience,
+        policy: o.policy ? JSON.stringify(o.policy) : null,
         expires: now + CODE_MS,
       })
       .run();
@@ -327,6 +329,8 @@ export async function exchangeCode(
       revoked: null,
     };
     await rt.store.wdb.insert(oauthGrants).values(grant).run();
+    // What the person chose at consent; a code from before policies existed gets what a new grant starts with.
+    await rt.policies?.put(row.account, grant.id, row.policy ? storedPolicy(row.policy) : GRANT_DEFAULT);
     await rt.store.wdb.update(oauthCodes).set({ grant: grant.id }).where(eq(oauthCodes.hash, hash)).run();
     const answer = await issuePair(rt, grant, await accountOf(rt, row.account));
     rt.log.info("oauth grant made", { account: row.account, grant: grant.id, client: row.client });

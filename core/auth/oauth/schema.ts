@@ -48,6 +48,8 @@ export const oauthCodes = sqliteTable("oauth_codes", {
   scopes: text("scopes").notNull(),
   audience: text("audience").notNull(),
   expires: integer("expires").notNull(),
+  /** The policy the person set at consent (core/policy/rules.ts, as JSON), given to the grant the code is exchanged for. */
+  policy: text("policy"),
   /** The grant the code was exchanged for: a second exchange revokes it. */
   grant: text("grant"),
 });

@@ -12,6 +12,9 @@ import type { Runtime } from "../../runtime.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, PAGE_CSP, seeOther } from "./layout.ts";
 import { postedScopes, scopePicker } from "./token.ts";
+import { policyFields, postedPolicy, POLICY_STYLE } from "../../policy/form.ts";
+import { methodPaths } from "../../policy/index.ts";
+import { GRANT_DEFAULT, type Policy } from "../../policy/rules.ts";
 
 /** What the client asked for, from the query (GET) or the consent form's hidden fields (POST). */
 interface Ask {
@@ -88,7 +91,7 @@ function consentCsp(redirectUri: string): string {
   return PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${target}`);
 }
 
-function consentPage(rt: Runtime, s: Session, c: Checked, ask: Ask, o: { chosen?: string[]; error?: string; status?: number } = {}): Response {
+function consentPage(rt: Runtime, s: Session, c: Checked, ask: Ask, o: { chosen?: string[]; policy?: Policy; error?: string; status?: number } = {}): Response {
   const services = rt.registry.services();
   const asked = (ask.scope ?? "").split(" ").filter((x) => services.includes(x));
   const chosen = o.chosen ?? (asked.length === services.length ? [] : asked);
@@ -101,9 +104,10 @@ It will be able to call the services you allow here, until you disconnect it on 
 <input type="hidden" name="csrf" value="${s.csrf}">
 ${FIELDS.map((f) => (ask[f] === undefined ? "" : html`<input type="hidden" name="${f}" value="${ask[f]}">`))}
 ${scopePicker(services, chosen)}
+${policyFields(o.policy ?? GRANT_DEFAULT, "What it may do without asking you")}
 <p><button type="submit" name="decision" value="allow">Allow</button> <button class="quiet" type="submit" name="decision" value="deny">Deny</button></p>
 </form>`;
-  return page({ title: `Allow ${c.client.name}?`, body, account: s.account, csrf: s.csrf, status: o.status, csp: consentCsp(c.redirectUri) });
+  return page({ title: `Allow ${c.client.name}?`, body, account: s.account, csrf: s.csrf, status: o.status, csp: consentCsp(c.redirectUri), head: POLICY_STYLE });
 }
 
 export async function authorizeGet(rt: Runtime, req: Request): Promise<Response> {
@@ -166,12 +170,14 @@ export async function authorizePost(rt: Runtime, req: Request): Promise<Response
     const { challenge, audience } = checked;
     if (form.get("decision") !== "allow") throw new OAuthError("access_denied", `${s.account.username} did not allow this app`);
     let scopes: "*" | string[];
+    let policy: Policy;
     try {
       scopes = postedScopes(form, rt.registry.services());
+      policy = postedPolicy(form, methodPaths(rt), GRANT_DEFAULT);
     } catch (e) {
       return consentPage(rt, s, c, ask, { chosen: form.all("scopes"), error: asHearthError(e).message, status: 400 });
     }
-    const code = await createCode(rt, { account: s.account, client: c.client, redirectUri: c.redirectUri, challenge, scopes, audience });
+    const code = await createCode(rt, { account: s.account, client: c.client, redirectUri: c.redirectUri, challenge, scopes, audience, policy });
     rt.log.info("oauth consent given", { account: s.account.id, client: c.client.id });
     return back(rt, req, c.redirectUri, { code, state: ask.state });
   } catch (e) {

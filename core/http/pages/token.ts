@@ -11,6 +11,9 @@ import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, wantsHtml, type Html } from "./layout.ts";
+import { policyFields, postedPolicy, POLICY_STYLE } from "../../policy/form.ts";
+import { methodPaths } from "../../policy/index.ts";
+import { OPEN, policySummary, type Policy } from "../../policy/rules.ts";
 
 const rid = () => crypto.randomUUID();
 
@@ -69,6 +72,9 @@ ${scopePicker(services, o.chosen ?? [])}
 <select id="days" name="days">
 ${EXPIRY_CHOICES.map(([v, label]) => html`<option value="${v}" ${(o.days ?? "") === v ? html`selected` : ""}>${label}</option>`)}
 </select>
+<details><summary>What it may do (now: everything in its scope)</summary>
+${policyFields(OPEN)}
+</details>
 <p><button type="submit">Create token</button></p>
 </form>`;
 }
@@ -109,15 +115,21 @@ function recentCalls(id: string, name: string, calls: AuditEntry[] | undefined):
   return html`<ul class="recent" style="margin:0;padding-left:1rem">${calls.map((c) => html`<li><code>${c.service}/${c.method}</code> ${c.outcome === "ok" ? "done" : `${c.outcome} (${c.status})`}</li>`)}</ul><a href="/activity?credential=${id}" aria-label="All calls of ${name}">All calls</a>`;
 }
 
-function tokenTable(s: Session, list: TokenInfo[], recent: Map<string, AuditEntry[]> = new Map()): Html {
+/** A credential's policy in a few words, with the way to change it. */
+function policyCell(id: string, name: string, p: Policy | undefined): Html {
+  return html`${policySummary(p ?? OPEN)} <a href="/token/policy?id=${id}" aria-label="Change what ${name} may do">Change</a>`;
+}
+
+function tokenTable(s: Session, list: TokenInfo[], recent: Map<string, AuditEntry[]> = new Map(), policies: Map<string, Policy> = new Map()): Html {
   if (list.length === 0) return html`<p>You have no tokens yet.</p>`;
   return html`<table>
-<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Recent calls</th><th scope="col">Expires</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Policy</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Recent calls</th><th scope="col">Expires</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
 <tbody>
 ${list.map(
   (t) => html`<tr>
 <td data-label="Name">${t.name}</td>
 <td data-label="Scope">${scopeText(t.scopes)}</td>
+<td data-label="Policy">${policyCell(t.id, t.name, policies.get(t.id))}</td>
 <td data-label="Created">${when(t.created)}</td>
 <td data-label="Last used">${when(t.last_used) ?? "Never"}</td>
 <td data-label="Recent calls">${recentCalls(t.id, t.name, recent.get(t.id))}</td>
@@ -130,15 +142,16 @@ ${list.map(
 </table>`;
 }
 
-function grantTable(s: Session, list: GrantInfo[]): Html {
+function grantTable(s: Session, list: GrantInfo[], policies: Map<string, Policy> = new Map()): Html {
   if (list.length === 0) return html`<p>No app is connected. An MCP client that signs in to this instance (OAuth) appears here once you allow it.</p>`;
   return html`<table>
-<thead><tr><th scope="col">App</th><th scope="col">Scope</th><th scope="col">Allowed</th><th scope="col">Last used</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
+<thead><tr><th scope="col">App</th><th scope="col">Scope</th><th scope="col">Policy</th><th scope="col">Allowed</th><th scope="col">Last used</th><th scope="col"><span class="hint">Action</span></th></tr></thead>
 <tbody>
 ${list.map(
   (g) => html`<tr>
 <td data-label="App">${g.client_name}</td>
 <td data-label="Scope">${scopeText(g.scopes)}</td>
+<td data-label="Policy">${policyCell(g.id, g.client_name, policies.get(g.id))}</td>
 <td data-label="Allowed">${when(g.created)}</td>
 <td data-label="Last used">${when(g.last_used) ?? "Never"}</td>
 <td><form method="post" action="/token/revoke"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${g.id}">
@@ -191,6 +204,7 @@ async function tokenPage(
   const grants = await listGrants(rt, s.account.id);
   const recent = new Map<string, AuditEntry[]>();
   for (const t of list) recent.set(t.id, await lastCalls(rt, s.account.id, t.id));
+  const policies = (await rt.policies?.ofAccount(s.account.id)) ?? new Map<string, Policy>();
   const issued = o.issued
     ? html`<section aria-labelledby="new-token-title" class="notice">
 <h2 id="new-token-title">Your new token “${o.issued.name}”</h2>
@@ -206,13 +220,13 @@ ${presetHint(rt, s, o.issued.scopes, o.issued.origin)}
 ${createForm(rt, s, o.form)}
 ${presetForms(rt, s)}
 <h2>Your tokens</h2>
-${tokenTable(s, list, recent)}
+${tokenTable(s, list, recent, policies)}
 <h2>Connected apps</h2>
-${grantTable(s, grants)}
+${grantTable(s, grants, policies)}
 <h2>Sessions</h2>
 <form method="post" action="/signout/all"><input type="hidden" name="csrf" value="${s.csrf}"><button class="quiet" type="submit">Sign out everywhere</button></form>
 ${adminPart(rt, s, o.invite)}`;
-  return page({ title: "Tokens", body, account: s.account, csrf: s.csrf, status: o.status, headers: o.headers });
+  return page({ title: "Tokens", body, account: s.account, csrf: s.csrf, status: o.status, headers: o.headers, head: POLICY_STYLE });
 }
 
 async function needSession(rt: Runtime, req: Request): Promise<Session> {
@@ -259,7 +273,14 @@ export async function tokenCreate(rt: Runtime, req: Request): Promise<Response> 
     const scopes = postedScopes(posted, rt.registry.services());
     const now = rt.clock.now();
     const expires = parseExpiry({ expires: posted.value("expires"), days: posted.value("days") }, now.getTime());
-    const issued = await issueToken(rt.store, s.account, { name, scopes, expires, now });
+    const policy = postedPolicy(posted, methodPaths(rt), OPEN);
+    const account = s.account;
+    // The token and its policy are made together: never a token that runs more than its owner chose.
+    const issued = await rt.store.write(async () => {
+      const t = await issueToken(rt.store, account, { name, scopes, expires, now });
+      if (rt.policies && JSON.stringify(policy) !== JSON.stringify(OPEN)) await rt.policies.put(account.id, t.id, policy);
+      return t;
+    });
     rt.log.info("token created", { account: s.account.id, token: issued.id, scopes: scopes === "*" ? "*" : scopes.join(",") });
     if (posted.json) return jsonResponse(200, { result: issued }, rid(), { "cache-control": "no-store" });
     return tokenPage(rt, s, { issued: { ...issued, name, origin: new URL(req.url).origin } });

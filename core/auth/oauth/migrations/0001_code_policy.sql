@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_codes` ADD `policy` text;

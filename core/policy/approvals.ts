@@ -1,0 +1,220 @@
+// A call its policy says to ask about waits here for the owner. The request
+// is kept as a row the owner reads on /approvals; the call holds no
+// transaction and no lock while it waits, and answers once the owner has
+// approved, declined, or the time set by HEARTH_APPROVAL_SECONDS has run out.
+// The decision is the owner's act on their own page (a session and its CSRF
+// token), never anything a caller, or a model, can send along with its call.
+import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
+import { newId } from "../auth/ids.ts";
+import { previewArgs } from "../audit/preview.ts";
+import type { Call } from "../call.ts";
+import { HearthError } from "../errors.ts";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Runtime } from "../runtime.ts";
+import { approvals } from "./schema.ts";
+
+const DECIDED = "approvals:decided";
+/** Checked this often as well as on the shared channel, so a decision missed while instances could not hear each other still arrives. */
+const POLL_MS = 1000;
+
+export type Approval = typeof approvals.$inferSelect;
+
+export interface Asked {
+  entry: MethodEntry;
+  args: Record<string, unknown>;
+  price: number;
+  caller: Caller;
+  credential: string | null;
+  /** Why it asks, in plain words. */
+  reason: string;
+  /** Asks the person at the client as well (MCP elicitation): their answer decides, as the owner's on /approvals does. */
+  ask?: (question: { message: string }) => Promise<boolean>;
+}
+
+/** The question put to the person at the client: what will happen, in plain words. */
+export function questionOf(a: Approval): string {
+  let args = a.args;
+  try {
+    args = Object.entries(JSON.parse(a.args) as Record<string, unknown>)
+      .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join("; ");
+  } catch {
+    // Shown as kept.
+  }
+  const price = a.price ? `${a.price} credit${a.price === 1 ? "" : "s"}` : "free";
+  return `Allow ${a.client} to call ${a.service}/${a.method}? ${args ? `${args}. ` : ""}Price: ${price}. Asked because ${a.reason}.`;
+}
+
+/** Who is asking, as the owner will recognise it. */
+export function clientOf(caller: Caller): string {
+  const who = caller.via === "token" ? (caller.tokenName ?? "a token") : caller.via === "session" ? "your signed-in session" : "a caller";
+  return caller.agent ? `the agent, working for ${who}` : who;
+}
+
+export function approvalSeconds(rt: Runtime): number {
+  const n = Number(rt.config.HEARTH_APPROVAL_SECONDS);
+  return Number.isFinite(n) && n > 0 ? n : 300;
+}
+
+/** What waits on the owner, and what is told when a request is made (a push, an elicitation). */
+export class Approvals {
+  private asked: ((a: Approval) => void)[] = [];
+  constructor(private readonly rt: Runtime) {}
+
+  /** fn is told of each request as it is made, on this instance. */
+  onAsk(fn: (a: Approval) => void) {
+    this.asked.push(fn);
+  }
+
+  /**
+   * Makes the request and waits for the answer: resolves with who approved,
+   * or refuses with 403 when declined or out of time. Inside a transaction it
+   * cannot wait (it would hold the write lock the answer needs): refused at once.
+   */
+  async wait(a: Asked, call: Call): Promise<string> {
+    const rt = this.rt;
+    const path = a.entry.path;
+    if (rt.store.inWrite())
+      throw new HearthError("forbidden", `${path} needs the owner's approval (${a.reason}), which a call inside another's transaction cannot wait for; nothing was done`, {
+        extra: { approval: "needed" },
+      });
+    const now = rt.clock.now().getTime();
+    const row: Approval = {
+      id: newId(),
+      account: a.caller.account!.id,
+      credential: a.credential,
+      client: clientOf(a.caller),
+      service: a.entry.service,
+      method: a.entry.name,
+      args: previewArgs(a.args),
+      price: a.price,
+      reason: a.reason,
+      created: now,
+      expires: now + approvalSeconds(rt) * 1000,
+      decision: null,
+      decidedBy: null,
+      decided: null,
+    };
+    await rt.store.write(() => rt.store.wdb.insert(approvals).values(row).run());
+    rt.log.info("approval asked", { account: row.account, approval: row.id, method: path, client: row.client, call: call.id });
+    for (const fn of this.asked) {
+      try {
+        fn(row);
+      } catch (e) {
+        rt.log.warn("approval notice failed", { approval: row.id, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    if (a.ask) {
+      const owner = a.caller.account!;
+      // The person at the client answers there; if the client cannot ask, the request waits on /approvals as any other.
+      a.ask({ message: questionOf(row) }).then(
+        (yes) => this.decide(owner, row.id, yes ? "approved" : "declined", `${owner.username}, at ${row.client}`).catch(() => {}),
+        (e) => rt.log.info("approval not asked at the client", { approval: row.id, error: e instanceof Error ? e.message : String(e) }),
+      );
+    }
+    const settled = await this.settle(row);
+    if (settled.decision === "approved") return settled.decidedBy ?? "the owner";
+    const link = `see /approvals`;
+    if (settled.decision === "declined")
+      throw new HearthError("forbidden", `${path} was declined by the owner; nothing was done (${link})`, { extra: { approval: "declined", approval_id: row.id } });
+    throw new HearthError("forbidden", `${path} waited ${approvalSeconds(rt)} s for the owner's approval and got no answer; nothing was done (${link})`, {
+      extra: { approval: "timed_out", approval_id: row.id },
+    });
+  }
+
+  /** Waits until the row is decided or its time is up (then it is marked expired, unless an answer came first). */
+  private settle(row: Approval): Promise<Approval> {
+    const rt = this.rt;
+    return new Promise<Approval>((resolve, reject) => {
+      let done = false;
+      let checking = false;
+      const finish = (r: Approval | Error) => {
+        if (done) return;
+        done = true;
+        stop();
+        clearInterval(poll);
+        clearTimeout(timer);
+        r instanceof Error ? reject(r) : resolve(r);
+      };
+      const check = async () => {
+        if (done || checking) return;
+        checking = true;
+        try {
+          const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
+          if (!r) finish(new HearthError("forbidden", "the approval request is gone; nothing was done"));
+          else if (r.decision) finish(r);
+        } catch (e) {
+          finish(e as Error);
+        } finally {
+          checking = false;
+        }
+      };
+      const stop = rt.shared.subscribe(DECIDED, (id) => id === row.id && void check());
+      const poll = setInterval(() => void check(), POLL_MS);
+      const timer = setTimeout(async () => {
+        try {
+          await rt.store.write(() =>
+            rt.store.wdb
+              .update(approvals)
+              .set({ decision: "expired", decided: rt.clock.now().getTime() })
+              .where(and(eq(approvals.id, row.id), isNull(approvals.decision)))
+              .run(),
+          );
+          const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
+          finish(r ?? { ...row, decision: "expired" });
+        } catch (e) {
+          finish(e as Error);
+        }
+      }, row.expires - row.created);
+    });
+  }
+
+  /** The owner's answer: only a request of theirs still waiting can be decided, once. */
+  async decide(account: { id: string; username: string }, id: string, decision: "approved" | "declined", by = account.username): Promise<Approval> {
+    const rt = this.rt;
+    const now = rt.clock.now().getTime();
+    const done = await rt.store.write(async () => {
+      const changed = await rt.store.wdb
+        .update(approvals)
+        .set({ decision, decidedBy: by, decided: now })
+        .where(and(eq(approvals.id, id), eq(approvals.account, account.id), isNull(approvals.decision)))
+        .returning()
+        .all();
+      if (changed.length) await rt.store.onCommit(() => rt.shared.publish(DECIDED, id));
+      return changed[0];
+    });
+    if (done) {
+      rt.log.info("approval answered", { account: account.id, approval: id, decision });
+      return done;
+    }
+    const row = await rt.store.rdb.select().from(approvals).where(and(eq(approvals.id, id), eq(approvals.account, account.id))).get();
+    if (!row) throw new HearthError("not_found", `you have no approval request with id "${id}"`);
+    throw new HearthError("conflict", `this request was already ${row.decision === "expired" ? "given up on: its time ran out" : row.decision}`, { extra: { decision: row.decision } });
+  }
+
+  /** An account's requests still waiting, oldest first, and the latest settled ones. */
+  async list(account: string, o: { settled?: number } = {}): Promise<{ waiting: Approval[]; settled: Approval[] }> {
+    const db = this.rt.store.rdb;
+    const now = this.rt.clock.now().getTime();
+    const waiting = await db
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.account, account), isNull(approvals.decision), gt(approvals.expires, now)))
+      .orderBy(approvals.created)
+      .all();
+    const settled = await db
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.account, account)))
+      .orderBy(desc(approvals.created))
+      .limit((o.settled ?? 20) + waiting.length)
+      .all();
+    return { waiting, settled: settled.filter((r) => r.decision !== null || r.expires <= now).slice(0, o.settled ?? 20) };
+  }
+
+  /** Requests settled long ago go: kept a month as the record of who answered (the activity log keeps the calls). */
+  async prune(now = this.rt.clock.now().getTime()) {
+    await this.rt.store.write(() => this.rt.store.wdb.delete(approvals).where(lte(approvals.expires, now - 30 * 86_400_000)).run());
+  }
+}

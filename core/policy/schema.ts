@@ -1,0 +1,61 @@
+// What the owner decided about each credential, and the calls waiting on
+// them. A policy belongs to a token, an app password (a token too) or an
+// OAuth grant (whose tokens rotate, so the policy is the grant's); a
+// credential with none is as open as its scope. An approval is one call that
+// its policy said to ask about: it waits until the owner answers or its time
+// runs out, and stays as the record of who answered.
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { accounts } from "../db/schema.ts";
+
+export const credentialPolicies = sqliteTable("credential_policies", {
+  /** A token's id, or an OAuth grant's. */
+  credential: text("credential").primaryKey(),
+  account: text("account")
+    .notNull()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  /** The policy as JSON (core/policy/rules.ts). */
+  policy: text("policy").notNull(),
+  updated: integer("updated").notNull(),
+});
+
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: text("id").primaryKey(),
+    account: text("account")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The credential asking (a token's or a grant's id); null for a session. */
+    credential: text("credential"),
+    /** Who asks, in words: the token's name, the OAuth client's, "the agent (for …)". */
+    client: text("client").notNull(),
+    service: text("service").notNull(),
+    method: text("method").notNull(),
+    /** The arguments, shortened and with secrets hidden, as JSON. */
+    args: text("args").notNull(),
+    price: integer("price").notNull(),
+    /** Why it asks: the rule that said so. */
+    reason: text("reason").notNull(),
+    created: integer("created").notNull(),
+    expires: integer("expires").notNull(),
+    /** null while waiting; "approved", "declined" or "expired" once settled. */
+    decision: text("decision"),
+    /** The person who answered. */
+    decidedBy: text("decided_by"),
+    decided: integer("decided"),
+  },
+  (t) => [index("approvals_account").on(t.account, t.decision)],
+);
+
+/** Credits each credential with a daily limit has spent (or holds for a call running) on each UTC day. */
+export const credentialSpend = sqliteTable(
+  "credential_spend",
+  {
+    credential: text("credential").notNull(),
+    /** YYYY-MM-DD, UTC. */
+    day: text("day").notNull(),
+    /** Credits spent, or held for a call running. */
+    spent: integer("spent").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.credential, t.day] })],
+);

@@ -1,0 +1,187 @@
+// The approvals page in a real browser: a call its token's policy asks about
+// shows there in plain words (which client, the method, its arguments, the
+// price, why), and the owner's click completes it or refuses it. The policy
+// editor on /token, the tokens' table and the consent page's policy fields
+// pass axe's checks in light and dark at a phone's and a desktop's width,
+// with screenshots left in test/artifacts/.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { signUp, type Signed } from "../auth/people.ts";
+import { chromiumPresent, launchChromium } from "../browser.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+import { startSink } from "../mail/sink.ts";
+
+const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
+const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
+const REDIRECT = "http://127.0.0.1:9/callback";
+
+let h: Hearth;
+let browser: Browser;
+let s: Signed;
+let relay: Awaited<ReturnType<typeof startSink>>;
+let mailer: { token: string; id: string };
+let client: string;
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(h.url + path, { method: "POST", headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf }, body: JSON.stringify(body) });
+  return (await res.json()) as any;
+}
+
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  relay = await startSink();
+  h = await startHearth({
+    env: {
+      HEARTH_SIGNUP: "open",
+      HEARTH_METER_ACCOUNTS: "all",
+      MAIL_DOMAIN: "example.test",
+      SMTP_PORT: "off",
+      SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`,
+      HEARTH_APPROVAL_SECONDS: "600",
+      HEARTH_RATE_SIGNIN: "0",
+    },
+  });
+  s = await signUp(h, "alice");
+  await h.grant("alice", 100);
+  mailer = (await post("/token", { name: "Newsletter script", policy: { classes: { outbound: "ask" }, methods: { "notes/delete": "deny" } } })).result;
+  const reg = await fetch(`${h.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Desk assistant", redirect_uris: [REDIRECT] }) });
+  client = ((await reg.json()) as any).client_id;
+  browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+  await relay?.stop();
+});
+
+async function context(colorScheme: "light" | "dark", size: { width: number; height: number }, bypassCSP = false) {
+  const ctx = await browser.newContext({ colorScheme, viewport: size, bypassCSP });
+  const [name, value] = s.cookie.split("=");
+  await ctx.addCookies([{ name, value, url: h.url }]);
+  return ctx;
+}
+
+/** Opens /approvals until a request shows (it is made by a call running meanwhile). */
+async function openWhenAsked(page: Page) {
+  for (;;) {
+    await page.goto(`${h.url}/approvals`);
+    if (await page.locator("section.ask").count()) return;
+    await Bun.sleep(20);
+  }
+}
+
+test.skipIf(!chromiumPresent)(
+  "a call waiting for the owner shows in plain words; Approve completes it, Decline refuses it",
+  async () => {
+    const ctx = await context("light", WIDTHS.desktop);
+    const page = await ctx.newPage();
+    await page.goto(`${h.url}/token`);
+    await page.getByRole("link", { name: "Approvals" }).click();
+    expect(await page.locator("main").textContent()).toContain("Nothing is waiting for you.");
+
+    const call = h.call("mail/send", { to: "carol@example.com", subject: "Minutes", body: "The minutes of Tuesday's meeting." }, { token: mailer.token, method: "POST" });
+    await openWhenAsked(page);
+    const card = page.locator("section.ask");
+    const text = (await card.textContent())!;
+    expect(text).toContain("mail/send for Newsletter script");
+    expect(text).toContain("carol@example.com");
+    expect(text).toContain("Minutes");
+    expect(text).toContain("4 credits ($0.04)");
+    expect(text).toContain("methods that send outside this instance");
+    await page.getByRole("button", { name: "Approve mail/send for Newsletter script" }).click();
+    await page.waitForURL((u) => u.searchParams.get("done") === "approved");
+    expect(await page.getByRole("status").or(page.locator(".notice")).first().textContent()).toContain("Approved");
+    const r = await call;
+    expect(r.status).toBe(200);
+    expect((await relay.next()).to).toEqual(["carol@example.com"]);
+
+    const second = h.call("mail/send", { to: "dave@example.com", subject: "Offer", body: "Not this one." }, { token: mailer.token, method: "POST" });
+    await openWhenAsked(page);
+    await page.getByRole("button", { name: "Decline mail/send for Newsletter script" }).click();
+    await page.waitForURL((u) => u.searchParams.get("done") === "declined");
+    const refused = await second;
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.approval).toBe("declined");
+    const rows = await page.locator("tbody tr").allTextContents();
+    expect(rows[0]).toContain("Declined by alice");
+    expect(rows[1]).toContain("Approved by alice");
+    await ctx.close();
+  },
+  60_000,
+);
+
+test.skipIf(!chromiumPresent)(
+  "the owner changes a token's policy from /token",
+  async () => {
+    const ctx = await context("light", WIDTHS.desktop);
+    const page = await ctx.newPage();
+    await page.goto(`${h.url}/token`);
+    const row = page.locator("tbody tr", { hasText: "Newsletter script" });
+    expect(await row.locator("td[data-label='Policy']").textContent()).toContain("asks before sending out; 1 method rule");
+    await row.getByRole("link", { name: "Change what Newsletter script may do" }).click();
+    await page.getByLabel("Sending outside this instance (mail, texts, payments, posts)").selectOption("deny");
+    await page.getByLabel("Rules for single methods").fill("notes/delete deny\nnotes/add ask");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL((u) => u.searchParams.get("done") === "saved");
+    expect(await page.locator("main").textContent()).toContain("refuses sending out; 2 method rules");
+    const r = await h.call("mail/send", { to: "erin@example.com", subject: "x", body: "y" }, { token: mailer.token, method: "POST" });
+    expect(r.status).toBe(403);
+    expect(r.body.error.policy).toBe("deny");
+    // A line that is not a rule is refused by field, and nothing changes.
+    await page.getByLabel("Rules for single methods").fill("delete everything");
+    await page.getByRole("button", { name: "Save" }).click();
+    expect(await page.locator(".alert").textContent()).toContain('no method "delete" on this instance');
+    expect(await page.locator("main").textContent()).toContain("refuses sending out; 2 method rules");
+    await ctx.close();
+  },
+  60_000,
+);
+
+test.skipIf(!chromiumPresent)(
+  "passes axe's WCAG 2.1 AA and best-practice checks in light and dark at both widths; screenshots for a look",
+  async () => {
+    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+    // One request waiting, so the page shows its card.
+    await post("/token/policy", { id: mailer.id, policy: { classes: { outbound: "ask" } } });
+    const waiting = h.call("mail/send", { to: "frank@example.com", subject: "Quarterly report", body: "Attached are the figures for the quarter." }, { token: mailer.token, method: "POST" });
+    const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+    const consent = `/oauth/authorize?${new URLSearchParams({ client_id: client, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "x" })}`;
+    const found: Record<string, unknown> = {};
+    for (const scheme of ["light", "dark"] as const) {
+      for (const [label, size] of Object.entries(WIDTHS)) {
+        const ctx = await context(scheme, size, true);
+        const page = await ctx.newPage();
+        for (const [name, path] of [
+          ["approvals", "/approvals"],
+          ["policy", `/token/policy?id=${mailer.id}`],
+          ["tokens", "/token"],
+          ["consent", consent],
+        ]) {
+          if (name === "approvals") await openWhenAsked(page);
+          else await page.goto(h.url + path);
+          const shot = join(ARTIFACTS, `policy-${name}-${label}-${scheme}.png`);
+          if (name === "tokens") await page.locator("tbody tr", { hasText: "Newsletter script" }).screenshot({ path: shot });
+          else if (name === "consent") await page.locator("fieldset.policy").screenshot({ path: shot });
+          else await page.screenshot({ path: shot, fullPage: true });
+          await page.addScriptTag({ path: axePath });
+          const violations = await page.evaluate(async () => {
+            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+          });
+          if (violations.length) found[`${scheme} ${label} ${path}`] = violations;
+        }
+        await ctx.close();
+      }
+    }
+    expect(found).toEqual({});
+    const list = (await (await fetch(`${h.url}/approvals`, { headers: { cookie: s.cookie } })).json()).result.waiting;
+    await post("/approvals/decide", { id: list[0].id, decision: "decline" });
+    expect((await waiting).status).toBe(403);
+  },
+  120_000,
+);
