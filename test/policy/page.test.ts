@@ -111,7 +111,6 @@ test.skipIf(!chromiumPresent)(
     expect(rows[1]).toContain("Approved by alice");
     await ctx.close();
   },
-  60_000,
 );
 
 test.skipIf(!chromiumPresent)(
@@ -138,7 +137,6 @@ test.skipIf(!chromiumPresent)(
     expect(await page.locator("main").textContent()).toContain("refuses sending out; 2 method rules");
     await ctx.close();
   },
-  60_000,
 );
 
 test.skipIf(!chromiumPresent)(
@@ -183,5 +181,4 @@ test.skipIf(!chromiumPresent)(
     await post("/approvals/decide", { id: list[0].id, decision: "decline" });
     expect((await waiting).status).toBe(403);
   },
-  120_000,
 );
