@@ -16,6 +16,7 @@ import { methodsModule } from "./methods.ts";
 import type { CoreModule } from "./module.ts";
 import { payModule } from "./pay/index.ts";
 import { schedulerModule } from "./scheduler/index.ts";
+import { settingsModule } from "./settings/module.ts";
 import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
@@ -38,4 +39,5 @@ export const coreModules: readonly CoreModule[] = [
   pluginToolsModule,
   davModule,
   auditModule,
+  settingsModule,
 ];

@@ -1,0 +1,17 @@
+// The admin's pages: /settings (every setting, saved to the settings file)
+// and /people (the accounts of the instance).
+import { route, type App } from "../http/app.ts";
+import { defineModule } from "../module.ts";
+import type { Runtime } from "../runtime.ts";
+import { settingsGet, settingsPost } from "./page.ts";
+
+function mountPages(app: App, rt: Runtime) {
+  const noParse = { parse: "none" as const };
+  app.get("/settings", route((c) => settingsGet(rt, c.request)));
+  app.post("/settings", route((c) => settingsPost(rt, c.request)), noParse);
+}
+
+export const settingsModule = defineModule({
+  name: "settings",
+  provides: { mounts: [mountPages] },
+});
