@@ -3,15 +3,19 @@
 import { route, type App } from "../http/app.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
+import { peopleMigrations } from "./migrations.ts";
 import { settingsGet, settingsPost } from "./page.ts";
+import { peopleGet, peoplePost } from "./peoplepage.ts";
 
 function mountPages(app: App, rt: Runtime) {
   const noParse = { parse: "none" as const };
   app.get("/settings", route((c) => settingsGet(rt, c.request)));
   app.post("/settings", route((c) => settingsPost(rt, c.request)), noParse);
+  app.get("/people", route((c) => peopleGet(rt, c.request)));
+  app.post("/people", route((c) => peoplePost(rt, c.request)), noParse);
 }
 
 export const settingsModule = defineModule({
   name: "settings",
-  provides: { mounts: [mountPages] },
+  provides: { mounts: [mountPages], migrations: { people: peopleMigrations } },
 });
