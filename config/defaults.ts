@@ -23,6 +23,7 @@ export const coreSettings: Record<string, Setting> = {
   HEARTH_S3_PREFIX: { default: "", description: "With HEARTH_BLOBS=s3: a key prefix (\"hearth/\") when the bucket is shared with other things." },
   HEARTH_S3_REDIRECT: { default: "off", description: "With HEARTH_BLOBS=s3: on answers a file download with a redirect to a signed URL of the bucket that works for 60 seconds, so the bytes do not pass through the instance (the bucket must be reachable by the readers); off streams them through the instance, which keeps ranges, ETags and the sandboxing headers its own." },
   HEARTH_PLUGINS: { default: "", description: "Colon-separated folders of drop-in plugins, loaded at start." },
+  HEARTH_NAME: { default: "Hearth", description: "The instance's name, as its home page greets people." },
   HEARTH_PUBLIC_URL: { default: "", description: "Public base URL for links in answers; taken from each request when empty." },
   HEARTH_ALLOWED_HOSTS: { default: "", description: "Comma-separated host names the server answers to besides HEARTH_PUBLIC_URL's, localhost and IP addresses (a name a proxy passes on, say); others get 403 when this, HEARTH_PUBLIC_URL or a loopback HOST is set, against DNS rebinding. * answers any name." },
   HEARTH_TZ: { default: "", description: "IANA time zone of the people this instance serves (Europe/London); empty: the TZ variable when it names one. A repeating event given in this zone's offset keeps its local time across daylight-saving changes; other offsets stay fixed." },

@@ -122,14 +122,14 @@ export async function settingsGet(rt: Runtime, req: Request): Promise<Response> 
  * The values a post asks for, checked: a field left as it is changes
  * nothing, a secret left empty keeps its value (listed in "clear" it goes).
  */
-export function changesOf(rt: Runtime, posted: Posted, only?: string): { changes: Record<string, string | null>; merged: Record<string, string> } {
+export function changesOf(rt: Runtime, posted: Posted, only?: string | string[]): { changes: Record<string, string | null>; merged: Record<string, string> } {
   const all = catalog(rt.registry);
   const file = fileValues(rt);
   const known = new Map(all.map((x) => [x.name, x]));
   const clear = new Set(posted.all("clear"));
   const changes: Record<string, string | null> = {};
   const merged: Record<string, string> = { ...rt.config };
-  const names = posted.json ? Object.keys((posted.value("settings") as object) ?? {}) : all.filter((x) => !only || x.group === only).map((x) => x.name);
+  const names = posted.json ? Object.keys((posted.value("settings") as object) ?? {}) : all.filter((x) => !only || (Array.isArray(only) ? only.includes(x.name) : x.group === only)).map((x) => x.name);
   const valueOf = (n: string) => (posted.json ? (posted.value("settings") as Record<string, unknown>)[n] : posted.get(n));
   for (const c of clear) if (!known.has(c)) throw invalid(c, `there is no setting ${c}`);
   for (const n of new Set([...names, ...clear])) {

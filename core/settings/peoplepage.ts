@@ -53,7 +53,7 @@ ${
 <span id="${id}-amount-hint" class="hint">A negative number takes credits back.</span></form>
 <form method="post" action="/people" class="inline">${hidden("meter")}
 <label for="${id}-meter">Priced calls of ${p.username}</label>
-<span class="row"><select id="${id}-meter" name="metered"><option value="default"${chosen ? "" : html` selected`}>As HEARTH_METER_ACCOUNTS says</option><option value="on"${chosen?.metered === true ? html` selected` : ""}>Cost credits</option><option value="off"${chosen?.metered === false ? html` selected` : ""}>Free</option></select><button class="quiet" type="submit">Save</button></span></form>
+<span class="row"><select id="${id}-meter" name="metered"><option value="default"${chosen ? "" : html` selected`}>As the instance's setting</option><option value="on"${chosen?.metered === true ? html` selected` : ""}>Cost credits</option><option value="off"${chosen?.metered === false ? html` selected` : ""}>Free</option></select><button class="quiet" type="submit">Save</button></span></form>
 </div>
 ${
   self

@@ -49,7 +49,7 @@ header.site ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;ga
 header.site li a{display:inline-block;padding:.35rem 0;text-decoration:none}
 header.site li a:hover,header.site li a[aria-current=page]{text-decoration:underline;text-underline-offset:.3em}
 header.site li a[aria-current=page]{color:var(--fg);font-weight:600}
-header.site .who{display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;color:var(--muted);font-size:.95rem}
+header.site .who{margin-left:auto;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;color:var(--muted);font-size:.95rem}
 header.site .narrow{display:none}
 header.site summary{cursor:pointer;font-weight:600;color:var(--accent);padding:.5rem .75rem;border:1px solid var(--line);border-radius:.4rem;min-height:2.75rem;display:flex;align-items:center}
 header.site summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
