@@ -2,7 +2,8 @@
 // admin account and on to the first-run choices, which land in the settings
 // file; the AI provider changed on /settings serves the next call without a
 // restart; a bad value is shown at its field; an invited person signs up,
-// and once disabled cannot sign in. axe finds nothing on the new pages in
+// and once disabled cannot sign in. axe finds nothing on the new pages (and the
+// public blog under the site header) in
 // light and dark at a phone's and a desktop's width; screenshots are left
 // for a look.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -156,7 +157,7 @@ test.skipIf(!chromiumPresent)("axe: no violations on the new pages, light and da
       const ctx = await browser.newContext({ colorScheme: scheme, viewport: size, bypassCSP: true });
       await ctx.addCookies(cookies);
       const page = await ctx.newPage();
-      for (const path of ["", "setup", "settings", "people"]) {
+      for (const path of ["", "setup", "settings", "people", "blog"]) {
         await page.goto(`${h.url}/${path}`);
         await page.screenshot({ path: join(SHOTS, `${path || "home"}-${label}-${scheme}.png`), fullPage: path !== "settings" });
         if (label === "phone" && path === "") {
