@@ -144,8 +144,8 @@ export function siteHeader(account: PageOptions["account"], csrf?: string, curre
   const here = current ? navFor(account).filter((l) => current === l.href || (l.href !== "/" && current.startsWith(`${l.href}/`))).at(-1)?.href : undefined;
   const links = html`<ul>${navFor(account).map((l) => html`<li><a href="${l.href}"${l.href === here ? html` aria-current="page"` : ""}>${l.label}</a></li>`)}</ul>`;
   // Without the session's CSRF token (a page shell that is not given it) the way out is from any other page.
-  const out = html`<div class="who"><span>Signed in as <strong>${account.username}</strong></span>
-${csrf ? html`<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button class="quiet" type="submit">Sign out</button></form>` : ""}</div>`;
+  const out = html`<nav class="who" aria-label="Account"><span>Signed in as <strong>${account.username}</strong></span>
+${csrf ? html`<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button class="quiet" type="submit">Sign out</button></form>` : ""}</nav>`;
   return html`<header class="site"><a class="brand" href="/">Hearth</a>
 <nav class="wide" aria-label="Site">${links}</nav>
 <details class="narrow"><summary>Menu</summary><nav aria-label="Site menu">${links}</nav></details>
