@@ -47,7 +47,7 @@ ${
 <form method="post" action="/people">${hidden("reset")}<button class="quiet" type="submit">Password link for ${p.username}</button></form>
 </div>
 <div class="acts">
-<form method="post" action="/people" class="inline">${hidden("credits")}
+<form method="post" action="/people" class="inline">${hidden("grant")}
 <label for="${id}-amount">Credits to grant ${p.username}</label>
 <span class="row"><input type="text" inputmode="numeric" id="${id}-amount" name="amount" size="6" aria-describedby="${id}-amount-hint"><button class="quiet" type="submit">Grant</button></span>
 <span id="${id}-amount-hint" class="hint">A negative number takes credits back.</span></form>
@@ -131,7 +131,7 @@ export async function peoplePost(rt: Runtime, req: Request): Promise<Response> {
         rt.log.info("password link made", { account: s.account.id, target: p.id });
         return answer({ user: p.username, url, expires: link.expires }, { link: { what: `Link for ${p.username} to set a password (valid ${PASSWORD_LINK_HOURS} hours; earlier links stop working)`, url, expires: link.expires } });
       }
-      case "credits": {
+      case "grant": {
         const raw = (posted.get("amount") ?? "").trim();
         if (!/^-?\d{1,9}$/.test(raw) || Number(raw) === 0) throw invalid("amount", `give a whole number of credits other than 0 (got "${raw}")`);
         const out = await rt.store.write(() => grantCredits(rt.store.wdb, { username: p.username, amount: Number(raw), note: posted.get("note") || undefined, by: s.account.username, at: now }));
@@ -150,7 +150,7 @@ export async function peoplePost(rt: Runtime, req: Request): Promise<Response> {
         return answer({ deleted: p.username }, { notice: `${p.username} is deleted.` });
       }
       default:
-        throw invalid("action", `say what to do: invite, disable, enable, reset, credits, meter or delete (got "${action ?? ""}")`);
+        throw invalid("action", `say what to do: invite, disable, enable, reset, grant, meter or delete (got "${action ?? ""}")`);
     }
   } catch (e) {
     const err = asHearthError(e);

@@ -100,6 +100,7 @@ test.skipIf(!chromiumPresent)("settings: a bad value is shown at its field; a ne
   await expect(port.getAttribute("aria-invalid")).resolves.toBe("true");
   await expect(page.locator("#s-PORT-error").textContent()).resolves.toContain("must be a whole number");
   expect(await port.inputValue()).toBe("eighty");
+  await page.locator(".setting.wrong").screenshot({ path: join(SHOTS, "settings-error-desktop-light.png") });
   expect(settings().PORT).toBeUndefined();
 
   const ai = page.locator("section", { has: page.getByRole("heading", { name: "AI models", exact: true }) });

@@ -68,9 +68,9 @@ test("a password link works once and lets the person in", async () => {
 });
 
 test("credits and metering: grant shows in the balance; a bad amount names the field", async () => {
-  const g = await act({ action: "credits", user: "bob", amount: "25" });
+  const g = await act({ action: "grant", user: "bob", amount: "25" });
   expect(g.status).toBe(200);
-  const bad = await act({ action: "credits", user: "bob", amount: "lots" });
+  const bad = await act({ action: "grant", user: "bob", amount: "lots" });
   expect(bad.status).toBe(400);
   expect(bad.body.error.field).toBe("amount");
   const m = await act({ action: "meter", user: "bob", metered: "off" });
