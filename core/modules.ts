@@ -19,6 +19,7 @@ import type { CoreModule } from "./module.ts";
 import { payModule } from "./pay/index.ts";
 import { policyModule } from "./policy/index.ts";
 import { schedulerModule } from "./scheduler/index.ts";
+import { settingsModule } from "./settings/module.ts";
 import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
@@ -44,4 +45,5 @@ export const coreModules: readonly CoreModule[] = [
   davModule,
   auditModule,
   policyModule,
+  settingsModule,
 ];

@@ -67,7 +67,11 @@ export interface Metering {
 }
 
 export class Runtime {
-  readonly config: Record<string, string>;
+  /** The resolved settings; replaced whole (never edited in place) when the admin changes one that applies at once. */
+  get config(): Record<string, string> {
+    return this.settings;
+  }
+  private settings: Record<string, string>;
   readonly dataDir: string;
   readonly store: Store;
   readonly blobs: Blobs;
@@ -95,7 +99,7 @@ export class Runtime {
   constructor(parts: RuntimeParts, opts: Pick<RuntimeOptions, "clock" | "logger"> = {}) {
     const { registry, config, wiring } = parts;
     this.registry = registry;
-    this.config = config;
+    this.settings = config;
     this.wiring = wiring;
     this.dataDir = parts.dataDir;
     this.store = parts.store;
@@ -147,6 +151,25 @@ export class Runtime {
   }
 
   private stopHooks: (() => void | Promise<void>)[] = [];
+  private reconfigureHooks: ((changed: string[]) => void)[] = [];
+
+  /** Core modules that keep something derived from a setting register here to drop it when settings change. */
+  onReconfigure(fn: (changed: string[]) => void) {
+    this.reconfigureHooks.push(fn);
+  }
+
+  /**
+   * Takes new values for settings that are read on every use: the next call
+   * (and every plugin's ctx.config from then on) sees them. Settings read
+   * only at start are not passed here; they wait for the next start.
+   */
+  reconfigure(values: Record<string, string>) {
+    const changed = Object.keys(values).filter((k) => this.settings[k] !== values[k]);
+    if (!changed.length) return;
+    this.settings = Object.freeze({ ...this.settings, ...values }) as Record<string, string>;
+    this.configs.clear();
+    for (const fn of this.reconfigureHooks) fn(changed);
+  }
 
   /** Core modules that hold timers or sockets register here to be stopped before the store closes. */
   onStop(fn: () => void | Promise<void>) {

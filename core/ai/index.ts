@@ -168,6 +168,10 @@ export function makeAi(rt: Runtime, service: string, requestId: string, account:
 
 export const aiModule = defineModule({
   name: "ai",
+  // A provider changed in the settings is looked for again on the next call, not kept until a restart.
+  setup: (rt) => rt.onReconfigure((changed) => {
+    if (changed.some((k) => k.startsWith("AI_"))) forgetProvider(rt);
+  }),
   provides: {
     capabilities: { ai: (s) => makeAi(s.rt, s.service, s.requestId, s.caller.account?.id ?? null) },
     migrations: { ai: aiMigrations },

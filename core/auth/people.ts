@@ -3,6 +3,7 @@
 import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
 import type { Store } from "../db/index.ts";
 import { accounts, invites, passwordLinks, sessions } from "../db/schema.ts";
+import { disabledAccounts } from "../settings/schema.ts";
 import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticated } from "../errors.ts";
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
@@ -138,6 +139,8 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
     throw unauthenticated("the username or password is wrong");
   }
   backoff.succeed(username, client);
+  // Said only to whoever knows the password, so it tells a stranger nothing.
+  if (await disabled(rt.store, row.id)) throw forbidden(`the account "${username}" is disabled: ask the instance's admin`);
   return { id: row.id, username: row.username, admin: row.admin };
 }
 
@@ -211,6 +214,7 @@ export async function passwordLinkAccount(rt: Runtime, code: unknown): Promise<A
  */
 export async function usePasswordLink(rt: Runtime, code: unknown, password: unknown): Promise<Account> {
   const account = await passwordLinkAccount(rt, code);
+  if (await disabled(rt.store, account.id)) throw forbidden(`the account "${account.username}" is disabled: ask the instance's admin`);
   const hash = await hashPassword(checkPassword(password, account.username));
   const now = rt.clock.now().getTime();
   return rt.store.write(async () => {
@@ -226,6 +230,11 @@ export async function usePasswordLink(rt: Runtime, code: unknown, password: unkn
     await db.delete(sessions).where(eq(sessions.account, account.id)).run();
     return account;
   });
+}
+
+/** Whether an admin disabled the account (core/settings/people.ts). */
+async function disabled(store: Store, accountId: string): Promise<boolean> {
+  return !!(await store.rdb.select({ at: disabledAccounts.at }).from(disabledAccounts).where(eq(disabledAccounts.account, accountId)).get());
 }
 
 /** Whether an account can sign in on the web: it has a password. */

@@ -19,6 +19,7 @@ export const coreOwners: { name: string; dir: string }[] = [
   { name: "oauth", dir: join(core, "auth", "oauth") },
   { name: "audit", dir: join(core, "audit") },
   { name: "policy", dir: join(core, "policy") },
+  { name: "people", dir: join(core, "settings") },
 ];
 
 /** The PostgreSQL migrations folder of a core owner (dav's, which has no schema.ts, is written by hand). */

@@ -1,6 +1,8 @@
 // A plain server-rendered page: no outside assets, readable without CSS, and
 // a Content-Security-Policy that forbids script unless the page brings its
 // own by nonce, so user content that slipped past sanitising still cannot run.
+import { SITE_HEADER_STYLE, siteHeader } from "../http/pages/layout.ts";
+
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
@@ -20,6 +22,8 @@ export function page(opts: {
   /** Inline script allowed by nonce. */
   script?: string;
   headers?: Record<string, string>;
+  /** The instance's site header for whoever reads the page: its links for a signed-in person, sign-in for anyone else. */
+  site?: { account: { username: string; admin?: boolean } | null };
 }): Response {
   const nonce = opts.script ? crypto.randomUUID().replace(/-/g, "") : "";
   const csp = [
@@ -37,10 +41,11 @@ export function page(opts: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)}</title>
-<style>${style}</style>
+<style>${style}${opts.site ? SITE_HEADER_STYLE : ""}</style>
 ${opts.head ?? ""}
 </head>
 <body>
+${opts.site ? siteHeader(opts.site.account).text : ""}
 ${opts.body}
 ${opts.script ? `<script nonce="${nonce}">${opts.script}</script>` : ""}
 </body>

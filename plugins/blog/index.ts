@@ -225,7 +225,7 @@ export default definePlugin({
       path: "/blog",
       async run(_req, ctx) {
         const list = await ctx.db.select().from(posts).where(eq(posts.private, false)).orderBy(desc(posts.created), desc(posts.id)).limit(100).all();
-        return indexPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, list.map((p) => summary(ctx, p)));
+        return indexPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, list.map((p) => summary(ctx, p)), ctx.caller.account ?? null);
       },
     },
     {
@@ -241,7 +241,7 @@ export default definePlugin({
       path: "/blog/:id",
       async run(_req, ctx) {
         const post = await ctx.db.select().from(posts).where(eq(posts.id, ctx.params.id)).get();
-        return postPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, post && owned.canSee(post, ctx.caller) ? post : null);
+        return postPage(ctx.baseUrl, ctx.config.HEARTH_BLOG_TITLE, post && owned.canSee(post, ctx.caller) ? post : null, ctx.caller.account ?? null);
       },
     },
   ],

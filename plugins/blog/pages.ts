@@ -17,7 +17,11 @@ const feedLink = (base: string, title: string) => `<link rel="alternate" type="a
 const date = (iso: string) => `<time datetime="${iso}">${iso.slice(0, 10)}</time>`;
 const tagList = (tags: string) => (tags ? ` · ${tags.split(",").map(escapeHtml).join(", ")}` : "");
 
-export function indexPage(base: string, title: string, list: Summary[]): Response {
+type Reader = { username: string; admin?: boolean } | null;
+/** A page with a signed-in reader's own header is theirs alone: it is not kept by shared caches. */
+const cacheFor = (reader: Reader) => (reader ? "private, no-store" : "public, max-age=60");
+
+export function indexPage(base: string, title: string, list: Summary[], reader: Reader = null): Response {
   const items = list.length
     ? `<ul class="posts">${list
         .map(
@@ -29,19 +33,21 @@ export function indexPage(base: string, title: string, list: Summary[]): Respons
   return page({
     title,
     head: feedLink(base, title),
-    body: `<header><p><a href="/blog/feed.xml">Atom feed</a></p></header><main><h1>${escapeHtml(title)}</h1>${items}</main>`,
-    headers: { "cache-control": "public, max-age=60" },
+    body: `<main><h1>${escapeHtml(title)}</h1><p><a href="/blog/feed.xml">Atom feed</a></p>${items}</main>`,
+    headers: { "cache-control": cacheFor(reader) },
+    site: { account: reader },
   });
 }
 
-export function postPage(base: string, title: string, post: Post | null): Response {
+export function postPage(base: string, title: string, post: Post | null, reader: Reader = null): Response {
   if (!post) return notFoundPage("There is no public post at this address.");
   const created = new Date(post.created).toISOString();
   return page({
     title: post.title,
     head: feedLink(base, title),
-    headers: post.private ? { "cache-control": "private, no-store", "x-robots-tag": "noindex" } : { "cache-control": "public, max-age=60" },
-    body: `<header><p><a href="/blog">← ${escapeHtml(title)}</a></p></header>
+    headers: post.private ? { "cache-control": "private, no-store", "x-robots-tag": "noindex" } : { "cache-control": cacheFor(reader) },
+    site: { account: reader },
+    body: `<nav aria-label="Blog"><p><a href="/blog">← ${escapeHtml(title)}</a></p></nav>
 <main><article>
 <h1>${escapeHtml(post.title)}</h1>
 <p><small>${escapeHtml(post.authorName)} · ${date(created)}${tagList(post.tags)}</small></p>

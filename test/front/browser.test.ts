@@ -73,7 +73,7 @@ test.skipIf(!present)(
     await page.getByLabel("Username").fill("ann");
     await page.getByLabel("Password").fill("a long passphrase");
     await page.getByRole("button", { name: "Create account" }).click();
-    await page.waitForURL(`${h.url}/token`);
+    await page.waitForURL(`${h.url}/setup`);
 
     const token = await h.token("ann");
     await h.call("events/create", { title: "Dentist", when: "2026-11-21T15:00:00+00:00" }, { token });

@@ -11,6 +11,7 @@ import type { Runtime } from "../../runtime.ts";
 import { cardSources, choicesOf, gatherCards, serviceLink, type Card, type Skipped } from "./home/cards.ts";
 import { keepPrefs, prefsOf, type Prefs } from "./home/prefs.ts";
 import { readPosted, type Posted } from "./form.ts";
+import { setupDone } from "../../settings/setup.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
 import { madeByAnotherSite } from "../cors.ts";
 
@@ -54,7 +55,7 @@ weather, markets, places, routes, hazards — for anyone. Everything it does is 
 <dl class="svc">${open.map((s) => html`<dt><a href="${serviceLink(rt, s.name)}">${s.name}</a></dt><dd>${s.description}</dd>`)}</dl>
 <h2>For programs</h2>
 <ul class="links"><li><a href="/services">Every service and method</a></li><li><a href="/reference">API reference</a></li><li><a href="/openapi.json">OpenAPI document</a></li><li><a href="/status">Status</a></li></ul>`;
-  return page({ title: "Welcome to Hearth", body, head: STYLE });
+  return page({ title: `Welcome to ${rt.config.HEARTH_NAME || "Hearth"}`, body, head: STYLE });
 }
 
 function cardHtml(c: Card): Html {
@@ -119,14 +120,20 @@ async function signedIn(rt: Runtime, req: Request, s: Session, refused?: { messa
   const caller = sessionCaller(s);
   if (madeByAnotherSite(req)) caller.ambient = true;
   const { cards, skipped } = await gatherCards(rt, caller, prefs, new URL(req.url).origin);
-  const body = html`${message("notice", new URL(req.url).searchParams.has("saved") ? "Saved." : null)}
+  const q = new URL(req.url).searchParams;
+  const setup = q.has("setup")
+    ? message("notice", "Set up: your choices are saved. Everything else is on the settings page.")
+    : s.account.admin && !setupDone(rt)
+      ? html`<p class="notice" role="status">This instance still runs on its defaults: <a href="/setup">choose its name, address, time zone and who may sign up</a>.</p>`
+      : "";
+  const body = html`${message("notice", q.has("saved") ? "Saved." : null)}${setup}
 ${cards.length ? html`<ul class="cards">${cards.map(cardHtml)}</ul>` : html`<p>Nothing to show yet: add an event, a task or your place, and it appears here.</p>`}
 ${skipped.length ? html`<p class="hint">Not shown now: ${skipped.map((k: Skipped, i) => html`${i ? "; " : ""}${k.title.toLowerCase()} (${k.reason})`)}.</p>` : ""}
 ${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
 <p class="hint">${await paysNote(rt, s)}</p>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
-  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200 });
+  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200, path: "/" });
 }
 
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {

@@ -31,6 +31,25 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
+/** The site header's look, shared with page shells of their own (the public blog's) so it looks the same there. */
+const SITE_HEADER_RULES = `header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:baseline;justify-content:space-between;border-bottom:1px solid var(--line)}
+header .brand{font-weight:700;text-decoration:none;color:var(--fg)}
+header nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
+header form{display:inline;margin:0}
+header.site{max-width:60rem;align-items:center}
+header.site ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .9rem}
+header.site li a{display:inline-block;padding:.35rem 0;text-decoration:none}
+header.site li a:hover,header.site li a[aria-current=page]{text-decoration:underline;text-underline-offset:.3em}
+header.site li a[aria-current=page]{color:var(--fg);font-weight:600}
+header.site .who{margin-left:auto;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;color:var(--muted);font-size:.95rem}
+header.site .narrow{display:none}
+header.site summary{cursor:pointer;font-weight:600;color:var(--accent);padding:.5rem .75rem;border:1px solid var(--line);border-radius:.4rem;min-height:2.75rem;display:flex;align-items:center}
+header.site summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+@media (max-width:48rem){header.site .wide{display:none}header.site .narrow{display:block}header.site .narrow[open]{flex-basis:100%;order:3}header.site .narrow ul{flex-direction:column;gap:0;padding:.5rem 0}header.site .narrow li a{padding:.6rem 0;display:block}}`;
+
+/** The header's colours and rules, for a page shell that does not use this stylesheet. */
+export const SITE_HEADER_STYLE = `:root{color-scheme:light dark;--fg:#1d1b18;--bg:#fbfaf7;--muted:#5c5750;--line:#d9d4cb;--accent:#8a3b12;--ok:#1f6b33;--bad:#a11d1d;--field:#fff}\n@media (prefers-color-scheme:dark){:root{--fg:#eeeae3;--bg:#1b1a18;--muted:#b3ada3;--line:#44403a;--accent:#f0a36b;--ok:#7fd18f;--bad:#ff8f8f;--field:#26241f}}\nheader.site{margin:0 auto;padding:1rem;font-family:system-ui,sans-serif}header.site a{color:var(--accent)}header.site button{font:inherit;font-weight:600;padding:.4rem .9rem;border-radius:.4rem;border:1px solid var(--accent);background:transparent;color:var(--accent);cursor:pointer}\n${SITE_HEADER_RULES}`;
+
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1d1b18;--bg:#fbfaf7;--muted:#5c5750;--line:#d9d4cb;--accent:#8a3b12;--ok:#1f6b33;--bad:#a11d1d;--field:#fff}
 @media (prefers-color-scheme:dark){:root{--fg:#eeeae3;--bg:#1b1a18;--muted:#b3ada3;--line:#44403a;--accent:#f0a36b;--ok:#7fd18f;--bad:#ff8f8f;--field:#26241f}}
@@ -40,10 +59,7 @@ body{margin:0;font:1.0625rem/1.55 system-ui,-apple-system,"Segoe UI",Roboto,sans
 a{color:var(--accent)}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem;z-index:1}
 header,main,footer{max-width:44rem;margin:0 auto;padding:1rem}
-header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:baseline;justify-content:space-between;border-bottom:1px solid var(--line)}
-header .brand{font-weight:700;text-decoration:none;color:var(--fg)}
-header nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
-header form{display:inline;margin:0}
+${SITE_HEADER_RULES}
 h1{font-size:1.6rem;line-height:1.2;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:2rem 0 .5rem}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
@@ -83,13 +99,61 @@ export interface PageOptions {
   csp?: string;
   /** Extra markup for <head> (a page's own style or script, served by this instance). */
   head?: Html;
+  /** The page's own path, so the header marks where the person is. */
+  path?: string;
+}
+
+/** One link of the site header. */
+export interface NavLink {
+  href: string;
+  label: string;
+  /** Shown only to an instance's admins. */
+  admin?: boolean;
+}
+
+/**
+ * Where a signed-in person can go, in the order the header lists them. The
+ * one list every page's header reads (a page shell of its own reuses it
+ * through siteHeader), so a new place is added here once.
+ */
+export const NAV_LINKS: NavLink[] = [
+  { href: "/", label: "Home" },
+  { href: "/services", label: "Your data" },
+  { href: "/agent", label: "Agent" },
+  { href: "/apps", label: "Apps" },
+  { href: "/blog", label: "Blog" },
+  { href: "/mcp", label: "MCP" },
+  { href: "/token", label: "Tokens" },
+  { href: "/activity", label: "Activity" },
+  { href: "/approvals", label: "Approvals" },
+  { href: "/settings", label: "Settings", admin: true },
+  { href: "/people", label: "People", admin: true },
+];
+
+/** The links one person sees: the admin-only ones for admins. */
+export const navFor = (account: { admin?: boolean }) => NAV_LINKS.filter((l) => !l.admin || account.admin);
+
+/**
+ * The site header: for a signed-in person every place they can use, with the
+ * page they are on marked; on a phone the links fold into a menu that opens
+ * without script (a details element), so it works with a keyboard and a
+ * screen reader as a plain disclosure does.
+ */
+export function siteHeader(account: PageOptions["account"], csrf?: string, current?: string): Html {
+  if (!account)
+    return html`<header class="site"><a class="brand" href="/">Hearth</a><nav aria-label="Account"><a href="/signin">Sign in</a><a href="/signup">Sign up</a></nav></header>`;
+  const here = current ? navFor(account).filter((l) => current === l.href || (l.href !== "/" && current.startsWith(`${l.href}/`))).at(-1)?.href : undefined;
+  const links = html`<ul>${navFor(account).map((l) => html`<li><a href="${l.href}"${l.href === here ? html` aria-current="page"` : ""}>${l.label}</a></li>`)}</ul>`;
+  // Without the session's CSRF token (a page shell that is not given it) the way out is from any other page.
+  const out = html`<nav class="who" aria-label="Account"><span>Signed in as <strong>${account.username}</strong></span>
+${csrf ? html`<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button class="quiet" type="submit">Sign out</button></form>` : ""}</nav>`;
+  return html`<header class="site"><a class="brand" href="/">Hearth</a>
+<nav class="wide" aria-label="Site">${links}</nav>
+<details class="narrow"><summary>Menu</summary><nav aria-label="Site menu">${links}</nav></details>
+${out}</header>`;
 }
 
 export function renderPage(o: PageOptions): string {
-  const who = o.account
-    ? html`<nav aria-label="Account"><a href="/token">Tokens</a><a href="/approvals">Approvals</a><a href="/activity">Activity</a><span>Signed in as <strong>${o.account.username}</strong></span>
-<form method="post" action="/signout"><input type="hidden" name="csrf" value="${o.csrf ?? ""}"><button class="quiet" type="submit">Sign out</button></form></nav>`
-    : html`<nav aria-label="Account"><a href="/signin">Sign in</a><a href="/signup">Sign up</a></nav>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -103,7 +167,7 @@ ${o.head ? o.head.text : ""}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header><a class="brand" href="/">Hearth</a>${who.text}</header>
+${siteHeader(o.account, o.csrf, o.path).text}
 <main id="main">
 <h1>${escape(o.title)}</h1>
 ${o.body.text}

@@ -129,7 +129,8 @@ export async function signupPost(rt: Runtime, req: Request, address: string): Pr
     posted = await readPosted(rt, req);
     const account = await signUp(rt, { username: posted.get("username"), password: posted.get("password"), invite: posted.get("invite") });
     rt.log.info("signed up", { username: account.username, admin: account.admin, address });
-    return await signedIn(rt, req, account, posted, "/token");
+    // The first account is the admin's: it goes on to choose what matters for the instance.
+    return await signedIn(rt, req, account, posted, account.admin ? "/setup" : "/token");
   } catch (e) {
     return refuse(e, posted, async (msg) => page({ title: "Sign up", body: (await signupForm(rt, { username: posted?.get("username"), invite: posted?.get("invite"), error: msg })).body }));
   }

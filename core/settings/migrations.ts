@@ -1,0 +1,7 @@
+// The disabled-accounts table's migrations, imported rather than read from
+// disk so a compiled binary carries them.
+import type { MigrationSet } from "../db/migrate.ts";
+import journal from "./migrations/meta/_journal.json" with { type: "json" };
+import m0000 from "./migrations/0000_disabled_accounts.sql" with { type: "text" };
+
+export const peopleMigrations: MigrationSet = { journal, sql: { "0000_disabled_accounts": m0000 } };

@@ -1,0 +1,125 @@
+// What an admin does to the instance's accounts: list them, disable and
+// enable one, reset a password by one-time link, and delete one. A disabled
+// or deleted account loses every way in at once: its browser sessions end,
+// its tokens are revoked (on every instance, through the token cache) and
+// its connected apps are disconnected.
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { isPg } from "../db/store.ts";
+import { endAllSessions } from "../auth/sessions.ts";
+import { listGrants, revokeGrant } from "../auth/oauth/grants.ts";
+import { accounts, tokens } from "../db/schema.ts";
+import { forbidden, notFound } from "../errors.ts";
+import type { Account } from "../plugin.ts";
+import type { Runtime } from "../runtime.ts";
+import { disabledAccounts } from "./schema.ts";
+
+export interface Person {
+  id: string;
+  username: string;
+  admin: boolean;
+  created: number;
+  hasPassword: boolean;
+  disabled: boolean;
+}
+
+export async function listPeople(rt: Runtime): Promise<Person[]> {
+  const rows = await rt.store.rdb
+    .select({ id: accounts.id, username: accounts.username, admin: accounts.admin, created: accounts.created, password: accounts.password, disabled: disabledAccounts.at })
+    .from(accounts)
+    .leftJoin(disabledAccounts, eq(disabledAccounts.account, accounts.id))
+    .orderBy(asc(accounts.created), asc(accounts.username))
+    .all();
+  return rows.map((r) => ({ id: r.id, username: r.username, admin: r.admin, created: r.created, hasPassword: !!r.password, disabled: r.disabled !== null }));
+}
+
+export async function findPerson(rt: Runtime, username: string | undefined): Promise<Person> {
+  const name = (username ?? "").trim().toLowerCase();
+  const p = (await listPeople(rt)).find((x) => x.username === name);
+  if (!p) throw notFound(`no account named "${name}"`);
+  return p;
+}
+
+/** Whether an admin disabled the account. */
+export async function isDisabled(rt: Runtime, accountId: string): Promise<boolean> {
+  return !!(await rt.store.rdb.select({ at: disabledAccounts.at }).from(disabledAccounts).where(eq(disabledAccounts.account, accountId)).get());
+}
+
+/** The admin may not shut themselves out, nor leave the instance with no admin who can sign in. */
+async function mayCutOff(rt: Runtime, by: Account, p: Person, what: string) {
+  if (p.id === by.id) throw forbidden(`you cannot ${what} your own account here: another admin can`);
+  if (p.admin) {
+    const others = (await listPeople(rt)).filter((x) => x.admin && x.id !== p.id && !x.disabled);
+    if (!others.length) throw forbidden(`${p.username} is the only admin left: ${what} another account, or make another admin first`);
+  }
+}
+
+/** Ends every way the account has in: sessions, tokens, connected apps. */
+async function cutOff(rt: Runtime, accountId: string) {
+  await endAllSessions(rt, accountId);
+  for (const g of await listGrants(rt, accountId)) await revokeGrant(rt, accountId, g.id);
+  const live = await rt.store.write(() =>
+    rt.store.wdb
+      .update(tokens)
+      .set({ revoked: rt.clock.now().getTime() })
+      .where(and(eq(tokens.account, accountId), isNull(tokens.revoked)))
+      .returning({ hash: tokens.hash })
+      .all(),
+  );
+  for (const t of live) rt.tokens.forget(t.hash);
+}
+
+export async function disablePerson(rt: Runtime, by: Account, p: Person): Promise<void> {
+  await mayCutOff(rt, by, p, "disable");
+  await rt.store.write(() => rt.store.wdb.insert(disabledAccounts).values({ account: p.id, at: rt.clock.now().getTime(), by: by.id }).onConflictDoNothing().run());
+  await cutOff(rt, p.id);
+}
+
+export async function enablePerson(rt: Runtime, p: Person): Promise<void> {
+  await rt.store.write(() => rt.store.wdb.delete(disabledAccounts).where(eq(disabledAccounts.account, p.id)).run());
+}
+
+/**
+ * Hook for the export of one account's data: set by the module that builds
+ * the archive, so /people offers it before a deletion. Null while there is none.
+ */
+export let accountExportLink: ((rt: Runtime, p: Person) => string | null) | null = null;
+export function setAccountExportLink(fn: typeof accountExportLink) {
+  accountExportLink = fn;
+}
+
+/**
+ * Deletes the account: its credentials go with it (the database cascades
+ * sessions, tokens, invitations and password links), and every plugin
+ * table's rows it owns (an `owner` or `account` column) are removed in the
+ * same transaction. The credits ledger keeps its entries: money is never
+ * rewritten.
+ */
+export async function deletePerson(rt: Runtime, by: Account, p: Person): Promise<void> {
+  await mayCutOff(rt, by, p, "delete");
+  await cutOff(rt, p.id);
+  const owned = await ownedTables(rt);
+  await rt.store.write(async () => {
+    const db = rt.store.wdb;
+    for (const t of owned) await db.run(sql`DELETE FROM ${sql.identifier(t.table)} WHERE ${sql.identifier(t.column)} = ${p.id}`);
+    await db.delete(disabledAccounts).where(eq(disabledAccounts.account, p.id)).run();
+    await db.delete(accounts).where(eq(accounts.id, p.id)).run();
+  });
+}
+
+/**
+ * The tables holding records that belong to an account: those with an
+ * `owner` or `account` column, found in the database itself so a drop-in's
+ * tables are included; the core's own are left to their foreign keys, and
+ * the money and activity records to their own rules.
+ */
+async function ownedTables(rt: Runtime): Promise<{ table: string; column: string }[]> {
+  const rows = (
+    isPg(rt.store)
+      ? await rt.store.rdb.all(sql`SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('owner', 'account') ORDER BY table_name`)
+      : await rt.store.rdb.all(sql`SELECT m.name AS "table", c.name AS "column" FROM sqlite_master m JOIN pragma_table_info(m.name) c WHERE m.type = 'table' AND c.name IN ('owner', 'account') ORDER BY m.name`)
+  ) as { table: string; column: string }[];
+  return rows.filter((r) => !KEEP.has(r.table) && !/^sqlite_|_fts/.test(r.table));
+}
+
+/** Tables an account's rows stay in (money is never rewritten; the activity log keeps its record) or that cascade from accounts. */
+const KEEP = new Set(["pay_ledger", "pay_x402", "audit_log", "sessions", "tokens", "invites", "password_links", "oauth_grants", "oauth_codes", "disabled_accounts", "accounts"]);
