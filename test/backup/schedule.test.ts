@@ -5,6 +5,7 @@
 // beyond HEARTH_BACKUP_KEEP are removed, and /status says when the last one
 // worked and why the last one failed. The drill: a backup, the data wiped,
 // `hearth restore` decrypting it with the passphrase, and every record back.
+// A bucket as the destination works the same way, under its prefix.
 import { afterAll, expect, test } from "bun:test";
 import { Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { checkArchive } from "../../core/backup/snapshot.ts";
 import { blobBackend } from "../../core/blobs.ts";
 import { coreSettings, resolveConfig } from "../../core/config.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { startS3 } from "../s3.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 const BASE = { HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_TZ: "UTC" };
@@ -230,5 +232,26 @@ test("the drill: a scheduled backup, the data wiped, `hearth restore` with the p
     expect(new Uint8Array(Buffer.from(got.body.result.content, "base64"))).toEqual(bytes);
   } finally {
     await h.stop();
+  }
+});
+
+test("to an S3 bucket: written under its prefix, read back and checked from there, pruned, and other keys left alone", async () => {
+  const s3 = await startS3(["blobs", "backups"]);
+  const clock = new TestClock(Date.parse("2026-03-01T02:00:00Z"));
+  const env = { ...BASE, ...s3.env("blobs"), HEARTH_BACKUP: "on", HEARTH_BACKUP_TO: "s3://backups/nightly", HEARTH_BACKUP_KEEP: "1", HEARTH_BACKUP_RECIPIENTS: await identityToRecipient(await generateX25519Identity()) };
+  const h = await startHearth({ clock, env });
+  try {
+    await s3.client("backups").write("nightly/README.txt", "the owner's own note");
+    const token = await h.token("alice");
+    expect((await h.call("files/put", { name: "a.txt", content: "kept in the blobs bucket" }, { token })).status).toBe(200);
+    expect((await backupState(h.rt)).destination).toBe("s3://backups/nightly/");
+    for (const day of ["2026-03-01T03:00:00Z", "2026-03-02T03:00:00Z"]) {
+      clock.set(day);
+      expect(await backupsOf(h.rt).runDue()).toMatchObject({ verified: true });
+    }
+    expect(await s3.keys("backups")).toEqual(["nightly/README.txt", "nightly/hearth-20260302T030000Z.tar.age"]);
+  } finally {
+    await h.stop();
+    await s3.stop();
   }
 });
