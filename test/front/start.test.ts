@@ -23,11 +23,12 @@ test("start-up says where to go next and sums up what needs settings in one line
   const fresh = await serve(data, env, { stdout: true });
   const first = await stopAndRead(fresh);
   expect(first.lines[0]).toBe(`Hearth is running: open ${fresh.url}/signup to create the admin account`);
-  expect(first.lines[1]).toBe(`Data in ${data}; settings from /dev/null`);
+  expect(first.lines[1]).toMatch(/^Pages others wrote are served apart, in an origin of their own, at http:\/\/127\.0\.0\.1:\d+ \(HEARTH_SANDBOX_PORT\)$/);
+  expect(first.lines[2]).toBe(`Data in ${data}; settings from /dev/null`);
   const needs = first.lines.find((l) => l.includes("need settings"));
   expect(needs).toMatch(new RegExp(`^\\d+ integrations and providers need settings \\(ai, mail, sms, x402, [A-Z_]+, …\\): see ${fresh.url}/status$`));
-  // Three lines in all, and nothing at warning level in the log: the details are on /status.
-  expect(first.lines).toHaveLength(3);
+  // Four lines in all, and nothing at warning level in the log: the details are on /status.
+  expect(first.lines).toHaveLength(4);
   expect(first.stderr).not.toContain('"level":"warn"');
 
   expect((await cli(["token", "create", "--user", "owner", "--admin"], { HEARTH_DATA: data })).code).toBe(0);
