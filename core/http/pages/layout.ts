@@ -87,7 +87,7 @@ export interface PageOptions {
 
 export function renderPage(o: PageOptions): string {
   const who = o.account
-    ? html`<nav aria-label="Account"><a href="/token">Tokens</a><a href="/activity">Activity</a><span>Signed in as <strong>${o.account.username}</strong></span>
+    ? html`<nav aria-label="Account"><a href="/account">Account</a><a href="/token">Tokens</a><a href="/activity">Activity</a><span>Signed in as <strong>${o.account.username}</strong></span>
 <form method="post" action="/signout"><input type="hidden" name="csrf" value="${o.csrf ?? ""}"><button class="quiet" type="submit">Sign out</button></form></nav>`
     : html`<nav aria-label="Account"><a href="/signin">Sign in</a><a href="/signup">Sign up</a></nav>`;
   return `<!doctype html>
