@@ -76,7 +76,8 @@ async function signInWithPassword(page: Page, base: string, username: string, pa
 }
 
 async function enterCode(page: Page, code: string) {
-  await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Enter your code");
+  const title = await page.getByRole("heading", { level: 1 }).textContent();
+  if (title !== "Enter your code") throw new Error(`the code was not asked for at ${page.url()}: ${await page.locator("main").textContent()}`);
   await page.getByLabel("Code", { exact: true }).fill(code);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
 }
@@ -209,3 +210,55 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   await ctx.close();
 });
 
+
+test.skipIf(!chromiumPresent)("the session list signs another browser out, and changing the password signs out every browser but this one", async () => {
+  const ada = (await h.rows<{ id: string; username: string; admin: boolean }>("SELECT id, username, admin FROM accounts WHERE username = 'ada'"))[0];
+  const { code } = await createInvite(h.rt, { id: ada.id, username: "ada", admin: true });
+  await signUp(h.rt, { username: "cai", password: PASSWORD, invite: code });
+
+  const a = await browser.newContext({ viewport: WIDTHS.desktop });
+  const b = await browser.newContext({ viewport: WIDTHS.phone });
+  const pa = await a.newPage();
+  const pb = await b.newPage();
+  await signInWithPassword(pa, h.url, "cai", PASSWORD);
+  await pa.waitForURL(`${h.url}/`);
+  await signInWithPassword(pb, h.url, "cai", PASSWORD);
+  await pb.waitForURL(`${h.url}/`);
+
+  // Both browsers are listed, this one marked; the other is signed out from here.
+  await pa.goto(`${h.url}/account`);
+  const rows = pa.locator("table").first().locator("tbody tr");
+  await expect(rows.count()).resolves.toBe(2);
+  await expect(rows.filter({ hasText: "(this browser)" }).count()).resolves.toBe(1);
+  expect(await rows.first().textContent()).toContain("Headless Chrome on Linux");
+  await rows.filter({ hasNotText: "(this browser)" }).getByRole("button", { name: /^Sign out / }).click();
+  await pa.waitForURL(`${h.url}/account?done=signed-out#sessions`);
+  await expect(pa.locator("table").first().locator("tbody tr").count()).resolves.toBe(1);
+  await pb.goto(`${h.url}/account`);
+  await pb.waitForURL(/\/signin\?next=\/account$/);
+
+  // Signed in again on the second browser; the first changes the password.
+  await signInWithPassword(pb, h.url, "cai", PASSWORD);
+  await pb.waitForURL(`${h.url}/`);
+  await pa.getByLabel("Current password").fill("not the password");
+  await pa.getByLabel("New password").fill(NEW_PASSWORD);
+  await pa.getByRole("button", { name: "Change password" }).click();
+  await expect(pa.getByRole("alert").first().textContent()).resolves.toContain("the current password is wrong");
+  await pa.getByLabel("Current password").fill(PASSWORD);
+  await pa.getByLabel("New password").fill(NEW_PASSWORD);
+  await pa.getByRole("button", { name: "Change password" }).click();
+  await pa.waitForURL(`${h.url}/account?done=password#password`);
+  expect(await pa.getByRole("status").first().textContent()).toContain("Your password is changed");
+  expect(await header(pa)).toContain("Signed in as cai");
+
+  // The second browser is signed out; the old password no longer works, the new one does.
+  await pb.goto(`${h.url}/account`);
+  await pb.waitForURL(/\/signin\?next=\/account$/);
+  await signInWithPassword(pb, h.url, "cai", PASSWORD);
+  await expect(pb.getByRole("alert").first().textContent()).resolves.toContain("the username or password is wrong");
+  await signInWithPassword(pb, h.url, "cai", NEW_PASSWORD);
+  await pb.waitForURL(`${h.url}/`);
+  expect(await header(pb)).toContain("Signed in as cai");
+  await a.close();
+  await b.close();
+});

@@ -28,6 +28,7 @@ const STYLE = html`<style>
 .inline input[type=text]{width:auto;flex:1 1 10rem;min-width:8rem}
 .steps li{margin:.5rem 0}
 td form{margin:0}
+td button{white-space:nowrap}
 </style>`;
 
 /** What a post may hand the page to show once (new recovery codes), besides a notice or a refusal. */
@@ -123,12 +124,9 @@ ${err}${codes}
 <p><strong>On</strong> since ${when(t.since)}. After your password, signing in asks for a code from your authenticator app. ${t.recoveryLeft} of ${RECOVERY_CODES} recovery codes are unused.</p>
 ${tokens}
 <form method="post" action="/account/totp/recovery">
-${proofField("renew-proof", s)}
-<p><button class="quiet" type="submit">Make new recovery codes</button></p>
-</form>
-<form method="post" action="/account/totp/off">
-${proofField("off-proof", s)}
-<p><button class="quiet" type="submit">Turn two-factor sign-in off</button></p>
+${proofField("totp-proof", s)}
+<p class="inline"><button class="quiet" type="submit">Make new recovery codes</button>
+<button class="quiet" type="submit" formaction="/account/totp/off">Turn two-factor sign-in off</button></p>
 </form>`;
   if (t.pending) {
     const uri = totpUri(t.pending, s.account.username, host);
