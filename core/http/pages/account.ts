@@ -16,7 +16,7 @@ import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, wantsHtml, type Html } from "./layout.ts";
-import { passkeyHead, SIGNIN_CSP } from "./signin.ts";
+import { passkeyHead, SIGNIN_CSP } from "./signinshell.ts";
 
 const rid = () => crypto.randomUUID();
 const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC");

@@ -7,7 +7,8 @@ import type { Account } from "../../plugin.ts";
 import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { localPath, readPosted, requireSameOrigin, type Posted } from "./form.ts";
-import { html, message, page, PAGE_CSP, seeOther, type Html } from "./layout.ts";
+import { html, message, page, seeOther, type Html } from "./layout.ts";
+import { refuse, signinShell } from "./signinshell.ts";
 import { secondStep } from "./signinsteps.ts";
 import { totpOn } from "../../auth/totp.ts";
 
@@ -72,25 +73,6 @@ ${
 </form>
 <p>Have an account? <a href="/signin">Sign in</a>.</p>`;
   return { open: true, body };
-}
-
-/** A refusal: JSON for programs, the form again with the message for people. */
-export async function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Response | Promise<Response>): Promise<Response> {
-  const err = asHearthError(e);
-  if (posted?.json !== false) return errorResponse(err, rid());
-  const res = await again(err.message);
-  const headers = new Headers(res.headers);
-  for (const [k, v] of Object.entries(err.headers ?? {})) headers.set(k, v);
-  return new Response(res.body, { status: err.status, headers });
-}
-
-/** The sign-in page may run the instance's own passkey script, and nothing else. */
-export const SIGNIN_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
-export const passkeyHead = html`<script src="/passkeys.js" defer></script>`;
-
-/** A sign-in page: the shell with the passkey script allowed. */
-export function signinShell(o: { body: Html; status?: number; headers?: Record<string, string>; title?: string }): Response {
-  return page({ title: o.title ?? "Sign in", body: o.body, status: o.status, headers: o.headers, csp: SIGNIN_CSP, head: passkeyHead });
 }
 
 export async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {

@@ -19,7 +19,7 @@ import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { localPath, readPosted, requireSameOrigin, type Posted } from "./form.ts";
 import { html, message, seeOther, type Html } from "./layout.ts";
-import { refuse, signinShell } from "./signin.ts";
+import { refuse, signinShell } from "./signinshell.ts";
 
 const rid = () => crypto.randomUUID();
 const STEP_COOKIE = "hearth_signin_step";
