@@ -8,7 +8,7 @@ import { forbidden } from "../errors.ts";
 import { isForeignOrigin } from "../http/cors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
-import { describeAgent } from "./agent.ts";
+import { describeBrowser } from "./browser.ts";
 import { hashToken, newSecret, safeEqual } from "./ids.ts";
 
 export const COOKIE = "hearth_session";
@@ -63,7 +63,7 @@ export async function startSession(rt: Runtime, req: Request, account: Account):
     await rt.store.wdb.delete(sessions).where(lt(sessions.expires, now)).run();
     await rt.store.wdb
       .insert(sessions)
-      .values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now, agent: describeAgent(req.headers.get("user-agent")) })
+      .values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now, browser: describeBrowser(req.headers.get("user-agent")) })
       .run();
   });
   return { cookie: sessionCookie(rt, req, secret, Math.floor(ttl / 1000)), csrf };
@@ -123,19 +123,19 @@ export interface SessionInfo {
   id: string;
   created: number;
   lastSeen: number;
-  agent: string | null;
+  browser: string | null;
   current: boolean;
 }
 
 /** The account's live sessions, most recently seen first; `current` marks the one asking. */
 export async function listSessions(rt: Runtime, s: Session): Promise<SessionInfo[]> {
   const rows = await rt.store.rdb
-    .select({ hash: sessions.hash, created: sessions.created, lastSeen: sessions.lastSeen, agent: sessions.agent })
+    .select({ hash: sessions.hash, created: sessions.created, lastSeen: sessions.lastSeen, browser: sessions.browser })
     .from(sessions)
     .where(and(eq(sessions.account, s.account.id), gt(sessions.expires, rt.clock.now().getTime())))
     .orderBy(desc(sessions.lastSeen))
     .all();
-  return rows.map((r) => ({ id: sessionId(r.hash), created: r.created, lastSeen: r.lastSeen, agent: r.agent, current: r.hash === s.hash }));
+  return rows.map((r) => ({ id: sessionId(r.hash), created: r.created, lastSeen: r.lastSeen, browser: r.browser, current: r.hash === s.hash }));
 }
 
 /** Ends one of the account's sessions by its shown id; false when it has none such. */

@@ -24,7 +24,7 @@ export const sessions = sqliteTable(
     expires: integer("expires").notNull(),
     lastSeen: integer("last_seen").notNull(),
     /** The browser and system the session was started from ("Firefox on Linux"), shown on /account. */
-    agent: text("agent"),
+    browser: text("browser"),
   },
   (t) => [index("sessions_account").on(t.account)],
 );

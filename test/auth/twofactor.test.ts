@@ -134,10 +134,10 @@ test("sessions are listed with this one marked; one or all others end; a passwor
   const bCookie = cookieOf(b.headers, "hearth_session");
   await post(h, "/signin", { username: "alice", password: "a long passphrase" });
 
-  const list = (await get(h, "/account", { cookie: a.cookie, accept: "application/json" })).body.result.sessions as { id: string; agent: string | null; current: boolean }[];
+  const list = (await get(h, "/account", { cookie: a.cookie, accept: "application/json" })).body.result.sessions as { id: string; browser: string | null; current: boolean }[];
   expect(list).toHaveLength(3);
   expect(list.filter((l) => l.current)).toHaveLength(1);
-  const phone = list.find((l) => l.agent === "Safari on iPhone")!;
+  const phone = list.find((l) => l.browser === "Safari on iPhone")!;
   expect(phone).toBeDefined();
 
   // CSRF is needed, as for every session POST.

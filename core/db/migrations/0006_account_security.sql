@@ -41,4 +41,4 @@ CREATE TABLE `totp_secrets` (
 	FOREIGN KEY (`account`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-ALTER TABLE `sessions` ADD `agent` text;
+ALTER TABLE `sessions` ADD `browser` text;

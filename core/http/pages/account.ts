@@ -76,14 +76,14 @@ ${x.errorAt === "sessions" ? message("alert", x.error) : ""}
 <tbody>
 ${list.map(
   (l) => html`<tr>
-<td data-label="Browser">${l.agent ?? "Unknown browser"}${l.current ? html` <strong>(this browser)</strong>` : ""}</td>
+<td data-label="Browser">${l.browser ?? "Unknown browser"}${l.current ? html` <strong>(this browser)</strong>` : ""}</td>
 <td data-label="Signed in">${when(l.created)}</td>
 <td data-label="Last seen">${when(l.lastSeen)}</td>
 <td>${
     l.current
       ? html`<span class="hint">You are here</span>`
       : html`<form method="post" action="/account/sessions/end"><input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="id" value="${l.id}">
-<button class="quiet" type="submit" aria-label="Sign out ${l.agent ?? "unknown browser"}, signed in ${when(l.created)}">Sign out</button></form>`
+<button class="quiet" type="submit" aria-label="Sign out ${l.browser ?? "unknown browser"}, signed in ${when(l.created)}">Sign out</button></form>`
   }</td>
 </tr>`,
 )}
@@ -208,7 +208,7 @@ export async function accountGet(rt: Runtime, req: Request): Promise<Response> {
       {
         result: {
           username: s.account.username,
-          sessions: list.map((l) => ({ id: l.id, agent: l.agent, created: new Date(l.created).toISOString(), last_seen: new Date(l.lastSeen).toISOString(), current: l.current })),
+          sessions: list.map((l) => ({ id: l.id, browser: l.browser, created: new Date(l.created).toISOString(), last_seen: new Date(l.lastSeen).toISOString(), current: l.current })),
           two_factor: { on: t.on, since: t.since === null ? null : new Date(t.since).toISOString(), recovery_codes_left: t.recoveryLeft },
           passkeys: keys.map((k) => ({ id: k.id, name: k.name, created: new Date(k.created).toISOString(), last_used: k.lastUsed === null ? null : new Date(k.lastUsed).toISOString() })),
         },

@@ -38,7 +38,7 @@ CREATE TABLE "totp_secrets" (
 );
 
 --> statement-breakpoint
-ALTER TABLE "sessions" ADD COLUMN "agent" text;
+ALTER TABLE "sessions" ADD COLUMN "browser" text;
 --> statement-breakpoint
 ALTER TABLE "auth_challenges" ADD CONSTRAINT "auth_challenges_account_accounts_id_fk" FOREIGN KEY ("account") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;
 --> statement-breakpoint

@@ -24,7 +24,7 @@ const SYSTEMS: [RegExp, string][] = [
 ];
 
 /** "Browser on system", one of them alone, or null when neither is known. */
-export function describeAgent(ua: string | null | undefined): string | null {
+export function describeBrowser(ua: string | null | undefined): string | null {
   if (!ua) return null;
   const s = ua.slice(0, 512);
   const browser = BROWSERS.find(([re]) => re.test(s))?.[1];
