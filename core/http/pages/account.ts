@@ -147,7 +147,7 @@ ${qrImage(uri)}</li>
 ${err}
 <p><strong>Off.</strong> With it on, signing in asks for a six-digit code from an authenticator app on your phone after your password, so a password alone no longer gets anyone in. You also get ${RECOVERY_CODES} one-use recovery codes for when the phone is lost.</p>
 ${tokens}
-<form method="post" action="/account/totp/start"><input type="hidden" name="csrf" value="${s.csrf}"><button type="submit">Set up an authenticator app</button></form>`;
+<form method="post" action="/account/totp/start"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Set up an authenticator app</button></p></form>`;
 }
 
 function passkeysPart(s: Session, list: PasskeyInfo[], x: Extra): Html {
