@@ -1,6 +1,6 @@
 // Accounts for people: sign-up under the instance's policy, sign-in with a
 // password, invitations. Passwords are kept only as argon2id hashes.
-import { and, asc, eq, gt, isNotNull, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, ne } from "drizzle-orm";
 import type { Store } from "../db/index.ts";
 import { accounts, invites, passwordLinks, sessions } from "../db/schema.ts";
 import { disabledAccounts } from "../settings/schema.ts";
@@ -155,6 +155,47 @@ export async function setPassword(store: Store, accountId: string, username: str
   return store.write(async () => {
     await store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, accountId)).run();
     const ended = await store.wdb.delete(sessions).where(eq(sessions.account, accountId)).returning({ hash: sessions.hash }).all();
+    return ended.length;
+  });
+}
+
+/**
+ * A signed-in person changes their own password: the current one is asked
+ * for (misses count against sign-in's backoff, as a wrong password at
+ * /signin does), and every other session of the account ends in the same
+ * write, while the one making the change stays signed in. Returns how many
+ * sessions ended.
+ */
+export async function changePassword(
+  rt: Runtime,
+  account: Account,
+  keep: string,
+  input: { current: unknown; password: unknown },
+  from: { address: string; req?: Request },
+): Promise<number> {
+  const current = typeof input.current === "string" ? input.current : "";
+  if (!current) throw invalid("current", "enter your current password");
+  if (current.length > PASSWORD_MAX * 4) throw invalid("current", `a password has at most ${PASSWORD_MAX} characters`);
+  const next = checkPassword(input.password, account.username);
+  const row = await rt.store.rdb.select({ password: accounts.password }).from(accounts).where(eq(accounts.id, account.id)).get();
+  const now = rt.clock.now().getTime();
+  const client = { address: from.address, device: from.req ? knownDevice(from.req, account.username, row?.password, now) : null };
+  const backoff = backoffOf(rt);
+  const wait = await backoff.wait(account.username, client, now);
+  if (wait > 0) throw rateLimited(`too many wrong passwords: try again in ${wait} s`, wait);
+  if (!row?.password || !(await Bun.password.verify(current, row.password))) {
+    await backoff.fail(account.username, client, rt.clock.now().getTime());
+    throw invalid("current", "the current password is wrong");
+  }
+  backoff.succeed(account.username, client);
+  const hash = await hashPassword(next);
+  return rt.store.write(async () => {
+    await rt.store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, account.id)).run();
+    const ended = await rt.store.wdb
+      .delete(sessions)
+      .where(and(eq(sessions.account, account.id), ne(sessions.hash, keep)))
+      .returning({ hash: sessions.hash })
+      .all();
     return ended.length;
   });
 }

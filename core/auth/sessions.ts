@@ -2,12 +2,13 @@
 // by its sha256 on every request, so signing out takes effect at once. POSTs
 // that rest on the cookie must echo the session's CSRF token.
 import { answered, mapAnswer } from "../answer.ts";
-import { eq, lt } from "drizzle-orm";
+import { and, desc, eq, gt, lt, ne } from "drizzle-orm";
 import { accounts, sessions } from "../db/schema.ts";
 import { forbidden } from "../errors.ts";
 import { isForeignOrigin } from "../http/cors.ts";
 import type { Account, Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
+import { describeBrowser } from "./browser.ts";
 import { hashToken, newSecret, safeEqual } from "./ids.ts";
 
 export const COOKIE = "hearth_session";
@@ -60,7 +61,10 @@ export async function startSession(rt: Runtime, req: Request, account: Account):
   await rt.store.write(async () => {
     // Expired rows are of no use to anyone; sign-in is a quiet moment to drop them.
     await rt.store.wdb.delete(sessions).where(lt(sessions.expires, now)).run();
-    await rt.store.wdb.insert(sessions).values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now }).run();
+    await rt.store.wdb
+      .insert(sessions)
+      .values({ hash: hashToken(secret), account: account.id, csrf, created: now, expires: now + ttl, lastSeen: now, browser: describeBrowser(req.headers.get("user-agent")) })
+      .run();
   });
   return { cookie: sessionCookie(rt, req, secret, Math.floor(ttl / 1000)), csrf };
 }
@@ -106,6 +110,54 @@ export async function endSession(rt: Runtime, s: Session) {
 /** Signs the account out on every browser; returns how many sessions ended. */
 export async function endAllSessions(rt: Runtime, accountId: string): Promise<number> {
   const gone = await rt.store.write(() => rt.store.wdb.delete(sessions).where(eq(sessions.account, accountId)).returning({ hash: sessions.hash }).all());
+  return gone.length;
+}
+
+/**
+ * The id a session is shown and ended by on /account: derived from the
+ * stored hash, so the page carries nothing the lookup itself uses.
+ */
+export const sessionId = (hash: string) => hashToken(`session id\n${hash}`).slice(0, 20);
+
+export interface SessionInfo {
+  id: string;
+  created: number;
+  lastSeen: number;
+  browser: string | null;
+  current: boolean;
+}
+
+/** The account's live sessions, most recently seen first; `current` marks the one asking. */
+export async function listSessions(rt: Runtime, s: Session): Promise<SessionInfo[]> {
+  const rows = await rt.store.rdb
+    .select({ hash: sessions.hash, created: sessions.created, lastSeen: sessions.lastSeen, browser: sessions.browser })
+    .from(sessions)
+    .where(and(eq(sessions.account, s.account.id), gt(sessions.expires, rt.clock.now().getTime())))
+    .orderBy(desc(sessions.lastSeen))
+    .all();
+  return rows.map((r) => ({ id: sessionId(r.hash), created: r.created, lastSeen: r.lastSeen, browser: r.browser, current: r.hash === s.hash }));
+}
+
+/** Ends one of the account's sessions by its shown id; false when it has none such. */
+export async function endSessionById(rt: Runtime, accountId: string, id: string): Promise<boolean> {
+  return rt.store.write(async () => {
+    const rows = await rt.store.wdb.select({ hash: sessions.hash }).from(sessions).where(eq(sessions.account, accountId)).all();
+    const hit = rows.find((r) => sessionId(r.hash) === id);
+    if (!hit) return false;
+    await rt.store.wdb.delete(sessions).where(eq(sessions.hash, hit.hash)).run();
+    return true;
+  });
+}
+
+/** Signs the account out everywhere but this session (inside a caller's write, or in its own); returns how many ended. */
+export async function endOtherSessions(rt: Runtime, s: Session): Promise<number> {
+  const gone = await rt.store.write(() =>
+    rt.store.wdb
+      .delete(sessions)
+      .where(and(eq(sessions.account, s.account.id), ne(sessions.hash, s.hash)))
+      .returning({ hash: sessions.hash })
+      .all(),
+  );
   return gone.length;
 }
 

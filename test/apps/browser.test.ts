@@ -235,7 +235,7 @@ test.skipIf(!present)(
     await page.goto(`${h.url}/signin`);
     await page.getByLabel("Username").fill("bob");
     await page.getByLabel("Password").fill("a long passphrase");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL((u) => !u.pathname.startsWith("/signin"));
     await page.goto(`${h.url}/apps/oracle`);
     expect(await page.locator("#app-frame").isHidden()).toBe(true);

@@ -161,7 +161,7 @@ test.skipIf(!chromiumPresent)(
       await page.waitForURL(`${url}/signin?out=1`);
       await page.getByLabel("Username").fill("alice");
       await page.getByLabel("Password").fill("alice's own passphrase");
-      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.waitForURL(`${url}/`);
       await expect(page.getByRole("navigation", { name: "Account" }).textContent()).resolves.toContain("Signed in as alice");
 

@@ -146,7 +146,7 @@ test.skipIf(!present)(
     expect(new URL(page.url()).pathname).toBe("/signin");
     await page.getByLabel("Username").fill("alice");
     await page.getByLabel("Password").fill("a long passphrase");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL((u) => u.pathname === "/oauth/authorize");
     expect(await page.locator("main").textContent()).toContain("Test connector asks to use this instance as alice");
     await page.getByLabel("Only the services ticked here:").check();

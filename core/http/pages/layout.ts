@@ -126,6 +126,7 @@ export const NAV_LINKS: NavLink[] = [
   { href: "/token", label: "Tokens" },
   { href: "/activity", label: "Activity" },
   { href: "/approvals", label: "Approvals" },
+  { href: "/account", label: "Account" },
   { href: "/settings", label: "Settings", admin: true },
   { href: "/people", label: "People", admin: true },
 ];

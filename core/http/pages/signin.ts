@@ -8,6 +8,9 @@ import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
 import { localPath, readPosted, requireSameOrigin, type Posted } from "./form.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
+import { refuse, signinShell } from "./signinshell.ts";
+import { secondStep } from "./signinsteps.ts";
+import { totpOn } from "../../auth/totp.ts";
 
 const rid = () => crypto.randomUUID();
 
@@ -36,6 +39,11 @@ function signinForm(o: { next: string; username?: string; error?: string; notice
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <p><button type="submit">Sign in</button></p>
 </form>
+<div id="passkey-signin" data-next="${o.next}" hidden>
+<p>Or, without typing anything:</p>
+<p><button class="quiet" type="button">Sign in with a passkey</button></p>
+<p class="alert" id="passkey-status" role="alert" hidden></p>
+</div>
 <p>No account yet? <a href="/signup">Sign up</a>.</p>`;
 }
 
@@ -67,17 +75,7 @@ ${
   return { open: true, body };
 }
 
-/** A refusal: JSON for programs, the form again with the message for people. */
-async function refuse(e: unknown, posted: Posted | null, again: (msg: string) => Response | Promise<Response>): Promise<Response> {
-  const err = asHearthError(e);
-  if (posted?.json !== false) return errorResponse(err, rid());
-  const res = await again(err.message);
-  const headers = new Headers(res.headers);
-  for (const [k, v] of Object.entries(err.headers ?? {})) headers.set(k, v);
-  return new Response(res.body, { status: err.status, headers });
-}
-
-async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {
+export async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {
   const { cookie, csrf } = await startSession(rt, req, account);
   const res = posted.json
     ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie })
@@ -93,7 +91,8 @@ export async function signinPage(rt: Runtime, req: Request): Promise<Response> {
   const next = localPath(url.searchParams.get("next"), HOME);
   const s = await findSession(rt, req);
   if (s) return seeOther(next);
-  return page({ title: "Sign in", body: signinForm({ next, notice: url.searchParams.has("out") ? "You are signed out." : undefined, owner: await lockedOut(rt) }) });
+  const said = url.searchParams.get("out") !== null ? "You are signed out." : url.searchParams.get("again") !== null ? "That sign-in took too long or was finished elsewhere: sign in again." : undefined;
+  return signinShell({ body: signinForm({ next, notice: said, owner: await lockedOut(rt) }) });
 }
 
 export async function signinPost(rt: Runtime, req: Request, address: string): Promise<Response> {
@@ -105,12 +104,14 @@ export async function signinPost(rt: Runtime, req: Request, address: string): Pr
     posted = await readPosted(rt, req);
     next = localPath(posted.get("next"), HOME);
     const account = await signIn(rt, { username: posted.get("username"), password: posted.get("password") }, { address, req });
+    // The password was right; an account with two-factor sign-in is asked for its code before a session starts.
+    if (await totpOn(rt, account.id)) return await secondStep(rt, req, account, posted, next);
     rt.log.info("signed in", { username: account.username, address });
     return await signedIn(rt, req, account, posted, next);
   } catch (e) {
     const err = asHearthError(e);
     if (err.status === 401 || err.status === 429) rt.log.warn("sign-in refused", { username: posted?.get("username")?.slice(0, 64), address, status: err.status });
-    return refuse(e, posted, async (msg) => page({ title: "Sign in", body: signinForm({ next, username: posted?.get("username"), error: msg, owner: await lockedOut(rt) }) }));
+    return refuse(e, posted, async (msg) => signinShell({ body: signinForm({ next, username: posted?.get("username"), error: msg, owner: await lockedOut(rt) }) }));
   }
 }
 
