@@ -143,7 +143,7 @@ test.skipIf(!chromiumPresent)("people: an invited person signs up; disabled, the
   expect(new URL(theirs.url()).pathname).toBe("/signin");
   await theirs.getByLabel("Username").fill("pat");
   await theirs.getByLabel("Password").fill("pat's long passphrase");
-  await theirs.getByRole("button", { name: "Sign in" }).click();
+  await theirs.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(theirs.getByRole("alert").textContent()).resolves.toContain("disabled");
   await guest.close();
   await page.close();
