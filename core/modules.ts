@@ -19,6 +19,7 @@ import { schedulerModule } from "./scheduler/index.ts";
 import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
+import { viewsModule } from "./views/module.ts";
 
 export const coreModules: readonly CoreModule[] = [
   storeModule,
@@ -31,6 +32,7 @@ export const coreModules: readonly CoreModule[] = [
   schedulerModule,
   payModule,
   frontModule,
+  viewsModule,
   aiModule,
   mailModule,
   methodsModule,

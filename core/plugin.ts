@@ -342,6 +342,27 @@ export interface CardDef {
   view?: boolean;
 }
 
+/**
+ * A screen of this service for the signed-in person, named in the app's
+ * header (docs/views.md). Either a view the core bundles and serves at
+ * /my/<service> (the screen keyed by the service's own name) or
+ * /my/<service>/<key>, or a link to a page the plugin serves itself.
+ */
+export interface ScreenDef {
+  /** Its name in the header ("Notes"). */
+  title: string;
+  /**
+   * A module in the plugin's folder ("screens/notes.ts") whose default export
+   * is a component of `hearth/ui`; it imports only `hearth/ui` and files of
+   * its own folder.
+   */
+  module?: string;
+  /** Instead of a module: a page of the plugin's own routes ("/agent"). */
+  href?: string;
+  /** Where it sits in the header, lowest first (default 100). */
+  order?: number;
+}
+
 /** A command the plugin adds to `hearth` (the CLI), run in the CLI's process. */
 export interface CliDef {
   /** One line for `hearth help`. */
@@ -407,6 +428,8 @@ export interface PluginDef {
   requires?: string[];
   /** What the home page shows for this service. */
   card?: CardDef;
+  /** The screens a signed-in person uses this service through, by key (docs/views.md). */
+  screens?: Record<string, ScreenDef>;
   /** Commands this plugin adds to `hearth`, by name. */
   cli?: Record<string, CliDef>;
   /** An outside account this plugin works through, shown on /status as configured once all its settings are set. */

@@ -77,6 +77,8 @@ export class Runtime {
   metering: Metering | null = null;
   /** The record of every call (core/audit), once its module has set it up. */
   audit: AuditLog | null = null;
+  /** Told of each write an account made, once committed (core/views: the live notices its pages hear). */
+  changed: ((change: { account: string; service: string; method: string }) => void) | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */

@@ -34,6 +34,7 @@ export default definePlugin({
   name: "notes",
   description: "Notes: a title and what is under it. The title is the key.",
   needs: ["db"],
+  screens: { notes: { title: "Notes", module: "screens/notes.ts", order: 10 } },
   methods: {
     add: write({
       description: "Writes a note; an existing title is rewritten.",
