@@ -363,6 +363,30 @@ export interface ScreenDef {
   order?: number;
 }
 
+/** One record the search across everything found: where the person opens it. */
+export interface FoundItem {
+  title: string;
+  /** A muted line: a date, the words around the match. */
+  detail?: string;
+  /** A path on this instance (a screen: "/my/notes?open=Shopping"). */
+  href: string;
+}
+
+/**
+ * How the search across everything (the header's, /my/search) looks in this
+ * service: one of its read methods, called as the signed-in person with the
+ * words typed, and how to read its answer into what was found.
+ */
+export interface FindDef {
+  /** The heading its results go under ("Notes"). */
+  title: string;
+  /** A read method of this plugin. */
+  method: string;
+  args: (query: string) => Record<string, unknown>;
+  /** The records found, best first; the search shows the first few. */
+  read: (result: unknown, query: string) => FoundItem[];
+}
+
 /** A command the plugin adds to `hearth` (the CLI), run in the CLI's process. */
 export interface CliDef {
   /** One line for `hearth help`. */
@@ -430,6 +454,8 @@ export interface PluginDef {
   card?: CardDef;
   /** The screens a signed-in person uses this service through, by key (docs/views.md). */
   screens?: Record<string, ScreenDef>;
+  /** What the search across everything finds in this service (docs/views.md). */
+  find?: FindDef;
   /** Commands this plugin adds to `hearth`, by name. */
   cli?: Record<string, CliDef>;
   /** An outside account this plugin works through, shown on /status as configured once all its settings are set. */

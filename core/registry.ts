@@ -135,6 +135,13 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (sc.order !== undefined && typeof sc.order !== "number") fail(`${at}.order`, "must be a number");
     }
   }
+  if (m.find !== undefined) {
+    const f = m.find as Record<string, unknown>;
+    if (!f || typeof f.title !== "string" || typeof f.method !== "string" || typeof f.args !== "function" || typeof f.read !== "function")
+      fail("find", "must be { title, method, args(query), read(result, query) }");
+    const def = (m.methods as Record<string, { kind?: string }> | undefined)?.[f.method as string];
+    if (!def || def.kind !== "read") fail("find.method", `must name a read method of this plugin (got "${f.method}")`);
+  }
   if (m.routes !== undefined) {
     if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
     (m.routes as Record<string, unknown>[]).forEach((r, i) => {

@@ -9,7 +9,9 @@ import { shortcuts, useKeys } from "./keys.ts";
 import { onConnection } from "./live.ts";
 import { Failure } from "./states.ts";
 import { Toasts } from "./toast.ts";
+import { enhanceFind } from "./find.ts";
 import { confirmShortcuts } from "./help.ts";
+import { registerWorker } from "./offline.ts";
 
 function Offline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -29,7 +31,10 @@ function Offline() {
 
 function Shell({ View }: { View: ComponentType }) {
   const [error, reset] = useErrorBoundary();
-  useKeys([{ key: "?", does: "Show keyboard shortcuts", run: () => void confirmShortcuts(shortcuts()) }]);
+  useKeys([
+    { key: "?", does: "Show keyboard shortcuts", run: () => void confirmShortcuts(shortcuts()) },
+    { key: "/", does: "Search everything", run: () => document.getElementById("find")?.focus() },
+  ]);
   return html`<${Offline} />
     ${error ? html`<${Failure} error=${error} retry=${reset} />` : html`<${View} />`}
     <${Toasts} />`;
@@ -40,4 +45,6 @@ export function boot(View: ComponentType) {
   if (!root) throw new Error("the shell page has no #view");
   root.textContent = "";
   render(html`<${Shell} View=${View} />`, root);
+  enhanceFind();
+  registerWorker();
 }

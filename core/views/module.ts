@@ -10,6 +10,8 @@ import { defineModule } from "../module.ts";
 import { renderMarkdown } from "../publish/markdown.ts";
 import type { Runtime } from "../runtime.ts";
 import { serveBundle, screenBundle, uiBundle } from "./bundle.ts";
+import { findJson, searchPage } from "./find.ts";
+import { icon, manifest, MANIFEST_PATH, offlinePage, worker, WORKER_PATH } from "./pwa.ts";
 import { liveStream, tellPages } from "./live.ts";
 import { findScreen, screensOf } from "./screens.ts";
 import { shellPage } from "./shell.ts";
@@ -65,6 +67,15 @@ function mountViews(app: App, rt: Runtime) {
     }),
   );
   app.post("/my/preview", route((c) => preview(rt, c.request)), { parse: "none" });
+  app.get("/my/find", route((c) => findJson(rt, c.request)));
+  app.get(MANIFEST_PATH, route(() => manifest(rt)));
+  app.get(WORKER_PATH, route(() => worker()));
+  app.get("/my/offline", route(() => offlinePage()));
+  app.get(
+    "/my/:file",
+    route((c) => icon(c.params.file) ?? errorResponse(new HearthError("not_found", `nothing at ${new URL(c.request.url).pathname}`), crypto.randomUUID())),
+  );
+  app.get("/my/search", route((c) => searchPage(rt, c.request)));
   for (const screen of screensOf(rt)) {
     if (!screen.file) continue;
     app.get(screen.href, route((c) => shellPage(rt, c.request, screen)));

@@ -3,8 +3,15 @@
 export const APP_STYLE = `
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.app{max-width:72rem;display:grid;grid-template-columns:auto 1fr;align-items:center;gap:.5rem 1rem;padding-bottom:0}
-header.app>nav[aria-label=Account]{justify-self:end}
-header.app .find{grid-column:1/-1;margin:0}
+header.app>nav[aria-label=Account]{justify-self:end;justify-content:flex-end;gap:0 .9rem;font-size:.93rem}
+header.app>nav[aria-label=Account] button{min-height:2.75rem;padding:.4rem .8rem}
+header.app .find{grid-column:1/-1;margin:0;position:relative}
+.find-results{position:absolute;left:0;right:0;top:calc(100% + .25rem);z-index:20;max-height:70vh;overflow-y:auto;background:var(--bg);border:1px solid var(--line);border-radius:.5rem;box-shadow:0 .5rem 1.5rem rgb(0 0 0/.2);padding:.25rem 0}
+.find-title{margin:.5rem .8rem .2rem;font-size:.85rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
+.find-item,.find-all{display:flex;flex-direction:column;padding:.45rem .8rem;min-height:2.75rem;justify-content:center;text-decoration:none;color:var(--fg)}
+.find-item.on,.find-item:hover,.find-all:hover{background:color-mix(in srgb,var(--accent) 14%,transparent)}
+.find-all{border-top:1px solid var(--line);color:var(--accent);font-weight:600}
+.find-results .state{padding:.5rem .8rem}
 header.app .find input{width:100%;max-width:none}
 header.app .screens{grid-column:1/-1;overflow-x:auto;margin:0 -1rem;padding:0 1rem}
 header.app .screens ul{display:flex;gap:.25rem;list-style:none;margin:0;padding:0;white-space:nowrap}

@@ -44,6 +44,14 @@ export default definePlugin({
   name: "docs",
   description: "Documents in markdown, private unless published; a published one has a page anyone can read.",
   needs: ["db", "index", "emit", "lock"],
+  screens: { docs: { title: "Documents", module: "screens/docs.ts", order: 20 } },
+  find: {
+    title: "Documents",
+    method: "list",
+    args: (query) => ({ query, limit: 20 }),
+    read: (result) =>
+      (Array.isArray(result) ? (result as { id: string; title: string; snippet: string }[]) : []).map((d) => ({ title: d.title, detail: d.snippet, href: `/my/docs?open=${encodeURIComponent(d.id)}` })),
+  },
   methods: {
     write: write({
       description:

@@ -4,6 +4,7 @@ import { prepared } from "../../core/db/prepared.ts";
 import { notFound } from "../../core/errors.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import type { Db } from "../../core/plugin.ts";
+import { foundNotes } from "./find.ts";
 import { notes } from "./schema.ts";
 
 const byTitle = (db: Db) =>
@@ -35,6 +36,7 @@ export default definePlugin({
   description: "Notes: a title and what is under it. The title is the key.",
   needs: ["db"],
   screens: { notes: { title: "Notes", module: "screens/notes.ts", order: 10 } },
+  find: { title: "Notes", method: "list", args: () => ({}), read: foundNotes },
   methods: {
     add: write({
       description: "Writes a note; an existing title is rewritten.",
