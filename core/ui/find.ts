@@ -18,7 +18,7 @@ function Results({ input }: { input: HTMLInputElement }) {
   const [active, setActive] = useState(-1);
   const [open, setOpen] = useState(false);
   const seq = useRef(0);
-  const flat = (found ?? []).flatMap((f) => f.items);
+  const flat = [...(found ?? []).flatMap((f) => f.items), { title: "", href: `/my/search?q=${encodeURIComponent(input.value.trim())}` }];
   const state = useRef({ flat, active, open });
   state.current = { flat, active, open };
   useEffect(() => {
@@ -79,20 +79,20 @@ function Results({ input }: { input: HTMLInputElement }) {
     else input.removeAttribute("aria-activedescendant");
   }, [open, active, found]);
   if (!open || found === null) return null;
+  const all = `/my/search?q=${encodeURIComponent(input.value.trim())}`;
   let n = 0;
-  return html`<div class="find-results" id="find-results" role="listbox" aria-label="Search results">
-    ${found.length === 0 ? html`<p class="state" role="presentation">Nothing matches.</p>` : null}
-    ${found.map(
-      (f) => html`<div role="group" aria-label=${f.title} class="find-group"><p class="find-title" role="presentation">${f.title}</p>
-        ${f.error ? html`<p class="hint" role="presentation">Not searched: ${f.error}</p>` : null}
-        ${f.items.map((i) => {
-          const at = n++;
-          return html`<a role="option" id=${`find-${at}`} aria-selected=${at === active} class=${`find-item${at === active ? " on" : ""}`} href=${i.href} tabindex="-1"
-            onMouseDown=${(e: MouseEvent) => e.preventDefault()}><span class="item-title">${i.title}</span>${i.detail && html`<span class="item-detail">${i.detail}</span>`}</a>`;
-        })}
-      </div>`,
-    )}
-    <a class="find-all" href=${`/my/search?q=${encodeURIComponent(input.value.trim())}`} tabindex="-1" onMouseDown=${(e: MouseEvent) => e.preventDefault()}>All results for “${input.value.trim()}”</a>
+  const option = (at: number, href: string, body: unknown, cls: string) =>
+    html`<a role="option" id=${`find-${at}`} aria-selected=${at === active} class=${`${cls}${at === active ? " on" : ""}`} href=${href} tabindex="-1" onMouseDown=${(e: MouseEvent) => e.preventDefault()}>${body}</a>`;
+  return html`<div class="find-results">
+    ${found.length === 0 && html`<p class="state">Nothing matches.</p>`}
+    <div role="listbox" id="find-results" aria-label="Search results">
+      ${found.map(
+        (f) => html`<div role="group" aria-label=${f.title} class="find-group"><div class="find-title" aria-hidden="true">${f.title}${f.error ? ` (not searched: ${f.error})` : ""}</div>
+          ${f.items.map((i) => option(n++, i.href, html`<span class="item-title">${i.title}</span>${i.detail && html`<span class="item-detail">${i.detail}</span>`}`, "find-item"))}
+        </div>`,
+      )}
+      ${option(n, all, html`All results for “${input.value.trim()}”`, "find-all")}
+    </div>
   </div>`;
 }
 

@@ -54,7 +54,8 @@ export async function worker(): Promise<Response> {
   const version = ui.path.split(".").at(-2);
   const script = `const CACHE = "hearth-${version}";
 const PRECACHE = ${JSON.stringify([ui.path, OFFLINE_PATH, "/my/icon.svg"])};
-self.addEventListener("install", (e) => e.waitUntil(caches.open(CACHE).then((c) => c.addAll(PRECACHE)).then(() => self.skipWaiting())));
+// What cannot be fetched now is kept on first use instead: an install never fails for it.
+self.addEventListener("install", (e) => e.waitUntil(caches.open(CACHE).then((c) => Promise.allSettled(PRECACHE.map((u) => c.add(u)))).then(() => self.skipWaiting())));
 self.addEventListener("activate", (e) => e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k.startsWith("hearth-") && k !== CACHE).map((k) => caches.delete(k)))).then(() => self.clients.claim())));
 self.addEventListener("fetch", (e) => {
   const req = e.request;

@@ -11,7 +11,7 @@ header.app .find{grid-column:1/-1;margin:0;position:relative}
 .find-item,.find-all{display:flex;flex-direction:column;padding:.45rem .8rem;min-height:2.75rem;justify-content:center;text-decoration:none;color:var(--fg)}
 .find-item.on,.find-item:hover,.find-all:hover{background:color-mix(in srgb,var(--accent) 14%,transparent)}
 .find-all{border-top:1px solid var(--line);color:var(--accent);font-weight:600}
-.find-results .state{padding:.5rem .8rem}
+.find-results .state{padding:.5rem .8rem;margin:0}
 header.app .find input{width:100%;max-width:none}
 header.app .screens{grid-column:1/-1;overflow-x:auto;margin:0 -1rem;padding:0 1rem}
 header.app .screens ul{display:flex;gap:.25rem;list-style:none;margin:0;padding:0;white-space:nowrap}
