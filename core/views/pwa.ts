@@ -54,8 +54,7 @@ export async function worker(): Promise<Response> {
   const version = ui.path.split(".").at(-2);
   const script = `const CACHE = "hearth-${version}";
 const PRECACHE = ${JSON.stringify([ui.path, OFFLINE_PATH, "/my/icon.svg"])};
-// What cannot be fetched now is kept on first use instead: an install never fails for it.
-self.addEventListener("install", (e) => e.waitUntil(caches.open(CACHE).then((c) => Promise.allSettled(PRECACHE.map((u) => c.add(u)))).then(() => self.skipWaiting())));
+self.addEventListener("install", (e) => e.waitUntil(caches.open(CACHE).then((c) => c.addAll(PRECACHE)).then(() => self.skipWaiting())));
 self.addEventListener("activate", (e) => e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k.startsWith("hearth-") && k !== CACHE).map((k) => caches.delete(k)))).then(() => self.clients.claim())));
 self.addEventListener("fetch", (e) => {
   const req = e.request;
@@ -74,7 +73,10 @@ self.addEventListener("fetch", (e) => {
   }
 });
 `;
-  return new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache", "service-worker-allowed": "/my/" } });
+  // A worker runs under its own script's policy: the instance's default (nothing at all) would refuse every fetch it makes.
+  return new Response(script, {
+    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache", "service-worker-allowed": "/my/", "content-security-policy": "default-src 'none'; connect-src 'self'" },
+  });
 }
 
 /** What a screen never opened before shows when the server cannot be reached. */
