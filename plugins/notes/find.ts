@@ -9,7 +9,7 @@ interface Shaped {
 }
 
 function around(text: string, word: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = text.replace(/[#*_>`~]+/g, "").replace(/^\s*[-+] /gm, "").replace(/\s+/g, " ").trim();
   const at = flat.toLowerCase().indexOf(word);
   if (at < 0) return flat.slice(0, 100);
   const from = Math.max(0, at - 40);
