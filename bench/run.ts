@@ -221,6 +221,12 @@ rmSync(dir, { recursive: true, force: true });
     console.log(`\nCalDAV (one event's GET and PUT by calendar size; large bodies at once):\n${davTable(r)}`);
     extra.dav = r;
   }
+  if (want("views")) {
+    const { benchViews, viewsTable } = await import("./views.ts");
+    const r = await benchViews();
+    console.log(`\nScreens' first load, compressed (target < 150 KB each):\n${viewsTable(r)}`);
+    extra.views = r;
+  }
   if (want("soak") && existsSync(join(import.meta.dir, "soak.ts"))) {
     const soakModule = "./soak.ts";
     const m = (await import(soakModule)) as Record<string, (arg?: unknown) => unknown>;

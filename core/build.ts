@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pluginFolders } from "./registry.ts";
+import { buildScreen, buildUi } from "./views/bundle.ts";
 
 const root = join(import.meta.dir, "..");
 const outdir = process.argv.indexOf("--outdir");
@@ -41,6 +42,26 @@ const plugins = pluginFolders(join(root, "plugins")).map((folder) => {
   return `{ def: ${v}, file: ${JSON.stringify(`plugins/${name}/index.ts`)}, folder: ${JSON.stringify(name)}, migrations: ${migrationsExpr(join(folder, "migrations"))} }`;
 });
 const core = migrationsExpr(join(root, "core/db/migrations"));
+// The person's screens, bundled here since the binary has no sources to bundle them from: hearth/ui and each
+// built-in plugin's views (a drop-in's are bundled from its folder when first asked for).
+const viewsDir = join(dist, ".views");
+mkdirSync(viewsDir, { recursive: true });
+const viewFile = (name: string, text: string) => {
+  const file = join(viewsDir, `${name}.js`);
+  writeFileSync(file, text);
+  const v = `v${n++}`;
+  lines.push(`import ${v} from ${JSON.stringify(file)} with { type: "text" };`);
+  return v;
+};
+const uiVar = viewFile("ui", await buildUi());
+const screenVars: string[] = [];
+for (const folder of pluginFolders(join(root, "plugins"))) {
+  const def = (await import(join(folder, "index.ts"))).default as { name: string; screens?: Record<string, { module?: string }> };
+  for (const [key, sc] of Object.entries(def.screens ?? {}))
+    if (sc.module) screenVars.push(`${JSON.stringify(`${def.name}/${key}`)}: ${viewFile(`${def.name}.${key}`, await buildScreen(join(folder, sc.module)))}`);
+}
+lines.push(`import { setEmbeddedViews } from ${JSON.stringify(join(root, "core/views/bundle.ts"))};`);
+lines.push(`setEmbeddedViews({ ui: ${uiVar}, screens: { ${screenVars.join(", ")} } });`);
 lines.push(`import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))};`);
 lines.push(`setEmbeddedBuild({ plugins: [\n  ${plugins.join(",\n  ")}\n], coreMigrations: ${core}, pgMigrations: { ${pg.join(", ")} } });`);
 lines.push(`process.exit(await main(process.argv.slice(2)));`);

@@ -77,6 +77,26 @@ async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write
  * transaction (see `within` below); any other is held for the next batch.
  */
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
+  const out = await audited(rt, input);
+  if (rt.changed) tellChange(rt, input);
+  return out;
+}
+
+/**
+ * Tells the person's open pages that a write of theirs went through (core/views
+ * listens), once what it wrote is committed: after a nested call, with its
+ * outer call's transaction.
+ */
+function tellChange(rt: Runtime, input: CallInput) {
+  const account = input.caller.account?.id;
+  const entry = input.entry ?? rt.registry.get(input.service, input.method);
+  if (!account || entry?.def.kind !== "write") return;
+  const tell = () => rt.changed?.({ account, service: input.service, method: input.method });
+  if (rt.store.inWrite()) void rt.store.onCommit(tell);
+  else tell();
+}
+
+async function audited(rt: Runtime, input: CallInput): Promise<unknown> {
   const audit = rt.audit;
   if (!audit) return run(rt, input, null);
   const a: Audited = { call: null, surface: "", logged: false };

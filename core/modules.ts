@@ -23,6 +23,7 @@ import { settingsModule } from "./settings/module.ts";
 import { sharedModule } from "./shared/module.ts";
 import { bytesModule } from "./upstream/bytes.ts";
 import { upstreamModule } from "./upstream/index.ts";
+import { viewsModule } from "./views/module.ts";
 
 export const coreModules: readonly CoreModule[] = [
   storeModule,
@@ -36,6 +37,7 @@ export const coreModules: readonly CoreModule[] = [
   payModule,
   frontModule,
   sandboxModule,
+  viewsModule,
   aiModule,
   mailModule,
   methodsModule,

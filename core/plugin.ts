@@ -360,6 +360,51 @@ export interface CardDef {
   view?: boolean;
 }
 
+/**
+ * A screen of this service for the signed-in person, named in the app's
+ * header (docs/views.md). Either a view the core bundles and serves at
+ * /my/<service> (the screen keyed by the service's own name) or
+ * /my/<service>/<key>, or a link to a page the plugin serves itself.
+ */
+export interface ScreenDef {
+  /** Its name in the header ("Notes"). */
+  title: string;
+  /**
+   * A module in the plugin's folder ("screens/notes.ts") whose default export
+   * is a component of `hearth/ui`; it imports only `hearth/ui` and files of
+   * its own folder.
+   */
+  module?: string;
+  /** Instead of a module: a page of the plugin's own routes ("/agent"). */
+  href?: string;
+  /** Where it sits in the header, lowest first (default 100). */
+  order?: number;
+}
+
+/** One record the search across everything found: where the person opens it. */
+export interface FoundItem {
+  title: string;
+  /** A muted line: a date, the words around the match. */
+  detail?: string;
+  /** A path on this instance (a screen: "/my/notes?open=Shopping"). */
+  href: string;
+}
+
+/**
+ * How the search across everything (the header's, /my/search) looks in this
+ * service: one of its read methods, called as the signed-in person with the
+ * words typed, and how to read its answer into what was found.
+ */
+export interface FindDef {
+  /** The heading its results go under ("Notes"). */
+  title: string;
+  /** A read method of this plugin. */
+  method: string;
+  args: (query: string) => Record<string, unknown>;
+  /** The records found, best first; the search shows the first few. */
+  read: (result: unknown, query: string) => FoundItem[];
+}
+
 /** A command the plugin adds to `hearth` (the CLI), run in the CLI's process. */
 export interface CliDef {
   /** One line for `hearth help`. */
@@ -432,6 +477,10 @@ export interface PluginDef {
   requires?: string[];
   /** What the home page shows for this service. */
   card?: CardDef;
+  /** The screens a signed-in person uses this service through, by key (docs/views.md). */
+  screens?: Record<string, ScreenDef>;
+  /** What the search across everything finds in this service (docs/views.md). */
+  find?: FindDef;
   /** Commands this plugin adds to `hearth`, by name. */
   cli?: Record<string, CliDef>;
   /** An outside account this plugin works through, shown on /status as configured once all its settings are set. */

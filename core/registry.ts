@@ -68,6 +68,7 @@ const NAME = /^[a-z][a-z0-9]{0,31}$/;
 /** Owners of the core's tables (hearth_migrations, sqlite_*, upstream_cache, …): no drop-in takes these names. */
 const RESERVED = ["core", "hearth", "sqlite", "upstream", "scheduler", "ai", "home", "mail", "pay", "search", "auth"];
 const METHOD = /^[a-z][a-z0-9_]{0,47}$/;
+const SCREEN = /^[a-z][a-z0-9-]{0,31}$/;
 
 export function validateManifest(file: string, p: unknown, folder?: string): asserts p is PluginDef {
   const fail = (field: string, reason: string): never => {
@@ -120,6 +121,27 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
   }
   if (m.migrations !== undefined && (typeof m.migrations !== "string" || !m.migrations || m.migrations.startsWith("/") || m.migrations.split(/[\\/]/).includes("..")))
     fail("migrations", "must be a folder inside the plugin's folder");
+  if (m.screens !== undefined) {
+    if (!m.screens || typeof m.screens !== "object" || Array.isArray(m.screens)) fail("screens", "must be an object of screens by key ({ list: { title, module } })");
+    for (const [k, sc] of Object.entries(m.screens as Record<string, Record<string, unknown>>)) {
+      const at = `screens.${k}`;
+      if (!SCREEN.test(k)) fail(at, "screen keys are a-z, 0-9 and -, starting with a letter, at most 32");
+      if (!sc || typeof sc.title !== "string" || !sc.title.trim() || sc.title.length > 40) fail(`${at}.title`, "must be a name of 1-40 characters");
+      if ((sc.module === undefined) === (sc.href === undefined)) fail(at, "must have either module (a view in the plugin's folder) or href (a page of its own)");
+      if (sc.module !== undefined && (typeof sc.module !== "string" || !/\.(ts|tsx|js|jsx)$/.test(sc.module) || sc.module.startsWith("/") || sc.module.split(/[\\/]/).includes("..")))
+        fail(`${at}.module`, "must be a .ts or .js file inside the plugin's folder (\"screens/list.ts\")");
+      if (sc.href !== undefined && (typeof sc.href !== "string" || !(sc.href === `/${m.name}` || sc.href.startsWith(`/${m.name}/`) || sc.href.startsWith(`/${m.name}?`))))
+        fail(`${at}.href`, `must be a page of this plugin, starting with "/${m.name}"`);
+      if (sc.order !== undefined && typeof sc.order !== "number") fail(`${at}.order`, "must be a number");
+    }
+  }
+  if (m.find !== undefined) {
+    const f = m.find as Record<string, unknown>;
+    if (!f || typeof f.title !== "string" || typeof f.method !== "string" || typeof f.args !== "function" || typeof f.read !== "function")
+      fail("find", "must be { title, method, args(query), read(result, query) }");
+    const def = (m.methods as Record<string, { kind?: string }> | undefined)?.[f.method as string];
+    if (!def || def.kind !== "read") fail("find.method", `must name a read method of this plugin (got "${f.method}")`);
+  }
   if (m.routes !== undefined) {
     if (!Array.isArray(m.routes)) fail("routes", "must be an array of { method, path, run }");
     (m.routes as Record<string, unknown>[]).forEach((r, i) => {

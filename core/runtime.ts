@@ -87,6 +87,8 @@ export class Runtime {
   policies: Policies | null = null;
   /** Calls waiting for the owner's answer (core/policy). */
   approvals: Approvals | null = null;
+  /** Told of each write an account made, once committed (core/views: the live notices its pages hear). */
+  changed: ((change: { account: string; service: string; method: string }) => void) | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */

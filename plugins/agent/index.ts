@@ -23,6 +23,7 @@ export default definePlugin({
   cli: agentCli,
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
   needs: ["db", "index", "writes", "ai", "agentHost", "mail", "lock"],
+  screens: { agent: { title: "Agent", href: "/agent", order: 80 } },
   provides: { capabilities: { agentHost: agentHostFor } },
   settings: ["HEARTH_METERING"],
   config: {

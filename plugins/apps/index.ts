@@ -232,6 +232,7 @@ export default definePlugin({
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
   needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock", "sandbox"],
+  screens: { apps: { title: "Apps", href: "/apps", order: 85 } },
   provides: { views: [appViews] },
   // apps/test runs the calls an app's page makes, to whatever service they name.
   requires: ["*"],

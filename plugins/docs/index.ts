@@ -48,6 +48,14 @@ export default definePlugin({
   // Each document as the Markdown it is written in, named for its title.
   exports: async (ctx) =>
     (await ctx.db.select().from(documents).where(owned.mine(ctx.caller)).orderBy(documents.created).all()).map((d) => ({ path: fileName(d.title, ".md"), data: d.content })),
+  screens: { docs: { title: "Documents", module: "screens/docs.ts", order: 20 } },
+  find: {
+    title: "Documents",
+    method: "list",
+    args: (query) => ({ query, limit: 20 }),
+    read: (result) =>
+      (Array.isArray(result) ? (result as { id: string; title: string; snippet: string }[]) : []).map((d) => ({ title: d.title, detail: d.snippet, href: `/my/docs?open=${encodeURIComponent(d.id)}` })),
+  },
   methods: {
     write: write({
       description:

@@ -5,6 +5,7 @@ import { notFound } from "../../core/errors.ts";
 import { fileName } from "../../core/export/names.ts";
 import { definePlugin, read, write } from "../../core/plugin.ts";
 import type { Db } from "../../core/plugin.ts";
+import { foundNotes } from "./find.ts";
 import { notes } from "./schema.ts";
 
 const byTitle = (db: Db) =>
@@ -37,6 +38,8 @@ export default definePlugin({
   needs: ["db"],
   // Each note as a Markdown file named for its title, which is its key.
   exports: async (ctx) => (await prepared(ctx.db, allOf).all({ owner: ctx.caller.account!.id })).map((n) => ({ path: fileName(n.title, ".md"), data: n.text })),
+  screens: { notes: { title: "Notes", module: "screens/notes.ts", order: 10 } },
+  find: { title: "Notes", method: "list", args: () => ({}), read: foundNotes },
   methods: {
     add: write({
       description: "Writes a note; an existing title is rewritten.",

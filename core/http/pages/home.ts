@@ -14,6 +14,7 @@ import { readPosted, type Posted } from "./form.ts";
 import { setupDone } from "../../settings/setup.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
 import { madeByAnotherSite } from "../cors.ts";
+import { appNav } from "../../views/nav.ts";
 
 const STYLE = html`<style>
 main,header{max-width:64rem}
@@ -133,7 +134,7 @@ ${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
 <p class="hint">${await paysNote(rt, s)}</p>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
-  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200, path: "/" });
+  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200, nav: appNav(rt, caller, "/"), path: "/" });
 }
 
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {

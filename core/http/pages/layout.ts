@@ -1,6 +1,7 @@
 // The shared page shell for server-rendered pages: escaped templates, one
 // small inline stylesheet, no script and no asset from outside the instance,
 // so every page works offline, on a phone, and with a screen reader.
+import { APP_STYLE } from "../../views/style.ts";
 
 /** HTML that is already safe to insert as is. */
 export class Html {
@@ -101,6 +102,12 @@ export interface PageOptions {
   head?: Html;
   /** The page's own path, so the header marks where the person is. */
   path?: string;
+  /** The app's own row of the header for a signed-in person: their screens and the search (core/views/nav.ts). */
+  nav?: Html;
+  /** The page's main column is the app's wide one (a list beside an editor) instead of a column of reading width. */
+  wide?: boolean;
+  /** Markup in place of the <h1> title (a screen's heading is its view's). */
+  heading?: Html;
 }
 
 /** One link of the site header. */
@@ -163,14 +170,15 @@ export function renderPage(o: PageOptions): string {
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${escape(o.title)} · Hearth</title>
 ${o.csrf ? `<meta name="csrf-token" content="${escape(o.csrf)}">` : ""}
-<style>${STYLE}</style>
+<style>${STYLE}${o.nav ? APP_STYLE : ""}</style>
 ${o.head ? o.head.text : ""}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 ${siteHeader(o.account, o.csrf, o.path).text}
-<main id="main">
-<h1>${escape(o.title)}</h1>
+${o.nav ? `<div class="approw">${o.nav.text}</div>` : ""}
+<main id="main"${o.wide ? ' class="wide"' : ""}>
+${o.heading ? o.heading.text : `<h1>${escape(o.title)}</h1>`}
 ${o.body.text}
 </main>
 </body>

@@ -1,0 +1,50 @@
+// Mounts a view into the shell page the core served (core/views/shell.ts):
+// the view itself, the toasts, the notice that the server is out of reach,
+// and `?` for the list of shortcuts. Called by the entry the core bundles
+// around each view's module, never by the view.
+import { render, type ComponentType } from "preact";
+import { useErrorBoundary, useEffect, useState } from "preact/hooks";
+import { html } from "./html.ts";
+import { shortcuts, useKeys } from "./keys.ts";
+import { onConnection } from "./live.ts";
+import { Failure } from "./states.ts";
+import { Toasts } from "./toast.ts";
+import { enhanceFind } from "./find.ts";
+import { confirmShortcuts } from "./help.ts";
+import { registerWorker } from "./offline.ts";
+
+function Offline() {
+  const [online, setOnline] = useState(navigator.onLine);
+  useEffect(() => {
+    const on = () => setOnline(true);
+    const off = () => setOnline(false);
+    window.addEventListener("online", on);
+    window.addEventListener("offline", off);
+    onConnection(setOnline);
+    return () => {
+      window.removeEventListener("online", on);
+      window.removeEventListener("offline", off);
+    };
+  }, []);
+  return online ? null : html`<p class="offline" role="alert">Offline: the server cannot be reached. What you see may be out of date, and changes are not saved until it is back.</p>`;
+}
+
+function Shell({ View }: { View: ComponentType }) {
+  const [error, reset] = useErrorBoundary();
+  useKeys([
+    { key: "?", does: "Show keyboard shortcuts", run: () => void confirmShortcuts(shortcuts()) },
+    { key: "/", does: "Search everything", run: () => document.getElementById("find")?.focus() },
+  ]);
+  return html`<${Offline} />
+    ${error ? html`<${Failure} error=${error} retry=${reset} />` : html`<${View} />`}
+    <${Toasts} />`;
+}
+
+export function boot(View: ComponentType) {
+  const root = document.getElementById("view");
+  if (!root) throw new Error("the shell page has no #view");
+  root.textContent = "";
+  render(html`<${Shell} View=${View} />`, root);
+  enhanceFind();
+  registerWorker();
+}

@@ -1,0 +1,40 @@
+// Reading a method's answer into a view, and keeping it current: it loads on
+// mount and again whenever the live stream says one of `services` changed.
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { call } from "./call.ts";
+import { live } from "./live.ts";
+
+export interface Query<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  /** Loads again now (after a write of the view's own, or "Try again"). */
+  reload: () => Promise<void>;
+}
+
+/**
+ * `useQuery("notes/list", {})`: the answer of a read method, reloaded on each
+ * change to the method's service (or to `o.services`). A reload keeps what is
+ * shown until the new answer arrives, so a list never blinks.
+ */
+export function useQuery<T = any>(method: string, args: Record<string, unknown> = {}, o: { services?: string[]; skip?: boolean } = {}): Query<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: !o.skip });
+  const key = JSON.stringify([method, args]);
+  const seq = useRef(0);
+  const reload = useCallback(async () => {
+    if (o.skip) return;
+    const mine = ++seq.current;
+    setState((s) => ({ ...s, loading: true }));
+    try {
+      const data = await call<T>(method, args);
+      if (mine === seq.current) setState({ data, error: null, loading: false });
+    } catch (error) {
+      if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
+    }
+  }, [key, o.skip]);
+  useEffect(() => {
+    void reload();
+    return live(() => void reload(), o.services ?? [method.split("/")[0]]);
+  }, [reload]);
+  return { ...state, reload };
+}
