@@ -38,6 +38,8 @@ export function withOffset(local: string): string {
 const STYLE = `
 .board{display:grid;gap:1rem;grid-template-columns:1fr}
 @media (min-width:48rem){.board{grid-template-columns:repeat(3,minmax(0,1fr))}}
+.lanes{display:none}
+@media (max-width:47.99rem){.lanes{display:grid;grid-template-columns:repeat(3,1fr);gap:.25rem;margin:0 0 .75rem}.lanes button{padding:.4rem .3rem}.lanes button[aria-pressed=true]{background:var(--accent);color:var(--bg)}.lanes button.over{box-shadow:0 0 0 3px var(--accent)}.lanes .count{font-weight:400}.column:not(.shown){display:none}}
 .column{border:1px solid var(--line);border-radius:.6rem;padding:.5rem .75rem .75rem;min-height:8rem;background:color-mix(in srgb,var(--fg) 2%,transparent)}
 .column.over{border-color:var(--accent);box-shadow:inset 0 0 0 2px var(--accent)}
 .column h2{font-size:1.05rem;margin:.25rem 0 .5rem;display:flex;justify-content:space-between}
@@ -66,7 +68,10 @@ form.new-task textarea{font:inherit;min-height:4rem}
 
 export default function Tasks() {
   const tasks = useQuery<Task[]>("tasks/list");
-  const adding = useParams().has("new");
+  const params = useParams();
+  const adding = params.has("new");
+  // On a phone one column shows at a time; its switches take a dragged card too.
+  const lane = (COLUMNS.find((c) => c.status === params.get("lane"))?.status ?? "todo") as Status;
   const [over, setOver] = useState<Status | null>(null);
   const dragged = useRef<string | null>(null);
   useKeys([
@@ -116,15 +121,24 @@ export default function Tasks() {
   };
   return html`<style>${STYLE}</style>
     <div class="row spread toolbar">
-      <p class="hint">Drag a task to another column, or use its <strong>Move to</strong> menu.</p>
+      <p class="hint">Drag a task to another column (on a phone, onto its name above), or use its <strong>Move to</strong> menu.</p>
       ${!adding && html`<button type="button" onClick=${() => navigate({ new: "1" })} aria-keyshortcuts="n">New task</button>`}
     </div>
     ${adding && html`<${NewTask} done=${async () => { navigate({ new: null }); await tasks.reload(); }} />`}
     ${all.length === 0 && !adding && html`<${Empty} title="No tasks yet"><p>Add one with <strong>New task</strong> (or press <kbd>n</kbd>). Give it to the agent and its answer shows here.</p></${Empty}>`}
+    <div class="lanes" role="group" aria-label="Show">
+      ${COLUMNS.map(
+        (c) => html`<button type="button" class=${`quiet${over === c.status ? " over" : ""}`} data-drop=${c.status} aria-pressed=${lane === c.status ? "true" : "false"}
+          onClick=${() => navigate({ lane: c.status === "todo" ? null : c.status }, { replace: true })}
+          onDragOver=${(ev: DragEvent) => { ev.preventDefault(); setOver(c.status); }}
+          onDragLeave=${() => setOver(null)}
+          onDrop=${drop(c.status)}>${c.title} <span class="count">${all.filter((t) => t.status === c.status).length}</span></button>`,
+      )}
+    </div>
     <div class="board">
       ${COLUMNS.map((c) => {
         const mine = all.filter((t) => t.status === c.status);
-        return html`<section class=${`column${over === c.status ? " over" : ""}`} aria-labelledby=${`col-${c.status}`} data-status=${c.status}
+        return html`<section class=${`column${over === c.status ? " over" : ""}${lane === c.status ? " shown" : ""}`} aria-labelledby=${`col-${c.status}`} data-status=${c.status}
           onDragOver=${(ev: DragEvent) => { ev.preventDefault(); if (ev.dataTransfer) ev.dataTransfer.dropEffect = "move"; setOver(c.status); }}
           onDragLeave=${(ev: DragEvent) => { if (!(ev.currentTarget as HTMLElement).contains(ev.relatedTarget as Node)) setOver(null); }}
           onDrop=${drop(c.status)}>
