@@ -38,6 +38,7 @@ const STYLE = `
 .chip{display:block;width:100%;text-align:left;font-size:.85rem;font-weight:400;line-height:1.25;padding:.25rem .35rem;min-height:2.75rem;border-radius:.3rem;border:1px solid color-mix(in srgb,var(--accent) 45%,transparent);background:color-mix(in srgb,var(--accent) 12%,var(--bg));color:var(--fg);overflow:hidden;cursor:grab}
 .chip .t{color:var(--muted);font-variant-numeric:tabular-nums;margin-right:.3rem}
 .chip.dragging{opacity:.5}
+.week,.dayview{list-style:none;margin:0;padding:0}
 .week{display:grid;grid-template-columns:1fr;gap:.5rem}
 @media (min-width:48rem){.week{grid-template-columns:repeat(7,minmax(0,1fr))}}
 .week .day,.dayview .day{border:1px solid var(--line);border-radius:.5rem;min-height:9rem}
@@ -45,7 +46,7 @@ const STYLE = `
 .week .day-head{flex-direction:column;gap:0}
 .dayview .chip{font-size:1rem;padding:.6rem .8rem}
 .more{font-size:.8rem;color:var(--muted);padding:0 .3rem}
-@media (max-width:47.99rem){.month .day{min-height:4.5rem}.month .chip{font-size:.75rem;padding:.2rem}.month .chip .t{display:none}}
+@media (max-width:47.99rem){.week .day{min-height:4rem}.month .day{min-height:4.5rem}.month .chip{font-size:.75rem;padding:.2rem}.month .chip .t{display:none}}
 .agenda{display:none}
 .agenda ul{list-style:none;margin:.75rem 0 0;padding:0}
 .agenda button{display:flex;gap:.75rem;width:100%;text-align:left;border:0;border-bottom:1px solid var(--line);border-radius:0;color:var(--fg);font-weight:400;padding:.5rem .25rem}
