@@ -43,7 +43,7 @@ const STYLE = `
 @media (min-width:48rem){.week{grid-template-columns:repeat(7,minmax(0,1fr))}}
 .week .day,.dayview .day{border:1px solid var(--line);border-radius:.5rem;min-height:9rem}
 .day-head{display:flex;gap:.4rem;align-items:baseline}
-.week .day-head{flex-direction:column;gap:0}
+@media (min-width:48rem){.week .day-head{flex-direction:column;gap:0}}
 .dayview .chip{font-size:1rem;padding:.6rem .8rem}
 .more{font-size:.8rem;color:var(--muted);padding:0 .3rem}
 @media (max-width:47.99rem){.week .day{min-height:4rem}.month .day{min-height:4.5rem}.month .chip{font-size:.75rem;padding:.2rem}.month .chip .t{display:none}}
