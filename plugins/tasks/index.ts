@@ -94,6 +94,7 @@ export default definePlugin({
   description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
   needs: ["db", "call", "lock"],
   dav: tasksCalendar,
+  screens: { tasks: { title: "Tasks", module: "screens/tasks.ts", order: 20 } },
   methods: {
     create: write({
       description:
