@@ -2,7 +2,7 @@
 // written, saved as they pause, found by the search in the header, deleted and
 // brought back with Undo; a document made public and read at its address by
 // a stranger; every screen checked by axe in light and dark at a laptop's
-// and a phone's width (screenshots in /work/shots/web, or $HEARTH_SHOTS); the
+// and a phone's width (screenshots in test/artifacts/views, or $HEARTH_SHOTS); the
 // app installed (its worker registered) and saying it is offline once the
 // server is stopped.
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -17,7 +17,7 @@ import { CHROMIUM } from "../prepare.ts";
 
 if (!chromiumPresent) console.log(`skipping the screens' browser tests: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
-const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/web";
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 
