@@ -2,6 +2,7 @@
 // variables, light and dark, phone first, 44 px targets and visible focus.
 export const APP_STYLE = `
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+header.site{max-width:72rem}
 .approw{max-width:72rem;margin:0 auto;padding:.5rem 1rem 0;display:grid;grid-template-columns:1fr;align-items:center;gap:.25rem 1rem;border-bottom:1px solid var(--line)}
 .approw .find{margin:0;position:relative}
 .find-results{position:absolute;left:0;right:0;top:calc(100% + .25rem);z-index:20;max-height:70vh;overflow-y:auto;background:var(--bg);border:1px solid var(--line);border-radius:.5rem;box-shadow:0 .5rem 1.5rem rgb(0 0 0/.2);padding:.25rem 0}
