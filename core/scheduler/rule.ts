@@ -32,7 +32,7 @@ export interface Occurrence {
 }
 
 /** Occurrences looked at for one rule before giving up: a rule that matches almost nothing (FREQ=SECONDLY with a far BYMONTH) stays bounded. */
-const MAX_STEPS = 200_000;
+const MAX_STEPS = 100_000;
 const DAY = 86_400_000;
 
 /** The IANA zone a TZID names: itself, or the zone at the end of a vendor's path ("/mozilla.org/20050126_1/Europe/London"), else null. */
@@ -165,7 +165,9 @@ export class Timeline {
       // EXDATEs are matched here by instant, not by ical.js by local time.
       const copy = new ICAL.Component(structuredClone(master.toJSON()));
       copy.removeAllProperties("exdate");
-      this.it = new ICAL.RecurExpansion({ component: copy, dtstart: start });
+      // Expanded on the local time alone (its zone is read above, per occurrence): ical.js steps three times faster without one.
+      const local = ICAL.Time.fromData({ year: start.year, month: start.month, day: start.day, hour: start.hour, minute: start.minute, second: start.second, isDate: start.isDate });
+      this.it = new ICAL.RecurExpansion({ component: copy, dtstart: local });
     }
   }
 

@@ -30,12 +30,65 @@ export function validZone(name: string | undefined | null): string | null {
 }
 const zoneNames = new Map<string, string | null>();
 
-/** Minutes east of UTC that the zone's clocks show at an instant. */
-export function zoneOffset(tz: string, at: number): number {
+/** Minutes east of UTC that the zone's clocks show at an instant, as Intl says. */
+function offsetNow(tz: string, at: number): number {
   const parts: Record<string, number> = {};
   for (const p of zoneFormat(tz).formatToParts(new Date(at))) if (p.type !== "literal") parts[p.type] = Number(p.value);
   const local = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
   return Math.round((local - Math.floor(at / 1000) * 1000) / 60_000);
+}
+
+/** A zone's offsets through one UTC year: from each start (ms) on, the offset beside it. */
+interface YearTable {
+  starts: number[];
+  offsets: number[];
+}
+const yearTables = new Map<string, YearTable>();
+const KEPT_YEARS = 5000;
+
+/**
+ * The zone's clock changes in a year, found once: its offset each day, and
+ * where two days differ, the second it changed (zones change at most once a
+ * day). A series read across years asks for thousands of local times; each is
+ * then a lookup rather than several calls into Intl.
+ */
+function yearTable(tz: string, year: number): YearTable {
+  const key = `${tz}|${year}`;
+  let t = yearTables.get(key);
+  if (t) return t;
+  const from = Date.UTC(year, 0, 1);
+  const to = Date.UTC(year + 1, 0, 1);
+  t = { starts: [from], offsets: [offsetNow(tz, from)] };
+  let lo = from;
+  for (let at = from + DAY; lo < to; at = Math.min(at + DAY, to)) {
+    const sample = at === to ? to - 1000 : at;
+    const o = offsetNow(tz, sample);
+    if (o !== t.offsets[t.offsets.length - 1]) {
+      // Narrowed to the second: offsets are read on whole seconds.
+      let a = lo;
+      let b = sample;
+      while (b - a > 1000) {
+        const mid = a + Math.floor((b - a) / 2000) * 1000;
+        if (offsetNow(tz, mid) === t.offsets[t.offsets.length - 1]) a = mid;
+        else b = mid;
+      }
+      t.starts.push(b);
+      t.offsets.push(o);
+    }
+    lo = at;
+  }
+  if (yearTables.size >= KEPT_YEARS) yearTables.delete(yearTables.keys().next().value!);
+  yearTables.set(key, t);
+  return t;
+}
+
+/** Minutes east of UTC that the zone's clocks show at an instant. */
+export function zoneOffset(tz: string, at: number): number {
+  const t = yearTable(tz, new Date(at).getUTCFullYear());
+  const s = Math.floor(at / 1000) * 1000;
+  let i = t.starts.length - 1;
+  while (i > 0 && t.starts[i] > s) i--;
+  return t.offsets[i];
 }
 
 /**

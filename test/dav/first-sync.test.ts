@@ -3,7 +3,7 @@
 // still bound it (a change from a calendar app takes a turn from a bucket of
 // its own, not one per call it makes from the write limit).
 import { afterEach, describe, expect, test } from "bun:test";
-import { startHearth, type Hearth } from "../harness.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -14,7 +14,9 @@ afterEach(async () => {
 /** The smallest VTODO a client sends. */
 const vtodo = (i: number) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nBEGIN:VTODO\r\nUID:t${i}\r\nDTSTAMP:20260301T000000Z\r\nSUMMARY:Task ${i}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n`;
 
-const EVENTS = 5000;
+// 5,000 on SQLite; on PostgreSQL (a server per test, several times the cost per PUT on this 2-core machine) 1,000 through the same
+// path, since the limit's bucket is the same whichever store the records are in and 5,000 there outlasts the runner's timeout.
+const EVENTS = process.env.HEARTH_TEST_DB === "pg" ? 1000 : 5000;
 const p2 = (n: number) => String(n).padStart(2, "0");
 /** An event a day through 2027 in London time; every tenth a series as a phone writes it (its first date left out). */
 const vevent = (i: number) => {
@@ -49,7 +51,8 @@ describe("a first sync", () => {
   });
 
   test(`${EVENTS} events PUT four at a time, a tenth of them series a phone writes (every other week, an end, a date left out), with the default limits: none refused`, async () => {
-    h = await startHearth();
+    // The clock stands still, so the limit's bucket never refills: what is judged is that it holds a first sync this size, however fast the machine sends it.
+    h = await startHearth({ clock: new TestClock(Date.parse("2026-12-01T12:00:00Z")) });
     const token = await h.token("alice");
     const headers = { authorization: `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`, "content-type": "text/calendar", "if-none-match": "*" };
     const statuses: Record<number, number> = {};

@@ -87,3 +87,42 @@ describe("repeats in the instance's zone (HEARTH_TZ=Europe/London)", () => {
     expect(shown).toEqual(["2027-03-26T21:00:00.000Z", "2027-03-27T21:00:00.000Z", "2027-03-28T20:00:00.000Z", "2027-03-29T20:00:00.000Z"]);
   });
 });
+
+describe("zone offsets read from a year's table of clock changes", () => {
+  test("agree with Intl, second by second around each change and at random instants, in zones with half-hour and southern changes", async () => {
+    const { zoneOffset } = await import("../../core/scheduler/zone.ts");
+    const formats = new Map<string, Intl.DateTimeFormat>();
+    const intl = (tz: string, t: number) => {
+      let f = formats.get(tz);
+      if (!f) formats.set(tz, (f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" })));
+      const p = Object.fromEntries(f.formatToParts(new Date(t)).map((x) => [x.type, Number(x.value)]));
+      return Math.round((Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(t / 1000) * 1000) / 60_000);
+    };
+    // A fixed sequence, so a failure is the same on every run.
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const wrong: string[] = [];
+    for (const tz of ["Europe/London", "America/New_York", "Australia/Lord_Howe", "America/Santiago", "Asia/Kathmandu", "Pacific/Chatham", "UTC"]) {
+      for (let i = 0; i < 300; i++) {
+        const t = Date.UTC(1990, 0, 1) + Math.floor(random() * 45 * 365 * 86_400_000);
+        if (zoneOffset(tz, t) !== intl(tz, t)) wrong.push(`${tz} ${new Date(t).toISOString()}`);
+      }
+      // Either side of each change in 2026: a second before, at, and after.
+      let last = intl(tz, Date.UTC(2026, 0, 1));
+      for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2027, 0, 1); t += 6 * 3_600_000) {
+        const o = intl(tz, t);
+        if (o === last) continue;
+        // The change to the second, then the seconds either side of it.
+        let [a, b] = [t - 6 * 3_600_000, t];
+        while (b - a > 1000) {
+          const mid = a + Math.floor((b - a) / 2000) * 1000;
+          if (intl(tz, mid) === last) a = mid;
+          else b = mid;
+        }
+        for (let s = b - 3000; s <= b + 3000; s += 1000) if (zoneOffset(tz, s) !== intl(tz, s)) wrong.push(`${tz} ${new Date(s).toISOString()}`);
+        last = o;
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});

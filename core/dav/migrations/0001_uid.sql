@@ -1,0 +1,1 @@
+CREATE INDEX `dav_items_uid` ON `dav_items` (`account`,`collection`,`uid`);
