@@ -32,6 +32,7 @@ const STYLE = `
 .mail-tag{display:inline-block;border:1px solid var(--line);border-radius:1rem;padding:0 .5rem;font-size:.85rem;color:var(--fg)}
 .compose textarea{min-height:12rem;width:100%}.compose input{width:100%}
 .address{overflow-wrap:anywhere}
+.addresses summary{padding:.7rem 0;cursor:pointer}
 .mail-bar{flex-wrap:nowrap}.mail-bar select{width:auto;flex:1;min-width:0}
 `;
 
