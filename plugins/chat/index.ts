@@ -42,6 +42,7 @@ const roomExists = async (ctx: Ctx, room: string) => !!(await ctx.db.select({ ro
 export default definePlugin({
   name: "chat",
   description: "Public chat rooms: post as yourself, read the recent conversation, follow a room live.",
+  screens: { chat: { title: "Chat", module: "screens/chat.ts", order: 30 } },
   needs: ["db", "emit", "broadcast", "lock", "afterCommit"],
   config: {
     HEARTH_CHAT_LIVE_MAX: { default: "1000", description: "Most live connections (/chat/<room>/live) open at once; more are refused with 503." },

@@ -1,0 +1,122 @@
+// The blog's Posts screen in Chromium, as a person uses it: a post written in
+// Markdown, previewed, published and read on /blog by someone not signed in;
+// edited, and deleted with its page gone, then brought back with Undo. The
+// screen passes axe in light and dark at a laptop's and a phone's width
+// (screenshots in /work/shots/inboxview, or $HEARTH_SHOTS).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { signUp, type Signed } from "../auth/people.ts";
+import { chromiumPresent, launchChromium } from "../browser.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+
+const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/inboxview";
+const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+
+let h: Hearth;
+let browser: Browser;
+let erin: Signed;
+let token: string;
+
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  mkdirSync(SHOTS, { recursive: true });
+  h = await startHearth({ env: { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+  erin = await signUp(h, "erin");
+  token = await h.token("erin");
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  if (!chromiumPresent) return;
+  await browser?.close();
+  await h?.stop();
+});
+
+async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
+  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
+  const [name, value] = erin.cookie.split("=");
+  await context.addCookies([{ name, value, url: h.url }]);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
+  return { context, page, problems };
+}
+
+const TEXT = "The *tomatoes* came in early this year, and the beans followed a week after.";
+
+test.skipIf(!chromiumPresent)("a post is written, previewed, published and read on /blog; edited; deleted and brought back with Undo", async () => {
+  const { context, page, problems } = await open();
+  await page.goto(`${h.url}/my/blog/posts`);
+  await page.getByRole("button", { name: "New post" }).click();
+  await page.fill("#post-title", "Early tomatoes");
+  await page.fill("#post-text", "Too short.");
+  expect(await page.getByRole("button", { name: "Publish" }).isDisabled()).toBe(true);
+  await page.fill("#post-text", TEXT);
+  await page.fill("#post-tags", "garden");
+  await page.getByRole("tab", { name: "Preview" }).click();
+  await page.locator(".prose em", { hasText: "tomatoes" }).waitFor();
+  await page.getByRole("tab", { name: "Write" }).click();
+  await page.getByRole("button", { name: "Publish" }).click();
+  await page.locator(".toast", { hasText: "Published “Early tomatoes”" }).waitFor();
+  await page.waitForURL(/open=/);
+
+  const index = await (await fetch(`${h.url}/blog`)).text();
+  expect(index).toContain("Early tomatoes");
+  const url = (await page.getByRole("link", { name: "Its page" }).getAttribute("href"))!;
+  const stranger = await fetch(url);
+  expect(stranger.status).toBe(200);
+  expect(await stranger.text()).toContain("<em>tomatoes</em>");
+
+  // Edited: the page changes once saved.
+  await page.fill("#post-text", `${TEXT} The squash is late.`);
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.locator(".toast", { hasText: "Saved" }).waitFor();
+  expect(await (await fetch(url)).text()).toContain("The squash is late.");
+
+  // Deleted: the page is gone; Undo publishes it again.
+  await page.getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+  await page.locator(".toast", { hasText: "Deleted “Early tomatoes”" }).waitFor();
+  expect((await fetch(url)).status).toBe(404);
+  await page.locator(".toast").getByRole("button", { name: "Undo" }).click();
+  await page.waitForURL(/open=/);
+  await page.locator("#post-title").waitFor();
+  expect(await page.inputValue("#post-text")).toContain("The squash is late.");
+  expect((await h.call("blog/list", {}, { token })).body.result.map((p: { title: string }) => p.title)).toEqual(["Early tomatoes"]);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+test.skipIf(!chromiumPresent)("the Posts screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
+  const made = await h.call("blog/create", { title: "Seed swap", content: "# Seed swap\n\nBring what you saved last autumn; **labelled**, please. Tea provided.", tags: "garden" }, { token });
+  const id = made.body.result.id;
+  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+  const found: Record<string, unknown> = {};
+  const pages: [string, string, (p: Page) => Promise<unknown>][] = [
+    ["posts-list", "/my/blog/posts", (p) => p.locator(".search-list .item").first().waitFor()],
+    ["posts-edit", `/my/blog/posts?open=${id}`, (p) => p.locator("#post-text").waitFor()],
+    ["posts-new", "/my/blog/posts?new=1", (p) => p.locator("#post-title").waitFor()],
+  ];
+  for (const scheme of ["light", "dark"] as const)
+    for (const [label, size] of Object.entries(WIDTHS)) {
+      const { context, page } = await open({ scheme, size, bypassCSP: true });
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${h.url}${path}`);
+        await ready(page);
+        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
+        await page.addScriptTag({ path: axePath });
+        const violations = await page.evaluate(async () => {
+          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+        });
+        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
+      }
+      await context.close();
+    }
+  expect(found).toEqual({});
+});

@@ -1,0 +1,91 @@
+// The Chat screen in Chromium: a room started by its first message, another
+// person's message arriving while it is open (the room's live stream), and
+// axe in light and dark at 1280 and 390 px (screenshots in
+// /work/shots/inboxview, or $HEARTH_SHOTS).
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { signUp, type Signed } from "../auth/people.ts";
+import { chromiumPresent, launchChromium } from "../browser.ts";
+import { startHearth, type Hearth } from "../harness.ts";
+
+const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/inboxview";
+const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+
+let h: Hearth;
+let browser: Browser;
+let erin: Signed;
+let ada: string;
+
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  mkdirSync(SHOTS, { recursive: true });
+  h = await startHearth({ env: { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" } });
+  erin = await signUp(h, "erin");
+  ada = await h.token("ada");
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  if (!chromiumPresent) return;
+  await browser?.close();
+  await h?.stop();
+});
+
+async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
+  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
+  const [name, value] = erin.cookie.split("=");
+  await context.addCookies([{ name, value, url: h.url }]);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
+  return { context, page, problems };
+}
+
+test.skipIf(!chromiumPresent)("a room is started by its first message, and another person's message appears while it is open", async () => {
+  const { context, page, problems } = await open();
+  await page.goto(`${h.url}/my/chat`);
+  await page.fill("#chat-room-name", "Allotment");
+  await page.getByRole("button", { name: "Open" }).click();
+  await page.waitForURL(/room=allotment/);
+  await page.fill("#chat-text", "Who has the shed key?");
+  await page.press("#chat-text", "Enter");
+  await page.locator(".chat-log li", { hasText: "Who has the shed key?" }).waitFor();
+  expect(await page.inputValue("#chat-text")).toBe("");
+  expect((await h.call("chat/send", { room: "allotment", content: "I do, by the gate." }, { token: ada })).status).toBe(200);
+  await page.locator(".chat-log li", { hasText: "I do, by the gate." }).waitFor();
+  expect(await page.locator(".chat-log li .who", { hasText: "ada" }).count()).toBe(1);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+test.skipIf(!chromiumPresent)("the Chat screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
+  await h.call("chat/send", { room: "general", content: "Morning all. Frost tonight, cover the dahlias." }, { token: ada });
+  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+  const found: Record<string, unknown> = {};
+  const pages: [string, string, (p: Page) => Promise<unknown>][] = [
+    ["chat-rooms", "/my/chat", (p) => p.locator(".search-list .item").first().waitFor()],
+    ["chat-room", "/my/chat?room=general", (p) => p.locator(".chat-log li").first().waitFor()],
+  ];
+  for (const scheme of ["light", "dark"] as const)
+    for (const [label, size] of Object.entries(WIDTHS)) {
+      const { context, page } = await open({ scheme, size, bypassCSP: true });
+      for (const [name, path, ready] of pages) {
+        await page.goto(`${h.url}${path}`);
+        await ready(page);
+        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
+        await page.addScriptTag({ path: axePath });
+        const violations = await page.evaluate(async () => {
+          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+        });
+        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
+      }
+      await context.close();
+    }
+  expect(found).toEqual({});
+});
