@@ -5,7 +5,7 @@
 // virtual authenticator and signs in with it, signs another browser out from
 // the session list, and changes the password, which signs a second browser
 // out. Each page passes axe in light and dark at a phone's and a desktop's
-// width; screenshots are left in /work/shots/account (or HEARTH_SHOTS).
+// width; screenshots are left in test/artifacts/account (or HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -2,7 +2,7 @@
 // Markdown, previewed, published and read on /blog by someone not signed in;
 // edited, and deleted with its page gone, then brought back with Undo. The
 // screen passes axe in light and dark at a laptop's and a phone's width
-// (screenshots in /work/shots/inboxview, or $HEARTH_SHOTS).
+// (screenshots in test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,9 +12,9 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
-const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/inboxview";
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
-const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let h: Hearth;
 let browser: Browser;

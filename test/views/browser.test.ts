@@ -26,7 +26,7 @@ let browser: Browser;
 let erin: Signed;
 let token: string;
 // The store's name in the screenshots' names, so a run on each store keeps both.
-const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 beforeAll(async () => {
   if (!chromiumPresent) return;

@@ -1,7 +1,7 @@
 // The Chat screen in Chromium: a room started by its first message, another
 // person's message arriving while it is open (the room's live stream), and
 // axe in light and dark at 1280 and 390 px (screenshots in
-// /work/shots/inboxview, or $HEARTH_SHOTS).
+// test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,9 +11,9 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
-const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/inboxview";
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
-const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let h: Hearth;
 let browser: Browser;

@@ -2,7 +2,7 @@
 // arrives over SMTP, is read as plain text (its markup shown, never run), and
 // answered from the screen; the reply leaves through a loopback relay in the
 // thread of the message it answers. The screen passes axe in light and dark
-// at a laptop's and a phone's width (screenshots in /work/shots/inboxview, or
+// at a laptop's and a phone's width (screenshots in test/artifacts/views, or
 // $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
@@ -17,9 +17,9 @@ import { startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { startSink } from "../mail/sink.ts";
 
-const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/inboxview";
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
-const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let h: Hearth;
 let browser: Browser;
