@@ -18,9 +18,11 @@ const STYLE = `
 .contact ul.more { margin: .25rem 0 .75rem; padding-left: 1.25rem; }
 .contact ul.more li { padding: .15rem 0; overflow-wrap: anywhere; }
 .contacts-tools { gap: .5rem; }
-.contacts-tools .file-button { position: relative; display: inline-flex; align-items: center; min-height: 44px; }
+.contact input[type=email], .contact input[type=tel] { width: 100%; max-width: 28rem; font: inherit; padding: .6rem .7rem; border: 1px solid var(--muted); border-radius: .4rem; background: var(--field); color: var(--fg); }
+.contact input[readonly] { border-style: dashed; }
+.contacts-tools .file-button { position: relative; display: inline-flex; align-items: center; min-height: 2.75rem; padding: .6rem 1.1rem; border: 1px solid var(--accent); border-radius: .4rem; color: var(--accent); font-weight: 600; }
 .contacts-tools input[type=file] { position: absolute; inset: 0; opacity: 0; width: 100%; cursor: pointer; }
-.contacts-tools .file-button:focus-within { outline: 2px solid var(--accent); outline-offset: 2px; }
+.contacts-tools .file-button:focus-within { outline: 3px solid var(--accent); outline-offset: 2px; }
 `;
 
 export default function Contacts() {
@@ -101,7 +103,7 @@ function Tools({ list, reload }: { list: Contact[]; reload: () => Promise<void> 
   };
   return html`<div class="row contacts-tools">
     <button type="button" onClick=${() => navigate({ new: "1", open: null })} aria-keyshortcuts="n">New contact</button>
-    <span class="file-button button quiet"><span aria-hidden="true">Import vCard</span>
+    <span class="file-button"><span aria-hidden="true">Import vCard</span>
       <input type="file" accept=".vcf,text/vcard,text/x-vcard" aria-label="Import vCard" onChange=${importFile} disabled=${!!busy} /></span>
     <button type="button" class="quiet" onClick=${exportAll} disabled=${!list.length}>Export vCard</button>
     ${busy && html`<span role="status" class="hint">${busy}</span>`}
