@@ -31,7 +31,7 @@ const STYLE = `
 .uploads li { margin: .35rem 0; overflow-wrap: anywhere; }
 .uploads progress { width: 100%; height: .75rem; accent-color: var(--accent); }
 .file-preview { margin: 1rem 0; }
-.file-preview img { max-width: 100%; max-height: 70vh; border: 1px solid var(--line); border-radius: .4rem; }
+.file-preview img { min-width: 6rem; image-rendering: pixelated; max-width: 100%; max-height: 70vh; border: 1px solid var(--line); border-radius: .4rem; }
 .file-preview a.button { display: inline-flex; align-items: center; min-height: 2.75rem; padding: .6rem 1.1rem; border: 1px solid var(--accent); border-radius: .4rem; color: var(--accent); font-weight: 600; text-decoration: none; overflow-wrap: anywhere; }
 .file-preview pre { white-space: pre-wrap; overflow-wrap: anywhere; border: 1px solid var(--line); border-radius: .4rem; padding: .75rem; max-height: 70vh; overflow: auto; }
 .file-actions { gap: .5rem; }
