@@ -1,0 +1,222 @@
+// The person's address book: a searchable list beside the open contact, its
+// name, email, phone and note edited and saved (Ctrl+S), deleted with an
+// Undo, and vCards imported and exported. It calls only contacts/list,
+// contacts/add and contacts/delete, as any client would. A card synced from
+// an address book app may hold more emails and phones than the API sets: they
+// are shown, kept when the contact is saved, and changed in that app.
+import { call, CallError, confirm, Empty, Failure, html, Loading, navigate, SearchList, toast, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { parseCards, writeCards, type Contact } from "./vcard.ts";
+
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+/** The contact last saved here: its editor opens saying so, though the save renamed it or gave it an id. */
+let lastSaved: string | null = null;
+const extras = (c: Contact) => (c.emails?.length ?? 0) > 1 || (c.phones?.length ?? 0) > 1;
+
+const STYLE = `
+.contact form { display: grid; gap: .25rem; max-width: 36rem; }
+.contact .field-error { color: var(--bad); margin: 0 0 .5rem; }
+.contact ul.more { margin: .25rem 0 .75rem; padding-left: 1.25rem; }
+.contact ul.more li { padding: .15rem 0; overflow-wrap: anywhere; }
+.contacts-tools { gap: .5rem; }
+.contact input[type=email], .contact input[type=tel] { width: 100%; max-width: 28rem; font: inherit; padding: .6rem .7rem; border: 1px solid var(--muted); border-radius: .4rem; background: var(--field); color: var(--fg); }
+.contact input[readonly] { border-style: dashed; }
+.contacts-tools .file-button { position: relative; display: inline-flex; align-items: center; min-height: 2.75rem; padding: .6rem 1.1rem; border: 1px solid var(--accent); border-radius: .4rem; color: var(--accent); font-weight: 600; }
+.contacts-tools input[type=file] { position: absolute; inset: 0; opacity: 0; width: 100%; cursor: pointer; }
+.contacts-tools .file-button:focus-within { outline: 3px solid var(--accent); outline-offset: 2px; }
+`;
+
+export default function Contacts() {
+  const params = useParams();
+  const open = params.get("open");
+  const creating = params.has("new");
+  const contacts = useQuery<Contact[]>("contacts/list");
+  useKeys([
+    { key: "n", does: "New contact", run: () => navigate({ new: "1", open: null }) },
+    { key: "Escape", does: "Back to the list (on a phone)", run: () => navigate({ open: null, new: null }) },
+  ]);
+  if (contacts.data === undefined)
+    return contacts.error ? html`<${Failure} error=${contacts.error} retry=${contacts.reload} />` : html`<${Loading} label="Loading your contacts…" />`;
+  const list = contacts.data;
+  const current = open === null ? null : (list.find((c) => c.id === open) ?? null);
+  const editing = creating || open !== null;
+  return html`<style>${STYLE}</style>
+  <div class=${`split${editing ? " editing" : ""}`}>
+    <section class="pane list" aria-label="Your contacts">
+      <${Tools} list=${list} reload=${contacts.reload} />
+      <${SearchList}
+        items=${list}
+        label="Search contacts"
+        searchId="contact-search"
+        keyOf=${(c: Contact) => c.id}
+        title=${(c: Contact) => c.name}
+        detail=${(c: Contact) => [c.email, c.phone].filter(Boolean).join(" · ")}
+        text=${(c: Contact) => [c.name, ...(c.emails ?? [c.email ?? ""]), ...(c.phones ?? [c.phone ?? ""]), c.note ?? ""].join(" ")}
+        selected=${open}
+        onOpen=${(c: Contact) => navigate({ open: c.id, new: null })}
+        empty=${html`<${Empty} title="No contacts yet"><p>Add one with <strong>New contact</strong> (or press <kbd>n</kbd>), or import a vCard file.</p></${Empty}>`}
+      />
+    </section>
+    <section class="pane editor" aria-label="Contact">
+      ${
+        creating || current
+          ? html`<${Editor} key=${current?.id ?? "new"} contact=${current} all=${list} reload=${contacts.reload} />`
+          : open !== null
+            ? html`<${Empty} title="This contact is gone"><p>It was deleted or renamed elsewhere.</p></${Empty}>`
+            : html`<${Empty} title="No contact open"><p>Pick someone from the list, or add a new contact.</p></${Empty}>`
+      }
+    </section>
+  </div>`;
+}
+
+/** New contact, import and export. */
+function Tools({ list, reload }: { list: Contact[]; reload: () => Promise<void> }) {
+  const [busy, setBusy] = useState("");
+  const importFile = async (e: Event) => {
+    const input = e.target as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = "";
+    if (!file) return;
+    const cards = parseCards(await file.text());
+    if (!cards.length) return void toast(`No contacts found in ${file.name}`, { kind: "error" });
+    let done = 0;
+    const failed: string[] = [];
+    for (const c of cards) {
+      setBusy(`Importing ${done + failed.length + 1} of ${cards.length}…`);
+      try {
+        await call("contacts/add", { name: c.name, ...(c.emails[0] && { email: c.emails[0] }), ...(c.phones[0] && { phone: c.phones[0] }), ...(c.note && { note: c.note }) });
+        done++;
+      } catch (err) {
+        failed.push(`${c.name}: ${(err as Error).message}`);
+      }
+    }
+    setBusy("");
+    await reload();
+    toast(`Imported ${done} contact${done === 1 ? "" : "s"}${failed.length ? `; ${failed.length} refused: ${failed.slice(0, 3).join("; ")}` : ""}`, failed.length ? { kind: "error" } : {});
+  };
+  const exportAll = () => {
+    const url = URL.createObjectURL(new Blob([writeCards(list)], { type: "text/vcard" }));
+    const a = document.createElement("a");
+    a.href = url;
+    a.download = "contacts.vcf";
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return html`<div class="row contacts-tools">
+    <button type="button" onClick=${() => navigate({ new: "1", open: null })} aria-keyshortcuts="n">New contact</button>
+    <span class="file-button"><span aria-hidden="true">Import vCard</span>
+      <input type="file" accept=".vcf,text/vcard,text/x-vcard" aria-label="Import vCard" onChange=${importFile} disabled=${!!busy} /></span>
+    <button type="button" class="quiet" onClick=${exportAll} disabled=${!list.length}>Export vCard</button>
+    ${busy && html`<span role="status" class="hint">${busy}</span>`}
+  </div>`;
+}
+
+type Fields = { name: string; email: string; phone: string; note: string };
+
+function Editor({ contact, all, reload }: { contact: Contact | null; all: Contact[]; reload: () => Promise<void> }) {
+  const start: Fields = { name: contact?.name ?? "", email: contact?.email ?? "", phone: contact?.phone ?? "", note: contact?.note ?? "" };
+  const [f, setF] = useState<Fields>(start);
+  const [errors, setErrors] = useState<Partial<Record<keyof Fields | "form", string>>>({});
+  const [status, setStatus] = useState(contact && lastSaved === contact.id ? "Saved" : "");
+  const typed = useRef(f);
+  typed.current = f;
+  const dirty = (Object.keys(start) as (keyof Fields)[]).some((k) => f[k] !== start[k]);
+  // A card with more emails or phones than the API sets keeps its name: a rename here would be a new contact without them.
+  const fixedName = contact !== null && extras(contact);
+  const set = (k: keyof Fields) => (e: Event) => {
+    setF({ ...typed.current, [k]: (e.target as HTMLInputElement).value });
+    setStatus("");
+  };
+  // A change made elsewhere (the app syncing, another tab) shows here when nothing typed is waiting to be saved.
+  const seen = useRef(start);
+  useEffect(() => {
+    const was = seen.current;
+    seen.current = start;
+    if ((Object.keys(start) as (keyof Fields)[]).every((k) => typed.current[k] === was[k])) setF(start);
+  }, [contact?.updated]);
+
+  const save = async () => {
+    const v = typed.current;
+    const name = v.name.trim().replace(/\s+/g, " ");
+    if (!name) return setErrors({ name: "Give the contact a name." });
+    const renamed = contact !== null && name.toLowerCase() !== contact.name.toLowerCase();
+    const clash = all.find((c) => c.id !== contact?.id && c.name.toLowerCase() === name.toLowerCase());
+    if (clash) return setErrors({ name: `“${clash.name}” is already in your contacts: choose another name, or open that contact.` });
+    setErrors({});
+    setStatus("Saving…");
+    try {
+      const saved = await call<Contact>("contacts/add", { name, email: v.email.trim(), phone: v.phone.trim(), note: v.note });
+      // A rename: the contact is under its new name before the old one goes, so nothing is lost if this fails.
+      if (renamed) await call("contacts/delete", { id: contact!.id });
+      lastSaved = saved.id;
+      setStatus("Saved");
+      await reload();
+      navigate({ open: saved.id, new: null }, { replace: true });
+    } catch (e) {
+      const err = e as CallError;
+      setStatus(`Not saved: ${err.message}`);
+      setErrors(err.field && ["name", "email", "phone", "note"].includes(err.field) ? { [err.field]: err.message } : { form: err.message });
+    }
+  };
+
+  const remove = async () => {
+    if (!contact) return navigate({ new: null });
+    const held = contact;
+    if (!(await confirm({ title: `Delete “${held.name}”?`, message: "You can undo this for a few seconds after.", confirm: "Delete", danger: true }))) return;
+    try {
+      await call("contacts/delete", { id: held.id });
+    } catch (e) {
+      return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
+    }
+    navigate({ open: null });
+    toast(`Deleted “${held.name}”`, {
+      undo: async () => {
+        try {
+          const back = await call<Contact>("contacts/add", { name: held.name, email: held.email ?? "", phone: held.phone ?? "", note: held.note ?? "" });
+          await reload();
+          navigate({ open: back.id });
+        } catch (e) {
+          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
+        }
+      },
+    });
+  };
+  useKeys([{ key: "Mod+s", does: "Save the contact", run: () => void save() }]);
+
+  const err = (k: keyof Fields) => errors[k] && html`<p class="field-error" id=${`contact-${k}-error`}>${errors[k]}</p>`;
+  const described = (k: keyof Fields) => (errors[k] ? `contact-${k}-error` : undefined);
+  const more = (label: string, items: string[] | undefined, primary: string | null) => {
+    const rest = (items ?? []).filter((x, i) => !(i === 0 && x === primary));
+    return rest.length
+      ? html`<p class="hint">${label} this contact’s card also holds (kept as they are; change them in your address book app):</p>
+          <ul class="more" aria-label=${label}>${rest.map((x) => html`<li>${x}</li>`)}</ul>`
+      : null;
+  };
+  return html`<div class="contact">
+    <div class="row spread toolbar">
+      <button type="button" class="quiet back" onClick=${() => navigate({ open: null, new: null })}>← All contacts</button>
+      <span class=${`save-status${status.startsWith("Not saved:") ? " bad" : ""}`} role="status">${status || (dirty ? "Not saved yet" : "")}</span>
+      <button type="button" class="quiet" onClick=${remove}>${contact ? "Delete" : "Discard"}</button>
+    </div>
+    <form onSubmit=${(e: Event) => (e.preventDefault(), void save())} novalidate>
+      <label for="contact-name">Name</label>
+      <input id="contact-name" type="text" value=${f.name} onInput=${set("name")} autoFocus=${contact === null} readOnly=${fixedName}
+        aria-invalid=${errors.name ? "true" : undefined} aria-describedby=${described("name") ?? (fixedName ? "contact-name-hint" : undefined)} autocomplete="off" />
+      ${fixedName && html`<p class="hint" id="contact-name-hint">Renamed in your address book app, which keeps all of this card.</p>`}
+      ${err("name")}
+      <label for="contact-email">Email</label>
+      <input id="contact-email" type="email" value=${f.email} onInput=${set("email")} aria-invalid=${errors.email ? "true" : undefined} aria-describedby=${described("email")} autocomplete="off" />
+      ${err("email")}
+      ${contact && more("Other emails", contact.emails, contact.email)}
+      <label for="contact-phone">Phone</label>
+      <input id="contact-phone" type="tel" value=${f.phone} onInput=${set("phone")} aria-invalid=${errors.phone ? "true" : undefined} aria-describedby=${described("phone")} autocomplete="off" />
+      ${err("phone")}
+      ${contact && more("Other phones", contact.phones, contact.phone)}
+      <label for="contact-note">Note</label>
+      <textarea id="contact-note" rows="5" value=${f.note} onInput=${set("note")} aria-describedby=${described("note")}></textarea>
+      ${err("note")}
+      ${errors.form && html`<p class="alert">${errors.form}</p>`}
+      <div class="row"><button type="submit" aria-keyshortcuts="Control+S">Save</button></div>
+    </form>
+    ${contact && html`<p class="hint">Added ${when(contact.created)}; changed ${when(contact.updated)}.</p>`}
+  </div>`;
+}
