@@ -2,7 +2,7 @@
 // a progress bar and downloads byte for byte; an image and a PDF uploaded by
 // the picker are previewed, Markdown is rendered; a file is deleted; and axe
 // in light and dark at a laptop's and a phone's width (screenshots in
-// /work/shots/peopleview, or $HEARTH_SHOTS).
+// test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,10 +12,10 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
-const SHOTS = process.env.HEARTH_SHOTS ?? "/work/shots/peopleview";
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
-const store = () => (process.env.HEARTH_DATABASE_URL ? "pg" : "sqlite");
+const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 const BIG = 20 * 1024 * 1024;
 /** The dropped file's bytes: the same pattern made in the page and here. */
 const pattern = (n: number) => {
