@@ -56,9 +56,16 @@ function open(head: string) {
   };
 }
 
-/** Waits for the answer, or says the server is still waiting for the body (it never comes). */
-const answerOf = (c: { answered: Promise<number> }) =>
-  Promise.race([c.answered, new Promise<string>((resolve) => setTimeout(() => resolve("no answer: the server is waiting for the body"), 20_000))]);
+/** Waits for the answer, or says the server is still waiting for the body (it never comes): five minutes, so a loaded machine still answers in time; an answer that comes at all comes long before. */
+async function answerOf(c: { answered: Promise<number> }): Promise<number | string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waiting = new Promise<string>((resolve) => (timer = setTimeout(() => resolve("no answer: the server is waiting for the body"), 300_000)));
+  try {
+    return await Promise.race([c.answered, waiting]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const put = (path: string, token: string, headers: string) =>
   `PUT ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: ${basic(token)}\r\nContent-Type: text/calendar\r\n${headers}\r\n`;
