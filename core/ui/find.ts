@@ -31,8 +31,13 @@ function Results({ input }: { input: HTMLInputElement }) {
         const res = await fetch(`/my/find?q=${encodeURIComponent(q)}`, { credentials: "same-origin" });
         const body = (await res.json()) as { result?: Found[] };
         if (mine !== seq.current) return;
-        setFound(body.result ?? []);
-        setActive(-1);
+        const fresh = body.result ?? [];
+        // Answers keep coming as one types: the item the arrows chose stays chosen while it is still found.
+        const { flat: before, active: at } = state.current;
+        const chosen = at >= 0 ? before[at]?.href : undefined;
+        const items = fresh.flatMap((f) => f.items);
+        setFound(fresh);
+        setActive(chosen ? items.findIndex((i) => i.href === chosen) : -1);
         setOpen(true);
       } catch {
         if (mine === seq.current) setFound(null);
