@@ -9,7 +9,7 @@ export { call, post, CallError, csrfToken } from "./call.ts";
 export { live, onConnection, type Change } from "./live.ts";
 export { useQuery, type Query } from "./data.ts";
 export { useParams, navigate } from "./location.ts";
-export { toast, type ToastOptions } from "./toast.ts";
+export { toast, undoable, type ToastOptions } from "./toast.ts";
 export { confirm, type ConfirmOptions } from "./dialog.ts";
 export { Loading, Empty, Failure } from "./states.ts";
 export { SearchList, type SearchListProps } from "./list.ts";

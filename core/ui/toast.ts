@@ -34,6 +34,23 @@ export function toast(message: string, o: ToastOptions = {}): () => void {
   return gone;
 }
 
+/**
+ * Says what was just removed, with an Undo that runs `restore` (making it
+ * again from the copy the view held, where the API has no restore); a
+ * restore that fails says why instead.
+ */
+export function undoable(message: string, restore: () => Promise<unknown>): () => void {
+  return toast(message, {
+    undo: async () => {
+      try {
+        await restore();
+      } catch (e) {
+        toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
+      }
+    },
+  });
+}
+
 /** The region toasts appear in; boot() renders it once per page. */
 export function Toasts() {
   const [list, setList] = useState(shown);

@@ -3,7 +3,7 @@
 // private) with one button, edited and deleted with an Undo. A published
 // post's page changes only when the person saves it, never mid-sentence. It
 // calls only blog/list, blog/read, blog/create, blog/update and blog/delete.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, useKeys, useParams, useQuery, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useKeys, useParams, useQuery, useState } from "hearth/ui";
 
 interface Summary {
   id: string;
@@ -104,15 +104,9 @@ function Editor({ post, back }: { post: Post | null; back: () => void }) {
       return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
     }
     back();
-    toast(`Deleted “${post.title}”`, {
-      undo: async () => {
-        try {
-          const again = await call<Post>("blog/create", { title: post.title, tags: post.tags, content: post.content, private: post.private });
-          navigate({ open: again.id });
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+    undoable(`Deleted “${post.title}”`, async () => {
+      const again = await call<Post>("blog/create", { title: post.title, tags: post.tags, content: post.content, private: post.private });
+      navigate({ open: again.id });
     });
   };
   useKeys([{ key: "Mod+s", does: post ? "Save changes" : "Publish", run: () => void save() }]);

@@ -4,7 +4,7 @@
 // contacts/add and contacts/delete, as any client would. A card synced from
 // an address book app may hold more emails and phones than the API sets: they
 // are shown, kept when the contact is saved, and changed in that app.
-import { call, CallError, confirm, Empty, Failure, html, Loading, navigate, SearchList, toast, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, CallError, confirm, Empty, Failure, html, Loading, navigate, SearchList, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { parseCards, writeCards, type Contact } from "./vcard.ts";
 
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -168,16 +168,10 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
       return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
     }
     navigate({ open: null });
-    toast(`Deleted “${held.name}”`, {
-      undo: async () => {
-        try {
-          const back = await call<Contact>("contacts/add", { name: held.name, email: held.email ?? "", phone: held.phone ?? "", note: held.note ?? "" });
-          await reload();
-          navigate({ open: back.id });
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+    undoable(`Deleted “${held.name}”`, async () => {
+      const back = await call<Contact>("contacts/add", { name: held.name, email: held.email ?? "", phone: held.phone ?? "", note: held.note ?? "" });
+      await reload();
+      navigate({ open: back.id });
     });
   };
   useKeys([{ key: "Mod+s", does: "Save the contact", run: () => void save() }]);

@@ -3,7 +3,7 @@
 // make it public (then its address to copy), deleted with an Undo that writes
 // the held copy back. It calls only docs/list, docs/read, docs/write and
 // docs/delete, as any client would.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 interface Summary {
   id: string;
@@ -148,15 +148,9 @@ function Editor({ doc, adopt }: { doc: Doc | null; adopt: (id: string) => void }
       return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
     }
     navigate({ open: null });
-    toast(`Deleted “${held.title}”`, {
-      undo: async () => {
-        try {
-          const back = await call<Doc>("docs/write", held);
-          navigate({ open: back.id });
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+    undoable(`Deleted “${held.title}”`, async () => {
+      const back = await call<Doc>("docs/write", held);
+      navigate({ open: back.id });
     });
   };
   useKeys([{ key: "Mod+s", does: "Save now", run: () => void autosave.flush() }]);

@@ -4,7 +4,7 @@
 // phone or another tab changed shown as it happens (the live stream reloads
 // events/list). The API has no events/update: an edit or a move makes the
 // event anew and then cancels the old one, as a calendar app syncing does.
-import { call, Empty, Failure, html, Loading, navigate, toast, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { addDays, dayKey, daysOf, occurrencesIn, parseDay, type CalEvent, type Occurrence, type Repeat, type Span, withOffset } from "./dates.ts";
 
 const REPEATS: { value: Repeat | ""; label: string }[] = [
@@ -302,15 +302,9 @@ function EventForm({ day, event, close, saved }: { day?: Date; event?: CalEvent;
     }
     close();
     await saved();
-    toast(`Cancelled “${event.title}”`, {
-      undo: async () => {
-        try {
-          await call("events/create", fieldsOf(event));
-          await saved();
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+    undoable(`Cancelled “${event.title}”`, async () => {
+      await call("events/create", fieldsOf(event));
+      await saved();
     });
   };
   const err = (field: string) => (error?.field === field ? html`<p class="field-error" id=${`ev-${field}-error`}>${error.message}</p>` : null);

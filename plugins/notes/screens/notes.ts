@@ -1,7 +1,7 @@
 // Notes for the person: a searchable list beside the open note, Markdown with
 // a preview, saved as they pause typing, deleted with an Undo. It calls only
 // notes/list, notes/add and notes/delete, as any client would.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface Note {
   title: string;
@@ -123,16 +123,10 @@ function Editor({ note, all, reload, retitle }: { note: Note | null; all: Note[]
       return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
     }
     navigate({ open: null });
-    toast(`Deleted “${held.title}”`, {
-      undo: async () => {
-        try {
-          await call("notes/add", held);
-          navigate({ open: held.title });
-          await reload();
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+    undoable(`Deleted “${held.title}”`, async () => {
+      await call("notes/add", held);
+      navigate({ open: held.title });
+      await reload();
     });
   };
   useKeys([{ key: "Mod+s", does: "Save now", run: () => void autosave.flush() }]);

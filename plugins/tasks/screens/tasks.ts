@@ -3,7 +3,7 @@
 // keyboard or on a phone), due times with what is overdue marked, and tasks
 // given to the agent with what it answered. It calls only tasks/list,
 // tasks/create, tasks/update and tasks/delete, as any client would.
-import { call, Empty, Failure, html, Loading, navigate, toast, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface Task {
   id: string;
@@ -98,17 +98,11 @@ export default function Tasks() {
       return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
     }
     await tasks.reload();
-    toast(`Deleted “${t.title}”`, {
+    undoable(`Deleted “${t.title}”`, async () => {
       // The API has no restore: the task is made again from the copy held here (its status and result too).
-      undo: async () => {
-        try {
-          const back = await call<Task>("tasks/create", { title: t.title, detail: t.detail, assignee: t.assignee, ...(t.due ? { due: t.due } : {}) });
-          if (t.status !== "todo" || t.result) await call("tasks/update", { id: back.id, status: t.status, ...(t.result ? { result: t.result } : {}) });
-          await tasks.reload();
-        } catch (e) {
-          toast(`Could not bring it back: ${(e as Error).message}`, { kind: "error" });
-        }
-      },
+      const back = await call<Task>("tasks/create", { title: t.title, detail: t.detail, assignee: t.assignee, ...(t.due ? { due: t.due } : {}) });
+      if (t.status !== "todo" || t.result) await call("tasks/update", { id: back.id, status: t.status, ...(t.result ? { result: t.result } : {}) });
+      await tasks.reload();
     });
   };
   const drop = (status: Status) => (ev: DragEvent) => {
