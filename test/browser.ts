@@ -8,7 +8,7 @@ import { CHROMIUM } from "./prepare.ts";
 export const chromiumPresent = existsSync(CHROMIUM);
 
 /** How long a page's actions and navigations may wait: a busy machine renders late (Playwright's own default is 30 s). */
-const PATIENCE_MS = 120_000;
+const PATIENCE_MS = 300_000;
 
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const { chromium } = await import("playwright-core");
