@@ -5,7 +5,7 @@
 // URL the API gives for it. files/put takes the content as base64 in JSON, so
 // the upload is one POST to /api/v1/files/put sent with XMLHttpRequest for its
 // progress, with the session's CSRF token as `call` sends it.
-import { call, confirm, csrfToken, Empty, Failure, html, Loading, navigate, renderPreview, SearchList, toast, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, confirm, csrfToken, Empty, Failure, html, Loading, navigate, renderPreview, SearchList, toast, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface StoredFile {
   id: string;
@@ -106,8 +106,9 @@ export default function Files() {
       }
     }
   };
-  // Files dropped anywhere on the page are uploaded.
-  useEffect(() => {
+  // Files dropped anywhere on the page are uploaded: listened for as the page is drawn (a layout effect), so a
+  // drop onto the hint it shows is never one the page was not yet listening for.
+  useLayoutEffect(() => {
     const over = (e: DragEvent) => {
       if (!e.dataTransfer?.types.includes("Files")) return;
       e.preventDefault();
