@@ -201,18 +201,7 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
   if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
   if (!pg && existsSync(join(data, DB)) && !o.force)
     throw conflict(`${data} already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is kept beside it)`);
-  let entries;
-  try {
-    entries = await readTar(archive);
-  } catch (e) {
-    throw invalid("file", `${archive} is not a readable backup: ${(e as Error).message}`);
-  }
-  const manifestEntry = entries.find((e) => e.name === MANIFEST);
-  let manifest: Manifest | null = null;
-  try {
-    if (manifestEntry) manifest = JSON.parse(await entryText(archive, manifestEntry));
-  } catch {}
-  if (!manifest || typeof manifest !== "object") throw invalid("file", `${archive} is not a Hearth backup (it lacks a readable ${MANIFEST})`);
+  const { entries, manifest } = await openArchive(archive);
   const kind = manifest.database ?? "sqlite";
   if (kind === "postgres" && !pg)
     throw invalid("file", `${archive} holds a PostgreSQL database (a pg_dump): restore it into an instance on PostgreSQL (HEARTH_DATABASE_URL naming an empty database), or load its ${DUMP} with pg_restore`);
@@ -307,14 +296,8 @@ export interface ArchiveCheck {
   bytes: number;
 }
 
-/**
- * Reads a backup through without restoring it, as a restore would check it:
- * its manifest, every blob against its name, the SQLite database's own
- * integrity check, or the PostgreSQL dump against the hash the manifest
- * holds. Throws invalid_argument naming what is damaged.
- */
-export async function checkArchive(file: string): Promise<ArchiveCheck> {
-  const archive = resolve(file);
+/** An archive's entries and its manifest, or invalid_argument naming what makes it no Hearth backup. */
+async function openArchive(archive: string): Promise<{ entries: TarEntry[]; manifest: Manifest }> {
   let entries: TarEntry[];
   try {
     entries = await readTar(archive);
@@ -327,6 +310,18 @@ export async function checkArchive(file: string): Promise<ArchiveCheck> {
     if (manifestEntry) manifest = JSON.parse(await entryText(archive, manifestEntry));
   } catch {}
   if (!manifest || typeof manifest !== "object") throw invalid("file", `${archive} is not a Hearth backup (it lacks a readable ${MANIFEST})`);
+  return { entries, manifest };
+}
+
+/**
+ * Reads a backup through without restoring it, as a restore would check it:
+ * its manifest, every blob against its name, the SQLite database's own
+ * integrity check, or the PostgreSQL dump against the hash the manifest
+ * holds. Throws invalid_argument naming what is damaged.
+ */
+export async function checkArchive(file: string): Promise<ArchiveCheck> {
+  const archive = resolve(file);
+  const { entries, manifest } = await openArchive(archive);
   const kind = manifest.database ?? "sqlite";
   const dbEntry = entries.find((e) => e.name === (kind === "postgres" ? DUMP : DB));
   if (!dbEntry) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${kind === "postgres" ? DUMP : DB})`);
