@@ -95,6 +95,8 @@ interface Outcome {
   fail: number;
   skip: number;
   summary: string[];
+  /** What bun printed for each failed test: the lines after the test before it, up to its `(fail)` line. */
+  failures: string[][];
   /** Seconds per file: the piece's wall time, shared out by the time its tests reported. */
   took: Record<string, number>;
 }
@@ -110,6 +112,25 @@ function summaryOf(text: string): { pass: number; fail: number; skip: number; li
   let from = ran;
   while (from > 0 && /^\s*\d+ [a-z]/.test(lines[from - 1])) from--;
   return { pass: count("pass"), fail: count("fail"), skip: count("skip"), lines: ran >= 0 ? lines.slice(from, ran + 1) : [] };
+}
+
+/**
+ * Each failed test's own output: bun prints a test's errors and its code frame before its `(fail)` line, after the
+ * line that ended the test before it. Kept to its last lines, so a run's end says why it failed even when only the
+ * tail of the output is kept.
+ */
+function failuresOf(text: string, keep = 30): string[][] {
+  const lines = text.split("\n");
+  const out: string[][] = [];
+  let from = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\((?:pass|skip|todo)\) |^\S+\.test\.ts:$/.test(lines[i])) from = i + 1;
+    else if (lines[i].startsWith("(fail) ")) {
+      out.push(lines.slice(Math.max(from, i + 1 - keep), i + 1));
+      from = i + 1;
+    }
+  }
+  return out;
 }
 
 /** Each file's share of a piece's wall time, by the milliseconds its tests reported under its heading (at least a little each). */
@@ -160,7 +181,10 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code} ====\n`);
   // A piece that stopped before bun's summary (a crash) counts as a failure.
   const fail = s.lines.length ? s.fail : Math.max(1, s.fail);
-  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, took: shares(text, group, (Date.now() - began) / 1000) };
+  const failures = failuresOf(text);
+  // A process that ended without a summary has no (fail) line to show; its last lines say why.
+  if (!s.lines.length) failures.push(["the process ended before bun's summary; its last lines:", ...text.trimEnd().split("\n").slice(-30)]);
+  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000) };
 }
 
 const started = Date.now();
@@ -184,6 +208,9 @@ for (const pass of PASSES) {
 await Promise.all(workers);
 
 console.log("");
+// Why each failure failed, once more at the very end: the whole output is long, and often only its tail is kept.
+for (const o of outcomes)
+  for (const f of o.failures) console.log(`---- ${o.label} (${o.files.join(" ")}) ----\n${f.join("\n")}`);
 for (const o of outcomes) if (o.code !== 0 || o.fail > 0) console.log(`${o.label} (${o.files.join(" ")}): ${o.pass} passed, ${o.fail} failed (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
 const slowest = outcomes.flatMap((o) => Object.entries(o.took).map(([f, s]) => ({ f, s, pass: o.label.split(" ")[0] }))).sort((a, b) => b.s - a.s);
 console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Math.round(x.s)} s`).join(", ")}`);
