@@ -15,15 +15,15 @@ async function run(cmd: string[], env: Record<string, string>) {
   return { stdout, stderr, code };
 }
 
+/** Until the server answers or exits: how long it takes to start depends on the machine, so the runner's limit is the only one. */
 async function waitUp(url: string, proc: { exitCode: number | null }) {
-  for (const end = Date.now() + 120_000; Date.now() < end; ) {
+  for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {}
     await Bun.sleep(25);
   }
-  throw new Error("server did not come up");
 }
 
 function freePort(): number {
