@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -61,7 +61,7 @@ test.skipIf(!chromiumPresent)("a post is written, previewed, published and read 
   await page.locator(".prose em", { hasText: "tomatoes" }).waitFor();
   await page.getByRole("tab", { name: "Write" }).click();
   await page.getByRole("button", { name: "Publish" }).click();
-  await page.locator(".toast", { hasText: "Published “Early tomatoes”" }).waitFor();
+  await sawToast(page, "Published “Early tomatoes”");
   await page.waitForURL(/open=/);
 
   const index = await (await fetch(`${h.url}/blog`)).text();
@@ -74,7 +74,7 @@ test.skipIf(!chromiumPresent)("a post is written, previewed, published and read 
   // Edited: the page changes once saved.
   await page.fill("#post-text", `${TEXT} The squash is late.`);
   await page.getByRole("button", { name: "Save changes" }).click();
-  await page.locator(".toast", { hasText: "Saved" }).waitFor();
+  await sawToast(page, "Saved");
   expect(await (await fetch(url)).text()).toContain("The squash is late.");
 
   // Deleted: the page is gone; Undo publishes it again.

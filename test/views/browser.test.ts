@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { CHROMIUM } from "../prepare.ts";
 
@@ -141,7 +141,7 @@ test.skipIf(!chromiumPresent)("a document written, made public and read at its a
   expect(stranger.status).toBe(200);
   expect(await stranger.text()).toContain("No hosepipes after 8pm.");
   await page.getByLabel("Public: anyone with its address can read it").uncheck();
-  await page.locator(".toast", { hasText: "Private again" }).waitFor();
+  await sawToast(page, "Private again");
   expect((await fetch(url)).status).toBe(404);
   // Found by the search across everything, with the notes.
   await page.goto(`${h.url}/my/search?q=hosepipes`);

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -129,7 +129,7 @@ test.skipIf(!chromiumPresent)("a contact is added, renamed, deleted and brought 
     mimeType: "text/vcard",
     buffer: Buffer.from("BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Cy Dune\r\nEMAIL:cy@example.org\r\nNOTE:long\r\n  note\r\nEND:VCARD\r\nBEGIN:VCARD\r\nVERSION:4.0\r\nN:Eto;Di;;;\r\nTEL;VALUE=uri:tel:+1-555-0100\r\nEND:VCARD\r\n"),
   });
-  await page.locator(".toast", { hasText: "Imported 2 contacts" }).waitFor();
+  await sawToast(page, "Imported 2 contacts");
   const all = (await h.call("contacts/list", {}, { token })).body.result;
   expect(all.find((c: { name: string }) => c.name === "Cy Dune")).toMatchObject({ email: "cy@example.org", note: "long note" });
   expect(all.find((c: { name: string }) => c.name === "Di Eto")).toMatchObject({ phone: "+1-555-0100" });

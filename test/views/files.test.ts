@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -76,7 +76,7 @@ test.skipIf(!chromiumPresent)("a 20 MB file dropped on the page uploads with a p
     target.dispatchEvent(new DragEvent("dragover", { dataTransfer: dt, bubbles: true, cancelable: true }));
     target.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, BIG);
-  await page.locator(".toast", { hasText: "Uploaded “big.bin”" }).waitFor();
+  await sawToast(page, "Uploaded “big.bin”");
   const seen = await page.evaluate(() => (window as unknown as { seen: number[] }).seen);
   expect(seen.length).toBeGreaterThan(0);
   await page.waitForURL(/open=/);
@@ -113,7 +113,7 @@ test.skipIf(!chromiumPresent)("an image and a PDF chosen with the picker are pre
 
   await page.getByRole("button", { name: "Delete" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
-  await page.locator(".toast", { hasText: "Deleted “plan.md”" }).waitFor();
+  await sawToast(page, "Deleted “plan.md”");
   const names = (await h.call("files/list", {}, { token })).body.result.map((f: { name: string }) => f.name);
   expect(names).not.toContain("plan.md");
   expect(names).toContain("form.pdf");

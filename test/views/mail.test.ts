@@ -12,7 +12,7 @@ import nodemailer from "nodemailer";
 import type { Browser, Page } from "playwright-core";
 import { mailOf } from "../../core/mail/index.ts";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { startSink } from "../mail/sink.ts";
@@ -98,7 +98,7 @@ test.skipIf(!chromiumPresent)("a message from outside is read as plain text and 
   await page.locator("#mail-body").press("Control+Home");
   await page.keyboard.type("Two jars it is.");
   await page.getByRole("button", { name: "Send" }).click();
-  await page.locator(".toast", { hasText: "carol@sender.test" }).waitFor();
+  await sawToast(page, "carol@sender.test");
 
   const wire = await relay.next();
   expect(wire.to).toEqual(["carol@sender.test"]);
