@@ -2,8 +2,7 @@
 // creator: two ledger entries in the caller's transaction, so neither lands
 // without the other. The payer's balance is held (holdAccount) before it is
 // read, under the same key as the core's own charges.
-import { HearthError } from "../../core/errors.ts";
-import type { Db } from "../../core/plugin.ts";
+import { HearthError, type Db } from "hearth";
 import { append, balanceOf, holdAccount } from "../../core/pay/ledger.ts";
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;

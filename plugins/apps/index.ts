@@ -1,7 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, getTableColumns, inArray, like, lt, sql } from "drizzle-orm";
-import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
-import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
+import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated, definePlugin, read, write, type Ctx, type Db } from "hearth";
 import { build, BUILD_PRICE } from "./build.ts";
 import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";

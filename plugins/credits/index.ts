@@ -2,8 +2,7 @@
 // paid in USDC from the account's wallet. The ledger itself lives in core/pay,
 // since every priced call charges it.
 import { Type as T } from "@sinclair/typebox";
-import { forbidden } from "../../core/errors.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
+import { forbidden, definePlugin, read, write } from "hearth";
 import { accountMetering, metersAccount } from "../../core/pay/accounts.ts";
 import { grantCredits } from "../../core/pay/grant.ts";
 import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";

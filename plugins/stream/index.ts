@@ -1,7 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { desc } from "drizzle-orm";
+import { definePlugin, read } from "hearth";
 import { activity } from "../../core/db/schema.ts";
-import { definePlugin, read } from "../../core/plugin.ts";
 
 type Row = typeof activity.$inferSelect;
 
