@@ -35,6 +35,7 @@ export type { Ai, ChatRequest, ChatAnswer, ChatMessage } from "./ai/index.ts";
 export type { Mail, SendInput, LocalMessage } from "./mail/index.ts";
 export type { Broadcast } from "./shared/module.ts";
 export type { InstancePayments } from "./pay/local.ts";
+export type { Ledger } from "./pay/capability.ts";
 export type { Sandbox } from "./http/sandbox.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
@@ -85,3 +86,6 @@ export { readShippedJson } from "./shipped.ts";
 export { scrub } from "./upstream/redact.ts";
 // A CLI command's `--name value` flags.
 export { parseFlags } from "./cli/args.ts";
+// Payments: the x402 token the instance's settings name, and the largest top-up (ctx.ledger.topUp).
+export { assetOf } from "./pay/x402.ts";
+export { TOPUP_MAX } from "./pay/topup.ts";

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { definePlugin, read, write } from "hearth";
-import { assetOf } from "../../core/pay/x402.ts";
+import { assetOf } from "hearth";
 import { serversOf } from "./servers.ts";
 
 // viem and the x402 client weigh ~25 MB once loaded; an instance whose owner

@@ -7,7 +7,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { and, eq, gte } from "drizzle-orm";
 import { formatUnits, parseUnits } from "viem";
 import { forbidden, invalid, type Ctx } from "hearth";
-import { assetOf } from "../../core/pay/x402.ts";
+import { assetOf } from "hearth";
 import { ensureWallet, signerOf } from "./keys.ts";
 import { walletPayments } from "./schema.ts";
 import { callRemote } from "./remote.ts";
