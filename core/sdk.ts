@@ -26,7 +26,7 @@ export type {
   Price,
   RouteDef,
 } from "./plugin.ts";
-export type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
+export type { ActivityRow, CapabilityFactory, CapabilityScope } from "./capabilities.ts";
 // The capabilities core modules provide (ctx.schedule, ctx.ai, …), by their types: naming these modules
 // brings their additions to Ctx into a plugin's type check. Types only: nothing more is loaded.
 export type { Schedule, Firing, FiringHandler, FiringRecord } from "./scheduler/index.ts";

@@ -10,6 +10,5 @@ export const allowed: Record<string, string[]> = {
   "plugins/mail/index.ts": ["core/mail/messages.ts"],
   "plugins/news/feeds.ts": ["config/news.json"],
   "plugins/routes/index.ts": ["plugins/places/nominatim.ts", "plugins/places/where.ts"],
-  "plugins/stream/index.ts": ["core/db/schema.ts"],
   "plugins/video/channels.ts": ["config/video.json"],
 };
