@@ -31,6 +31,16 @@ export interface CapabilityScope {
 
 export type CapabilityFactory = (scope: CapabilityScope) => unknown;
 
+/** A row of the instance's activity feed, as `emit` records it. */
+export type ActivityRow = typeof activity.$inferSelect;
+
+declare module "./plugin.ts" {
+  interface CapabilityTypes {
+    /** The instance's activity feed (what `emit` records), a table to read through ctx.db, for a plugin showing it. */
+    activity: typeof activity;
+  }
+}
+
 /** The core's own capabilities: the store, the index, the activity feed and nested calls. */
 export const storeModule = defineModule({
   name: "store",
@@ -40,6 +50,7 @@ export const storeModule = defineModule({
       sqlite: (s) => (s.kind === "read" ? s.rt.store.reader : s.rt.store.writer),
       blobs: (s) => s.rt.blobs,
       index: (s) => indexFor(s.rt.store, s.service, s.kind === "read", s.rt.log),
+      activity: () => activity,
       emit: (s) => (e: { type: string; text: string; url?: string; data?: Record<string, unknown> }) => {
         const row = { at: s.rt.clock.now().getTime(), service: s.service, type: e.type, text: e.text, url: e.url ?? null, data: e.data ? JSON.stringify(e.data) : null };
         const insert = async () => {

@@ -347,16 +347,18 @@ export function pluginFolders(dir: string): string[] {
 }
 
 let sdkServed = false;
-/** Lets drop-in plugins import "hearth" and "@sinclair/typebox" wherever their folder is. */
+/** Lets drop-in plugins import "hearth" (and hearth/dav, hearth/pages, hearth/mail) and "@sinclair/typebox" wherever their folder is. */
 export async function serveSdk() {
   if (sdkServed) return;
   sdkServed = true;
   const sdk = await import("./sdk.ts");
+  const entries = { "hearth/dav": await import("./sdk/dav.ts"), "hearth/pages": await import("./sdk/pages.ts"), "hearth/mail": await import("./sdk/mail.ts") };
   const typebox = await import("@sinclair/typebox");
   Bun.plugin({
     name: "hearth-sdk",
     setup(build) {
       build.module("hearth", () => ({ exports: { ...sdk }, loader: "object" }));
+      for (const [name, mod] of Object.entries(entries)) build.module(name, () => ({ exports: { ...mod }, loader: "object" }));
       build.module("@sinclair/typebox", () => ({ exports: { ...typebox }, loader: "object" }));
     },
   });

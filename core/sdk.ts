@@ -26,7 +26,7 @@ export type {
   Price,
   RouteDef,
 } from "./plugin.ts";
-export type { CapabilityFactory, CapabilityScope } from "./capabilities.ts";
+export type { ActivityRow, CapabilityFactory, CapabilityScope } from "./capabilities.ts";
 // The capabilities core modules provide (ctx.schedule, ctx.ai, …), by their types: naming these modules
 // brings their additions to Ctx into a plugin's type check. Types only: nothing more is loaded.
 export type { Schedule, Firing, FiringHandler, FiringRecord } from "./scheduler/index.ts";
@@ -35,6 +35,7 @@ export type { Ai, ChatRequest, ChatAnswer, ChatMessage } from "./ai/index.ts";
 export type { Mail, SendInput, LocalMessage } from "./mail/index.ts";
 export type { Broadcast } from "./shared/module.ts";
 export type { InstancePayments } from "./pay/local.ts";
+export type { Ledger } from "./pay/capability.ts";
 export type { Sandbox } from "./http/sandbox.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
@@ -60,3 +61,31 @@ export { plainFromHtml } from "./upstream/pages/readable.ts";
 export { renderMarkdown, plainText } from "./publish/markdown.ts";
 export { escapeHtml, page as publicPage, notFoundPage } from "./publish/page.ts";
 export { retract } from "./db/retract.ts";
+// Ids and secrets as the core makes them, and a caller's scopes kept in a column (work done later for them).
+export { newId, newSecret } from "./auth/ids.ts";
+export { intersectScopes, scopesText, scopesFromText } from "./auth/tokens.ts";
+export { asHearthError } from "./errors.ts";
+export type { FoundItem } from "./plugin.ts";
+// Answers from a model: the JSON object in its text, and a title for a conversation.
+export { jsonIn } from "./ai/json.ts";
+export { titleByModel } from "./ai/title.ts";
+export type { ToolDef } from "./ai/index.ts";
+// Collecting from a provider on a schedule, and times that repeat.
+export type { CollectionRound } from "./scheduler/index.ts";
+export { freshness, pollMinutes, pollOnSchedule, warm, warnFailures, collectRound, mayCollect } from "./scheduler/collect.ts";
+export { REPEATS, formatTime, parseTime, wallClock, zoneOffset, validZone, occurrence, occurrencesBetween, indexAtOrAfter, type Repeat, type Recurrence, type ParsedTime } from "./scheduler/recurrence.ts";
+export { Zones, ianaZone, seriesOf, signedLengthOf } from "./scheduler/rule.ts";
+// Rows a person owns, columns naming blobs, statements prepared once, and JSON nested too deep.
+export { ownership } from "./owned.ts";
+export { holdsBlobs } from "./blobs.ts";
+export { prepared } from "./db/prepared.ts";
+export { checkDepth } from "./validate.ts";
+// Files shipped with Hearth, or the person's own in their place; secrets cut from a text shown to people.
+export { settingJson } from "./config.ts";
+export { readShippedJson } from "./shipped.ts";
+export { scrub } from "./upstream/redact.ts";
+// A CLI command's `--name value` flags.
+export { parseFlags } from "./cli/args.ts";
+// Payments: the x402 token the instance's settings name, and the largest top-up (ctx.ledger.topUp).
+export { assetOf } from "./pay/x402.ts";
+export { TOPUP_MAX } from "./pay/topup.ts";

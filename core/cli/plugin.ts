@@ -160,11 +160,12 @@ test("a text over ${NAME}_MAX_TEXT is refused naming the field", async () => {
   } as Record<string, string>;
 };
 
-/** Maps "hearth" and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
+/** Maps "hearth", its sub-entries and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
 export function writeTsconfig(folder: string): boolean {
   const sdk = join(hearthHome, "core", "sdk.ts");
   if (!existsSync(sdk)) return false;
-  const paths = { hearth: [sdk], "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
+  const entry = (name: string) => [join(hearthHome, "core", "sdk", `${name}.ts`)];
+  const paths = { hearth: [sdk], "hearth/dav": entry("dav"), "hearth/pages": entry("pages"), "hearth/mail": entry("mail"), "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
   const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };
   // The core's declarations of the files it imports (SQL, CSS) come along for the type check.
   const include = ["**/*.ts", join(hearthHome, "core", "**", "*.d.ts")];

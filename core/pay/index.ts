@@ -8,6 +8,7 @@ import type { Attachment } from "../http/identify.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { defineModule } from "../module.ts";
 import { creditsCommand } from "./cli.ts";
+import { ledger } from "./capability.ts";
 import { instancePayments } from "./local.ts";
 import { PayMetering, receiptHeaders } from "./metering.ts";
 import { mcpPayment } from "./mcp.ts";
@@ -35,7 +36,7 @@ export const payModule = defineModule({
   },
   provides: {
     migrations: { pay: payMigrations },
-    capabilities: { x402: instancePayments },
+    capabilities: { x402: instancePayments, ledger: () => ledger },
     attachments: [paymentHeader],
     answerHeaders: [(caller) => receiptHeaders(paymentOf(caller))],
     // x402's MCP transport: payment in params._meta["x402/payment"], receipt in the result's _meta.

@@ -1,9 +1,8 @@
 // Named agents: every account has `default`; the owner makes others with an
 // instruction, reachable by name on every client (mail to handle+name).
 import { and, asc, eq } from "drizzle-orm";
-import { TAG } from "../../core/mail/addresses.ts";
-import { invalid, notFound } from "../../core/errors.ts";
-import type { Db } from "../../core/plugin.ts";
+import { TAG } from "hearth/mail";
+import { invalid, notFound, type Db } from "hearth";
 import { agentAgents } from "./schema.ts";
 
 export const DEFAULT_AGENT = "default";

@@ -1,9 +1,7 @@
 // `hearth ask "..." [--agent NAME] [--conversation ID] [--json]`: asks the
 // running instance's agent over HTTP (HEARTH_URL, HEARTH_TOKEN), so the turn is
 // recorded on the instance like any other and recall finds it under cli.
-import { parseFlags } from "../../core/cli/args.ts";
-import { asHearthError } from "../../core/errors.ts";
-import type { CliCtx, CliDef } from "../../core/plugin.ts";
+import { parseFlags, asHearthError, type CliCtx, type CliDef } from "hearth";
 
 const USAGE = 'usage: hearth ask "what to ask or have done" [--agent NAME] [--conversation ID] [--json]';
 

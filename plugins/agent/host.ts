@@ -3,14 +3,12 @@
 // person it acts for with `agent` set, so prices, scopes, ownership and the
 // methods withheld from it apply exactly as they do to any other call; its
 // clients (the page, mail, the worker) start runs through dispatch too.
+import { intersectScopes, type CapabilityScope, type SendInput, type Caller } from "hearth";
 import { findSession } from "../../core/auth/sessions.ts";
-import { intersectScopes } from "../../core/auth/tokens.ts";
-import type { CapabilityScope } from "../../core/capabilities.ts";
 import { changedCaller } from "../../core/call.ts";
 import { accounts } from "../../core/db/schema.ts";
 import { dispatch, priceOf } from "../../core/dispatch.ts";
-import { mailOf, type SendInput } from "../../core/mail/index.ts";
-import type { Caller } from "../../core/plugin.ts";
+import { mailOf } from "../../core/mail/index.ts";
 import type { MethodEntry } from "../../core/registry.ts";
 import type { Runtime } from "../../core/runtime.ts";
 import type { Client } from "../recall/store.ts";

@@ -4,8 +4,7 @@
 // answering event prompts. Every turn is recorded for recall.
 import { Type as T } from "@sinclair/typebox";
 import { and, eq } from "drizzle-orm";
-import { notFound } from "../../core/errors.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
+import { notFound, definePlugin, read, write } from "hearth";
 import { agentHostFor } from "./host.ts";
 import { agentName, DEFAULT_AGENT, listAgents } from "./agents.ts";
 import { agentCli } from "./cli.ts";

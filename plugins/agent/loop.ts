@@ -12,9 +12,7 @@
 // itself outside content) leaves the run as it was: it holds what the run sent.
 // Nor may such a run set the agent working later (a task assigned to it, an
 // event's prompt) as if its owner had asked: its calls carry no `agent` scope.
-import type { Ai, ChatMessage, ToolDef } from "../../core/ai/index.ts";
-import { asHearthError } from "../../core/errors.ts";
-import type { Clock } from "../../core/plugin.ts";
+import { type Ai, type ChatMessage, type ToolDef, asHearthError, type Clock } from "hearth";
 import type { AgentHost, Tool } from "./host.ts";
 
 export interface Limits {

@@ -12,10 +12,8 @@
 // and DMARC vouch for a domain, never for a person). It therefore runs with no
 // scopes at all, which is to say it is not run: a scope-less agent could only
 // talk, and its words would go back to that stranger.
-import { asHearthError } from "../../core/errors.ts";
-import type { ArrivedMail } from "../../core/mail/index.ts";
-import { splitAddress, parseLocal } from "../../core/mail/addresses.ts";
-import type { Caller } from "../../core/plugin.ts";
+import { asHearthError, type Caller } from "hearth";
+import { type ArrivedMail, splitAddress, parseLocal } from "hearth/mail";
 import type { AskResult } from "./host.ts";
 import type { AgentCtx } from "./run.ts";
 

@@ -3,8 +3,8 @@
 // token and shows the answer as it streams back (NDJSON: text pieces, tool
 // calls, then the whole result).
 import { desc, eq, and } from "drizzle-orm";
-import { asHearthError, invalid, unauthenticated } from "../../core/errors.ts";
-import { html, page, PAGE_CSP, raw, seeOther } from "../../core/http/pages/layout.ts";
+import { asHearthError, invalid, unauthenticated } from "hearth";
+import { html, page, PAGE_CSP, raw, seeOther } from "hearth/pages";
 import { recallConversations } from "../recall/schema.ts";
 import { conversationOf, recentMessages } from "../recall/store.ts";
 import { listAgents } from "./agents.ts";

@@ -1,8 +1,6 @@
 // One request to an agent, on any client: find or open its conversation,
 // record what was said, run the loop, record the answer.
-import { formatTime } from "../../core/scheduler/recurrence.ts";
-import { notFound } from "../../core/errors.ts";
-import type { Ctx, Db } from "../../core/plugin.ts";
+import { formatTime, notFound, type Ctx, type Db } from "hearth";
 import { addMessage, conversationByThread, conversationOf, openConversation, recentMessages, toolsCalled, type Client, type Conversation } from "../recall/store.ts";
 import { agentName, agentOrThrow } from "./agents.ts";
 import type { AskResult, RunHint, Tool } from "./host.ts";

@@ -8,8 +8,7 @@
 // limited to tasks cannot reach notes or mail by handing work to the agent.
 // Those scopes must name `agent` itself, as an event's prompt must: a token
 // that may not call the agent cannot set it working through a task either.
-import { asHearthError } from "../../core/errors.ts";
-import type { Caller } from "../../core/plugin.ts";
+import { asHearthError, type Caller } from "hearth";
 import type { AskResult } from "./host.ts";
 import type { AgentCtx } from "./run.ts";
 

@@ -1,9 +1,7 @@
 // apps/build: the model writes the whole page; the page is checked the way
 // apps/test checks any page, plus what a built app must do (keep its data in
 // hearth.store), sent back once with what is wrong, and refused after that.
-import { HearthError } from "../../core/errors.ts";
-import type { ChatMessage } from "../../core/ai/index.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { HearthError, type ChatMessage, type Ctx } from "hearth";
 import { inspect, MAX_HTML_BYTES, type Finding } from "./check.ts";
 
 export const BUILD_PRICE = 15;

@@ -2,15 +2,14 @@
 // creator: two ledger entries in the caller's transaction, so neither lands
 // without the other. The payer's balance is held (holdAccount) before it is
 // read, under the same key as the core's own charges.
-import { HearthError } from "../../core/errors.ts";
-import type { Db } from "../../core/plugin.ts";
-import { append, balanceOf, holdAccount } from "../../core/pay/ledger.ts";
+import { HearthError, type Db, type Ledger } from "hearth";
 
 const credits = (n: number) => `${n} credit${n === 1 ? "" : "s"}`;
 
 /** Call inside a write transaction. Refuses with 402 when the payer's balance is short. */
 export async function chargeUse(
   db: Db,
+  { append, balanceOf, holdAccount }: Ledger,
   u: { payer: string; creator: string | null; price: number; slug: string; what: "open" | "fork"; requestId: string; at: number },
 ): Promise<{ charged: number; balance: number }> {
   if (u.price <= 0 || u.payer === u.creator) return { charged: 0, balance: await balanceOf(db, u.payer) };

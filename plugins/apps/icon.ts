@@ -2,7 +2,7 @@
 // drawing elements and presentation attributes survive, never a script, an
 // event handler, a link or anything fetched from elsewhere.
 import type SanitizeHtml from "sanitize-html";
-import { invalid } from "../../core/errors.ts";
+import { invalid } from "hearth";
 
 const SHAPES = ["svg", "g", "path", "circle", "ellipse", "rect", "line", "polyline", "polygon", "text", "tspan", "title", "desc", "defs", "linearGradient", "radialGradient", "stop", "clipPath", "mask", "symbol"];
 const PRESENTATION = [

@@ -1,7 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, getTableColumns, inArray, like, lt, sql } from "drizzle-orm";
-import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated } from "../../core/errors.ts";
-import { definePlugin, read, write, type Ctx, type Db } from "../../core/plugin.ts";
+import { conflict, forbidden, invalid, notFound, tooLarge, unauthenticated, definePlugin, read, write, type Ctx, type Db } from "hearth";
 import { build, BUILD_PRICE } from "./build.ts";
 import { chargeUse } from "./charge.ts";
 import { inspect, MAX_HTML_BYTES } from "./check.ts";
@@ -231,7 +230,7 @@ export default definePlugin({
   name: "apps",
   description:
     "Hosted single-page apps: one HTML page each, run in a sandbox at /apps/<slug>, keeping its own data per person through hearth.store and calling the instance's methods through hearth.call, each once the person allows it.",
-  needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock", "sandbox"],
+  needs: ["db", "index", "emit", "call", "writes", "methods", "ai", "lock", "sandbox", "ledger"],
   screens: { apps: { title: "Apps", href: "/apps", order: 85 } },
   provides: { views: [appViews] },
   // apps/test runs the calls an app's page makes, to whatever service they name.
@@ -294,7 +293,7 @@ export default definePlugin({
         const base = args.new_slug === undefined ? `${original.slug.replace(/-\d+$/, "").slice(0, 40)}-${slugify(account.username).slice(0, 16)}` : undefined;
         const slug = base === undefined ? await explicitSlug(ctx.db, args.new_slug!, "new_slug") : await freeSlug(ctx.db, base);
         const paid = metered(ctx)
-          ? await chargeUse(ctx.db, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
+          ? await chargeUse(ctx.db, ctx.ledger, { payer: account.id, creator: original.owner, price: original.price, slug: original.slug, what: "fork", requestId: ctx.requestId, at: ctx.clock.now().getTime() })
           : { charged: 0 };
         const copy = await insertApp(ctx, ctx.db, {
           slug,
@@ -493,7 +492,7 @@ export default definePlugin({
         if (!who) throw unauthenticated("sign in to open an app");
         const now = ctx.clock.now().getTime();
         const paid = needsTicket(ctx, app)
-          ? await chargeUse(ctx.db, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
+          ? await chargeUse(ctx.db, ctx.ledger, { payer: who.id, creator: app.owner, price: app.price, slug: app.slug, what: "open", requestId: ctx.requestId, at: now })
           : { charged: 0, balance: null };
         // Spent opens are of no further use (the ledger keeps what was paid); an open is a quiet moment to drop them.
         await ctx.db.delete(appsOpens).where(lt(appsOpens.expires, now)).run();

@@ -1,9 +1,7 @@
 // The apps' pages: the directory, the host page around one app, and the
 // sandboxed documents the host frames (an app's page, a published snippet).
-import { hostName } from "../../core/http/host.ts";
-import { html, page, raw, type Html } from "../../core/http/pages/layout.ts";
-import type { Account } from "../../core/plugin.ts";
-import type { Sandbox } from "../../core/http/sandbox.ts";
+import { hostName, html, page, raw, type Html } from "hearth/pages";
+import type { Account, Sandbox } from "hearth";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
 import { iconDataUrl } from "./icon.ts";
 import { FRAME_SDK, HOST_BRIDGE } from "./sdk.ts";

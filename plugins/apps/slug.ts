@@ -1,7 +1,7 @@
 // App addresses: /apps/<slug>. A slug is lower-case letters, digits and single
 // dashes; words the apps pages use for themselves are never slugs.
 import { sql } from "drizzle-orm";
-import type { Db } from "../../core/plugin.ts";
+import type { Db } from "hearth";
 import { apps } from "./schema.ts";
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;

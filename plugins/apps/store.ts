@@ -1,9 +1,7 @@
 // Each app's key-value store, one per app and person: what the page saves
 // with hearth.store, reached only through the host page's bridge.
 import { and, asc, count, eq, like } from "drizzle-orm";
-import { invalid, tooLarge } from "../../core/errors.ts";
-import type { Db } from "../../core/plugin.ts";
-import { checkDepth } from "../../core/validate.ts";
+import { invalid, tooLarge, type Db, checkDepth } from "hearth";
 import { appsStore } from "./schema.ts";
 
 export const MAX_KEY = 200;

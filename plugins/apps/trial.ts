@@ -1,7 +1,6 @@
 // apps/test's second half: the page's literal hearth.call(...) calls made on
 // the server as the caller, through the same dispatch a browser's would take.
-import { asHearthError } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { asHearthError, type Ctx } from "hearth";
 import type { ApiCall } from "./check.ts";
 
 const MAX_CALLS = 20;

@@ -1,6 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { invalid, definePlugin, read, type Ctx } from "hearth";
 import { counts, KINDS, recentIndexed, searchIndexed, type Kind } from "./sources.ts";
 
 const Limit = T.Optional(T.Integer({ minimum: 1, maximum: 100, description: "Entries, default 20, max 100." }));

@@ -2,7 +2,7 @@
 // their services put in the shared full-text index, collected ones (news,
 // videos, market snapshots, reflections) and published ones (blog posts).
 // Private records are filtered out at every query.
-import type { Ctx, IndexHit } from "../../core/plugin.ts";
+import type { Ctx, IndexHit } from "hearth";
 
 export const KINDS = ["news", "video", "market", "blog", "prayer"] as const;
 export type Kind = (typeof KINDS)[number];

@@ -1,5 +1,5 @@
 // The Atom feed (RFC 4287) of public posts at /blog/feed.xml.
-import { renderMarkdown } from "../../core/publish/markdown.ts";
+import { renderMarkdown } from "hearth";
 import type { posts } from "./schema.ts";
 import { snippetOf } from "./text.ts";
 

@@ -1,10 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { conflict, forbidden, invalid, notFound } from "../../core/errors.ts";
-import { ownership } from "../../core/owned.ts";
-import { titleByModel } from "../../core/ai/index.ts";
-import { definePlugin, read, write, type Caller, type Ctx } from "../../core/plugin.ts";
-import { retract } from "../../core/db/retract.ts";
+import { conflict, forbidden, invalid, notFound, ownership, titleByModel, definePlugin, read, write, type Caller, type Ctx, retract } from "hearth";
 import { feedResponse } from "./feed.ts";
 import { indexPage, postPage } from "./pages.ts";
 import { posts } from "./schema.ts";

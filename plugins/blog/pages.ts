@@ -1,6 +1,5 @@
 // Server-rendered blog pages: the index of public posts and one post.
-import { renderMarkdown } from "../../core/publish/markdown.ts";
-import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
+import { renderMarkdown, escapeHtml, notFoundPage, publicPage as page } from "hearth";
 import type { posts } from "./schema.ts";
 
 type Post = typeof posts.$inferSelect;

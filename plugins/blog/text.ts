@@ -1,5 +1,5 @@
 // Titles, snippets and tags derived from what an author wrote.
-import { plainText } from "../../core/publish/markdown.ts";
+import { plainText } from "hearth";
 
 const TITLE_MAX = 80;
 

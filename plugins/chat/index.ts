@@ -1,9 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, count, desc, eq, gt, max } from "drizzle-orm";
-import { invalid, notFound } from "../../core/errors.ts";
-import { ownership } from "../../core/owned.ts";
-import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
+import { invalid, notFound, ownership, definePlugin, read, write, type Ctx, escapeHtml, notFoundPage, publicPage as page } from "hearth";
 import { eventStream, hubFor, type LiveMessage } from "./live.ts";
 import { messages, rooms } from "./schema.ts";
 

@@ -3,7 +3,7 @@
 // owns), so two instances in one process never hear each other's rooms. A
 // message goes out through ctx.broadcast, so listeners connected to any
 // instance of the deployment hear it, whichever instance it was posted on.
-import type { Broadcast } from "../../core/shared/module.ts";
+import type { Broadcast } from "hearth";
 
 export interface LiveMessage {
   id: number;

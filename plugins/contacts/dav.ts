@@ -7,10 +7,8 @@
 // rewrites just those lines of the card, keeping every other email, phone,
 // photo and property, in the vCard version the client wrote.
 import { and, eq } from "drizzle-orm";
-import { DavPrecondition, type DavCollection } from "../../core/dav/collection.ts";
-import { ICAL, textOf, uidOf, vcard } from "../../core/dav/ical.ts";
-import { ContentPatch, escapeText, utcStamp } from "../../core/dav/patch.ts";
-import { NS } from "../../core/dav/xml.ts";
+import { DavPrecondition, type DavCollection, ICAL, textOf, uidOf, vcard } from "hearth";
+import { ContentPatch, escapeText, utcStamp, NS } from "hearth/dav";
 import { contacts } from "./schema.ts";
 
 type Row = typeof contacts.$inferSelect;

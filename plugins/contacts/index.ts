@@ -1,8 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { newId } from "../../core/auth/ids.ts";
-import { invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
+import { newId, invalid, notFound, definePlugin, read, write } from "hearth";
 import { contactsBook } from "./dav.ts";
 import { contacts } from "./schema.ts";
 

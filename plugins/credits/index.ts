@@ -2,19 +2,14 @@
 // paid in USDC from the account's wallet. The ledger itself lives in core/pay,
 // since every priced call charges it.
 import { Type as T } from "@sinclair/typebox";
-import { forbidden } from "../../core/errors.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
-import { accountMetering, metersAccount } from "../../core/pay/accounts.ts";
-import { grantCredits } from "../../core/pay/grant.ts";
-import { balanceOf, recent, shapeEntry } from "../../core/pay/ledger.ts";
-import { topUp, TOPUP_MAX } from "../../core/pay/topup.ts";
+import { forbidden, definePlugin, read, write, TOPUP_MAX } from "hearth";
 // The wallet's signer loads viem; only a top-up needs it, so it loads then.
 const signer = () => import("../wallet/pay.ts");
 
 export default definePlugin({
   name: "credits",
   description: "Credits on this instance (a credit is $0.01): the balance and its ledger, admin grants, and top-ups in USDC.",
-  needs: ["db"],
+  needs: ["db", "ledger"],
   // A top-up signs with the caller's wallet key (wallet/pay.ts), which needs the wallet's settings and HEARTH_SECRET.
   settings: ["HEARTH_SECRET", "WALLET_CAP_PER_CALL", "WALLET_CAP_PER_DAY", "WALLET_SERVERS", "CHAIN_RPC_URL", "HEARTH_METERING", "HEARTH_METER_ACCOUNTS", "X402_PAY_TO", "X402_NETWORK", "X402_ASSET", "X402_ASSET_DECIMALS", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_MAX_TIMEOUT_SECONDS", "X402_FACILITATOR_URL"],
   methods: {
@@ -23,9 +18,9 @@ export default definePlugin({
       args: T.Object({ limit: T.Optional(T.Integer({ minimum: 1, maximum: 200, default: 20, description: "Entries to show (default 20, max 200)." })) }),
       access: "account",
       run: async ({ limit }, ctx) => ({
-        balance: await balanceOf(ctx.db, ctx.account.id),
-        metered: ctx.config.HEARTH_METERING !== "off" && (await metersAccount(ctx.db, accountMetering(ctx.config), ctx.account)),
-        entries: (await recent(ctx.db, ctx.account.id, limit ?? 20)).map(shapeEntry),
+        balance: await ctx.ledger.balanceOf(ctx.db, ctx.account.id),
+        metered: ctx.config.HEARTH_METERING !== "off" && (await ctx.ledger.metersAccount(ctx.db, ctx.ledger.accountMetering(ctx.config), ctx.account)),
+        entries: (await ctx.ledger.recent(ctx.db, ctx.account.id, limit ?? 20)).map(ctx.ledger.shapeEntry),
       }),
     }),
     grant: write({
@@ -39,7 +34,7 @@ export default definePlugin({
       withheldFromAgent: true,
       async run({ user, amount, note }, ctx) {
         if (!ctx.account.admin) throw forbidden("only an admin may grant credits");
-        return await grantCredits(ctx.db, { username: user.toLowerCase(), amount, note, by: ctx.account.username, at: ctx.clock.now().getTime(), requestId: ctx.requestId });
+        return await ctx.ledger.grantCredits(ctx.db, { username: user.toLowerCase(), amount, note, by: ctx.account.username, at: ctx.clock.now().getTime(), requestId: ctx.requestId });
       },
     }),
     topup: write({
@@ -51,7 +46,7 @@ export default definePlugin({
       withheldFromAgent: true,
       openWorld: true,
       async run({ credits }, ctx) {
-        const out = await topUp({
+        const out = await ctx.ledger.topUp({
           db: ctx.db,
           config: ctx.config,
           account: ctx.account.id,

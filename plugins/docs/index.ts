@@ -1,12 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { conflict, invalid, notFound } from "../../core/errors.ts";
-import { fileName } from "../../core/export/names.ts";
-import { ownership } from "../../core/owned.ts";
-import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { retract } from "../../core/db/retract.ts";
-import { plainText, renderMarkdown } from "../../core/publish/markdown.ts";
-import { escapeHtml, notFoundPage, page } from "../../core/publish/page.ts";
+import { conflict, invalid, notFound, fileName, ownership, definePlugin, read, write, type Ctx, retract, plainText, renderMarkdown, escapeHtml, notFoundPage, publicPage as page } from "hearth";
 import { documents } from "./schema.ts";
 
 type Doc = typeof documents.$inferSelect;

@@ -1,6 +1,5 @@
 // The home page's card: the next few events, at the person's local time.
-import { CARD_LINES, listIn, str, when } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { CARD_LINES, listIn, str, when, type CardDef } from "hearth";
 
 export const eventsCard: CardDef = {
   title: "Next events",

@@ -10,13 +10,8 @@
 // DESCRIPTION, DTSTART, DTEND or DURATION, RRULE) are rewritten and alarms,
 // attendees, locations and every other line stay as the client wrote them.
 import { and, eq } from "drizzle-orm";
-import type { DavCollection } from "../../core/dav/collection.ts";
-import { calendarSeries, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
-import { ContentPatch, escapeText } from "../../core/dav/patch.ts";
-import { HearthError } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { formatTime, REPEATS, zoneOffset, type Repeat } from "../../core/scheduler/recurrence.ts";
-import { ianaZone, signedLengthOf, Zones } from "../../core/scheduler/rule.ts";
+import { type DavCollection, ICAL, textOf, uidOf, HearthError, type Ctx, formatTime, REPEATS, zoneOffset, type Repeat, ianaZone, signedLengthOf, Zones } from "hearth";
+import { calendarSeries, ContentPatch, escapeText } from "hearth/dav";
 import { renderCalendar } from "./ics.ts";
 import { events } from "./schema.ts";
 import { instanceZone } from "./zone.ts";

@@ -3,12 +3,8 @@
 // taken only once the instance offers the method it needs; until then the
 // firing's record says what would have been sent and why it was not.
 import { eq } from "drizzle-orm";
-import { scopesFromText } from "../../core/auth/tokens.ts";
-import { asHearthError } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { formatTime } from "../../core/scheduler/recurrence.ts";
+import { scopesFromText, asHearthError, type Ctx, formatTime, type Firing } from "hearth";
 import { eventOffsetAt } from "./zone.ts";
-import type { Firing } from "../../core/scheduler/index.ts";
 import { events } from "./schema.ts";
 
 /** Methods that run a prompt through the agent, in order of preference; each takes { prompt }. */

@@ -2,9 +2,9 @@
 // in its zone (with the zone's clock changes as a VTIMEZONE) or its own fixed
 // UTC offset, so repeats expand on the same local time and month days the
 // scheduler fires on.
-import { escapeText, fold } from "../../core/dav/patch.ts";
+import { escapeText, fold } from "hearth/dav";
+import { occurrence, validZone, wallClock } from "hearth";
 import ICAL from "ical.js";
-import { occurrence, validZone, wallClock } from "../../core/scheduler/recurrence.ts";
 import type { events } from "./schema.ts";
 import { eventOffsetAt, vtimezone } from "./zone.ts";
 

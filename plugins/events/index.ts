@@ -1,11 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { scopesText } from "../../core/auth/tokens.ts";
-import { newId, newSecret } from "../../core/auth/ids.ts";
-import { forbidden, invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import type { FiringRecord } from "../../core/scheduler/index.ts";
-import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "../../core/scheduler/recurrence.ts";
+import { scopesText, newId, newSecret, forbidden, invalid, notFound, definePlugin, read, write, type Ctx, type FiringRecord, formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "hearth";
 import { eventsCalendar } from "./dav.ts";
 import { fireEvent } from "./fire.ts";
 import { freeSlots, type Interval } from "./free.ts";

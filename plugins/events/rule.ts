@@ -1,7 +1,7 @@
 // What the API adds to an event whose series a calendar app wrote (events.rule):
 // optional fields beside the spec's, so a caller sees the same series the phone does.
 import ICAL from "ical.js";
-import { seriesOf } from "../../core/scheduler/rule.ts";
+import { seriesOf } from "hearth";
 
 export function ruleSummary(text: string): { rule: string | null; excluded: number; changed: number; cancelled?: true } {
   const s = seriesOf(new ICAL.Component(ICAL.parse(text) as unknown[]));

@@ -3,7 +3,7 @@
 // carries the offset that zone has at that moment is taken to be in it, and
 // its repeats keep their local time across daylight-saving changes. A time
 // given in another offset, or in "Z" (UTC itself), keeps that fixed offset.
-import { validZone, zoneOffset, type ParsedTime } from "../../core/scheduler/recurrence.ts";
+import { validZone, zoneOffset, type ParsedTime } from "hearth";
 
 /** The instance's zone: HEARTH_TZ, else TZ when it names an IANA zone; null when neither does. */
 export function instanceZone(config: Readonly<Record<string, string>>): string | null {

@@ -1,5 +1,5 @@
 // Turning a put's `content` into bytes, and naming their type.
-import { invalid, tooLarge } from "../../core/errors.ts";
+import { invalid, tooLarge } from "hearth";
 
 const B64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const B64URL = /^[A-Za-z0-9_-]*={0,2}$/;

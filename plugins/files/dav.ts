@@ -10,11 +10,9 @@
 // checks its conditions first (If-Match, If-None-Match, If: 412 when they do
 // not hold), then the locks on what it changes (423 without their tokens).
 import { and, eq, gt, or, sql, type Column } from "drizzle-orm";
-import { child, children as childrenOf, errorXml, NS, parseXml, serialize, type El } from "../../core/dav/xml.ts";
-import { escape } from "../../core/http/pages/layout.ts";
-import { BASIC_CHALLENGE } from "../../core/http/identify.ts";
-import { HearthError, tooLarge } from "../../core/errors.ts";
-import type { Ctx, Db } from "../../core/plugin.ts";
+import { child, children as childrenOf, errorXml, NS, parseXml, serialize, type El, BASIC_CHALLENGE } from "hearth/dav";
+import { escape } from "hearth/pages";
+import { HearthError, tooLarge, type Ctx, type Db } from "hearth";
 import { BadIf, ifHolds, matchRefusal, parseIf, submittedTokens, type State } from "./conditions.ts";
 import { NAME_PATTERN } from "./content.ts";
 import { files, folders, locks, props } from "./schema.ts";

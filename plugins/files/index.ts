@@ -1,9 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq } from "drizzle-orm";
-import { invalid, notFound } from "../../core/errors.ts";
-import { fileName } from "../../core/export/names.ts";
-import { ownership } from "../../core/owned.ts";
-import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
+import { invalid, notFound, fileName, ownership, definePlugin, read, write, type Ctx } from "hearth";
 import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
 import { files, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { holdsBlobs } from "../../core/blobs.ts";
+import { holdsBlobs } from "hearth";
 
 export const files = sqliteTable(
   "files_files",

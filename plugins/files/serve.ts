@@ -3,7 +3,7 @@
 // set to, a redirect to a short-lived signed URL of its bucket. Types a
 // browser could run script in (HTML, SVG, XML, ...) are sent as downloads
 // under a sandboxing CSP, so a file never acts with the instance's origin.
-import type { Blobs } from "../../core/plugin.ts";
+import type { Blobs } from "hearth";
 import type { files } from "./schema.ts";
 
 type File = typeof files.$inferSelect;

@@ -1,9 +1,7 @@
 // Live aircraft positions from a community ADS-B aggregator. adsb.lol and
 // airplanes.live serve the same readsb "v2" API keyless (ADSB_URL picks
 // one); both answer {"ac": [...], "now": ms, "msg": "No error", ...}.
-import type { Fetched } from "../../core/upstream/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { type Fetched, defineProvider, type Ctx } from "hearth";
 
 defineProvider({
   name: "ADSB",

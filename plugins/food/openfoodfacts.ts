@@ -1,7 +1,7 @@
 // Reading Open Food Facts (https://openfoodfacts.github.io/openfoodfacts-server/api/).
 // A product is GET /api/v2/product/<barcode>: {"status": 1, "product": {...}},
 // or HTTP 404 {"status": 0, "status_verbose": "product not found"}.
-import { notFound } from "../../core/errors.ts";
+import { notFound } from "hearth";
 
 export const PRODUCT_FIELDS = [
   "code",

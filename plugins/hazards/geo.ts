@@ -1,6 +1,6 @@
 // A point, a radius, and how far things are from it.
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
+import { invalid } from "hearth";
 
 export const Lat = T.Optional(T.Number({ minimum: -90, maximum: 90, description: "Latitude of a point to search around (with lon)." }));
 export const Lon = T.Optional(T.Number({ minimum: -180, maximum: 180, description: "Longitude of a point to search around (with lat)." }));

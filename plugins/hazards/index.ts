@@ -1,6 +1,6 @@
 import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin, read } from "../../core/plugin.ts";
+import { definePlugin, read } from "hearth";
 import { floods } from "./floods.ts";
 import { alerts, LEVELS, type Level } from "./gdacs.ts";
 import { ago, distanceKm, Lat, Lon, nearFrom, WithinKm, type Near } from "./geo.ts";

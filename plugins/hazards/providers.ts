@@ -1,5 +1,5 @@
 // The providers hazards reaches, each with the policy it asks of its users.
-import { defineProvider, perSecond } from "../../core/upstream/providers.ts";
+import { defineProvider, perSecond } from "hearth";
 
 
 defineProvider({ name: "USGS", label: "USGS Earthquake Hazards Program", url: "https://earthquake.usgs.gov", concurrency: 2, rate: perSecond(2) });

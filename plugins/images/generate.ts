@@ -1,6 +1,6 @@
 // generate: the image model draws, and the picture is kept as the caller's
 // file (files/put), so its URL lasts and it shows up among their files.
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx } from "hearth";
 
 /** A file name from the prompt: "A red fox, in snow!" -> "a-red-fox-in-snow.png". */
 export function fileNameFor(prompt: string, ext: string): string {

@@ -1,6 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
-import { freeWhenHeld } from "../../core/upstream/index.ts";
+import { definePlugin, read, write, type Ctx, freeWhenHeld } from "hearth";
 import { generate } from "./generate.ts";
 import { isCached, MAX_LIMIT, search } from "./openverse.ts";
 

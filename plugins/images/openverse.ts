@@ -1,9 +1,7 @@
 // Openverse (api.openverse.org): openly licensed images, searched without a
 // key. Anonymous callers get at most 20 results a page and a few requests a
 // minute, so answers are cached for a day.
-import { upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { upstream, type Ctx, defineProvider } from "hearth";
 
 defineProvider({
   name: "OPENVERSE",

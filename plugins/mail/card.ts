@@ -1,6 +1,5 @@
 // The home page's card: unread mail, or the latest when the inbox does not say what is read.
-import { CARD_LINES, listIn, obj, str, when } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { CARD_LINES, listIn, obj, str, when, type CardDef } from "hearth";
 
 export const mailCard: CardDef = {
   title: "Unread mail",

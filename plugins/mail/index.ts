@@ -1,8 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
-import { addressOf, parseLocal, sameDomain, splitAddress } from "../../core/mail/addresses.ts";
+import { addressOf, parseLocal, sameDomain, splitAddress } from "hearth/mail";
+import { invalid, definePlugin, read, write, type BaseCtx, type Db } from "hearth";
 import { messageById, recent, shapeMessage } from "../../core/mail/messages.ts";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
 import { mailCard } from "./card.ts";
 
 /** Credits for one message to an outside address: it spends a relay's fee or the sending address's reputation. */

@@ -1,6 +1,5 @@
 // The home page's card: a few prices in dollars with their change over a day.
-import { CARD_LINES, listIn, num, str } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { CARD_LINES, listIn, num, str, type CardDef } from "hearth";
 
 export const marketsCard: CardDef = {
   title: "Markets",

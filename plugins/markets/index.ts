@@ -1,8 +1,6 @@
 import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
-import { HearthError, invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import type { About } from "../../core/upstream/index.ts";
+import { HearthError, invalid, definePlugin, read, type Ctx, type About } from "hearth";
 import { COINS, dayChanges, usdRates } from "./crypto.ts";
 import { ecbRates, FIRST_DAY, isCurrency, type EcbRates } from "./ecb.ts";
 import { chart, COMMODITIES, FUTURES, type Instrument, type Quote } from "./quotes.ts";

@@ -1,5 +1,5 @@
 // The providers markets reaches, each with the policy it asks of its users.
-import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "hearth";
 
 
 defineProvider({

@@ -1,7 +1,7 @@
 // Exchange quotes from Yahoo Finance's chart endpoint (keyless):
 // /v8/finance/chart/<symbol> -> {"chart":{"result":[{"meta":{...}}],"error":null}},
 // or 404 with {"chart":{"result":null,"error":{"code":"Not Found",...}}}.
-import { notFound } from "../../core/errors.ts";
+import { notFound } from "hearth";
 
 export interface Instrument {
   name: string;

@@ -1,6 +1,5 @@
 // The home page's card: the latest headlines, each linking to its article.
-import { CARD_LINES, listIn, str } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { CARD_LINES, listIn, str, type CardDef } from "hearth";
 
 export const newsCard: CardDef = {
   title: "Headlines",

@@ -1,6 +1,6 @@
 // The feeds followed: config/news.json unless NEWS_FEEDS_FILE names another
 // file of the same shape. A bad file stops the start with what is wrong.
-import { settingJson } from "../../core/config.ts";
+import { settingJson } from "hearth";
 // Imported, not read from disk, so a compiled binary carries the default list.
 import defaults from "../../config/news.json";
 

@@ -1,11 +1,8 @@
 import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
-import { invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { fetchReadable } from "../../core/upstream/pages/page.ts";
+import { invalid, notFound, definePlugin, read, type Ctx, fetchReadable, collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "hearth";
 import { followedFeeds, topicsOf } from "./feeds.ts";
 import { pollFeeds } from "./poll.ts";
-import { collectRound, freshness, mayCollect, pollMinutes, pollOnSchedule, warm } from "../../core/scheduler/collect.ts";
 import { articles, feeds, items } from "./schema.ts";
 import { newsCard } from "./card.ts";
 

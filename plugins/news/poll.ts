@@ -4,13 +4,8 @@
 // put in the shared index as public `news` entries, which the archive reads.
 import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../../core/plugin.ts";
-import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { decodeText, guardedFetch } from "../../core/upstream/pages/guarded.ts";
-import { userAgent } from "../../core/upstream/pages/page.ts";
-import { plainFromHtml } from "../../core/upstream/pages/readable.ts";
+import { type Ctx, type CollectionRound, decodeText, guardedFetch, userAgent, plainFromHtml, warnFailures } from "hearth";
 import { followedFeeds, type FeedDef } from "./feeds.ts";
-import { warnFailures } from "../../core/scheduler/collect.ts";
 import { feeds, items } from "./schema.ts";
 
 // Loaded on first parse, so a process that never reads a feed does not pay for the parser at start.

@@ -1,7 +1,7 @@
 // What the search across everything finds among notes: those whose title and
 // text hold every word typed, titles matching first, with the words around
 // the first match.
-import type { FoundItem } from "../../core/plugin.ts";
+import type { FoundItem } from "hearth";
 
 interface Shaped {
   title: string;

@@ -1,10 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { prepared } from "../../core/db/prepared.ts";
-import { notFound } from "../../core/errors.ts";
-import { fileName } from "../../core/export/names.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
-import type { Db } from "../../core/plugin.ts";
+import { prepared, notFound, fileName, definePlugin, read, write, type Db } from "hearth";
 import { foundNotes } from "./find.ts";
 import { notes } from "./schema.ts";
 

@@ -1,7 +1,7 @@
 // Height above sea level from Open-Meteo's elevation API, which samples the
 // Copernicus 90-metre digital elevation model. The ground does not move, so a
 // sampled point is kept for good.
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx } from "hearth";
 
 const FEET_PER_METRE = 1 / 0.3048;
 

@@ -1,10 +1,8 @@
 import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
-import { invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { invalid, notFound, definePlugin, read, type Ctx, freeWhenHeld } from "hearth";
 import { elevationAt } from "./elevation.ts";
 import { reverse, searchPlaces } from "./nominatim.ts";
-import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { around, peekAround } from "./overpass.ts";
 import { coordinates, locate } from "./where.ts";
 

@@ -2,9 +2,7 @@
 // name or address into places, reverse names the place at a point. Its usage
 // policy allows one request a second, which the upstream layer's rate cap for
 // NOMINATIM enforces; answers are cached a week because places rarely move.
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
+import { invalid, type Ctx, type Fetched } from "hearth";
 
 export interface Place {
   name: string;

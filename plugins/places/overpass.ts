@@ -1,9 +1,7 @@
 // Points of interest from OpenStreetMap through the Overpass API: a query in
 // Overpass QL around a point, answered as Overpass JSON (`out center tags`, so
 // ways and relations come with a centre point).
-import { upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
+import { upstream, type Ctx, type Fetched } from "hearth";
 import { metres } from "./where.ts";
 
 export interface Poi {

@@ -2,7 +2,7 @@
 // OpenStreetMap's Nominatim (one request a second) and Overpass (a couple of
 // slots per client). A provider another plugin defines the same way is shared:
 // the first definition holds, so its limits stay instance-wide.
-import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "hearth";
 
 const openMeteo = { label: "Open-Meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", concurrency: 4, rate: perMinute(500) };
 

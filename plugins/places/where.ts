@@ -1,7 +1,6 @@
 // A location given either as a place name (`near`, `place`) or as `lat` and
 // `lon`, resolved to one point.
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { invalid, type Ctx } from "hearth";
 import { resolve, type Place } from "./nominatim.ts";
 
 export interface Point {

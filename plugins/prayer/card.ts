@@ -1,7 +1,6 @@
 // The home page's card, for those who turn it on: today's prayer times at
 // their place, in their time zone, by the convention they chose.
-import { obj, str } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { obj, str, type CardDef } from "hearth";
 
 const name = (k: string) => k[0].toUpperCase() + k.slice(1);
 

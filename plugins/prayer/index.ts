@@ -1,6 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read } from "../../core/plugin.ts";
+import { invalid, notFound, definePlugin, read } from "hearth";
 import { qibla } from "./qibla.ts";
 import { reflectionFor } from "./reflection.ts";
 import { searchTexts } from "./search.ts";

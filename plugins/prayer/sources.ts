@@ -13,8 +13,7 @@
 //    commit, served by jsDelivr, in the shape of Aladhan's asmaAlHusna API:
 //      {"code", "status", "data": [{"number", "name", "transliteration", "found", "en": {"meaning", "desc"}}]}
 import { eq } from "drizzle-orm";
-import { HearthError, upstream } from "../../core/errors.ts";
-import { defineProvider } from "../../core/upstream/providers.ts";
+import { HearthError, upstream, defineProvider } from "hearth";
 import { prayerTexts } from "./schema.ts";
 import type { Book, Hadith, HadithCollection, Name, TextsCtx } from "./texts.ts";
 

@@ -10,10 +10,8 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Type as T, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { HearthError, notConfigured } from "../../core/errors.ts";
+import { HearthError, notConfigured, readShippedJson, type Ctx } from "hearth";
 import quranFile from "quran-json/dist/quran_en.json" with { type: "file" };
-import { readShippedJson } from "../../core/shipped.ts";
-import type { Ctx } from "../../core/plugin.ts";
 import { publicHadith, publicNames, PUBLIC_HADITH_SOURCE, PUBLIC_NAMES_SOURCE } from "./sources.ts";
 
 export interface Chapter {

@@ -2,7 +2,7 @@
 // that each authority publishes differently, so the convention is the
 // caller's; sunrise, Dhuhr, Asr and Maghrib follow the sun under all of them.
 import { CalculationMethod, CalculationParameters, Coordinates, HighLatitudeRule, PolarCircleResolution, PrayerTimes } from "adhan";
-import { invalid } from "../../core/errors.ts";
+import { invalid } from "hearth";
 
 interface Convention {
   label: string;

@@ -3,8 +3,7 @@
 // (store.ts) whether or not anybody asks.
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { notFound } from "../../core/errors.ts";
-import { definePlugin, read } from "../../core/plugin.ts";
+import { notFound, definePlugin, read } from "hearth";
 import { highlight } from "./highlight.ts";
 import { recallConversations, recallMessages } from "./schema.ts";
 import { conversationOf, INDEXED_BY, recentMessages, type Conversation } from "./store.ts";

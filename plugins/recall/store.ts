@@ -2,7 +2,7 @@
 // client it happened, and indexes what was said and told so recall/search
 // finds it; tool results are kept in the conversation but not indexed.
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Db, FullTextIndex } from "../../core/plugin.ts";
+import type { Db, FullTextIndex } from "hearth";
 import { recallConversations, recallMessages } from "./schema.ts";
 
 export type Client = "web" | "mail" | "cli";

@@ -1,8 +1,6 @@
 // Timetables and live traffic, which no keyless provider offers: Google's
 // Routes API (computeRoutes), reached only when the instance has a key.
-import { invalid, notConfigured, notFound } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { defineProvider, type Fetched } from "../../core/upstream/index.ts";
+import { invalid, notConfigured, notFound, type Ctx, defineProvider, type Fetched } from "hearth";
 
 defineProvider({ name: "GOOGLE_ROUTES", label: "Google Routes", url: "https://routes.googleapis.com", attribution: "Routes by Google", concurrency: 4 });
 

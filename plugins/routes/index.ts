@@ -1,13 +1,10 @@
 import "./providers.ts";
 import { Type as T, type Static } from "@sinclair/typebox";
-import { HearthError, invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import type { About } from "../../core/upstream/index.ts";
+import { HearthError, invalid, definePlugin, read, type Ctx, type About, freeWhenHeld } from "hearth";
 import { resolve } from "../places/nominatim.ts";
 import { coordinates, locate, type Point } from "../places/where.ts";
 import { keyOf, KEY } from "./google.ts";
 import { journey, parseTime, spoken, type Mode } from "./journey.ts";
-import { freeWhenHeld } from "../../core/upstream/index.ts";
 import { peekRoad } from "./osrm.ts";
 
 const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|z|[+-]\\d{2}:\\d{2})$";

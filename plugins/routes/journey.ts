@@ -1,9 +1,7 @@
 // One journey between two points by one mode: OSRM for free-flow road times,
 // the configured provider when the answer depends on the clock (timetables,
 // traffic at a given time).
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { About } from "../../core/upstream/index.ts";
+import { invalid, type Ctx, type About } from "hearth";
 import { KEY, keyOf, providerRoute, type ProviderStep } from "./google.ts";
 import { roadRoute, type RoadMode, type Step } from "./osrm.ts";
 

@@ -2,10 +2,7 @@
 // each mode has its own provider: the project's demo server drives, and the
 // FOSSGIS servers walk and cycle. A route is cached a day: roads change
 // slowly, and these are free-flow times with no live traffic in them.
-import { HearthError, notFound } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { defineProvider, type Fetched } from "../../core/upstream/index.ts";
-import { perSecond } from "../../core/upstream/providers.ts";
+import { HearthError, notFound, type Ctx, defineProvider, type Fetched, perSecond } from "hearth";
 
 const osm = "Routes © OpenStreetMap contributors, ODbL";
 defineProvider({ name: "OSRM_FOOT", label: "OSRM (FOSSGIS foot routing)", url: "https://routing.openstreetmap.de/routed-foot", attribution: osm, concurrency: 1, rate: perSecond(1) });

@@ -2,7 +2,7 @@
 // OSRM's demo server (one request a second) and Nominatim to find places. A
 // provider another plugin defines the same way is shared: the first
 // definition holds, so its limits stay instance-wide.
-import { defineProvider, perSecond } from "../../core/upstream/providers.ts";
+import { defineProvider, perSecond } from "hearth";
 
 
 defineProvider({

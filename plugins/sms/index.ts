@@ -1,8 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { createHash, randomInt, timingSafeEqual } from "node:crypto";
 import { and, count, desc, eq, gte, ne } from "drizzle-orm";
-import { forbidden, HearthError, invalid } from "../../core/errors.ts";
-import { definePlugin, read, write, type BaseCtx, type Db } from "../../core/plugin.ts";
+import { forbidden, HearthError, invalid, definePlugin, read, write, type BaseCtx, type Db } from "hearth";
 import { smsCodes, smsMessages, smsNumbers, smsOptOuts } from "./schema.ts";
 import { segmentsOf } from "./segments.ts";
 import { validSignature } from "./signature.ts";

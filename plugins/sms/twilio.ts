@@ -1,7 +1,7 @@
 // Twilio's Messages API (2010-04-01): create a message with To, From and Body
 // as a form, HTTP Basic with the account SID and auth token. Sending is not
 // idempotent, so a failed request is never retried here: the caller decides.
-import { HearthError, invalid, notConfigured, upstream } from "../../core/errors.ts";
+import { HearthError, invalid, notConfigured, upstream } from "hearth";
 
 export interface TwilioConfig {
   sid: string;

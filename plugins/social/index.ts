@@ -1,9 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { desc, eq, inArray, max } from "drizzle-orm";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { freshness, pollMinutes, pollOnSchedule, warm, warnFailures } from "../../core/scheduler/collect.ts";
+import { invalid, definePlugin, read, type Ctx, type CollectionRound, freshness, pollMinutes, pollOnSchedule, warm, warnFailures } from "hearth";
 import { readBluesky, readMastodon, type Post } from "./networks.ts";
 import { posts } from "./schema.ts";
 

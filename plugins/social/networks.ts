@@ -10,12 +10,7 @@
 //   by default: each server decides whether its timeline is readable without
 //   signing in, and several large ones (mastodon.social among them) no
 //   longer allow it, so it is only reliable for servers known to.
-import type { Ctx } from "../../core/plugin.ts";
-import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
-import { decodeText, guardedFetch } from "../../core/upstream/pages/guarded.ts";
-import { userAgent } from "../../core/upstream/pages/page.ts";
-import { plainFromHtml } from "../../core/upstream/pages/readable.ts";
+import { type Ctx, type CollectionRound, defineProvider, decodeText, guardedFetch, userAgent, plainFromHtml } from "hearth";
 
 defineProvider({
   name: "BLUESKY",

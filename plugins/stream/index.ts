@@ -1,9 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { desc } from "drizzle-orm";
-import { activity } from "../../core/db/schema.ts";
-import { definePlugin, read } from "../../core/plugin.ts";
-
-type Row = typeof activity.$inferSelect;
+import { definePlugin, read, type ActivityRow as Row } from "hearth";
 
 function parseData(raw: string | null): Record<string, unknown> | null {
   if (!raw) return null;
@@ -28,7 +25,7 @@ const shape = (e: Row) => ({
 export default definePlugin({
   name: "stream",
   description: "What has happened on the instance recently: public facts that services announce (a post published, a room started, ...).",
-  needs: ["db"],
+  needs: ["db", "activity"],
   methods: {
     list: read({
       description: "Recent instance activity, newest first. `limit` default 20, max 100.",
@@ -38,6 +35,7 @@ export default definePlugin({
       access: "public",
       untrusted: true,
       async run({ limit }, ctx) {
+        const activity = ctx.activity;
         return (await ctx.db.select().from(activity).orderBy(desc(activity.at), desc(activity.id)).limit(limit).all()).map(shape);
       },
     }),

@@ -1,6 +1,5 @@
 // The home page's card: open tasks, the one in hand marked, with their due dates.
-import { CARD_LINES, listIn, str, when } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { CARD_LINES, listIn, str, when, type CardDef } from "hearth";
 
 export const tasksCard: CardDef = {
   title: "Open tasks",

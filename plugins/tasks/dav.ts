@@ -10,10 +10,8 @@
 // COMPLETED, DUE, X-HEARTH-ASSIGNEE) and leaves PRIORITY, alarms, categories
 // and every other line as the client wrote it.
 import { and, eq } from "drizzle-orm";
-import type { DavCollection } from "../../core/dav/collection.ts";
-import { calendarComponent, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
-import { ContentPatch, escapeText, utcStamp } from "../../core/dav/patch.ts";
-import { HearthError } from "../../core/errors.ts";
+import { type DavCollection, calendarComponent, ICAL, textOf, uidOf, HearthError } from "hearth";
+import { ContentPatch, escapeText, utcStamp } from "hearth/dav";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
 

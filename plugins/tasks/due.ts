@@ -1,4 +1,4 @@
-import { invalid } from "../../core/errors.ts";
+import { invalid } from "hearth";
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/;
 const LAYOUT = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})$/;

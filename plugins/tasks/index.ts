@@ -1,10 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { newId } from "../../core/auth/ids.ts";
-import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
-import { notFound } from "../../core/errors.ts";
-import { prepared } from "../../core/db/prepared.ts";
-import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
+import { newId, intersectScopes, scopesFromText, scopesText, notFound, prepared, definePlugin, read, write, type Db } from "hearth";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";

@@ -1,9 +1,7 @@
 // Asks the model, checks what it said, and when the answer is off (not one
 // of the labels, not JSON, not matching the schema) asks once more with what
 // was wrong; a second bad answer is a 502 that says why.
-import type { ChatMessage } from "../../core/ai/index.ts";
-import { HearthError } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { type ChatMessage, HearthError, type Ctx } from "hearth";
 
 export type Check<T> = (text: string) => { ok: T } | { again: string; problem: string; extra?: Record<string, unknown> };
 

@@ -1,7 +1,5 @@
 // classify: exactly one of the caller's labels, with a confidence in 0..1.
-import { jsonIn } from "../../core/ai/index.ts";
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { jsonIn, invalid, type Ctx } from "hearth";
 import { ask, asData, type Check } from "./ask.ts";
 
 const MAX_LABELS = 50;

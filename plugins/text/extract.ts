@@ -2,9 +2,7 @@
 // more try with the validation errors; a plain description is only checked to
 // be JSON.
 import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
-import { jsonIn } from "../../core/ai/index.ts";
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { jsonIn, invalid, type Ctx } from "hearth";
 import { ask, asData, type Check } from "./ask.ts";
 
 // Words only a JSON Schema has at its top; `{"name": "string"}` is an example, read as a description.

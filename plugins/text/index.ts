@@ -1,5 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin, read } from "../../core/plugin.ts";
+import { definePlugin, read } from "hearth";
 import { capped, TEXT_CAP } from "./ask.ts";
 import { classify, parseLabels } from "./classify.ts";
 import { extract } from "./extract.ts";

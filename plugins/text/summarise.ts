@@ -1,5 +1,5 @@
 // summarise: prose in about `lines` sentences, or a list of about `lines` bullets.
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx } from "hearth";
 import { ask, asData, type Check } from "./ask.ts";
 
 const bullet = /^\s*(?:[-*•‣◦]|\d{1,2}[.)])\s+/;

@@ -1,7 +1,6 @@
 // translate: into a language named or coded (fr, pt-BR, "Brazilian
 // Portuguese"), keeping markdown, line breaks and code blocks as they were.
-import { invalid } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { invalid, type Ctx } from "hearth";
 import { ask, type Check } from "./ask.ts";
 
 const names = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });

@@ -1,7 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, between, eq } from "drizzle-orm";
-import { HearthError, invalid, notFound } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { HearthError, invalid, notFound, definePlugin, read, type Ctx } from "hearth";
 import { MAX_LAT, outsideCoverage, tileX, tileY, tilesAcross } from "./grid.ts";
 import { attribution, STYLES, tileBytes, type Style } from "./os.ts";
 import { tilesHeld } from "./schema.ts";

@@ -1,8 +1,6 @@
 // Ordnance Survey's raster tiles (OS Maps API, ZXY in web mercator). A tile is
 // fetched once with OS_MAPS_KEY and kept: the instance serves its own copy.
-import { notConfigured, upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { notConfigured, upstream, type Ctx, defineProvider } from "hearth";
 import { tilesHeld } from "./schema.ts";
 
 defineProvider({

@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { holdsBlobs } from "../../core/blobs.ts";
+import { holdsBlobs } from "hearth";
 
 /** Tiles fetched from Ordnance Survey, kept for good; the bytes are a blob. */
 export const tilesHeld = sqliteTable(

@@ -1,10 +1,7 @@
 // Live bus positions in England from the Bus Open Data Service: SIRI-VM XML
 // for a bounding box, with a key (BODS_API_KEY).
 import type { XMLParser } from "fast-xml-parser";
-import { upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { upstream, type Ctx, type Fetched, defineProvider } from "hearth";
 
 defineProvider({
   name: "BODS",

@@ -2,7 +2,7 @@
 // before the first answer that needs it; one older than a week is refreshed
 // in the background while the held timetable keeps answering.
 import { eq } from "drizzle-orm";
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx } from "hearth";
 import { configuredFeeds, type ConfiguredFeed } from "./feeds-config.ts";
 import { importFeed } from "./gtfs-import.ts";
 import { transitFeeds } from "./schema.ts";

@@ -1,8 +1,6 @@
 // Feeds that could be carried: the Mobility Database's catalogue of
 // published GTFS timetables (a CSV, keyless), by country.
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { type Ctx, type Fetched, defineProvider } from "hearth";
 import { csvRecords } from "./csv.ts";
 
 defineProvider({

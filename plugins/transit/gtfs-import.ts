@@ -4,9 +4,7 @@
 // written in batches, so other writes interleave with a large import.
 import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { upstream } from "../../core/errors.ts";
-import type { Ctx, Db } from "../../core/plugin.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { upstream, type Ctx, type Db, defineProvider } from "hearth";
 import { csvRecords } from "./csv.ts";
 import type { ConfiguredFeed } from "./feeds-config.ts";
 import { secondsOf } from "./gtfs-time.ts";

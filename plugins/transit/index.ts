@@ -1,6 +1,5 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid, notConfigured, notFound } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
+import { invalid, notConfigured, notFound, definePlugin, read, type Ctx } from "hearth";
 import { busesIn } from "./bods.ts";
 import { carriedFeeds, importsUnderWay, warm, type FeedRow } from "./carried.ts";
 import { catalogue } from "./catalogue.ts";

@@ -1,9 +1,6 @@
 // National Rail's live departure boards (Darwin LDBWS) through the Rail Data
 // Marketplace's JSON interface, which needs a key (LDBWS_TOKEN).
-import { upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { upstream, type Ctx, type Fetched, defineProvider } from "hearth";
 
 defineProvider({
   name: "LDBWS",

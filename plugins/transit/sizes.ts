@@ -2,7 +2,7 @@
 // Content-Length (a HEAD request), remembered for a month and asked for a
 // few at a time so one listing never fans out across a whole country.
 import { inArray } from "drizzle-orm";
-import type { Ctx } from "../../core/plugin.ts";
+import type { Ctx } from "hearth";
 import { transitSizes } from "./schema.ts";
 
 const FRESH_MS = 30 * 86_400_000;

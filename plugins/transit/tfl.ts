@@ -1,9 +1,6 @@
 // Transport for London's Unified API: live arrivals, line status and stop
 // points. Keyless at a modest rate; TFL_APP_KEY raises the limit.
-import { notFound } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import type { Fetched } from "../../core/upstream/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { notFound, type Ctx, type Fetched, defineProvider } from "hearth";
 
 defineProvider({
   name: "TFL",

@@ -1,7 +1,7 @@
 // Answers from imported GTFS timetables: stops by id, name or position, and
 // what the timetable says is due at a stop in the next hours.
 import { and, asc, between, desc, eq, gte, inArray, lte, or, sql } from "drizzle-orm";
-import type { Db } from "../../core/plugin.ts";
+import type { Db } from "hearth";
 import { dayBefore, instantOf, isoDate, localNow } from "./gtfs-time.ts";
 import type { FeedRow } from "./carried.ts";
 import { transitCalendar, transitDates, transitRoutes, transitStops, transitTimes, transitTrips } from "./schema.ts";

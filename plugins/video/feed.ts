@@ -4,10 +4,7 @@
 // channel's 15 latest uploads and needs no key.
 import type * as FeedParserModule from "@rowanmanning/feed-parser";
 import { desc, eq } from "drizzle-orm";
-import type { Ctx } from "../../core/plugin.ts";
-import type { CollectionRound } from "../../core/scheduler/index.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
-import { warnFailures } from "../../core/scheduler/collect.ts";
+import { type Ctx, type CollectionRound, defineProvider, warnFailures } from "hearth";
 import { curatedChannels, type Channel } from "./channels.ts";
 import { videos } from "./schema.ts";
 

@@ -1,8 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { eq, inArray, max } from "drizzle-orm";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { freshness, pollMinutes, pollOnSchedule, warm } from "../../core/scheduler/collect.ts";
+import { invalid, definePlugin, read, type Ctx, freshness, pollMinutes, pollOnSchedule, warm } from "hearth";
 import { curatedChannels } from "./channels.ts";
 import { latest, pollChannels } from "./feed.ts";
 import { videos } from "./schema.ts";

@@ -1,9 +1,7 @@
 // Reading the chain over CHAIN_RPC_URL. An unreachable node is a 503 that
 // says so: it must never read as a balance of zero.
 import { BaseError, createPublicClient, erc20Abi, formatUnits, http, HttpRequestError, TimeoutError } from "viem";
-import { upstream } from "../../core/errors.ts";
-import type { Logger } from "../../core/plugin.ts";
-import { scrub } from "../../core/upstream/redact.ts";
+import { upstream, type Logger, scrub } from "hearth";
 
 export interface TokenBalance {
   atomic: bigint;

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { assetOf } from "../../core/pay/x402.ts";
-import { definePlugin, read, write } from "../../core/plugin.ts";
+import { definePlugin, read, write } from "hearth";
+import { assetOf } from "hearth";
 import { serversOf } from "./servers.ts";
 
 // viem and the x402 client weigh ~25 MB once loaded; an instance whose owner

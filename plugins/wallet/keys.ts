@@ -3,8 +3,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { notConfigured } from "../../core/errors.ts";
-import type { Ctx, Db } from "../../core/plugin.ts";
+import { notConfigured, type Ctx, type Db } from "hearth";
 import { walletKeys } from "./schema.ts";
 
 const MIN_SECRET = 16;

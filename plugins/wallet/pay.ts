@@ -6,9 +6,8 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleRespon
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { and, eq, gte } from "drizzle-orm";
 import { formatUnits, parseUnits } from "viem";
-import { forbidden, invalid } from "../../core/errors.ts";
-import { assetOf } from "../../core/pay/x402.ts";
-import type { Ctx } from "../../core/plugin.ts";
+import { forbidden, invalid, type Ctx } from "hearth";
+import { assetOf } from "hearth";
 import { ensureWallet, signerOf } from "./keys.ts";
 import { walletPayments } from "./schema.ts";
 import { callRemote } from "./remote.ts";

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
-import { HearthError, invalid, upstream } from "../../core/errors.ts";
+import { HearthError, invalid, upstream } from "hearth";
 import type { Server } from "./servers.ts";
 
 type Sign = (r: PaymentRequired) => Promise<PaymentPayload>;

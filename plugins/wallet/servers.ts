@@ -1,6 +1,6 @@
 // Priced servers the wallet may pay, from WALLET_SERVERS ("name=https://host,other=https://...").
 // This instance is always one, named "this".
-import { invalid } from "../../core/errors.ts";
+import { invalid } from "hearth";
 
 export const SELF = "this";
 

@@ -1,7 +1,6 @@
 // The home page's card: conditions now and the next three days at the person's
 // place; its answer names their time zone for the other cards.
-import { dayName, listIn, num, obj, str } from "../../core/card.ts";
-import type { CardDef } from "../../core/plugin.ts";
+import { dayName, listIn, num, obj, str, type CardDef } from "hearth";
 
 export const weatherCard: CardDef = {
   title: "Weather",

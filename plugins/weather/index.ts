@@ -1,8 +1,6 @@
 import "./providers.ts";
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { freeWhenHeld, type GetOptions } from "../../core/upstream/index.ts";
+import { invalid, definePlugin, read, type Ctx, freeWhenHeld, type GetOptions } from "hearth";
 import * as om from "./openmeteo.ts";
 import { weatherCard } from "./card.ts";
 

@@ -1,7 +1,7 @@
 // Reading Open-Meteo's answers. Each API returns arrays keyed by variable
 // under `current`, `hourly` or `daily`, with units alongside; a refused
 // request is HTTP 400 with {"error": true, "reason": "..."}.
-import { invalid, upstream } from "../../core/errors.ts";
+import { invalid, upstream } from "hearth";
 import { conditions } from "./codes.ts";
 
 type Block = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // The providers the weather reaches. Open-Meteo serves each dataset from its own host.
-import { defineProvider, perMinute, perSecond } from "../../core/upstream/providers.ts";
+import { defineProvider, perMinute, perSecond } from "hearth";
 
 const openMeteo = { label: "Open-Meteo", attribution: "Weather data by Open-Meteo.com (CC BY 4.0)", concurrency: 4, rate: perMinute(500) };
 

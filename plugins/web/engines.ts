@@ -1,9 +1,7 @@
 // Search engines web/search can use: a SearXNG instance's JSON API (keyless,
 // usually self-hosted) or Brave's Search API (a key). SearXNG is preferred
 // when both are set, since it costs nothing per query.
-import { notConfigured, upstream } from "../../core/errors.ts";
-import type { Ctx } from "../../core/plugin.ts";
-import { defineProvider } from "../../core/upstream/index.ts";
+import { notConfigured, upstream, type Ctx, defineProvider } from "hearth";
 
 defineProvider({ name: "SEARXNG", label: "SearXNG", url: "", concurrency: 2, timeoutMs: 15_000 });
 defineProvider({ name: "BRAVE", label: "Brave Search", url: "https://api.search.brave.com", concurrency: 1, rate: { count: 1, perMs: 1000 } });

@@ -1,9 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { invalid } from "../../core/errors.ts";
-import { definePlugin, read, type Ctx } from "../../core/plugin.ts";
-import { freeWhenHeld } from "../../core/upstream/index.ts";
+import { invalid, definePlugin, read, type Ctx, freeWhenHeld, fetchReadable } from "hearth";
 import { peekSearch, search } from "./engines.ts";
-import { fetchReadable } from "../../core/upstream/pages/page.ts";
 
 export default definePlugin({
   name: "web",

@@ -26,8 +26,15 @@ function tsFiles(dir: string): string[] {
     .map((e) => relative(root, join(e.parentPath, e.name)));
 }
 
+// The names tsconfig maps onto project files ("hearth" is core/sdk.ts): an
+// import of one is an edge to that file, so a cycle through the SDK is seen.
+const aliases: Record<string, string> = Object.fromEntries(
+  Object.entries((JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")).compilerOptions.paths ?? {}) as Record<string, string[]>).map(([k, v]) => [k, v[0]]),
+);
+
 /** A project file an import names, or null for packages and files outside the project. */
-function target(from: string, spec: string): string | null {
+export function target(from: string, spec: string): string | null {
+  if (spec in aliases) return relative(root, resolve(root, aliases[spec]));
   if (!spec.startsWith(".")) return null;
   const file = relative(root, resolve(root, dirname(from), spec));
   return file.endsWith(".ts") && !file.startsWith("..") && !file.startsWith("node_modules") && existsSync(join(root, file)) ? file : null;
