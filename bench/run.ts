@@ -4,7 +4,8 @@
 // and start-up time of dist/hearth. BENCH_SECONDS sets each scenario's length
 // (default 10). Beside them, unless BENCH_QUICK=1 or BENCH_ONLY leaves them
 // out: notes/get and notes/add on PostgreSQL (`pg`, a throwaway cluster), and
-// three instances against one (`instances`, bench/instances.ts).
+// three instances against one (`instances`, bench/instances.ts). On
+// PostgreSQL, Hearth is held against a limit of its own (bench/pglimit.ts).
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,13 +115,35 @@ if (pg && want("pg")) {
     pgSkip = `Hearth on PostgreSQL: ${(e as Error).message}`;
   }
 }
+// The limit on PostgreSQL (bench/pglimit.ts), on a database of its own in the same cluster: it prints its port and then its own token.
+let pgLimit: { proc: Bun.Subprocess<"ignore", "pipe", "inherit">; base: string; auth: Record<string, string> } | undefined;
+if (pgHearth && pg) {
+  try {
+    const port = freePort();
+    const proc = Bun.spawn(["bun", join(import.meta.dir, "pglimit.ts")], {
+      env: { ...process.env, PORT: String(port), HEARTH_LIMIT_DATABASE_URL: await pg.database() },
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const [, limitToken] = await readLines(proc.stdout, 2);
+    pgLimit = { proc, base: `http://127.0.0.1:${port}`, auth: { authorization: `Bearer ${limitToken}` } };
+    await post(`${pgLimit.base}/api/v1/notes/add`, pgLimit.auth, note);
+  } catch (e) {
+    pgHearth.proc.kill();
+    pgHearth = undefined;
+    pgSkip = `the limit on PostgreSQL: ${(e as Error).message}`;
+  }
+}
 const pgDb = pg && (() => pg.pid());
-const pgScenarios: [string, LoadOptions][] = pgHearth
-  ? [
-      ["notes/get on PostgreSQL", { ...getAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
-      ["notes/add on PostgreSQL", { ...addAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
-    ]
-  : [];
+const pgScenarios: [string, LoadOptions][] =
+  pgHearth && pgLimit
+    ? [
+        ["limit notes/get on PostgreSQL (by hand)", { ...getAt(pgLimit.base, pgLimit.auth, pgLimit.proc.pid), dbPid: pgDb }],
+        ["limit notes/add on PostgreSQL (by hand)", { ...addAt(pgLimit.base, pgLimit.auth, pgLimit.proc.pid), dbPid: pgDb }],
+        ["notes/get on PostgreSQL", { ...getAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
+        ["notes/add on PostgreSQL", { ...addAt(pgHearth.base, pgAuth, pgHearth.proc.pid), dbPid: pgDb }],
+      ]
+    : [];
 
 loadGenerator();
 const all: Row[] = await interleaved(
@@ -146,7 +169,8 @@ hearth.kill();
 floor.kill();
 limit.kill();
 pgHearth?.proc.kill();
-await Promise.all([hearth.exited, floor.exited, limit.exited, pgHearth?.proc.exited]);
+pgLimit?.proc.kill();
+await Promise.all([hearth.exited, floor.exited, limit.exited, pgHearth?.proc.exited, pgLimit?.proc.exited]);
 
 const floorRps = rows[0].rps;
 for (const r of all) r.ratio = Math.round((r.rps / floorRps) * 100) / 100;
@@ -166,9 +190,18 @@ if (notesGet.cpu && limitGet.cpu && notesAdd.cpu && limitAdd.cpu)
 const extra: Record<string, unknown> = {};
 if (want("pg")) {
   if (pgRows.length) {
-    const [pgGet, pgAdd] = pgRows;
-    console.log(`\nOn PostgreSQL beside SQLite (the same load, interleaved with the rows above; database CPU is PostgreSQL's, all its processes):\n${table([notesGet, notesAdd, pgGet, pgAdd], floorRps)}`);
-    console.log(`on PostgreSQL: notes/get at ${pct(pgGet.rps, notesGet.rps)} of SQLite's rate, notes/add at ${pct(pgAdd.rps, notesAdd.rps)}`);
+    const [pgLimitGet, pgLimitAdd, pgGet, pgAdd] = pgRows;
+    pgGet.limit = pgLimitGet.rps;
+    pgAdd.limit = pgLimitAdd.rps;
+    console.log(
+      `\nOn PostgreSQL beside SQLite and its own limit (bench/pglimit.ts: Bun's SQL client, one prepared statement and one round trip per call; the same load, interleaved with the rows above; database CPU is PostgreSQL's, all its processes):\n${table([notesGet, notesAdd, pgLimitGet, pgLimitAdd, pgGet, pgAdd], floorRps)}`,
+    );
+    console.log(`on PostgreSQL: notes/get at ${pct(pgGet.rps, pgLimitGet.rps)} of its limit (target >= 80%), notes/add at ${pct(pgAdd.rps, pgLimitAdd.rps)} (target >= 70%)`);
+    if (pgGet.cpu && pgLimitGet.cpu && pgAdd.cpu && pgLimitAdd.cpu && pgGet.dbCpu && pgLimitGet.dbCpu && pgAdd.dbCpu && pgLimitAdd.dbCpu)
+      console.log(
+        `on PostgreSQL, CPU per request, the limit's over Hearth's: notes/get ${pct(pgLimitGet.cpu, pgGet.cpu)} (server), ${pct(pgLimitGet.dbCpu, pgGet.dbCpu)} (database); notes/add ${pct(pgLimitAdd.cpu, pgAdd.cpu)} (server), ${pct(pgLimitAdd.dbCpu, pgAdd.dbCpu)} (database)`,
+      );
+    console.log(`on PostgreSQL beside SQLite: notes/get at ${pct(pgGet.rps, notesGet.rps)} of SQLite's rate, notes/add at ${pct(pgAdd.rps, notesAdd.rps)}`);
     extra.postgres = { rows: pgRows };
   } else {
     console.log(`\nOn PostgreSQL: skipped: ${pgSkip}`);

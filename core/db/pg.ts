@@ -34,6 +34,8 @@ interface Tx {
   open: boolean;
   done: boolean;
   after: (() => void | Promise<void>)[];
+  /** Statements sent with the COMMIT (sendWithCommit). */
+  withCommit: { text: string; params: unknown[] }[];
 }
 type Method = "run" | "all" | "values" | "get";
 
@@ -79,6 +81,35 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
   });
   if (method === "get") return { rows: rows[0] };
   return { rows };
+}
+
+/**
+ * COMMIT, with the statements to send ahead of it sent first on the same
+ * connection without waiting between them. One that fails fails the write,
+ * as if it had been awaited: PostgreSQL ends a transaction one of whose
+ * statements failed with a rollback, whatever COMMIT then asks.
+ */
+async function commit(conn: ReservedSQL, ahead: Tx["withCommit"]): Promise<void> {
+  if (ahead.length === 0) {
+    await conn.unsafe("COMMIT");
+    return;
+  }
+  // A query is sent when it is first waited on: each is, in order, before COMMIT is made.
+  const sent = ahead.map((q) => {
+    const p = conn.unsafe(q.text, q.params);
+    p.catch(() => {});
+    return { p, text: q.text };
+  });
+  const committed = conn.unsafe("COMMIT");
+  committed.catch(() => {});
+  for (const { p, text } of sent)
+    try {
+      await p;
+    } catch (e) {
+      await committed.catch(() => {});
+      throw withQuery(e, text);
+    }
+  await committed;
 }
 
 function withQuery(e: unknown, text: string): Error {
@@ -165,7 +196,7 @@ export class PgStore implements Store {
    * so that work may write in turn.
    */
   private async held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [] };
+    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [] };
     let out: T;
     await this.gate.enter(!tx);
     try {
@@ -180,7 +211,7 @@ export class PgStore implements Store {
           try {
             const out = await fn();
             await begun;
-            await conn.unsafe("COMMIT");
+            await commit(conn, state.withCommit);
             return out;
           } catch (e) {
             state.after = [];
@@ -199,6 +230,19 @@ export class PgStore implements Store {
     }
     if (state.after.length) await this.inTx.run(state, () => runAfterCommit(state.after));
     return out;
+  }
+
+  /**
+   * A write's row locks are held until its COMMIT: a statement awaited just
+   * before it keeps the next writer of a hot row waiting through one more
+   * round trip (and through whatever this process does before it sends the
+   * COMMIT). Sent together, the statement and the COMMIT take one.
+   */
+  sendWithCommit(text: string, params: unknown[]): boolean {
+    const tx = this.active();
+    if (!tx?.open) return false;
+    tx.withCommit.push({ text, params: params.map(pgParam) });
+    return true;
   }
 
   onCommit(fn: () => void | Promise<void>): Promise<void> {

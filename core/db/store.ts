@@ -37,6 +37,14 @@ export interface Store {
    * decided. SQLite's writes run one at a time: there it costs nothing.
    */
   lock(key: string): Promise<void>;
+  /**
+   * PostgreSQL: inside a write, sends one statement (PostgreSQL's SQL, $n
+   * parameters) just ahead of the transaction's COMMIT, in the same round
+   * trip, for a statement whose answer nothing waits on (the call's audit
+   * entry). False where it cannot (outside a write, or SQLite, whose
+   * statements cost no round trip): the caller runs it itself.
+   */
+  sendWithCommit?(text: string, params: unknown[]): boolean;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
   /** SQLite: copies the WAL into the database file and empties it (start-up's migrations wrote it). PostgreSQL: nothing. */

@@ -85,3 +85,16 @@ export function completeAnswer(res: Response): Response {
   return res;
 }
 export const isComplete = (res: Response) => complete.has(res);
+
+/**
+ * Promises of answers that need nothing added once made (their CORS and
+ * security headers are in, or put in by whoever made the promise): withCors'
+ * callers and serve.ts hand them on as they are, rather than wait a turn each
+ * only to find nothing to add.
+ */
+const final = new WeakSet<Promise<Response>>();
+export function finalAnswer(p: Promise<Response>): Promise<Response> {
+  final.add(p);
+  return p;
+}
+export const isFinal = (p: Promise<Response>) => final.has(p);

@@ -13,7 +13,7 @@ import { hostGuard } from "./host.ts";
 import { forBrowser } from "./pages/errors.ts";
 import { WILDCARD_HOSTS } from "../config.ts";
 import type { ClientAddress } from "./identify.ts";
-import { errorResponse, isComplete, SECURITY_HEADERS, withHeaders } from "./respond.ts";
+import { errorResponse, isComplete, isFinal, SECURITY_HEADERS, withHeaders } from "./respond.ts";
 
 export interface Listening {
   server: Server<undefined>;
@@ -74,7 +74,7 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
             const refused = guard?.(req);
             if (refused) return refused;
             const res = handle(rt, req, peer(req, srv));
-            return res instanceof Promise ? res.then(secured) : secured(res);
+            return res instanceof Promise ? (isFinal(res) ? res : res.then(secured)) : secured(res);
           },
         ]),
       ),

@@ -7,6 +7,8 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { asHearthError, unauthenticated } from "../errors.ts";
 import { readText } from "../http/body.ts";
+import { withCors } from "../http/cors.ts";
+import { finalAnswer, isComplete, SECURITY_HEADERS, withHeaders } from "../http/respond.ts";
 import { clientAddress, route, type App } from "../http/app.ts";
 import { partsOf } from "../http/url.ts";
 import { addressOf, callerOf, challengeFor, identify, stranger, type ClientAddress } from "../http/identify.ts";
@@ -76,22 +78,36 @@ function flushed(res: Response): Response {
   return new Response(body, { status: res.status, headers: res.headers });
 }
 
-/** The body as JSON, or the JSON-RPC refusal of one that cannot be read or parsed. */
-function readJson(rt: Runtime, req: Request): Promise<{ body: unknown } | Response> {
-  return readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT)).then(
-    (text) => {
-      try {
-        return { body: JSON.parse(text) };
-      } catch (e) {
-        return rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`);
-      }
-    },
-    (e) => {
-      const err = asHearthError(e);
-      return rpcError(err.status, -32000, err.message, { error: err.body() }, err.headers);
-    },
-  );
+const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
+
+/**
+ * A POST's answer, its body read and parsed first (or refused as JSON-RPC
+ * when it cannot be), with the CORS and security headers every /mcp answer
+ * carries already in. One async step from the body to the answer: its
+ * promise settles with the Response itself, so neither a callback handing
+ * back a promise (two turns more) nor a wrapper adding headers (one turn
+ * each, finalAnswer) stands between.
+ */
+async function posted(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, direct: boolean): Promise<Response> {
+  let text: string;
+  try {
+    text = await readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT));
+  } catch (e) {
+    const err = asHearthError(e);
+    return ready(rpcError(err.status, -32000, err.message, { error: err.body() }, err.headers));
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    return ready(rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`));
+  }
+  const res = answer(rt, eras, req, ctx, body, direct);
+  return ready(res instanceof Promise ? await res : res);
 }
+
+/** An answer with what withCors and serve.ts would add, added here. */
+const ready = (res: Response): Response => (isComplete(res) ? res : withHeaders(withCors(res), SECURITY_ENTRIES, true));
 
 /**
  * What /mcp refuses before either SDK reads it: a batch where the protocol
@@ -158,7 +174,7 @@ function mcpAnswer(rt: Runtime, eras: McpEras, req: Request, address: ClientAddr
       return refused(unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
     const ctx: McpCallContext = { caller, filter, baseUrl: url.origin, mode };
     if (req.method !== "POST") return answer(rt, eras, req, ctx, undefined, direct);
-    return readJson(rt, req).then((read) => (read instanceof Response ? read : answer(rt, eras, req, ctx, read.body, direct)));
+    return finalAnswer(posted(rt, eras, req, ctx, direct));
   };
   let found: Caller | Promise<Caller>;
   try {

@@ -4,6 +4,7 @@
 import { clientAddress, route } from "../http/app.ts";
 import { preflight, withCors } from "../http/cors.ts";
 import type { ClientAddress } from "../http/identify.ts";
+import { isFinal } from "../http/respond.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -16,7 +17,7 @@ const ready = new WeakMap<Runtime, Handler>();
 function served(handler: Handler, req: Request, address: ClientAddress): Response | Promise<Response> {
   try {
     const res = handler(req, address);
-    return res instanceof Promise ? res.then(withCors) : withCors(res);
+    return res instanceof Promise ? (isFinal(res) ? res : res.then(withCors)) : withCors(res);
   } catch (e) {
     return Promise.reject(e);
   }

@@ -9,7 +9,7 @@ import { SQL } from "bun";
 import { cpuUs, load, parseWrk, serve, treeCpuUs, wrkScript } from "../../bench/lib.ts";
 import { growth, soakScript } from "../../bench/soak.ts";
 import { startHearth } from "../harness.ts";
-import { launchPg, pgBin } from "../pg.ts";
+import { launchPg, pgBin, startPg } from "../pg.ts";
 
 // wrk 4.1's report, as printed with --latency against a server that refused some requests.
 const WRK_REPORT = `Running 3s test @ http://127.0.0.1:18792/api/v1/notes/get?title=bench
@@ -281,6 +281,66 @@ describe("the hand-written limit", () => {
     expect(Object.keys(got.result)).toEqual(Object.keys(hearthGot.result));
     expect(got.result).toEqual(added.result);
     expect((await limitCall("notes/get?title=missing", limitToken)).status).toBe(404);
+  });
+});
+
+describe.skipIf(!pgBin("initdb"))("the hand-written limit on PostgreSQL", () => {
+  let proc: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
+  let base = "";
+  let token = "";
+  let db: SQL;
+
+  beforeAll(async () => {
+    const url = await (await startPg()).database();
+    db = new SQL({ url, max: 1 });
+    proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../bench/pglimit.ts")], { env: { ...process.env, PORT: "0", HEARTH_LIMIT_DATABASE_URL: url }, stdout: "pipe", stderr: "inherit" });
+    // It prints its port, then its token.
+    const reader = proc.stdout.getReader();
+    let text = "";
+    while (text.split("\n").length < 3) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the limit ended after printing: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
+    const [port, printed] = text.split("\n");
+    base = `http://127.0.0.1:${port}`;
+    token = printed;
+  });
+  afterAll(async () => {
+    proc?.kill();
+    await proc?.exited;
+    await db?.close();
+  });
+
+  const call = (path: string, bearer: string | null, body?: unknown) =>
+    fetch(`${base}/api/v1/${path}`, { method: body ? "POST" : "GET", headers: bearer ? { authorization: `Bearer ${bearer}` } : {}, body: body ? JSON.stringify(body) : undefined });
+
+  test("answers notes/add and notes/get with the body the SQLite limit gives, and 404 for a note that is not there", async () => {
+    const note = { title: "bench", text: "a note read under load" };
+    const added = await call("notes/add", token, note);
+    expect(added.status).toBe(200);
+    const { result } = (await added.json()) as { result: Record<string, unknown> };
+    expect(Object.keys(result)).toEqual(["title", "text", "created", "updated"]);
+    expect(result).toMatchObject({ ...note, created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    const again = (await (await call("notes/add", token, { ...note, text: "rewritten" })).json()) as { result: Record<string, unknown> };
+    expect([again.result.text, again.result.created]).toEqual(["rewritten", result.created]);
+    const read = await call("notes/get?title=bench", token);
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { result: unknown }).result).toEqual(again.result);
+    expect((await call("notes/get?title=missing", token)).status).toBe(404);
+  });
+
+  test("checks the token on every call: missing, unknown, revoked or expired is 401, and nothing is written", async () => {
+    expect((await call("notes/get?title=bench", null)).status).toBe(401);
+    expect((await call("notes/get?title=bench", "hth_not-a-token")).status).toBe(401);
+    expect((await call("notes/add", "hth_not-a-token", { title: "stranger", text: "x" })).status).toBe(401);
+    await db`UPDATE tokens SET expires = ${Date.now() - 1000}`;
+    expect((await call("notes/get?title=bench", token)).status).toBe(401);
+    expect((await call("notes/add", token, { title: "expired", text: "x" })).status).toBe(401);
+    await db`UPDATE tokens SET expires = NULL, revoked = ${Date.now()}`;
+    expect((await call("notes/get?title=bench", token)).status).toBe(401);
+    expect((await call("notes/add", token, { title: "revoked", text: "x" })).status).toBe(401);
+    expect((await db`SELECT title FROM notes ORDER BY title`).map((r: { title: string }) => r.title)).toEqual(["bench"]);
   });
 });
 

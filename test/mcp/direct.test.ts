@@ -191,6 +191,32 @@ test("tools/call answered directly carries its result once as structured content
   }
 });
 
+test("POSTs the SDK answers, and ones refused before it reads them, carry CORS and the security headers too, each once", async () => {
+  const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}`, "mcp-protocol-version": "2025-06-18" };
+  const posts = {
+    initialize: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    ping: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+    "not JSON": "{",
+    "no tool name": JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { arguments: {} } }),
+  };
+  for (const [what, body] of Object.entries(posts)) {
+    const res = await fetch(`${h.url}/mcp`, { method: "POST", headers: base, body });
+    await res.arrayBuffer();
+    const hd = res.headers;
+    const once = (name: string) => [...hd.entries()].filter(([k]) => k === name).length;
+    expect([what, hd.get("access-control-allow-origin"), hd.get("x-content-type-options"), hd.get("referrer-policy"), once("access-control-allow-origin"), once("x-content-type-options")]).toEqual([
+      what,
+      "*",
+      "nosniff",
+      "same-origin",
+      1,
+      1,
+    ]);
+    expect([what, hd.get("access-control-expose-headers")]).toEqual([what, expect.stringContaining("Mcp-Session-Id")]);
+    expect([what, hd.get("content-security-policy")]).toEqual([what, expect.stringMatching(/^default-src 'none'/)]);
+  }
+});
+
 test("directly answered calls in several sessions at once each carry their own session's id", async () => {
   const base = { "content-type": "application/json", accept: ACCEPT, authorization: `Bearer ${alice}`, "mcp-protocol-version": "2025-06-18" };
   const open = async () => {
