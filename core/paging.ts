@@ -72,7 +72,9 @@ function decodeCursor(cursor: string, key: readonly KeyPart[]): unknown[] {
 export function pageAnswer<R, S>(rows: R[], page: Page, keyOf: (row: R) => unknown[], shape: (rows: R[]) => S[]): S[] | { items: S[]; cursor?: string } {
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
+  // The key is taken before shaping, which may turn the rows into answers in place.
+  const cursor = more ? encodeCursor(keyOf(kept[kept.length - 1])) : undefined;
   const items = shape(kept);
   if (!page.paged) return items;
-  return more ? { items, cursor: encodeCursor(keyOf(kept[kept.length - 1])) } : { items };
+  return cursor ? { items, cursor } : { items };
 }

@@ -4,6 +4,7 @@ import { newId } from "../../core/auth/ids.ts";
 import { intersectScopes, scopesFromText, scopesText } from "../../core/auth/tokens.ts";
 import { notFound } from "../../core/errors.ts";
 import { prepared } from "../../core/db/prepared.ts";
+import { pageAnswer, pageArgs, pageOf } from "../../core/paging.ts";
 import { definePlugin, read, write, type Db } from "../../core/plugin.ts";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
@@ -34,25 +35,47 @@ const shape = (t: Row) => ({
 // SQLite reads a list in order instead of sorting it. The expressions are the
 // index's, written the same way, or SQLite would not use it. The status is
 // cast to text when tested for null, so PostgreSQL knows the parameter's type.
+const listColumns = {
+  id: tasks.id,
+  title: tasks.title,
+  detail: tasks.detail,
+  assignee: tasks.assignee,
+  due: tasks.due,
+  status: tasks.status,
+  result: tasks.result,
+  created: tasks.created,
+  updated: tasks.updated,
+  done: tasks.done,
+  scopes: tasks.scopes,
+};
 export const listQuery = (db: Db) =>
   db
-    .select({
-      id: tasks.id,
-      title: tasks.title,
-      detail: tasks.detail,
-      assignee: tasks.assignee,
-      due: tasks.due,
-      status: tasks.status,
-      result: tasks.result,
-      created: tasks.created,
-      updated: tasks.updated,
-      done: tasks.done,
-      scopes: tasks.scopes,
-    })
+    .select(listColumns)
     .from(tasks)
     .where(and(eq(tasks.owner, sql.placeholder("owner")), sql`(cast(${sql.placeholder("status")} as text) IS NULL OR ${tasks.status} = ${sql.placeholder("status")})`))
-    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created);
+    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created, tasks.id)
+    .limit(sql.placeholder("n"));
 const listStmt = (db: Db) => listQuery(db).prepare();
+// The page after a task's place in that order: its key compared as one row value, (done?, due or finish, created, id).
+const nextPage = (db: Db) =>
+  db
+    .select(listColumns)
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.owner, sql.placeholder("owner")),
+        sql`(cast(${sql.placeholder("status")} as text) IS NULL OR ${tasks.status} = ${sql.placeholder("status")})`,
+        sql`(CASE WHEN ${tasks.status} = 'done' THEN 1 ELSE 0 END, (CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END), ${tasks.created}, ${tasks.id}) > (${sql.placeholder("k0")}, ${sql.placeholder("k1")}, ${sql.placeholder("k2")}, ${sql.placeholder("k3")})`,
+      ),
+    )
+    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created, tasks.id)
+    .limit(sql.placeholder("n"))
+    .prepare();
+/** A listed task's place in the list's order, as its cursor holds it. */
+const keyOf = (t: { status: string; done: number | null; due: number | null; created: number; id: string }) => {
+  const done = t.status === "done";
+  return [done ? 1 : 0, done ? -(t.done ?? 0) : (t.due ?? 9e15), t.created, t.id];
+};
 
 /**
  * A list's rows, made into answers in place. Times repeat
@@ -143,11 +166,16 @@ export default definePlugin({
       },
     }),
     list: read({
-      description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status.",
-      args: T.Object({ status: T.Optional(Status) }),
+      description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status (at most 1,000; `limit` and `cursor` read them in pages).",
+      args: T.Object({ status: T.Optional(Status), ...pageArgs }),
       access: "account",
-      async run({ status }, ctx) {
-        return shapeList(await prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
+      async run(args, ctx) {
+        const page = pageOf(args, ["number", "number", "number", "string"]);
+        const at = { owner: ctx.account.id, status: args.status ?? null, n: page.read };
+        const rows = page.after
+          ? await prepared(ctx.db, nextPage).all({ ...at, k0: page.after[0], k1: page.after[1], k2: page.after[2], k3: page.after[3] })
+          : await prepared(ctx.db, listStmt).all(at);
+        return pageAnswer(rows, page, keyOf, shapeList);
       },
     }),
     next: read({

@@ -32,6 +32,7 @@ export const tasks = sqliteTable(
       sql`(${t.status} = 'done')`,
       sql`(CASE WHEN ${t.status} = 'done' THEN -${t.done} WHEN ${t.due} IS NULL THEN 9e15 ELSE ${t.due} END)`,
       t.created,
+      t.id,
     ),
   ],
 );

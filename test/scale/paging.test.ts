@@ -57,6 +57,21 @@ const lists: PagedList[] = [
     },
     key: (i) => i.id as string,
   },
+  {
+    method: "tasks/list",
+    async add(n, token) {
+      // Open ones due at a few times or none, and some done: the list's order has four parts to its key.
+      const due = n % 4 === 0 ? {} : { due: `2027-0${1 + (n % 3)}-01 09:00` };
+      const r = await h.call("tasks/create", { title: `task ${n}`, ...due }, { token });
+      expect(r.status).toBe(200);
+      if (n % 5 === 0) {
+        clock.advance(500);
+        expect((await h.call("tasks/update", { id: r.body.result.id, status: "done" }, { token })).status).toBe(200);
+      }
+      return r.body.result.id;
+    },
+    key: (i) => i.id as string,
+  },
 ];
 
 async function page(method: string, args: Record<string, unknown>, token = alice) {
@@ -114,7 +129,7 @@ for (const list of lists) {
     }
     // Not base64url; not JSON; JSON of the wrong shape; a cursor of a list keyed otherwise.
     const wrongShape = Buffer.from(JSON.stringify({ after: 1 })).toString("base64url");
-    const otherList = Buffer.from(JSON.stringify(list.method === "files/list" ? ["x"] : [1, "x"])).toString("base64url");
+    const otherList = Buffer.from(JSON.stringify(list.method === "notes/list" || list.method === "contacts/list" ? [1, "x"] : ["x"])).toString("base64url");
     for (const cursor of ["not a cursor!", Buffer.from("{oops").toString("base64url"), wrongShape, otherList]) {
       const r = await h.call(list.method, { cursor }, { token: alice });
       expect(r.status).toBe(400);
