@@ -152,3 +152,27 @@ test(`notes/list without a limit answers at most ${PAGE_CAP} notes; pages read t
   expect(rest.items.map((n) => n.title)).toEqual(["bulk 01000", "bulk 01001", "bulk 01002", "bulk 01003", "bulk 01004"]);
   expect(rest.cursor).toBeUndefined();
 });
+
+test("over MCP the same lists take limit and cursor, their schemas from the same declaration", async () => {
+  const rpc = async (method: string, params: Record<string, unknown>) => {
+    const res = await fetch(`${h.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${alice}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    return ((await res.json()) as { result: any }).result;
+  };
+  const tools = (await rpc("tools/list", {})).tools as { name: string; inputSchema: { properties: Record<string, { type?: string; maximum?: number }> } }[];
+  for (const name of ["notes_list", "contacts_list", "files_list", "tasks_list"]) {
+    const tool = tools.find((t) => t.name === name)!;
+    expect(tool.inputSchema.properties.limit).toMatchObject({ type: "integer", maximum: PAGE_CAP });
+    expect(tool.inputSchema.properties.cursor).toMatchObject({ type: "string" });
+  }
+  const first = await rpc("tools/call", { name: "notes_list", arguments: { limit: 2 } });
+  expect(first.isError).toBeFalsy();
+  const page1 = first.structuredContent.result as { items: { title: string }[]; cursor: string };
+  expect(page1.items.length).toBe(2);
+  const second = await rpc("tools/call", { name: "notes_list", arguments: { limit: 2, cursor: page1.cursor } });
+  const page2 = second.structuredContent.result as { items: { title: string }[] };
+  expect(page2.items[0].title > page1.items[1].title).toBe(true);
+});
