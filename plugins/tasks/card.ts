@@ -5,6 +5,8 @@ import type { CardDef } from "../../core/plugin.ts";
 export const tasksCard: CardDef = {
   title: "Open tasks",
   method: "list",
+  // Open tasks come first, so the first page holds those the card shows: the home page reads a handful, not the account's history.
+  args: () => ({ limit: CARD_LINES }),
   order: 20,
   view: true,
   render: (r, { zone }) => ({
