@@ -248,6 +248,12 @@ rmSync(dir, { recursive: true, force: true });
     console.log(`\nScheduler:\n${eventsTable(r)}`);
     extra.events = r;
   }
+  if (want("growth")) {
+    const { benchGrowth, growthSummary, growthTable } = await import("./growth.ts");
+    const r = await benchGrowth();
+    console.log(`\nCost as one account grows (every account method of the services that keep records, p50 over HTTP):\n${growthTable(r)}\n${growthSummary(r)}`);
+    extra.growth = r;
+  }
   if (want("dav")) {
     const { benchDav, davTable } = await import("./dav.ts");
     const r = await benchDav();

@@ -38,6 +38,8 @@ export type { InstancePayments } from "./pay/local.ts";
 export type { Ledger } from "./pay/capability.ts";
 export type { Sandbox } from "./http/sandbox.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
+// A list that grows with what a person stores, read in pages by key: its optional limit and cursor, and its answer.
+export { PAGE_CAP, pageArgs, pageOf, pageAnswer, type Page, type KeyPart } from "./paging.ts";
 export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfigured, unauthenticated, upstream } from "./errors.ts";
 // For a plugin offering its records to calendar and contacts apps (`dav`).
 export { DavPrecondition } from "./dav/collection.ts";

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, eq, sql } from "drizzle-orm";
-import { newId, invalid, notFound, definePlugin, read, write } from "hearth";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { newId, invalid, notFound, pageAnswer, pageArgs, pageOf, definePlugin, read, write } from "hearth";
 import { contactsBook } from "./dav.ts";
 import { contacts } from "./schema.ts";
 
@@ -120,11 +120,16 @@ export default definePlugin({
       },
     }),
     list: read({
-      description: "Everyone in the caller's address book, by name.",
-      args: T.Object({}),
+      description: "Everyone in the caller's address book, by name (at most 1,000; `limit` and `cursor` read them in pages).",
+      args: T.Object({ ...pageArgs }),
       access: "account",
-      async run(_a, ctx) {
-        return (await ctx.db.select().from(contacts).where(eq(contacts.owner, ctx.account.id)).orderBy(asc(contacts.nameKey)).all()).map(shape);
+      async run(args, ctx) {
+        // By the name's key, unique in an address book: the order of the contacts_owner_name index.
+        const page = pageOf(args, ["string"]);
+        const mine = eq(contacts.owner, ctx.account.id);
+        const where = page.after ? and(mine, gt(contacts.nameKey, page.after[0] as string)) : mine;
+        const rows = await ctx.db.select().from(contacts).where(where).orderBy(asc(contacts.nameKey)).limit(page.read).all();
+        return pageAnswer(rows, page, (c) => [c.nameKey], (rows) => rows.map(shape));
       },
     }),
   },

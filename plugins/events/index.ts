@@ -23,6 +23,24 @@ const Repeat = T.Union(
   { description: "hourly, daily, weekly or monthly; omit for once. Monthly on the 29th-31st falls on the last day of shorter months." },
 );
 
+/**
+ * The caller's events that may still have an occurrence ending after `at`:
+ * every repeating one, and the single ones ending after it, each read from
+ * an index of its own (events_repeating, events_owner_end in schema.ts), so a
+ * calendar's years of past events are not read to find the next few.
+ */
+export const stillOn = (db: Ctx["db"], owner: string, at: number) => [
+  db.select().from(events).where(and(eq(events.owner, owner), sql`(${events.repeat} IS NOT NULL OR ${events.rule} IS NOT NULL)`)),
+  db.select().from(events).where(and(eq(events.owner, owner), sql`(${events.start} + ${events.minutes} * 60000) > ${at}`)),
+] as const;
+
+async function eventsOnAfter(ctx: Ctx, at: number): Promise<Row[]> {
+  const [repeating, ending] = stillOn(ctx.db, ctx.account.id, at);
+  const rows = await repeating.all();
+  for (const e of await ending.all()) if (e.repeat === null && e.rule === null) rows.push(e);
+  return rows;
+}
+
 const recurrence = (e: Row): Recurrence => ({ start: e.start, offset: e.offset, repeat: e.repeat ?? null, tz: e.tz, rule: e.rule });
 /** An instant in the event's local time: in its zone's offset at that instant, or its fixed offset. */
 const local = (e: Row, at: number) => formatTime(at, eventOffsetAt(e, at));
@@ -155,7 +173,7 @@ export default definePlugin({
       access: "account",
       async run(_args, ctx) {
         const now = ctx.clock.now().getTime();
-        const rows = await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).orderBy(asc(events.start)).all();
+        const rows = await eventsOnAfter(ctx, now);
         const upcoming: { e: Row; next: number }[] = [];
         for (const e of rows) {
           // The current occurrence stays listed until it ends.
@@ -187,7 +205,7 @@ export default definePlugin({
         if (to - from.at > MAX_WINDOW_DAYS * DAY) throw invalid("to", `the window from from to to may be at most ${MAX_WINDOW_DAYS} days (got ${((to - from.at) / DAY).toFixed(1)})`);
         const minutes = args.minutes ?? 30;
         const busy: Interval[] = [];
-        for (const e of await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()) {
+        for (const e of await eventsOnAfter(ctx, from.at)) {
           const len = e.minutes * MIN;
           for (const s of occurrencesBetween(recurrence(e), from.at - len + 1, to)) busy.push({ start: s, end: s + len });
         }

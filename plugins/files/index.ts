@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, desc, eq } from "drizzle-orm";
-import { invalid, notFound, fileName, ownership, definePlugin, read, write, type Ctx } from "hearth";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { invalid, notFound, fileName, ownership, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Ctx } from "hearth";
 import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
 import { files, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";
@@ -105,11 +105,16 @@ export default definePlugin({
       },
     }),
     list: read({
-      description: "The caller's files, newest first, without their content.",
-      args: T.Object({}),
+      description: "The caller's files, newest first, without their content (at most 1,000; `limit` and `cursor` read them in pages).",
+      args: T.Object({ ...pageArgs }),
       access: "account",
-      async run(_args, ctx) {
-        return (await ctx.db.select().from(files).where(owned.mine(ctx.caller)).orderBy(desc(files.created), desc(files.id)).all()).map((f) => meta(ctx, f));
+      async run(args, ctx) {
+        // Newest first, ties by id: the order of the files_owner_created index, so a page is read from it in order.
+        const page = pageOf(args, ["number", "string"]);
+        const mine = owned.mine(ctx.caller);
+        const where = page.after ? and(mine, sql`(${files.created}, ${files.id}) < (${page.after[0]}, ${page.after[1]})`) : mine;
+        const rows = await ctx.db.select().from(files).where(where).orderBy(desc(files.created), desc(files.id)).limit(page.read).all();
+        return pageAnswer(rows, page, (f) => [f.created, f.id], (rows) => rows.map((f) => meta(ctx, f)));
       },
     }),
     get: read({

@@ -19,7 +19,7 @@ export const files = sqliteTable(
     share: text("share").unique(),
     created: integer("created").notNull(),
   },
-  (t) => [index("files_owner_created").on(t.owner, t.created), index("files_hash").on(t.hash), index("files_owner_folder").on(t.owner, t.folder, t.name)],
+  (t) => [index("files_owner_created").on(t.owner, t.created, t.id), index("files_hash").on(t.hash), index("files_owner_folder").on(t.owner, t.folder, t.name)],
 );
 holdsBlobs(files.hash);
 

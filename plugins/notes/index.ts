@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, eq, sql } from "drizzle-orm";
-import { prepared, notFound, fileName, definePlugin, read, write, type Db } from "hearth";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { prepared, notFound, fileName, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Db } from "hearth";
 import { foundNotes } from "./find.ts";
 import { notes } from "./schema.ts";
 
@@ -18,6 +18,16 @@ const upsert = (db: Db) =>
     .returning()
     .prepare();
 const allOf = (db: Db) => db.select().from(notes).where(eq(notes.owner, sql.placeholder("owner"))).orderBy(asc(notes.title)).prepare();
+// A page by title, read from the primary key (owner, title) in its order.
+const firstPage = (db: Db) => db.select().from(notes).where(eq(notes.owner, sql.placeholder("owner"))).orderBy(asc(notes.title)).limit(sql.placeholder("n")).prepare();
+const nextPage = (db: Db) =>
+  db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.owner, sql.placeholder("owner")), gt(notes.title, sql.placeholder("after"))))
+    .orderBy(asc(notes.title))
+    .limit(sql.placeholder("n"))
+    .prepare();
 
 const Title = T.String({ minLength: 1, maxLength: 500, description: "The note's title, its key." });
 
@@ -74,11 +84,14 @@ export default definePlugin({
       },
     }),
     list: read({
-      description: "Every note the caller has written, with its text, by title.",
-      args: T.Object({}),
+      description: "Every note the caller has written, with its text, by title (at most 1,000; `limit` and `cursor` read them in pages).",
+      args: T.Object({ ...pageArgs }),
       access: "account",
-      async run(_args, ctx) {
-        return (await prepared(ctx.db, allOf).all({ owner: ctx.account.id })).map(shape);
+      async run(args, ctx) {
+        const page = pageOf(args, ["string"]);
+        const owner = ctx.account.id;
+        const rows = page.after ? await prepared(ctx.db, nextPage).all({ owner, after: page.after[0], n: page.read }) : await prepared(ctx.db, firstPage).all({ owner, n: page.read });
+        return pageAnswer(rows, page, (n) => [n.title], (rows) => rows.map(shape));
       },
     }),
   },

@@ -4,6 +4,8 @@ import { CARD_LINES, listIn, str, when, type CardDef } from "hearth";
 export const tasksCard: CardDef = {
   title: "Open tasks",
   method: "list",
+  // Open tasks come first, so the first page holds those the card shows: the home page reads a handful, not the account's history.
+  args: () => ({ limit: CARD_LINES }),
   order: 20,
   view: true,
   render: (r, { zone }) => ({

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { newId, intersectScopes, scopesFromText, scopesText, notFound, prepared, definePlugin, read, write, type Db } from "hearth";
+import { newId, intersectScopes, scopesFromText, scopesText, notFound, prepared, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Db } from "hearth";
 import { tasksCalendar } from "./dav.ts";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
@@ -28,27 +28,69 @@ const shape = (t: Row) => ({
 // Open tasks first (earliest due, then oldest), then done ones, most recently
 // finished first: the order the tasks_open_first index keeps (schema.ts), so
 // SQLite reads a list in order instead of sorting it. The expressions are the
-// index's, written the same way, or SQLite would not use it. The status is
-// cast to text when tested for null, so PostgreSQL knows the parameter's type.
-export const listQuery = (db: Db) =>
+// index's, written the same way, or SQLite would not use it. The id comes
+// last so that tasks alike in all else have one place, which a page's cursor names.
+const listColumns = {
+  id: tasks.id,
+  title: tasks.title,
+  detail: tasks.detail,
+  assignee: tasks.assignee,
+  due: tasks.due,
+  status: tasks.status,
+  result: tasks.result,
+  created: tasks.created,
+  updated: tasks.updated,
+  done: tasks.done,
+  scopes: tasks.scopes,
+};
+const isDone = sql`(${tasks.status} = 'done')`;
+const rank = sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`;
+const mine = eq(tasks.owner, sql.placeholder("owner"));
+export const listQuery = (db: Db) => db.select(listColumns).from(tasks).where(mine).orderBy(isDone, rank, tasks.created, tasks.id).limit(sql.placeholder("n"));
+// Those of one status, in the same order, from the tasks_owner_status index: without it a status no task has read every task to find none.
+export const statusQuery = (db: Db) =>
   db
-    .select({
-      id: tasks.id,
-      title: tasks.title,
-      detail: tasks.detail,
-      assignee: tasks.assignee,
-      due: tasks.due,
-      status: tasks.status,
-      result: tasks.result,
-      created: tasks.created,
-      updated: tasks.updated,
-      done: tasks.done,
-      scopes: tasks.scopes,
-    })
+    .select(listColumns)
     .from(tasks)
-    .where(and(eq(tasks.owner, sql.placeholder("owner")), sql`(cast(${sql.placeholder("status")} as text) IS NULL OR ${tasks.status} = ${sql.placeholder("status")})`))
-    .orderBy(sql`(${tasks.status} = 'done')`, sql`(CASE WHEN ${tasks.status} = 'done' THEN -${tasks.done} WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, tasks.created);
+    .where(and(mine, eq(tasks.status, sql.placeholder("status"))))
+    .orderBy(rank, tasks.created, tasks.id)
+    .limit(sql.placeholder("n"));
 const listStmt = (db: Db) => listQuery(db).prepare();
+const statusStmt = (db: Db) => statusQuery(db).prepare();
+// The page after a task's place in that order: its key compared as one row value, (done?, due or finish, created, id).
+const k = (i: number) => sql.placeholder(`k${i}`);
+const nextPage = (db: Db) =>
+  db
+    .select(listColumns)
+    .from(tasks)
+    .where(and(mine, sql`(CASE WHEN ${tasks.status} = 'done' THEN 1 ELSE 0 END, ${rank}, ${tasks.created}, ${tasks.id}) > (${k(0)}, ${k(1)}, ${k(2)}, ${k(3)})`))
+    .orderBy(isDone, rank, tasks.created, tasks.id)
+    .limit(sql.placeholder("n"))
+    .prepare();
+const nextStatusPage = (db: Db) =>
+  db
+    .select(listColumns)
+    .from(tasks)
+    .where(and(mine, eq(tasks.status, sql.placeholder("status")), sql`(${rank}, ${tasks.created}, ${tasks.id}) > (${k(1)}, ${k(2)}, ${k(3)})`))
+    .orderBy(rank, tasks.created, tasks.id)
+    .limit(sql.placeholder("n"))
+    .prepare();
+// The agent's next task, read from the tasks_agent_next index: its conditions
+// are written as the index states them, literally, or SQLite would not use it.
+export const nextQuery = (db: Db) =>
+  db
+    .select()
+    .from(tasks)
+    .where(and(mine, sql`${tasks.assignee} = 'agent'`, sql`${tasks.status} != 'done'`))
+    .orderBy(sql`(CASE WHEN ${tasks.due} IS NULL THEN 9e15 ELSE ${tasks.due} END)`, asc(tasks.created))
+    .limit(1);
+const nextStmt = (db: Db) => nextQuery(db).prepare();
+
+/** A listed task's place in the list's order, as its cursor holds it. */
+const keyOf = (t: { status: string; done: number | null; due: number | null; created: number; id: string }) => {
+  const done = t.status === "done";
+  return [done ? 1 : 0, done ? -(t.done ?? 0) : (t.due ?? 9e15), t.created, t.id];
+};
 
 /**
  * A list's rows, made into answers in place. Times repeat
@@ -139,11 +181,23 @@ export default definePlugin({
       },
     }),
     list: read({
-      description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status.",
-      args: T.Object({ status: T.Optional(Status) }),
+      description: "The caller's tasks: open ones first (earliest due first), then done ones; optionally only those with a status (at most 1,000; `limit` and `cursor` read them in pages).",
+      args: T.Object({ status: T.Optional(Status), ...pageArgs }),
       access: "account",
-      async run({ status }, ctx) {
-        return shapeList(await prepared(ctx.db, listStmt).all({ owner: ctx.account.id, status: status ?? null }));
+      async run(args, ctx) {
+        const page = pageOf(args, ["number", "number", "number", "string"]);
+        const owner = ctx.account.id;
+        const n = page.read;
+        const after = page.after && { k1: page.after[1], k2: page.after[2], k3: page.after[3] };
+        const status = args.status;
+        const rows = status
+          ? after
+            ? await prepared(ctx.db, nextStatusPage).all({ owner, status, n, ...after })
+            : await prepared(ctx.db, statusStmt).all({ owner, status, n })
+          : after
+            ? await prepared(ctx.db, nextPage).all({ owner, n, k0: page.after![0], ...after })
+            : await prepared(ctx.db, listStmt).all({ owner, n });
+        return pageAnswer(rows, page, keyOf, shapeList);
       },
     }),
     next: read({
@@ -151,13 +205,7 @@ export default definePlugin({
       args: T.Object({}),
       access: "account",
       async run(_a, ctx) {
-        const row = await ctx.db
-          .select()
-          .from(tasks)
-          .where(and(eq(tasks.owner, ctx.account.id), eq(tasks.assignee, "agent"), sql`${tasks.status} != 'done'`))
-          .orderBy(sql`COALESCE(${tasks.due}, 9e15)`, asc(tasks.created))
-          .limit(1)
-          .get();
+        const row = await prepared(ctx.db, nextStmt).get({ owner: ctx.account.id });
         return row ? shape(row) : null;
       },
     }),

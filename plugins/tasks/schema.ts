@@ -25,13 +25,19 @@ export const tasks = sqliteTable(
     scopes: text("scopes").notNull().default('["tasks"]'),
   },
   (t) => [
-    index("tasks_owner_status").on(t.owner, t.status),
+    // One status's tasks in the list's order within it, so a status filter reads only those, in order.
+    index("tasks_owner_status").on(t.owner, t.status, sql`(CASE WHEN ${t.status} = 'done' THEN -${t.done} WHEN ${t.due} IS NULL THEN 9e15 ELSE ${t.due} END)`, t.created, t.id),
+    // tasks/next: the agent's open tasks alone, earliest due first, then the oldest.
+    index("tasks_agent_next")
+      .on(t.owner, sql`(CASE WHEN ${t.due} IS NULL THEN 9e15 ELSE ${t.due} END)`, t.created)
+      .where(sql`${t.assignee} = 'agent' AND ${t.status} != 'done'`),
     // tasks/list's order (open first, earliest due; then done, latest finished; then oldest), so a list is read in order, not sorted.
     index("tasks_open_first").on(
       t.owner,
       sql`(${t.status} = 'done')`,
       sql`(CASE WHEN ${t.status} = 'done' THEN -${t.done} WHEN ${t.due} IS NULL THEN 9e15 ELSE ${t.due} END)`,
       t.created,
+      t.id,
     ),
   ],
 );

@@ -1,0 +1,3 @@
+DROP INDEX "files_owner_created";
+--> statement-breakpoint
+CREATE INDEX "files_owner_created" ON "files_files" USING btree ("owner","created","id");
