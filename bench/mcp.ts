@@ -60,7 +60,8 @@ const PROTOCOL = "2025-06-18";
 const MODERN = "2026-07-28";
 
 
-async function waitUp(url: string, init?: RequestInit, timeoutMs = 15_000) {
+// Generous: from source, on a loaded machine, an instance has taken longer than 15 s to answer its first request.
+async function waitUp(url: string, init?: RequestInit, timeoutMs = 180_000) {
   const start = performance.now();
   while (performance.now() - start < timeoutMs) {
     try {
