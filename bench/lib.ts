@@ -286,7 +286,7 @@ export interface Served {
  * ends or stays silent first, an error holding the end of what it printed
  * (the reason it did not start).
  */
-export async function serve(cmd: string[], env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<Served> {
+export async function serve(cmd: string[], env: Record<string, string | undefined>, timeoutMs = 180_000): Promise<Served> {
   const port = freePort();
   const proc = Bun.spawn([...cmd, "serve"], { env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, stdout: "ignore", stderr: "pipe" });
   const base = `http://127.0.0.1:${port}`;

@@ -1,6 +1,7 @@
 // MCP Apps over /mcp with the SDK's own client: a client that declares the
 // extension gets the home cards and the hosted apps as ui:// views linked
 // from tools; one that does not sees the tools as they always were.
+import "./patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";

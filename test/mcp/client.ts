@@ -1,4 +1,5 @@
 // Connects the SDK's own MCP client to a running Hearth, as any MCP client would.
+import { PATIENCE_MS } from "./patient.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -8,7 +9,7 @@ import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/s
  * limit (60 s) is shorter than a loaded machine may need to start a server or
  * answer, and the test is about the answer, not the machine's speed.
  */
-export const PATIENT = { timeout: 600_000 };
+export const PATIENT = { timeout: PATIENCE_MS };
 
 /** `capabilities`: what the client declares at initialize (an extension it supports, say). */
 export async function mcpClient(base: string, o: { token?: string; query?: string; headers?: Record<string, string>; capabilities?: ClientCapabilities } = {}) {

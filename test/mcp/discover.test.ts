@@ -1,6 +1,7 @@
 // Discovery mode (?mode=discover, the Hearth-Tools-Mode header, `hearth mcp
 // --mode discover`): three tools up front, and every other tool found,
 // described and called through them with the same scope, price and answers.
+import "./patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";

@@ -1,6 +1,7 @@
 // Both protocol eras on one server: a client pinned to 2026-07-28 (stateless,
 // no initialize, per-request _meta, server/discover) and a 2025-11-25 client
 // keeping a session, over /mcp and over `hearth mcp` on stdio.
+import "./patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";

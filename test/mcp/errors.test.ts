@@ -3,6 +3,7 @@
 // repeats the client's own "MCP error <code>:" prefix, a resource that does
 // not exist is -32002 with its URI (2026-07-28's -32602 there), and a
 // JSON-RPC batch is refused where the protocol has none.
+import "./patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";

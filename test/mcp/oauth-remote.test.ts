@@ -34,7 +34,8 @@ function collect(stream: ReadableStream<Uint8Array>) {
     get text() {
       return acc.text;
     },
-    async waitFor<T>(find: (text: string) => T | null | undefined, what: string, ms = 30_000): Promise<T> {
+    // Up to just under the runner's limit for a test, so a client that never prints says what it printed instead.
+    async waitFor<T>(find: (text: string) => T | null | undefined, what: string, ms = 540_000): Promise<T> {
       const until = Date.now() + ms;
       for (;;) {
         const found = find(acc.text);

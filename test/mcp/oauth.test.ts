@@ -3,6 +3,7 @@
 // server metadata, dynamic registration), the person's consent given in a
 // real browser, tools called with the token, an expired access token
 // refreshed by the SDK, and the grant disconnected on /token.
+import "./patient.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { auth, UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";

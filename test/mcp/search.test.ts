@@ -2,6 +2,7 @@
 // with the tool that does it: the right tool first for nine in ten, and
 // among the first three for every one. The requests span every service; the
 // ranker knows none of them (it reads the registry's names and descriptions).
+import "./patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";

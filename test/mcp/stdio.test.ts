@@ -1,5 +1,6 @@
 // `hearth mcp` over stdio, driven by the SDK's StdioClientTransport, against
 // the same data folder a running server uses.
+import "./patient.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -1,5 +1,6 @@
 // x402 for strangers over HTTP and MCP, against a real local chain and a
 // facilitator that checks signatures and settles on it.
+import "../mcp/patient.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { PaymentPayload } from "@x402/core/types";
 import { authorizationTypes } from "@x402/evm";
