@@ -1,3 +1,4 @@
+// one store: the /activity page; the log, its filters and exports run on both stores in test/audit/audit.test.ts
 // The /activity page in a real browser: the owner's calls listed with who
 // made them and how they ended, the filter form narrowing them, the link to
 // older entries and the exports; axe's checks in light and dark at a phone's

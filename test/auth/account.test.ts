@@ -1,3 +1,4 @@
+// one store: the account pages; two-factor, passkeys, sessions and passwords run on both stores in test/auth (twofactor, sessions, accounts)
 // One's own account in a real browser: an invited person signs up, turns on
 // two-factor sign-in (the test reads the key off the page and computes the
 // codes, as an authenticator app does), signs out and in with password and

@@ -1,3 +1,4 @@
+// one store: what /status shows; scheduled backups run on both stores in test/backup (schedule, postgres)
 // What an admin sees of scheduled backups on /status, in Chromium: the
 // schedule, where they go, the last success and the newer failure with its
 // reason. The page passes axe in light and dark at a phone's and a desktop's

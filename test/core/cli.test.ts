@@ -1,3 +1,4 @@
+// one store: the commands spawn hearth, which ignores the pass's settings; the binary's PostgreSQL run starts its own cluster in either pass
 // The CLI and the single binary, run as a person would: real processes, real ports.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";

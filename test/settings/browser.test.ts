@@ -1,3 +1,4 @@
+// one store: pages and the settings file; accounts, invitations and settings run on both stores in test/auth and test/settings/people.test.ts
 // The first hour in Chromium: a fresh instance sends the owner to make the
 // admin account and on to the first-run choices, which land in the settings
 // file; the AI provider changed on /settings serves the next call without a

@@ -1,3 +1,4 @@
+// one store: the Posts screen; posts, publishing and Undo run on both stores in test/blog
 // The blog's Posts screen in Chromium, as a person uses it: a post written in
 // Markdown, previewed, published and read on /blog by someone not signed in;
 // edited, and deleted with its page gone, then brought back with Undo. The

@@ -1,3 +1,4 @@
+// one store: the Notes and Documents screens; their methods run on both stores in test/notes and test/docs
 // The Notes and Documents screens in Chromium, as a person uses them: a note
 // written, saved as they pause, found by the search in the header, deleted and
 // brought back with Undo; a document made public and read at its address by

@@ -1,3 +1,4 @@
+// one store: the Tasks and Calendar screens; their methods and live updates run on both stores in test/tasks and test/events
 // The Tasks and Calendar screens in Chromium, as a person uses them at a
 // desktop's and a phone's width: a task dragged to Done; a weekly event made
 // by clicking a day, dragged to another day, and an event made meanwhile

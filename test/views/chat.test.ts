@@ -1,3 +1,4 @@
+// one store: the Chat screen; rooms and their live stream run on both stores in test/chat
 // The Chat screen in Chromium: a room started by its first message, another
 // person's message arriving while it is open (the room's live stream), and
 // axe in light and dark at 1280 and 390 px (screenshots in

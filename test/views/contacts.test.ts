@@ -1,3 +1,4 @@
+// one store: the Contacts screen; contacts, vCard import and export run on both stores in test/contacts
 // The Contacts screen in Chromium, as a person uses it: a contact synced from
 // an address book app with two emails, found by the search and edited (its
 // second email kept, in the API and on the card the app syncs); a vCard file

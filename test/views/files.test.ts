@@ -1,3 +1,4 @@
+// one store: the Files screen; uploads, downloads and previews on disk and S3 run in test/files (large.test.ts, backends.test.ts)
 // The Files screen in Chromium: a 20 MB file dropped on the page uploads with
 // a progress bar and downloads byte for byte; an image and a PDF uploaded by
 // the picker are previewed, Markdown is rendered; a file is deleted; and axe

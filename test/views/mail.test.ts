@@ -1,3 +1,4 @@
+// one store: the Mail screen; receiving, threading and sending run on both stores in test/mail
 // The Mail screen in Chromium, as a person uses it: a message from outside
 // arrives over SMTP, is read as plain text (its markup shown, never run), and
 // answered from the screen; the reply leaves through a loopback relay in the
