@@ -16,15 +16,15 @@ async function run(cmd: string[], env: Record<string, string>) {
   return { stdout, stderr, code };
 }
 
+/** Until the server answers, or has exited: however long a busy machine takes to start it (the runner's per-test limit still ends a server that never comes up). */
 async function waitUp(url: string, proc: { exitCode: number | null }) {
-  for (const end = Date.now() + 120_000; Date.now() < end; ) {
+  for (;;) {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {}
     await Bun.sleep(25);
   }
-  throw new Error("server did not come up");
 }
 
 function freePort(): number {

@@ -342,7 +342,7 @@ test("HEARTH_DATABASE_POOL bounds an instance's connections under concurrent cal
     expect(await held()).toBeLessThanOrEqual(2 + 2);
     await h.stop();
     // The server ends a closed connection's backend a moment after the client has gone: wait for that, as long as a busy machine takes.
-    for (const end = Date.now() + 60_000; (await held()) > 0 && Date.now() < end; ) await Bun.sleep(100);
+    while ((await held()) > 0) await Bun.sleep(100);
     expect(await held()).toBe(0);
   } finally {
     await admin.close();

@@ -132,9 +132,8 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
       child.kill(9);
       expect(await child.exited).not.toBe(0);
       // Dead, its lease runs out and this instance takes the firing over (its timer wakes for that) and runs it, once.
-      const deadline = Date.now() + 120_000;
       // Waited for until it has asked: the claim changes hands a moment before the firing starts running, and settle() waits only for one that has started.
-      while (asked.length === before && Date.now() < deadline) await Bun.sleep(100);
+      while (asked.length === before) await Bun.sleep(100);
       await sch.settle();
       expect(asked.slice(before)).toEqual(["What should I plant?"]);
       expect(await firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
@@ -172,8 +171,7 @@ test("a firing whose instance died is not run again later than the grace window:
     try {
       const sch = schedulerOf(other.rt);
       const status = async () => (await sqlGet<{ status: string }>(other.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id))!.status;
-      const deadline = Date.now() + 120_000;
-      while ((await status()) === "claimed" && Date.now() < deadline) await Bun.sleep(100);
+      while ((await status()) === "claimed") await Bun.sleep(100);
       await sch.settle();
       expect(await status()).toBe("missed");
       expect(asked.slice(before)).toEqual([]);
