@@ -6,11 +6,10 @@
 // test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -130,29 +129,14 @@ test.skipIf(!chromiumPresent)("an image and a PDF chosen with the picker are pre
 });
 
 test.skipIf(!chromiumPresent)("the Files screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const png = (await h.call("files/put", { name: "look.png", content: PNG.toString("base64"), encoding: "base64" }, { token })).body.result;
   const found: Record<string, unknown> = {};
   const pages: [string, string, (p: Page) => Promise<unknown>][] = [
     ["files-list", "/my/files", (p) => p.locator(".search-list .item").first().waitFor()],
     ["file-image", `/my/files?open=${png.id}`, (p) => p.waitForFunction(() => (document.querySelector(".file-preview img") as HTMLImageElement | null)?.complete)],
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  Object.assign(found, await everyLook(page, h.url, pages.map(([name, path, ready]) => ({ name, path, ready })), { shots: SHOTS, suffix: `-${store()}` }));
+  await context.close();
   expect(found).toEqual({});
 });
