@@ -17,9 +17,13 @@ async function run(cmd: string[], env: Record<string, string>) {
 }
 
 /** Until the server answers, or has exited: however long a busy machine takes to start it (the runner's per-test limit still ends a server that never comes up). */
-async function waitUp(url: string, proc: { exitCode: number | null }) {
+async function waitUp(url: string, proc: { exitCode: number | null; stderr?: unknown }) {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null) {
+      // What it said is why: without it a failure on a loaded machine tells nothing.
+      const said = proc.stderr instanceof ReadableStream ? await new Response(proc.stderr).text() : "";
+      throw new Error(`server exited with ${proc.exitCode}${said ? `: ${said.trim()}` : ""}`);
+    }
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {}
