@@ -49,6 +49,8 @@ export interface Screen {
   path: string;
   /** Waits until the page shows what it should (a condition, never a time); may act on it first. */
   ready?: (page: Page) => Promise<unknown>;
+  /** Done at each look before the shot, once the page is laid out at it (scrolling what is shot into view). */
+  each?: (page: Page) => Promise<unknown>;
   /** The part of the page that is shot (what is new on it), else the page. */
   part?: (page: Page) => Locator;
   /** The whole page rather than the window, over everyLook's own choice. */
@@ -98,6 +100,7 @@ export async function everyLook(page: Page, base: string, screens: Screen[], o: 
       await page.setViewportSize(look.size);
       await page.emulateMedia({ colorScheme: look.scheme });
       await laidOut(page);
+      await s.each?.(page);
       const path = join(o.shots, `${s.name}-${look.label}-${look.scheme}${o.suffix ?? ""}.png`);
       if (s.part) await s.part(page).screenshot({ path });
       else await page.screenshot({ path, fullPage: s.fullPage ?? o.fullPage });
