@@ -2,7 +2,9 @@
 // machine allows: no sandbox (root), no GPU, and nothing that reaches out on
 // its own (the network is closed; background lookups would be refused).
 import { existsSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
 import { CHROMIUM } from "./prepare.ts";
 
 export const chromiumPresent = existsSync(CHROMIUM);
@@ -53,4 +55,82 @@ const RECORD_TOASTS = `(() => {
 /** Waits until the page has shown a notice containing `text`, whether or not it is still there. */
 export async function sawToast(page: Page, text: string): Promise<void> {
   await page.waitForFunction((t) => ((window as unknown as { __toasts?: string[] }).__toasts ?? []).some((m) => m.includes(t)), text);
+}
+
+/** The four looks every page is checked in: light and dark, at a desktop's and a phone's width. */
+export const LOOKS = [
+  { scheme: "light", label: "desktop", size: { width: 1280, height: 900 } },
+  { scheme: "light", label: "phone", size: { width: 390, height: 844 } },
+  { scheme: "dark", label: "desktop", size: { width: 1280, height: 900 } },
+  { scheme: "dark", label: "phone", size: { width: 390, height: 844 } },
+] as const;
+
+export interface Screen {
+  /** In the screenshots' names and in what axe found. */
+  name: string;
+  path: string;
+  /** Waits until the page shows what it should (a condition, never a time); may act on it first. */
+  ready?: (page: Page) => Promise<unknown>;
+  /** Done at each look before the shot, once the page is laid out at it (scrolling what is shot into view). */
+  each?: (page: Page) => Promise<unknown>;
+  /** The part of the page that is shot (what is new on it), else the page. */
+  part?: (page: Page) => Locator;
+  /** The whole page rather than the window, over everyLook's own choice. */
+  fullPage?: boolean;
+}
+
+export interface Violation {
+  id: string;
+  at: string[];
+}
+
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"];
+
+/** axe's findings on the page as it is now, the script added once per document. */
+export async function axeOn(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: createRequire(import.meta.url).resolve("axe-core/axe.min.js") });
+  return page.evaluate(async (tags) => {
+    const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { runOnly: tags });
+    return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+  }, AXE_TAGS);
+}
+
+/** Until the page is laid out again after a change of width or scheme: two frames, a condition, not a time. */
+export function laidOut(page: Page): Promise<unknown> {
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
+/**
+ * Each screen opened once on `page` and seen in the four looks by changing
+ * the viewport and the colour scheme in place (no new context, no second
+ * load, axe added once): a screenshot `<name>-<label>-<scheme><suffix>.png`
+ * in `shots` and axe's findings for each. Returns what axe found, keyed
+ * `<scheme> <label> <name>`: `{}` when nothing. The page's own viewport and
+ * colour scheme are put back after.
+ *
+ * The page needs bypassCSP for axe's script. Screens whose `ready` acts
+ * (opens a menu, types a search) act once, at the first look.
+ */
+export async function everyLook(page: Page, base: string, screens: Screen[], o: { shots: string; suffix?: string; fullPage?: boolean }): Promise<Record<string, Violation[]>> {
+  const found: Record<string, Violation[]> = {};
+  const before = page.viewportSize();
+  for (const s of screens) {
+    await page.goto(`${base}${s.path}`);
+    await s.ready?.(page);
+    for (const look of LOOKS) {
+      await page.setViewportSize(look.size);
+      await page.emulateMedia({ colorScheme: look.scheme });
+      await laidOut(page);
+      await s.each?.(page);
+      const path = join(o.shots, `${s.name}-${look.label}-${look.scheme}${o.suffix ?? ""}.png`);
+      if (s.part) await s.part(page).screenshot({ path });
+      else await page.screenshot({ path, fullPage: s.fullPage ?? o.fullPage });
+      const v = await axeOn(page);
+      if (v.length) found[`${look.scheme} ${look.label} ${s.name}`] = v;
+    }
+  }
+  if (before) await page.setViewportSize(before);
+  await page.emulateMedia({ colorScheme: null });
+  return found;
 }

@@ -15,6 +15,11 @@
 //
 // `bun test/run.ts [--workers N] [--timeout MS] [--only sqlite|pg] [--record] [path ...]`
 // `--record` writes each file's time in this run to test/durations.json.
+//
+// A file whose first line is `// one store: <why>` runs in the SQLite pass
+// only: its subject (a page, a command, a protocol) does not change with the
+// store, and what it touches of the store is checked on both by the files
+// its reason names. The reason is required, so each such file says why.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -64,6 +69,11 @@ const files = Array.from(new Bun.Glob("**/*.test.ts").scanSync({ cwd: import.met
   .sort();
 
 const weight = (f: string) => seconds[f] ?? UNKNOWN;
+
+/** `// one store: <why>` on a file's first line: the file runs in the SQLite pass only (see above). */
+const ONE_STORE = /^\/\/ one store: \S/;
+const oneStore = new Set(files.filter((f) => ONE_STORE.test(readFileSync(join(ROOT, f), "utf8").split("\n", 1)[0])));
+const filesFor = (pass: string) => (pass === "sqlite" ? files : files.filter((f) => !oneStore.has(f)));
 
 /** The files in pieces, longest first: a long file alone, short ones together. */
 function pieces(all: string[]): string[][] {
@@ -191,7 +201,7 @@ const started = Date.now();
 const outcomes: Outcome[] = [];
 const workers: Promise<void>[] = [];
 for (const pass of PASSES) {
-  const queue = pieces(files);
+  const queue = pieces(filesFor(pass.name));
   const count = queue.length;
   let next = 0;
   for (let w = 0; w < Math.min(WORKERS, count); w++) {

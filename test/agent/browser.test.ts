@@ -1,3 +1,4 @@
+// one store: the /agent page's script; conversations run on both stores in test/agent/agent.test.ts
 // The /agent page in a real browser: its script runs under the page's
 // Content-Security-Policy, posts with the session's CSRF token, shows the
 // answer as it streams, and continues the same conversation on the next send.

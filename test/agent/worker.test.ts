@@ -19,7 +19,7 @@ test("stopping the instance cancels the task run under way and puts the task bac
     ai.reply({ hang: true });
     const pass = workerFor(h.rt)!.pass();
     // Wait for the model to be asked, so the stop lands mid-run.
-    for (; ai.posts.length === 0; ) await new Promise((r) => setTimeout(r, 5));
+    while (ai.posts.length === 0) await Bun.sleep(5);
     expect(ai.posts.length).toBe(1);
     const doing = (await h.call("tasks/list", {}, { token })).body.result[0];
     expect(doing.status).toBe("doing");

@@ -1,3 +1,4 @@
+// one store: the sandbox in a browser; apps' store and permissions run on both stores in test/apps/apps.test.ts
 // Apps in a real browser: the sandbox holds (no cookies, no host storage, no
 // network, WebRTC included), the store survives a reload, the store, the
 // person's name and each method are used only once the person allows it, and

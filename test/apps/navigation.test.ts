@@ -1,3 +1,4 @@
+// one store: what the browser may reach from an app's frame; nothing in it depends on the store
 // An app cannot make the browser connect to a host it names, on a default
 // install (no APPS_HOST, nothing set): the app's document is served on the
 // instance's sandbox port, an origin of its own, so every way it has to

@@ -1,14 +1,14 @@
+// one store: the /activity page; the log, its filters and exports run on both stores in test/audit/audit.test.ts
 // The /activity page in a real browser: the owner's calls listed with who
 // made them and how they ended, the filter form narrowing them, the link to
 // older entries and the exports; axe's checks in light and dark at a phone's
 // and a desktop's width, with screenshots left in test/artifacts/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { findAccount, issueToken } from "../../core/auth/tokens.ts";
 
@@ -98,29 +98,18 @@ test.skipIf(!chromiumPresent)(
 test.skipIf(!chromiumPresent)(
   "passes axe's WCAG 2.1 AA and best-practice checks in light and dark at both widths; screenshots for a look",
   async () => {
-    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-    const found: Record<string, unknown> = {};
-    for (const scheme of ["light", "dark"] as const) {
-      for (const [label, size] of Object.entries(WIDTHS)) {
-        const ctx = await context(scheme, size, true);
-        const page = await ctx.newPage();
-        for (const path of ["activity", "token"]) {
-          await page.goto(`${h.url}/${path}`);
-          const shot = join(ARTIFACTS, `${path}-${label}-${scheme}.png`);
-          // On /token what is new is the tokens' table, further down the page: that is what is shot.
-          if (path === "token") await page.locator("tbody tr", { hasText: "laptop" }).screenshot({ path: shot });
-          else await page.screenshot({ path: shot });
-          await page.addScriptTag({ path: axePath });
-          const violations = await page.evaluate(async () => {
-            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-          });
-          if (violations.length) found[`${scheme} ${label} /${path}`] = violations;
-        }
-        await ctx.close();
-      }
-    }
+    const ctx = await context("light", WIDTHS.desktop, true);
+    const found = await everyLook(
+      await ctx.newPage(),
+      h.url,
+      [
+        { name: "activity", path: "/activity" },
+        // On /token what is new is the tokens' table, further down the page: that is what is shot.
+        { name: "token", path: "/token", part: (page) => page.locator("tbody tr", { hasText: "laptop" }) },
+      ],
+      { shots: ARTIFACTS },
+    );
+    await ctx.close();
     expect(found).toEqual({});
   },
 );

@@ -1,3 +1,4 @@
+// one store: the /token page in a browser; tokens and their revocation run on both stores in test/auth/tokens.test.ts
 // A real browser, as a person uses the instance: sign up, open /token, make a
 // token scoped to notes, read it off the page, use it with fetch, revoke it,
 // and see the next call refused.

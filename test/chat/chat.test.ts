@@ -126,7 +126,7 @@ describe("chat", () => {
     const passed: string[] = [];
     const stopHearing = h.rt.shared.subscribe("chat:messages", (text) => passed.push(JSON.parse(text).content));
     await send("live-room", "before anyone listened");
-    for (; !passed.includes("before anyone listened"); ) await Bun.sleep(10);
+    while (!passed.includes("before anyone listened")) await Bun.sleep(10);
     stopHearing();
     expect((await fetch(`${h.url}/chat/not-a-room/live`)).status).toBe(404);
     const res = await fetch(`${h.url}/chat/live-room/live`);

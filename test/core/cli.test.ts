@@ -1,3 +1,4 @@
+// one store: the commands spawn hearth, which ignores the pass's settings; the binary's PostgreSQL run starts its own cluster in either pass
 // The CLI and the single binary, run as a person would: real processes, real ports.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -15,10 +16,14 @@ async function run(cmd: string[], env: Record<string, string>) {
   return { stdout, stderr, code };
 }
 
-/** Until the server answers or exits: how long it takes to start depends on the machine, so the runner's limit is the only one. */
-async function waitUp(url: string, proc: { exitCode: number | null }) {
+/** Until the server answers, or has exited: however long a busy machine takes to start it (the runner's per-test limit still ends a server that never comes up). */
+async function waitUp(url: string, proc: { exitCode: number | null; stderr?: unknown }) {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null) {
+      // What it said is why: without it a failure on a loaded machine tells nothing.
+      const said = proc.stderr instanceof ReadableStream ? await new Response(proc.stderr).text() : "";
+      throw new Error(`server exited with ${proc.exitCode}${said ? `: ${said.trim()}` : ""}`);
+    }
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {}

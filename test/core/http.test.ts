@@ -166,7 +166,7 @@ describe("logging", () => {
   test("one structured line per call with service, method, status, ms and caller, never the token", async () => {
     lines.length = 0;
     await h.call("notes/get", { title: "c1" }, { token });
-    for (; !lines.some((l) => l.service === "notes" && l.method === "get"); ) await new Promise((r) => setTimeout(r, 5));
+    while (!lines.some((l) => l.service === "notes" && l.method === "get")) await Bun.sleep(5);
     const mine = lines.filter((l) => l.service === "notes" && l.method === "get");
     expect(mine.length).toBe(1);
     expect(mine[0]).toMatchObject({ status: 200 });

@@ -1,3 +1,4 @@
+// one store: makes and tests a plugin in files; starts no instance of the pass's store
 // `hearth plugin new` writes a plugin folder that passes its own test, and
 // `hearth plugin migrations` writes the next migration when its tables change.
 import { afterAll, expect, test } from "bun:test";

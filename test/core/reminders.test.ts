@@ -39,8 +39,7 @@ test("a reminder due while the instance runs rings on the live timer, recorded b
     const id = add.body.result.id;
     // Wait for the ledger to hold an outcome, whatever it is.
     let got = await h.call("reminders/get", { id }, { token });
-    for (;;) {
-      if (got.body.result.firings.some((f: { status: string }) => f.status !== "claimed")) break;
+    while (!got.body.result.firings.some((f: { status: string }) => f.status !== "claimed")) {
       await Bun.sleep(100);
       got = await h.call("reminders/get", { id }, { token });
     }

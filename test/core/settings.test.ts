@@ -1,3 +1,4 @@
+// one store: reading the settings file; starts no instance of the pass's store
 // Where settings and data live, seen from real processes: the settings file is
 // read at start with the environment winning over it, and the server and the
 // CLI use one data folder whatever folder each is started from.

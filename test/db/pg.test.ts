@@ -111,40 +111,6 @@ test("a write that throws leaves nothing, nested writes included", async () => {
   expect(await store.rdb.select().from(notes).all()).toEqual([]);
 });
 
-test("a statement sent with a write's COMMIT commits with it, and one that fails undoes the write and says why", async () => {
-  const db = store.wdb;
-  const insert = "INSERT INTO notes (owner, title, text, created, updated) VALUES ($1, $2, $3, $4, $5)";
-  // Outside a write there is no COMMIT to send it with: the caller is told to run it itself.
-  expect(store.sendWithCommit(insert, ["alice", "outside", "t", 1, 1])).toBe(false);
-  const sent = await store.write(async () => {
-    await db.insert(notes).values(note("mine")).run();
-    // A boolean goes as SQLite would store it (1), as every parameter here does.
-    const taken = store.sendWithCommit(insert, ["alice", "with commit", "t", true, 1]);
-    // Not sent yet: it goes with the COMMIT.
-    expect(await store.rdb.select().from(notes).where(eq(notes.title, "with commit")).all()).toEqual([]);
-    return taken;
-  });
-  expect(sent).toBe(true);
-  expect((await store.rdb.select().from(notes).orderBy(asc(notes.title)).all()).map((r) => [r.title, r.created])).toEqual([
-    ["mine", 1],
-    ["with commit", 1],
-  ]);
-  // A refused statement sent with the COMMIT leaves nothing of the write, as an awaited one would.
-  const bad = await store
-    .write(async () => {
-      await db.insert(notes).values(note("undone")).run();
-      store.sendWithCommit(insert, ["alice", "mine", "t", 1, 1]);
-    })
-    .catch((e: Error) => `${e.message} ${(e as Error & { query?: string }).query}`);
-  expect(bad).toContain("duplicate key value violates unique constraint");
-  expect(bad).toContain("INSERT INTO notes");
-  expect((await store.rdb.select().from(notes).orderBy(asc(notes.title)).all()).map((r) => r.title)).toEqual(["mine", "with commit"]);
-  // The connection is whole again: the next write commits.
-  await store.write(() => db.insert(notes).values(note("after")).run());
-  expect((await store.rdb.select().from(notes).where(eq(notes.title, "after")).all()).length).toBe(1);
-  await store.write(() => db.delete(notes).run());
-});
-
 test("drizzle's db.transaction() is refused with the reason rather than ending the call's transaction early", async () => {
   const db = store.wdb;
   const inside = await store
@@ -376,7 +342,7 @@ test("HEARTH_DATABASE_POOL bounds an instance's connections under concurrent cal
     expect(await held()).toBeLessThanOrEqual(2 + 2);
     await h.stop();
     // The server ends a closed connection's backend a moment after the client has gone: wait for that, as long as a busy machine takes.
-    for (; (await held()) > 0; ) await Bun.sleep(100);
+    while ((await held()) > 0) await Bun.sleep(100);
     expect(await held()).toBe(0);
   } finally {
     await admin.close();

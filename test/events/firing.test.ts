@@ -228,7 +228,7 @@ describe("the timer", () => {
       // No runDue here: the croner timer, armed at creation for "now", is what runs it.
       const id = (await h.call("events/create", { title: "now", when: "2026-09-01T08:00:00Z" }, { token })).body.result.id;
       const status = async () => (await sqlAll<{ status: string }>(h.rt, "SELECT status FROM schedule_firings WHERE ref = ?", id));
-      for (; (await status())[0]?.status !== "done"; ) await Bun.sleep(10);
+      while ((await status())[0]?.status !== "done") await Bun.sleep(10);
       expect(await status()).toEqual([{ status: "done" }]);
       expect(nested.length).toBeGreaterThanOrEqual(3);
       expect(nested.every((n) => n === false)).toBe(true);

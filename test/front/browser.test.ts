@@ -1,3 +1,4 @@
+// one store: the front pages in a browser; the methods behind them run on both stores in their services' tests
 // The front door in a real browser, as a person meets it: sign up, set a
 // place, see the home cards filled from recorded provider answers, add a note
 // with the services page's form, read the API reference with nothing fetched

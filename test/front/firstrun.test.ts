@@ -1,3 +1,4 @@
+// one store: the pages of the first hour; `hearth serve` on PostgreSQL runs in test/core/cli.test.ts, accounts and tokens on both stores in test/auth
 // The owner's first hour, as the README leads a new owner through it: a real
 // `hearth serve` on a port written only in config/hearth.env, `hearth token
 // create --user alice` spawned beside it, and Chromium following the link the
@@ -6,19 +7,17 @@
 // left in test/artifacts/ to be looked at.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { createPasswordLink } from "../../core/auth/people.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, storeEnv, TestClock } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 const scratch = mkdtempSync(join(tmpdir(), "hearth-firstrun-"));
 let browser: Browser | undefined;
@@ -60,26 +59,11 @@ async function pageText(address: string): Promise<string> {
 
 /** Runs axe on the page as it is, in light and dark at both widths, leaving a screenshot of each. */
 async function audit(page: Page, name: string): Promise<Record<string, unknown>> {
-  const found: Record<string, unknown> = {};
-  const url = page.url();
-  const cookies = await page.context().cookies();
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      // The audit's own script is injected, so this context alone sets the pages' script policy aside.
-      const ctx = await browser!.newContext({ bypassCSP: true, colorScheme: scheme, viewport: size });
-      await ctx.addCookies(cookies);
-      const p = await ctx.newPage();
-      await p.goto(url);
-      await p.screenshot({ path: join(ARTIFACTS, `${name}-${label}-${scheme}.png`), fullPage: true });
-      await p.addScriptTag({ path: axePath });
-      const violations = await p.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-        const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-        return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-      });
-      if (violations.length) found[`${scheme} ${size.width}px ${name}`] = violations;
-      await ctx.close();
-    }
+  // The audit's own script is injected, so this context alone sets the pages' script policy aside.
+  const ctx = await browser!.newContext({ bypassCSP: true, viewport: WIDTHS.desktop });
+  await ctx.addCookies(await page.context().cookies());
+  const found = await everyLook(await ctx.newPage(), "", [{ name, path: page.url(), fullPage: true }], { shots: ARTIFACTS });
+  await ctx.close();
   return found;
 }
 

@@ -1,3 +1,4 @@
+// one store: the README's commands; they ignore the pass's settings
 // The README's own commands, run as a person copies them: the shell blocks of
 // "Your first call" go to bash in the checkout, against a real `hearth serve`,
 // and the Claude Code commands are read the way `claude mcp add` parses them.

@@ -1,3 +1,4 @@
+// one store: the start script; it ignores the pass's settings
 // What the owner sees when Hearth starts: a real `hearth serve` process, its
 // stdout read as a person reads the terminal, and its log as an operator does.
 import { afterAll, expect, test } from "bun:test";

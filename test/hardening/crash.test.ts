@@ -1,3 +1,4 @@
+// one store: hearth processes on SQLite whatever the pass; PostgreSQL's crash safety is the database's own
 // kill -9 a serving instance in the middle of concurrent writes, restart it on
 // the same folder, again and again: every write it acknowledged is there,
 // nothing came back half-written, and the credit ledger adds up.

@@ -1,3 +1,4 @@
+// one store: MCP Apps views in a browser; charges and the apps' store run on both stores in test/pay and test/mcp/apps.test.ts
 // MCP Apps views in a real browser: a host page the test serves, built on
 // ext-apps' own AppBridge, frames the weather card and a hosted app read over
 // /mcp, hands the card a tool result, and forwards the views' own tool calls

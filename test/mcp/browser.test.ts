@@ -1,3 +1,4 @@
+// one store: the /mcp page's look; nothing it shows comes from the store
 // The /mcp page in a real browser, as a person opens it on a phone: the same
 // page shell as the other pages (site header, light and dark), nothing wider
 // than the screen, and the instance's icon. Screenshots go to test/artifacts/.

@@ -1,3 +1,4 @@
+// one store: JSON-RPC framing over /mcp and stdio; no refusal in it comes from the store
 // Protocol errors as clients see them, in both eras, over /mcp and stdio:
 // tools/call arguments that are no object are -32602 saying so, no message
 // repeats the client's own "MCP error <code>:" prefix, a resource that does

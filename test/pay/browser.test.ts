@@ -1,3 +1,4 @@
+// one store: the browser's CORS checks; priced calls run on both stores in test/pay
 // A web page on another origin (another loopback port) calling the instance
 // in Chromium: a public method, a token call, a priced call it could pay for,
 // and MCP all pass the browser's CORS checks; the instance's session cookie,

@@ -1,3 +1,4 @@
+// one store: the approvals and policy pages; policies and approvals run on both stores in test/policy (policy, elicit, limits)
 // The approvals page in a real browser: a call its token's policy asks about
 // shows there in plain words (which client, the method, its arguments, the
 // price, why), and the owner's click completes it or refuses it. The policy

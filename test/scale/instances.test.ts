@@ -43,13 +43,14 @@ async function spawnInstance(env: Record<string, string>): Promise<Instance> {
     stderr: "ignore",
   });
   const url = `http://127.0.0.1:${port}`;
+  // However long a busy machine takes to start it; one that exits instead is told at once.
   for (;;) {
     const ok = await fetch(`${url}/api/v1/chat/rooms`).then(
       (r) => r.ok,
       () => false,
     );
     if (ok) return { url, proc, alive: true };
-    if (proc.exitCode !== null) throw new Error(`instance on port ${port} did not start`);
+    if (proc.exitCode !== null) throw new Error(`instance on port ${port} exited with ${proc.exitCode} before it answered`);
     await Bun.sleep(50);
   }
 }

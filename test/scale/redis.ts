@@ -29,8 +29,9 @@ export async function startRedis() {
   let proc: ReturnType<typeof Bun.spawn> | null = null;
   const up = async () => {
     proc = Bun.spawn([REDIS_SERVER, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "ignore" });
+    // However long a busy machine takes to start it; one that exits instead is told at once.
     while (!(await accepting(port))) {
-      if (proc.exitCode !== null) throw new Error(`redis-server did not start on port ${port}`);
+      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode} before it listened on port ${port}`);
       await Bun.sleep(20);
     }
   };

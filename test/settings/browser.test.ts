@@ -1,3 +1,4 @@
+// one store: pages and the settings file; accounts, invitations and settings run on both stores in test/auth and test/settings/people.test.ts
 // The first hour in Chromium: a fresh instance sends the owner to make the
 // admin account and on to the first-run choices, which land in the settings
 // file; the AI provider changed on /settings serves the next call without a
@@ -8,12 +9,11 @@
 // for a look.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { axeOn, chromiumPresent, everyLook, laidOut, launchChromium } from "../browser.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
@@ -150,31 +150,23 @@ test.skipIf(!chromiumPresent)("people: an invited person signs up; disabled, the
 });
 
 test.skipIf(!chromiumPresent)("axe: no violations on the new pages, light and dark, 1280 and 390 px; screenshots", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const cookies = await owner.cookies();
-  const found: Record<string, unknown> = {};
+  const ctx = await browser.newContext({ viewport: WIDTHS.desktop, bypassCSP: true });
+  await ctx.addCookies(cookies);
+  const page = await ctx.newPage();
+  const screens = ["", "setup", "settings", "people", "blog"].map((path) => ({ name: path || "home", path: `/${path}`, fullPage: path !== "settings" }));
+  const found: Record<string, unknown> = await everyLook(page, h.url, screens, { shots: SHOTS });
+  // The phone's menu, opened on the home page, in both schemes.
+  await page.setViewportSize(WIDTHS.phone);
+  await page.goto(`${h.url}/`);
+  await page.getByText("Menu", { exact: true }).click();
   for (const scheme of ["light", "dark"] as const) {
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const ctx = await browser.newContext({ colorScheme: scheme, viewport: size, bypassCSP: true });
-      await ctx.addCookies(cookies);
-      const page = await ctx.newPage();
-      for (const path of ["", "setup", "settings", "people", "blog"]) {
-        await page.goto(`${h.url}/${path}`);
-        await page.screenshot({ path: join(SHOTS, `${path || "home"}-${label}-${scheme}.png`), fullPage: path !== "settings" });
-        if (label === "phone" && path === "") {
-          await page.getByText("Menu", { exact: true }).click();
-          await page.screenshot({ path: join(SHOTS, `menu-${label}-${scheme}.png`) });
-        }
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} /${path}`] = violations;
-      }
-      await ctx.close();
-    }
+    await page.emulateMedia({ colorScheme: scheme });
+    await laidOut(page);
+    await page.screenshot({ path: join(SHOTS, `menu-phone-${scheme}.png`) });
+    const v = await axeOn(page);
+    if (v.length) found[`${scheme} phone menu`] = v;
   }
+  await ctx.close();
   expect(found).toEqual({});
 });

@@ -1,3 +1,4 @@
+// one store: the Posts screen; posts, publishing and Undo run on both stores in test/blog
 // The blog's Posts screen in Chromium, as a person uses it: a post written in
 // Markdown, previewed, published and read on /blog by someone not signed in;
 // edited, and deleted with its page gone, then brought back with Undo. The
@@ -5,11 +6,10 @@
 // (screenshots in test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -94,29 +94,14 @@ test.skipIf(!chromiumPresent)("a post is written, previewed, published and read 
 test.skipIf(!chromiumPresent)("the Posts screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
   const made = await h.call("blog/create", { title: "Seed swap", content: "# Seed swap\n\nBring what you saved last autumn; **labelled**, please. Tea provided.", tags: "garden" }, { token });
   const id = made.body.result.id;
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const found: Record<string, unknown> = {};
   const pages: [string, string, (p: Page) => Promise<unknown>][] = [
     ["posts-list", "/my/blog/posts", (p) => p.locator(".search-list .item").first().waitFor()],
     ["posts-edit", `/my/blog/posts?open=${id}`, (p) => p.locator("#post-text").waitFor()],
     ["posts-new", "/my/blog/posts?new=1", (p) => p.locator("#post-title").waitFor()],
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  Object.assign(found, await everyLook(page, h.url, pages.map(([name, path, ready]) => ({ name, path, ready })), { shots: SHOTS, suffix: `-${store()}` }));
+  await context.close();
   expect(found).toEqual({});
 });

@@ -1,3 +1,4 @@
+// one store: the Notes and Documents screens; their methods run on both stores in test/notes and test/docs
 // The Notes and Documents screens in Chromium, as a person uses them: a note
 // written, saved as they pause, found by the search in the header, deleted and
 // brought back with Undo; a document made public and read at its address by
@@ -11,7 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium, sawToast, type Screen } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { CHROMIUM } from "../prepare.ts";
 
@@ -151,39 +152,23 @@ test.skipIf(!chromiumPresent)("a document written, made public and read at its a
 });
 
 test.skipIf(!chromiumPresent)("every screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   await h.call("notes/add", { title: "Shopping", text: "# List\n\n- milk\n- **eggs**" }, { token });
-  const found: Record<string, unknown> = {};
-  const pages: [string, string, (p: Page) => Promise<unknown>][] = [
-    ["notes", "/my/notes?open=Shopping", (p) => p.locator("#note-text").waitFor()],
-    ["notes-list", "/my/notes", (p) => p.locator(".search-list .item").first().waitFor()],
-    ["docs", "/my/docs", (p) => p.locator(".search-list").waitFor()],
-    ["find", "/my/notes", async (p) => {
+  const screens: Screen[] = [
+    { name: "notes", path: "/my/notes?open=Shopping", ready: (p) => p.locator("#note-text").waitFor() },
+    { name: "notes-list", path: "/my/notes", ready: (p) => p.locator(".search-list .item").first().waitFor() },
+    { name: "docs", path: "/my/docs", ready: (p) => p.locator(".search-list").waitFor() },
+    { name: "find", path: "/my/notes", ready: async (p) => {
       await p.locator(".search-list").waitFor();
       await p.keyboard.press("/");
       await p.keyboard.type("milk");
       await p.locator(".find-item").first().waitFor();
-    }],
-    ["search", "/my/search?q=eggs", (p) => p.locator(".found").first().waitFor()],
-    ["home", "/", (p) => p.locator(".approw").waitFor()],
+    } },
+    { name: "search", path: "/my/search?q=eggs", ready: (p) => p.locator(".found").first().waitFor() },
+    { name: "home", path: "/", ready: (p) => p.locator(".approw").waitFor() },
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  const found = await everyLook(page, h.url, screens, { shots: SHOTS, suffix: `-${store()}` });
+  await context.close();
   expect(found).toEqual({});
 });
 

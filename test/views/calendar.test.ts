@@ -1,3 +1,4 @@
+// one store: the Tasks and Calendar screens; their methods and live updates run on both stores in test/tasks and test/events
 // The Tasks and Calendar screens in Chromium, as a person uses them at a
 // desktop's and a phone's width: a task dragged to Done; a weekly event made
 // by clicking a day, dragged to another day, and an event made meanwhile
@@ -5,19 +6,17 @@
 // in light and dark at both widths, and left in test/artifacts/ to be looked at.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startSession } from "../../core/auth/sessions.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium, type Screen } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 /** Not UTC, so a day or an hour read in the wrong zone shows. */
 const ZONE = "America/New_York";
-const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let h: Hearth;
 let browser: Browser;
@@ -44,29 +43,6 @@ async function signedIn(size: { width: number; height: number }, o: { colorSchem
   const ctx = await browser.newContext({ viewport: size, timezoneId: ZONE, locale: "en-GB", ...o });
   await ctx.addCookies([cookie]);
   return ctx;
-}
-
-/** Runs axe on a screen in light and dark at both widths once `ready` shows, leaving a screenshot of each. */
-async function audit(path: string, ready: string, name: string): Promise<Record<string, unknown>> {
-  const found: Record<string, unknown> = {};
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      // The audit's own script is injected, so this context alone sets the page's script policy aside.
-      const ctx = await signedIn(size, { colorScheme: scheme, bypassCSP: true });
-      const p = await ctx.newPage();
-      await p.goto(`${h.url}${path}`);
-      await p.locator(ready).first().waitFor();
-      await p.screenshot({ path: join(ARTIFACTS, `${name}-${label}-${scheme}.png`), fullPage: true });
-      await p.addScriptTag({ path: axePath });
-      const violations = await p.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-        const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-        return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-      });
-      if (violations.length) found[`${scheme} ${size.width}px ${name}`] = violations;
-      await ctx.close();
-    }
-  return found;
 }
 
 const p2 = (n: number) => String(n).padStart(2, "0");
@@ -200,12 +176,21 @@ test.skipIf(!chromiumPresent)("an event is edited from its chip and the week and
 });
 
 test.skipIf(!chromiumPresent)("the screens pass axe in light and dark at both widths", async () => {
-  const found = {
-    ...(await audit("/my/tasks", ".board", "tasks")),
-    ...(await audit("/my/tasks?new=1", "form.new-task", "tasks-new")),
-    ...(await audit(`/my/events?date=${nextMonth(10)}`, ".month", "calendar-month")),
-    ...(await audit(`/my/events?view=week&date=${nextMonth(14)}`, ".week", "calendar-week")),
-    ...(await audit(`/my/events?date=${nextMonth(10)}&new=${nextMonth(16)}`, "dialog.event", "calendar-new")),
-  };
+  // The audit's own script is injected, so this context alone sets the page's script policy aside.
+  const ctx = await signedIn(WIDTHS.desktop, { bypassCSP: true });
+  const screen = (name: string, path: string, ready: string): Screen => ({ name, path, ready: (p) => p.locator(ready).first().waitFor() });
+  const found = await everyLook(
+    await ctx.newPage(),
+    h.url,
+    [
+      screen("tasks", "/my/tasks", ".board"),
+      screen("tasks-new", "/my/tasks?new=1", "form.new-task"),
+      screen("calendar-month", `/my/events?date=${nextMonth(10)}`, ".month"),
+      screen("calendar-week", `/my/events?view=week&date=${nextMonth(14)}`, ".week"),
+      screen("calendar-new", `/my/events?date=${nextMonth(10)}&new=${nextMonth(16)}`, "dialog.event"),
+    ],
+    { shots: ARTIFACTS, fullPage: true },
+  );
+  await ctx.close();
   expect(found).toEqual({});
 });

@@ -1,14 +1,14 @@
+// one store: the Chat screen; rooms and their live stream run on both stores in test/chat
 // The Chat screen in Chromium: a room started by its first message, another
 // person's message arriving while it is open (the room's live stream), and
 // axe in light and dark at 1280 and 390 px (screenshots in
 // test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -64,28 +64,13 @@ test.skipIf(!chromiumPresent)("a room is started by its first message, and anoth
 
 test.skipIf(!chromiumPresent)("the Chat screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
   await h.call("chat/send", { room: "general", content: "Morning all. Frost tonight, cover the dahlias." }, { token: ada });
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const found: Record<string, unknown> = {};
   const pages: [string, string, (p: Page) => Promise<unknown>][] = [
     ["chat-rooms", "/my/chat", (p) => p.locator(".search-list .item").first().waitFor()],
     ["chat-room", "/my/chat?room=general", (p) => p.locator(".chat-log li").first().waitFor()],
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  Object.assign(found, await everyLook(page, h.url, pages.map(([name, path, ready]) => ({ name, path, ready })), { shots: SHOTS, suffix: `-${store()}` }));
+  await context.close();
   expect(found).toEqual({});
 });

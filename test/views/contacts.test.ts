@@ -1,3 +1,4 @@
+// one store: the Contacts screen; contacts, vCard import and export run on both stores in test/contacts
 // The Contacts screen in Chromium, as a person uses it: a contact synced from
 // an address book app with two emails, found by the search and edited (its
 // second email kept, in the API and on the card the app syncs); a vCard file
@@ -5,11 +6,10 @@
 // and a phone's width (screenshots in test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
@@ -143,7 +143,6 @@ test.skipIf(!chromiumPresent)("a contact is added, renamed, deleted and brought 
 });
 
 test.skipIf(!chromiumPresent)("the Contacts screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const [ana] = (await h.call("contacts/find", { query: "Ana" }, { token })).body.result;
   const found: Record<string, unknown> = {};
   const pages: [string, string, (p: Page) => Promise<unknown>][] = [
@@ -151,22 +150,8 @@ test.skipIf(!chromiumPresent)("the Contacts screen passes axe in light and dark 
     ["contact", `/my/contacts?open=${ana.id}`, (p) => p.locator("#contact-email").waitFor()],
     ["contact-new", "/my/contacts?new=1", (p) => p.locator("#contact-name").waitFor()],
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  Object.assign(found, await everyLook(page, h.url, pages.map(([name, path, ready]) => ({ name, path, ready })), { shots: SHOTS, suffix: `-${store()}` }));
+  await context.close();
   expect(found).toEqual({});
 });

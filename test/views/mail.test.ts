@@ -1,3 +1,4 @@
+// one store: the Mail screen; receiving, threading and sending run on both stores in test/mail
 // The Mail screen in Chromium, as a person uses it: a message from outside
 // arrives over SMTP, is read as plain text (its markup shown, never run), and
 // answered from the screen; the reply leaves through a loopback relay in the
@@ -6,13 +7,12 @@
 // $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import type { Browser, Page } from "playwright-core";
 import { mailOf } from "../../core/mail/index.ts";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium, sawToast } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { startSink } from "../mail/sink.ts";
@@ -133,29 +133,14 @@ test.skipIf(!chromiumPresent)("on a phone the inbox gives way to the message; a 
 test.skipIf(!chromiumPresent)("the Mail screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
   await arrive("Allotment rota", "You are on watering duty next week.\n\nThanks!", "erin+garden@example.test");
   const [m] = (await h.call("mail/inbox", { limit: 1 }, { token })).body.result;
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
   const found: Record<string, unknown> = {};
   const pages: [string, string, (p: Page) => Promise<unknown>][] = [
     ["mail-list", "/my/mail", (p) => p.locator(".search-list .item").first().waitFor()],
     ["mail-read", `/my/mail?open=${m.id}`, (p) => p.locator(".mail-body").waitFor()],
     ["mail-reply", `/my/mail?reply=${m.id}`, (p) => p.locator("#mail-body").waitFor()],
   ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  Object.assign(found, await everyLook(page, h.url, pages.map(([name, path, ready]) => ({ name, path, ready })), { shots: SHOTS, suffix: `-${store()}` }));
+  await context.close();
   expect(found).toEqual({});
 });
