@@ -60,6 +60,8 @@ export function approvalSeconds(rt: Runtime): number {
 /** What waits on the owner, and what is told when a request is made (a push, an elicitation). */
 export class Approvals {
   private asked: ((a: Approval) => void)[] = [];
+  /** The checks of the requests this instance waits on. */
+  private checks = new Set<() => Promise<void>>();
   constructor(private readonly rt: Runtime) {}
 
   /** fn is told of each request as it is made, on this instance. */
@@ -123,7 +125,12 @@ export class Approvals {
     });
   }
 
-  /** Waits until the row is decided or its time is up (then it is marked expired, unless an answer came first). */
+  /**
+   * Waits until the row is decided or its time is up (then it is marked
+   * expired, unless an answer came first). Its time is on the instance clock,
+   * which tests inject: each check compares that clock with the row's
+   * expiry, so a test moves its clock and calls due() instead of waiting.
+   */
   private settle(row: Approval): Promise<Approval> {
     const rt = this.rt;
     return new Promise<Approval>((resolve, reject) => {
@@ -133,9 +140,21 @@ export class Approvals {
         if (done) return;
         done = true;
         stop();
+        this.checks.delete(check);
         clearInterval(poll);
         clearTimeout(timer);
         r instanceof Error ? reject(r) : resolve(r);
+      };
+      const expire = async () => {
+        await rt.store.write(() =>
+          rt.store.wdb
+            .update(approvals)
+            .set({ decision: "expired", decided: rt.clock.now().getTime() })
+            .where(and(eq(approvals.id, row.id), isNull(approvals.decision)))
+            .run(),
+        );
+        const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
+        finish(r ?? { ...row, decision: "expired" });
       };
       const check = async () => {
         if (done || checking) return;
@@ -144,30 +163,24 @@ export class Approvals {
           const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
           if (!r) finish(new HearthError("forbidden", "the approval request is gone; nothing was done"));
           else if (r.decision) finish(r);
+          else if (rt.clock.now().getTime() >= row.expires) await expire();
         } catch (e) {
           finish(e as Error);
         } finally {
           checking = false;
         }
       };
+      this.checks.add(check);
       const stop = rt.shared.subscribe(DECIDED, (id) => id === row.id && void check());
       const poll = setInterval(() => void check(), POLL_MS);
-      const timer = setTimeout(async () => {
-        try {
-          await rt.store.write(() =>
-            rt.store.wdb
-              .update(approvals)
-              .set({ decision: "expired", decided: rt.clock.now().getTime() })
-              .where(and(eq(approvals.id, row.id), isNull(approvals.decision)))
-              .run(),
-          );
-          const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
-          finish(r ?? { ...row, decision: "expired" });
-        } catch (e) {
-          finish(e as Error);
-        }
-      }, row.expires - row.created);
+      // On the real clock this is when it runs out; on a test's, the check finds it not yet due and the poll carries on.
+      const timer = setTimeout(() => void check(), Math.max(0, row.expires - rt.clock.now().getTime()));
     });
+  }
+
+  /** Checks every request this instance waits on now: one whose time is up on the instance clock is given up on at once (tests, after moving their clock). */
+  async due(): Promise<void> {
+    await Promise.all([...this.checks].map((c) => c()));
   }
 
   /** The owner's answer: only a request of theirs still waiting can be decided, once. */
