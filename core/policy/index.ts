@@ -13,6 +13,7 @@ import { html, message, page, seeOther, wantsHtml } from "../http/pages/layout.t
 import { errorResponse, jsonResponse } from "../http/respond.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
+import { allowanceOf } from "./allowance.ts";
 import { Approvals } from "./approvals.ts";
 import { policyFields, postedPolicy, POLICY_STYLE } from "./form.ts";
 import { policyMigrations } from "./migrations.ts";
@@ -146,6 +147,7 @@ export const policyModule = defineModule({
   },
   provides: {
     migrations: { policy: policyMigrations },
+    capabilities: { allowance: allowanceOf },
     mounts: [
       (app, rt) => {
         app.get("/token/policy", route((c) => policyGet(rt, c.request)));

@@ -47,7 +47,7 @@ export const approvals = sqliteTable(
   (t) => [index("approvals_account").on(t.account, t.decision)],
 );
 
-/** Credits each credential with a daily limit has spent (or holds for a call running) on each UTC day. */
+/** Credits (and USDC) each credential with a daily limit has spent (or holds for a call running) on each UTC day. */
 export const credentialSpend = sqliteTable(
   "credential_spend",
   {
@@ -56,6 +56,8 @@ export const credentialSpend = sqliteTable(
     day: text("day").notNull(),
     /** Credits spent, or held for a call running. */
     spent: integer("spent").notNull(),
+    /** USDC paid by wallet/pay, in the token's smallest units (a millionth of a dollar). */
+    usdc: integer("usdc").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.credential, t.day] })],
 );
