@@ -31,6 +31,8 @@ export interface CallInput {
   surface?: string;
   /** How to ask the person at the client, when the surface can (see Call.ask). */
   ask?: Call["ask"];
+  /** The client is asked in the answer and calls again with the reply (see Call.roundTrip). */
+  roundTrip?: Call["roundTrip"];
 }
 
 /** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
@@ -122,6 +124,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
   if (input.ask) call.ask = input.ask;
+  if (input.roundTrip && !parent) call.roundTrip = input.roundTrip;
   const caller = call.caller;
   if (a) {
     a.call = call;

@@ -84,7 +84,7 @@ function held(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string,
     reason = reason ? `${why}; and ${reason}` : why;
   }
   if (!reason) return;
-  const waited = rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask }, call).then((by) => {
+  const waited = rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask, roundTrip: call.roundTrip }, call).then((by) => {
     call.approvedBy = by;
   });
   // Declined or unanswered: what was taken from the day's allowance goes back.

@@ -43,6 +43,10 @@ export const approvals = sqliteTable(
     /** The person who answered. */
     decidedBy: text("decided_by"),
     decided: integer("decided"),
+    /** SHA-256 of the call's whole arguments: a client calling again with the answer (MCP 2026-07-28) must send the same ones. */
+    argsHash: text("args_hash"),
+    /** When an approval answered in a later request was used by the call it approved; each is used once. */
+    used: integer("used"),
   },
   (t) => [index("approvals_account").on(t.account, t.decision)],
 );
