@@ -65,3 +65,28 @@ export const credentialSpend = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.credential, t.day] })],
 );
+
+/** The owner's devices that asked to be told of approvals waiting (Web Push, RFC 8030): where to send, and the keys to encrypt for. */
+export const pushSubscriptions = sqliteTable(
+  "push_subscriptions",
+  {
+    /** The push service's URL for the device: unique, as the browser gives one per subscription. */
+    endpoint: text("endpoint").primaryKey(),
+    account: text("account")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The device's P-256 public key and auth secret (RFC 8291), base64url as the browser gives them. */
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    created: integer("created").notNull(),
+  },
+  (t) => [index("push_subscriptions_account").on(t.account)],
+);
+
+/** This instance's VAPID key pair (RFC 8292), made once: push services know the instance by it. */
+export const pushKeys = sqliteTable("push_keys", {
+  id: text("id").primaryKey(),
+  publicKey: text("public_key").notNull(),
+  privateKey: text("private_key").notNull(),
+  created: integer("created").notNull(),
+});
