@@ -98,7 +98,12 @@ export const PUSH_SCRIPT = `(() => {
     try {
       const info = await (await fetch("/approvals/push", { headers: { accept: "application/json" } })).json();
       const reg = await navigator.serviceWorker.register("/my/sw.js", { scope: "/my/" });
-      await navigator.serviceWorker.ready;
+      // Its scope is the app's, not this page's: waited for by its own state, as ready would wait for one controlling this page.
+      await new Promise((ok, no) => {
+        const w = reg.installing || reg.waiting;
+        if (!w) return ok();
+        w.addEventListener("statechange", () => (w.state === "activated" ? ok() : w.state === "redundant" ? no(new Error("the service worker did not install")) : null));
+      });
       const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64(info.result.publicKey) });
       const res = await fetch("/approvals/push", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify({ subscription: sub.toJSON() }) });
       if (!res.ok) throw new Error((await res.json()).error?.message ?? "the subscription was refused");
