@@ -230,6 +230,12 @@ rmSync(dir, { recursive: true, force: true });
     console.log(`\nMCP beside HTTP and the SDK's minimal server:\n${mcpTable(r)}\n${mcpSummary(r)}`);
     extra.mcp = r;
   }
+  if (want("policy")) {
+    const { benchPolicy, policySummary } = await import("./policy.ts");
+    const r = await benchPolicy({ seconds, rounds });
+    console.log(`\nThe audit log's and the policy check's cost on notes/get:\n${table(r.rows)}\n${policySummary(r)}`);
+    extra.policy = r;
+  }
   if (want("upstream")) {
     const { benchUpstream } = await import("./upstream.ts");
     const r = await benchUpstream({ seconds });

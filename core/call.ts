@@ -4,6 +4,7 @@
 // it) is kept here, on the call, and never in a table keyed by an id that a
 // client, or another call, could repeat.
 import type { Caller } from "./plugin.ts";
+import type { RoundTrip } from "./policy/approvals.ts";
 
 export interface Call {
   /** Made by the server, unique per call: what the log and the ledger name. A nested call's extends its parent's. */
@@ -30,7 +31,9 @@ export interface Call {
    * protocol lets the server ask (an MCP client that declared elicitation):
    * true for approved, false for declined. Nested calls ask through their outermost call's.
    */
-  ask?: (question: { message: string }) => Promise<boolean>;
+  ask?: (question: { message: string; id: string }) => Promise<boolean | null>;
+  /** For an outermost call whose client is asked in its answer and calls again with the reply (MCP 2026-07-28; core/policy/approvals.ts). */
+  roundTrip?: RoundTrip;
   /** Credits taken from its credential's daily allowance before it ran (core/policy): given back if it fails. */
   allowance?: { credential: string; day: string; credits: number };
   /** The person who approved the call, when its credential's policy asked them (core/policy): what the audit log says. */

@@ -9,7 +9,7 @@ import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
-import { gate, refund } from "./policy/gate.ts";
+import { gate, refund, unspent } from "./policy/gate.ts";
 
 export interface CallInput {
   service: string;
@@ -31,6 +31,8 @@ export interface CallInput {
   surface?: string;
   /** How to ask the person at the client, when the surface can (see Call.ask). */
   ask?: Call["ask"];
+  /** The client is asked in the answer and calls again with the reply (see Call.roundTrip). */
+  roundTrip?: Call["roundTrip"];
 }
 
 /** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
@@ -122,6 +124,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const parent = input.parent ?? null;
   const call = newCall(narrowed(input.caller, parent), { id: input.requestId, parent, hint: input.hint });
   if (input.ask) call.ask = input.ask;
+  if (input.roundTrip && !parent) call.roundTrip = input.roundTrip;
   const caller = call.caller;
   if (a) {
     a.call = call;
@@ -169,6 +172,8 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
     else if (!caller.account) throw unauthenticated(`${entry.path} costs ${price} credit(s) per call: send a token`);
   }
   const paid = call.plan !== null;
+  // Nothing will be charged (metering took no plan): the day's allowance, which counts what is charged, gets its credits back.
+  if (!paid && call.allowance) await refund(rt, call);
 
   const inWrite = rt.store.inWrite();
   const kind = def.kind === "write" || inWrite ? "write" : "read";
@@ -188,6 +193,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
     if (charge && paid) {
       await m?.settle?.(call);
       await m?.commit?.(call);
+      await unspent(rt, call);
     }
     if (charge && (paid || def.kind === "write") && rt.store.inWrite()) await within();
     return out;
@@ -209,6 +215,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
       await m?.settle?.(call);
       await rt.store.write(async () => {
         await m?.commit?.(call);
+        await unspent(rt, call);
         await within();
       });
       return out;

@@ -8,6 +8,7 @@ import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { INVALID_PARAMS, RpcError } from "./rpc.ts";
+import type { McpCallContext } from "./server.ts";
 
 export interface ToolCall {
   entry: MethodEntry;
@@ -16,7 +17,9 @@ export interface ToolCall {
   caller: Caller;
   baseUrl: string;
   /** Asks the person at the client (elicitation), when it declared it can. */
-  ask?: (question: { message: string }) => Promise<boolean>;
+  ask?: McpCallContext["ask"];
+  /** The client is asked in the answer and calls again with the reply (2026-07-28). */
+  roundTrip?: McpCallContext["roundTrip"];
 }
 
 /**
@@ -58,7 +61,7 @@ export function callTool(rt: Runtime, call: ToolCall): Promise<CallToolResult> {
   };
   const run = (c: Caller) =>
     // dispatch fills defaults into the object it is given; the client's stays untouched.
-    dispatch(rt, { service: entry.service, method: entry.name, args: { ...(call.args ?? {}) }, caller: c, requestId, baseUrl: call.baseUrl, entry, surface: "mcp", ask: call.ask });
+    dispatch(rt, { service: entry.service, method: entry.name, args: { ...(call.args ?? {}) }, caller: c, requestId, baseUrl: call.baseUrl, entry, surface: "mcp", ask: call.ask, roundTrip: call.roundTrip });
   let pending: Promise<unknown>;
   try {
     const hooks = rt.wiring.mcp.caller;

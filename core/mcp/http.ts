@@ -218,7 +218,7 @@ function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, b
   if (sid) {
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
     ctx.client = eras.sessions.client(sid);
-    ctx.ask = eras.sessions.asker(sid);
+    ctx.ask = eras.sessions.asker(sid, ctx.baseUrl);
     if (req.method !== "POST") return transport.handleRequest(req, authOf(ctx)).then(flushed);
     // A request the transport takes as it is is answered directly without a copy (its headers read once).
     const quick = direct ? directAnswer(rt, ctx, body, req, sid) : null;

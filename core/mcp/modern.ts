@@ -13,7 +13,10 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
   createMcpHandler,
+  inputRequired,
+  inputResponse,
   Server,
+  type InputRequiredResult,
   type McpHttpHandler,
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
@@ -23,7 +26,8 @@ import { asHearthError } from "../errors.ts";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
-import { CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
+import type { RoundTrip } from "../policy/approvals.ts";
+import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
@@ -45,7 +49,13 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
     server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
-      const run = (c: McpCallContext): unknown => answer(rt, withClient(c, clientOf(server, x)), req.params);
+      const run = (c: McpCallContext): unknown => {
+        const client = clientOf(server, x);
+        const asked = method === "tools/call" ? roundTripOf(client, x?.mcpReq, c.baseUrl) : null;
+        if (!asked) return answer(rt, withClient(c, client), req.params);
+        // A call its policy asks about ends this request asking the client, in place of its refusal.
+        return (answer(rt, { ...withClient(c, client), roundTrip: asked.trip }, req.params) as Promise<unknown>).then((out) => asked.result ?? out);
+      };
       const refused = (e: unknown) => callerRefused(method, e);
       let c: McpCallContext | Promise<McpCallContext>;
       try {
@@ -71,7 +81,43 @@ function callerRefused(method: string, e: unknown): CallToolResult {
   throw new RpcError(UNAUTHORIZED, err.message, body);
 }
 
-type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown> } };
+type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown>; requestState?: () => unknown } };
+
+/** The key of the one input request an approval asks, and the prefix of the state naming it. */
+const APPROVAL = "approval";
+
+/**
+ * The multi round-trip of 2026-07-28 for a client that declared
+ * elicitation: the first round answers input_required with a form asking
+ * yes or no (or, for a client that declared only URL mode, a link to the
+ * request on /approvals); the client's next call carries the reply and the
+ * state naming the approval, which core/policy/approvals.ts checks against
+ * the call before anything runs.
+ */
+function roundTripOf(client: ClientCapabilities | undefined, req: HandlerContext["mcpReq"], baseUrl: string): { trip: RoundTrip; result?: InputRequiredResult } | null {
+  const elicit = client?.elicitation as { form?: object; url?: object } | undefined;
+  if (!elicit) return null;
+  const byUrl = !!elicit.url && !elicit.form;
+  const out: { trip: RoundTrip; result?: InputRequiredResult } = {
+    trip: {
+      want(row, message) {
+        const ask = byUrl
+          ? inputRequired.elicitUrl({ message: `${message} Answer on your approvals page.`, url: `${baseUrl}/approvals#ask-${row.id}` })
+          : inputRequired.elicit({ mode: "form", message, requestedSchema: APPROVE_FORM });
+        out.result = inputRequired({ inputRequests: { [APPROVAL]: ask }, requestState: `${APPROVAL}:${row.id}` });
+      },
+    },
+  };
+  const state = req?.requestState?.();
+  if (typeof state === "string" && state.startsWith(`${APPROVAL}:`)) {
+    const reply = inputResponse(req?.inputResponses, APPROVAL);
+    const said = reply.kind === "elicit" ? reply : null;
+    // A form's yes or no decides; a URL's accept only says the person went there, and the owner's answer on /approvals decides.
+    const approve = !said ? null : said.action !== "accept" ? false : byUrl ? null : (said.content as { approve?: unknown } | undefined)?.approve === true;
+    out.trip.answered = { approval: state.slice(APPROVAL.length + 1), approve };
+  }
+  return out;
+}
 
 /**
  * What the client declared: a 2026-07-28 request in its own envelope (over
@@ -162,6 +208,8 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   if (info !== undefined && (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string")) return null;
   const caps = params._meta[CLIENT_CAPABILITIES_META_KEY];
   if (!isRecord(caps)) return null;
+  // A client that can be asked takes the SDK's road, where an approval is asked in the answer.
+  if (caps.elicitation !== undefined) return null;
   for (const k in caps) if (!isRecord(caps[k])) return null;
   const h = req.headers;
   if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;

@@ -22,7 +22,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import pkg from "../../package.json" with { type: "json" };
 import type { Caller } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
-import { approvalSeconds } from "../policy/approvals.ts";
+import { approvalSeconds, type RoundTrip } from "../policy/approvals.ts";
 import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
@@ -39,7 +39,9 @@ export interface McpCallContext {
   /** What the client declared at initialize, when it keeps a session (MCP Apps links depend on it). */
   client?: ClientCapabilities;
   /** Asks the person at the client through elicitation, when it declared it (a call its policy holds waits on their answer). */
-  ask?: (question: { message: string }) => Promise<boolean>;
+  ask?: (question: { message: string; id: string }) => Promise<boolean | null>;
+  /** A 2026-07-28 client that declared elicitation: asked in the answer, it calls again with the reply. */
+  roundTrip?: RoundTrip;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -71,7 +73,7 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
     // The everyday call, made without a turn of its own: callTool's promise is the answer.
     const entry = toolTable(rt).byName.get(params.name);
     if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
-    return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask });
+    return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask, roundTrip: c.roundTrip });
   } catch (e) {
     return Promise.reject(e);
   }
@@ -86,7 +88,7 @@ async function callAppsTool(rt: Runtime, c: McpCallContext, params: CallToolRequ
   if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
   // A view's own tool fixes its method's arguments; anything else sent is checked by dispatch like any argument.
   const args = own ? { ...params.arguments, ...own.args } : params.arguments;
-  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask });
+  const out = await callTool(rt, { entry, args, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask, roundTrip: c.roundTrip });
   return viewResult(rt, entry, out, own ?? undefined);
 }
 
@@ -126,12 +128,22 @@ export const mcpRequests = {
   "resources/read": (rt: Runtime, c: McpCallContext, params: unknown) => readResource(rt, c, (params as { uri: string }).uri),
 };
 
-/** An approval asked in form mode: one yes-or-no field, answered by the person at the client; declining or cancelling is a no. */
-export async function askAtClient(server: Server, q: { message: string }, seconds: number): Promise<boolean> {
-  const r = await server.elicitInput(
-    { mode: "form", message: q.message, requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: "Approve", description: "Let this call go ahead" } }, required: ["approve"] } },
-    { timeout: seconds * 1000 },
-  );
+/** The one field an approval asks in form mode. */
+export const APPROVE_FORM = { type: "object" as const, properties: { approve: { type: "boolean" as const, title: "Approve", description: "Let this call go ahead" } }, required: ["approve"] };
+
+/**
+ * An approval asked at the client: in form mode, one yes-or-no field, where
+ * declining or cancelling is a no; for a client that declared only URL mode,
+ * a link to the request on /approvals, where the owner's answer decides
+ * (null: nothing decided here, unless the person declined to go).
+ */
+export async function askAtClient(server: Server, q: { message: string; id: string }, seconds: number, baseUrl: string): Promise<boolean | null> {
+  const modes = server.getClientCapabilities()?.elicitation as { form?: object; url?: object } | undefined;
+  if (modes?.url && !modes.form) {
+    const r = await server.elicitInput({ mode: "url", message: `${q.message} Answer on your approvals page.`, url: `${baseUrl}/approvals#ask-${q.id}`, elicitationId: q.id }, { timeout: seconds * 1000 });
+    return r.action === "accept" ? null : false;
+  }
+  const r = await server.elicitInput({ mode: "form", message: q.message, requestedSchema: APPROVE_FORM }, { timeout: seconds * 1000 });
   return r.action === "accept" && r.content?.approve === true;
 }
 
@@ -143,7 +155,7 @@ export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
     const client = server.getClientCapabilities();
     const c = withClient(contextOf(extra), client);
     // A session's client that can be asked is asked on the session's own stream (its responses here are JSON, which carries nothing else).
-    return client?.elicitation ? { ...c, ask: (q) => askAtClient(server, q, approvalSeconds(rt)) } : c;
+    return client?.elicitation ? { ...c, ask: (q) => askAtClient(server, q, approvalSeconds(rt), c.baseUrl) } : c;
   };
   server.setRequestHandler(ListToolsRequestSchema, (req, extra) => mcpRequests["tools/list"](rt, context(extra), req.params));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => mcpRequests["tools/call"](rt, context(extra), req.params));

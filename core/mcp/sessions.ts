@@ -65,10 +65,10 @@ export class McpSessions {
   }
 
   /** How to ask the session's person (elicitation), when its client declared it can be asked. */
-  asker(id: string): McpCallContext["ask"] {
+  asker(id: string, baseUrl: string): McpCallContext["ask"] {
     const s = this.map.get(id);
     if (!s?.server.getClientCapabilities()?.elicitation) return undefined;
-    return (q) => askAtClient(s.server, q, approvalSeconds(this.rt));
+    return (q) => askAtClient(s.server, q, approvalSeconds(this.rt), baseUrl);
   }
 
   /** What the session's client declared at initialize. */

@@ -6,7 +6,7 @@
 // token), never anything a caller, or a model, can send along with its call.
 import { and, desc, eq, gt, isNull, lte } from "drizzle-orm";
 import { newId } from "../auth/ids.ts";
-import { previewArgs } from "../audit/preview.ts";
+import { hashArgs, previewArgs } from "../audit/preview.ts";
 import type { Call } from "../call.ts";
 import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
@@ -28,8 +28,25 @@ export interface Asked {
   credential: string | null;
   /** Why it asks, in plain words. */
   reason: string;
-  /** Asks the person at the client as well (MCP elicitation): their answer decides, as the owner's on /approvals does. */
-  ask?: (question: { message: string }) => Promise<boolean>;
+  /** Asks the person at the client as well (MCP elicitation): their answer decides, as the owner's on /approvals does; null leaves it to /approvals (a URL they were sent to). */
+  ask?: (question: { message: string; id: string }) => Promise<boolean | null>;
+  /** The client is asked in its answer instead, and calls again with the reply (MCP 2026-07-28's multi round-trip requests). */
+  roundTrip?: RoundTrip;
+}
+
+/**
+ * A request that cannot be held while its client is asked: the first round
+ * makes the approval and ends with what the client is to ask its person;
+ * the client calls again naming that approval and the reply. What binds the
+ * second round to the first is kept here, not in what the client sends: the
+ * approval's account, credential, method and the hash of its arguments, and
+ * that it is used once.
+ */
+export interface RoundTrip {
+  /** The approval a later round answers, and the reply: true or false from a form, null when the owner decides on /approvals. */
+  answered?: { approval: string; approve: boolean | null };
+  /** A first round: the request ends asking the client this. */
+  want(row: Approval, question: string): void;
 }
 
 /** The question put to the person at the client: what will happen, in plain words. */
@@ -57,9 +74,22 @@ export function approvalSeconds(rt: Runtime): number {
   return Number.isFinite(n) && n > 0 ? n : 300;
 }
 
+/** Who approved a settled request, or the refusal it ends in. */
+function outcome(path: string, settled: Approval, seconds: number): string {
+  if (settled.decision === "approved") return settled.decidedBy ?? "the owner";
+  const link = `see /approvals`;
+  if (settled.decision === "declined")
+    throw new HearthError("forbidden", `${path} was declined by the owner; nothing was done (${link})`, { extra: { approval: "declined", approval_id: settled.id } });
+  throw new HearthError("forbidden", `${path} waited ${seconds} s for the owner's approval and got no answer; nothing was done (${link})`, {
+    extra: { approval: "timed_out", approval_id: settled.id },
+  });
+}
+
 /** What waits on the owner, and what is told when a request is made (a push, an elicitation). */
 export class Approvals {
   private asked: ((a: Approval) => void)[] = [];
+  /** The checks of the requests this instance waits on. */
+  private checks = new Set<() => Promise<void>>();
   constructor(private readonly rt: Runtime) {}
 
   /** fn is told of each request as it is made, on this instance. */
@@ -79,6 +109,7 @@ export class Approvals {
       throw new HearthError("forbidden", `${path} needs the owner's approval (${a.reason}), which a call inside another's transaction cannot wait for; nothing was done`, {
         extra: { approval: "needed" },
       });
+    if (a.roundTrip?.answered) return this.resume(a, a.roundTrip.answered);
     const now = rt.clock.now().getTime();
     const row: Approval = {
       id: newId(),
@@ -95,6 +126,8 @@ export class Approvals {
       decision: null,
       decidedBy: null,
       decided: null,
+      argsHash: hashArgs(a.args),
+      used: null,
     };
     await rt.store.write(() => rt.store.wdb.insert(approvals).values(row).run());
     rt.log.info("approval asked", { account: row.account, approval: row.id, method: path, client: row.client, call: call.id });
@@ -105,25 +138,64 @@ export class Approvals {
         rt.log.warn("approval notice failed", { approval: row.id, error: e instanceof Error ? e.message : String(e) });
       }
     }
+    const owner = a.caller.account!;
+    if (a.roundTrip) {
+      // Asked in the answer: this request ends here, the request waits on /approvals too, and the client's next call carries the reply.
+      a.roundTrip.want(row, questionOf(row));
+      throw new HearthError("forbidden", `${path} needs the owner's approval: the client was asked, and it waits on /approvals; nothing was done yet`, {
+        extra: { approval: "asked", approval_id: row.id },
+      });
+    }
     if (a.ask) {
-      const owner = a.caller.account!;
       // The person at the client answers there; if the client cannot ask, the request waits on /approvals as any other.
-      a.ask({ message: questionOf(row) }).then(
-        (yes) => this.decide(owner, row.id, yes ? "approved" : "declined", `${owner.username}, at ${row.client}`).catch(() => {}),
+      a.ask({ message: questionOf(row), id: row.id }).then(
+        (yes) => {
+          if (yes !== null) void this.decide(owner, row.id, yes ? "approved" : "declined", `${owner.username}, at ${row.client}`).catch(() => {});
+        },
         (e) => rt.log.info("approval not asked at the client", { approval: row.id, error: e instanceof Error ? e.message : String(e) }),
       );
     }
-    const settled = await this.settle(row);
-    if (settled.decision === "approved") return settled.decidedBy ?? "the owner";
-    const link = `see /approvals`;
-    if (settled.decision === "declined")
-      throw new HearthError("forbidden", `${path} was declined by the owner; nothing was done (${link})`, { extra: { approval: "declined", approval_id: row.id } });
-    throw new HearthError("forbidden", `${path} waited ${approvalSeconds(rt)} s for the owner's approval and got no answer; nothing was done (${link})`, {
-      extra: { approval: "timed_out", approval_id: row.id },
-    });
+    return outcome(path, await this.settle(row), approvalSeconds(rt));
   }
 
-  /** Waits until the row is decided or its time is up (then it is marked expired, unless an answer came first). */
+  /**
+   * A later round, carrying the reply to an approval asked in an earlier
+   * one: only for the same account, credential, method and arguments, and
+   * used once. A reply of yes or no decides it (unless the owner already
+   * did on /approvals); none, and it waits for the owner there.
+   */
+  private async resume(a: Asked, answered: { approval: string; approve: boolean | null }): Promise<string> {
+    const rt = this.rt;
+    const path = a.entry.path;
+    const owner = a.caller.account!;
+    const row = await rt.store.rdb.select().from(approvals).where(and(eq(approvals.id, answered.approval), eq(approvals.account, owner.id))).get();
+    if (!row || row.credential !== a.credential || row.service !== a.entry.service || row.method !== a.entry.name || row.argsHash !== hashArgs(a.args))
+      throw new HearthError("forbidden", `${path}: the reply sent answers another request (another call, credential or arguments); nothing was done. Call again without it to be asked anew`, {
+        extra: { approval: "mismatch" },
+      });
+    if (answered.approve !== null && row.decision === null)
+      await this.decide(owner, row.id, answered.approve ? "approved" : "declined", `${owner.username}, at ${row.client}`).catch(() => {});
+    const settled = await this.settle(row);
+    if (settled.decision === "approved") {
+      const took = await rt.store.write(() =>
+        rt.store.wdb
+          .update(approvals)
+          .set({ used: rt.clock.now().getTime() })
+          .where(and(eq(approvals.id, row.id), eq(approvals.decision, "approved"), isNull(approvals.used)))
+          .returning({ id: approvals.id })
+          .all(),
+      );
+      if (!took.length) throw new HearthError("forbidden", `${path}: this approval was already used by the call it approved; nothing was done again`, { extra: { approval: "used", approval_id: row.id } });
+    }
+    return outcome(path, settled, approvalSeconds(rt));
+  }
+
+  /**
+   * Waits until the row is decided or its time is up (then it is marked
+   * expired, unless an answer came first). Its time is on the instance clock,
+   * which tests inject: each check compares that clock with the row's
+   * expiry, so a test moves its clock and calls due() instead of waiting.
+   */
   private settle(row: Approval): Promise<Approval> {
     const rt = this.rt;
     return new Promise<Approval>((resolve, reject) => {
@@ -133,9 +205,21 @@ export class Approvals {
         if (done) return;
         done = true;
         stop();
+        this.checks.delete(check);
         clearInterval(poll);
         clearTimeout(timer);
         r instanceof Error ? reject(r) : resolve(r);
+      };
+      const expire = async () => {
+        await rt.store.write(() =>
+          rt.store.wdb
+            .update(approvals)
+            .set({ decision: "expired", decided: rt.clock.now().getTime() })
+            .where(and(eq(approvals.id, row.id), isNull(approvals.decision)))
+            .run(),
+        );
+        const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
+        finish(r ?? { ...row, decision: "expired" });
       };
       const check = async () => {
         if (done || checking) return;
@@ -144,30 +228,24 @@ export class Approvals {
           const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
           if (!r) finish(new HearthError("forbidden", "the approval request is gone; nothing was done"));
           else if (r.decision) finish(r);
+          else if (rt.clock.now().getTime() >= row.expires) await expire();
         } catch (e) {
           finish(e as Error);
         } finally {
           checking = false;
         }
       };
+      this.checks.add(check);
       const stop = rt.shared.subscribe(DECIDED, (id) => id === row.id && void check());
       const poll = setInterval(() => void check(), POLL_MS);
-      const timer = setTimeout(async () => {
-        try {
-          await rt.store.write(() =>
-            rt.store.wdb
-              .update(approvals)
-              .set({ decision: "expired", decided: rt.clock.now().getTime() })
-              .where(and(eq(approvals.id, row.id), isNull(approvals.decision)))
-              .run(),
-          );
-          const r = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, row.id)).get();
-          finish(r ?? { ...row, decision: "expired" });
-        } catch (e) {
-          finish(e as Error);
-        }
-      }, row.expires - row.created);
+      // On the real clock this is when it runs out; on a test's, the check finds it not yet due and the poll carries on.
+      const timer = setTimeout(() => void check(), Math.max(0, row.expires - rt.clock.now().getTime()));
     });
+  }
+
+  /** Checks every request this instance waits on now: one whose time is up on the instance clock is given up on at once (tests, after moving their clock). */
+  async due(): Promise<void> {
+    await Promise.all([...this.checks].map((c) => c()));
   }
 
   /** The owner's answer: only a request of theirs still waiting can be decided, once. */

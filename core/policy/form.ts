@@ -42,6 +42,9 @@ ${CLASSES.map(
 <label for="policy-credits">Credits it may spend a day</label>
 <input type="text" inputmode="numeric" id="policy-credits" name="policy_credits_per_day" value="${p.creditsPerDay === null ? "" : String(p.creditsPerDay)}" aria-describedby="policy-credits-hint">
 <p class="hint" id="policy-credits-hint">Empty for no limit. Counted per UTC day.</p>
+<label for="policy-usdc">USDC its wallet may pay a day</label>
+<input type="text" inputmode="decimal" id="policy-usdc" name="policy_usdc_per_day" value="${p.usdcPerDay ?? ""}" aria-describedby="policy-usdc-hint">
+<p class="hint" id="policy-usdc-hint">For wallet/pay, in dollars, as in 1.50. Empty for no limit beyond the wallet's own caps.</p>
 <label for="policy-recipients">It sends only to</label>
 <textarea id="policy-recipients" name="policy_recipients" rows="2" aria-describedby="policy-recipients-hint">${(p.recipients ?? []).join("\n")}</textarea>
 <p class="hint" id="policy-recipients-hint">Addresses, numbers or wallet servers, one a line; empty for anywhere.</p>
@@ -71,6 +74,8 @@ export function postedPolicy(posted: Posted, methods: Set<string>, base: Policy)
   if (untrusted !== undefined) raw.untrusted = untrusted;
   const credits = posted.get("policy_credits_per_day");
   if (credits !== undefined) raw.creditsPerDay = credits.trim() === "" ? null : credits.trim();
+  const usdc = posted.get("policy_usdc_per_day");
+  if (usdc !== undefined) raw.usdcPerDay = usdc.trim() === "" ? null : usdc.trim().replace(/^\$/, "");
   const recipients = posted.get("policy_recipients");
   if (recipients !== undefined) {
     const list = recipients.split(/[\r\n,]+/).map((x) => x.trim()).filter(Boolean);

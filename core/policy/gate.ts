@@ -9,6 +9,7 @@ import type { Call } from "../call.ts";
 import { HearthError } from "../errors.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { servedFromCache } from "../upstream/index.ts";
 import { decide, type Decision } from "./rules.ts";
 import type { Resolved } from "./store.ts";
 
@@ -83,7 +84,7 @@ function held(rt: Runtime, r: Resolved, entry: MethodEntry, args: Record<string,
     reason = reason ? `${why}; and ${reason}` : why;
   }
   if (!reason) return;
-  const waited = rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask }, call).then((by) => {
+  const waited = rt.approvals!.wait({ entry, args, price, caller: call.caller, credential: r.credential, reason, ask: call.root.ask ?? call.ask, roundTrip: call.roundTrip }, call).then((by) => {
     call.approvedBy = by;
   });
   // Declined or unanswered: what was taken from the day's allowance goes back.
@@ -96,4 +97,19 @@ export async function refund(rt: Runtime, call: Call): Promise<void> {
   if (!a) return;
   call.allowance = undefined;
   await rt.policies?.release(a.credential, a.day, a.credits);
+}
+
+/**
+ * Inside the transaction that charges a call: an answer from cache is not
+ * charged, so what it took from the day goes back with the charge it did not
+ * make. Forgotten only once that commits; rolled back, the failed call's
+ * refund gives it back instead.
+ */
+export async function unspent(rt: Runtime, call: Call): Promise<void> {
+  const a = call.allowance;
+  if (!a || !servedFromCache(call)) return;
+  await rt.policies?.release(a.credential, a.day, a.credits);
+  await rt.store.onCommit(() => {
+    if (call.allowance === a) call.allowance = undefined;
+  });
 }

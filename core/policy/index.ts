@@ -13,12 +13,17 @@ import { html, message, page, seeOther, wantsHtml } from "../http/pages/layout.t
 import { errorResponse, jsonResponse } from "../http/respond.ts";
 import { defineModule } from "../module.ts";
 import type { Runtime } from "../runtime.ts";
+import { allowanceOf } from "./allowance.ts";
 import { Approvals } from "./approvals.ts";
 import { policyFields, postedPolicy, POLICY_STYLE } from "./form.ts";
 import { policyMigrations } from "./migrations.ts";
-import { approvalsPage } from "./page.ts";
+import { approvalsPage, PUSH_SCRIPT } from "./page.ts";
 import { OPEN, policySummary, type Policy } from "./rules.ts";
 import { Policies } from "./store.ts";
+import { Pushes } from "./push.ts";
+
+/** Each instance's Web Push sender (core/policy/push.ts). */
+const pushesOf = new WeakMap<Runtime, Pushes>();
 
 const rid = () => crypto.randomUUID();
 const noParse = { parse: "none" as const };
@@ -137,21 +142,59 @@ async function approvalsDecide(rt: Runtime, req: Request): Promise<Response> {
   }
 }
 
+/** GET /approvals/push: this instance's VAPID public key, for PushManager.subscribe, and how many of the account's devices are subscribed. */
+async function pushGet(rt: Runtime, req: Request): Promise<Response> {
+  try {
+    const s = await session(rt, req);
+    const pushes = pushesOf.get(rt)!;
+    return jsonResponse(200, { result: { publicKey: (await pushes.keys()).publicKey, devices: await pushes.count(s.account.id) } }, rid(), { "cache-control": "no-store" });
+  } catch (e) {
+    return errorResponse(asHearthError(e), rid());
+  }
+}
+
+/** POST /approvals/push: { subscription } (PushSubscription.toJSON()) subscribes this device; { endpoint, remove: true } forgets it. */
+async function pushPost(rt: Runtime, req: Request): Promise<Response> {
+  try {
+    const posted = await readPosted(rt, req);
+    const s = await session(rt, req);
+    checkCsrf(req, s, posted);
+    const pushes = pushesOf.get(rt)!;
+    if (posted.value("remove") === true) {
+      const endpoint = posted.get("endpoint");
+      if (!endpoint) throw invalid("endpoint", "give the endpoint of the subscription to forget");
+      return jsonResponse(200, { result: { removed: await pushes.unsubscribe(s.account.id, endpoint) } }, rid());
+    }
+    const sub = await pushes.subscribe(s.account.id, posted.value("subscription"));
+    return jsonResponse(200, { result: { endpoint: sub.endpoint, devices: await pushes.count(s.account.id) } }, rid());
+  } catch (e) {
+    return errorResponse(asHearthError(e), rid());
+  }
+}
+
 export const policyModule = defineModule({
   name: "policy",
   requires: ["auth", "oauth"],
   setup(rt) {
     rt.policies = new Policies(rt);
     rt.approvals = new Approvals(rt);
+    const pushes = new Pushes(rt);
+    pushesOf.set(rt, pushes);
+    // Each request made tells the owner's subscribed devices; a push that fails is logged, and the request waits on /approvals all the same.
+    rt.approvals.onAsk((row) => void pushes.notify(row).catch((e) => rt.log.warn("push failed", { error: e instanceof Error ? e.message : String(e) })));
   },
   provides: {
     migrations: { policy: policyMigrations },
+    capabilities: { allowance: allowanceOf },
     mounts: [
       (app, rt) => {
         app.get("/token/policy", route((c) => policyGet(rt, c.request)));
         app.post("/token/policy", route((c) => policyPost(rt, c.request)), noParse);
         app.get("/approvals", route((c) => approvalsGet(rt, c.request)));
         app.post("/approvals/decide", route((c) => approvalsDecide(rt, c.request)), noParse);
+        app.get("/approvals/push", route((c) => pushGet(rt, c.request)));
+        app.get("/approvals/push.js", () => new Response(PUSH_SCRIPT, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" } }));
+        app.post("/approvals/push", route((c) => pushPost(rt, c.request)), noParse);
       },
     ],
   },

@@ -4,7 +4,7 @@
 // JSON for programs holding a session. Only the account's own session
 // decides, with its CSRF token: a token, an app or the agent cannot.
 import type { Session } from "../auth/sessions.ts";
-import { html, message, page, type Html } from "../http/pages/layout.ts";
+import { html, message, page, PAGE_CSP, type Html } from "../http/pages/layout.ts";
 import type { Runtime } from "../runtime.ts";
 import type { Approval } from "./approvals.ts";
 
@@ -53,6 +53,11 @@ export function approvalsPage(rt: Runtime, s: Session, o: { waiting: Approval[];
   const body = html`${message("notice", o.notice)}${message("alert", o.error)}
 <p class="hint">Calls your credentials' policies hold for you. A call waits here until you answer, then runs or is refused; nothing is done or charged before you approve.</p>
 ${o.waiting.length ? o.waiting.map((a) => waitingCard(rt, s, a)) : html`<p>Nothing is waiting for you.</p>`}
+<section class="push" aria-labelledby="push-heading">
+<h2 id="push-heading">On your devices</h2>
+<p class="hint" id="push-state" aria-live="polite">A browser that can receive notifications can be told when a call waits here.</p>
+<button type="button" id="push-on" hidden>Notify me on this device</button>
+</section>
 <h2>Answered lately</h2>
 ${
   o.settled.length
@@ -69,10 +74,44 @@ ${o.settled.map(
     account: s.account,
     csrf: s.csrf,
     status: o.status,
-    head: html`<style>.ask{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem .5rem;margin:1rem 0}
+    // Its one script, served here, subscribes this device to notifications (core/policy/push.ts).
+    csp: PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self'; worker-src 'self';"),
+    head: html`<script src="/approvals/push.js" defer></script><style>.ask{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem .5rem;margin:1rem 0}
 .ask h2{margin-top:1rem;overflow-wrap:anywhere}
 .args{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:.5rem 0}
 .args dt{font-weight:600}.args dd{margin:0;overflow-wrap:anywhere}
 .decide{display:flex;gap:.75rem;flex-wrap:wrap;margin:1rem 0 .5rem}</style>`,
   });
 }
+
+/** The page's script: registers the app's service worker (which shows the notification), subscribes with this instance's VAPID key, and sends the subscription with the session's CSRF token. */
+export const PUSH_SCRIPT = `(() => {
+  const button = document.getElementById("push-on");
+  const state = document.getElementById("push-state");
+  if (!button || !("serviceWorker" in navigator) || !("PushManager" in window)) return;
+  const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
+  const say = (text) => { state.textContent = text; };
+  const b64 = (t) => { const s = atob(t.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((t.length + 3) % 4)); return Uint8Array.from(s, (c) => c.charCodeAt(0)); };
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const info = await (await fetch("/approvals/push", { headers: { accept: "application/json" } })).json();
+      const reg = await navigator.serviceWorker.register("/my/sw.js", { scope: "/my/" });
+      // Its scope is the app's, not this page's: waited for by its own state, as ready would wait for one controlling this page.
+      await new Promise((ok, no) => {
+        const w = reg.installing || reg.waiting;
+        if (!w) return ok();
+        w.addEventListener("statechange", () => (w.state === "activated" ? ok() : w.state === "redundant" ? no(new Error("the service worker did not install")) : null));
+      });
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64(info.result.publicKey) });
+      const res = await fetch("/approvals/push", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": csrf }, body: JSON.stringify({ subscription: sub.toJSON() }) });
+      if (!res.ok) throw new Error((await res.json()).error?.message ?? "the subscription was refused");
+      say("This device will be notified when a call waits for you.");
+    } catch (e) {
+      say("This device could not be subscribed: " + (e && e.message ? e.message : e));
+      button.disabled = false;
+    }
+  });
+})();
+`;

@@ -24,6 +24,8 @@ export interface Policy {
   untrusted: AfterUntrusted;
   /** Credits its calls may spend in a UTC day; null for no limit. */
   creditsPerDay: number | null;
+  /** USDC its wallet/pay calls may pay out in a UTC day, as a decimal ("1.50"); null for no limit. */
+  usdcPerDay: string | null;
   /** Where its sends may go (addresses, numbers, servers), for methods that name a recipient; null for anywhere. */
   recipients: string[] | null;
   /** What a call past a limit (the day's credits, a recipient not listed) gets: the owner asked, or a refusal. */
@@ -37,6 +39,7 @@ export const OPEN: Policy = {
   methods: {},
   untrusted: "ask",
   creditsPerDay: null,
+  usdcPerDay: null,
   recipients: null,
   overLimit: "deny",
 };
@@ -48,6 +51,7 @@ export const GRANT_DEFAULT: Policy = {
   methods: {},
   untrusted: "ask",
   creditsPerDay: null,
+  usdcPerDay: null,
   recipients: null,
   overLimit: "ask",
 };
@@ -76,6 +80,17 @@ export function decide(policy: Policy, entry: MethodEntry, price: number): Decis
   if (entry.classes.outbound) consider("outbound", "methods that send outside this instance");
   if (entry.classes.costs && price > policy.costsAbove) consider("costs", `calls costing more than ${policy.costsAbove} credit(s)`);
   return { rule, why: `this credential's rule for ${by} is "${rule}"` };
+}
+
+/** An amount of USDC as a person writes it: whole dollars and at most six decimals (the token's own). */
+const USDC = /^\d{1,9}(\.\d{1,6})?$/;
+/** The amount without leading zeros or trailing decimal zeros: "01.50" is "1.5". */
+const usdcText = (t: string) => t.replace(/^0+(?=\d)/, "").replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+
+/** An amount of USDC in the token's smallest units (6 decimals). */
+export function usdcAtomic(t: string, decimals = 6): bigint {
+  const [whole, frac = ""] = t.split(".");
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt((frac + "0".repeat(decimals)).slice(0, decimals) || "0");
 }
 
 const isRule = (v: unknown): v is Rule => typeof v === "string" && (RULES as readonly string[]).includes(v);
@@ -118,6 +133,13 @@ export function parsePolicy(raw: unknown, methods: Set<string>, base: Policy = O
     if (n !== null && (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 100_000_000)) throw invalid("policy.creditsPerDay", "creditsPerDay is a whole number of credits (or null for no limit)");
     out.creditsPerDay = n as number | null;
   }
+  if (r.usdcPerDay !== undefined) {
+    const v = r.usdcPerDay;
+    const t = v === null ? "" : typeof v === "number" ? String(v) : v;
+    if (typeof t !== "string" || (t.trim() !== "" && !USDC.test(t.trim())))
+      throw invalid("policy.usdcPerDay", 'usdcPerDay is an amount of USDC with at most 6 decimals, like "1.50" (or null for no limit)');
+    out.usdcPerDay = t.trim() === "" ? null : usdcText(t.trim());
+  }
   if (r.recipients !== undefined) {
     const v = r.recipients;
     if (v !== null && (!Array.isArray(v) || v.some((x) => typeof x !== "string") || v.length > 500))
@@ -141,6 +163,7 @@ export function storedPolicy(text: string): Policy {
       methods: Object.fromEntries(Object.entries(v.methods ?? {}).filter(([, r]) => isRule(r))),
       untrusted: (AFTER_UNTRUSTED as readonly string[]).includes(v.untrusted as string) ? (v.untrusted as AfterUntrusted) : "ask",
       creditsPerDay: typeof v.creditsPerDay === "number" ? v.creditsPerDay : null,
+      usdcPerDay: typeof v.usdcPerDay === "string" && USDC.test(v.usdcPerDay) ? v.usdcPerDay : null,
       recipients: Array.isArray(v.recipients) ? v.recipients.filter((x) => typeof x === "string") : null,
       overLimit: v.overLimit === "ask" ? "ask" : "deny",
     };
@@ -160,6 +183,7 @@ export function policySummary(p: Policy): string {
   if (asks.length) parts.push(`asks before ${asks.map(label).join(", ")}`);
   if (denies.length) parts.push(`refuses ${denies.map(label).join(", ")}`);
   if (p.creditsPerDay !== null) parts.push(`at most ${p.creditsPerDay} credits a day`);
+  if (p.usdcPerDay !== null) parts.push(`pays at most ${p.usdcPerDay} USDC a day`);
   if (p.recipients) parts.push(`sends only to ${p.recipients.length} listed`);
   const own = Object.keys(p.methods).length;
   if (own) parts.push(`${own} method rule${own === 1 ? "" : "s"}`);

@@ -103,6 +103,37 @@ export class Policies {
     );
   }
 
+  /**
+   * Inside the paying call's transaction, before the payment is made: adds
+   * `atomic` USDC to the credential's day in one conditional update, true when
+   * it stays within `limit`. Concurrent payments wait on the row, so no more
+   * pass than fit; a payment not made rolls back with its call, and the day
+   * gets it back.
+   */
+  async reserveUsdc(credential: string, day: string, atomic: bigint, limit: bigint): Promise<boolean> {
+    const db = this.rt.store.wdb;
+    return this.rt.store.write(async () => {
+      await db.insert(credentialSpend).values({ credential, day, spent: 0, usdc: 0 }).onConflictDoNothing().run();
+      const took = await db
+        .update(credentialSpend)
+        .set({ usdc: sql`${credentialSpend.usdc} + ${Number(atomic)}` })
+        .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day), sql`${credentialSpend.usdc} + ${Number(atomic)} <= ${Number(limit)}`))
+        .returning({ usdc: credentialSpend.usdc })
+        .all();
+      return took.length > 0;
+    });
+  }
+
+  /** What a credential has paid in USDC on `day`, in the token's smallest units. */
+  async usdcOn(credential: string, day: string): Promise<number> {
+    const row = await this.rt.store.rdb
+      .select({ usdc: credentialSpend.usdc })
+      .from(credentialSpend)
+      .where(and(eq(credentialSpend.credential, credential), eq(credentialSpend.day, day)))
+      .get();
+    return Number(row?.usdc ?? 0);
+  }
+
   async ofAccount(account: string): Promise<Map<string, Policy>> {
     const rows = await this.rt.store.rdb.select().from(credentialPolicies).where(eq(credentialPolicies.account, account)).all();
     return new Map(rows.map((r) => [r.credential, storedPolicy(r.policy)]));

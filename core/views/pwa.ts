@@ -72,6 +72,17 @@ self.addEventListener("fetch", (e) => {
     }, () => caches.match(url.pathname).then((hit) => hit || caches.match(${JSON.stringify(OFFLINE_PATH)}))));
   }
 });
+// An approval waiting (core/policy/push.ts): shown as a notification, which opens the request on /approvals.
+self.addEventListener("push", (e) => {
+  let m = {};
+  try { m = e.data ? e.data.json() : {}; } catch {}
+  e.waitUntil(self.registration.showNotification(m.title || "Hearth", { body: m.body || "", tag: m.tag, data: { url: m.url || "/approvals" } }));
+});
+self.addEventListener("notificationclick", (e) => {
+  e.notification.close();
+  const to = (e.notification.data && e.notification.data.url) || "/approvals";
+  e.waitUntil(self.clients.openWindow(to.startsWith("/") ? to : "/approvals"));
+});
 `;
   // A worker runs under its own script's policy: the instance's default (nothing at all) would refuse every fetch it makes.
   return new Response(script, {

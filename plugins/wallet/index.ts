@@ -12,7 +12,7 @@ const pay = () => import("./pay.ts");
 export default definePlugin({
   name: "wallet",
   description: "A USDC wallet per account, for paying priced servers (this instance among them).",
-  needs: ["db", "writes", "x402", "lock"],
+  needs: ["db", "writes", "x402", "lock", "allowance"],
   settings: ["X402_ASSET", "X402_ASSET_DECIMALS", "X402_NETWORK", "X402_ASSET_NAME", "X402_ASSET_VERSION"],
   config: {
     HEARTH_SECRET: { default: "", description: "Secret the wallet's keys are encrypted with at rest (at least 16 characters); wallets cannot be made without it." },

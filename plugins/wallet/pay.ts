@@ -80,6 +80,8 @@ export async function payTool(ctx: Ctx, input: { server?: string; tool: string; 
     const spent = await spentToday(ctx);
     if (spent + amount > perDay)
       throw forbidden(`${input.tool} on ${server.name} costs ${usd(amount)}; with ${usd(spent)} paid today that is over the per-day cap of ${usd(perDay)} (WALLET_CAP_PER_DAY)`);
+    // The credential's own day, in one conditional update before anything is signed: rolled back with this call if the payment is not made.
+    await ctx.allowance.usdc(amount, `${input.tool} on ${server.name} for ${usd(amount)}`);
     chosen = req;
     return signWith(ctx, { ...required, accepts: [req] });
   };

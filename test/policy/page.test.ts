@@ -15,7 +15,7 @@ import { chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startSink } from "../mail/sink.ts";
 
-const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
+const ARTIFACTS = join(import.meta.dir, "..", "artifacts", "agents");
 const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -110,6 +110,36 @@ test.skipIf(!chromiumPresent)(
     const rows = await page.locator("tbody tr").allTextContents();
     expect(rows[0]).toContain("Declined by alice");
     expect(rows[1]).toContain("Approved by alice");
+    await ctx.close();
+  },
+);
+
+test.skipIf(!chromiumPresent)(
+  "'Notify me on this device' registers the service worker, subscribes with the instance's VAPID key, and the server keeps the subscription",
+  async () => {
+    const ctx = await context("light", WIDTHS.desktop);
+    // A real push service is out of reach here: PushManager.subscribe is stood in for, after the page has called it with its key.
+    await ctx.addInitScript(() => {
+      const w = window as unknown as { __asked: unknown[] };
+      w.__asked = [];
+      PushManager.prototype.subscribe = async function (o?: PushSubscriptionOptionsInit) {
+        const key = new Uint8Array(o!.applicationServerKey as ArrayBuffer);
+        w.__asked.push({ userVisibleOnly: o!.userVisibleOnly, key: btoa(String.fromCharCode(...key)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "") });
+        const p256dh = "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM";
+        return { toJSON: () => ({ endpoint: "https://push.example.test/device-1", keys: { p256dh, auth: "tBHItJI5svbpez7KI4CCXg" } }) } as unknown as PushSubscription;
+      };
+    });
+    const page = await ctx.newPage();
+    await page.goto(`${h.url}/approvals`);
+    const button = page.getByRole("button", { name: "Notify me on this device" });
+    await button.click();
+    await page.locator("#push-state", { hasText: "This device will be notified" }).waitFor();
+    const asked = (await page.evaluate(() => (window as unknown as { __asked: unknown[] }).__asked)) as { userVisibleOnly: boolean; key: string }[];
+    const info = (await (await fetch(`${h.url}/approvals/push`, { headers: { cookie: s.cookie } })).json()).result;
+    expect(asked).toEqual([{ userVisibleOnly: true, key: info.publicKey }]);
+    expect(info.devices).toBe(1);
+    expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration("/my/"))?.scope)).toBe(`${h.url}/my/`);
+    expect(await h.rows("SELECT endpoint FROM push_subscriptions")).toEqual([{ endpoint: "https://push.example.test/device-1" }]);
     await ctx.close();
   },
 );

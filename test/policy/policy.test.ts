@@ -7,11 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mailOf } from "../../core/mail/index.ts";
 import { signUp, type Signed } from "../auth/people.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { startSink } from "../mail/sink.ts";
 
 let h: Hearth;
 let quick: Hearth;
+const clock = new TestClock();
 let relay: Awaited<ReturnType<typeof startSink>>;
 let alice: Signed;
 
@@ -26,8 +27,8 @@ const mailEnv = (port: number) => ({
 beforeAll(async () => {
   relay = await startSink();
   h = await startHearth({ env: { ...mailEnv(relay.port), HEARTH_APPROVAL_SECONDS: "120" } });
-  // An instance whose owner never answers in time.
-  quick = await startHearth({ env: { ...mailEnv(relay.port), HEARTH_APPROVAL_SECONDS: "1" } });
+  // An instance whose owner never answers in time: its clock, not real time, says when a request has waited too long.
+  quick = await startHearth({ env: { ...mailEnv(relay.port), HEARTH_APPROVAL_SECONDS: "300" }, clock });
   alice = await signUp(h, "alice");
   await h.grant("alice", 100);
 });
@@ -188,8 +189,18 @@ describe("ask: the call waits for the owner", () => {
     const s = await signUp(quick, "erin");
     await quick.grant("erin", 50);
     const t = await token(quick, s, "slow", { classes: { outbound: "ask" } });
-    const r = await quick.call("mail/send", { to: "frank@example.com", subject: "Hi", body: "Hello" }, { token: t.token, method: "POST" });
+    const call = quick.call("mail/send", { to: "frank@example.com", subject: "Hi", body: "Hello" }, { token: t.token, method: "POST" });
+    const a = await asked(quick, "mail/send", s);
+    // A second short of its time it still waits.
+    clock.advance(299_000);
+    await quick.rt.approvals!.due();
+    expect((await waiting(quick, s)).map((w) => w.id)).toEqual([a.id]);
+    clock.advance(2_000);
+    await quick.rt.approvals!.due();
+    const r = await call;
     expect(r.status).toBe(403);
+    expect(r.body.error.approval_id).toBe(a.id);
+    expect(r.body.error.message).toContain("waited 300 s");
     expect(r.body.error.approval).toBe("timed_out");
     expect(r.body.error.message).toContain("got no answer");
     expect(await charged(quick, "erin")).toEqual([]);

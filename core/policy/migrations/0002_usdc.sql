@@ -1,0 +1,1 @@
+ALTER TABLE `credential_spend` ADD `usdc` integer DEFAULT 0 NOT NULL;
