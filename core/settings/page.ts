@@ -87,6 +87,7 @@ ${list.map((x) => field(rt, x, file, v))}
   });
   const body = html`${message("notice", v.notice)}${v.error && !v.error.group ? message("alert", v.error.message) : ""}
 <p>Saved to <code>${where}</code>, which the server and every <code>hearth</code> command read; a variable set in the environment wins over it. Lines you wrote there yourself, and comments, are kept.</p>
+<p>Backups are set under <a href="#g-instance">Instance</a>; to bring one back, <a href="/settings/restore">restore a backup</a>.</p>
 <nav aria-label="Setting groups" class="toc"><ul>${groups.map((g) => html`<li><a href="#g-${slug(g)}">${g}</a></li>`)}</ul></nav>
 ${sections}`;
   return page({ title: "Settings", body, account: s.account, csrf: s.csrf, status: v.status, head: STYLE, path: "/settings" });
