@@ -189,7 +189,7 @@ export async function settingsPost(rt: Runtime, req: Request): Promise<Response>
     const applied = saveSettings(rt, changes);
     rt.log.info("settings saved", { account: s.account.id, settings: Object.keys(changes).join(","), applied: applied.live.join(",") });
     if (posted.json)
-      return jsonResponse(200, { result: { saved: Object.keys(changes), applied: applied.live, restart: applied.restart, overridden: applied.overridden } }, rid(), { "cache-control": "no-store" });
+      return jsonResponse(200, { result: { saved: Object.keys(changes), applied: applied.live, restart: applied.restart, ...(applied.overridden.length ? { overridden: applied.overridden } : {}) } }, rid(), { "cache-control": "no-store" });
     if (applied.overridden.length)
       return settingsPage(rt, s, {
         notice: `Saved ${(group ?? "settings").toLowerCase()}. ${applied.overridden.join(", ")} ${applied.overridden.length === 1 ? "is" : "are"} set in the server's environment, which wins over the file: what you saved takes effect only once ${applied.overridden.length === 1 ? "that variable is" : "those variables are"} removed from the environment and Hearth restarts.`,

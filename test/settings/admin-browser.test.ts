@@ -106,7 +106,11 @@ test.skipIf(!chromiumPresent)("axe: no violations, light and dark, 1280 and 390 
         await page.goto(`${h.url}/${path}`);
         const name = path.replace(/[/#]/g, "-");
         if (path === "people") for (const d of await page.locator("details.reset").all()) await d.locator("summary").click();
-        if (path.startsWith("settings#")) await page.locator("#s-AI_MODEL").locator("xpath=..").screenshot({ path: join(SHOTS, `settings-env-${label}-${scheme}.png`) });
+        if (path.startsWith("settings#")) {
+          // At the top of the window, clear of the sticky row of buttons at its foot.
+          await page.locator("#s-AI_MODEL").evaluate((e) => e.parentElement!.scrollIntoView({ block: "start" }));
+          await page.screenshot({ path: join(SHOTS, `settings-env-${label}-${scheme}.png`) });
+        }
         else if (path === "setup") await page.locator("fieldset", { hasText: "x402 payments" }).screenshot({ path: join(SHOTS, `setup-x402-${label}-${scheme}.png`) });
         else await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}.png`), fullPage: true });
         await page.addScriptTag({ path: axePath });
