@@ -14,6 +14,14 @@ export const hearthHome = /^\/\$bunfs\/|~BUN/.test(import.meta.dir) ? dirname(pr
 /** A path a setting gives: relative ones are taken from Hearth's folder, not the working folder. */
 export const homePath = (p: string) => resolve(hearthHome, p);
 
+/**
+ * The variables the process's environment set before the settings file was
+ * read (they win over the file): what /settings warns of, since a value saved
+ * to the file does not take effect while one of them sets it. Null until
+ * the file is read.
+ */
+export let environmentNames: ReadonlySet<string> | null = null;
+
 /** The settings file: HEARTH_CONFIG, else config/hearth.env in Hearth's folder. */
 export const settingsFile = (env: Record<string, string | undefined>) => homePath(env.HEARTH_CONFIG || join("config", "hearth.env"));
 
@@ -24,6 +32,7 @@ export const settingsFile = (env: Record<string, string | undefined>) => homePat
  */
 export function loadSettingsFile(env: Record<string, string | undefined> = process.env): string | null {
   const file = settingsFile(env);
+  if (env === process.env) environmentNames = new Set(Object.keys(env).filter((k) => env[k] !== undefined));
   let text: string;
   try {
     text = readFileSync(file, "utf8");

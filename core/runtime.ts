@@ -19,6 +19,7 @@ import { ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts"
 import { checkAgainstDatabase } from "./db/owntables.ts";
 import { TokenCache } from "./auth/tokens.ts";
 import { openShared, type Shared } from "./shared/index.ts";
+import { environmentNames } from "./config.ts";
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   embeddedCoreMigrations?: MigrationSet;
   pluginsDir?: string;
   logger?: CallLogger;
+  /** The settings set in the environment rather than the settings file (they win over it); by default those the process had before `hearth` read the file. */
+  environment?: ReadonlySet<string>;
 }
 
 /** What the wiring chose for an instance: its plugins, settings, storage and core modules. */
@@ -98,8 +101,12 @@ export class Runtime {
   readonly registry: Registry;
   readonly wiring: Wiring;
 
-  constructor(parts: RuntimeParts, opts: Pick<RuntimeOptions, "clock" | "logger"> = {}) {
+  /** Settings set in the environment, which win over the settings file: /settings says so beside each. */
+  readonly environment: ReadonlySet<string>;
+
+  constructor(parts: RuntimeParts, opts: Pick<RuntimeOptions, "clock" | "logger" | "environment"> = {}) {
     const { registry, config, wiring } = parts;
+    this.environment = opts.environment ?? environmentNames ?? new Set();
     this.registry = registry;
     this.settings = config;
     this.wiring = wiring;

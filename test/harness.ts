@@ -97,13 +97,13 @@ export async function answerOf(res: Response): Promise<CallResult> {
 }
 
 export async function startHearth(
-  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void } } = {},
+  opts: { env?: Record<string, string>; clock?: Clock; dataDir?: string; logger?: Logger & { line(data: Record<string, unknown>): void }; environment?: ReadonlySet<string> } = {},
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
   // Where the instance keeps its data: a CLI process started on the same instance needs the same.
   const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
   for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
-  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger });
+  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

@@ -12,6 +12,7 @@ import type { Runtime } from "../runtime.ts";
 import type { Account } from "../plugin.ts";
 import { checkPassword, createInvite, createPasswordLink, hasPassword, PASSWORD_LINK_HOURS, passwordLinkPath, setPassword } from "./people.ts";
 import { ensureAccount, findAccount } from "./tokens.ts";
+import { findPerson, resetTwoFactor } from "../settings/people.ts";
 
 const out = (s: string) => process.stdout.write(s + "\n");
 const err = (s: string) => process.stderr.write(s + "\n");
@@ -56,15 +57,34 @@ export async function accountNote(rt: Runtime, account: Account, made: boolean):
 }
 
 export const passwordCommand: CliCommand = {
-  summary: "set an account's password from stdin, or print a one-use link to choose one (--link); makes the account if missing",
-  usage: "hearth password --user NAME [--admin] [--link]",
+  summary: "set an account's password from stdin, or print a one-use link to choose one (--link); makes the account if missing; --reset-2fa turns off its two-factor sign-in and removes its passkeys (a lost phone)",
+  usage: "hearth password --user NAME [--admin] [--link | --reset-2fa]",
   async run(argv, hearth) {
     const { flags } = parseFlags(argv);
     const user = flags.get("user")?.[0];
     if (!user || user === "true") {
-      err(`usage: echo 'new password' | hearth password --user NAME [--admin]\n       hearth password --user NAME [--admin] --link`);
+      err(`usage: echo 'new password' | hearth password --user NAME [--admin]\n       hearth password --user NAME [--admin] --link\n       hearth password --user NAME --reset-2fa`);
       return 2;
     }
+    if (flags.has("reset-2fa"))
+      return withRuntime(hearth, async (rt) => {
+        try {
+          const p = await findPerson(rt, user);
+          const done = await resetTwoFactor(rt, p, { by: null });
+          const removed = [done.totp ? "two-factor sign-in turned off" : null, done.passkeys ? `${done.passkeys} passkey${done.passkeys === 1 ? "" : "s"} removed` : null].filter(Boolean).join(", ");
+          out(`${p.username}: ${removed}; signed out of ${done.sessions} browser session${done.sessions === 1 ? "" : "s"}`);
+          err(
+            p.hasPassword
+              ? `${p.username} signs in with their password alone now, and is told what happened when they do`
+              : `${p.username} has no password: make a link for them to choose one with  hearth password --user ${p.username} --link`,
+          );
+          return 0;
+        } catch (e) {
+          if (!(e instanceof HearthError)) throw e;
+          err(`${e.field ? e.field + ": " : ""}${e.message}`);
+          return 1;
+        }
+      });
     if (flags.has("link"))
       return withRuntime(hearth, async (rt) => {
         try {

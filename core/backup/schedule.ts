@@ -8,22 +8,24 @@
 // Time is the instance clock's, so tests move a clock instead of waiting.
 // Several instances on one database each keep a timer; the first to claim a
 // due time in the shared state runs it, the others leave it. What happened
-// last is kept in the data folder (backup-state.json) for /status and the
-// settings page; a time that fell due while the instance was stopped is run
-// as soon as it serves again.
+// last is kept in the database (backup_runs), so every instance sharing it
+// shows the same on /status and the settings page; a time that fell due
+// while the instance was stopped is run as soon as it serves again.
 import { Cron } from "croner";
-import { mkdtemp, rename, rm } from "node:fs/promises";
+import { eq } from "drizzle-orm";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blobBackend } from "../blobs.ts";
 import { HearthError, invalid } from "../errors.ts";
-import { FILE_MODE } from "../private.ts";
 import type { Runtime } from "../runtime.ts";
 import { oneTimeKey, seal, sealingOf, unseal } from "./crypt.ts";
 import { backupName, destinationOf, type Destination } from "./destination.ts";
 import { backup, checkArchive } from "./snapshot.ts";
+import { backupRuns } from "../settings/schema.ts";
 
-const STATE = "backup-state.json";
+/** The one row of backup_runs. */
+const ROW = "last";
 /** A claim outlives any backup: a second instance must never start the same one. */
 const CLAIM_MS = 12 * 3_600_000;
 /** The timer never sleeps longer than this, so a clock moved or a machine suspended is noticed. */
@@ -113,23 +115,22 @@ export class Backups {
     return { cron, keep, destination: destinationOf(c), sealing: sealingOf(c) };
   }
 
-  private file() {
-    return join(this.rt.dataDir, STATE);
-  }
-
-  /** Read each time: `hearth backup --now` beside the server writes it too. */
+  /** Read each time: `hearth backup --now` beside the server, or another instance on the same database, writes it too. */
   private async load(): Promise<Kept> {
-    try {
-      return (await Bun.file(this.file()).json()) as Kept;
-    } catch {
-      return { lastAttempt: null, lastSuccess: null, lastFailure: null };
-    }
+    const row = await this.rt.store.rdb.select().from(backupRuns).where(eq(backupRuns.id, ROW)).get();
+    const parse = <T>(text: string | null | undefined): T | null => (text ? (JSON.parse(text) as T) : null);
+    return { lastAttempt: row?.lastAttempt ?? null, lastSuccess: parse<BackupSuccess>(row?.lastSuccess), lastFailure: parse<BackupFailure>(row?.lastFailure) };
   }
 
   private async save(k: Kept) {
-    const part = `${this.file()}.${crypto.randomUUID()}.tmp`;
-    await Bun.write(part, JSON.stringify(k, null, 2), { mode: FILE_MODE });
-    await rename(part, this.file());
+    const values = { lastAttempt: k.lastAttempt, lastSuccess: k.lastSuccess && JSON.stringify(k.lastSuccess), lastFailure: k.lastFailure && JSON.stringify(k.lastFailure) };
+    await this.rt.store.write(() =>
+      this.rt.store.wdb
+        .insert(backupRuns)
+        .values({ id: ROW, ...values })
+        .onConflictDoUpdate({ target: backupRuns.id, set: values })
+        .run(),
+    );
   }
 
   /**

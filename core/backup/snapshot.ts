@@ -202,17 +202,7 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
   if (!pg && existsSync(join(data, DB)) && !o.force)
     throw conflict(`${data} already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is kept beside it)`);
   const { entries, manifest } = await openArchive(archive);
-  const kind = manifest.database ?? "sqlite";
-  if (kind === "postgres" && !pg)
-    throw invalid("file", `${archive} holds a PostgreSQL database (a pg_dump): restore it into an instance on PostgreSQL (HEARTH_DATABASE_URL naming an empty database), or load its ${DUMP} with pg_restore`);
-  if (kind !== "postgres" && pg)
-    throw invalid("file", `${archive} holds a SQLite database, and this instance keeps its data in PostgreSQL (HEARTH_DATABASE_URL): restore it with HEARTH_DATABASE_URL unset; restore does not move data between SQLite and PostgreSQL`);
-  const dbEntry = kind === "postgres" ? DUMP : DB;
-  const names = new Set(entries.map((e) => e.name));
-  if (!names.has(dbEntry)) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${dbEntry})`);
-  for (const e of entries)
-    if (e.name.startsWith("/") || e.name.split("/").some((p) => p === ".." || p === "") || e.name.includes("\\") || SKIP.has(e.name) !== (e.name === dbEntry))
-      throw invalid("file", `the backup holds an entry that may not be restored: ${JSON.stringify(e.name)}`);
+  restorable(archive, entries, manifest, !!pg);
   let target: { schema: string; relations: number } | null = null;
   if (pg) {
     pgTools();
@@ -280,6 +270,37 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
   } finally {
     await rm(side, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether an archive restores into an instance on this kind of database, and
+ * holds only entries a restore may write: throws invalid_argument naming
+ * what is wrong. What restore and a restore from the browser both check first.
+ */
+function restorable(archive: string, entries: TarEntry[], manifest: Manifest, pg: boolean) {
+  const kind = manifest.database ?? "sqlite";
+  if (kind === "postgres" && !pg)
+    throw invalid("file", `${archive} holds a PostgreSQL database (a pg_dump): restore it into an instance on PostgreSQL (HEARTH_DATABASE_URL naming an empty database), or load its ${DUMP} with pg_restore`);
+  if (kind !== "postgres" && pg)
+    throw invalid("file", `${archive} holds a SQLite database, and this instance keeps its data in PostgreSQL (HEARTH_DATABASE_URL): restore it with HEARTH_DATABASE_URL unset; restore does not move data between SQLite and PostgreSQL`);
+  const dbEntry = kind === "postgres" ? DUMP : DB;
+  const names = new Set(entries.map((e) => e.name));
+  if (!names.has(dbEntry)) throw invalid("file", `${archive} is not a Hearth backup (it lacks ${dbEntry})`);
+  for (const e of entries)
+    if (e.name.startsWith("/") || e.name.split("/").some((p) => p === ".." || p === "") || e.name.includes("\\") || SKIP.has(e.name) !== (e.name === dbEntry))
+      throw invalid("file", `the backup holds an entry that may not be restored: ${JSON.stringify(e.name)}`);
+}
+
+/**
+ * Reads a backup through as a restore into this kind of database would,
+ * without restoring it: the checks restore makes before it changes
+ * anything, then every blob, the database's integrity or the dump's hash.
+ */
+export async function checkRestorable(file: string, o: { postgres: boolean }): Promise<ArchiveCheck> {
+  const archive = resolve(file);
+  const { entries, manifest } = await openArchive(archive);
+  restorable(archive, entries, manifest, o.postgres);
+  return checkArchive(archive);
 }
 
 /** An entry's sha256, read from the archive a megabyte at a time. */

@@ -13,6 +13,8 @@ import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { welcomeLines } from "./welcome.ts";
+import { applyStagedRestore } from "../backup/staged.ts";
+import { makeLogger } from "../log.ts";
 import { sandboxAdvice, sandboxedPlugins } from "../http/sandbox.ts";
 import { providerNamed } from "../upstream/providers.ts";
 import pkg from "../../package.json" with { type: "json" };
@@ -32,6 +34,9 @@ usage:
   hearth version`;
 
 async function serve(settingsRead: boolean): Promise<number> {
+  // A backup the admin chose on /settings/restore comes back before anything opens the store.
+  const settings = resolveConfig(coreSettings, process.env);
+  await applyStagedRestore(settings, makeLogger(settings.HEARTH_LOG || "info"));
   const rt = await createRuntime();
   await rt.start();
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });

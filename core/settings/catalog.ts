@@ -134,6 +134,9 @@ export function checkValue(s: SettingInfo, value: string): string {
       throw invalid(s.name, `must be an IANA time zone such as Europe/London (got "${v}")`);
     }
   }
+  // What a payer's wallet signs for: a wrong address or chain would take payments nobody can spend.
+  if (s.name === "X402_PAY_TO" && !/^0x[0-9a-fA-F]{40}$/.test(v)) throw invalid(s.name, `must be an EVM address: 0x and 40 hexadecimal digits (got "${v}")`);
+  if (s.name === "X402_NETWORK" && !/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/.test(v)) throw invalid(s.name, `must be a CAIP-2 chain id such as eip155:8453 for Base (got "${v}")`);
   if (s.name === "PORT" && (Number(v) < 1 || Number(v) > 65535)) throw invalid(s.name, `must be a port from 1 to 65535 (got ${v})`);
   return v;
 }

@@ -36,13 +36,20 @@ function field(rt: Runtime, s: SettingInfo, file: Record<string, string>, v: Vie
   const id = `s-${s.name}`;
   const running = rt.config[s.name] ?? "";
   const saved = file[s.name];
-  const pending = saved !== undefined && saved !== running && !s.live;
+  const overridden = !s.fixed && rt.environment.has(s.name);
+  const pending = saved !== undefined && saved !== running && !s.live && !overridden;
   const wrong = v.error?.field === s.name;
   const shown = v.typed?.[s.name] ?? running;
   const hint = html`<span id="${id}-hint" class="hint">${s.description} ${s.default ? html`Default: <code>${s.default}</code>.` : "Default: empty."} ${
     s.fixed ? "Set in the environment only." : s.live ? "Applies at once." : "Restart needed to apply."
-  }${pending ? html` <strong>Saved; the running instance uses the old value until it restarts.</strong>` : ""}</span>`;
-  const described = `${id}-hint${wrong ? ` ${id}-error` : ""}`;
+  }${pending ? html` <strong>Saved; the running instance uses the old value until it restarts.</strong>` : ""}</span>${
+    overridden
+      ? html`<span id="${id}-env" class="env" role="note">Set in the server's environment, which wins over the settings file: the value shown is the one in force.${
+          saved !== undefined && saved !== running ? html` The file says <code>${s.secret ? "(a secret)" : saved}</code>, which` : " A value saved here"
+        } takes effect only once <code>${s.name}</code> is removed from the environment (the service unit, docker run -e, or the shell) and Hearth restarts.</span>`
+      : ""
+  }`;
+  const described = `${id}-hint${overridden ? ` ${id}-env` : ""}${wrong ? ` ${id}-error` : ""}`;
   const err = wrong ? html`<span id="${id}-error" class="field-error">${v.error!.message}</span>` : "";
   let input: Html;
   if (s.fixed) input = html`<p class="value"><code>${running || "(default)"}</code></p>`;
@@ -80,6 +87,7 @@ ${list.map((x) => field(rt, x, file, v))}
   });
   const body = html`${message("notice", v.notice)}${v.error && !v.error.group ? message("alert", v.error.message) : ""}
 <p>Saved to <code>${where}</code>, which the server and every <code>hearth</code> command read; a variable set in the environment wins over it. Lines you wrote there yourself, and comments, are kept.</p>
+<p>Backups are set under <a href="#g-instance">Instance</a>; to bring one back, <a href="/settings/restore">restore a backup</a>.</p>
 <nav aria-label="Setting groups" class="toc"><ul>${groups.map((g) => html`<li><a href="#g-${slug(g)}">${g}</a></li>`)}</ul></nav>
 ${sections}`;
   return page({ title: "Settings", body, account: s.account, csrf: s.csrf, status: v.status, head: STYLE, path: "/settings" });
@@ -89,6 +97,7 @@ const STYLE = html`<style>
 .setting{margin:0 0 1.25rem}.setting label{margin-bottom:.15rem}.setting .hint{display:block;max-width:40rem}
 .setting input[type=text],.setting input[type=password],.setting select{max-width:36rem}
 .setting.wrong input,.setting.wrong select{border-color:var(--bad);border-width:2px}
+.env{display:block;max-width:40rem;border-left:4px solid var(--accent);padding:.25rem .6rem;margin:.3rem 0}
 .field-error{display:block;color:var(--bad);font-weight:600;margin:.2rem 0}
 .tag{font-weight:400;font-size:.85rem;color:var(--muted);border:1px solid var(--line);border-radius:1rem;padding:0 .5rem}
 .toc ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;list-style:none}
@@ -109,6 +118,8 @@ export async function settingsGet(rt: Runtime, req: Request): Promise<Response> 
       default: x.default,
       secret: x.secret,
       applies: x.fixed ? "environment" : x.live ? "at once" : "after restart",
+      // Set in the environment, which wins over the file: a value saved to the file waits for the variable to go.
+      ...(!x.fixed && rt.environment.has(x.name) ? { overridden_by_environment: true } : {}),
       ...(x.secret ? { set: !!rt.config[x.name] } : { value: rt.config[x.name] ?? "", saved: file[x.name] ?? null }),
       ...(x.choices ? { choices: x.choices } : {}),
     }));
@@ -177,7 +188,12 @@ export async function settingsPost(rt: Runtime, req: Request): Promise<Response>
     }
     const applied = saveSettings(rt, changes);
     rt.log.info("settings saved", { account: s.account.id, settings: Object.keys(changes).join(","), applied: applied.live.join(",") });
-    if (posted.json) return jsonResponse(200, { result: { saved: Object.keys(changes), applied: applied.live, restart: applied.restart } }, rid(), { "cache-control": "no-store" });
+    if (posted.json)
+      return jsonResponse(200, { result: { saved: Object.keys(changes), applied: applied.live, restart: applied.restart, ...(applied.overridden.length ? { overridden: applied.overridden } : {}) } }, rid(), { "cache-control": "no-store" });
+    if (applied.overridden.length)
+      return settingsPage(rt, s, {
+        notice: `Saved ${(group ?? "settings").toLowerCase()}. ${applied.overridden.join(", ")} ${applied.overridden.length === 1 ? "is" : "are"} set in the server's environment, which wins over the file: what you saved takes effect only once ${applied.overridden.length === 1 ? "that variable is" : "those variables are"} removed from the environment and Hearth restarts.`,
+      });
     return seeOther(`/settings?saved=${encodeURIComponent(group ?? "settings")}#g-${slug(group ?? "")}`);
   } catch (e) {
     const err = asHearthError(e);
@@ -186,10 +202,14 @@ export async function settingsPost(rt: Runtime, req: Request): Promise<Response>
   }
 }
 
-/** Writes the changes to the settings file in one rename, then hands the running instance those it reads on every use. */
-export function saveSettings(rt: Runtime, changes: Record<string, string | null>): { live: string[]; restart: string[] } {
+/**
+ * Writes the changes to the settings file in one rename, then hands the
+ * running instance those it reads on every use, but for one the environment
+ * sets: the environment wins over the file, now and after a restart.
+ */
+export function saveSettings(rt: Runtime, changes: Record<string, string | null>): { live: string[]; restart: string[]; overridden: string[] } {
   const names = Object.keys(changes);
-  if (!names.length) return { live: [], restart: [] };
+  if (!names.length) return { live: [], restart: [], overridden: [] };
   const known = new Map(catalog(rt.registry).map((x) => [x.name, x]));
   let written: Record<string, string>;
   try {
@@ -198,7 +218,8 @@ export function saveSettings(rt: Runtime, changes: Record<string, string | null>
     if (e instanceof HearthError) throw e;
     throw new HearthError("storage_unavailable", `the settings file ${settingsFile(rt.config)} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): nothing was changed`);
   }
-  const live = names.filter((n) => known.get(n)?.live);
+  const overridden = names.filter((n) => rt.environment.has(n));
+  const live = names.filter((n) => known.get(n)?.live && !rt.environment.has(n));
   rt.reconfigure(Object.fromEntries(live.map((n) => [n, written[n] ?? known.get(n)!.default])));
-  return { live, restart: names.filter((n) => !known.get(n)?.live) };
+  return { live, restart: names.filter((n) => !known.get(n)?.live && !rt.environment.has(n)), overridden };
 }

@@ -7,10 +7,13 @@ import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { isPg } from "../db/store.ts";
 import { endAllSessions } from "../auth/sessions.ts";
 import { listGrants, revokeGrant } from "../auth/oauth/grants.ts";
-import { accounts, tokens } from "../db/schema.ts";
-import { forbidden, notFound } from "../errors.ts";
+import { hashArgs, previewArgs } from "../audit/preview.ts";
+import { auditLog } from "../audit/schema.ts";
+import { accounts, passkeys, recoveryCodes, sessions, tokens, totpSecrets } from "../db/schema.ts";
+import { conflict, forbidden, invalid, notFound } from "../errors.ts";
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
+import { tell } from "./notices.ts";
 import { disabledAccounts } from "./schema.ts";
 
 export interface Person {
@@ -76,6 +79,82 @@ export async function disablePerson(rt: Runtime, by: Account, p: Person): Promis
 
 export async function enablePerson(rt: Runtime, p: Person): Promise<void> {
   await rt.store.write(() => rt.store.wdb.delete(disabledAccounts).where(eq(disabledAccounts.account, p.id)).run());
+}
+
+export interface TwoFactorReset {
+  /** Whether codes from an authenticator app were asked for, before. */
+  totp: boolean;
+  /** Passkeys removed. */
+  passkeys: number;
+  /** Browser sessions ended. */
+  sessions: number;
+}
+
+/**
+ * For a person who lost their phone and their recovery codes: turns their
+ * two-factor sign-in off (the app's secret and the recovery codes go) and
+ * removes their passkeys, so their password alone signs them in again. Done
+ * by an admin on /people (`by`), or at the server's shell (`by` null). Their
+ * browser sessions end (an admin doing it to themselves keeps the session
+ * asking, `keep`), the activity log of the person (and of the admin) records
+ * it, and the person is told the next time they sign in. One write: all of
+ * it happens, or none.
+ */
+export async function resetTwoFactor(rt: Runtime, p: Person, o: { by: Account | null; keep?: string }): Promise<TwoFactorReset> {
+  const now = rt.clock.now().getTime();
+  return rt.store.write(async () => {
+    const db = rt.store.wdb;
+    const totp = await db.delete(totpSecrets).where(eq(totpSecrets.account, p.id)).returning({ confirmed: totpSecrets.confirmed }).all();
+    await db.delete(recoveryCodes).where(eq(recoveryCodes.account, p.id)).run();
+    const keys = await db.delete(passkeys).where(eq(passkeys.account, p.id)).returning({ id: passkeys.id }).all();
+    const on = totp.some((t) => t.confirmed !== null);
+    if (!on && !keys.length) throw conflict(`${p.username} has no two-factor sign-in and no passkeys: their password alone signs them in already`);
+    const ended = await db
+      .delete(sessions)
+      .where(o.keep ? and(eq(sessions.account, p.id), sql`${sessions.hash} <> ${o.keep}`) : eq(sessions.account, p.id))
+      .returning({ hash: sessions.hash })
+      .all();
+    const self = o.by?.id === p.id;
+    const what = [on ? "two-factor sign-in" : null, keys.length ? `${keys.length} passkey${keys.length === 1 ? "" : "s"}` : null].filter(Boolean).join(" and ");
+    const who = o.by ? (self ? "You" : `The admin ${o.by.username}`) : "The server's owner, at its command line,";
+    if (!self)
+      await tell(
+        rt,
+        p.id,
+        `${who} turned off ${on ? "your two-factor sign-in" : "sign-in with your passkeys"}${on && keys.length ? " and removed your passkeys" : ""} on ${new Date(now).toISOString().slice(0, 16).replace("T", " ")} UTC: your password alone signs you in now. Set up an authenticator app or a passkey again below.`,
+      );
+    const row = (account: string, args: Record<string, unknown>) => ({
+      at: now,
+      callId: crypto.randomUUID(),
+      account,
+      via: o.by ? "session" : "local",
+      credential: null,
+      credentialName: o.by ? "session" : null,
+      surface: o.by ? "http" : "local",
+      service: "people",
+      method: "reset_two_factor",
+      args: previewArgs(args),
+      argsHash: hashArgs(args),
+      credits: 0,
+      paid: null,
+      outcome: "ok",
+      status: 200,
+      approved: "policy",
+    });
+    const args = { user: p.username, by: o.by?.username ?? "command line", removed: what, sessions_ended: ended.length };
+    await db.insert(auditLog).values(o.by && !self ? [row(p.id, args), row(o.by.id, args)] : [row(p.id, args)]).run();
+    return { totp: on, passkeys: keys.length, sessions: ended.length };
+  });
+}
+
+/** An admin resetting their own second factor from /people proves it is them with their password, as /account asks. */
+export async function checkOwnPassword(rt: Runtime, accountId: string, raw: unknown): Promise<void> {
+  const given = typeof raw === "string" ? raw : "";
+  if (!given) throw invalid("password", "enter your password: turning off your own two-factor sign-in needs it");
+  if (given.length > 1024) throw invalid("password", "that is longer than any password here");
+  const row = await rt.store.rdb.select({ password: accounts.password }).from(accounts).where(eq(accounts.id, accountId)).get();
+  if (!row?.password) throw forbidden("you have no password to sign in with: turn two-factor sign-in off on /account, with a code, instead");
+  if (!(await Bun.password.verify(given, row.password))) throw invalid("password", "that is not your password: nothing was changed");
 }
 
 /**

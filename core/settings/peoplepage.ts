@@ -14,7 +14,9 @@ import { payAccounts } from "../pay/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { eq } from "drizzle-orm";
 import { adminPost, adminSession, refusal, rid } from "./admin.ts";
-import { accountExportLink, deletePerson, disablePerson, enablePerson, findPerson, listPeople, type Person } from "./people.ts";
+import { listPasskeys } from "../auth/passkeys.ts";
+import { totpOn } from "../auth/totp.ts";
+import { accountExportLink, checkOwnPassword, deletePerson, disablePerson, enablePerson, findPerson, listPeople, resetTwoFactor, type Person } from "./people.ts";
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -34,7 +36,8 @@ async function row(rt: Runtime, s: Session, p: Person): Promise<Html> {
   const id = `p-${p.username}`;
   const hidden = (action: string) => html`<input type="hidden" name="csrf" value="${s.csrf}"><input type="hidden" name="user" value="${p.username}"><input type="hidden" name="action" value="${action}">`;
   const exportUrl = accountExportLink?.(rt, p) ?? null;
-  const tags = [p.admin ? "admin" : null, p.disabled ? "disabled" : null, p.hasPassword ? null : "no password yet", self ? "you" : null].filter(Boolean) as string[];
+  const [twoFactor, keys] = await Promise.all([totpOn(rt, p.id), listPasskeys(rt, p.id)]);
+  const tags = [p.admin ? "admin" : null, p.disabled ? "disabled" : null, p.hasPassword ? null : "no password yet", twoFactor ? "two-factor" : null, keys.length ? `${keys.length} passkey${keys.length === 1 ? "" : "s"}` : null, self ? "you" : null].filter(Boolean) as string[];
   return html`<section class="person" aria-labelledby="${id}">
 <h3 id="${id}">${p.username}${tags.map((t) => html` <span class="tag">${t}</span>`)}</h3>
 <p class="hint">Joined ${day(p.created)} · ${balance} credit${balance === 1 ? "" : "s"} · priced calls ${metered ? "cost credits" : "free"}${chosen ? " (chosen for this account)" : ""}</p>
@@ -55,6 +58,7 @@ ${
 <label for="${id}-meter">Priced calls of ${p.username}</label>
 <span class="row"><select id="${id}-meter" name="metered"><option value="default"${chosen ? "" : html` selected`}>As the instance's setting</option><option value="on"${chosen?.metered === true ? html` selected` : ""}>Cost credits</option><option value="off"${chosen?.metered === false ? html` selected` : ""}>Free</option></select><button class="quiet" type="submit">Save</button></span></form>
 </div>
+${twoFactor || keys.length ? resetPart(s, p, self, twoFactor, keys.length, id, hidden) : ""}
 ${
   self
     ? ""
@@ -67,6 +71,18 @@ ${exportUrl ? html`<p><a href="${exportUrl}">Download ${p.username}'s data first
 <p><button type="submit" class="danger">Delete ${p.username}</button></p></form></details>`
 }
 </section>`;
+}
+
+/** For a person who lost their phone and recovery codes: their second factors off, so their password alone signs them in. */
+function resetPart(s: Session, p: Person, self: boolean, twoFactor: boolean, keys: number, id: string, hidden: (action: string) => Html): Html {
+  const what = [twoFactor ? "turns off two-factor sign-in" : null, keys ? `removes ${self ? "your" : "their"} ${keys === 1 ? "passkey" : `${keys} passkeys`}` : null].filter(Boolean).join(" and ");
+  return html`<details class="reset"><summary>${self ? "Turn off your own two-factor sign-in…" : `Lost phone: turn off ${p.username}'s two-factor sign-in…`}</summary>
+<p>This ${what}, so ${self ? "your password alone signs you in" : `${p.username}'s password alone signs them in`}. ${
+    self ? "Your other browser sessions end." : html`${p.username} is signed out of every browser and told what happened the next time they sign in; they can set up an app or a passkey again on their account page.`
+  } It is written to the activity log.</p>
+<form method="post" action="/people">${hidden("reset2fa")}
+${self ? html`<label for="${id}-password">Your password</label><input type="password" id="${id}-password" name="password" autocomplete="current-password" required>` : ""}
+<p><button type="submit" class="danger">${self ? "Turn off my two-factor sign-in" : `Turn off ${p.username}'s two-factor sign-in`}</button></p></form></details>`;
 }
 
 export async function peoplePage(rt: Runtime, s: Session, v: View = {}): Promise<Response> {
@@ -88,7 +104,7 @@ const STYLE = html`<style>
 .tag{font-weight:400;font-size:.85rem;color:var(--muted);border:1px solid var(--line);border-radius:1rem;padding:0 .5rem}
 .acts{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:flex-end;margin:.5rem 0}.acts form{margin:0}
 .inline label{margin-top:.25rem}.row{display:flex;gap:.5rem;align-items:center}.row input,.row select{width:auto;max-width:16rem}
-details summary{cursor:pointer;color:var(--bad);font-weight:600;padding:.4rem 0}
+details summary{cursor:pointer;color:var(--bad);font-weight:600;padding:.4rem 0}details.reset summary{color:var(--fg)}
 button.danger{background:var(--bad);border-color:var(--bad)}
 </style>`;
 
@@ -131,6 +147,17 @@ export async function peoplePost(rt: Runtime, req: Request): Promise<Response> {
         rt.log.info("password link made", { account: s.account.id, target: p.id });
         return answer({ user: p.username, url, expires: link.expires }, { link: { what: `Link for ${p.username} to set a password (valid ${PASSWORD_LINK_HOURS} hours; earlier links stop working)`, url, expires: link.expires } });
       }
+      case "reset2fa": {
+        const self = p.id === s.account.id;
+        if (self) await checkOwnPassword(rt, s.account.id, posted.get("password"));
+        const done = await resetTwoFactor(rt, p, { by: s.account, keep: self ? s.hash : undefined });
+        rt.log.info("two-factor sign-in reset", { account: s.account.id, target: p.id });
+        const removed = [done.totp ? "two-factor sign-in is off" : null, done.passkeys ? `${done.passkeys} passkey${done.passkeys === 1 ? "" : "s"} removed` : null].filter(Boolean).join(", ");
+        return answer(
+          { user: p.username, two_factor: false, passkeys_removed: done.passkeys, sessions_ended: done.sessions },
+          { notice: self ? `Your ${removed}; your other sessions ended (${done.sessions}).` : `${p.username}: ${removed}; signed out of ${done.sessions} browser session${done.sessions === 1 ? "" : "s"}. Their password alone signs them in, and they are told so when they next sign in.` },
+        );
+      }
       case "grant": {
         const raw = (posted.get("amount") ?? "").trim();
         if (!/^-?\d{1,9}$/.test(raw) || Number(raw) === 0) throw invalid("amount", `give a whole number of credits other than 0 (got "${raw}")`);
@@ -150,7 +177,7 @@ export async function peoplePost(rt: Runtime, req: Request): Promise<Response> {
         return answer({ deleted: p.username }, { notice: `${p.username} is deleted.` });
       }
       default:
-        throw invalid("action", `say what to do: invite, disable, enable, reset, grant, meter or delete (got "${action ?? ""}")`);
+        throw invalid("action", `say what to do: invite, disable, enable, reset, reset2fa, grant, meter or delete (got "${action ?? ""}")`);
     }
   } catch (e) {
     const err = asHearthError(e);

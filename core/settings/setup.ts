@@ -21,7 +21,13 @@ import { PROBES, type ProbeResult } from "./probes.ts";
 
 /** What the first run asks, in order; the optional ones are grouped apart. */
 const MAIN = ["HEARTH_NAME", "HEARTH_PUBLIC_URL", "HEARTH_TZ", "HEARTH_SIGNUP"];
-const OPTIONAL = ["MAIL_DOMAIN", "AI_BASE_URL", "AI_API_KEY", "AI_MODEL", "X402_PAY_TO"];
+const OPTIONAL = ["MAIL_DOMAIN", "AI_BASE_URL", "AI_API_KEY", "AI_MODEL", "X402_PAY_TO", "X402_NETWORK"];
+
+/** The chains the first run offers for x402 payments (USDC on each is known, core/pay/networks.ts); others are set on /settings. */
+export const X402_NETWORKS: [string, string][] = [
+  ["eip155:8453", "Base"],
+  ["eip155:84532", "Base Sepolia (test network: no real money)"],
+];
 
 /** Whether the admin has been through the first run: it always writes the sign-up policy to the settings file. */
 export function setupDone(rt: Runtime): boolean {
@@ -71,10 +77,18 @@ ${text("AI_API_KEY", "API key", rt.config.AI_API_KEY ? "A key is set: type a new
 ${text("AI_MODEL", "Model", "The chat model for text methods, titles and the agent (gpt-4o-mini, llama3.2, ...).")}
 <p><button class="quiet" type="submit" name="test" value="ai">${PROBES.ai.label}</button></p>
 </fieldset>
-${text("X402_PAY_TO", "x402: address paid by callers without an account", info.get("X402_PAY_TO")?.description ?? "", { placeholder: "0x…" })}
+<fieldset><legend>x402 payments</legend>
+${text("X402_PAY_TO", "Address paid by callers without an account", info.get("X402_PAY_TO")?.description ?? "", { placeholder: "0x…" })}
+<label for="f-X402_NETWORK">Network</label>${err("X402_NETWORK")}
+<select id="f-X402_NETWORK" name="X402_NETWORK" ${desc("X402_NETWORK")}>${networks(val("X402_NETWORK")).map(([id, label]) => html`<option value="${id}"${id === val("X402_NETWORK") ? html` selected` : ""}>${label}</option>`)}</select>
+<p id="f-X402_NETWORK-hint" class="hint">The chain payments in USDC are taken on. Try it on Base Sepolia first; other chains are set on the <a href="/settings#g-payments-and-x402">settings</a> page.</p>
+</fieldset>
 <p><button type="submit">Save and finish</button></p>
 </form>`;
 }
+
+/** The offered chains, and the one set now when it is another (so saving the page does not change it). */
+const networks = (current: string): [string, string][] => (!current || X402_NETWORKS.some(([id]) => id === current) ? X402_NETWORKS : [...X402_NETWORKS, [current, `${current} (set now)`]]);
 
 async function setupPage(rt: Runtime, req: Request, s: Session, v: View = {}): Promise<Response> {
   const file = settingsFile(rt.config);
@@ -107,6 +121,9 @@ export async function setupPost(rt: Runtime, req: Request): Promise<Response> {
       if (posted.json) return jsonResponse(200, { result }, rid());
       return setupPage(rt, req, s, { probe: result, typed: typed() });
     }
+    const network = posted.get("X402_NETWORK");
+    if (network !== undefined && !networks(rt.config.X402_NETWORK ?? "").some(([id]) => id === network.trim()))
+      throw invalid("X402_NETWORK", `choose ${X402_NETWORKS.map(([id, label]) => `${label.split(" (")[0]} (${id})`).join(" or ")}; other chains are set on the settings page`);
     const policy = merged.HEARTH_SIGNUP || "invite";
     if (!["open", "invite", "closed"].includes(policy)) throw invalid("HEARTH_SIGNUP", "choose who may make an account");
     // The policy is always written, even when it is the default: it marks the first run as done.

@@ -148,6 +148,41 @@ test("a backup that cannot be written is a failure with its reason; one missed w
   }
 });
 
+test("the last backup's result is kept in the database: a second instance on the same database shows it, whatever its data folder", async () => {
+  const clock = new TestClock(Date.parse("2026-03-01T02:59:00Z"));
+  const env = { ...BASE, HEARTH_BACKUP: "on", HEARTH_BACKUP_TO: temp("backups"), HEARTH_BACKUP_PASSPHRASE: "a passphrase the owner keeps" };
+  const a = await startHearth({ clock, env });
+  let b: Hearth | null = null;
+  try {
+    clock.set("2026-03-01T03:00:00Z");
+    const ok = await backupsOf(a.rt).runDue();
+    expect(ok).toMatchObject({ verified: true });
+    // Nothing of it in the data folder: a row in the database.
+    expect(readdirSync(a.dir).filter((f) => f.includes("backup"))).toEqual([]);
+    const row = await a.row<{ last_success: string; last_attempt: string }>("SELECT last_attempt, last_success FROM backup_runs WHERE id = 'last'");
+    expect(row!.last_attempt).toBe("2026-03-01T03:00:00.000Z");
+    expect(JSON.parse(row!.last_success)).toMatchObject({ name: (ok as { name: string }).name, verified: true });
+    if (!a.env.HEARTH_DATABASE_URL) return;
+    // Another instance of the deployment: its own data folder, the same database.
+    const { HEARTH_DATA: _, ...shared } = a.env;
+    b = await startHearth({ clock, env: { ...env, ...shared }, dataDir: temp("second") });
+    expect((await statusOf(b)).backups).toMatchObject({ last_success: { at: "2026-03-01T03:00:00.000Z", verified: true }, last_failure: null, next: "2026-03-02T03:00:00.000Z" });
+    // A failure on the second is what the first shows too.
+    clock.set("2026-03-01T04:00:00Z");
+    const broken = await startHearth({ clock, env: { ...env, ...shared, HEARTH_BACKUP_KEEP: "none" }, dataDir: temp("third") });
+    try {
+      expect(await backupsOf(broken.rt).runNow()).toMatchObject({ reason: expect.stringContaining("HEARTH_BACKUP_KEEP") });
+    } finally {
+      await broken.stop();
+    }
+    expect((await statusOf(a)).backups.last_failure).toEqual({ at: "2026-03-01T04:00:00.000Z" });
+    expect((await backupState(a.rt)).lastFailure!.reason).toContain("HEARTH_BACKUP_KEEP");
+  } finally {
+    await b?.stop();
+    await a.stop();
+  }
+});
+
 /** Empties the instance's store the way losing the machine would: the data folder, and the database and bucket beside it. */
 async function wipe(h: Hearth) {
   const env = h.env;

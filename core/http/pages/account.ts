@@ -17,6 +17,7 @@ import { errorResponse, jsonResponse } from "../respond.ts";
 import { readPosted, type Posted } from "./form.ts";
 import { html, message, page, seeOther, wantsHtml, type Html } from "./layout.ts";
 import { passkeyHead, SIGNIN_CSP } from "./signinshell.ts";
+import { takeNotices } from "../../settings/notices.ts";
 
 const rid = () => crypto.randomUUID();
 const when = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC");
@@ -34,6 +35,8 @@ td button{white-space:nowrap}
 /** What a post may hand the page to show once (new recovery codes), besides a notice or a refusal. */
 interface Extra {
   notice?: string;
+  /** What someone else changed of how the person signs in, shown once (settings/notices.ts). */
+  told?: string[];
   error?: string;
   errorAt?: string;
   codes?: string[];
@@ -186,7 +189,8 @@ ${list.map(
 async function accountPage(rt: Runtime, req: Request, s: Session, x: Extra = {}): Promise<Response> {
   const [list, t, keys] = await Promise.all([listSessions(rt, s), totpState(rt, s.account.id), listPasskeys(rt, s.account.id)]);
   const top = x.errorAt ? "" : message("alert", x.error);
-  const body = html`${top}${message("notice", x.notice)}
+  const told = x.told?.length ? html`<section class="notice" role="status" aria-label="Changed while you were away">${x.told.map((t) => html`<p>${t}</p>`)}</section>` : "";
+  const body = html`${top}${told}${message("notice", x.notice)}
 <p>How you sign in to this instance, and where you are signed in. Programs and agents use <a href="/token">tokens</a> instead.</p>
 ${passwordPart(s, x)}
 ${sessionsPart(s, list, x)}
@@ -218,7 +222,8 @@ export async function accountGet(rt: Runtime, req: Request): Promise<Response> {
     );
   }
   const done = new URL(req.url).searchParams.get("done");
-  return accountPage(rt, req, s, { notice: done ? DONE[done] : undefined });
+  const told = await takeNotices(rt, s.account.id);
+  return accountPage(rt, req, s, { notice: done ? DONE[done] : undefined, told });
 }
 
 /** What an action on this page answers: JSON for programs; for a form, where to land or the page with something to show once. */

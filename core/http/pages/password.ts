@@ -4,6 +4,7 @@
 import { limitAttempt, passwordLinkAccount, PASSWORD_MIN, usePasswordLink } from "../../auth/people.ts";
 import { deviceCookie } from "../../auth/devices.ts";
 import { startSession } from "../../auth/sessions.ts";
+import { hasNotices, noticesFor } from "../../settings/notices.ts";
 import { asHearthError } from "../../errors.ts";
 import type { Runtime } from "../../runtime.ts";
 import { errorResponse, jsonResponse } from "../respond.ts";
@@ -58,8 +59,8 @@ export async function passwordPost(rt: Runtime, req: Request, address: string): 
     rt.log.info("password set by link", { username: account.username, address });
     const { cookie, csrf } = await startSession(rt, req, account);
     const res = posted.json
-      ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie })
-      : seeOther("/", { "set-cookie": cookie });
+      ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf, ...(await noticesFor(rt, account)) } }, rid(), { "set-cookie": cookie })
+      : seeOther((await hasNotices(rt, account.id)) ? "/account" : "/", { "set-cookie": cookie });
     const device = await deviceCookie(rt, req, account);
     if (device) res.headers.append("set-cookie", device);
     return res;

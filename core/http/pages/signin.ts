@@ -11,6 +11,7 @@ import { html, message, page, seeOther, type Html } from "./layout.ts";
 import { refuse, signinShell } from "./signinshell.ts";
 import { secondStep } from "./signinsteps.ts";
 import { totpOn } from "../../auth/totp.ts";
+import { hasNotices, noticesFor } from "../../settings/notices.ts";
 
 const rid = () => crypto.randomUUID();
 
@@ -77,9 +78,10 @@ ${
 
 export async function signedIn(rt: Runtime, req: Request, account: Account, posted: Posted, next: string): Promise<Response> {
   const { cookie, csrf } = await startSession(rt, req, account);
+  // Someone else changed how this person signs in: a program is told in the answer, a person on /account, before anything else.
   const res = posted.json
-    ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf } }, rid(), { "set-cookie": cookie })
-    : seeOther(next, { "set-cookie": cookie });
+    ? jsonResponse(200, { result: { username: account.username, admin: account.admin, csrf, ...(await noticesFor(rt, account)) } }, rid(), { "set-cookie": cookie })
+    : seeOther((await hasNotices(rt, account.id)) ? "/account" : next, { "set-cookie": cookie });
   // This browser is now one the account signed in from: sign-in backoff lets it through when strangers fail.
   const device = await deviceCookie(rt, req, account);
   if (device) res.headers.append("set-cookie", device);

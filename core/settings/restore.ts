@@ -1,0 +1,272 @@
+// /settings/restore: the admin brings a backup back from the browser. A backup
+// uploaded, or picked from HEARTH_BACKUP_TO, is decrypted with the passphrase
+// or age secret key given (never kept) and read through with the checks
+// `hearth restore` makes before it changes anything; then the page says
+// what the backup holds and what it replaces, and asks again. Confirmed, it
+// waits beside the data folder and `hearth serve` restores it as it next
+// starts, before the store opens (core/backup/staged.ts): a database cannot be
+// swapped under the instance using it. A backup that is damaged, or not
+// opened by the key given, is refused and nothing changes.
+import { existsSync } from "node:fs";
+import { mkdtemp, rename, rm } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../auth/sessions.ts";
+import { isSealed, unseal } from "../backup/crypt.ts";
+import { destinationOf, BACKUP_NAME } from "../backup/destination.ts";
+import { checkRestorable } from "../backup/snapshot.ts";
+import { checkedInfo, checkedRestore, stagedRestore } from "../backup/staged.ts";
+import { asHearthError, forbidden, invalid, unauthenticated } from "../errors.ts";
+import { jsonResponse } from "../http/respond.ts";
+import { requireSameOrigin, type Posted } from "../http/pages/form.ts";
+import { html, message, page, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
+import type { Runtime } from "../runtime.ts";
+import { adminPost, adminSession, refusal, rid } from "./admin.ts";
+
+interface Checked {
+  /** Where it came from: the file's name, or the backup's at the destination. */
+  source: string;
+  created: string;
+  database: "sqlite" | "postgres";
+  files: number;
+  bytes: number;
+  encrypted: boolean;
+  /** What was done to it, in order: the progress the page shows. */
+  steps: string[];
+}
+
+type State = { stage: "none" } | { stage: "checked" | "staged"; info: Checked };
+
+async function stateOf(rt: Runtime): Promise<State> {
+  const info = (await Bun.file(checkedInfo(rt.dataDir)).json().catch(() => null)) as Checked | null;
+  if (info && existsSync(stagedRestore(rt.dataDir))) return { stage: "staged", info };
+  if (info && existsSync(checkedRestore(rt.dataDir))) return { stage: "checked", info };
+  return { stage: "none" };
+}
+
+const mb = (n: number) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+const stamp = (iso: string) => iso.slice(0, 16).replace("T", " ") + " UTC";
+
+/** The age secret keys in what was pasted (age-keygen's file: comments and AGE-SECRET-KEY-1… lines). */
+function identitiesOf(text: string): string[] {
+  const keys = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.toUpperCase().startsWith("AGE-SECRET-KEY-"));
+  if (text.trim() && !keys.length) throw invalid("identity", "paste the age secret key: a line AGE-SECRET-KEY-1…");
+  return keys;
+}
+
+/**
+ * Reads a backup through and, when it passes, keeps it decrypted beside the
+ * data folder for the admin to confirm. Works in a folder of its own there;
+ * whatever fails, that folder goes and nothing else has changed.
+ */
+async function check(rt: Runtime, source: { upload?: File; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
+  const identities = identitiesOf(keys.identity ?? "");
+  const data = resolve(rt.dataDir);
+  const work = await mkdtemp(join(dirname(data), ".hearth-restore-"));
+  try {
+    const got = join(work, "backup");
+    let name: string;
+    if (source.upload) {
+      if (!source.upload.size) throw invalid("file", "choose a backup file to upload (hearth-….tar.age, or a .tar from hearth backup)");
+      await Bun.write(got, source.upload);
+      name = source.upload.name || "uploaded file";
+    } else {
+      const from = source.from ?? "";
+      if (!BACKUP_NAME.test(from)) throw invalid("from", "choose one of the backups listed, or upload a file");
+      const dest = destinationOf(rt.config);
+      if (!(await dest.list()).includes(from)) throw invalid("from", `there is no backup ${from} at ${dest.where}`);
+      await dest.get(from, got);
+      name = from;
+    }
+    const steps = [`Received ${name} (${mb(Bun.file(got).size)}).`];
+    let plain = got;
+    const encrypted = await isSealed(got);
+    if (encrypted) {
+      plain = join(work, "backup.tar");
+      const passphrase = keys.passphrase || (identities.length ? "" : rt.config.HEARTH_BACKUP_PASSPHRASE);
+      await unseal(got, plain, { passphrase: passphrase || undefined, identities });
+      await rm(got);
+      steps.push(`Decrypted with the ${identities.length ? "age key" : keys.passphrase ? "passphrase" : "instance's backup passphrase"}.`);
+    }
+    const c = await checkRestorable(plain, { postgres: rt.store.kind === "postgres" });
+    steps.push(`Read through: ${c.files} files, each checked against its hash, and the ${c.database === "postgres" ? "PostgreSQL dump against the manifest's hash" : "database's integrity check"}.`);
+    const info: Checked = { source: name, created: c.created, database: c.database, files: c.files, bytes: c.bytes, encrypted, steps };
+    // Replacing one checked before and not confirmed; one already confirmed stays until cancelled.
+    await rename(plain, checkedRestore(data));
+    await Bun.write(checkedInfo(data), JSON.stringify(info));
+    return info;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function cancel(rt: Runtime) {
+  for (const f of [stagedRestore(rt.dataDir), checkedRestore(rt.dataDir), checkedInfo(rt.dataDir)]) await rm(f, { force: true });
+}
+
+async function listed(rt: Runtime): Promise<{ names: string[]; where: string | null; problem: string | null }> {
+  try {
+    const dest = destinationOf(rt.config);
+    return { names: (await dest.list()).reverse(), where: dest.where, problem: null };
+  } catch (e) {
+    return { names: [], where: null, problem: asHearthError(e).message };
+  }
+}
+
+function holds(info: Checked): Html {
+  return html`<dl class="facts"><dt>Backup</dt><dd>${info.source}</dd><dt>Made</dt><dd>${stamp(info.created)}</dd><dt>Holds</dt><dd>${info.files} files, ${mb(info.bytes)}, a ${
+    info.database === "postgres" ? "PostgreSQL" : "SQLite"
+  } database</dd></dl>`;
+}
+
+interface View {
+  notice?: string;
+  error?: { field?: string; message: string };
+  status?: number;
+}
+
+async function restorePage(rt: Runtime, s: Session, v: View = {}): Promise<Response> {
+  const st = await stateOf(rt);
+  const dest = await listed(rt);
+  const hidden = html`<input type="hidden" name="csrf" value="${s.csrf}">`;
+  const previous = `${resolve(rt.dataDir)}.before-restore-…`;
+  const progress = (info: Checked) => html`<ol class="steps" aria-label="Progress">${info.steps.map((t) => html`<li>${t}</li>`)}<li>${st.stage === "staged" ? "Confirmed: restored when Hearth next starts." : "Waiting for you to confirm."}</li></ol>`;
+  const pending =
+    st.stage === "checked"
+      ? html`<section class="confirm" aria-labelledby="confirm-title"><h2 id="confirm-title">Checked: restore this backup?</h2>
+${progress(st.info)}${holds(st.info)}
+<p><strong>Everything this instance holds now is replaced</strong> by what the backup holds: every account, password, session and token, every record and file. Whatever was made or changed after ${stamp(st.info.created)} is not in it.</p>
+<p>The data there now is kept, not deleted: the data folder is moved aside to <code>${previous}</code>${rt.store.kind === "postgres" ? html`, with a dump of the PostgreSQL database in it` : ""}.</p>
+<p>A database cannot be swapped under the instance that is using it, so the restore happens <strong>when Hearth next starts</strong>: confirm, then restart it (<code>systemctl restart hearth</code>, <code>docker restart hearth</code>, or stop and start <code>hearth serve</code>).</p>
+<div class="acts"><form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="confirm"><button type="submit" class="danger">Replace this instance's data at the next start</button></form>
+<form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel</button></form></div></section>`
+      : st.stage === "staged"
+        ? html`<section class="confirm" aria-labelledby="staged-title"><h2 id="staged-title">Ready: restored when Hearth next starts</h2>
+${progress(st.info)}${holds(st.info)}
+<p>Restart Hearth to bring it back; the data there now is moved aside to <code>${previous}</code>. Until then nothing has changed.</p>
+<form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel the restore</button></form></section>`
+        : "";
+  const wrong = (f: string) => (v.error?.field === f ? html` aria-invalid="true"` : "");
+  const body = html`${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
+<p>Bring this instance back to a backup: one of the scheduled backups at the destination, or a file you kept (a <code>hearth-….tar.age</code>, or a <code>.tar</code> from <code>hearth backup</code>). It is read through first, with the checks <code>hearth restore</code> makes; a backup that is damaged, or that the key given does not open, is refused and nothing changes.</p>
+<form method="post" action="/settings/restore" enctype="multipart/form-data">${hidden}<input type="hidden" name="action" value="check">
+<fieldset><legend>Which backup</legend>
+${
+  dest.names.length
+    ? html`<label for="r-from">From ${dest.where}</label><select id="r-from" name="from"${wrong("from")}><option value="">Choose a backup…</option>${dest.names.map((n) => html`<option>${n}</option>`)}</select>`
+    : html`<p class="hint">${dest.problem ? html`No scheduled backups to choose from: ${dest.problem}` : html`There are no backups at ${dest.where} yet.`}</p>`
+}
+<label for="r-file">${dest.names.length ? "Or upload a file" : "Upload a file"}</label>
+<input type="file" id="r-file" name="file" accept=".age,.tar"${wrong("file")}>
+</fieldset>
+<fieldset><legend>Its key, when it is encrypted</legend>
+<label for="r-passphrase">Passphrase</label>
+<input type="password" id="r-passphrase" name="passphrase" autocomplete="off" aria-describedby="r-passphrase-hint">
+<p class="hint" id="r-passphrase-hint">Empty: the instance's own backup passphrase${rt.config.HEARTH_BACKUP_PASSPHRASE ? "" : " (none is set)"}. Neither the passphrase nor the key is kept.</p>
+<label for="r-identity">Or the age secret key</label>
+<textarea id="r-identity" name="identity" rows="3" spellcheck="false" autocomplete="off" aria-describedby="r-identity-hint"${wrong("identity")}></textarea>
+<p class="hint" id="r-identity-hint">The AGE-SECRET-KEY-1… line of the key file, for backups encrypted to HEARTH_BACKUP_RECIPIENTS.</p>
+</fieldset>
+<p><button type="submit">Check the backup</button></p>
+<p class="hint">Checking a large backup takes a while: the page answers once it is read through.</p>
+</form>`;
+  return page({ title: "Restore a backup", body, account: s.account, csrf: s.csrf, status: v.status, head: STYLE, path: "/settings" });
+}
+
+const STYLE = html`<style>
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:1rem 0}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
+.confirm{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem 1rem;margin:1rem 0}
+.steps li{margin:.2rem 0}
+.acts{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}.acts form{margin:0}
+button.danger{background:var(--bad);border-color:var(--bad)}
+textarea{width:100%;max-width:36rem;font:.95rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;padding:.5rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg)}
+input[type=file]{font:inherit;max-width:100%}
+code{overflow-wrap:anywhere}
+</style>`;
+
+const shaped = (info: Checked, stage: string) => ({ stage, ...info });
+
+export async function restoreGet(rt: Runtime, req: Request): Promise<Response> {
+  const s = await adminSession(rt, req);
+  if (s instanceof Response) return s;
+  if (!wantsHtml(req)) {
+    const st = await stateOf(rt);
+    const dest = await listed(rt);
+    return jsonResponse(200, { result: { ...(st.stage === "none" ? { stage: "none" } : shaped(st.info, st.stage)), backups: dest.names } }, rid(), { "cache-control": "no-store" });
+  }
+  return restorePage(rt, s);
+}
+
+/** An upload's form: the admin's session and its CSRF token, as adminPost checks them for a small form. */
+async function uploadPost(rt: Runtime, req: Request): Promise<{ s: Session; form: FormData } | Response> {
+  try {
+    requireSameOrigin(req);
+    const s = await findSession(rt, req);
+    if (!s) throw unauthenticated("sign in first: POST /signin (or open /signin in a browser)");
+    if (!s.account.admin) throw forbidden("only an admin of this instance may restore a backup");
+    const form = await req.formData();
+    const csrf = form.get("csrf");
+    requireCsrf(s, req.headers.get(CSRF_HEADER) ?? (typeof csrf === "string" ? csrf : undefined));
+    return { s, form };
+  } catch (e) {
+    return refusal(asHearthError(e), !wantsHtml(req), null);
+  }
+}
+
+export async function restorePost(rt: Runtime, req: Request): Promise<Response> {
+  const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+  let s: Session;
+  let get: (n: string) => string | undefined;
+  let upload: File | undefined;
+  let json: boolean;
+  if (multipart) {
+    const got = await uploadPost(rt, req);
+    if (got instanceof Response) return got;
+    s = got.s;
+    const field = (n: string) => {
+      const v = got.form.get(n);
+      return typeof v === "string" ? v : undefined;
+    };
+    get = field;
+    const f = got.form.get("file");
+    upload = f instanceof File && f.size > 0 ? f : undefined;
+    json = !wantsHtml(req);
+  } else {
+    const got = await adminPost(rt, req);
+    if (got instanceof Response) return got;
+    s = got.s;
+    const posted: Posted = got.posted;
+    get = (n) => posted.get(n);
+    json = posted.json;
+  }
+  const answer = (result: Record<string, unknown>, v: View) => (json ? jsonResponse(200, { result }, rid(), { "cache-control": "no-store" }) : restorePage(rt, s, v));
+  try {
+    const action = get("action");
+    if (action === "check") {
+      const from = get("from");
+      if (!upload && !from) throw invalid("file", "choose a backup from the list, or upload a file");
+      const info = await check(rt, upload ? { upload } : { from }, { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined });
+      rt.log.info("backup checked for a restore", { account: s.account.id, source: info.source, created: info.created });
+      if (!json) return seeOther("/settings/restore#confirm-title");
+      return answer(shaped(info, "checked"), {});
+    }
+    if (action === "confirm") {
+      const st = await stateOf(rt);
+      if (st.stage !== "checked") throw invalid("action", st.stage === "staged" ? "this backup is confirmed already: restart Hearth to restore it" : "check a backup first");
+      await rename(checkedRestore(rt.dataDir), stagedRestore(rt.dataDir));
+      rt.log.info("restore confirmed: it runs at the next start", { account: s.account.id, source: st.info.source });
+      return answer(shaped(st.info, "staged"), { notice: "Confirmed. Restart Hearth to restore the backup." });
+    }
+    if (action === "cancel") {
+      await cancel(rt);
+      return answer({ stage: "none" }, { notice: "Cancelled: no backup is waiting to be restored." });
+    }
+    throw invalid("action", `say what to do: check, confirm or cancel (got "${action ?? ""}")`);
+  } catch (e) {
+    const err = asHearthError(e);
+    if (json || err.status === 401 || err.status === 403) return refusal(err, json, s, "/settings/restore");
+    return restorePage(rt, s, { error: { field: err.field, message: `Not restored, nothing changed: ${err.message}` }, status: err.status });
+  }
+}

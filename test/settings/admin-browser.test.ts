@@ -1,0 +1,128 @@
+// The admin's newer parts in Chromium: turning off a person's two-factor
+// sign-in from /people (the person, signing in with their password alone,
+// lands on /account and is told), a setting the environment overrides on
+// /settings, the x402 network on /setup, and /settings/restore checking a
+// backup and asking to confirm. axe finds nothing on each, light and dark, at
+// 1280 and 390 px; screenshots are left in test/artifacts/admin for a look.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Secret, TOTP } from "otpauth";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { backupsOf } from "../../core/backup/schedule.ts";
+import { chromiumPresent, launchChromium } from "../browser.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { post, signUp } from "../auth/people.ts";
+
+const SHOTS = join(import.meta.dir, "..", "artifacts", "admin");
+const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
+
+let h: Hearth;
+let browser: Browser;
+let owner: BrowserContext;
+const clock = new TestClock(Date.now());
+const folder = mkdtempSync(join(tmpdir(), "hearth-adminpages-"));
+const file = join(folder, "hearth.env");
+
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  writeFileSync(file, "AI_MODEL=file-model\nHEARTH_SIGNUP=open\n");
+  h = await startHearth({
+    clock,
+    env: { HEARTH_CONFIG: file, AI_MODEL: "env-model", AI_OLLAMA_URL: "", HEARTH_METERING: "off", HEARTH_RATE_SIGNIN: "0", HEARTH_SIGNUP: "open", HEARTH_BACKUP: "on", HEARTH_BACKUP_TO: join(folder, "backups"), HEARTH_BACKUP_PASSPHRASE: "kept by the owner" },
+    environment: new Set(["AI_MODEL"]),
+  });
+  browser = await launchChromium();
+  owner = await browser.newContext({ viewport: WIDTHS.desktop });
+  mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function signInPage(page: Page, username: string) {
+  await page.goto(`${h.url}/signin`);
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill("a long passphrase");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+test.skipIf(!chromiumPresent)("people: a lost phone; the admin turns off the person's two-factor sign-in, and they are told when they sign in", async () => {
+  await signUp(h, "olive");
+  const page = await owner.newPage();
+  await signInPage(page, "olive");
+  await page.waitForURL(`${h.url}/`);
+  // Sam turns on codes, then loses the phone.
+  const sam = await signUp(h, "sam");
+  const { secret } = (await post(h, "/account/totp/start", {}, { cookie: sam.cookie, "x-csrf-token": sam.csrf })).body.result;
+  const code = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" }).generate({ timestamp: clock.t });
+  expect((await post(h, "/account/totp/confirm", { code }, { cookie: sam.cookie, "x-csrf-token": sam.csrf })).status).toBe(200);
+
+  await page.goto(`${h.url}/people`);
+  await page.getByText("Lost phone: turn off sam's two-factor sign-in…").click();
+  await page.screenshot({ path: join(SHOTS, "people-reset-desktop-light.png"), fullPage: true });
+  await page.getByRole("button", { name: "Turn off sam's two-factor sign-in" }).click();
+  await expect(page.getByRole("status").first().textContent()).resolves.toContain("sam: two-factor sign-in is off");
+
+  const theirs = await (await browser.newContext({ viewport: WIDTHS.phone })).newPage();
+  await signInPage(theirs, "sam");
+  await theirs.waitForURL(`${h.url}/account`);
+  await expect(theirs.getByRole("status", { name: "Changed while you were away" }).textContent()).resolves.toContain("The admin olive turned off your two-factor sign-in");
+  await theirs.screenshot({ path: join(SHOTS, "account-told-phone-light.png"), fullPage: true });
+  await theirs.context().close();
+  await page.close();
+});
+
+test.skipIf(!chromiumPresent)("restore: a backup from the destination is checked, and the page asks to confirm what it replaces", async () => {
+  const b = (await backupsOf(h.rt).runNow()) as { name: string };
+  const page = await owner.newPage();
+  await page.goto(`${h.url}/settings/restore`);
+  await page.getByLabel(/^From /).selectOption(b.name);
+  await page.getByLabel("Passphrase").fill("not the passphrase");
+  await page.getByRole("button", { name: "Check the backup" }).click();
+  await expect(page.getByRole("alert").first().textContent()).resolves.toContain("Not restored, nothing changed");
+  await page.screenshot({ path: join(SHOTS, "restore-refused-desktop-light.png"), fullPage: true });
+  await page.getByLabel(/^From /).selectOption(b.name);
+  await page.getByRole("button", { name: "Check the backup" }).click();
+  await expect(page.getByRole("heading", { name: "Checked: restore this backup?" }).textContent()).resolves.toBeTruthy();
+  await page.screenshot({ path: join(SHOTS, "restore-checked-desktop-light.png"), fullPage: true });
+  await page.close();
+});
+
+test.skipIf(!chromiumPresent)("axe: no violations, light and dark, 1280 and 390 px; screenshots", async () => {
+  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+  const cookies = await owner.cookies();
+  const found: Record<string, unknown> = {};
+  for (const scheme of ["light", "dark"] as const) {
+    for (const [label, size] of Object.entries(WIDTHS)) {
+      const ctx = await browser.newContext({ colorScheme: scheme, viewport: size, bypassCSP: true });
+      await ctx.addCookies(cookies);
+      const page = await ctx.newPage();
+      for (const path of ["people", "settings/restore", "setup", "settings#g-ai-models"]) {
+        await page.goto(`${h.url}/${path}`);
+        const name = path.replace(/[/#]/g, "-");
+        if (path === "people") for (const d of await page.locator("details.reset").all()) await d.locator("summary").click();
+        if (path.startsWith("settings#")) {
+          // At the top of the window, clear of the sticky row of buttons at its foot.
+          await page.locator("#s-AI_MODEL").evaluate((e) => e.parentElement!.scrollIntoView({ block: "start" }));
+          await page.screenshot({ path: join(SHOTS, `settings-env-${label}-${scheme}.png`) });
+        }
+        else if (path === "setup") await page.locator("fieldset", { hasText: "x402 payments" }).screenshot({ path: join(SHOTS, `setup-x402-${label}-${scheme}.png`) });
+        else await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}.png`), fullPage: true });
+        await page.addScriptTag({ path: axePath });
+        const violations = await page.evaluate(async () => {
+          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
+          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+        });
+        if (violations.length) found[`${scheme} ${label} /${path}`] = violations;
+      }
+      await ctx.close();
+    }
+  }
+  expect(found).toEqual({});
+});
