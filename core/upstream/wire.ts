@@ -1,5 +1,9 @@
 // One request on the wire: timeout, a byte cap, one retry on a transient
-// failure, and every failure mapped to DESIGN.md's upstream_* kinds.
+// failure of a GET, and every failure mapped to DESIGN.md's upstream_* kinds.
+// A POST is never sent twice: a connection that fails may fail after the
+// provider took the request, and a second one could send a text, make an
+// image or run a model again that was already paid for once (RFC 9110
+// 9.2.2: only idempotent requests are retried on their own).
 import { HearthError, upstream } from "../errors.ts";
 
 export interface WireRequest {
@@ -42,6 +46,7 @@ export async function send(req: WireRequest): Promise<WireAnswer> {
     return await once(req);
   } catch (e) {
     if (!(e instanceof Transient)) throw e;
+    if (req.method !== "GET") throw e.error;
     await new Promise((r) => setTimeout(r, req.retryDelayMs));
     try {
       return await once(req);

@@ -143,6 +143,16 @@ test("a 503 is retried once, then answers 503 upstream_unavailable", async () =>
   expect(hits).toBe(before + 2);
 });
 
+test("a POST is never sent twice: a 503 to it is the answer, since a failed connection may have delivered it", async () => {
+  mode = "503";
+  const before = hits;
+  const r = await h.call("probe/post", { id: "p" }, { token });
+  expect(r.status).toBe(503);
+  expect(r.body.error).toMatchObject({ kind: "upstream_unavailable", retry: true });
+  expect(hits).toBe(before + 1);
+  mode = "ok";
+});
+
 test("a provider that does not answer in time is a 504", async () => {
   mode = "hang";
   const r = await h.call("probe/get", { id: "slow", provider: "PROBE_IMPATIENT" }, { token });

@@ -21,6 +21,15 @@ export default definePlugin({
   needs: ["http", "index"],
   providers: ["PROBE", "PROBE_DEAD", "PROBE_LIMITED", "PROBE_IMPATIENT"],
   methods: {
+    post: read({
+      description: "One POST to /thing, uncached, as a send to a provider is.",
+      args: T.Object({ id: T.String() }),
+      access: "public",
+      async run({ id }, ctx) {
+        const f = await ctx.http.get("PROBE", "/thing", { method: "POST", body: JSON.stringify({ id }), contentType: "application/json", ttl: 0, parse: shape });
+        return f.data;
+      },
+    }),
     archive: read({
       description: "A read of /thing whose fresh copy is also indexed; an id starting with boom fails after indexing it.",
       args: T.Object({ id: T.String() }),
