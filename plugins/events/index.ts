@@ -5,7 +5,7 @@ import { newId, newSecret } from "../../core/auth/ids.ts";
 import { forbidden, invalid, notFound } from "../../core/errors.ts";
 import { definePlugin, read, write, type Ctx } from "../../core/plugin.ts";
 import type { FiringRecord } from "../../core/scheduler/index.ts";
-import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "../../core/scheduler/recurrence.ts";
+import { formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, spansBetween, type Recurrence } from "../../core/scheduler/recurrence.ts";
 import { eventsCalendar } from "./dav.ts";
 import { fireEvent } from "./fire.ts";
 import { freeSlots, type Interval } from "./free.ts";
@@ -192,10 +192,8 @@ export default definePlugin({
         if (to - from.at > MAX_WINDOW_DAYS * DAY) throw invalid("to", `the window from from to to may be at most ${MAX_WINDOW_DAYS} days (got ${((to - from.at) / DAY).toFixed(1)})`);
         const minutes = args.minutes ?? 30;
         const busy: Interval[] = [];
-        for (const e of await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all()) {
-          const len = e.minutes * MIN;
-          for (const s of occurrencesBetween(recurrence(e), from.at - len + 1, to)) busy.push({ start: s, end: s + len });
-        }
+        for (const e of await ctx.db.select().from(events).where(eq(events.owner, ctx.account.id)).all())
+          busy.push(...spansBetween(recurrence(e), from.at, to, e.minutes * MIN));
         const slots = freeSlots(busy, { from: from.at, to, minutes, dayStart, dayEnd, offset: from.offset });
         return {
           from: formatTime(from.at, from.offset),

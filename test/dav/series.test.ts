@@ -109,6 +109,30 @@ describe("series from calendar apps", () => {
     expect((await s.list()).length).toBe(0);
   });
 
+  test("events/free is busy for a moved occurrence as long as its own DTEND or DURATION says, not the series' length", async () => {
+    const s = await setup("2026-06-01T00:00:00Z");
+    const series = calendar(
+      // Thursdays 10:00-11:00 London (BST, +01:00 in June).
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "DTSTART;TZID=Europe/London:20260604T100000", "DTEND;TZID=Europe/London:20260604T110000", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Sync"],
+      // 11 June moved to 14:00 and made three hours long by its DTEND.
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "RECURRENCE-ID;TZID=Europe/London:20260611T100000", "DTSTART;TZID=Europe/London:20260611T140000", "DTEND;TZID=Europe/London:20260611T170000", "SUMMARY:Sync (long)"],
+      // 18 June moved to 09:00 and made two and a half hours long by its DURATION.
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "RECURRENCE-ID;TZID=Europe/London:20260618T100000", "DTSTART;TZID=Europe/London:20260618T090000", "DURATION:PT2H30M", "SUMMARY:Sync (early)"],
+    );
+    expect((await s.put("sync.ics", series)).status).toBe(201);
+    const free = async (from: string, to: string) => {
+      const r = await h!.call("events/free", { from, to, minutes: 30 }, { token: s.token });
+      expect(r.status).toBe(200);
+      return (r.body.result.slots as { start: string; end: string }[]).map((x) => `${x.start} ${x.end}`);
+    };
+    // An unmoved one: busy its hour.
+    expect(await free("2026-06-04T00:00:00+01:00", "2026-06-05T00:00:00+01:00")).toEqual(["2026-06-04T09:00:00+01:00 2026-06-04T10:00:00+01:00", "2026-06-04T11:00:00+01:00 2026-06-04T18:00:00+01:00"]);
+    expect(await free("2026-06-11T00:00:00+01:00", "2026-06-12T00:00:00+01:00")).toEqual(["2026-06-11T09:00:00+01:00 2026-06-11T14:00:00+01:00", "2026-06-11T17:00:00+01:00 2026-06-11T18:00:00+01:00"]);
+    expect(await free("2026-06-18T00:00:00+01:00", "2026-06-19T00:00:00+01:00")).toEqual(["2026-06-18T11:30:00+01:00 2026-06-18T18:00:00+01:00"]);
+    // A window starting inside the long one still sees it.
+    expect(await free("2026-06-11T15:00:00+01:00", "2026-06-11T18:00:00+01:00")).toEqual(["2026-06-11T17:00:00+01:00 2026-06-11T18:00:00+01:00"]);
+  });
+
   test("UNTIL with BYDAY, a cancelled occurrence and a cancelled series: what is cancelled never fires, and the series still syncs", async () => {
     const s = await setup("2026-03-01T12:00:00Z");
     const classes = calendar(
