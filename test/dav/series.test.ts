@@ -167,6 +167,34 @@ describe("series from calendar apps", () => {
     expect(await s.walk(["2026-06-09T23:00:00Z", "2026-06-11T08:00:00Z", "2026-06-11T09:00:00Z"])).toEqual(["2026-06-09T23:00:00Z done", "2026-06-11T08:00:00Z done"]);
   });
 
+  test("a calendar-query reads floating and all-day times in the instance's zone, where they fire, and expand keeps all-day dates", async () => {
+    // Tokyo: nine hours east of UTC, no clock changes.
+    const s = await setup("2026-06-01T00:00:00Z", { HEARTH_TZ: "Asia/Tokyo" });
+    expect((await s.put("call.ics", calendar(["UID:call-2", "DTSTAMP:20260601T000000Z", "DTSTART:20260611T090000", "DURATION:PT30M", "SUMMARY:Call"]))).status).toBe(201);
+    expect((await s.put("days.ics", calendar(["UID:days-1", "DTSTAMP:20260601T000000Z", "DTSTART;VALUE=DATE:20260610", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Festival"]))).status).toBe(201);
+    const query = async (start: string, end: string, expand = "") => {
+      const r = await fetch(`${h!.url}/dav/calendars/alice/events/`, {
+        method: "REPORT",
+        headers: { ...s.auth, depth: "1", "content-type": "application/xml" },
+        body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/>${expand}</d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${start}" end="${end}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+      });
+      expect(r.status).toBe(207);
+      const xml = await r.text();
+      return { names: ["call.ics", "days.ics"].filter((n) => xml.includes(n)), xml };
+    };
+    // 09:00 in Tokyo is midnight UTC: found there, not at 09:00 UTC.
+    expect((await query("20260611T000000Z", "20260611T001500Z")).names).toEqual(["call.ics", "days.ics"]);
+    expect((await query("20260611T090000Z", "20260611T091500Z")).names).toEqual(["days.ics"]);
+    // The festival runs from Tokyo's midnight on the 10th (15:00 UTC on the 9th) to its midnight after the 12th (15:00 UTC on the 12th).
+    expect((await query("20260609T160000Z", "20260609T170000Z")).names).toEqual(["days.ics"]);
+    expect((await query("20260612T180000Z", "20260612T190000Z")).names).toEqual([]);
+    // Where it fires is where it is found.
+    expect(await s.walk(["2026-06-11T00:00:00Z"])).toContain("2026-06-11T00:00:00Z done");
+    const { xml } = await query("20260601T000000Z", "20260701T000000Z", '<c:calendar-data><c:expand start="20260601T000000Z" end="20260701T000000Z"/></c:calendar-data>');
+    expect([...xml.matchAll(/DTSTART;VALUE=DATE:(\d{8})/g)].map((m) => m[1])).toEqual(["20260610", "20260611", "20260612"]);
+    expect(xml).toContain("DTSTART:20260611T000000Z");
+  });
+
   test("a moved occurrence changed again keeps the event's id and fires once, and a body over the cap is refused as max-resource-size", async () => {
     const s = await setup("2026-03-01T12:00:00Z");
     const v1 = calendar(["UID:standup-1", "DTSTAMP:20260301T000000Z", "DTSTART:20260302T090000Z", "DURATION:PT15M", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Standup"]);
