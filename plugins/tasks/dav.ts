@@ -11,7 +11,7 @@
 // and every other line as the client wrote it.
 import { and, eq } from "drizzle-orm";
 import type { DavCollection } from "../../core/dav/collection.ts";
-import { calendarComponent, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
+import { calendarSeries, ICAL, textOf, uidOf } from "../../core/dav/ical.ts";
 import { ContentPatch, escapeText, utcStamp } from "../../core/dav/patch.ts";
 import { HearthError } from "../../core/errors.ts";
 import { parseDue } from "./due.ts";
@@ -25,7 +25,8 @@ const ASSIGNEE = "x-hearth-assignee";
 const utc = (ms: number) => ICAL.Time.fromJSDate(new Date(ms), true);
 
 function argsOf(text: string) {
-  const comp = calendarComponent(text, "vtodo");
+  // A repeating task's changed occurrences (RECURRENCE-ID) are kept in the client's text; the task is its series.
+  const comp = calendarSeries(text, "vtodo").master;
   const raw = textOf(comp, "status").toUpperCase();
   const status = FROM_STATUS[raw];
   if (!status) throw new HearthError("invalid_argument", `STATUS:${raw} cannot be kept: a task is NEEDS-ACTION, IN-PROCESS or COMPLETED`, { field: "status" });
