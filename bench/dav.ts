@@ -172,21 +172,24 @@ async function bodies(path: string, count: number, mib: number) {
   }
 }
 
+/** BENCH_DAV_PARTS (items, sync, bodies; comma-separated) runs some of the figures; all by default. */
+const parts = (process.env.BENCH_DAV_PARTS ?? "items,sync,bodies").split(",").map((s) => s.trim());
+
 export async function benchDav(): Promise<DavBench> {
   const rounds = Number(process.env.BENCH_DAV_ROUNDS ?? 50);
-  const items = await itemCosts([100, 10_000], rounds);
-  const ratio = { get: Math.round((items[1].getMs.p50 / items[0].getMs.p50) * 100) / 100, put: Math.round((items[1].putMs.p50 / items[0].putMs.p50) * 100) / 100 };
-  const sync = await firstSync(Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000));
-  const big = [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)];
+  const items = parts.includes("items") ? await itemCosts([100, 10_000], rounds) : [];
+  const ratio = items.length ? { get: Math.round((items[1].getMs.p50 / items[0].getMs.p50) * 100) / 100, put: Math.round((items[1].putMs.p50 / items[0].putMs.p50) * 100) / 100 } : { get: NaN, put: NaN };
+  const sync = parts.includes("sync") ? await firstSync(Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000)) : { events: 0, seconds: 0, perSecond: 0, statuses: {} };
+  const big = parts.includes("bodies") ? [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)] : [];
   return { items, ratio, firstSync: sync, bodies: big };
 }
 
 export function davTable(r: DavBench): string {
   const lines = ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"];
   for (const i of r.items) lines.push(`${i.events} | ${i.getMs.p50} / ${i.getMs.p99} | ${i.putMs.p50} / ${i.putMs.p99}`);
-  lines.push(`${r.items[1].events} over ${r.items[0].events} (p50, target at most 1.5x) | ${r.ratio.get}x | ${r.ratio.put}x`);
+  if (r.items.length) lines.push(`${r.items[1].events} over ${r.items[0].events} (p50, target at most 1.5x) | ${r.ratio.get}x | ${r.ratio.put}x`);
   const fs = r.firstSync;
-  lines.push(`first sync of ${fs.events} events, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s); answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+  if (fs.events) lines.push(`first sync of ${fs.events} events, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s); answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
   for (const b of r.bodies)
     lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB; answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
   return lines.join("\n");

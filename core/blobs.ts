@@ -16,11 +16,12 @@
 // deletes before the put looks (which then writes the bytes again), and one
 // that looks after the put finds its row.
 import { getTableName, sql, type Column } from "drizzle-orm";
-import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, open, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "./db/index.ts";
-import { HearthError, notConfigured } from "./errors.ts";
-import type { BlobRange, Blobs } from "./plugin.ts";
+import { HearthError, notConfigured, notFound } from "./errors.ts";
+import type { BlobRange, Blobs, Received } from "./plugin.ts";
 import { DIR_MODE, FILE_MODE } from "./private.ts";
 
 const holders = new Map<string, Column>();
@@ -54,6 +55,8 @@ function checkHash(hash: string) {
 export interface BlobBackend {
   readonly kind: "disk" | "s3";
   write(hash: string, bytes: Uint8Array | Blob): Promise<void>;
+  /** Stores the file at `path` (a temp file in the folder receive writes to) as the blob, taking it: it may be moved rather than copied. */
+  adopt(hash: string, path: string): Promise<void>;
   read(hash: string): Promise<Uint8Array>;
   /** Size in bytes; null when the blob is missing. */
   size(hash: string): Promise<number | null>;
@@ -89,6 +92,11 @@ function diskBackend(dataDir: string): BlobBackend {
         await rm(tmp, { force: true }).catch(() => {});
         throw e;
       }
+    },
+    async adopt(hash, tmp) {
+      // The temp file is beside the blobs, on the same file system: a rename, no copy.
+      await mkdir(join(root, hash.slice(0, 2)), { recursive: true, mode: DIR_MODE });
+      await rename(tmp, path(hash));
     },
     async read(hash) {
       return new Uint8Array(await Bun.file(path(hash)).arrayBuffer());
@@ -154,7 +162,7 @@ function s3Backend(config: Readonly<Record<string, string>>): BlobBackend {
     const fail = () => {
       throw notConfigured(`HEARTH_BLOBS=s3 keeps blobs in an S3-compatible bucket: set ${missing.join(", ")}`);
     };
-    return { kind: "s3", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail, presign: fail };
+    return { kind: "s3", write: fail, adopt: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail, presign: fail };
   }
   const endpoint = config.HEARTH_S3_ENDPOINT;
   const client = new Bun.S3Client({
@@ -179,6 +187,12 @@ function s3Backend(config: Readonly<Record<string, string>>): BlobBackend {
   return {
     kind: "s3",
     write: (hash, bytes) => guard(async () => void (await client.write(key(hash), bytes))),
+    // A file is sent as it is read, in parts (a multipart upload), never held whole; the object appears once all have arrived.
+    adopt: (hash, tmp) =>
+      guard(async () => {
+        await client.write(key(hash), Bun.file(tmp));
+        await rm(tmp, { force: true });
+      }),
     read: (hash) => guard(async () => new Uint8Array(await client.file(key(hash)).arrayBuffer())),
     size: (hash) =>
       guard(async () => {
@@ -229,19 +243,80 @@ export function blobBackend(config: Readonly<Record<string, string>>, dataDir: s
   const fail = () => {
     throw notConfigured(`HEARTH_BLOBS is ${JSON.stringify(kind)}: set it to disk or s3`);
   };
-  return { kind: "disk", write: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail };
+  return { kind: "disk", write: fail, adopt: fail, read: fail, size: fail, body: fail, delete: fail, list: fail, keep: fail };
 }
 
-export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<Record<string, string>> = {}): Blobs {
+/** What receive took in: the temp file it wrote, which put takes or drop removes. */
+const spooled = new WeakMap<Received, string>();
+
+/**
+ * Writes a body to a temp file under `dir` as it streams, hashing it (and, when
+ * asked, checking it is UTF-8) on the way; the file is removed on any failure.
+ */
+async function receiveInto(dir: string, body: ReadableStream<Uint8Array> | null, o: { max: number; over: (n: number) => Error; utf8?: boolean }): Promise<Received> {
+  await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  // Named as the disk store names its temp files, so a process killed mid-body leaves one the start sweeps.
+  const tmp = join(dir, `.tmp-received-${crypto.randomUUID()}`);
+  const hasher = new Bun.CryptoHasher("sha256");
+  const text = o.utf8 ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }) : null;
+  let utf8 = !!text;
+  let size = 0;
+  const file = await open(tmp, "wx", FILE_MODE);
+  try {
+    if (body)
+      for await (const chunk of body) {
+        size += chunk.byteLength;
+        if (size > o.max) throw o.over(size);
+        hasher.update(chunk);
+        if (utf8)
+          try {
+            text!.decode(chunk, { stream: true });
+          } catch {
+            utf8 = false;
+          }
+        // Awaited: the next chunk is read only once this one is on its way to disk, so a fast sender is held back rather than buffered.
+        await file.write(chunk);
+      }
+    if (utf8)
+      try {
+        text!.decode();
+      } catch {
+        utf8 = false;
+      }
+    await file.close();
+  } catch (e) {
+    await file.close().catch(() => {});
+    await rm(tmp, { force: true }).catch(() => {});
+    if (body) void body.cancel?.().catch(() => {});
+    throw e;
+  }
+  const got: Received = { hash: hasher.digest("hex"), size, utf8, drop: () => rm(tmp, { force: true }).catch(() => {}) };
+  spooled.set(got, tmp);
+  return got;
+}
+
+export function makeBlobs(backend: BlobBackend, store: Store, config: Readonly<Record<string, string>> = {}, dataDir?: string): Blobs {
   const redirect = backend.presign && config.HEARTH_S3_REDIRECT === "on" ? backend.presign : undefined;
+  // Received bodies wait beside the disk store's blobs (a rename away), and for a bucket in the same place on the way up.
+  const receiving = join(dataDir ?? tmpdir(), "blobs");
   return {
     async put(bytes) {
-      const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+      const received = bytes instanceof Uint8Array ? undefined : bytes;
+      const hash = received ? received.hash : new Bun.CryptoHasher("sha256").update(bytes as Uint8Array).digest("hex");
       // Held until the write naming the hash commits (see release).
       if (store.inWrite()) await store.lock(blobKey(hash));
-      if ((await backend.size(hash)) === null) await backend.write(hash, bytes);
+      if ((await backend.size(hash)) === null) {
+        if (!received) await backend.write(hash, bytes as Uint8Array);
+        else {
+          const tmp = spooled.get(received);
+          // A copy naming content that has since gone from the store.
+          if (!tmp) throw notFound(`the content ${hash} is missing from the blob store`);
+          await backend.adopt(hash, tmp);
+        }
+      }
       return hash;
     },
+    receive: (body, o) => receiveInto(receiving, body, o),
     read: (hash) => backend.read(hash),
     async exists(hash) {
       return (await backend.size(hash)) !== null;

@@ -87,7 +87,7 @@ export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime>
     store = new Store(join(dataDir, "hearth.db"));
   }
   const coreMigrations = opts.embeddedCoreMigrations ?? embeddedBuild?.coreMigrations ?? readMigrations(join(import.meta.dir, "db", "migrations"));
-  return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(blobBackend(config, dataDir), store, config), wiring: coreWiring, coreMigrations }, opts);
+  return new Runtime({ registry, config, dataDir, store, blobs: makeBlobs(blobBackend(config, dataDir), store, config, dataDir), wiring: coreWiring, coreMigrations }, opts);
 }
 
 /** What `hearth` commands are handed: they open the instance through here, not by importing this file. */

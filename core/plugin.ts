@@ -71,9 +71,32 @@ export interface BlobRange {
  * Content-addressed blob store: the data folder or an S3-compatible bucket,
  * as HEARTH_BLOBS chooses; callers never know which, nor where the bytes lie.
  */
+/**
+ * A request body received into a temp file beside the blobs while it was
+ * hashed, never held whole: not a blob until put, and dropped in any case
+ * once the write that would name it is over.
+ */
+export interface Received {
+  hash: string;
+  size: number;
+  /** Whether the bytes are UTF-8 text, when the receive was asked to tell. */
+  utf8: boolean;
+  /** Removes the temp file, if the put did not take it. */
+  drop(): Promise<void>;
+}
+
 export interface Blobs {
-  /** Stores bytes (whole or not at all); returns the sha256 hex. Call it in the write that stores the row naming it. */
-  put(bytes: Uint8Array): Promise<string>;
+  /**
+   * Stores bytes (whole or not at all), or what receive took in; returns the
+   * sha256 hex. Call it in the write that stores the row naming it.
+   */
+  put(bytes: Uint8Array | Received): Promise<string>;
+  /**
+   * Takes a body as it streams into a temp file, hashing it on the way: past
+   * `max` bytes the read stops with `over(n)`, and a body that fails or is
+   * cut off leaves nothing behind.
+   */
+  receive(body: ReadableStream<Uint8Array> | null, o: { max: number; over: (n: number) => Error; utf8?: boolean }): Promise<Received>;
   read(hash: string): Promise<Uint8Array>;
   exists(hash: string): Promise<boolean>;
   /** Size in bytes; null when the blob is missing. */

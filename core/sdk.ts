@@ -24,6 +24,7 @@ export type {
   MethodDef,
   PluginDef,
   Price,
+  Received,
   RouteDef,
 } from "./plugin.ts";
 export type { ActivityRow, CapabilityFactory, CapabilityScope } from "./capabilities.ts";
@@ -44,7 +45,7 @@ export { HearthError, invalid, notFound, forbidden, conflict, tooLarge, notConfi
 // For a plugin offering its records to calendar and contacts apps (`dav`).
 export { DavPrecondition } from "./dav/collection.ts";
 export type { DavCollection, DavRecord } from "./dav/collection.ts";
-export { calendarComponent, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";
+export { calendarComponent, calendarSeries, vcard, textOf, uidOf, ICAL } from "./dav/ical.ts";
 // Outside providers: ctx.http reaches only those a manifest lists in `providers`.
 export { defineProvider, perMinute, perSecond, type ProviderDef, type RateCap } from "./upstream/providers.ts";
 export type { Upstream, GetOptions, Fetched, About } from "./upstream/index.ts";
@@ -75,7 +76,7 @@ export type { ToolDef } from "./ai/index.ts";
 // Collecting from a provider on a schedule, and times that repeat.
 export type { CollectionRound } from "./scheduler/index.ts";
 export { freshness, pollMinutes, pollOnSchedule, warm, warnFailures, collectRound, mayCollect } from "./scheduler/collect.ts";
-export { REPEATS, formatTime, parseTime, wallClock, zoneOffset, validZone, occurrence, occurrencesBetween, indexAtOrAfter, type Repeat, type Recurrence, type ParsedTime } from "./scheduler/recurrence.ts";
+export { REPEATS, formatTime, parseTime, wallClock, zoneOffset, validZone, occurrence, occurrencesBetween, spansBetween, indexAtOrAfter, type Repeat, type Recurrence, type ParsedTime } from "./scheduler/recurrence.ts";
 export { Zones, ianaZone, seriesOf, signedLengthOf } from "./scheduler/rule.ts";
 // Rows a person owns, columns naming blobs, statements prepared once, and JSON nested too deep.
 export { ownership } from "./owned.ts";

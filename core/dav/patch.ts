@@ -86,17 +86,34 @@ export class ContentPatch {
     this.content = groups.map((g) => lineOf(g, this.eol));
   }
 
-  /** The changed component's bounds: its BEGIN line and its END line. */
+  /**
+   * The changed component's bounds: its BEGIN line and its END line. Of a
+   * series written as several (RFC 5545 RECURRENCE-ID), the series itself:
+   * the first without a RECURRENCE-ID of its own; its overrides stay as sent.
+   */
   private bounds(): { begin: number; end: number } {
-    const begin = this.content.findIndex((l) => l.name === "BEGIN" && l.value.trim().toUpperCase() === this.component);
-    if (begin < 0) throw new Error(`no ${this.component} to change`);
-    let depth = 0;
-    for (let i = begin; i < this.content.length; i++) {
-      const l = this.content[i];
-      if (l.name === "BEGIN") depth++;
-      else if (l.name === "END" && --depth === 0) return { begin, end: i };
+    let first: { begin: number; end: number } | null = null;
+    for (let begin = 0; begin < this.content.length; begin++) {
+      const b = this.content[begin];
+      if (b.name !== "BEGIN" || b.value.trim().toUpperCase() !== this.component) continue;
+      let depth = 0;
+      let override = false;
+      let end = -1;
+      for (let i = begin; i < this.content.length; i++) {
+        const l = this.content[i];
+        if (l.name === "BEGIN") depth++;
+        else if (l.name === "END" && --depth === 0) {
+          end = i;
+          break;
+        } else if (depth === 1 && l.name === "RECURRENCE-ID") override = true;
+      }
+      if (end < 0) throw new Error(`the ${this.component} is not closed`);
+      if (!override) return { begin, end };
+      first ??= { begin, end };
+      begin = end;
     }
-    throw new Error(`the ${this.component} is not closed`);
+    if (first) return first;
+    throw new Error(`no ${this.component} to change`);
   }
 
   /** Indices of the component's own lines named `name`, in order (a nested VALARM's are not its own). */

@@ -7,7 +7,8 @@ import ICAL from "ical.js";
 import { HearthError } from "../errors.ts";
 import { DavPrecondition } from "./collection.ts";
 import { child, children, NS, type El } from "./xml.ts";
-import { lengthOf, Timeline, Zones } from "../scheduler/rule.ts";
+import { lengthOf, Timeline, Zones, type Floating } from "../scheduler/rule.ts";
+import { zoneOffset } from "../scheduler/zone.ts";
 
 type Comp = InstanceType<typeof ICAL.Component>;
 type Prop = InstanceType<typeof ICAL.Property>;
@@ -44,14 +45,14 @@ const ms = (t: Time) => t.toJSDate().getTime();
 /** Whether [s, e) overlaps the range, a zero-length span at its moment (RFC 4791 9.9's table). */
 const overlaps = (s: number, e: number, r: Range) => (e > s ? s < r.end && e > r.start : s >= r.start && s < r.end);
 
-/** A component's own span from one start: DTEND or DUE, else DURATION, else a day for a date and a moment for a date-time. */
-function spanOf(comp: Comp, start: Time, duration: InstanceType<typeof ICAL.Duration> | null): number {
+/** A component's own length from one start: DTEND or DUE, else DURATION, else a day for a date and a moment for a date-time. */
+function spanOf(start: Time, duration: InstanceType<typeof ICAL.Duration> | null): number {
   if (duration) {
     const end = start.clone();
     end.addDuration(duration);
-    return ms(end);
+    return ms(end) - ms(start);
   }
-  return start.isDate ? ms(start) + 86_400_000 : ms(start);
+  return start.isDate ? 86_400_000 : 0;
 }
 
 function durationOf(comp: Comp, start: Time | null): InstanceType<typeof ICAL.Duration> | null {
@@ -66,34 +67,38 @@ function durationOf(comp: Comp, start: Time | null): InstanceType<typeof ICAL.Du
  * in the range: a series' occurrences at the times its overrides moved them
  * to, EXDATEs left out, each local time read in its zone (timelineIn).
  */
-function componentInRange(comp: Comp, r: Range, cal: Comp): boolean {
+function componentInRange(comp: Comp, r: Range, cal: Comp, zones: Zones): boolean {
   const start = comp.getFirstPropertyValue("dtstart") as Time | null;
   if (!start) {
     // A VTODO without DTSTART: its DUE, or else when it was done or made; with none of them it is always in range.
-    const due = comp.getFirstPropertyValue("due") as Time | null;
-    if (due) return overlaps(ms(due), ms(due), r);
-    const done = (comp.getFirstPropertyValue("completed") ?? comp.getFirstPropertyValue("created")) as Time | null;
-    return done ? ms(done) < r.end && ms(done) >= r.start : true;
+    const due = zones.of(comp.getFirstProperty("due"));
+    if (due !== null) return overlaps(due, due, r);
+    const done = zones.of(comp.getFirstProperty("completed") ?? comp.getFirstProperty("created"));
+    return done !== null ? done < r.end && done >= r.start : true;
   }
   if (comp.hasProperty("recurrence-id")) {
     // An override stands for one occurrence: it is in range where it was moved to.
-    const zones = new Zones(cal, UTC_FLOATING);
     const s = zones.of(comp.getFirstProperty("dtstart"))!;
     return overlaps(s, s + lengthOf(comp, zones), r);
   }
-  const tl = timelineIn(cal, comp);
+  const tl = timelineIn(cal, comp, zones);
   const window = tl.between(r.start, r.end, MAX_OCCURRENCES);
   return window.some((o) => overlaps(o.start, o.end, r));
 }
 
-/** Floating times (no zone of their own) are read as UTC, as RFC 4791 9.9 leaves to the server: an instance zone would differ between its users. */
-const UTC_FLOATING = { tz: null, offset: 0 };
+/**
+ * Floating and all-day times (no zone of their own) are read in the zone
+ * the server gives, as RFC 4791 9.9 leaves to it: the instance's (HEARTH_TZ),
+ * the zone the scheduler fires them in, so a query finds an event where it
+ * fires; UTC when none is given.
+ */
+export const UTC_FLOATING: Floating = { tz: null, offset: 0 };
 
 /** The occurrences of a calendar object's series whose master is `master`, cancelled ones kept (a calendar shows them). */
-function timelineIn(cal: Comp, master: Comp): Timeline {
+function timelineIn(cal: Comp, master: Comp, zones: Zones): Timeline {
   const uid = String(master.getFirstPropertyValue("uid") ?? "");
   const overrides = cal.getAllSubcomponents(master.name).filter((c) => c !== master && c.hasProperty("recurrence-id") && String(c.getFirstPropertyValue("uid") ?? "") === uid);
-  return new Timeline(master, overrides, new Zones(cal, UTC_FLOATING), false);
+  return new Timeline(master, overrides, zones, false);
 }
 
 /** Collations of RFC 4790 that text-match names (i;ascii-casemap by default, i;unicode-casemap and i;octet). */
@@ -145,7 +150,7 @@ function paramMatches(pf: El, p: Prop, ns: string): boolean {
 }
 
 /** A prop-filter on a component: CalDAV's (all of its tests) or CardDAV's (test="anyof" by default). */
-function propMatches(pf: El, comp: Comp, ns: string): boolean {
+function propMatches(pf: El, comp: Comp, ns: string, zones: Zones): boolean {
   const name = (pf.attrs.name ?? "").toLowerCase();
   const props = comp.getAllProperties(name);
   if (child(pf, ns, "is-not-defined")) return props.length === 0;
@@ -155,8 +160,8 @@ function propMatches(pf: El, comp: Comp, ns: string): boolean {
   if (tr) {
     const r = rangeOf(tr);
     tests.push((p) => {
-      const v = p.getFirstValue() as Time | null;
-      return !!v && typeof (v as Time).toJSDate === "function" && overlaps(ms(v), ms(v), r);
+      const at = zones.of(p);
+      return at !== null && overlaps(at, at, r);
     });
   }
   for (const tm of children(pf, ns, "text-match")) tests.push((p) => textMatches(tm, textsOf(p)));
@@ -167,26 +172,27 @@ function propMatches(pf: El, comp: Comp, ns: string): boolean {
   return all ? tests.every((t) => props.some(t)) : tests.some((t) => props.some(t));
 }
 
-function compMatches(cf: El, comp: Comp, cal: Comp): boolean {
+function compMatches(cf: El, comp: Comp, cal: Comp, zones: Zones): boolean {
   if (child(cf, NS.caldav, "is-not-defined")) return false;
   const tr = child(cf, NS.caldav, "time-range");
   if (tr) {
     const r = rangeOf(tr);
     const name = comp.name;
     if (name === "vevent" || name === "vtodo") {
-      if (!componentInRange(comp, r, cal)) return false;
+      if (!componentInRange(comp, r, cal, zones)) return false;
     } else if (name === "valarm" || name === "vjournal" || name === "vfreebusy") {
       const start = comp.getFirstPropertyValue("dtstart") as Time | null;
-      if (start && !overlaps(ms(start), spanOf(comp, start, durationOf(comp, start)), r)) return false;
+      const at = zones.of(comp.getFirstProperty("dtstart"));
+      if (start && at !== null && !overlaps(at, at + spanOf(start, durationOf(comp, start)), r)) return false;
     }
   }
-  for (const pf of children(cf, NS.caldav, "prop-filter")) if (!propMatches(pf, comp, NS.caldav)) return false;
+  for (const pf of children(cf, NS.caldav, "prop-filter")) if (!propMatches(pf, comp, NS.caldav, zones)) return false;
   for (const sub of children(cf, NS.caldav, "comp-filter")) {
     const name = (sub.attrs.name ?? "").toLowerCase();
     const comps = comp.getAllSubcomponents(name);
     if (child(sub, NS.caldav, "is-not-defined")) {
       if (comps.length) return false;
-    } else if (!comps.some((c) => compMatches(sub, c, cal))) return false;
+    } else if (!comps.some((c) => compMatches(sub, c, cal, zones))) return false;
   }
   return true;
 }
@@ -202,12 +208,12 @@ function calendarOf(text: string): Comp {
 }
 
 /** Whether a calendar object's text matches a calendar-query's CALDAV:filter (RFC 4791 9.7). */
-export function calendarMatches(filter: El, text: string): boolean {
+export function calendarMatches(filter: El, text: string, floating: Floating = UTC_FLOATING): boolean {
   const top = child(filter, NS.caldav, "comp-filter");
   if (!top) throw new DavPrecondition(403, { ns: NS.caldav, name: "valid-filter" }, "a calendar-query's filter holds one comp-filter, for VCALENDAR", undefined, "body");
   const cal = calendarOf(text);
   if ((top.attrs.name ?? "").toLowerCase() !== "vcalendar") return !!child(top, NS.caldav, "is-not-defined");
-  return compMatches(top, cal, cal);
+  return compMatches(top, cal, cal, new Zones(cal, floating));
 }
 
 /** Whether a vCard's text matches an addressbook-query's CARDDAV:filter (RFC 6352 10.5): any of its prop-filters, or all with test="allof". */
@@ -215,7 +221,7 @@ export function cardMatches(filter: El, text: string): boolean {
   const pfs = children(filter, NS.carddav, "prop-filter");
   if (pfs.length === 0) return true;
   const card = new ICAL.Component(ICAL.parse(text) as unknown[]);
-  const one = (pf: El) => propMatches(pf, card, NS.carddav);
+  const one = (pf: El) => propMatches(pf, card, NS.carddav, new Zones(null, UTC_FLOATING));
   return filter.attrs.test === "allof" ? pfs.every(one) : pfs.some(one);
 }
 
@@ -225,11 +231,16 @@ export function cardMatches(filter: El, text: string): boolean {
  * calendar-data's expand asks; an object that does not repeat keeps its
  * times, in UTC.
  */
-export function expanded(text: string, r: Range): string {
+export function expanded(text: string, r: Range, floating: Floating = UTC_FLOATING): string {
   const cal = calendarOf(text);
   const out = new ICAL.Component("vcalendar");
   for (const p of cal.getAllProperties()) out.addProperty(ICAL.Property.fromString(p.toICALString()));
-  const zones = new Zones(cal, UTC_FLOATING);
+  const zones = new Zones(cal, floating);
+  // An all-day occurrence's instants are midnights in the floating zone: its date is read back there.
+  const dateOf = (t: number) => {
+    const d = new Date(t + (floating.tz ? zoneOffset(floating.tz, t) : floating.offset) * 60_000);
+    return ICAL.Time.fromData({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), isDate: true });
+  };
   const utc = (t: number) => ICAL.Time.fromJSDate(new Date(t), true);
   const repeats = (c: Comp) => c.hasProperty("rrule") || c.hasProperty("rdate");
   const comps = cal.getAllSubcomponents().filter((c) => c.name !== "vtimezone");
@@ -252,7 +263,7 @@ export function expanded(text: string, r: Range): string {
       out.addSubcomponent(copy);
       continue;
     }
-    for (const o of timelineIn(cal, comp).between(r.start, r.end, MAX_OCCURRENCES)) {
+    for (const o of timelineIn(cal, comp, zones).between(r.start, r.end, MAX_OCCURRENCES)) {
       if (!overlaps(o.start, o.end, r)) continue;
       const one = copyOf(o.comp);
       for (const name of ["rrule", "rdate", "exdate", "dtstart", "dtend", "duration", "due", "recurrence-id"]) one.removeAllProperties(name);
@@ -266,12 +277,6 @@ export function expanded(text: string, r: Range): string {
   }
   return `${out.toString()}\r\n`;
 }
-
-/** An all-day occurrence stays a date (its instants are UTC midnights, floating dates being read as UTC). */
-const dateOf = (t: number) => {
-  const d = new Date(t);
-  return ICAL.Time.fromData({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), isDate: true });
-};
 
 /** A component of its own: ical.js's components share their parsed form, so a copy is made from its text. */
 const copyOf = (comp: Comp) => new ICAL.Component(structuredClone(comp.toJSON()));

@@ -33,6 +33,8 @@ import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, uidHold
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
 import { calendarMatches, cardMatches, expanded, expandOf, type Range } from "./query.ts";
+import type { Floating } from "../scheduler/rule.ts";
+import { validZone } from "../scheduler/zone.ts";
 import { defineModule } from "../module.ts";
 
 const BODY_LIMIT = 16 * 1024 * 1024;
@@ -61,6 +63,9 @@ interface Req {
   /** calendar-data's expand in a REPORT: repeats written out as their occurrences in this range. */
   expand?: Range | null;
 }
+
+/** Where floating and all-day times are read in queries: the instance's zone (HEARTH_TZ, else TZ), where the scheduler fires them; else UTC. */
+const floatingOf = (r: Req): Floating => ({ tz: validZone(r.rt.config.HEARTH_TZ) ?? validZone(r.rt.config.TZ), offset: 0 });
 
 const principalHref = (user: string) => `/dav/principals/${encodeURIComponent(user)}/`;
 const homeHref = (type: "calendar" | "addressbook", user: string) => `/dav/${HOMES[type]}/${encodeURIComponent(user)}/`;
@@ -241,7 +246,7 @@ const PROPS: Record<string, Getter> = {
   [key(NS.caldav, "calendar-data")]: (r, t) => {
     if (t.kind !== "object" || t.type !== "calendar") return undefined;
     const body = objectBody(r, t)?.body ?? "";
-    return objectXml(r.expand && body ? expanded(body, r.expand) : body);
+    return objectXml(r.expand && body ? expanded(body, r.expand, floatingOf(r)) : body);
   },
   [key(NS.carddav, "address-data")]: (r, t) => (t.kind === "object" && t.type === "addressbook" ? objectXml(objectBody(r, t)?.body ?? "") : undefined),
 };
@@ -313,7 +318,7 @@ async function report(r: Req, t: Target, href: string, body: El | null): Promise
     const matches = (text: string) => {
       if (!filter) return true;
       try {
-        return t.type === "calendar" ? calendarMatches(filter, text) : cardMatches(filter, text);
+        return t.type === "calendar" ? calendarMatches(filter, text, floatingOf(r)) : cardMatches(filter, text);
       } catch (e) {
         // A filter the server cannot apply is refused; an object ical.js cannot read matches nothing.
         if (e instanceof HearthError) throw e;

@@ -178,6 +178,17 @@ export function nextAfter(r: Recurrence, t: number): number | null {
   return nextAtOrAfter(r, t + 1);
 }
 
+/**
+ * Occurrences that overlap [from, to), as spans: each `length` ms long, or,
+ * for a series given as text, as long as the series or the override that
+ * moved it says (a meeting moved and made longer is busy all that time).
+ */
+export function spansBetween(r: Recurrence, from: number, to: number, length: number): { start: number; end: number }[] {
+  const tl = timeline(r);
+  if (tl) return tl.between(from, to).map((o) => ({ start: o.start, end: o.end }));
+  return occurrencesBetween(r, from - length + 1, to).map((start) => ({ start, end: start + length }));
+}
+
 /** Occurrences starting in [from, to), at most `limit` of them. */
 export function occurrencesBetween(r: Recurrence, from: number, to: number, limit = 100_000): number[] {
   const out: number[] = [];

@@ -100,6 +100,7 @@ function readEvent(text: string, floating: { tz: string | null; offset: number }
   const minutes = timed ? length : 30;
   const simple = simpleRepeat(master, startTime);
   const repeating = master.hasProperty("rrule") || master.hasProperty("rdate");
+  for (const c of [master, ...overrides]) tooFrequent(c);
   const cancelled = String(master.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED";
   const needsRule = (repeating && !simple) || overrides.length > 0 || cancelled || (tzid !== undefined && !iana && tz === null && offset !== 0 && repeating);
   const freq = String((master.getFirstPropertyValue("rrule") as InstanceType<typeof ICAL.Recur> | null)?.freq ?? "").toLowerCase() as Repeat;
@@ -114,6 +115,28 @@ function readEvent(text: string, floating: { tz: string | null; offset: number }
     uid: uidOf(master),
     keep: { note, start, offset, tz, minutes: minutes || 30, repeat, rule: needsRule ? ruleText(cal, [master, ...overrides]) : null },
   };
+}
+
+/** The most occurrences a rule repeating more often than hourly may have: a few, which fire and are done. */
+const MAX_FREQUENT = 24;
+
+/**
+ * Refuses a rule repeating every minute or second (FREQ=MINUTELY or
+ * SECONDLY) unless its COUNT ends it within a few occurrences: each
+ * occurrence is a reminder fired (and its prompt run through the agent), so
+ * an open-ended one would keep the scheduler firing all the time.
+ */
+function tooFrequent(comp: InstanceType<typeof ICAL.Component>) {
+  for (const r of comp.getAllProperties("rrule").map((p) => p.getFirstValue() as InstanceType<typeof ICAL.Recur>)) {
+    const freq = String(r?.freq ?? "").toUpperCase();
+    if (freq !== "MINUTELY" && freq !== "SECONDLY") continue;
+    if (r.count && r.count <= MAX_FREQUENT) continue;
+    throw new HearthError(
+      "invalid_argument",
+      `RRULE FREQ=${freq} repeats every ${freq === "MINUTELY" ? "minute" : "second"}: each occurrence fires a reminder, so the scheduler would fire without rest. Repeat hourly or less often, or end the rule with COUNT=${MAX_FREQUENT} or fewer`,
+      { field: "RRULE" },
+    );
+  }
 }
 
 function own(ctx: Ctx, id: string): Promise<Row | undefined> {

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { scopesText, newId, newSecret, forbidden, invalid, notFound, definePlugin, read, write, type Ctx, type FiringRecord, formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, type Recurrence } from "hearth";
+import { scopesText, newId, newSecret, forbidden, invalid, notFound, definePlugin, read, write, type Ctx, type FiringRecord, formatTime, indexAtOrAfter, occurrence, occurrencesBetween, parseTime, REPEATS, spansBetween, type Recurrence } from "hearth";
 import { eventsCalendar } from "./dav.ts";
 import { fireEvent } from "./fire.ts";
 import { freeSlots, type Interval } from "./free.ts";
@@ -205,10 +205,7 @@ export default definePlugin({
         if (to - from.at > MAX_WINDOW_DAYS * DAY) throw invalid("to", `the window from from to to may be at most ${MAX_WINDOW_DAYS} days (got ${((to - from.at) / DAY).toFixed(1)})`);
         const minutes = args.minutes ?? 30;
         const busy: Interval[] = [];
-        for (const e of await eventsOnAfter(ctx, from.at)) {
-          const len = e.minutes * MIN;
-          for (const s of occurrencesBetween(recurrence(e), from.at - len + 1, to)) busy.push({ start: s, end: s + len });
-        }
+        for (const e of await eventsOnAfter(ctx, from.at)) busy.push(...spansBetween(recurrence(e), from.at, to, e.minutes * MIN));
         const slots = freeSlots(busy, { from: from.at, to, minutes, dayStart, dayEnd, offset: from.offset });
         return {
           from: formatTime(from.at, from.offset),

@@ -12,9 +12,10 @@
 import { and, eq, gt, or, sql, type Column } from "drizzle-orm";
 import { child, children as childrenOf, errorXml, NS, parseXml, serialize, type El, BASIC_CHALLENGE } from "hearth/dav";
 import { escape } from "hearth/pages";
-import { HearthError, tooLarge, type Ctx, type Db } from "hearth";
+import { HearthError, tooLarge, type Ctx, type Db, type Received } from "hearth";
 import { BadIf, ifHolds, matchRefusal, parseIf, submittedTokens, type State } from "./conditions.ts";
 import { NAME_PATTERN } from "./content.ts";
+import { withReceived } from "./incoming.ts";
 import { files, folders, locks, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";
 
@@ -404,20 +405,17 @@ const maxBytes = (ctx: Ctx) => {
   return Number.isFinite(n) && n > 0 ? n : 25 * 1024 * 1024;
 };
 
-/** The body, read as it arrives and refused once past the cap, so an oversized upload is never held whole. */
-async function readCapped(req: Request, max: number): Promise<Uint8Array> {
+/**
+ * The body, streamed into the blob store's temp space as it arrives and
+ * refused once past the cap, so an upload is never held whole in memory; a
+ * body cut off mid-way leaves nothing.
+ */
+async function receive(req: Request, ctx: Ctx, name: string): Promise<Received> {
+  const max = maxBytes(ctx);
   const declared = Number(req.headers.get("content-length") ?? "0");
   const over = (n: number) => tooLarge(`the file is ${n} bytes or more; the limit is ${max} bytes (HEARTH_FILES_MAX_BYTES)`, "content");
   if (declared > max) throw over(declared);
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  if (req.body)
-    for await (const chunk of req.body) {
-      n += chunk.byteLength;
-      if (n > max) throw over(n);
-      chunks.push(chunk);
-    }
-  return new Uint8Array(Buffer.concat(chunks));
+  return ctx.blobs.receive(req.body, { max, over, utf8: textual(name) });
 }
 
 /** Largest XML body read (PROPFIND, PROPPATCH, LOCK): properties are small, and a request is held whole to be parsed. */
@@ -439,19 +437,22 @@ async function xmlBody(req: Request): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-/** files/put's arguments for these bytes: text when the name says text and the bytes are UTF-8, so files/get gives text back. */
-function putArgs(name: string, bytes: Uint8Array): Record<string, unknown> {
-  if (/^(text\/|application\/(json|xml|javascript))/.test(Bun.file(name).type)) {
-    try {
-      return { name, content: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes) };
-    } catch {}
-  }
-  return { name, content: Buffer.from(bytes).toString("base64"), encoding: "base64" };
-}
+/** Whether the name says text: such a file is stored as text when its bytes are UTF-8, so files/get gives text back. */
+const textual = (name: string) => /^(text\/|application\/(json|xml|javascript))/.test(Bun.file(name).type);
 
-/** Stores bytes as a file in a folder through files/put; the caller runs it in a write. */
-async function store(ctx: Ctx, db: Db, folder: string, name: string, bytes: Uint8Array): Promise<File> {
-  const made = (await ctx.call("files", "put", putArgs(name, bytes))) as { id: string };
+/** An empty body, for a file made by locking a name not yet there. */
+const EMPTY: Received = { hash: new Bun.CryptoHasher("sha256").digest("hex"), size: 0, utf8: true, drop: async () => {} };
+
+/** A stored file's content as a body already received: a copy names the same blob, its bytes never read. */
+const contentOf = (f: File): Received => ({ hash: f.hash, size: f.size, utf8: f.encoding === "text", drop: async () => {} });
+
+/**
+ * Stores a received body as a file in a folder through files/put (which
+ * takes it from withReceived, not from its arguments); the caller runs it in a write.
+ */
+async function store(ctx: Ctx, db: Db, folder: string, name: string, got: Received): Promise<File> {
+  const args = got.utf8 && textual(name) ? { name, content: "" } : { name, content: "", encoding: "base64" };
+  const made = (await (got.size === 0 ? ctx.call("files", "put", args) : withReceived(got, () => ctx.call("files", "put", args)))) as { id: string };
   return db.update(files).set({ folder }).where(eq(files.id, made.id)).returning().get();
 }
 
@@ -486,7 +487,16 @@ function drive<T>(ctx: Ctx, owner: string, fn: (db: Db) => Promise<T>): Promise<
 
 async function put(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number): Promise<Response> {
   if (segments.length === 0) throw fail(405, "the top folder is not a file");
-  const bytes = await readCapped(req, maxBytes(ctx));
+  const got = await receive(req, ctx, segments[segments.length - 1]);
+  try {
+    return await putReceived(req, ctx, owner, segments, now, got);
+  } finally {
+    // Taken by the blob store when the file was stored; otherwise (refused, failed) the temp file goes.
+    await got.drop();
+  }
+}
+
+function putReceived(req: Request, ctx: DavCtx, owner: string, segments: string[], now: number, got: Received): Promise<Response> {
   return drive(ctx, owner, async (db) => {
     if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist: make it first (MKCOL)`);
     const t = await resolve(db, owner, segments);
@@ -495,7 +505,7 @@ async function put(req: Request, ctx: DavCtx, owner: string, segments: string[],
     const tokens = await preconditions(req, db, owner, all, t);
     assertUnlocked(tokens, all, t.path);
     if (t.kind === "none") assertMembershipUnlocked(tokens, all, t.path);
-    const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], bytes);
+    const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], got);
     // Replacing: the new file takes the name, then the old one goes (its bytes stay if the content is the same).
     if (t.kind === "file") await ctx.call("files", "delete", { id: t.file.id });
     return new Response(null, { status: t.kind === "file" ? 204 : 201, headers: { etag: etagOf(f) } });
@@ -576,7 +586,7 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
     await carryProps(db, owner, from, dest, move, !move && src.kind === "folder" && req.headers.get("depth") === "0");
     if (src.kind === "file") {
       if (move) await db.update(files).set({ name, folder }).where(eq(files.id, src.file.id)).run();
-      else await store(ctx, db, folder, name, await ctx.blobs.read(src.file.hash));
+      else await store(ctx, db, folder, name, contentOf(src.file));
     } else if (move) {
       // A folder's files and folders follow it: their paths get the new prefix.
       const rename = (column: Column) => sql`${dest} || substr(${column}, ${from.length + 1})`;
@@ -590,7 +600,7 @@ async function copyOrMove(req: Request, ctx: DavCtx, owner: string, segments: st
       for (const d of depth === "0" ? dirs.filter((d) => d.path === from) : dirs) await db.insert(folders).values({ owner, path: moved(d.path), created: now }).run();
       if (depth !== "0")
         for (const f of await db.select().from(files).where(and(eq(files.owner, owner), inside(files.folder, from))).all())
-          await store(ctx, db, moved(f.folder), f.name, await ctx.blobs.read(f.hash));
+          await store(ctx, db, moved(f.folder), f.name, contentOf(f));
     }
     if (move && src.kind === "file") await db.delete(locks).where(and(eq(locks.owner, owner), eq(locks.path, from))).run();
     return new Response(null, { status: existing.kind === "none" ? 201 : 204 });
@@ -643,7 +653,7 @@ async function lock(req: Request, ctx: DavCtx, owner: string, segments: string[]
       // Locking a name that is not there yet makes an empty file, as clients that lock before writing expect (RFC 4918 §7.3).
       if (!(await parentExists(db, owner, segments))) throw fail(409, `the folder ${hrefOf(join(segments.slice(0, -1)), true)} does not exist`);
       assertMembershipUnlocked(tokens, all, path);
-      const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], new Uint8Array());
+      const f = await store(ctx, db, join(segments.slice(0, -1)), segments[segments.length - 1], EMPTY);
       t = { kind: "file", path, file: f };
       status = 201;
     }

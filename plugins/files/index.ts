@@ -1,10 +1,11 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { invalid, notFound, fileName, ownership, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Ctx } from "hearth";
+import { invalid, notFound, tooLarge, fileName, ownership, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Ctx } from "hearth";
 import { NAME_PATTERN, TYPE_PATTERN, toBytes, typeFor } from "./content.ts";
 import { files, props } from "./schema.ts";
 import { serveFile } from "./serve.ts";
 import { DAV_ROOT, serveDav } from "./dav.ts";
+import { received } from "./incoming.ts";
 
 type File = typeof files.$inferSelect;
 
@@ -84,7 +85,10 @@ export default definePlugin({
       access: "account",
       async run(args, ctx) {
         if (/^\.+$/.test(args.name.trim())) throw invalid("name", `name must be a file name, not ${JSON.stringify(args.name)}`);
-        const bytes = toBytes(args.content, args.encoding, maxBytes(ctx.config));
+        // The drive's upload arrives received already (incoming.ts); the API's in `content`.
+        const got = args.content === "" ? received() : undefined;
+        if (got && got.size > maxBytes(ctx.config)) throw tooLarge(`the file is ${got.size} bytes; the limit is ${maxBytes(ctx.config)} bytes (HEARTH_FILES_MAX_BYTES)`, "content");
+        const bytes = got ?? toBytes(args.content, args.encoding, maxBytes(ctx.config));
         const encoding = args.encoding === "base64" ? "base64" : "text";
         const hash = await ctx.blobs.put(bytes);
         const row = await ctx.db
@@ -94,7 +98,7 @@ export default definePlugin({
             owner: owned.owner(ctx.caller),
             name: args.name,
             type: typeFor(args.name, args.type, encoding),
-            size: bytes.byteLength,
+            size: got ? got.size : (bytes as Uint8Array).byteLength,
             hash,
             encoding,
             created: ctx.clock.now().getTime(),

@@ -10,7 +10,7 @@
 // COMPLETED, DUE, X-HEARTH-ASSIGNEE) and leaves PRIORITY, alarms, categories
 // and every other line as the client wrote it.
 import { and, eq } from "drizzle-orm";
-import { type DavCollection, calendarComponent, ICAL, textOf, uidOf, HearthError } from "hearth";
+import { type DavCollection, calendarSeries, ICAL, textOf, uidOf, HearthError } from "hearth";
 import { ContentPatch, escapeText, utcStamp } from "hearth/dav";
 import { parseDue } from "./due.ts";
 import { tasks } from "./schema.ts";
@@ -23,7 +23,8 @@ const ASSIGNEE = "x-hearth-assignee";
 const utc = (ms: number) => ICAL.Time.fromJSDate(new Date(ms), true);
 
 function argsOf(text: string) {
-  const comp = calendarComponent(text, "vtodo");
+  // A repeating task's changed occurrences (RECURRENCE-ID) are kept in the client's text; the task is its series.
+  const comp = calendarSeries(text, "vtodo").master;
   const raw = textOf(comp, "status").toUpperCase();
   const status = FROM_STATUS[raw];
   if (!status) throw new HearthError("invalid_argument", `STATUS:${raw} cannot be kept: a task is NEEDS-ACTION, IN-PROCESS or COMPLETED`, { field: "status" });

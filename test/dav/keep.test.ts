@@ -29,6 +29,27 @@ function dav(hh: Hearth, token: string) {
 }
 
 describe("a client's record kept whole", () => {
+  test("a repeating task with one occurrence changed (RECURRENCE-ID) is kept byte for byte, and an API change touches only the series", async () => {
+    h = await startHearth();
+    const token = await h.token("alice");
+    const d = dav(h, token);
+    const sent = [
+      "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test Phone//EN",
+      "BEGIN:VTODO", "UID:bins-1", "DTSTAMP:20260301T000000Z", "DTSTART:20260302T070000Z", "DUE:20260302T080000Z", "RRULE:FREQ=WEEKLY", "SUMMARY:Bins out", "PRIORITY:5", "STATUS:NEEDS-ACTION", "END:VTODO",
+      "BEGIN:VTODO", "UID:bins-1", "DTSTAMP:20260301T000000Z", "RECURRENCE-ID:20260309T070000Z", "DTSTART:20260310T070000Z", "DUE:20260310T080000Z", "SUMMARY:Bins out (holiday)", "STATUS:COMPLETED", "END:VTODO",
+      "END:VCALENDAR", "",
+    ].join("\r\n");
+    expect((await d.put("calendars/alice/tasks/bins.ics", sent, { "if-none-match": "*" })).status).toBe(201);
+    expect((await d.get("calendars/alice/tasks/bins.ics")).text).toBe(sent);
+    const [t] = (await h.call("tasks/list", {}, { token })).body.result;
+    expect(t).toMatchObject({ title: "Bins out", status: "todo" });
+    expect((await h.call("tasks/update", { id: t.id, status: "doing" }, { token })).status).toBe(200);
+    const after = (await d.get("calendars/alice/tasks/bins.ics")).text;
+    // The series' status changed; the changed occurrence, still COMPLETED, and every other line as sent.
+    expect(linesBut(after, "STATUS", "DTSTAMP", "LAST-MODIFIED", "SEQUENCE")).toEqual(linesBut(sent, "STATUS", "DTSTAMP", "LAST-MODIFIED", "SEQUENCE"));
+    expect(after.match(/STATUS:[A-Z-]+/g)).toEqual(["STATUS:IN-PROCESS", "STATUS:COMPLETED"]);
+  });
+
   for (const version of ["4.0", "3.0"] as const)
     test(`a vCard ${version} with four emails, three phones, ORG, BDAY and a 150 KB photo keeps them through API changes`, async () => {
       h = await startHearth();

@@ -29,6 +29,9 @@ describe("DAV requests that are wrong", () => {
       ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace(/DTSTART[^\r]*\r\n/, ""), "body", "valid-calendar-data"],
       ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:-PT45M"), "minutes", "valid-calendar-data"],
       ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z") + vevent("a", "A", "20260302T090000Z"), "body", "valid-calendar-data"],
+      // Every five minutes for ever, and every second a hundred times: each would keep the scheduler firing.
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:PT1M\r\nRRULE:FREQ=MINUTELY;INTERVAL=5"), "RRULE", "valid-calendar-data"],
+      ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:PT1M\r\nRRULE:FREQ=SECONDLY;COUNT=100"), "RRULE", "valid-calendar-data"],
       // Changed occurrences with no series to belong to, and two series in one object.
       ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace(/BEGIN:VEVENT[\s\S]*END:VEVENT\r\n/, override), "body", "valid-calendar-data"],
       ["PUT", "calendars/alice/events/a.ics", vevent("a", "A", "20260302T090000Z").replace("END:VCALENDAR", vevent("b", "B", "20260302T090000Z").replace(/[\s\S]*?(BEGIN:VEVENT[\s\S]*END:VEVENT\r\n)[\s\S]*/, "$1") + "END:VCALENDAR"), "body", "valid-calendar-data"],
@@ -48,6 +51,15 @@ describe("DAV requests that are wrong", () => {
     }
     expect((await h.call("events/list", {}, { token })).body.result).toEqual([]);
     expect((await h.call("contacts/list", {}, { token })).body.result).toEqual([]);
+  });
+
+  test("a rule more often than hourly is kept when a short COUNT ends it, and its refusal says why", async () => {
+    const few = vevent("pomodoro", "Pomodoro", "20260302T090000Z").replace("DURATION:PT45M", "DURATION:PT25M\r\nRRULE:FREQ=MINUTELY;INTERVAL=30;COUNT=4");
+    expect((await req("PUT", "calendars/alice/events/pomodoro.ics", few, { "content-type": "text/calendar" })).status).toBe(201);
+    const many = await req("PUT", "calendars/alice/events/tick.ics", few.replace("COUNT=4", "COUNT=1000").replaceAll("pomodoro", "tick"));
+    expect(many.status).toBe(403);
+    expect(await many.text()).toMatch(/RRULE: RRULE FREQ=MINUTELY repeats every minute: each occurrence fires a reminder/);
+    await req("DELETE", "calendars/alice/events/pomodoro.ics");
   });
 
   test("unknown places, reports, sync tokens and methods are refused as such", async () => {

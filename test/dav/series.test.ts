@@ -109,6 +109,30 @@ describe("series from calendar apps", () => {
     expect((await s.list()).length).toBe(0);
   });
 
+  test("events/free is busy for a moved occurrence as long as its own DTEND or DURATION says, not the series' length", async () => {
+    const s = await setup("2026-06-01T00:00:00Z");
+    const series = calendar(
+      // Thursdays 10:00-11:00 London (BST, +01:00 in June).
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "DTSTART;TZID=Europe/London:20260604T100000", "DTEND;TZID=Europe/London:20260604T110000", "RRULE:FREQ=WEEKLY;COUNT=4", "SUMMARY:Sync"],
+      // 11 June moved to 14:00 and made three hours long by its DTEND.
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "RECURRENCE-ID;TZID=Europe/London:20260611T100000", "DTSTART;TZID=Europe/London:20260611T140000", "DTEND;TZID=Europe/London:20260611T170000", "SUMMARY:Sync (long)"],
+      // 18 June moved to 09:00 and made two and a half hours long by its DURATION.
+      ["UID:sync-1", "DTSTAMP:20260601T000000Z", "RECURRENCE-ID;TZID=Europe/London:20260618T100000", "DTSTART;TZID=Europe/London:20260618T090000", "DURATION:PT2H30M", "SUMMARY:Sync (early)"],
+    );
+    expect((await s.put("sync.ics", series)).status).toBe(201);
+    const free = async (from: string, to: string) => {
+      const r = await h!.call("events/free", { from, to, minutes: 30 }, { token: s.token });
+      expect(r.status).toBe(200);
+      return (r.body.result.slots as { start: string; end: string }[]).map((x) => `${x.start} ${x.end}`);
+    };
+    // An unmoved one: busy its hour.
+    expect(await free("2026-06-04T00:00:00+01:00", "2026-06-05T00:00:00+01:00")).toEqual(["2026-06-04T09:00:00+01:00 2026-06-04T10:00:00+01:00", "2026-06-04T11:00:00+01:00 2026-06-04T18:00:00+01:00"]);
+    expect(await free("2026-06-11T00:00:00+01:00", "2026-06-12T00:00:00+01:00")).toEqual(["2026-06-11T09:00:00+01:00 2026-06-11T14:00:00+01:00", "2026-06-11T17:00:00+01:00 2026-06-11T18:00:00+01:00"]);
+    expect(await free("2026-06-18T00:00:00+01:00", "2026-06-19T00:00:00+01:00")).toEqual(["2026-06-18T11:30:00+01:00 2026-06-18T18:00:00+01:00"]);
+    // A window starting inside the long one still sees it.
+    expect(await free("2026-06-11T15:00:00+01:00", "2026-06-11T18:00:00+01:00")).toEqual(["2026-06-11T17:00:00+01:00 2026-06-11T18:00:00+01:00"]);
+  });
+
   test("UNTIL with BYDAY, a cancelled occurrence and a cancelled series: what is cancelled never fires, and the series still syncs", async () => {
     const s = await setup("2026-03-01T12:00:00Z");
     const classes = calendar(
@@ -141,6 +165,34 @@ describe("series from calendar apps", () => {
     expect(await got.text()).toBe(trip);
     // London midnight and 09:00 in summer are an hour before UTC's.
     expect(await s.walk(["2026-06-09T23:00:00Z", "2026-06-11T08:00:00Z", "2026-06-11T09:00:00Z"])).toEqual(["2026-06-09T23:00:00Z done", "2026-06-11T08:00:00Z done"]);
+  });
+
+  test("a calendar-query reads floating and all-day times in the instance's zone, where they fire, and expand keeps all-day dates", async () => {
+    // Tokyo: nine hours east of UTC, no clock changes.
+    const s = await setup("2026-06-01T00:00:00Z", { HEARTH_TZ: "Asia/Tokyo" });
+    expect((await s.put("call.ics", calendar(["UID:call-2", "DTSTAMP:20260601T000000Z", "DTSTART:20260611T090000", "DURATION:PT30M", "SUMMARY:Call"]))).status).toBe(201);
+    expect((await s.put("days.ics", calendar(["UID:days-1", "DTSTAMP:20260601T000000Z", "DTSTART;VALUE=DATE:20260610", "RRULE:FREQ=DAILY;COUNT=3", "SUMMARY:Festival"]))).status).toBe(201);
+    const query = async (start: string, end: string, expand = "") => {
+      const r = await fetch(`${h!.url}/dav/calendars/alice/events/`, {
+        method: "REPORT",
+        headers: { ...s.auth, depth: "1", "content-type": "application/xml" },
+        body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/>${expand}</d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${start}" end="${end}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+      });
+      expect(r.status).toBe(207);
+      const xml = await r.text();
+      return { names: ["call.ics", "days.ics"].filter((n) => xml.includes(n)), xml };
+    };
+    // 09:00 in Tokyo is midnight UTC: found there, not at 09:00 UTC.
+    expect((await query("20260611T000000Z", "20260611T001500Z")).names).toEqual(["call.ics", "days.ics"]);
+    expect((await query("20260611T090000Z", "20260611T091500Z")).names).toEqual(["days.ics"]);
+    // The festival runs from Tokyo's midnight on the 10th (15:00 UTC on the 9th) to its midnight after the 12th (15:00 UTC on the 12th).
+    expect((await query("20260609T160000Z", "20260609T170000Z")).names).toEqual(["days.ics"]);
+    expect((await query("20260612T180000Z", "20260612T190000Z")).names).toEqual([]);
+    // Where it fires is where it is found.
+    expect(await s.walk(["2026-06-11T00:00:00Z"])).toContain("2026-06-11T00:00:00Z done");
+    const { xml } = await query("20260601T000000Z", "20260701T000000Z", '<c:calendar-data><c:expand start="20260601T000000Z" end="20260701T000000Z"/></c:calendar-data>');
+    expect([...xml.matchAll(/DTSTART;VALUE=DATE:(\d{8})/g)].map((m) => m[1])).toEqual(["20260610", "20260611", "20260612"]);
+    expect(xml).toContain("DTSTART:20260611T000000Z");
   });
 
   test("a moved occurrence changed again keeps the event's id and fires once, and a body over the cap is refused as max-resource-size", async () => {
