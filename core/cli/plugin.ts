@@ -2,7 +2,7 @@
 // schema.ts, its first migration, a test); `hearth plugin migrations FOLDER`
 // writes a plugin's next drizzle-kit migration, SQLite's and PostgreSQL's, from its schema.ts, which
 // imports from "hearth" and so cannot be read by drizzle-kit's own command.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { hearthHome } from "../config.ts";
 import { pgMigrationsIn } from "../db/owners.ts";
@@ -164,8 +164,13 @@ test("a text over ${NAME}_MAX_TEXT is refused naming the field", async () => {
 export function writeTsconfig(folder: string): boolean {
   const sdk = join(hearthHome, "core", "sdk.ts");
   if (!existsSync(sdk)) return false;
-  const entry = (name: string) => [join(hearthHome, "core", "sdk", `${name}.ts`)];
-  const paths = { hearth: [sdk], "hearth/dav": entry("dav"), "hearth/pages": entry("pages"), "hearth/mail": entry("mail"), "hearth/testing": [join(hearthHome, "core", "testing.ts")] };
+  // Each file of core/sdk/ is a sub-entry: hearth/dav is core/sdk/dav.ts.
+  const entries = readdirSync(join(hearthHome, "core", "sdk")).filter((f) => f.endsWith(".ts"));
+  const paths = {
+    hearth: [sdk],
+    ...Object.fromEntries(entries.map((f) => [`hearth/${f.slice(0, -3)}`, [join(hearthHome, "core", "sdk", f)]])),
+    "hearth/testing": [join(hearthHome, "core", "testing.ts")],
+  };
   const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };
   // The core's declarations of the files it imports (SQL, CSS) come along for the type check.
   const include = ["**/*.ts", join(hearthHome, "core", "**", "*.d.ts")];

@@ -28,7 +28,7 @@ function tsFiles(dir: string): string[] {
 
 // The names tsconfig maps onto project files ("hearth" is core/sdk.ts): an
 // import of one is an edge to that file, so a cycle through the SDK is seen.
-const aliases: Record<string, string> = Object.fromEntries(
+export const aliases: Record<string, string> = Object.fromEntries(
   Object.entries((JSON.parse(readFileSync(join(root, "tsconfig.json"), "utf8")).compilerOptions.paths ?? {}) as Record<string, string[]>).map(([k, v]) => [k, v[0]]),
 );
 

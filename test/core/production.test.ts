@@ -9,6 +9,7 @@ import { builtinModules } from "node:module";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import pkg from "../../package.json";
+import { aliases } from "./imports.ts";
 
 const root = resolve(import.meta.dir, "..", "..");
 const runtime = new Bun.Transpiler({ loader: "ts", trimUnusedImports: true });
@@ -33,6 +34,11 @@ function runtimePackages(entries: string[]): Map<string, string> {
     if (!file.endsWith(".ts") && !file.endsWith(".tsx")) continue;
     const text = readFileSync(join(root, file), "utf8").replace(/^#!.*/, "");
     for (const i of runtime.scanImports(text)) {
+      // "hearth" and its sub-entries are the project's own files, as tsconfig maps them.
+      if (aliases[i.path]) {
+        todo.push(relative(root, resolve(root, aliases[i.path])));
+        continue;
+      }
       const pack = packageOf(i.path);
       if (pack) {
         if (!found.has(pack)) found.set(pack, file);
