@@ -20,6 +20,7 @@ const argAdditions: Record<string, string[]> = {
   "tasks/update": ["due", "assignee"],
   "events/create": ["id"],
   "blog/list": ["mine"],
+  "contacts/add": ["emails", "phones"],
 };
 
 test("each argument added beyond the spec is described in the README", () => {
