@@ -70,7 +70,8 @@ for (const [label, size] of Object.entries(WIDTHS))
     // Most recently active first.
     const items = page.locator(".search-list .item-title");
     await items.first().waitFor();
-    expect((await items.allTextContents()).slice(0, 3)).toEqual(["What goes well with lentil soup?", "Suggest a name for the allotment blog", "When should I prune the pear tree?"]);
+    // (Leaving out the conversation the run at the other width held meanwhile.)
+    expect((await items.allTextContents()).filter((t) => !t.includes("broad beans")).slice(0, 3)).toEqual(["What goes well with lentil soup?", "Suggest a name for the allotment blog", "When should I prune the pear tree?"]);
 
     await page.keyboard.press("s");
     await page.keyboard.type("thinning");

@@ -5,7 +5,7 @@
 // What the agent says next appears without a reload: a conversation is
 // recorded by agent/ask, so its notices reload the lists. It calls only
 // recall/list, recall/search and recall/conversation.
-import { Empty, Failure, html, Loading, navigate, useEffect, useKeys, useParams, useQuery, useState } from "hearth/ui";
+import { Empty, Failure, html, Loading, navigate, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 interface Conversation {
   id: string;
@@ -70,13 +70,22 @@ export default function Recall() {
   const client = params.get("client") ?? "";
   const open = params.get("open");
   const [typed, setTyped] = useState(query);
+  // What this screen last put in the address: only a search changed from elsewhere (the back button) replaces what is typed,
+  // or letters typed while the address caught up with the first ones would be lost.
+  const pushed = useRef(query);
+  const search = (text: string) => {
+    pushed.current = text.trim() ? text : "";
+    navigate({ q: pushed.current || null }, { replace: true });
+  };
   // The address follows what is typed once the person pauses, so the back button returns to a search and each letter is not a request.
   useEffect(() => {
     if (typed === query) return;
-    const t = setTimeout(() => navigate({ q: typed.trim() ? typed : null }, { replace: true }), 250);
+    const t = setTimeout(() => search(typed), 250);
     return () => clearTimeout(t);
   }, [typed]);
-  useEffect(() => setTyped(query), [query]);
+  useEffect(() => {
+    if (query !== pushed.current) setTyped((pushed.current = query));
+  }, [query]);
   const filter = client ? { client } : {};
   const list = useQuery<Conversation[]>("recall/list", { limit: 200, ...filter }, { services: SERVICES });
   const hits = useQuery<Hit[]>("recall/search", { query, limit: 50, ...filter }, { services: SERVICES, skip: !query.trim() });
@@ -93,7 +102,7 @@ export default function Recall() {
   return html`<style>${STYLE}</style>
   <div class=${`split${open ? " editing" : ""}`}>
     <section class="pane list" aria-label="Conversations">
-      <form class="recall-filters" role="search" aria-label="Search conversations" onSubmit=${(e: Event) => { e.preventDefault(); navigate({ q: typed.trim() ? typed : null }, { replace: true }); }}>
+      <form class="recall-filters" role="search" aria-label="Search conversations" onSubmit=${(e: Event) => { e.preventDefault(); search(typed); }}>
         <label class="visually-hidden" for="recall-search">Search conversations</label>
         <input id="recall-search" type="search" placeholder="Search conversations" value=${typed} autocomplete="off" aria-keyshortcuts="s"
           onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)} />
