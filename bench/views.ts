@@ -1,10 +1,15 @@
 // Each screen's first load, as a browser with an empty cache fetches it: the
 // shell page and the scripts it names, gzipped as they travel (the page as a
 // proxy would compress it; the bundles are served gzipped). Target: under
-// 150 KB each. `bun bench/views.ts` alone, or within `bun run bench`.
+// 150 KB each. Then the time until it is interactive in Chromium with its CPU
+// slowed 4× (CDP Emulation.setCPUThrottlingRate): from the navigation's start
+// until the view has drawn what it loaded (no loading notice left) and the
+// page's main thread is next idle, so a click would be answered. Target:
+// under 1 s. `bun bench/views.ts` alone, or within `bun run bench`.
 import { gzipSync } from "node:zlib";
 import { screensOf } from "../core/views/screens.ts";
 import { signUp } from "../test/auth/people.ts";
+import { chromiumPresent, launchChromium } from "../test/browser.ts";
 import { startHearth } from "../test/harness.ts";
 
 export interface ViewLoad {
@@ -13,6 +18,52 @@ export interface ViewLoad {
   page_gzip_bytes: number;
   scripts_gzip_bytes: number;
   total_kb: number;
+  /** Time to interactive with the CPU throttled 4×, ms; null without Chromium. */
+  tti_4x_ms: number | null;
+}
+
+/** Set in the page before it runs: the first moment the view shows no loading notice, then the main thread's next idle time. */
+function watchInteractive() {
+  const w = window as unknown as { __interactive?: number };
+  const check = () => {
+    const view = document.getElementById("view");
+    if (w.__interactive !== undefined || !view || !view.firstElementChild || view.querySelector(".state.loading")) return;
+    observer.disconnect();
+    requestAnimationFrame(() => requestIdleCallback(() => (w.__interactive = performance.now())));
+  };
+  const observer = new MutationObserver(check);
+  observer.observe(document, { childList: true, subtree: true });
+}
+
+async function interactiveTimes(url: string, cookie: string, paths: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!chromiumPresent) return out;
+  const browser = await launchChromium();
+  try {
+    const [name, value] = cookie.split("=");
+    // Each screen once first, so every bundle is built (from source, a view is bundled when first asked for) before anything is timed.
+    const warm = await browser.newContext();
+    await warm.addCookies([{ name: name!, value: value!, url }]);
+    const wp = await warm.newPage();
+    for (const p of paths) await wp.goto(url + p);
+    await warm.close();
+    for (const p of paths) {
+      // A fresh context for each: an empty cache, as a first visit has.
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      await context.addCookies([{ name: name!, value: value!, url }]);
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+      await page.addInitScript(watchInteractive);
+      await page.goto(url + p);
+      await page.waitForFunction(() => (window as unknown as { __interactive?: number }).__interactive !== undefined);
+      out.set(p, Math.round(await page.evaluate(() => (window as unknown as { __interactive: number }).__interactive)));
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return out;
 }
 
 export async function benchViews(): Promise<ViewLoad[]> {
@@ -29,8 +80,10 @@ export async function benchViews(): Promise<ViewLoad[]> {
         const js = await fetch(h.url + m[1], { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
         scripts += (await js.arrayBuffer()).byteLength;
       }
-      out.push({ screen: s.title, path: s.href, page_gzip_bytes: pageBytes, scripts_gzip_bytes: scripts, total_kb: Math.round(((pageBytes + scripts) / 1024) * 10) / 10 });
+      out.push({ screen: s.title, path: s.href, page_gzip_bytes: pageBytes, scripts_gzip_bytes: scripts, total_kb: Math.round(((pageBytes + scripts) / 1024) * 10) / 10, tti_4x_ms: null });
     }
+    const times = await interactiveTimes(h.url, who.cookie, out.map((r) => r.path));
+    for (const r of out) r.tti_4x_ms = times.get(r.path) ?? null;
     return out;
   } finally {
     await h.stop();
@@ -38,7 +91,9 @@ export async function benchViews(): Promise<ViewLoad[]> {
 }
 
 export function viewsTable(rows: ViewLoad[]): string {
-  const lines = rows.map((r) => `${r.screen.padEnd(14)} ${r.path.padEnd(16)} page ${String(r.page_gzip_bytes).padStart(6)} B  scripts ${String(r.scripts_gzip_bytes).padStart(6)} B  total ${String(r.total_kb).padStart(6)} KB ${r.total_kb < 150 ? "(< 150 KB)" : "(OVER 150 KB)"}`);
+  const lines = rows.map((r) => `${r.screen.padEnd(14)} ${r.path.padEnd(16)} page ${String(r.page_gzip_bytes).padStart(6)} B  scripts ${String(r.scripts_gzip_bytes).padStart(6)} B  total ${String(r.total_kb).padStart(6)} KB ${r.total_kb < 150 ? "(< 150 KB)" : "(OVER 150 KB)"}  ${
+      r.tti_4x_ms === null ? "interactive: no Chromium" : `interactive (CPU 4× slower) ${String(r.tti_4x_ms).padStart(5)} ms ${r.tti_4x_ms < 1000 ? "(< 1 s)" : "(OVER 1 s)"}`
+    }`);
   return lines.join("\n");
 }
 

@@ -13,6 +13,7 @@ import { hasProvider, providerNamed, providerSettings } from "./upstream/provide
 import { coreSettings } from "../config/defaults.ts";
 import { classesOf, CLASS_NAMES, type MethodClasses, type MethodDef, type PluginDef } from "./plugin.ts";
 import { hasDefaults } from "./validate.ts";
+import { RESERVED_MY_NAMES } from "./views/reserved.ts";
 
 
 export interface MethodEntry {
@@ -123,6 +124,9 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
     fail("migrations", "must be a folder inside the plugin's folder");
   if (m.screens !== undefined) {
     if (!m.screens || typeof m.screens !== "object" || Array.isArray(m.screens)) fail("screens", "must be an object of screens by key ({ list: { title, module } })");
+    const views = Object.values(m.screens as Record<string, Record<string, unknown>>).some((sc) => sc?.module !== undefined);
+    if (views && (RESERVED_MY_NAMES as readonly string[]).includes(m.name as string))
+      fail("screens", `a service named "${m.name}" cannot bring screens: /my/${m.name} is the instance's own (${RESERVED_MY_NAMES.map((n) => `/my/${n}`).join(", ")} are); rename the service`);
     for (const [k, sc] of Object.entries(m.screens as Record<string, Record<string, unknown>>)) {
       const at = `screens.${k}`;
       if (!SCREEN.test(k)) fail(at, "screen keys are a-z, 0-9 and -, starting with a letter, at most 32");

@@ -174,6 +174,13 @@ export class ContentPatch {
     this.content[i] = lineOf(fold(`${this.content[i].head}:${value}`, this.eol), this.eol);
   }
 
+  /** Puts a whole line in place of the nth named `name`, or adds it when there is no nth. */
+  replaceLine(name: string, line: string, nth: number) {
+    const i = this.own(name.toUpperCase())[nth];
+    if (i === undefined) return this.add(line);
+    this.content[i] = lineOf(fold(line, this.eol), this.eol);
+  }
+
   /** Puts a whole line in place of the first named `name` (dropping the others of that name), or adds it. */
   setLine(name: string, line: string) {
     const [first, ...rest] = this.own(name.toUpperCase());

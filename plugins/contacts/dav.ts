@@ -9,6 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { DavPrecondition, type DavCollection, ICAL, textOf, uidOf, vcard } from "hearth";
 import { ContentPatch, escapeText, utcStamp, NS } from "hearth/dav";
+import { listOf } from "./lists.ts";
 import { contacts } from "./schema.ts";
 
 type Row = typeof contacts.$inferSelect;
@@ -46,6 +47,33 @@ const valueOf = (card: Card, prop: "email" | "tel") => {
   return v === null || v === undefined ? "" : String(v);
 };
 
+/** Parameters that say how a line is used rather than what kind it is: kept as the client wrote them when its kind changes. */
+const NOT_KINDS = new Set(["pref", "internet", "voice", "x400"]);
+
+/** The kind a line's TYPE says ("home", "work", "cell"…), lowercased; "" for none. */
+function kindOf(p: InstanceType<typeof ICAL.Property>): string {
+  const types = ([] as unknown[]).concat(p.getParameter("type") ?? []).flatMap((t) => String(t).split(",")).map((t) => t.trim().toLowerCase());
+  return types.find((t) => t && !NOT_KINDS.has(t)) ?? "";
+}
+
+/** The card's lines of `prop` in the contact's order: the primary first, then the rest as the card has them. */
+function ordered(card: Card, prop: "email" | "tel"): number[] {
+  const first = primaryOf(card, prop);
+  const all = card.getAllProperties(prop).map((_p, i) => i);
+  return all.length ? [first, ...all.filter((i) => i !== first)] : [];
+}
+
+/** A line's head with its kind changed: the other TYPE values (PREF, INTERNET, VOICE) and parameters as written. */
+function withKind(head: string, kind: string): string {
+  const m = /;TYPE=("[^"]*"|[^;:]*)/i.exec(head);
+  if (!m) return kind ? `${head};TYPE=${kind}` : head;
+  const quoted = m[1].startsWith('"');
+  const kept = m[1].replace(/"/g, "").split(",").filter((t) => NOT_KINDS.has(t.trim().toLowerCase()));
+  const all = [...(kind ? [kind] : []), ...kept].join(",");
+  const rest = head.slice(m.index + m[0].length);
+  return all ? `${head.slice(0, m.index)};TYPE=${quoted ? `"${all}"` : all}${rest}` : head.slice(0, m.index) + rest;
+}
+
 /** A phone as a tel: URI's number (RFC 3966): digits and + with - for the spaces between. */
 const uriPhone = (phone: string) => phone.trim().replace(/\s+/g, "-");
 
@@ -75,20 +103,9 @@ function patchCard(raw: string, c: Row): string {
       p.setValue("N", parts.join(";"));
     }
   }
-  if (was.email !== c.email) {
-    changed = true;
-    const i = primaryOf(card, "email");
-    if (!c.email) p.remove("EMAIL", i);
-    else p.setValue("EMAIL", escapeText(c.email), i);
-  }
-  const uri = /(^|;)VALUE=uri(;|$)/i.test(p.head("TEL", primaryOf(card, "tel")) ?? "") || (!p.has("TEL") && card.getFirstPropertyValue("version") === "4.0");
-  if (was.phone !== (uri ? uriPhone(c.phone) : c.phone)) {
-    changed = true;
-    const i = primaryOf(card, "tel");
-    if (!c.phone) p.remove("TEL", i);
-    else if (p.has("TEL")) p.setValue("TEL", uri ? `tel:${uriPhone(c.phone)}` : escapeText(c.phone), i);
-    else p.add(uri ? `TEL;VALUE=uri:tel:${uriPhone(c.phone)}` : `TEL:${escapeText(c.phone)}`);
-  }
+  const four = card.getFirstPropertyValue("version") === "4.0";
+  if (syncList(p, card, "email", [c.email, ...listOf(c.otherEmails)], c.emailTypes ? listOf(c.emailTypes) : null, () => false)) changed = true;
+  if (syncList(p, card, "tel", [c.phone, ...listOf(c.otherPhones)], c.phoneTypes ? listOf(c.phoneTypes) : null, (head) => /(^|;)VALUE=uri(;|$)/i.test(head ?? "") || (head === undefined && four))) changed = true;
   if (was.note !== c.note) {
     changed = true;
     if (!c.note) p.remove("NOTE");
@@ -96,6 +113,43 @@ function patchCard(raw: string, c: Row): string {
   }
   if (changed && p.has("REV")) p.setLine("REV", `REV:${utcStamp(c.updated)}`);
   return p.toString();
+}
+
+/**
+ * Brings the card's emails or phones up to the contact's (the primary first):
+ * a line whose value and kind are the record's is left as written; one that
+ * differs gets the new value or kind in its own head; lines the contact no
+ * longer has go, and new ones are added after the rest. True when any changed.
+ */
+function syncList(p: ContentPatch, card: Card, prop: "email" | "tel", want: string[], kinds: string[] | null, isUri: (head: string | undefined) => boolean): boolean {
+  const NAME = prop.toUpperCase();
+  const props = card.getAllProperties(prop);
+  const order = ordered(card, prop);
+  // The record's primary may be blank while others remain (a card never says so): its line goes.
+  const record = want.map((v, i) => ({ value: v.trim(), kind: kinds?.[i] ?? null })).filter((e, i) => i > 0 ? e.value : true);
+  let changed = false;
+  const gone: number[] = [];
+  order.forEach((line, k) => {
+    const e = record[k];
+    if (!e || !e.value) return void gone.push(line);
+    const head = p.head(NAME, line)!;
+    const uri = prop === "tel" && isUri(head);
+    const has = String(props[line].getFirstValue() ?? "").replace(/^tel:/i, "").trim();
+    const value = uri ? uriPhone(e.value) : e.value;
+    const kind = e.kind !== null && e.kind !== kindOf(props[line]) ? withKind(head, e.kind) : head;
+    if (has === value && kind === head) return;
+    changed = true;
+    p.replaceLine(NAME, `${kind}:${uri ? `tel:${value}` : escapeText(value)}`, line);
+  });
+  for (const line of gone.sort((a, b) => b - a)) p.remove(NAME, line);
+  for (const e of record.slice(order.length)) {
+    if (!e.value) continue;
+    changed = true;
+    const uri = prop === "tel" && isUri(undefined);
+    const kind = e.kind ? `;TYPE=${e.kind}` : "";
+    p.add(uri ? `TEL;VALUE=uri${kind}:tel:${uriPhone(e.value)}` : `${NAME}${kind}:${escapeText(e.value)}`);
+  }
+  return changed || gone.length > 0;
 }
 
 export const contactsBook: DavCollection = {
@@ -150,7 +204,17 @@ export const contactsBook: DavCollection = {
           .map((p) => String(p.getFirstValue() ?? "").replace(/^tel:/i, "").trim())
           .filter(Boolean),
       );
-    await ctx.db.update(contacts).set({ otherEmails: others("email"), otherPhones: others("tel") }).where(eq(contacts.id, made.id)).run();
+    // And what kind each is, the primary first, so the screens can show and change them.
+    const kinds = (prop: "email" | "tel") => {
+      const props = card.getAllProperties(prop);
+      const list = ordered(card, prop).map((i) => kindOf(props[i]));
+      return list.some(Boolean) ? JSON.stringify(list) : "";
+    };
+    await ctx.db
+      .update(contacts)
+      .set({ otherEmails: others("email"), otherPhones: others("tel"), emailTypes: kinds("email"), phoneTypes: kinds("tel") })
+      .where(eq(contacts.id, made.id))
+      .run();
     return { id: made.id, uid: uidOf(card) };
   },
   async remove(id, ctx) {

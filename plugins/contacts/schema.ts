@@ -20,6 +20,13 @@ export const contacts = sqliteTable(
      */
     otherEmails: text("other_emails").notNull().default("[]"),
     otherPhones: text("other_phones").notNull().default("[]"),
+    /**
+     * What kind each email address and phone number is ("home", "work",
+     * "cell"…; "" for none), as JSON lists beside the primary and the others
+     * in order; "" when nothing says (a contact made with `email` alone).
+     */
+    emailTypes: text("email_types").notNull().default(""),
+    phoneTypes: text("phone_types").notNull().default(""),
     created: integer("created").notNull(),
     updated: integer("updated").notNull(),
   },

@@ -16,6 +16,7 @@ export default definePlugin({
   name: "recall",
   description: "Past conversations with the agent on the web, by mail and on the command line: listed, read back and searched.",
   needs: ["db", "index"],
+  screens: { recall: { title: "Recall", module: "screens/recall.ts", order: 70 } },
   methods: {
     list: read({
       description: "Your conversations, most recently active first, with topic and the client each happened on (web, mail, cli).",

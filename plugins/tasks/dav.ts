@@ -1,9 +1,9 @@
 // The account's tasks as one CalDAV task list (VTODO). STATUS maps to the
 // task's state, DUE to its due time and X-HEARTH-ASSIGNEE to who does it; a
-// client's change goes through tasks/create and tasks/update. tasks/update
-// leaves the due time and assignee as they were made, so a client changing
-// either has them set on the task itself (checked as tasks/create checks
-// them), which keeps its id, state and result.
+// client's change goes through tasks/create and tasks/update. A client
+// changing the due time or assignee has them set on the task itself (checked
+// as tasks/create checks them, and named as the card names them), which keeps
+// its id, state and result.
 //
 // The VTODO a client sent stays the record: a change over the API rewrites
 // the lines of what the task keeps (SUMMARY, DESCRIPTION, STATUS with

@@ -211,18 +211,23 @@ export default definePlugin({
     }),
     update: write({
       description:
-        "Changes a task's title, detail, state (todo, doing, done) or result. Omitted fields keep their value. The task's `scopes` narrow to this call's token's: the agent never does more on a task than everyone who shaped it may.",
+        "Changes a task's title, detail, state (todo, doing, done), result, due time (\"\" removes it) or assignee. Omitted fields keep their value. The task's `scopes` narrow to this call's token's: the agent never does more on a task than everyone who shaped it may.",
       args: T.Object({
         id: Id,
         title: T.Optional(T.String({ minLength: 1, maxLength: 500 })),
         detail: T.Optional(T.String({ maxLength: 20_000 })),
         status: T.Optional(Status),
         result: T.Optional(T.String({ maxLength: 20_000 })),
+        // Beyond the spec (README, "Additions to the spec"): a person rescheduling or handing over a task.
+        due: T.Optional(T.String({ maxLength: 64, description: 'RFC3339 or "YYYY-MM-DD HH:MM" (read as UTC); "" removes the due time' })),
+        assignee: T.Optional(T.Union([T.Literal("me"), T.Literal("agent")], { description: "me or agent" })),
       }),
       access: "account",
       destructive: true,
       async run(a, ctx) {
         // What is written is the task as read, changed: no other write may change it in between.
+        // The due time is read before anything is written, so a bad one changes nothing.
+        const due = a.due === undefined ? undefined : a.due.trim() === "" ? null : parseDue(a.due);
         await ctx.lock(`task:${a.id}`);
         const row = await own(ctx, a.id);
         const now = ctx.clock.now().getTime();
@@ -232,6 +237,8 @@ export default definePlugin({
           detail: a.detail ?? row.detail,
           status: a.status ?? row.status,
           result: a.result ?? row.result,
+          due: due === undefined ? row.due : due,
+          assignee: a.assignee ?? row.assignee,
           updated: now,
           // Narrowed, never widened: a wider token changing the task cannot vouch for what a narrower one asked of it.
           scopes: scopesText(intersectScopes(scopesFromText(row.scopes), ctx.caller.scopes)),

@@ -67,6 +67,25 @@ describe("blog list and read", () => {
     expect((await h.call("blog/list", { limit: 1 }, { token: alice })).body.result.length).toBe(1);
   });
 
+  test("mine lists only the caller's own posts, private ones too; a stranger is asked to sign in; a bad value is 400 naming it", async () => {
+    const other = (await create({ title: "Bob's Garden", content: long("Beans.") }, bob)).body.result;
+    const ids = (r: { body: { result: { id: string }[] } }) => r.body.result.map((p) => p.id);
+    const alices = await h.call("blog/list", { mine: true }, { token: alice });
+    expect(alices.status).toBe(200);
+    expect(ids(alices)).toContain(priv.id);
+    expect(ids(alices)).toContain(pub.id);
+    expect(ids(alices)).not.toContain(other.id);
+    expect(ids(await h.call("blog/list", { mine: true }, { token: bob }))).toEqual([other.id]);
+    // Over GET too, as a query string's text, and false is the whole blog as before.
+    expect(ids(await h.call("blog/list", { mine: "true" }, { token: bob, method: "GET" }))).toEqual([other.id]);
+    expect(ids(await h.call("blog/list", { mine: false }, { token: bob }))).toContain(pub.id);
+    expect((await h.call("blog/list", { mine: true })).status).toBe(401);
+    const bad = await h.call("blog/list", { mine: "maybe" }, { token: alice });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("mine");
+    expect((await h.call("blog/delete", { id: other.id }, { token: bob })).status).toBe(200);
+  });
+
   test("read by id, by case-insensitive prefix or substring of the title", async () => {
     expect((await h.call("blog/read", { id: pub.id })).body.result.content).toBe(pub.content);
     expect((await h.call("blog/read", { title: "bread bak" })).body.result.id).toBe(pub.id);

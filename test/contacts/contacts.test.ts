@@ -51,3 +51,38 @@ test("address books are separate; delete removes and another's id is 404", async
   expect((await h.call("contacts/find", { query: "ada" }, { token: alice })).body.result).toEqual([]);
   expect((await h.call("contacts/list", {}, { token: bob })).body.result.length).toBe(1);
 });
+
+test("add takes every email and phone as lists with their kinds; a bad entry is 400 naming the list, and nothing is written", async () => {
+  const made = await h.call(
+    "contacts/add",
+    { name: "Mary Somerville", emails: [{ value: "mary@home.example", type: "home" }, { value: "mary@work.example", type: "Work" }], phones: [{ value: "+44 131 496 0000" }] },
+    { token: alice },
+  );
+  expect(made.status).toBe(200);
+  expect(made.body.result).toMatchObject({ email: "mary@home.example", emails: ["mary@home.example", "mary@work.example"], email_types: ["home", "work"], phone: "+44 131 496 0000" });
+  expect(made.body.result.phones).toBeUndefined();
+  // Found by the second address, as a synced card's would be.
+  expect((await h.call("contacts/find", { query: "mary@work" }, { token: alice })).body.result.map((c: { id: string }) => c.id)).toEqual([made.body.result.id]);
+
+  for (const [args, field] of [
+    [{ emails: [{ value: "mary@home.example" }, { value: "not an address" }] }, "emails"],
+    [{ phones: [{ value: "call me" }] }, "phones"],
+    [{ emails: [{ value: "a@b.example", type: "home office!" }] }, "emails"],
+    [{ email: "mary@x.example", emails: [] }, "emails"],
+    [{ emails: Array.from({ length: 21 }, (_v, i) => ({ value: `m${i}@x.example` })) }, "emails"],
+  ] as const) {
+    const r = await h.call("contacts/add", { name: "Mary Somerville", note: "changed?", ...args }, { token: alice });
+    expect(r.status).toBe(400);
+    expect(String(r.body.error.field)).toStartWith(field);
+  }
+  const [kept] = (await h.call("contacts/find", { query: "Somerville" }, { token: alice })).body.result;
+  expect(kept).toMatchObject({ note: null, emails: ["mary@home.example", "mary@work.example"] });
+
+  // [] removes them all; email alone then works as it always has.
+  const cleared = await h.call("contacts/add", { name: "Mary Somerville", emails: [] }, { token: alice });
+  expect(cleared.body.result).toMatchObject({ email: null });
+  expect(cleared.body.result.emails).toBeUndefined();
+  const one = await h.call("contacts/add", { name: "Mary Somerville", email: "mary@new.example" }, { token: alice });
+  expect(one.body.result).toMatchObject({ email: "mary@new.example" });
+  expect(one.body.result.emails).toBeUndefined();
+});

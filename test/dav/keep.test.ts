@@ -109,6 +109,63 @@ describe("a client's record kept whole", () => {
       expect((await d.get("addressbooks/alice/contacts/ana.vcf")).text).toBe(moved);
     });
 
+  for (const version of ["4.0", "3.0"] as const)
+    test(`a vCard ${version}'s emails and phones edited as lists over the API: only the lines changed are rewritten`, async () => {
+      h = await startHearth();
+      const token = await h.token("alice");
+      const d = dav(h, token);
+      const sent = fullCard(version, "urn:uuid:0b6f3c1e-7d2a-4f59-8e0a-1c8d7e6b5a42");
+      expect((await d.put("addressbooks/alice/contacts/ana.vcf", sent, { "if-none-match": "*" })).status).toBe(201);
+      const [made] = (await h.call("contacts/list", {}, { token })).body.result;
+      // The kinds the card gives, the primary first, as the screens show them.
+      expect(made.email_types).toEqual(["home", "work", "", "other"]);
+      expect(made.phone_types).toEqual(["cell", "work", "home"]);
+
+      // A note alone changes NOTE and REV alone: the lists are left as the card has them.
+      await h.call("contacts/add", { name: "Ana Lima", note: "Lists next" }, { token });
+      const noted = await d.get("addressbooks/alice/contacts/ana.vcf");
+      expect(linesBut(noted.text, "NOTE", "REV")).toEqual(linesBut(sent, "NOTE", "REV"));
+
+      // The club address corrected, the old one dropped, a new one added; the home phone is now a cell.
+      const phones = made.phones as string[];
+      const r = await h.call(
+        "contacts/add",
+        {
+          name: "Ana Lima",
+          emails: [{ value: "ana@home.example", type: "home" }, { value: "ana@work.example", type: "work" }, { value: "ana@club.example.org" }, { value: "ana@new.example", type: "work" }],
+          phones: [{ value: phones[0], type: "cell" }, { value: phones[1], type: "work" }, { value: phones[2], type: "cell" }],
+        },
+        { token },
+      );
+      expect(r.status).toBe(200);
+      expect(r.body.result).toMatchObject({ id: made.id, email: "ana@home.example", emails: ["ana@home.example", "ana@work.example", "ana@club.example.org", "ana@new.example"], email_types: ["home", "work", "", "work"], phone_types: ["cell", "work", "cell"] });
+      const { text } = await d.get("addressbooks/alice/contacts/ana.vcf");
+      // Every other line (the photo, ORG, ADR, the club's label, the name, the note) byte for byte.
+      expect(linesBut(text, "EMAIL", "TEL", "REV")).toEqual(linesBut(noted.text, "EMAIL", "TEL", "REV"));
+      const lines = (re: RegExp) => text.split("\r\n").filter((l) => re.test(l));
+      expect(lines(/^(item1\.)?EMAIL/)).toEqual([
+        "EMAIL;TYPE=work:ana@work.example",
+        version === "4.0" ? "EMAIL;TYPE=home;PREF=1:ana@home.example" : "EMAIL;TYPE=INTERNET,HOME,pref:ana@home.example",
+        "item1.EMAIL;TYPE=INTERNET:ana@club.example.org",
+        "EMAIL;TYPE=work:ana@new.example",
+      ]);
+      expect(lines(/^TEL/)).toEqual(
+        version === "4.0"
+          ? ['TEL;VALUE=uri;TYPE="cell,voice":tel:+44-20-7946-0958', "TEL;VALUE=uri;TYPE=work:tel:+44-20-7946-0000", "TEL;VALUE=uri;TYPE=cell:tel:+44-161-496-0123"]
+          : ["TEL;TYPE=CELL,VOICE:+44 20 7946 0958", "TEL;TYPE=WORK:+44 20 7946 0000", "TEL;TYPE=cell:+44 161 496 0123"],
+      );
+      // The client sending back what it read changes nothing; phones [] removes every number and nothing else.
+      expect((await d.put("addressbooks/alice/contacts/ana.vcf", text)).status).toBe(204);
+      expect((await d.get("addressbooks/alice/contacts/ana.vcf")).text).toBe(text);
+      await h.call("contacts/add", { name: "Ana Lima", phones: [] }, { token });
+      const bare = await d.get("addressbooks/alice/contacts/ana.vcf");
+      expect(linesBut(bare.text, "TEL", "REV")).toEqual(linesBut(text, "TEL", "REV"));
+      expect(bare.text).not.toContain("TEL");
+      const [now] = (await h.call("contacts/list", {}, { token })).body.result;
+      expect(now.phone).toBe(null);
+      expect(now.phones).toBeUndefined();
+    });
+
   test("a card written with bare LF line ends and no note gets the note added, its other lines and line ends kept", async () => {
     h = await startHearth();
     const token = await h.token("alice");

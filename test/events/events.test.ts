@@ -1,6 +1,7 @@
 // events/create, list and delete through the real HTTP stack.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { dispatch } from "../../core/dispatch.ts";
+import { schedulerOf } from "../../core/scheduler/index.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { sqlAll, sqlGet } from "../sql.ts";
 
@@ -156,5 +157,45 @@ describe("list and delete", () => {
     const notesOnly = await h.token("alice", { scopes: ["notes"] });
     const r = await h.call("events/list", {}, { token: notesOnly });
     expect(r.status).toBe(403);
+  });
+});
+
+describe("create with an id changes that event in place", () => {
+  test("it keeps its id and what fired, takes the new fields, and a wrong id or field writes nothing", async () => {
+    clock.set("2026-03-01T12:00:00Z");
+    const made = (await create({ title: "Yoga", when: "2026-03-01T12:00:30Z", repeat: "daily", note: "mat", prompt: "Stretch?" })).body.result;
+    clock.set("2026-03-01T12:01:00Z");
+    await schedulerOf(h.rt).runDue();
+    const fired = async () => (await h.call("events/list", {}, { token: alice })).body.result.find((e: { id: string }) => e.id === made.id)?.history;
+    expect((await fired()).length).toBe(1);
+
+    // The same times: renamed, the note removed, the schedule and its history left as they were.
+    const renamed = await create({ id: made.id, title: "Morning yoga", when: "2026-03-01T12:00:30Z", repeat: "daily", prompt: "Stretch?" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.result).toMatchObject({ id: made.id, title: "Morning yoga", note: "", repeat: "daily", next: "2026-03-02T12:00:30Z" });
+    await schedulerOf(h.rt).runDue();
+    expect((await fired()).length).toBe(1);
+
+    // Moved to another day and made once: it fires from its new start, and its history stays.
+    const moved = await create({ id: made.id, title: "Morning yoga", when: "2026-03-04T08:00:00+01:00", minutes: 60 });
+    expect(moved.body.result).toMatchObject({ id: made.id, when: "2026-03-04T08:00:00+01:00", minutes: 60, repeat: null, prompt: null, next: "2026-03-04T08:00:00+01:00" });
+    expect((await fired()).length).toBe(1);
+    const mine = (await h.call("events/list", {}, { token: alice })).body.result.filter((e: { title: string }) => e.title.includes("yoga"));
+    expect(mine.map((e: { id: string }) => e.id)).toEqual([made.id]);
+
+    // Someone else's id, an id not kept, or a bad field: refused, nothing changed.
+    for (const [args, token, status, field] of [
+      [{ id: made.id, title: "Mine now", when: "2026-03-05T08:00:00Z" }, bob, 404, undefined],
+      [{ id: "nope", title: "Mine now", when: "2026-03-05T08:00:00Z" }, alice, 404, undefined],
+      [{ id: made.id, title: "Mine now", when: "tomorrow" }, alice, 400, "when"],
+      [{ id: made.id, title: "Mine now", when: "2026-03-05T08:00:00Z", minutes: 0 }, alice, 400, "minutes"],
+    ] as const) {
+      const r = await create(args, token);
+      expect(r.status).toBe(status);
+      if (field) expect(r.body.error.field).toBe(field);
+    }
+    const after = (await h.call("events/list", {}, { token: alice })).body.result.find((e: { id: string }) => e.id === made.id);
+    expect(after).toMatchObject({ title: "Morning yoga", when: "2026-03-04T08:00:00+01:00" });
+    expect((await h.call("events/list", {}, { token: bob })).body.result.some((e: { title: string }) => e.title === "Mine now")).toBe(false);
   });
 });

@@ -76,3 +76,24 @@ test("another account's task is 404 for update and delete, and delete removes", 
   expect((await h.call("tasks/delete", { id: mine.id }, { token: alice })).status).toBe(200);
   expect((await h.call("tasks/update", { id: mine.id, title: "x" }, { token: alice })).status).toBe(404);
 });
+
+test("update may move the due time, remove it and hand the task over; a bad one changes nothing", async () => {
+  const t = (await create({ title: "plan trip", due: "2026-06-01 10:00", detail: "book" })).body.result;
+  const moved = await h.call("tasks/update", { id: t.id, due: "2026-06-03T09:00:00+02:00", assignee: "agent" }, { token: alice });
+  expect(moved.status).toBe(200);
+  expect(moved.body.result).toMatchObject({ due: "2026-06-03T07:00:00.000Z", assignee: "agent", title: "plan trip", detail: "book" });
+  // A bad due time (or assignee) is refused naming it, and the title sent with it is not written either.
+  for (const [args, field] of [[{ due: "next week" }, "due"], [{ assignee: "bob" }, "assignee"]] as const) {
+    const bad = await h.call("tasks/update", { id: t.id, title: "renamed", ...args }, { token: alice });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe(field);
+  }
+  const kept = (await h.call("tasks/list", {}, { token: alice })).body.result.find((x: { id: string }) => x.id === t.id);
+  expect(kept).toMatchObject({ title: "plan trip", due: "2026-06-03T07:00:00.000Z", assignee: "agent" });
+  const cleared = await h.call("tasks/update", { id: t.id, due: "", assignee: "me" }, { token: alice });
+  expect(cleared.body.result).toMatchObject({ due: null, assignee: "me", title: "plan trip" });
+  // Without them, update leaves both as they were, as the spec's callers expect.
+  await h.call("tasks/update", { id: t.id, due: "2026-06-04 08:00" }, { token: alice });
+  const same = await h.call("tasks/update", { id: t.id, status: "doing" }, { token: alice });
+  expect(same.body.result).toMatchObject({ due: "2026-06-04T08:00:00.000Z", assignee: "me", status: "doing" });
+});

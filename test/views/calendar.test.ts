@@ -156,7 +156,7 @@ test.skipIf(!chromiumPresent)(
 );
 
 test.skipIf(!chromiumPresent)("an event is edited from its chip and the week and day views show it", async () => {
-  await h.call("events/create", { title: "Piano lesson", when: `${nextMonth(5)}T17:00:00-05:00`, minutes: 45 }, { token });
+  const made = (await h.call("events/create", { title: "Piano lesson", when: `${nextMonth(5)}T17:00:00-05:00`, minutes: 45 }, { token })).body.result;
   const ctx = await signedIn(WIDTHS.desktop);
   const page = await ctx.newPage();
   await page.goto(`${h.url}/my/events?view=week&date=${nextMonth(5)}`);
@@ -170,6 +170,8 @@ test.skipIf(!chromiumPresent)("an event is edited from its chip and the week and
   const all = await events();
   expect(all.some((e) => e.title === "Piano lesson")).toBe(false);
   expect(all.find((e) => e.title === "Piano lesson with Ada")?.when.startsWith(`${nextMonth(5)}T18:00:00`)).toBe(true);
+  // Changed in place: the same event, by its id, as a calendar app syncing sees it.
+  expect(all.find((e) => e.title === "Piano lesson with Ada")?.id).toBe(made.id);
   await page.goto(`${h.url}/my/events?view=day&date=${nextMonth(5)}`);
   await page.locator('[data-event="Piano lesson with Ada"]').waitFor();
   await ctx.close();

@@ -12,7 +12,7 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
-const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "screens");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
@@ -73,23 +73,33 @@ test.skipIf(!chromiumPresent)("a contact with two emails, synced from an app, is
   await page.keyboard.press("Enter");
   await page.waitForURL(/open=/);
   expect(await page.inputValue("#contact-email")).toBe("ana@home.example");
-  await page.getByRole("list", { name: "Other emails" }).getByText("ana@work.example").waitFor();
+  expect(await page.inputValue("#contact-email-1")).toBe("ana@work.example");
+  expect(await page.inputValue("#contact-email-1-type")).toBe("work");
 
   // A bad phone is refused next to its field, in the server's words; then a good one saves with Ctrl+S.
   await page.fill("#contact-phone", "call me");
   await page.getByRole("button", { name: "Save", exact: true }).click();
-  await page.locator("#contact-phone-error", { hasText: "phone may hold digits" }).waitFor();
+  await page.locator("#contact-phone-error", { hasText: "may hold digits" }).waitFor();
   expect(await page.getAttribute("#contact-phone", "aria-invalid")).toBe("true");
   await page.fill("#contact-phone", "+351 21 000 0000");
+  // The second email changed, a third added as "other", the note written.
+  await page.fill("#contact-email-1", "ana@newwork.example");
+  await page.getByRole("button", { name: "Add email" }).click();
+  await page.fill("#contact-email-2", "ana@club.example");
+  await page.selectOption("#contact-email-2-type", "other");
   await page.fill("#contact-note", "Met at the conference.\nPrefers email.");
   await page.press("#contact-note", "Control+s");
   await page.locator(".save-status", { hasText: "Saved" }).waitFor();
 
   const [ana] = (await h.call("contacts/list", {}, { token })).body.result;
   expect(ana).toMatchObject({ name: "Ana Lima", email: "ana@home.example", phone: "+351 21 000 0000", note: "Met at the conference.\nPrefers email." });
-  expect(ana.emails).toEqual(["ana@home.example", "ana@work.example"]);
+  expect(ana.emails).toEqual(["ana@home.example", "ana@newwork.example", "ana@club.example"]);
+  expect(ana.email_types).toEqual(["home", "work", "other"]);
   const card = await (await dav("ana.vcf")).text();
-  expect(card).toContain("ana@work.example");
+  // The card's own lines stay as the app wrote them; the changed ones alone are rewritten.
+  expect(card).toContain("\r\nEMAIL;TYPE=INTERNET,HOME,pref:ana@home.example\r\n");
+  expect(card).toContain("\r\nEMAIL;TYPE=INTERNET,WORK:ana@newwork.example\r\n");
+  expect(card).toContain("\r\nEMAIL;TYPE=other:ana@club.example\r\n");
   expect(card).toContain("ORG:Lima & Sons");
   expect(card).toContain("+351 21 000 0000");
   // The name of a card with more than the API sets stays as the app wrote it.
@@ -137,7 +147,9 @@ test.skipIf(!chromiumPresent)("a contact is added, renamed, deleted and brought 
   const out = readFileSync((await download.path())!, "utf8");
   expect(download.suggestedFilename()).toBe("contacts.vcf");
   for (const c of all) expect(out).toContain(`FN:${c.name}`);
-  expect(out).toContain("EMAIL;TYPE=INTERNET:ana@work.example");
+  // Every email, with its kind.
+  expect(out).toContain("EMAIL;TYPE=INTERNET,WORK:ana@newwork.example");
+  expect(out).toContain("EMAIL;TYPE=INTERNET,OTHER:ana@club.example");
   expect(problems).toEqual([]);
   await context.close();
 });

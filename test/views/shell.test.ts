@@ -4,7 +4,10 @@
 // change notices, and the manifest's rules for `screens`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { read, T } from "../../core/sdk.ts";
-import { validateManifest } from "../../core/registry.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildRegistry, ManifestError, validateManifest } from "../../core/registry.ts";
 import { get, post, signUp, type Signed } from "../auth/people.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
@@ -128,4 +131,30 @@ test("a manifest's screens are checked at start, naming the field", () => {
   expect(bad({ Main: { title: "Demo", module: "a.ts" } })).toThrow("screens.Main");
   expect(bad({ main: { title: "", module: "a.ts" } })).toThrow("screens.main.title");
   expect(() => validateManifest("demo/index.ts", { ...base, screens: { demo: { title: "Demo", module: "screens/demo.ts" }, page: { title: "Page", href: "/demo/page" } } })).not.toThrow();
+});
+
+test("a service named as one of /my/'s own routes may not bring screens: refused at load, saying which and why", async () => {
+  const base = { description: "A demo.", methods: { list: read({ description: "Lists.", args: T.Object({}), access: "account", run: () => [] }) } };
+  for (const name of ["live", "find", "search", "assets", "offline", "preview", "manifest", "icon", "sw"])
+    expect(() => validateManifest(`${name}/index.ts`, { ...base, name, screens: { [name]: { title: "Mine", module: "screens/mine.ts" } } })).toThrow(`/my/${name} is the instance's own`);
+  // Its methods alone, or a page of its own linked from the header, take nothing under /my/.
+  expect(() => validateManifest("live/index.ts", { ...base, name: "live" })).not.toThrow();
+  expect(() => validateManifest("live/index.ts", { ...base, name: "live", screens: { live: { title: "Live", href: "/live" } } })).not.toThrow();
+
+  // A drop-in folder is refused as it is loaded, naming its file and the field.
+  const dir = mkdtempSync(join(tmpdir(), "hearth-my-names-"));
+  try {
+    mkdirSync(join(dir, "preview", "screens"), { recursive: true });
+    writeFileSync(join(dir, "preview", "screens", "preview.ts"), `import { html } from "hearth/ui";\nexport default () => html\`<p>hi</p>\`;\n`);
+    writeFileSync(
+      join(dir, "preview", "index.ts"),
+      `import { definePlugin, read, T } from "hearth";\nexport default definePlugin({ name: "preview", description: "d", screens: { preview: { title: "Preview", module: "screens/preview.ts" } }, methods: { m: read({ description: "d", args: T.Object({}), access: "account", run: () => 1 }) } });\n`,
+    );
+    const err = await buildRegistry({ extra: dir }).catch((e) => e);
+    expect(err).toBeInstanceOf(ManifestError);
+    expect(err.message).toContain("preview/index.ts: screens:");
+    expect(err.message).toContain('a service named "preview" cannot bring screens: /my/preview is the instance\'s own');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,4 @@
-// Writing for the blog: the posts beside the one being written, Markdown with
+// Writing for the blog: the person's own posts beside the one being written, Markdown with
 // a preview rendered as the published page will be, published (or kept
 // private) with one button, edited and deleted with an Undo. A published
 // post's page changes only when the person saves it, never mid-sentence. It
@@ -28,7 +28,7 @@ export default function Posts() {
   const params = useParams();
   const open = params.get("open");
   const creating = params.has("new");
-  const posts = useQuery<Summary[]>("blog/list", { limit: 1000 });
+  const posts = useQuery<Summary[]>("blog/list", { limit: 1000, mine: true });
   const back = () => navigate({ open: null, new: null });
   useKeys([
     { key: "n", does: "New post", run: () => navigate({ new: "1", open: null }) },

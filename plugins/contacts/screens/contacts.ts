@@ -1,9 +1,9 @@
 // The person's address book: a searchable list beside the open contact, its
-// name, email, phone and note edited and saved (Ctrl+S), deleted with an
-// Undo, and vCards imported and exported. It calls only contacts/list,
-// contacts/add and contacts/delete, as any client would. A card synced from
-// an address book app may hold more emails and phones than the API sets: they
-// are shown, kept when the contact is saved, and changed in that app.
+// name, every email and phone (each with its kind) and note edited and saved
+// (Ctrl+S), deleted with an Undo, and vCards imported and exported. It calls
+// only contacts/list, contacts/add and contacts/delete, as any client would.
+// A card synced from an address book app keeps every other line it holds
+// (photo, address…): contacts/add rewrites only the lines that changed.
 import { call, CallError, confirm, Empty, Failure, html, Loading, navigate, SearchList, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { parseCards, writeCards, type Contact } from "./vcard.ts";
 
@@ -12,11 +12,29 @@ const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyl
 let lastSaved: string | null = null;
 const extras = (c: Contact) => (c.emails?.length ?? 0) > 1 || (c.phones?.length ?? 0) > 1;
 
+/** An email or phone as the editor holds it. */
+type Entry = { value: string; type: string };
+/** A contact's emails or phones, the primary first, with their kinds. */
+function entriesOf(c: Contact | null, kind: "email" | "phone"): Entry[] {
+  if (!c) return [{ value: "", type: "" }];
+  const values = (kind === "email" ? c.emails : c.phones) ?? [(kind === "email" ? c.email : c.phone) ?? ""];
+  const types = (kind === "email" ? c.email_types : c.phone_types) ?? [];
+  const list = values.map((value, i) => ({ value, type: types[i] ?? "" }));
+  return list.length ? list : [{ value: "", type: "" }];
+}
+/** What contacts/add takes: the rows with something in them, trimmed. */
+const sent = (list: Entry[]) => list.filter((e) => e.value.trim()).map((e) => ({ value: e.value.trim(), ...(e.type ? { type: e.type } : {}) }));
+const KINDS = { email: ["home", "work", "other"], phone: ["cell", "home", "work", "other"] };
+
 const STYLE = `
 .contact form { display: grid; gap: .25rem; max-width: 36rem; }
 .contact .field-error { color: var(--bad); margin: 0 0 .5rem; }
-.contact ul.more { margin: .25rem 0 .75rem; padding-left: 1.25rem; }
-.contact ul.more li { padding: .15rem 0; overflow-wrap: anywhere; }
+.contact fieldset { border: 0; margin: 0 0 .5rem; padding: 0; min-width: 0; }
+.contact legend { font-weight: 600; padding: 0; margin: 0 0 .25rem; }
+.contact .entry { display: grid; grid-template-columns: minmax(0, 1fr) 7.5rem auto; gap: .4rem; align-items: center; margin: 0 0 .4rem; max-width: 36rem; }
+.contact .entry select { min-height: 2.75rem; font: inherit; padding: .4rem; border: 1px solid var(--muted); border-radius: .4rem; background: var(--field); color: var(--fg); }
+.contact .entry button { padding: .4rem .7rem; }
+@media (max-width: 30rem) { .contact .entry { grid-template-columns: minmax(0, 1fr) auto; } .contact .entry input { grid-column: 1 / -1; } }
 .contacts-tools { gap: .5rem; }
 .contact input[type=email], .contact input[type=tel] { width: 100%; max-width: 28rem; font: inherit; padding: .6rem .7rem; border: 1px solid var(--muted); border-radius: .4rem; background: var(--field); color: var(--fg); }
 .contact input[readonly] { border-style: dashed; }
@@ -83,7 +101,7 @@ function Tools({ list, reload }: { list: Contact[]; reload: () => Promise<void> 
     for (const c of cards) {
       setBusy(`Importing ${done + failed.length + 1} of ${cards.length}…`);
       try {
-        await call("contacts/add", { name: c.name, ...(c.emails[0] && { email: c.emails[0] }), ...(c.phones[0] && { phone: c.phones[0] }), ...(c.note && { note: c.note }) });
+        await call("contacts/add", { name: c.name, emails: c.emails.map((value) => ({ value })), phones: c.phones.map((value) => ({ value })), ...(c.note && { note: c.note }) });
         done++;
       } catch (err) {
         failed.push(`${c.name}: ${(err as Error).message}`);
@@ -110,20 +128,22 @@ function Tools({ list, reload }: { list: Contact[]; reload: () => Promise<void> 
   </div>`;
 }
 
-type Fields = { name: string; email: string; phone: string; note: string };
+type Fields = { name: string; emails: Entry[]; phones: Entry[]; note: string };
+type Errors = Partial<Record<"name" | "emails" | "phones" | "note" | "form", string>>;
+const same = (a: Fields, b: Fields) => JSON.stringify(a) === JSON.stringify(b);
 
 function Editor({ contact, all, reload }: { contact: Contact | null; all: Contact[]; reload: () => Promise<void> }) {
-  const start: Fields = { name: contact?.name ?? "", email: contact?.email ?? "", phone: contact?.phone ?? "", note: contact?.note ?? "" };
+  const start: Fields = { name: contact?.name ?? "", emails: entriesOf(contact, "email"), phones: entriesOf(contact, "phone"), note: contact?.note ?? "" };
   const [f, setF] = useState<Fields>(start);
-  const [errors, setErrors] = useState<Partial<Record<keyof Fields | "form", string>>>({});
+  const [errors, setErrors] = useState<Errors>({});
   const [status, setStatus] = useState(contact && lastSaved === contact.id ? "Saved" : "");
   const typed = useRef(f);
   typed.current = f;
-  const dirty = (Object.keys(start) as (keyof Fields)[]).some((k) => f[k] !== start[k]);
-  // A card with more emails or phones than the API sets keeps its name: a rename here would be a new contact without them.
+  const dirty = !same(f, start);
+  // A card with more emails or phones than one keeps its name: contacts/add finds a contact by name, so a rename here would be another contact, without the rest of a synced card.
   const fixedName = contact !== null && extras(contact);
-  const set = (k: keyof Fields) => (e: Event) => {
-    setF({ ...typed.current, [k]: (e.target as HTMLInputElement).value });
+  const change = (next: Partial<Fields>) => {
+    setF({ ...typed.current, ...next });
     setStatus("");
   };
   // A change made elsewhere (the app syncing, another tab) shows here when nothing typed is waiting to be saved.
@@ -131,7 +151,7 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
   useEffect(() => {
     const was = seen.current;
     seen.current = start;
-    if ((Object.keys(start) as (keyof Fields)[]).every((k) => typed.current[k] === was[k])) setF(start);
+    if (same(typed.current, was)) setF(start);
   }, [contact?.updated]);
 
   const save = async () => {
@@ -144,7 +164,7 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
     setErrors({});
     setStatus("Saving…");
     try {
-      const saved = await call<Contact>("contacts/add", { name, email: v.email.trim(), phone: v.phone.trim(), note: v.note });
+      const saved = await call<Contact>("contacts/add", { name, emails: sent(v.emails), phones: sent(v.phones), note: v.note });
       // A rename: the contact is under its new name before the old one goes, so nothing is lost if this fails.
       if (renamed) await call("contacts/delete", { id: contact!.id });
       lastSaved = saved.id;
@@ -154,7 +174,8 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
     } catch (e) {
       const err = e as CallError;
       setStatus(`Not saved: ${err.message}`);
-      setErrors(err.field && ["name", "email", "phone", "note"].includes(err.field) ? { [err.field]: err.message } : { form: err.message });
+      const field = err.field === "email" ? "emails" : err.field === "phone" ? "phones" : err.field;
+      setErrors(field && ["name", "emails", "phones", "note"].includes(field) ? { [field]: err.message } : { form: err.message });
     }
   };
 
@@ -169,22 +190,14 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
     }
     navigate({ open: null });
     undoable(`Deleted “${held.name}”`, async () => {
-      const back = await call<Contact>("contacts/add", { name: held.name, email: held.email ?? "", phone: held.phone ?? "", note: held.note ?? "" });
+      const back = await call<Contact>("contacts/add", { name: held.name, emails: sent(entriesOf(held, "email")), phones: sent(entriesOf(held, "phone")), note: held.note ?? "" });
       await reload();
       navigate({ open: back.id });
     });
   };
   useKeys([{ key: "Mod+s", does: "Save the contact", run: () => void save() }]);
 
-  const err = (k: keyof Fields) => errors[k] && html`<p class="field-error" id=${`contact-${k}-error`}>${errors[k]}</p>`;
-  const described = (k: keyof Fields) => (errors[k] ? `contact-${k}-error` : undefined);
-  const more = (label: string, items: string[] | undefined, primary: string | null) => {
-    const rest = (items ?? []).filter((x, i) => !(i === 0 && x === primary));
-    return rest.length
-      ? html`<p class="hint">${label} this contact’s card also holds (kept as they are; change them in your address book app):</p>
-          <ul class="more" aria-label=${label}>${rest.map((x) => html`<li>${x}</li>`)}</ul>`
-      : null;
-  };
+  const err = (k: keyof Errors, id = `contact-${k}-error`) => errors[k] && html`<p class="field-error" id=${id}>${errors[k]}</p>`;
   return html`<div class="contact">
     <div class="row spread toolbar">
       <button type="button" class="quiet back" onClick=${() => navigate({ open: null, new: null })}>← All contacts</button>
@@ -193,24 +206,49 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
     </div>
     <form onSubmit=${(e: Event) => (e.preventDefault(), void save())} novalidate>
       <label for="contact-name">Name</label>
-      <input id="contact-name" type="text" value=${f.name} onInput=${set("name")} autoFocus=${contact === null} readOnly=${fixedName}
-        aria-invalid=${errors.name ? "true" : undefined} aria-describedby=${described("name") ?? (fixedName ? "contact-name-hint" : undefined)} autocomplete="off" />
+      <input id="contact-name" type="text" value=${f.name} onInput=${(e: Event) => change({ name: (e.target as HTMLInputElement).value })} autoFocus=${contact === null} readOnly=${fixedName}
+        aria-invalid=${errors.name ? "true" : undefined} aria-describedby=${errors.name ? "contact-name-error" : fixedName ? "contact-name-hint" : undefined} autocomplete="off" />
       ${fixedName && html`<p class="hint" id="contact-name-hint">Renamed in your address book app, which keeps all of this card.</p>`}
       ${err("name")}
-      <label for="contact-email">Email</label>
-      <input id="contact-email" type="email" value=${f.email} onInput=${set("email")} aria-invalid=${errors.email ? "true" : undefined} aria-describedby=${described("email")} autocomplete="off" />
-      ${err("email")}
-      ${contact && more("Other emails", contact.emails, contact.email)}
-      <label for="contact-phone">Phone</label>
-      <input id="contact-phone" type="tel" value=${f.phone} onInput=${set("phone")} aria-invalid=${errors.phone ? "true" : undefined} aria-describedby=${described("phone")} autocomplete="off" />
-      ${err("phone")}
-      ${contact && more("Other phones", contact.phones, contact.phone)}
+      <${Entries} kind="email" label="Email" list=${f.emails} error=${errors.emails} onChange=${(emails: Entry[]) => change({ emails })} />
+      <${Entries} kind="phone" label="Phone" list=${f.phones} error=${errors.phones} onChange=${(phones: Entry[]) => change({ phones })} />
       <label for="contact-note">Note</label>
-      <textarea id="contact-note" rows="5" value=${f.note} onInput=${set("note")} aria-describedby=${described("note")}></textarea>
+      <textarea id="contact-note" rows="5" value=${f.note} onInput=${(e: Event) => change({ note: (e.target as HTMLTextAreaElement).value })} aria-describedby=${errors.note ? "contact-note-error" : undefined}></textarea>
       ${err("note")}
       ${errors.form && html`<p class="alert">${errors.form}</p>`}
       <div class="row"><button type="submit" aria-keyshortcuts="Control+S">Save</button></div>
     </form>
     ${contact && html`<p class="hint">Added ${when(contact.created)}; changed ${when(contact.updated)}.</p>`}
   </div>`;
+}
+
+/**
+ * A contact's emails (or phones): one row each, the primary first, with its
+ * kind and a Remove, and one more added with a button. A refusal names the
+ * list and the row ("emails[1] is not an address"): that row is marked.
+ */
+function Entries({ kind, label, list, error, onChange }: { kind: "email" | "phone"; label: string; list: Entry[]; error?: string; onChange: (l: Entry[]) => void }) {
+  const bad = error ? Number(/\[(\d+)\]/.exec(error)?.[1] ?? 0) : -1;
+  const at = (i: number, e: Partial<Entry>) => onChange(list.map((x, j) => (j === i ? { ...x, ...e } : x)));
+  const id = (i: number) => (i === 0 ? `contact-${kind}` : `contact-${kind}-${i}`);
+  const kinds = (t: string) => (t && !KINDS[kind].includes(t) ? [t, ...KINDS[kind]] : KINDS[kind]);
+  return html`<fieldset>
+    <legend>${label}${list.length > 1 ? "s" : ""}</legend>
+    ${list.map(
+      (e, i) => html`<div class="entry">
+        <label class="visually-hidden" for=${id(i)}>${i === 0 ? label : `${label} ${i + 1}`}</label>
+        <input id=${id(i)} type=${kind === "email" ? "email" : "tel"} value=${e.value} autocomplete="off"
+          onInput=${(ev: Event) => at(i, { value: (ev.target as HTMLInputElement).value })}
+          aria-invalid=${bad === i ? "true" : undefined} aria-describedby=${bad === i ? `contact-${kind}-error` : undefined} />
+        <label class="visually-hidden" for=${`${id(i)}-type`}>Kind of ${label.toLowerCase()} ${i + 1}</label>
+        <select id=${`${id(i)}-type`} value=${e.type} onChange=${(ev: Event) => at(i, { type: (ev.target as HTMLSelectElement).value })}>
+          <option value="">No kind</option>
+          ${kinds(e.type).map((t) => html`<option value=${t}>${t[0]!.toUpperCase()}${t.slice(1)}</option>`)}
+        </select>
+        <button type="button" class="quiet" aria-label=${`Remove ${label.toLowerCase()} ${i + 1}`} onClick=${() => onChange(list.length > 1 ? list.filter((_x, j) => j !== i) : [{ value: "", type: "" }])}>Remove</button>
+      </div>`,
+    )}
+    ${error && html`<p class="field-error" id=${`contact-${kind}-error`}>${error}</p>`}
+    <button type="button" class="quiet" onClick=${() => onChange([...list, { value: "", type: "" }])}>Add ${label.toLowerCase()}</button>
+  </fieldset>`;
 }

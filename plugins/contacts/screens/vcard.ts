@@ -8,6 +8,9 @@ export interface Contact {
   phone: string | null;
   emails?: string[];
   phones?: string[];
+  /** What kind each of `emails` (and `phones`) is, when known: "home", "work"…, "" for none. */
+  email_types?: string[];
+  phone_types?: string[];
   note: string | null;
   created: string;
   updated: string;
@@ -57,8 +60,10 @@ export function writeCards(list: Contact[]): string {
     const words = c.name.split(" ");
     const family = words.length > 1 ? words.pop()! : "";
     out.push("BEGIN:VCARD", "VERSION:3.0", `UID:${c.id}`, `FN:${escape(c.name)}`, `N:${escape(family)};${escape(words.join(" "))};;;`);
-    for (const e of c.emails ?? (c.email ? [c.email] : [])) out.push(`EMAIL;TYPE=INTERNET:${e}`);
-    for (const p of c.phones ?? (c.phone ? [c.phone] : [])) out.push(`TEL:${p}`);
+    // Each with its kind when one is known (vCard 3.0 writes it in upper case beside INTERNET).
+    const kind = (types: string[] | undefined, i: number) => (types?.[i] ? types[i]!.toUpperCase() : "");
+    (c.emails ?? (c.email ? [c.email] : [])).forEach((e, i) => out.push(`EMAIL;TYPE=INTERNET${kind(c.email_types, i) && `,${kind(c.email_types, i)}`}:${e}`));
+    (c.phones ?? (c.phone ? [c.phone] : [])).forEach((p, i) => out.push(`TEL${kind(c.phone_types, i) && `;TYPE=${kind(c.phone_types, i)}`}:${p}`));
     if (c.note) out.push(`NOTE:${escape(c.note)}`);
     out.push("END:VCARD");
   }

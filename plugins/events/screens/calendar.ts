@@ -2,8 +2,8 @@
 // (the browser's), repeats drawn where they fall, an event made by clicking a
 // day, edited or moved by dragging it to another day, and what the agent, a
 // phone or another tab changed shown as it happens (the live stream reloads
-// events/list). The API has no events/update: an edit or a move makes the
-// event anew and then cancels the old one, as a calendar app syncing does.
+// events/list). An edit or a move is events/create given the event's id,
+// which changes that event in place, as a calendar app syncing does.
 import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { addDays, dayKey, daysOf, occurrencesIn, parseDay, type CalEvent, type Occurrence, type Repeat, type Span, withOffset } from "./dates.ts";
 
@@ -233,16 +233,9 @@ function fieldsOf(e: CalEvent): Record<string, unknown> {
   return { title: e.title, when: e.when, minutes: e.minutes, ...(e.note ? { note: e.note } : {}), ...(e.repeat ? { repeat: e.repeat } : {}), ...(e.prompt ? { prompt: e.prompt } : {}) };
 }
 
-/** An event changed: the new one is made first, then the old one cancelled; if that fails the new one goes, so it is never there twice. */
+/** An event changed in place: events/create given its id keeps the id, its firing history and what links to it. */
 async function replace(old: CalEvent, fields: Record<string, unknown>): Promise<CalEvent> {
-  const made = await call<CalEvent>("events/create", fields);
-  try {
-    await call("events/delete", { id: old.id });
-  } catch (e) {
-    await call("events/delete", { id: made.id }).catch(() => {});
-    throw e;
-  }
-  return made;
+  return await call<CalEvent>("events/create", { ...fields, id: old.id });
 }
 
 function EventForm({ day, event, close, saved }: { day?: Date; event?: CalEvent; close: () => void; saved: () => Promise<void> }) {

@@ -1,8 +1,9 @@
 // Tasks for the person: three columns by status (todo, doing, done), a card
 // dragged from one to another (or moved with its "Move to" menu, from the
 // keyboard or on a phone), due times with what is overdue marked, and tasks
-// given to the agent with what it answered. It calls only tasks/list,
-// tasks/create, tasks/update and tasks/delete, as any client would.
+// given to the agent with what it answered; a card's Edit changes its title,
+// due time and who does it. It calls only tasks/list, tasks/create,
+// tasks/update and tasks/delete, as any client would.
 import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface Task {
@@ -35,6 +36,13 @@ export function withOffset(local: string): string {
   return `${local.length === 16 ? `${local}:00` : local}${m < 0 ? "-" : "+"}${p(m / 60)}:${p(m % 60)}`;
 }
 
+/** An instant as a datetime-local value in the person's own time ("2026-11-21T09:00"). */
+export function localInput(iso: string): string {
+  const d = new Date(iso);
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
 const STYLE = `
 .board{display:grid;gap:1rem;grid-template-columns:1fr}
 @media (min-width:48rem){.board{grid-template-columns:repeat(3,minmax(0,1fr))}}
@@ -64,6 +72,9 @@ form.new-task label{display:block;font-weight:600;margin:0 0 .2rem}
 form.new-task input,form.new-task select,form.new-task textarea{width:100%;max-width:none;min-height:2.75rem;font:inherit;padding:.6rem .7rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg)}
 form.new-task textarea{font:inherit;min-height:4rem}
 .field-error{color:var(--bad);margin:.2rem 0 0;font-size:.93rem}
+form.edit-task{display:grid;gap:.4rem;margin:.4rem 0 0}
+form.edit-task label{font-weight:600;font-size:.93rem}
+form.edit-task input,form.edit-task select{width:100%;max-width:none;min-height:2.75rem;font:inherit;padding:.5rem .6rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--bg);color:var(--fg)}
 `;
 
 export default function Tasks() {
@@ -147,6 +158,7 @@ export default function Tasks() {
 
 function Card({ task: t, move, remove, dragged }: { task: Task; move: (t: Task, s: Status) => Promise<void>; remove: (t: Task) => Promise<void>; dragged: { current: string | null } }) {
   const [dragging, setDragging] = useState(false);
+  const [editing, setEditing] = useState(false);
   const overdue = t.status !== "done" && t.due !== null && Date.parse(t.due) < Date.now();
   const id = `task-${t.id}`;
   return html`<li class=${`card${dragging ? " dragging" : ""}${t.status === "done" ? " is-done" : ""}`} draggable="true" data-task=${t.title} aria-labelledby=${id}
@@ -160,14 +172,57 @@ function Card({ task: t, move, remove, dragged }: { task: Task; move: (t: Task, 
     </p>`}
     ${t.detail && html`<p class="detail">${t.detail}</p>`}
     ${t.result && html`<p class="result"><span class="visually-hidden">Result: </span>${t.result}</p>`}
-    <div class="acts">
+    ${editing
+      ? html`<${EditTask} task=${t} close=${() => setEditing(false)} />`
+      : html`<div class="acts">
       <label class="visually-hidden" for=${`${id}-move`}>Move “${t.title}” to</label>
       <select id=${`${id}-move`} value=${t.status} onChange=${(ev: Event) => void move(t, (ev.target as HTMLSelectElement).value as Status)}>
         ${COLUMNS.map((c) => html`<option value=${c.status}>${c.status === t.status ? c.title : `Move to ${c.title}`}</option>`)}
       </select>
+      <button type="button" class="quiet" aria-label=${`Edit “${t.title}”`} onClick=${() => setEditing(true)}>Edit</button>
       <button type="button" class="quiet" aria-label=${`Delete “${t.title}”`} onClick=${() => void remove(t)}>Delete</button>
-    </div>
+    </div>`}
   </li>`;
+}
+
+/** A card's title, due time and who does it, changed in place; the list reloads on its own once tasks/update goes through. */
+function EditTask({ task: t, close }: { task: Task; close: () => void }) {
+  const [error, setError] = useState<{ field: string; message: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = `edit-${t.id}`;
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    const f = new FormData(ev.target as HTMLFormElement);
+    const due = String(f.get("due") ?? "");
+    setBusy(true);
+    try {
+      await call("tasks/update", {
+        id: t.id,
+        title: String(f.get("title") ?? "").trim(),
+        due: due ? withOffset(due) : "",
+        assignee: f.get("assignee") === "agent" ? "agent" : "me",
+      });
+      toast(`Saved “${String(f.get("title") ?? "").trim()}”`);
+      close();
+    } catch (e) {
+      setError({ field: (e as { field?: string }).field ?? "", message: (e as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<form class="edit-task" onSubmit=${submit} aria-label=${`Edit “${t.title}”`}>
+    <label for=${`${id}-title`}>Title</label>
+    <input id=${`${id}-title`} name="title" type="text" required maxLength="500" value=${t.title} autoFocus />
+    <label for=${`${id}-due`}>Due (optional)</label>
+    <input id=${`${id}-due`} name="due" type="datetime-local" value=${t.due ? localInput(t.due) : ""} />
+    <label for=${`${id}-assignee`}>For</label>
+    <select id=${`${id}-assignee`} name="assignee" value=${t.assignee}><option value="me">Me</option><option value="agent">The agent</option></select>
+    ${error && html`<p class="field-error" role="alert">${error.message}</p>`}
+    <div class="row end">
+      <button type="button" class="quiet" onClick=${close}>Cancel</button>
+      <button type="submit" disabled=${busy}>Save</button>
+    </div>
+  </form>`;
 }
 
 function NewTask({ done }: { done: () => Promise<void> }) {
