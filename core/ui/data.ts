@@ -12,12 +12,32 @@ export interface Query<T> {
   reload: () => Promise<void>;
 }
 
+/** The most a list gives in one page (core/paging.ts). */
+const PAGE = 1000;
+
+/**
+ * Every item of a list read in pages (`limit`/`cursor`): a list answered
+ * without them stops at its first thousand, and a screen must show all that a
+ * person has, not the first thousand of it.
+ */
+export async function callAll<T>(method: string, args: Record<string, unknown> = {}): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call<{ items: T[]; cursor?: string }>(method, { ...args, limit: PAGE, ...(cursor && { cursor }) });
+    items.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return items;
+}
+
 /**
  * `useQuery("notes/list", {})`: the answer of a read method, reloaded on each
  * change to the method's service (or to `o.services`). A reload keeps what is
- * shown until the new answer arrives, so a list never blinks.
+ * shown until the new answer arrives, so a list never blinks. `o.all` reads a
+ * paged list to its end (`callAll`).
  */
-export function useQuery<T = any>(method: string, args: Record<string, unknown> = {}, o: { services?: string[]; skip?: boolean } = {}): Query<T> {
+export function useQuery<T = any>(method: string, args: Record<string, unknown> = {}, o: { services?: string[]; skip?: boolean; all?: boolean } = {}): Query<T> {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: !o.skip });
   const key = JSON.stringify([method, args]);
   const seq = useRef(0);
@@ -26,12 +46,12 @@ export function useQuery<T = any>(method: string, args: Record<string, unknown> 
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
     try {
-      const data = await call<T>(method, args);
+      const data = o.all ? ((await callAll(method, args)) as T) : await call<T>(method, args);
       if (mine === seq.current) setState({ data, error: null, loading: false });
     } catch (error) {
       if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
     }
-  }, [key, o.skip]);
+  }, [key, o.skip, o.all]);
   useEffect(() => {
     void reload();
     return live(() => void reload(), o.services ?? [method.split("/")[0]]);

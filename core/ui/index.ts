@@ -7,7 +7,7 @@ export { useState, useEffect, useLayoutEffect, useMemo, useRef, useCallback, use
 export { html } from "./html.ts";
 export { call, post, CallError, csrfToken } from "./call.ts";
 export { live, onConnection, type Change } from "./live.ts";
-export { useQuery, type Query } from "./data.ts";
+export { callAll, useQuery, type Query } from "./data.ts";
 export { useParams, navigate } from "./location.ts";
 export { toast, undoable, type ToastOptions } from "./toast.ts";
 export { confirm, type ConfirmOptions } from "./dialog.ts";

@@ -47,7 +47,7 @@ export default function Contacts() {
   const params = useParams();
   const open = params.get("open");
   const creating = params.has("new");
-  const contacts = useQuery<Contact[]>("contacts/list");
+  const contacts = useQuery<Contact[]>("contacts/list", {}, { all: true });
   useKeys([
     { key: "n", does: "New contact", run: () => navigate({ new: "1", open: null }) },
     { key: "Escape", does: "Back to the list (on a phone)", run: () => navigate({ open: null, new: null }) },

@@ -84,7 +84,7 @@ function put(file: File, onProgress: (sent: number, total: number) => void): Pro
 export default function Files() {
   const params = useParams();
   const open = params.get("open");
-  const files = useQuery<StoredFile[]>("files/list");
+  const files = useQuery<StoredFile[]>("files/list", {}, { all: true });
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [dropping, setDropping] = useState(false);
   const seq = useRef(0);

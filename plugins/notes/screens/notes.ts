@@ -17,7 +17,7 @@ export default function Notes() {
   const params = useParams();
   const open = params.get("open");
   const creating = params.has("new");
-  const notes = useQuery<Note[]>("notes/list");
+  const notes = useQuery<Note[]>("notes/list", {}, { all: true });
   const editor = useRef({ open, creating, key: 0, own: false });
   const retitled = useRef<string | null>(null);
   const retitle = (t: string) => {

@@ -78,7 +78,7 @@ form.edit-task input,form.edit-task select{width:100%;max-width:none;min-height:
 `;
 
 export default function Tasks() {
-  const tasks = useQuery<Task[]>("tasks/list");
+  const tasks = useQuery<Task[]>("tasks/list", {}, { all: true });
   const params = useParams();
   const adding = params.has("new");
   // On a phone one column shows at a time; its switches take a dragged card too.
