@@ -47,4 +47,13 @@ export function boot(View: ComponentType) {
   render(html`<${Shell} View=${View} />`, root);
   enhanceFind();
   registerWorker();
+  showCurrentScreen();
+}
+
+/** On a phone the row of screens scrolls sideways: the one open is brought into it, so a person sees where they are. */
+function showCurrentScreen() {
+  const current = document.querySelector<HTMLElement>(".approw .screens [aria-current=page]");
+  const row = current?.closest<HTMLElement>(".screens");
+  if (!current || !row || row.scrollWidth <= row.clientWidth) return;
+  row.scrollLeft = current.offsetLeft - (row.clientWidth - current.offsetWidth) / 2;
 }

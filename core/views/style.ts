@@ -3,7 +3,7 @@
 export const APP_STYLE = `
 .visually-hidden{position:absolute!important;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 header.site{max-width:72rem}
-.approw{max-width:72rem;margin:0 auto;padding:.5rem 1rem 0;display:grid;grid-template-columns:1fr;align-items:center;gap:.25rem 1rem;border-bottom:1px solid var(--line)}
+.approw{max-width:72rem;margin:0 auto;padding:.5rem 1rem 0;display:grid;grid-template-columns:minmax(0,1fr);align-items:center;gap:.25rem 1rem;border-bottom:1px solid var(--line)}
 .approw .find{margin:0;position:relative}
 .find-results{position:absolute;left:0;right:0;top:calc(100% + .25rem);z-index:20;max-height:70vh;overflow-y:auto;background:var(--bg);border:1px solid var(--line);border-radius:.5rem;box-shadow:0 .5rem 1.5rem rgb(0 0 0/.2);padding:.25rem 0}
 .find-title{margin:.5rem .8rem .2rem;font-size:.85rem;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
@@ -17,7 +17,7 @@ header.site{max-width:72rem}
 .approw .screens a{display:inline-flex;align-items:center;min-height:2.75rem;padding:0 .7rem;text-decoration:none;color:var(--fg);border-bottom:3px solid transparent}
 .approw .screens a:hover{color:var(--accent)}
 .approw .screens a[aria-current=page]{border-bottom-color:var(--accent);font-weight:600}
-@media (min-width:48rem){.approw{grid-template-columns:minmax(12rem,22rem) 1fr}}
+@media (min-width:48rem){.approw{grid-template-columns:minmax(12rem,16rem) minmax(0,1fr)}}
 main.wide{max-width:72rem}
 input[type=search],textarea{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--muted);border-radius:.4rem;background:var(--field);color:var(--fg);min-height:2.75rem}
 textarea{font:1rem/1.5 ui-monospace,SFMono-Regular,Menlo,monospace;resize:vertical}
