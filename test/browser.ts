@@ -53,6 +53,13 @@ const RECORD_TOASTS = `(() => {
 })()`;
 
 /** Waits until the page has shown a notice containing `text`, whether or not it is still there. */
+/** Opens the menu under the signed-in person's name in the site header (account, tokens, activity, approvals, settings, people, sign out). */
+export async function accountMenu(page: Page): Promise<Locator> {
+  const menu = page.locator("header.site details.me");
+  if (!(await menu.evaluate((d: HTMLDetailsElement) => d.open))) await menu.locator("summary").click();
+  return menu;
+}
+
 export async function sawToast(page: Page, text: string): Promise<void> {
   await page.waitForFunction((t) => ((window as unknown as { __toasts?: string[] }).__toasts ?? []).some((m) => m.includes(t)), text);
 }

@@ -48,6 +48,25 @@ export function boot(View: ComponentType) {
   enhanceFind();
   registerWorker();
   showCurrentScreen();
+  closeHeaderMenus();
+}
+
+/**
+ * The header's menus are plain disclosures (they open without script on every page); where script runs, they also
+ * close as a menu does: on Escape (focus back on the menu's button) or a click anywhere else.
+ */
+function closeHeaderMenus() {
+  const menus = () => Array.from(document.querySelectorAll<HTMLDetailsElement>("header.site details[open]"));
+  document.addEventListener("click", (e) => {
+    for (const d of menus()) if (!d.contains(e.target as Node)) d.open = false;
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    for (const d of menus()) {
+      d.open = false;
+      if (d.contains(document.activeElement)) d.querySelector("summary")?.focus();
+    }
+  });
 }
 
 /** On a phone the row of screens scrolls sideways: the one open is brought into it, so a person sees where they are. */

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { findAccount, issueToken } from "../../core/auth/tokens.ts";
 
@@ -50,7 +50,7 @@ test.skipIf(!chromiumPresent)(
     const ctx = await context("light", WIDTHS.desktop);
     const page = await ctx.newPage();
     await page.goto(`${h.url}/token`);
-    await page.getByRole("link", { name: "Activity" }).click();
+    await (await accountMenu(page)).getByRole("link", { name: "Activity" }).click();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Activity");
     const rows = page.locator("tbody tr");
     expect(await rows.count()).toBe(50);

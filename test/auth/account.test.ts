@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createInvite, signUp } from "../../core/auth/people.ts";
-import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "account");
@@ -78,7 +78,7 @@ async function enterCode(page: Page, code: string) {
 }
 
 async function signOut(page: Page) {
-  await page.getByRole("button", { name: "Sign out", exact: true }).first().click();
+  await (await accountMenu(page)).getByRole("button", { name: "Sign out", exact: true }).click();
   await page.waitForURL(/\/signin\?out=1$/);
 }
 
@@ -96,8 +96,8 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(`${h.url}/token`);
 
-  // The header leads to the account page.
-  await page.getByRole("link", { name: "Account", exact: true }).click();
+  // The header leads to the account page, from the menu under the person's name.
+  await (await accountMenu(page)).getByRole("link", { name: "Account", exact: true }).click();
   await page.waitForURL(`${h.url}/account`);
   expect(await page.locator("main").textContent()).toContain("Tokens and app passwords are not affected");
   expect(await audit(ctx, `${h.url}/account`, "account-off")).toEqual({});

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { createPasswordLink } from "../../core/auth/people.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, storeEnv, TestClock } from "../harness.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
@@ -141,7 +141,7 @@ test.skipIf(!chromiumPresent)(
       expect(await pageText(`${url}/signin`)).toContain("Sign in");
       expect(await pageText(`${url}/signin`)).not.toContain("hearth password");
 
-      await page.getByRole("button", { name: "Sign out" }).click();
+      await (await accountMenu(page)).getByRole("button", { name: "Sign out" }).click();
       await page.waitForURL(`${url}/signin?out=1`);
       await page.getByLabel("Username").fill("alice");
       await page.getByLabel("Password").fill("alice's own passphrase");

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startSink } from "../mail/sink.ts";
 
@@ -81,7 +81,7 @@ test.skipIf(!chromiumPresent)(
     const ctx = await context("light", WIDTHS.desktop);
     const page = await ctx.newPage();
     await page.goto(`${h.url}/token`);
-    await page.getByRole("link", { name: "Approvals" }).click();
+    await (await accountMenu(page)).getByRole("link", { name: "Approvals" }).click();
     expect(await page.locator("main").textContent()).toContain("Nothing is waiting for you.");
 
     const call = h.call("mail/send", { to: "carol@example.com", subject: "Minutes", body: "The minutes of Tuesday's meeting." }, { token: mailer.token, method: "POST" });

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { axeOn, chromiumPresent, everyLook, laidOut, launchChromium } from "../browser.ts";
+import { axeOn, accountMenu, chromiumPresent, everyLook, laidOut, launchChromium } from "../browser.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
@@ -90,7 +90,7 @@ test.skipIf(!chromiumPresent)("a fresh instance: the admin account, then the fir
 test.skipIf(!chromiumPresent)("settings: a bad value is shown at its field; a new AI provider serves the next call without a restart", async () => {
   const page = await owner.newPage();
   await page.goto(`${h.url}/`);
-  await page.locator("header nav.wide").getByRole("link", { name: "Settings" }).click();
+  await (await accountMenu(page)).getByRole("link", { name: "Settings" }).click();
   await page.waitForURL(`${h.url}/settings`);
 
   const instance = page.locator("section", { has: page.getByRole("heading", { name: "Instance", exact: true }) });
@@ -166,6 +166,25 @@ test.skipIf(!chromiumPresent)("axe: no violations on the new pages, light and da
     await page.screenshot({ path: join(SHOTS, `menu-phone-${scheme}.png`) });
     const v = await axeOn(page);
     if (v.length) found[`${scheme} phone menu`] = v;
+  }
+  // The menu under the person's name, at both widths and in both schemes: it lists the account's own places and signing out.
+  for (const [width, size] of Object.entries(WIDTHS)) {
+    await page.setViewportSize(size);
+    await page.goto(`${h.url}/my/notes`);
+    const menu = await accountMenu(page);
+    expect(await menu.getByRole("link").allTextContents()).toEqual(["Account", "Tokens", "Activity", "Approvals", "Settings", "People"]);
+    await menu.getByRole("button", { name: "Sign out" }).waitFor();
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await laidOut(page);
+      await page.screenshot({ path: join(SHOTS, `account-menu-${width}-${scheme}.png`) });
+      const v = await axeOn(page);
+      if (v.length) found[`${scheme} ${width} account menu`] = v;
+    }
+    // On a screen (where script runs) Escape closes it, as a menu does, and gives focus back to its button.
+    await page.keyboard.press("Escape");
+    expect(await menu.evaluate((d: HTMLDetailsElement) => d.open)).toBe(false);
+    expect(await page.evaluate(() => document.activeElement?.closest("details")?.className)).toBe("me");
   }
   await ctx.close();
   expect(found).toEqual({});

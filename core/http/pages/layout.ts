@@ -42,11 +42,21 @@ header.site ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;ga
 header.site li a{display:inline-block;padding:.35rem 0;text-decoration:none}
 header.site li a:hover,header.site li a[aria-current=page]{text-decoration:underline;text-underline-offset:.3em}
 header.site li a[aria-current=page]{color:var(--fg);font-weight:600}
-header.site .who{margin-left:auto;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;color:var(--muted);font-size:.95rem}
+header.site .who{margin-left:auto;position:relative;color:var(--muted);font-size:.95rem}
 header.site .narrow{display:none}
-header.site summary{cursor:pointer;font-weight:600;color:var(--accent);padding:.5rem .75rem;border:1px solid var(--line);border-radius:.4rem;min-height:2.75rem;display:flex;align-items:center}
+header.site summary{cursor:pointer;font-weight:600;color:var(--accent);padding:.5rem .75rem;border:1px solid var(--line);border-radius:.4rem;min-height:2.75rem;display:flex;align-items:center;gap:.35rem;list-style:none}
+header.site summary::-webkit-details-marker{display:none}
 header.site summary:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-@media (max-width:48rem){header.site .wide{display:none}header.site .narrow{display:block}header.site .narrow[open]{flex-basis:100%;order:3}header.site .narrow ul{flex-direction:column;gap:0;padding:.5rem 0}header.site .narrow li a{padding:.6rem 0;display:block}}`;
+header.site .me summary{color:var(--fg);font-weight:400}
+header.site .me summary strong{color:var(--accent)}
+header.site .me summary::after,header.site .narrow summary::after{content:"";width:.45rem;height:.45rem;border:solid currentColor;border-width:0 2px 2px 0;transform:translateY(-.15rem) rotate(45deg);margin-left:.15rem;color:var(--accent)}
+header.site details[open]>summary::after{transform:translateY(.1rem) rotate(-135deg)}
+header.site .me .pop{position:absolute;right:0;top:calc(100% + .35rem);z-index:20;min-width:13rem;padding:.4rem 0;background:var(--bg);border:1px solid var(--line);border-radius:.5rem;box-shadow:0 .5rem 1.5rem color-mix(in srgb,var(--fg) 14%,transparent)}
+header.site .me ul{flex-direction:column;gap:0}
+header.site .me li a,header.site .me .pop button{display:block;width:100%;text-align:left;padding:.55rem 1rem;min-height:0;border:0;border-radius:0;font-weight:400;background:transparent;color:var(--accent)}
+header.site .me li a:hover,header.site .me .pop button:hover{background:color-mix(in srgb,var(--accent) 9%,transparent)}
+header.site .me form{display:block;border-top:1px solid var(--line);margin-top:.35rem;padding-top:.35rem}
+@media (max-width:48rem){header.site .wide{display:none}header.site .narrow{display:block}header.site .narrow[open]{flex-basis:100%;order:3}header.site .narrow ul{flex-direction:column;gap:0;padding:.5rem 0}header.site .narrow li a{padding:.6rem 0;display:block}header.site .me .said{display:none}header.site .narrow{margin-left:auto}header.site .narrow+.who{margin-left:0}}`;
 
 /** The header's colours and rules, for a page shell that does not use this stylesheet. */
 export const SITE_HEADER_STYLE = `:root{color-scheme:light dark;--fg:#1d1b18;--bg:#fbfaf7;--muted:#5c5750;--line:#d9d4cb;--accent:#8a3b12;--ok:#1f6b33;--bad:#a11d1d;--field:#fff}\n@media (prefers-color-scheme:dark){:root{--fg:#eeeae3;--bg:#1b1a18;--muted:#b3ada3;--line:#44403a;--accent:#f0a36b;--ok:#7fd18f;--bad:#ff8f8f;--field:#26241f}}\nheader.site{margin:0 auto;padding:1rem;font-family:system-ui,sans-serif}header.site a{color:var(--accent)}header.site button{font:inherit;font-weight:600;padding:.4rem .9rem;border-radius:.4rem;border:1px solid var(--accent);background:transparent;color:var(--accent);cursor:pointer}\n${SITE_HEADER_RULES}`;
@@ -116,6 +126,8 @@ export interface NavLink {
   label: string;
   /** Shown only to an instance's admins. */
   admin?: boolean;
+  /** About the person's own account and the instance, not their data: listed in the menu under their name. */
+  own?: boolean;
 }
 
 /**
@@ -130,35 +142,42 @@ export const NAV_LINKS: NavLink[] = [
   { href: "/apps", label: "Apps" },
   { href: "/blog", label: "Blog" },
   { href: "/mcp", label: "MCP" },
-  { href: "/token", label: "Tokens" },
-  { href: "/activity", label: "Activity" },
-  { href: "/approvals", label: "Approvals" },
-  { href: "/account", label: "Account" },
-  { href: "/settings", label: "Settings", admin: true },
-  { href: "/people", label: "People", admin: true },
+  { href: "/account", label: "Account", own: true },
+  { href: "/token", label: "Tokens", own: true },
+  { href: "/activity", label: "Activity", own: true },
+  { href: "/approvals", label: "Approvals", own: true },
+  { href: "/settings", label: "Settings", admin: true, own: true },
+  { href: "/people", label: "People", admin: true, own: true },
 ];
 
 /** The links one person sees: the admin-only ones for admins. */
 export const navFor = (account: { admin?: boolean }) => NAV_LINKS.filter((l) => !l.admin || account.admin);
 
 /**
- * The site header: for a signed-in person every place they can use, with the
- * page they are on marked; on a phone the links fold into a menu that opens
- * without script (a details element), so it works with a keyboard and a
- * screen reader as a plain disclosure does.
+ * The site header: for a signed-in person the places their data and agents
+ * live, with the page they are on marked, and a menu under their name for
+ * their account, credentials, activity and (for admins) the instance. Both
+ * menus are details elements, so they open without script and work with a
+ * keyboard and a screen reader as a plain disclosure does; on a phone the
+ * places fold into a menu of their own, so the header stays one row.
  */
 export function siteHeader(account: PageOptions["account"], csrf?: string, current?: string): Html {
   if (!account)
     return html`<header class="site"><a class="brand" href="/">Hearth</a><nav aria-label="Account"><a href="/signin">Sign in</a><a href="/signup">Sign up</a></nav></header>`;
-  const here = current ? navFor(account).filter((l) => current === l.href || (l.href !== "/" && current.startsWith(`${l.href}/`))).at(-1)?.href : undefined;
-  const links = html`<ul>${navFor(account).map((l) => html`<li><a href="${l.href}"${l.href === here ? html` aria-current="page"` : ""}>${l.label}</a></li>`)}</ul>`;
+  const mine = navFor(account);
+  const here = current ? mine.filter((l) => current === l.href || (l.href !== "/" && current.startsWith(`${l.href}/`))).at(-1)?.href : undefined;
+  const list = (ls: NavLink[]) => html`<ul>${ls.map((l) => html`<li><a href="${l.href}"${l.href === here ? html` aria-current="page"` : ""}>${l.label}</a></li>`)}</ul>`;
+  const places = list(mine.filter((l) => !l.own));
   // Without the session's CSRF token (a page shell that is not given it) the way out is from any other page.
-  const out = html`<nav class="who" aria-label="Account"><span>Signed in as <strong>${account.username}</strong></span>
-${csrf ? html`<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button class="quiet" type="submit">Sign out</button></form>` : ""}</nav>`;
+  const out = csrf
+    ? html`<form method="post" action="/signout"><input type="hidden" name="csrf" value="${csrf}"><button class="quiet" type="submit">Sign out</button></form>`
+    : "";
+  const who = html`<nav class="who" aria-label="Account"><details class="me"><summary><span class="said">Signed in as </span><strong>${account.username}</strong></summary>
+<div class="pop">${list(mine.filter((l) => l.own))}${out}</div></details></nav>`;
   return html`<header class="site"><a class="brand" href="/">Hearth</a>
-<nav class="wide" aria-label="Site">${links}</nav>
-<details class="narrow"><summary>Menu</summary><nav aria-label="Site menu">${links}</nav></details>
-${out}</header>`;
+<nav class="wide" aria-label="Site">${places}</nav>
+<details class="narrow"><summary>Menu</summary><nav aria-label="Site menu">${places}</nav></details>
+${who}</header>`;
 }
 
 export function renderPage(o: PageOptions): string {
