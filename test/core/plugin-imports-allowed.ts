@@ -8,7 +8,5 @@ export const allowed: Record<string, string[]> = {
   "plugins/apps/mcp.ts": ["core/mcp/apps.ts", "core/mcp/tools.ts", "core/mcp/views.ts", "core/runtime.ts"],
   "plugins/credits/index.ts": ["plugins/wallet/pay.ts"],
   "plugins/mail/index.ts": ["core/mail/messages.ts"],
-  "plugins/news/feeds.ts": ["config/news.json"],
   "plugins/routes/index.ts": ["plugins/places/nominatim.ts", "plugins/places/where.ts"],
-  "plugins/video/channels.ts": ["config/video.json"],
 };
