@@ -6,7 +6,5 @@ export const allowed: Record<string, string[]> = {
   "plugins/agent/page.ts": ["plugins/recall/schema.ts", "plugins/recall/store.ts"],
   "plugins/agent/run.ts": ["plugins/recall/store.ts"],
   "plugins/apps/mcp.ts": ["core/mcp/apps.ts", "core/mcp/tools.ts", "core/mcp/views.ts", "core/runtime.ts"],
-  "plugins/credits/index.ts": ["plugins/wallet/pay.ts"],
   "plugins/mail/index.ts": ["core/mail/messages.ts"],
-  "plugins/routes/index.ts": ["plugins/places/nominatim.ts", "plugins/places/where.ts"],
 };
