@@ -13,6 +13,7 @@ export type {
   Blobs,
   Caller,
   Capability,
+  CapabilityTypes,
   Clock,
   Ctx,
   Db,
