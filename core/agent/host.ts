@@ -1,8 +1,10 @@
 // ctx.agentHost: what the agent needs from the instance beyond an ordinary
-// plugin, given only to a plugin naming "agentHost" in needs (the agent). Its tools are the registry's methods, called through dispatch as the
-// person it acts for with `agent` set, so prices, scopes, ownership and the
-// methods withheld from it apply exactly as they do to any other call; its
-// clients (the page, mail, the worker) start runs through dispatch too.
+// plugin, given only to a plugin naming "agentHost" in needs (the agent), so
+// it reaches no core file. Its tools are the registry's methods, called
+// through dispatch as the person it acts for with `agent` set, so prices,
+// scopes, ownership and the methods withheld from it apply exactly as they do
+// to any other call; its clients (the page, mail, the worker) start runs
+// through dispatch too.
 import { findSession } from "../auth/sessions.ts";
 import { intersectScopes } from "../auth/tokens.ts";
 import { changedCaller } from "../call.ts";
