@@ -1,6 +1,7 @@
 // The core modules an instance is wired with, in order: identifiers are tried,
 // and migrations applied, in this order. Each module declares what it provides
 // and requires (core/module.ts); importing one registers nothing.
+import { agentHostModule } from "./agent/host.ts";
 import { aiModule } from "./ai/index.ts";
 import { auditModule } from "./audit/index.ts";
 import { authModule } from "./auth/module.ts";
@@ -41,6 +42,7 @@ export const coreModules: readonly CoreModule[] = [
   aiModule,
   mailModule,
   methodsModule,
+  agentHostModule,
   backupModule,
   exportModule,
   pluginToolsModule,

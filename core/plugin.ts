@@ -5,7 +5,7 @@ import type { Database } from "bun:sqlite";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { CapabilityFactory } from "./capabilities.ts";
 import type { DavCollection } from "./dav/collection.ts";
-import type { UiSource } from "./mcp/apps.ts";
+import type { PluginViews } from "./mcp/plugin-views.ts";
 
 export type Access = "public" | "account";
 export type MethodKind = "read" | "write";
@@ -527,7 +527,7 @@ export interface PluginDef {
    * capabilities (ctx.<name> for plugins that list it in `needs`) and MCP
    * Apps views.
    */
-  provides?: { capabilities?: Record<string, CapabilityFactory>; views?: UiSource[] };
+  provides?: { capabilities?: Record<string, CapabilityFactory>; views?: PluginViews[] };
   /**
    * One of its own settings that gives its sandbox routes a host name of
    * their own, for where the sandbox port cannot be reached (behind a proxy):

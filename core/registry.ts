@@ -90,7 +90,7 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       fail("provides", "must be { capabilities?: { name: (scope) => value }, views?: [...] }");
     if (views !== undefined && !Array.isArray(views)) fail("provides.views", "must be an array of view sources");
     ((views ?? []) as Record<string, unknown>[]).forEach((v, i) => {
-      if (typeof v?.views !== "function" || typeof v?.read !== "function") fail(`provides.views[${i}]`, "must have views(rt, c) and read(rt, c, uri)");
+      if (typeof v?.views !== "function" || typeof v?.read !== "function") fail(`provides.views[${i}]`, "must have views(host) and read(host, uri)");
     });
     for (const [k, f] of Object.entries((caps ?? {}) as Record<string, unknown>)) {
       if (!/^[a-z][A-Za-z0-9]*$/.test(k)) fail(`provides.capabilities.${k}`, "capability names are camelCase, starting with a lowercase letter");

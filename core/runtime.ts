@@ -12,7 +12,7 @@ import type { Store } from "./db/index.ts";
 import { applyMigrations, type MigrationSet } from "./db/migrate.ts";
 import { notConfigured, unauthenticated } from "./errors.ts";
 import { makeLogger, type CallLogger } from "./log.ts";
-import type { UiSource } from "./mcp/apps.ts";
+import type { PluginViews } from "./mcp/plugin-views.ts";
 import type { Wiring } from "./module.ts";
 import type { Blobs, Caller, Clock, Ctx, Logger } from "./plugin.ts";
 import { ManifestError, type BuiltinPlugin, type Registry } from "./registry.ts";
@@ -95,7 +95,7 @@ export class Runtime {
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */
-  readonly views: readonly UiSource[];
+  readonly views: readonly { service: string; source: PluginViews }[];
   private started = false;
 
   readonly registry: Registry;
@@ -120,7 +120,7 @@ export class Runtime {
     this.coreMigrations = parts.coreMigrations;
     const plugins = [...registry.plugins.values()];
     this.capabilities = new Map([...wiring.capabilities, ...plugins.flatMap((p) => Object.entries(p.def.provides?.capabilities ?? {}))]);
-    this.views = plugins.flatMap((p) => p.def.provides?.views ?? []);
+    this.views = plugins.flatMap((p) => (p.def.provides?.views ?? []).map((source) => ({ service: p.def.name, source })));
     for (const setup of wiring.setups) setup(this);
   }
   private coreMigrations: MigrationSet | null;

@@ -13,6 +13,7 @@ export type {
   Blobs,
   Caller,
   Capability,
+  CapabilityTypes,
   Clock,
   Ctx,
   Db,
@@ -38,6 +39,10 @@ export type { Broadcast } from "./shared/module.ts";
 export type { InstancePayments } from "./pay/local.ts";
 export type { Ledger } from "./pay/capability.ts";
 export type { Sandbox } from "./http/sandbox.ts";
+// MCP Apps views a plugin offers (`provides.views`), and what they are handed.
+export type { PluginViews, ViewHost, View, ViewTool } from "./mcp/plugin-views.ts";
+// ctx.agentHost, for the agent: its tools, how a run was started, runs started for others.
+export type { AgentHost, AskResult, RunHint, Tool as AgentTool, Client as AgentClient } from "./agent/host.ts";
 export { Type as T, type Static, type TObject } from "@sinclair/typebox";
 // A list that grows with what a person stores, read in pages by key: its optional limit and cursor, and its answer.
 export { PAGE_CAP, pageArgs, pageOf, pageAnswer, type Page, type KeyPart } from "./paging.ts";

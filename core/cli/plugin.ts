@@ -160,7 +160,7 @@ test("a text over ${NAME}_MAX_TEXT is refused naming the field", async () => {
   } as Record<string, string>;
 };
 
-/** Maps "hearth", its sub-entries and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
+/** Maps "hearth", its sub-entries, "hearth/ui" and "hearth/testing" to this Hearth's source, for the editor and `bun test` in a plugin's folder; false from the binary. */
 export function writeTsconfig(folder: string): boolean {
   const sdk = join(hearthHome, "core", "sdk.ts");
   if (!existsSync(sdk)) return false;
@@ -169,6 +169,8 @@ export function writeTsconfig(folder: string): boolean {
   const paths = {
     hearth: [sdk],
     ...Object.fromEntries(entries.map((f) => [`hearth/${f.slice(0, -3)}`, [join(hearthHome, "core", "sdk", f)]])),
+    // What a screen imports (docs/views.md).
+    "hearth/ui": [join(hearthHome, "core", "ui", "index.ts")],
     "hearth/testing": [join(hearthHome, "core", "testing.ts")],
   };
   const compilerOptions = { strict: true, module: "Preserve", moduleResolution: "bundler", allowImportingTsExtensions: true, resolveJsonModule: true, noEmit: true, skipLibCheck: true, types: ["bun"], typeRoots: [join(hearthHome, "node_modules", "@types")], paths };

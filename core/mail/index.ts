@@ -5,13 +5,16 @@
 import type { CapabilityScope } from "../capabilities.ts";
 import { unauthenticated } from "../errors.ts";
 import { defineModule } from "../module.ts";
+import type { Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { addressOf } from "./addresses.ts";
 import { mailCommand } from "./cli.ts";
+import { messageById, recent, shapeMessage, type MessageRow } from "./messages.ts";
 import { mailMigrations } from "./migrations.ts";
 import { MailService, type ArrivedHandler, type LocalMessage, type SendInput, type Sent } from "./service.ts";
 
 export type { ArrivedHandler, ArrivedMail, LocalMessage, SendInput, Sent } from "./service.ts";
+export type { MessageRow } from "./messages.ts";
 export { MailService } from "./service.ts";
 
 export interface Mail {
@@ -27,6 +30,16 @@ export interface Mail {
   send(m: SendInput): Promise<Sent>;
   /** Registers a handler for mail arriving at handle+tag; returns a function that removes it. */
   onTagged(fn: ArrivedHandler): () => void;
+  /**
+   * Reading what is stored, through the caller's own ctx.db (so in a write
+   * call it sees the call's transaction): an account's latest messages in a
+   * folder (inbox by default; `tag` null for untagged only), newest first...
+   */
+  recent(db: Db, account: string, o: { folder?: string; tag?: string | null; limit: number }): Promise<MessageRow[]>;
+  /** ...one of its messages by id... */
+  byId(db: Db, account: string, id: string): Promise<MessageRow | undefined>;
+  /** ...and a message as every surface shows it. */
+  shape(m: MessageRow): ReturnType<typeof shapeMessage>;
   /** The mail service's start and stop hooks: the inbound SMTP server and the outbox timer. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -67,6 +80,9 @@ function mailFor(scope: CapabilityScope): Mail {
       return m.send(a, msg, scope.caller.scopes);
     },
     onTagged: (fn) => m.onArrived(fn),
+    recent,
+    byId: messageById,
+    shape: shapeMessage,
     start: () => m.start(),
     stop: () => m.stop(),
   };

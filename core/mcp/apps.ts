@@ -15,6 +15,7 @@ import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
 import { isRecord } from "./envelope.ts";
+import { pluginViews } from "./plugin-views.ts";
 import { inFilter, inScope } from "./tools.ts";
 
 export { EXTENSION_ID as UI_EXTENSION, RESOURCE_MIME_TYPE as UI_MIME };
@@ -77,7 +78,15 @@ export interface UiSource {
 }
 
 /** The core's own views, then those plugins provide. */
-const sourcesOf = (rt: Runtime): UiSource[] => [cardViews, ...rt.views];
+const adapted = new WeakMap<object, UiSource>();
+const sourcesOf = (rt: Runtime): UiSource[] => [
+  cardViews,
+  ...rt.views.map((v) => {
+    let s = adapted.get(v);
+    if (!s) adapted.set(v, (s = pluginViews(v.service, v.source)));
+    return s;
+  }),
+];
 
 /** The same rule as for tools: at this endpoint, and in the caller's scope. */
 export const visible = (c: UiContext, entry: MethodEntry) => inFilter(entry, c.filter) && inScope(entry, c.caller);

@@ -5,7 +5,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, eq } from "drizzle-orm";
 import { notFound, definePlugin, read, write } from "hearth";
-import { agentHostFor } from "./host.ts";
 import { agentName, DEFAULT_AGENT, listAgents } from "./agents.ts";
 import { agentCli } from "./cli.ts";
 import { answerMail } from "./mail.ts";
@@ -21,9 +20,8 @@ export default definePlugin({
   name: "agent",
   cli: agentCli,
   description: "Your agent: it answers and acts through this instance's methods as you, on the web (/agent), by mail to handle+name and with `hearth ask`, and works through tasks assigned to it.",
-  needs: ["db", "index", "writes", "ai", "agentHost", "mail", "lock"],
+  needs: ["db", "index", "writes", "ai", "agentHost", "conversations", "mail", "lock"],
   screens: { agent: { title: "Agent", href: "/agent", order: 80 } },
-  provides: { capabilities: { agentHost: agentHostFor } },
   settings: ["HEARTH_METERING"],
   config: {
     AGENT_MAX_STEPS: { default: "8", description: "Most model requests one agent request may make (each may call tools); it says so when it stops there." },

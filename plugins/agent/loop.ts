@@ -13,7 +13,7 @@
 // Nor may such a run set the agent working later (a task assigned to it, an
 // event's prompt) as if its owner had asked: its calls carry no `agent` scope.
 import { type Ai, type ChatMessage, type ToolDef, asHearthError, type Clock } from "hearth";
-import type { AgentHost, Tool } from "./host.ts";
+import type { AgentHost, AgentTool as Tool } from "hearth";
 
 export interface Limits {
   steps: number;

@@ -14,7 +14,7 @@
 // talk, and its words would go back to that stranger.
 import { asHearthError, type Caller } from "hearth";
 import { type ArrivedMail, splitAddress, parseLocal } from "hearth/mail";
-import type { AskResult } from "./host.ts";
+import type { AskResult } from "hearth";
 import type { AgentCtx } from "./run.ts";
 
 /** The bare address inside "Name <addr>" or the address itself, lower-cased. */

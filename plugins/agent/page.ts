@@ -2,11 +2,8 @@
 // HTML; its script posts each message to /agent/send with the session's CSRF
 // token and shows the answer as it streams back (NDJSON: text pieces, tool
 // calls, then the whole result).
-import { desc, eq, and } from "drizzle-orm";
 import { asHearthError, invalid, unauthenticated } from "hearth";
 import { html, page, PAGE_CSP, raw, seeOther } from "hearth/pages";
-import { recallConversations } from "../recall/schema.ts";
-import { conversationOf, recentMessages } from "../recall/store.ts";
 import { listAgents } from "./agents.ts";
 import type { AgentCtx } from "./run.ts";
 
@@ -19,17 +16,11 @@ export async function agentPage(req: Request, ctx: AgentCtx): Promise<Response> 
   const url = new URL(req.url);
   const agents = await listAgents(ctx.db, account.id);
   const current = url.searchParams.get("c");
-  const conv = current ? await conversationOf(ctx.db, account.id, current) : null;
+  const conv = current ? await ctx.conversations.of(ctx.db, account.id, current) : null;
   const chosen = conv?.agent ?? url.searchParams.get("agent") ?? "default";
   // Of what tools answered, only the sends refused are shown: the owner sees every attempt to send out that was stopped.
-  const messages = conv ? (await recentMessages(ctx.db, conv.id, 200)).flatMap((m): Shown[] => (m.role !== "tool" ? [{ role: m.role, content: m.content }] : refusedSend(m.content))) : [];
-  const recent = await ctx.db
-    .select()
-    .from(recallConversations)
-    .where(and(eq(recallConversations.owner, account.id), eq(recallConversations.client, "web")))
-    .orderBy(desc(recallConversations.active))
-    .limit(12)
-    .all();
+  const messages = conv ? (await ctx.conversations.recentMessages(ctx.db, conv.id, 200)).flatMap((m): Shown[] => (m.role !== "tool" ? [{ role: m.role, content: m.content }] : refusedSend(m.content))) : [];
+  const recent = await ctx.conversations.latest(ctx.db, account.id, "web", 12);
 
   const body = html`
 <form id="ask" method="post" action="/agent/send">
@@ -145,7 +136,7 @@ export async function sendRoute(req: Request, ctx: AgentCtx): Promise<Response> 
       // Started after this route's own transaction has committed, so the run's calls take the write lock as usual.
       setTimeout(async () => {
         try {
-          const result = await host.ask(caller, args, { client: "web", onText: (text) => emit({ type: "text", text }), onTool: (name, ok, refused) => emit({ type: "tool", name, ok, ...(refused ? { refused } : {}) }) });
+          const result = await host.ask(caller, args, { client: "web", onText: (text) => emit({ type: "text", text }), onTool: (name, ok, refused) => emit({ type: "tool", name, ok, ...(refused ? { refused } : {}) }) }, { page: true });
           emit({ type: "done", result });
         } catch (e) {
           const he = asHearthError(e);

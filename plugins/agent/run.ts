@@ -1,12 +1,12 @@
 // One request to an agent, on any client: find or open its conversation,
 // record what was said, run the loop, record the answer.
 import { formatTime, notFound, type Ctx, type Db } from "hearth";
-import { addMessage, conversationByThread, conversationOf, openConversation, recentMessages, toolsCalled, type Client, type Conversation } from "../recall/store.ts";
 import { agentName, agentOrThrow } from "./agents.ts";
-import type { AskResult, RunHint, Tool } from "./host.ts";
+import type { AgentClient as Client, AskResult, RunHint, AgentTool as Tool } from "hearth";
 import { boundMessage, refusedNotice, runAgent, type Limits } from "./loop.ts";
 
-export type AgentCtx = Ctx & { ai: Ctx["ai"]; agentHost: Ctx["agentHost"] };
+export type AgentCtx = Ctx & { ai: Ctx["ai"]; agentHost: Ctx["agentHost"]; conversations: Ctx["conversations"] };
+type Conversation = Awaited<ReturnType<Ctx["conversations"]["open"]>>;
 
 function setting(ctx: Ctx, key: string, fallback: number): number {
   const n = Number(ctx.config[key]);
@@ -28,9 +28,9 @@ function clientOf(ctx: Ctx, hint: RunHint | null): Client {
  * its answers, handed back to the model as history, may repeat what it read.
  * A send's receipt is no such reading.
  */
-async function readEarlier(db: Db, conversation: string, tools: Tool[]): Promise<boolean> {
+async function readEarlier(ctx: AgentCtx, db: Db, conversation: string, tools: Tool[]): Promise<boolean> {
   const byName = new Map(tools.map((t) => [t.name, t.entry.classes]));
-  return (await toolsCalled(db, conversation)).some((name) => {
+  return (await ctx.conversations.toolsCalled(db, conversation)).some((name) => {
     const c = byName.get(name);
     return !c || c.untrusted || !c.outbound;
   });
@@ -46,13 +46,13 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   const { conv, agent, history } = await ctx.writes(async (db) => {
     let conv: Conversation | null = null;
     if (args.conversation) {
-      conv = await conversationOf(db, owner.id, args.conversation);
+      conv = await ctx.conversations.of(db, owner.id, args.conversation);
       if (!conv) throw notFound(`no conversation with id "${args.conversation}"`);
-    } else if (hint?.thread) conv = await conversationByThread(db, owner.id, client, [hint.thread]);
+    } else if (hint?.thread) conv = await ctx.conversations.byThread(db, owner.id, client, [hint.thread]);
     const name = args.agent !== undefined ? agentName(args.agent) : (conv?.agent ?? agentName(undefined));
     const agent = await agentOrThrow(db, owner.id, name);
     const history = conv
-      ? (await recentMessages(db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20))))
+      ? (await ctx.conversations.recentMessages(db, conv.id, Math.floor(setting(ctx, "AGENT_HISTORY", 20))))
           .filter((m) => m.role !== "tool")
           .map((m) => ({ role: m.role as "user" | "assistant", content: m.content }))
       : [];
@@ -65,11 +65,11 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
     if (!open && hint?.thread) {
       // Messages of one thread arriving at once continue one conversation: the first opens it, the others find it.
       await ctx.lock(`thread:${owner.id}:${client}:${hint.thread}`);
-      open = await conversationByThread(db, owner.id, client, [hint.thread]);
+      open = await ctx.conversations.byThread(db, owner.id, client, [hint.thread]);
     }
-    const earlier = open ? await readEarlier(db, open.id, ctx.agentHost.tools()) : false;
-    open ??= await openConversation(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
-    await addMessage(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
+    const earlier = open ? await readEarlier(ctx, db, open.id, ctx.agentHost.tools()) : false;
+    open ??= await ctx.conversations.open(db, { owner: owner.id, client, agent: agent.name, topic: hint?.topic || args.prompt, thread: hint?.thread ?? null, at: at() });
+    await ctx.conversations.add(db, ctx.index, open, { role: "user", content: args.prompt, at: at() });
     return { c: open, earlier };
   });
   const c = opened.c;
@@ -94,7 +94,7 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
     onText: hint?.onText,
     onTool: hint?.onTool,
     signal: hint?.signal,
-    onCall: (tool, callArgs, result) => ctx.writes(async (db) => void (await addMessage(db, ctx.index, c, { role: "tool", content: `${tool} ${JSON.stringify(callArgs)}\n${result}`, at: at() }))),
+    onCall: (tool, callArgs, result) => ctx.writes(async (db) => void (await ctx.conversations.add(db, ctx.index, c, { role: "tool", content: `${tool} ${JSON.stringify(callArgs)}\n${result}`, at: at() }))),
     read: hint?.outside ?? (opened.earlier ? "what earlier turns of this conversation read" : null),
     // Every refused send is in the instance's log, besides the conversation's record and the answer.
     onRefused: (r) =>
@@ -112,7 +112,7 @@ export async function ask(args: { prompt: string; agent?: string; conversation?:
   });
   const bound = boundMessage(out.stopped, limits);
   const answer = [out.answer, refusedNotice(out.refused), bound].filter(Boolean).join("\n\n") || "(no answer)";
-  await ctx.writes(async (db) => void (await addMessage(db, ctx.index, c, { role: "assistant", content: answer, at: at() })));
+  await ctx.writes(async (db) => void (await ctx.conversations.add(db, ctx.index, c, { role: "assistant", content: answer, at: at() })));
   return {
     answer,
     conversation: c.id,

@@ -9,7 +9,7 @@
 // Those scopes must name `agent` itself, as an event's prompt must: a token
 // that may not call the agent cannot set it working through a task either.
 import { asHearthError, type Caller } from "hearth";
-import type { AskResult } from "./host.ts";
+import type { AskResult } from "hearth";
 import type { AgentCtx } from "./run.ts";
 
 interface TaskRow {

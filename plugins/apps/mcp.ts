@@ -8,10 +8,7 @@
 // element, the host framing it in its own sandbox) and the same guard, then
 // the MCP Apps bridge in place of the host page's.
 import { desc, eq, or } from "drizzle-orm";
-import type { UiContext, UiSource, UiTool, UiView } from "../../core/mcp/apps.ts";
-import { visible } from "../../core/mcp/apps.ts";
-import { creditsOf, priceText, toolOf } from "../../core/mcp/tools.ts";
-import type { Runtime } from "../../core/runtime.ts";
+import type { PluginViews, View, ViewHost, ViewTool } from "hearth";
 import { FRAME_GUARD, inertShadowRoots } from "./guard.ts";
 import { afterDoctype, FRAME_CSP } from "./pages.ts";
 import { apps } from "./schema.ts";
@@ -31,13 +28,13 @@ const columns = { slug: apps.slug, name: apps.name, description: apps.descriptio
  * cannot be asked; so someone else's app is opened at its page, or forked to
  * be one's own. (One's own priced app opens free, as at its page.)
  */
-const mayOpen = (c: UiContext) => (c.caller.account ? or(eq(apps.starter, true), eq(apps.owner, c.caller.account.id)) : eq(apps.starter, true));
+const mayOpen = (h: ViewHost) => (h.caller.account ? or(eq(apps.starter, true), eq(apps.owner, h.caller.account.id)) : eq(apps.starter, true));
 
-async function offered(rt: Runtime, c: UiContext): Promise<Row[]> {
-  return (await rt.store.rdb.select(columns).from(apps).where(mayOpen(c)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all()) as Row[];
+async function offered(h: ViewHost): Promise<Row[]> {
+  return (await h.db.select(columns).from(apps).where(mayOpen(h)).orderBy(desc(apps.created), desc(apps.slug)).limit(OFFERED).all()) as Row[];
 }
 
-const view = (a: Row): UiView => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
+const view = (a: Row): View => ({ uri: VIEW + a.slug, name: `app-${a.slug}`, title: a.name, description: `${a.description} (a hosted app by ${a.ownerName})` });
 
 /**
  * `hearth` inside a conversation: `hearth.call("service/method", args)` is the
@@ -71,25 +68,23 @@ const MCP_BRIDGE = (version: string, slug: string) => `(() => {
   Object.defineProperty(window, "hearth", { value: Object.freeze({ store, call, user: refuse("Knowing who you are") }), enumerable: true });
 })();`;
 
-async function appView(html: string, slug: string): Promise<string> {
-  const { cspMeta, mcpAppsScript, metaCsp, scriptText, VERSION } = await import("../../core/mcp/views.ts");
+async function appView(host: ViewHost, html: string, slug: string): Promise<string> {
   const h = inertShadowRoots(html);
   const at = afterDoctype(h);
-  const first = `${cspMeta(metaCsp(FRAME_CSP))}<script>${FRAME_GUARD}</script><script>${scriptText(mcpAppsScript())}\n${MCP_BRIDGE(VERSION, slug)}</script>`;
+  const first = await host.head({ csp: FRAME_CSP, scripts: [FRAME_GUARD], bridge: (version) => MCP_BRIDGE(version, slug) });
   return h.slice(0, at) + first + h.slice(at);
 }
 
 /** The hosted apps as MCP Apps views, each opened by a tool of its own. */
-export const appViews: UiSource = {
-  async views(rt, c) {
-    const entry = rt.registry.get("apps", "read");
-    return entry && visible(c, entry) ? (await offered(rt, c)).map(view) : [];
+export const appViews: PluginViews = {
+  async views(h) {
+    return h.method("read") ? (await offered(h)).map(view) : [];
   },
-  async tools(rt, c): Promise<UiTool[]> {
-    const entry = rt.registry.get("apps", "read");
+  async tools(h): Promise<ViewTool[]> {
+    const entry = h.method("read");
     if (!entry) return [];
-    const base = toolOf(rt, entry);
-    return (await offered(rt, c)).map((a) => ({
+    const base = h.tool(entry);
+    return (await offered(h)).map((a) => ({
       view: VIEW + a.slug,
       entry,
       args: { slug: a.slug },
@@ -102,23 +97,22 @@ export const appViews: UiSource = {
         ...base,
         name: TOOL + a.slug,
         title: a.name,
-        description: `Opens the hosted app "${a.name}" by ${a.ownerName} in the conversation: ${a.description}\n\nAnswers its details as apps/read does, without its page. ${priceText(creditsOf(rt, entry))}`,
+        description: `Opens the hosted app "${a.name}" by ${a.ownerName} in the conversation: ${a.description}\n\nAnswers its details as apps/read does, without its page. ${h.price(entry)}`,
         inputSchema: { type: "object", properties: {}, additionalProperties: false },
         annotations: { title: a.name, readOnlyHint: true, destructiveHint: false, openWorldHint: false },
         _meta: { ...base._meta, http: `GET /api/v1/apps/read?slug=${a.slug}` },
       },
     }));
   },
-  async read(rt, c, uri) {
-    const entry = rt.registry.get("apps", "read");
-    if (!uri.startsWith(VIEW) || !entry || !visible(c, entry)) return null;
+  async read(h, uri) {
+    if (!uri.startsWith(VIEW) || !h.method("read")) return null;
     const slug = uri.slice(VIEW.length);
-    const app = await rt.store.rdb.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
+    const app = await h.db.select({ html: apps.html, ownerName: apps.ownerName, owner: apps.owner, starter: apps.starter }).from(apps).where(eq(apps.slug, slug)).get();
     if (!app) return null;
-    if (!app.starter && !(c.caller.account && app.owner === c.caller.account.id))
+    if (!app.starter && !(h.caller.account && app.owner === h.caller.account.id))
       return {
         refused: `the app "${slug}" is ${app.ownerName}'s: in a conversation an app calls methods with your connection's token without asking you first, so only your own apps and the instance's open here; open it at /apps/${slug}, or fork it (apps/fork) to make it yours`,
       };
-    return appView(app.html, slug);
+    return appView(h, app.html, slug);
   },
 };

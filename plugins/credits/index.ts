@@ -3,14 +3,12 @@
 // since every priced call charges it.
 import { Type as T } from "@sinclair/typebox";
 import { forbidden, definePlugin, read, write, TOPUP_MAX } from "hearth";
-// The wallet's signer loads viem; only a top-up needs it, so it loads then.
-const signer = () => import("../wallet/pay.ts");
 
 export default definePlugin({
   name: "credits",
   description: "Credits on this instance (a credit is $0.01): the balance and its ledger, admin grants, and top-ups in USDC.",
-  needs: ["db", "ledger"],
-  // A top-up signs with the caller's wallet key (wallet/pay.ts), which needs the wallet's settings and HEARTH_SECRET.
+  needs: ["db", "ledger", "walletSign"],
+  // A top-up signs with the caller's wallet key (ctx.walletSign, which the wallet provides), which needs the wallet's settings and HEARTH_SECRET.
   settings: ["HEARTH_SECRET", "WALLET_CAP_PER_CALL", "WALLET_CAP_PER_DAY", "WALLET_SERVERS", "CHAIN_RPC_URL", "HEARTH_METERING", "HEARTH_METER_ACCOUNTS", "X402_PAY_TO", "X402_NETWORK", "X402_ASSET", "X402_ASSET_DECIMALS", "X402_ASSET_NAME", "X402_ASSET_VERSION", "X402_MAX_TIMEOUT_SECONDS", "X402_FACILITATOR_URL"],
   methods: {
     balance: read({
@@ -55,7 +53,7 @@ export default definePlugin({
           at: ctx.clock.now().getTime(),
           resourceUrl: `${ctx.baseUrl}/api/v1/${ctx.service}/${ctx.method}`,
           method: `${ctx.service}/${ctx.method}`,
-          sign: async (required) => (await signer()).signWith(ctx, required),
+          sign: (required) => ctx.walletSign(ctx, required),
           log: ctx.log,
         });
         return { credits: out.credits, balance: out.balance, transaction: out.settlement.transaction, network: out.settlement.network };

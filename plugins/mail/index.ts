@@ -1,7 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { addressOf, parseLocal, sameDomain, splitAddress } from "hearth/mail";
-import { invalid, definePlugin, read, write, type BaseCtx, type Db } from "hearth";
-import { messageById, recent, shapeMessage } from "../../core/mail/messages.ts";
+import { invalid, definePlugin, read, write, type BaseCtx, type Ctx } from "hearth";
 import { mailCard } from "./card.ts";
 
 /** Credits for one message to an outside address: it spends a relay's fee or the sending address's reputation. */
@@ -76,7 +75,7 @@ export default definePlugin({
       price: priceOf,
       async run({ to, subject, body }, ctx) {
         if (/[\r\n]/.test(subject)) throw invalid("subject", "a subject is one line: it may not hold line breaks");
-        const thread = await answering(ctx.db, ctx.account.id, to, subject, ctx.mail.domain);
+        const thread = await answering(ctx, to, subject);
         return ctx.mail.send({ to, subject, body, ...(thread ?? {}) });
       },
     }),
@@ -86,7 +85,7 @@ export default definePlugin({
       access: "account",
       untrusted: true,
       async run({ limit }, ctx) {
-        return (await recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 })).map(shapeMessage);
+        return (await ctx.mail.recent(ctx.db, ctx.account.id, { folder: "inbox", limit: limit ?? 10 })).map(ctx.mail.shape);
       },
     }),
     search: read({
@@ -98,12 +97,12 @@ export default definePlugin({
       async run({ query, limit }, ctx) {
         const n = limit ?? 10;
         const q = query?.trim() ?? "";
-        if (!q) return (await recent(ctx.db, ctx.account.id, { limit: n })).map(shapeMessage);
+        if (!q) return (await ctx.mail.recent(ctx.db, ctx.account.id, { limit: n })).map(ctx.mail.shape);
         const tag = ownTag(q, ctx.account.username, ctx.mail.domain);
-        if (tag) return (await recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n })).map(shapeMessage);
+        if (tag) return (await ctx.mail.recent(ctx.db, ctx.account.id, { folder: "inbox", tag, limit: n })).map(ctx.mail.shape);
         const hits = await ctx.index.search({ query: q, kind: "message", owner: ctx.account.id, limit: n });
-        const found = await Promise.all(hits.map(async (h) => ({ h, m: await messageById(ctx.db, ctx.account.id, h.ref) })));
-        return found.flatMap(({ h, m }) => (m ? [{ ...shapeMessage(m), snippet: h.snippet }] : []));
+        const found = await Promise.all(hits.map(async (h) => ({ h, m: await ctx.mail.byId(ctx.db, ctx.account.id, h.ref) })));
+        return found.flatMap(({ h, m }) => (m ? [{ ...ctx.mail.shape(m), snippet: h.snippet }] : []));
       },
     }),
   },
@@ -128,12 +127,13 @@ const mailbox = (from: string) => (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from).tri
 const bareSubject = (s: string) => s.replace(/^(\s*(re|fwd?|aw|sv)\s*:\s*)+/i, "").trim().toLowerCase();
 
 /** A "Re:" subject answers the latest message from `to` with that subject: its Message-ID and thread. */
-async function answering(db: Db, account: string, to: string, subject: string, domain: string | null) {
+async function answering(ctx: Ctx, to: string, subject: string) {
+  const domain = ctx.mail.domain;
   if (!/^\s*re\s*:/i.test(subject)) return null;
   const want = bareSubject(subject);
   const who = to.trim().toLowerCase();
   const forms = new Set([who, domain && !who.includes("@") ? `${who}@${domain}` : who]);
-  const m = (await recent(db, account, { folder: "inbox", limit: 200 })).find((r) => forms.has(mailbox(r.from)) && bareSubject(r.subject) === want);
+  const m = (await ctx.mail.recent(ctx.db, ctx.account.id, { folder: "inbox", limit: 200 })).find((r) => forms.has(mailbox(r.from)) && bareSubject(r.subject) === want);
   if (!m) return null;
   return { inReplyTo: m.messageId, references: [...(m.references ? m.references.split(" ") : []), m.messageId] };
 }

@@ -1,8 +1,8 @@
-// The feeds followed: config/news.json unless NEWS_FEEDS_FILE names another
+// The feeds followed: plugins/news/feeds.json unless NEWS_FEEDS_FILE names another
 // file of the same shape. A bad file stops the start with what is wrong.
 import { settingJson } from "hearth";
 // Imported, not read from disk, so a compiled binary carries the default list.
-import defaults from "../../config/news.json";
+import defaults from "./feeds.json";
 
 export interface FeedDef {
   topic: string;
@@ -13,7 +13,7 @@ export interface FeedDef {
 const cache = new Map<string, FeedDef[]>();
 
 export function followedFeeds(config: Readonly<Record<string, string>>): FeedDef[] {
-  const { file, data } = settingJson(config.NEWS_FEEDS_FILE, { name: "config/news.json", data: defaults }, "news feeds");
+  const { file, data } = settingJson(config.NEWS_FEEDS_FILE, { name: "plugins/news/feeds.json", data: defaults }, "news feeds");
   const held = cache.get(file);
   if (held) return held;
   const parsed = data as any;

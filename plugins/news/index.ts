@@ -57,7 +57,7 @@ export default definePlugin({
   needs: ["db", "index", "schedule", "writes"],
   settings: ["HEARTH_COLLECTORS", "HEARTH_CONTACT", "HEARTH_PUBLIC_URL", "WEB_FETCH_ALLOW_LOOPBACK", "WEB_FETCH_DNS", "WEB_FETCH_MAX_BYTES", "WEB_FETCH_TIMEOUT_MS"],
   config: {
-    NEWS_FEEDS_FILE: { default: "", description: "JSON file of feeds to follow ({\"feeds\": [{\"topic\", \"name\", \"url\"}]}); config/news.json when empty." },
+    NEWS_FEEDS_FILE: { default: "", description: "JSON file of feeds to follow ({\"feeds\": [{\"topic\", \"name\", \"url\"}]}); plugins/news/feeds.json when empty." },
     NEWS_POLL_MINUTES: { default: "15", description: "Minutes between polls of the feeds: 5, 10, 15, 20, 30 or 60. Each poll asks only for what changed (ETag / Last-Modified)." },
     NEWS_TIMEOUT_MS: { default: "15000", description: "Time allowed one feed per poll, in milliseconds." },
   },

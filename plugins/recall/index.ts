@@ -4,6 +4,7 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { notFound, definePlugin, read } from "hearth";
+import { conversations } from "./conversations.ts";
 import { highlight } from "./highlight.ts";
 import { recallConversations, recallMessages } from "./schema.ts";
 import { conversationOf, INDEXED_BY, recentMessages, type Conversation } from "./store.ts";
@@ -16,6 +17,8 @@ export default definePlugin({
   name: "recall",
   description: "Past conversations with the agent on the web, by mail and on the command line: listed, read back and searched.",
   needs: ["db", "index"],
+  // The agent writes the conversations as it talks (needs: ["conversations"]); recall reads them back.
+  provides: { capabilities: { conversations: () => conversations } },
   screens: { recall: { title: "Recall", module: "screens/recall.ts", order: 70 } },
   methods: {
     list: read({

@@ -1,11 +1,10 @@
 import "./providers.ts";
 import { Type as T, type Static } from "@sinclair/typebox";
 import { HearthError, invalid, definePlugin, read, type Ctx, type About, freeWhenHeld } from "hearth";
-import { resolve } from "../places/nominatim.ts";
-import { coordinates, locate, type Point } from "../places/where.ts";
 import { keyOf, KEY } from "./google.ts";
 import { journey, parseTime, spoken, type Mode } from "./journey.ts";
 import { peekRoad } from "./osrm.ts";
+import { coordinates, locate, resolve, type Point } from "./where.ts";
 
 const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|z|[+-]\\d{2}:\\d{2})$";
 const Time = (what: string) => T.String({ pattern: RFC3339, description: `${what}, as an RFC3339 time such as 2026-11-21T08:30:00Z` });

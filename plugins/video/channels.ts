@@ -1,8 +1,8 @@
-// The curated channels: config/video.json unless VIDEO_CHANNELS_FILE names
+// The curated channels: plugins/video/channels.json unless VIDEO_CHANNELS_FILE names
 // another file of the same shape. A bad file stops the start with what is wrong.
 import { settingJson } from "hearth";
 // Imported, not read from disk, so a compiled binary carries the default list.
-import defaults from "../../config/video.json";
+import defaults from "./channels.json";
 
 export interface Channel {
   id: string;
@@ -13,7 +13,7 @@ export interface Channel {
 const cache = new Map<string, Channel[]>();
 
 export function curatedChannels(config: Readonly<Record<string, string>>): Channel[] {
-  const { file, data } = settingJson(config.VIDEO_CHANNELS_FILE, { name: "config/video.json", data: defaults }, "video channels");
+  const { file, data } = settingJson(config.VIDEO_CHANNELS_FILE, { name: "plugins/video/channels.json", data: defaults }, "video channels");
   const held = cache.get(file);
   if (held) return held;
   const parsed = data as any;

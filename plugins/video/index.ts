@@ -49,7 +49,7 @@ export default definePlugin({
   providers: ["YOUTUBE"],
   settings: ["HEARTH_COLLECTORS"],
   config: {
-    VIDEO_CHANNELS_FILE: { default: "", description: "JSON file of YouTube channels to follow ({\"channels\": [{\"id\": \"UC...\", \"name\"}]}); config/video.json when empty." },
+    VIDEO_CHANNELS_FILE: { default: "", description: "JSON file of YouTube channels to follow ({\"channels\": [{\"id\": \"UC...\", \"name\"}]}); plugins/video/channels.json when empty." },
     VIDEO_POLL_MINUTES: { default: "30", description: "Minutes between reads of the channels' feeds: 5, 10, 15, 20, 30 or 60." },
     YOUTUBE_URL: { default: "", description: "Base URL of YouTube's channel feeds (https://www.youtube.com when empty)." },
   },

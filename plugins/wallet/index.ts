@@ -2,6 +2,7 @@ import { Type as T } from "@sinclair/typebox";
 import { definePlugin, read, write } from "hearth";
 import { assetOf } from "hearth";
 import { serversOf } from "./servers.ts";
+import type { WalletSign } from "./sign.ts";
 
 // viem and the x402 client weigh ~25 MB once loaded; an instance whose owner
 // never opens a wallet should not carry them, so they load on first use.
@@ -13,6 +14,8 @@ export default definePlugin({
   name: "wallet",
   description: "A USDC wallet per account, for paying priced servers (this instance among them).",
   needs: ["db", "writes", "x402", "lock", "allowance"],
+  // Buying credits (credits/topup) pays the instance from the buyer's wallet: credits declares walletSign to sign with it.
+  provides: { capabilities: { walletSign: (): WalletSign => async (ctx, required) => (await pay()).signWith(ctx, required) } },
   settings: ["X402_ASSET", "X402_ASSET_DECIMALS", "X402_NETWORK", "X402_ASSET_NAME", "X402_ASSET_VERSION"],
   config: {
     HEARTH_SECRET: { default: "", description: "Secret the wallet's keys are encrypted with at rest (at least 16 characters); wallets cannot be made without it." },

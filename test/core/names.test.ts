@@ -104,23 +104,11 @@ test("core/ names no service: no plugin import, no service or method name as a s
 });
 
 /**
- * Files one built-in plugin still imports from another's folder, which a
- * drop-in could not do: each is a dependency to move behind ctx.call or into
- * the core, and none may be added.
+ * A plugin imports nothing from another's folder, which a drop-in could not
+ * do: what one needs of another goes through ctx.call or a capability the
+ * other provides and it declares in needs.
  */
-const STILL_SHARED = new Set([
-  // The agent keeps its conversations in recall's tables, so recall finds them.
-  "plugins/agent/run.ts -> plugins/recall/store.ts",
-  "plugins/agent/page.ts -> plugins/recall/schema.ts",
-  "plugins/agent/page.ts -> plugins/recall/store.ts",
-  // A top-up signs with the caller's wallet key.
-  "plugins/credits/index.ts -> plugins/wallet/pay.ts",
-  // Routes find places as places does.
-  "plugins/routes/index.ts -> plugins/places/nominatim.ts",
-  "plugins/routes/index.ts -> plugins/places/where.ts",
-]);
-
-test("a plugin imports no other plugin's files beyond those still listed", () => {
+test("a plugin imports no other plugin's files", () => {
   const scanner = new Bun.Transpiler({ loader: "ts" });
   const crossing: string[] = [];
   for (const file of sources(join(root, "plugins"))) {
@@ -132,7 +120,5 @@ test("a plugin imports no other plugin's files beyond those still listed", () =>
       if (target.startsWith("plugins/") && !target.startsWith(`${own}/`)) crossing.push(`${rel} -> ${target}`);
     }
   }
-  expect(crossing.filter((c) => !STILL_SHARED.has(c)).sort()).toEqual([]);
-  // The list holds only what is still there.
-  expect([...STILL_SHARED].filter((c) => !crossing.includes(c))).toEqual([]);
+  expect(crossing.sort()).toEqual([]);
 });

@@ -1,17 +1,24 @@
 // ctx.agentHost: what the agent needs from the instance beyond an ordinary
-// plugin. Its tools are the registry's methods, called through dispatch as the
-// person it acts for with `agent` set, so prices, scopes, ownership and the
-// methods withheld from it apply exactly as they do to any other call; its
-// clients (the page, mail, the worker) start runs through dispatch too.
-import { intersectScopes, type CapabilityScope, type SendInput, type Caller } from "hearth";
-import { findSession } from "../../core/auth/sessions.ts";
-import { changedCaller } from "../../core/call.ts";
-import { accounts } from "../../core/db/schema.ts";
-import { dispatch, priceOf } from "../../core/dispatch.ts";
-import { mailOf } from "../../core/mail/index.ts";
-import type { MethodEntry } from "../../core/registry.ts";
-import type { Runtime } from "../../core/runtime.ts";
-import type { Client } from "../recall/store.ts";
+// plugin, given only to a plugin naming "agentHost" in needs (the agent), so
+// it reaches no core file. Its tools are the registry's methods, called
+// through dispatch as the person it acts for with `agent` set, so prices,
+// scopes, ownership and the methods withheld from it apply exactly as they do
+// to any other call; its clients (the page, mail, the worker) start runs
+// through dispatch too.
+import { findSession } from "../auth/sessions.ts";
+import { intersectScopes } from "../auth/tokens.ts";
+import { changedCaller } from "../call.ts";
+import type { CapabilityScope } from "../capabilities.ts";
+import { accounts } from "../db/schema.ts";
+import { dispatch, priceOf } from "../dispatch.ts";
+import { mailOf, type SendInput } from "../mail/index.ts";
+import { defineModule } from "../module.ts";
+import type { Caller } from "../plugin.ts";
+import type { MethodEntry } from "../registry.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** Where a person talks with the agent: the page, mail, the command line. */
+export type Client = "web" | "mail" | "cli";
 
 /** How a run was started, for what the method cannot read from its arguments. */
 export interface RunHint {
@@ -36,7 +43,7 @@ export interface Tool {
 }
 
 export interface AgentHost {
-  /** Methods the agent may call for this caller: in its scopes, not withheld from the agent, not the agent's own. */
+  /** Methods the agent may call for this caller: in its scopes, not withheld from the agent, not the agent's own service's. */
   tools(): Tool[];
   /**
    * Calls a tool through dispatch as the caller acting through the agent.
@@ -53,14 +60,16 @@ export interface AgentHost {
   /** Calls any method through dispatch as `caller` (the worker moving a task along as its owner). */
   callAs(caller: Caller, path: string, args: Record<string, unknown>): Promise<unknown>;
   /**
-   * Runs agent/ask through dispatch for `caller`, telling it how it was started.
+   * Runs the agent's ask through dispatch for `caller`, telling it how it was started.
    * `caller` holds the scopes of whoever set the agent working (a task's
    * setter, a mail's sender), and its tools stay within those scopes.
-   * agent/ask itself is let through, since handing work to the agent was the
-   * point, unless `own` says those scopes must name `agent` themselves (a
+   * The agent's ask itself is let through, since handing work to the agent was the
+   * point, unless `own` says those scopes must name the agent's service themselves (a
    * task, as an event's prompt): then dispatch refuses a caller without it.
+   * `page`: a person asked on a page in the browser, which is then the call's
+   * surface (an event's otherwise).
    */
-  ask(caller: Caller, args: Record<string, unknown>, hint: RunHint, o?: { own?: boolean }): Promise<AskResult>;
+  ask(caller: Caller, args: Record<string, unknown>, hint: RunHint, o?: { own?: boolean; page?: boolean }): Promise<AskResult>;
   /** The signed-in session's CSRF token, for the page's script. */
   csrf(req: Request): Promise<string | null>;
   /** Every account, for the worker that looks for their agents' tasks. */
@@ -81,7 +90,7 @@ export interface AskResult {
   refused: { tool: string; method: string; read: string }[];
 }
 
-declare module "../../core/plugin.ts" {
+declare module "../plugin.ts" {
   interface CapabilityTypes {
     agentHost: AgentHost;
   }
@@ -94,10 +103,11 @@ function offered(config: Readonly<Record<string, string>>): Set<string> | null {
   return list.length ? new Set(list) : null;
 }
 
-export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
+/** The methods offered as tools: every service's but the agent's own (`self`), within the caller's scopes. */
+export function toolsFor(rt: Runtime, self: string, caller: Caller): Tool[] {
   const out: Tool[] = [];
   for (const entry of rt.registry.list()) {
-    if (entry.service === "agent" || entry.def.withheldFromAgent) continue;
+    if (entry.service === self || entry.def.withheldFromAgent) continue;
     if (caller.scopes !== "*" && !caller.scopes.includes(entry.service)) continue;
     if (entry.def.access === "account" && !caller.account) continue;
     out.push({ entry, name: entry.tool, description: entry.def.description, parameters: entry.schema });
@@ -105,18 +115,22 @@ export function toolsFor(rt: Runtime, caller: Caller): Tool[] {
   return out;
 }
 
-/** ctx.agentHost: what the agent does as the instance on the caller's behalf (its tools, their prices, mail). */
+/**
+ * ctx.agentHost: what the agent does as the instance on the caller's behalf
+ * (its tools, their prices, mail). The agent is whichever service declares
+ * it (s.service): the core names none.
+ */
 export function agentHostFor(s: CapabilityScope): AgentHost {
-  const { rt } = s;
+  const { rt, service: self } = s;
   // The agent's calls carry the caller's scopes cut to AGENT_SERVICES, so dispatch refuses what either leaves out.
   const only = offered(rt.config);
   const asAgent: Caller = { ...s.caller, scopes: only ? intersectScopes(s.caller.scopes, [...only]) : s.caller.scopes, agent: true };
-  // Work set down after reading outside content carries no `agent` scope: a task or event prompt
+  // Work set down after reading outside content carries no scope for the agent's service: a task or event prompt
   // written from a stranger's words would otherwise come back as the owner's own request.
   // The call also says what the run read, so dispatch holds a send for the owner's approval (core/policy/gate.ts).
-  const afterReading = (read: string): Caller => ({ ...asAgent, scopes: (asAgent.scopes === "*" ? rt.registry.services() : asAgent.scopes).filter((n) => n !== "agent"), untrustedRead: read });
+  const afterReading = (read: string): Caller => ({ ...asAgent, scopes: (asAgent.scopes === "*" ? rt.registry.services() : asAgent.scopes).filter((n) => n !== self), untrustedRead: read });
   return {
-    tools: () => toolsFor(rt, asAgent),
+    tools: () => toolsFor(rt, self, asAgent),
     // Each tool call is a call of its own, made from the run: priced, charged and limited by itself.
     call: (entry, args, o) => dispatch(rt, { service: entry.service, method: entry.name, args, caller: o?.read ? afterReading(o.read) : asAgent, parent: s.call }),
     async price(entry, args) {
@@ -134,11 +148,13 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
       return dispatch(rt, { service, method, args, caller, parent: s.call });
     },
     async ask(caller, args, hint, o) {
-      if (!o?.own && caller.scopes !== "*" && !caller.scopes.includes("agent")) caller = changedCaller(caller, { scopes: [...caller.scopes, "agent"] });
-      return (await dispatch(rt, { service: "agent", method: "ask", args, caller, hint, surface: hint.client === "web" ? "page" : "event" })) as AskResult;
+      if (!o?.own && caller.scopes !== "*" && !caller.scopes.includes(self)) caller = changedCaller(caller, { scopes: [...caller.scopes, self] });
+      return (await dispatch(rt, { service: self, method: "ask", args, caller, hint, surface: o?.page ? "page" : "event" })) as AskResult;
     },
     csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
     sendMail: (account, m) => mailOf(rt).send(account, m),
   };
 }
+
+export const agentHostModule = defineModule({ name: "agentHost", provides: { capabilities: { agentHost: agentHostFor } } });
