@@ -45,6 +45,8 @@ const STYLE = `
 .crumbs button { min-height: 2.75rem; padding: .3rem .5rem; border-color: transparent; overflow-wrap: anywhere; text-align: left; }
 .crumbs button[aria-current] { font-weight: 700; color: var(--fg); }
 .folder-tools { gap: .4rem; margin: 0 0 .5rem; }
+.folder-tools button { padding: .5rem .8rem; }
+.move-dialog button:disabled { opacity: .5; cursor: not-allowed; }
 .search-list .item.folder { flex-direction: row; align-items: center; gap: .6rem; min-height: 2.75rem; }
 .folder-icon { flex: none; width: 1.25rem; height: 1rem; border-radius: .15rem .3rem .2rem .2rem; background: color-mix(in srgb, var(--accent) 55%, var(--bg)); box-shadow: inset 0 .25rem 0 color-mix(in srgb, var(--accent) 80%, var(--bg)); }
 .drop-on, .search-list .item.drop-on { outline: 3px dashed var(--accent); outline-offset: -3px; background: color-mix(in srgb, var(--accent) 14%, transparent); }
@@ -140,6 +142,11 @@ function NameForm({ id, label, value = "", save, cancel, submit }: { id: string;
   </form>`;
 }
 
+/** A move's outcome: null when done (or nothing to do), false when the person chose not to replace what has the name, else why it was refused. */
+type Moved = string | null | false;
+/** What a rename form says when the person kept the other of the name. */
+const renamed = (why: Moved, name: string) => (why === false ? `“${name}” is taken there: choose another name.` : why);
+
 /** Whether the person agrees to replace what is at the destination (the drive refused: 412). */
 const replaceAsked = (name: string, folder: FolderPath, isFolder: boolean) =>
   confirm({
@@ -200,8 +207,8 @@ export default function Files() {
     }
   };
 
-  /** Moves (or renames) a file; asks before replacing one of the same name; Undo moves it back. */
-  const moveFile = async (file: StoredFile, toFolder: FolderPath, name = file.name): Promise<string | null> => {
+  /** Moves (or renames) a file; asks before replacing one of the same name; Undo moves it back. Null when done, false when the person kept the other, else why not. */
+  const moveFile = async (file: StoredFile, toFolder: FolderPath, name = file.name): Promise<Moved> => {
     const from = pathOf(file);
     const to = joinPath(toFolder, name);
     if (from === to) return null;
@@ -211,7 +218,7 @@ export default function Files() {
         await move(from, to, { folder: false });
       } catch (e) {
         if ((e as { status?: number }).status !== 412) throw e;
-        if (!(await replaceAsked(name, toFolder, false))) return null;
+        if (!(await replaceAsked(name, toFolder, false))) return false;
         await move(from, to, { folder: false, replace: true });
         replaced = true;
       }
@@ -231,7 +238,7 @@ export default function Files() {
   };
 
   /** Moves (or renames) the open folder with everything in it; the screen follows it. */
-  const moveFolder = async (from: FolderPath, to: FolderPath): Promise<string | null> => {
+  const moveFolder = async (from: FolderPath, to: FolderPath): Promise<Moved> => {
     if (from === to) return null;
     let replaced = false;
     try {
@@ -239,7 +246,7 @@ export default function Files() {
         await move(from, to, { folder: true });
       } catch (e) {
         if ((e as { status?: number }).status !== 412) throw e;
-        if (!(await replaceAsked(baseName(to), parentOf(to), true))) return null;
+        if (!(await replaceAsked(baseName(to), parentOf(to), true))) return false;
         await move(from, to, { folder: true, replace: true });
         replaced = true;
       }
@@ -391,21 +398,21 @@ export default function Files() {
       !gone &&
       naming !== "rename" &&
       html`<div class="row folder-tools">
-        <button type="button" class="quiet" onClick=${() => setNaming("rename")}>Rename folder</button>
+        <button type="button" class="quiet" onClick=${() => setNaming("rename")}>Rename<span class="visually-hidden"> folder</span></button>
         <button type="button" class="quiet" onClick=${async () => {
           const to = await chooseFolder({ what: `“${baseName(folder)}”`, from: parentOf(folder), folder });
           if (to === null) return;
           const why = await moveFolder(folder, joinPath(to, baseName(folder)));
           if (why) toast(why, { kind: "error" });
-        }}>Move folder…</button>
-        <button type="button" class="quiet" onClick=${deleteFolder}>Delete folder</button>
+        }}>Move<span class="visually-hidden"> folder</span>…</button>
+        <button type="button" class="quiet" onClick=${deleteFolder}>Delete<span class="visually-hidden"> folder</span></button>
       </div>`}
       ${naming === "rename" &&
       html`<${NameForm} id="folder-name" label=${`New name for “${baseName(folder)}”`} value=${baseName(folder)} submit="Rename" cancel=${() => setNaming(null)}
         save=${async (name: string) => {
           const why = await moveFolder(folder, joinPath(parentOf(folder), name));
-          if (!why) setNaming(null);
-          return why;
+          if (why === null) setNaming(null);
+          return renamed(why, name);
         }} />`}
       ${naming === "new" &&
       html`<${NameForm} id="new-folder" label=${`New folder in ${folder ? `“${baseName(folder)}”` : "Files"}`} submit="Make folder" cancel=${() => setNaming(null)}
@@ -501,7 +508,7 @@ function Preview({ file }: { file: StoredFile }) {
   return html`<p class="hint">No preview for this kind of file (${file.type}): download it to open it.</p>`;
 }
 
-function Opened({ file, shown, moveFile, moveWith, refresh }: { file: StoredFile; shown: boolean; moveFile: (f: StoredFile, to: FolderPath, name?: string) => Promise<string | null>; moveWith: (f: StoredFile) => Promise<void>; refresh: () => Promise<void> }) {
+function Opened({ file, shown, moveFile, moveWith, refresh }: { file: StoredFile; shown: boolean; moveFile: (f: StoredFile, to: FolderPath, name?: string) => Promise<Moved>; moveWith: (f: StoredFile) => Promise<void>; refresh: () => Promise<void> }) {
   const [renaming, setRenaming] = useState(false);
   const copy = async () => {
     try {
@@ -542,11 +549,11 @@ function Opened({ file, shown, moveFile, moveWith, refresh }: { file: StoredFile
       ? html`<${NameForm} id="file-name" label=${`New name for “${file.name}”`} value=${file.name} submit="Rename" cancel=${() => setRenaming(false)}
           save=${async (name: string) => {
             const why = await moveFile(file, file.folder, name);
-            if (!why) setRenaming(false);
-            return why;
+            if (why === null) setRenaming(false);
+            return renamed(why, name);
           }} />`
       : html`<h2>${file.name}</h2>`}
-    <p class="hint">${file.type} · ${sized(file.size)} · uploaded ${when(file.created)}${file.folder ? html` · in <a href=${`?folder=${encodeURIComponent(file.folder)}`} onClick=${(e: Event) => (e.preventDefault(), navigate({ folder: file.folder }))}>${file.folder}</a>` : ""}</p>
+    <p class="hint">${file.type.split(";")[0]} · ${sized(file.size)} · uploaded ${when(file.created)}${file.folder ? html` · in <a href=${`?folder=${encodeURIComponent(file.folder)}`} onClick=${(e: Event) => (e.preventDefault(), navigate({ folder: file.folder }))}>${file.folder}</a>` : ""}</p>
     ${!shown && html`<p class="hint">A newer file of the same name is in this folder: the drive shows that one, so this one cannot be renamed or moved. Delete one of them first.</p>`}
     <div class="row file-actions">
       <a class="button" href=${file.url} download=${file.name}>Download</a>
