@@ -38,19 +38,19 @@ async function opened(path: string) {
   return { context, page, problems };
 }
 
-for (const shape of ["parts", "whole"])
+for (const shape of ["parts", "whole", "siblings"])
   for (const first of ["list", "part", "both"])
     test.skipIf(!chromiumPresent)(`two Loading notices at once (${shape}), ${first} answered first`, async () => {
       gates.clear();
       const { context, page, problems } = await opened(`/my/waits?shape=${shape}`);
       await page.getByText("Loading the list…").waitFor();
-      if (shape === "parts") await page.getByText("Loading part…").waitFor();
+      if (shape !== "whole") await page.getByText("Loading part…").waitFor();
       if (first === "both") {
         gate("list").open();
         gate("part").open();
       } else {
         gate(first).open();
-        if (shape === "parts" || first === "list") await page.locator(`.done-${first}`).waitFor();
+        if (shape !== "whole" || first === "list") await page.locator(`.done-${first}`).waitFor();
         gate(first === "list" ? "part" : "list").open();
       }
       await page.locator(".done-list").waitFor();
