@@ -360,7 +360,10 @@ export default function Files() {
       e.stopPropagation();
       setTarget(null);
       const file = all.find((f) => f.id === id);
-      if (file) void moveFile(file, path).then((why) => why && toast(why, { kind: "error" }));
+      if (!file) return;
+      // The drive moves the newest file of a name: an older one of the same name stays where it is.
+      if (newest.get(pathOf(file))?.id !== file.id) return void toast(`Not moved: a newer “${file.name}” is beside it, and the drive moves that one. Delete one of them first.`, { kind: "error" });
+      void moveFile(file, path).then((why) => why && toast(why, { kind: "error" }));
     },
   });
   const crumbs = [{ path: "", name: "Files" }, ...folder.split("/").filter(Boolean).map((name, i, parts) => ({ path: parts.slice(0, i + 1).join("/"), name }))];
