@@ -168,6 +168,27 @@ test.skipIf(!chromiumPresent)("a file moved with the keyboard through Move…; a
   await context.close();
 });
 
+test.skipIf(!chromiumPresent)("of two files of one name that files/put stored, the older cannot be renamed, moved or dragged: the drive would move the newer", async () => {
+  const older = (await h.call("files/put", { name: "twice.txt", content: "first" }, { token, method: "POST" })).body.result;
+  const newer = (await h.call("files/put", { name: "twice.txt", content: "second" }, { token, method: "POST" })).body.result;
+  const { context, page, problems } = await open();
+  await page.goto(`${h.url}/my/files?open=${older.id}`);
+  await page.getByText("A newer file of the same name is in this folder").waitFor();
+  expect(await page.getByRole("button", { name: "Rename", exact: true }).isDisabled()).toBe(true);
+  expect(await page.getByRole("button", { name: "Move…" }).isDisabled()).toBe(true);
+  await page.locator(`.files-list button.item[aria-current=true]`).dragTo(row(page, "Archive"));
+  await sawToast(page, "Not moved: a newer “twice.txt” is beside it");
+  expect((await files()).filter((f) => f.name === "twice.txt").map((f) => f.folder)).toEqual(["", ""]);
+  // The newer one moves, and only it.
+  await page.goto(`${h.url}/my/files?open=${newer.id}`);
+  await page.locator(`.files-list button.item[aria-current=true]`).dragTo(row(page, "Archive"));
+  await sawToast(page, "Moved “twice.txt” to “Archive”");
+  const now = await files();
+  expect([now.find((f) => f.id === newer.id)?.folder, now.find((f) => f.id === older.id)?.folder]).toEqual(["Archive", ""]);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
 test.skipIf(!chromiumPresent)("a folder made on a phone over the drive appears on the open screen without a reload", async () => {
   const { context, page, problems } = await open();
   await page.goto(`${h.url}/my/files`);
