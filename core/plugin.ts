@@ -424,6 +424,12 @@ export interface FindDef {
   /** A read method of this plugin. */
   method: string;
   args: (query: string) => Record<string, unknown>;
+  /**
+   * The method is a paged list (`limit`/`cursor`) that filters nothing by the
+   * words: it is read to its end, page by page, so a record past its first
+   * thousand is found too. `read` gets every item as one array.
+   */
+  all?: boolean;
   /** The records found, best first; the search shows the first few. */
   read: (result: unknown, query: string) => FoundItem[];
 }

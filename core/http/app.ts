@@ -60,8 +60,13 @@ export function createApp(rt: Runtime): App {
   return app;
 }
 
+/** Requests that change nothing; any other a route answered with success may have (a file moved on the drive, a link shared). */
+const READS = new Set(["GET", "HEAD", "OPTIONS", "PROPFIND"]);
+
 /**
- * One plugin route as the app serves it. On the sandbox origin (`sandboxed`)
+ * One plugin route as the app serves it. A change it made for an account is
+ * told to that person's open pages, as a method's is (core/views/live.ts), so
+ * a folder made on a phone shows on the Files screen. On the sandbox origin (`sandboxed`)
  * the request stands for no one: it is not identified, so neither the
  * instance's session cookie (which browsers send to every port of its host)
  * nor a token counts there.
@@ -86,7 +91,9 @@ export function pluginRoute(rt: Runtime, service: string, r: RouteDef, sandboxed
         return res;
       };
       try {
-        return await (r.method === "POST" ? rt.store.write(go) : go());
+        const res = await (r.method === "POST" ? rt.store.write(go) : go());
+        if (caller.account && res.ok && !READS.has(request.method)) rt.changed?.({ account: caller.account.id, service, method: request.method.toLowerCase() });
+        return res;
       } finally {
         held?.release();
       }

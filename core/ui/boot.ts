@@ -69,6 +69,23 @@ function closeHeaderMenus() {
   });
 }
 
+/**
+ * A page of the instance that is not a screen (the home page): the notice
+ * that the server is out of reach above its content, the app's worker (which
+ * keeps the page for when it is), and the header's live search.
+ */
+export function bootPage() {
+  const main = document.getElementById("main");
+  if (main) {
+    const host = document.createElement("div");
+    main.prepend(host);
+    render(html`<${Offline} />`, host);
+  }
+  enhanceFind();
+  registerWorker();
+  showCurrentScreen();
+}
+
 /** On a phone the row of screens scrolls sideways: the one open is brought into it, so a person sees where they are. */
 function showCurrentScreen() {
   const current = document.querySelector<HTMLElement>(".approw .screens [aria-current=page]");

@@ -15,4 +15,4 @@ export { Loading, Empty, Failure } from "./states.ts";
 export { SearchList, type SearchListProps } from "./list.ts";
 export { MarkdownEditor, renderPreview, useAutosave, type Autosave } from "./editor.ts";
 export { useKeys, shortcuts, type Shortcut } from "./keys.ts";
-export { boot } from "./boot.ts";
+export { boot, bootPage } from "./boot.ts";

@@ -85,6 +85,18 @@ export function screenBundle(id: string, file: string): Promise<Bundle> {
   return b;
 }
 
+/**
+ * The home page's script: the shared bundle's page boot (the offline notice,
+ * the app's worker, the header's live search) and no view, named for the
+ * shared bundle it imports so the worker keeps it beside it.
+ */
+let home: Promise<Bundle> | null = null;
+export function homeBundle(): Promise<Bundle> {
+  home ??= uiBundle().then((u) => bundle("home", `import { bootPage } from ${JSON.stringify(u.path)};\nbootPage();\n`));
+  home.catch(() => (home = null));
+  return home;
+}
+
 /** Points a view bundle's imports of `hearth/ui` at the shared bundle's URL. */
 export function link(text: string, uiPath: string): string {
   return text.replace(UI_IMPORT, (_m, word: string) => `${word}${JSON.stringify(uiPath)}`);

@@ -4,6 +4,7 @@
 // put together by service. The header's search and /my/search show it.
 import { findSession, sessionCaller } from "../auth/sessions.ts";
 import { dispatch } from "../dispatch.ts";
+import { PAGE_CAP } from "../paging.ts";
 import { asHearthError, unauthenticated } from "../errors.ts";
 import { html, message, page } from "../http/pages/layout.ts";
 import { errorResponse, jsonResponse } from "../http/respond.ts";
@@ -25,6 +26,18 @@ const QUERY_MAX = 200;
 /** A path on this instance, never another site (a plugin reads what a stranger may have written). */
 const local = (href: unknown) => typeof href === "string" && href.startsWith("/") && !href.startsWith("//") && !href.includes("\\\\");
 
+/** A paged list read to its end, as a screen reads it (callAll in core/ui): without pages it stops at its first thousand. */
+async function everyPage(args: Record<string, unknown>, ask: (args: Record<string, unknown>) => Promise<unknown>): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await ask({ ...args, limit: PAGE_CAP, ...(cursor && { cursor }) })) as { items: unknown[]; cursor?: string };
+    items.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return items;
+}
+
 export async function findAll(rt: Runtime, caller: Caller, query: string, baseUrl: string): Promise<Found[]> {
   const q = query.trim().slice(0, QUERY_MAX);
   if (!q) return [];
@@ -33,7 +46,8 @@ export async function findAll(rt: Runtime, caller: Caller, query: string, baseUr
     sources.map(async (p): Promise<Found> => {
       const f = p.def.find!;
       try {
-        const result = await dispatch(rt, { service: p.def.name, method: f.method, args: f.args(q), caller, requestId: crypto.randomUUID(), baseUrl, surface: "page" });
+        const ask = (args: Record<string, unknown>) => dispatch(rt, { service: p.def.name, method: f.method, args, caller, requestId: crypto.randomUUID(), baseUrl, surface: "page" });
+        const result = f.all ? await everyPage(f.args(q), ask) : await ask(f.args(q));
         const items = f
           .read(result, q)
           .filter((i) => i && typeof i.title === "string" && local(i.href))

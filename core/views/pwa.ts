@@ -1,6 +1,6 @@
 // Installing the app: its web manifest, icons, and a service worker that keeps
-// the screens' shells and bundles so a screen opens without the server, and
-// says it is offline (the page's own notice) until the server is back.
+// the screens' shells, the home page and their bundles so they open without
+// the server, and say it is offline (the page's own notice) until it is back.
 import type { Runtime } from "../runtime.ts";
 import { uiBundle } from "./bundle.ts";
 import { ICON_SIZES, ICON_SVG, iconPng } from "./icon.ts";
@@ -65,7 +65,8 @@ self.addEventListener("fetch", (e) => {
     e.respondWith(caches.match(req).then((hit) => hit || fetch(req).then((res) => { if (res.ok) { const copy = res.clone(); caches.open(CACHE).then((c) => c.put(req, copy)); } return res; })));
     return;
   }
-  if (req.mode === "navigate" && url.pathname.startsWith("/my/") && url.pathname !== "/my/live") {
+  const home = url.pathname === "/";
+  if (req.mode === "navigate" && (home || (url.pathname.startsWith("/my/") && url.pathname !== "/my/live"))) {
     e.respondWith(fetch(req).then((res) => {
       if (res.ok && res.headers.get("content-type")?.startsWith("text/html")) { const copy = res.clone(); caches.open(CACHE).then((c) => c.put(url.pathname, copy)); }
       return res;
@@ -86,7 +87,7 @@ self.addEventListener("notificationclick", (e) => {
 `;
   // A worker runs under its own script's policy: the instance's default (nothing at all) would refuse every fetch it makes.
   return new Response(script, {
-    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache", "service-worker-allowed": "/my/", "content-security-policy": "default-src 'none'; connect-src 'self'" },
+    headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache", "service-worker-allowed": "/", "content-security-policy": "default-src 'none'; connect-src 'self'" },
   });
 }
 

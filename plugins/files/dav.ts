@@ -695,8 +695,9 @@ export async function serveDav(req: Request, ctx: DavCtx): Promise<Response> {
   try {
     if (req.method === "OPTIONS") return new Response(null, { status: 200, headers: { ...headers, Allow: ALLOW } });
     const owner = ctx.caller.account?.id;
+    // A page of this instance (the Files screen) sends its CSRF token: its signed-out person is sent to sign in, not shown the browser's password box.
     if (!owner)
-      throw new HearthError("unauthenticated", "WebDAV needs your user name and an app password (a Hearth token allowed files)", { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
+      throw new HearthError("unauthenticated", "WebDAV needs your user name and an app password (a Hearth token allowed files)", req.headers.has("x-csrf-token") ? {} : { headers: { "WWW-Authenticate": BASIC_CHALLENGE } });
     // A fragment is the client's own business: one sent means the address is not what it seems (DELETE /a/#b must not delete /a/).
     if (req.url.includes("#")) throw fail(400, "the request's address has a fragment (#...): percent-encode a # in a name as %23");
     const segments = parsePath(new URL(req.url).pathname);

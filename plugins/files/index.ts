@@ -24,6 +24,8 @@ const Id = T.String({ minLength: 1, maxLength: 64, description: "The file's id, 
 const meta = (ctx: Ctx, f: File) => ({
   id: f.id,
   name: f.name,
+  // The folder it is in on the drive (/files/dav/): "" for the top, "Photos/2025" below.
+  folder: f.folder,
   type: f.type,
   size: f.size,
   encoding: f.encoding,

@@ -1,7 +1,7 @@
 // one store: the Files screen; uploads, downloads and previews on disk and S3 run in test/files (large.test.ts, backends.test.ts)
 // The Files screen in Chromium: a 20 MB file dropped on the page uploads with
 // a progress bar and downloads byte for byte; an image and a PDF uploaded by
-// the picker are previewed, Markdown is rendered; a file is deleted; and axe
+// the picker are previewed, Markdown is rendered; a file is deleted (with Undo); and axe
 // in light and dark at a laptop's and a phone's width (screenshots in
 // test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -115,7 +115,6 @@ test.skipIf(!chromiumPresent)("an image and a PDF chosen with the picker are pre
   await page.locator(".file-preview em", { hasText: "beds" }).waitFor();
 
   await page.getByRole("button", { name: "Delete" }).click();
-  await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
   await sawToast(page, "Deleted “plan.md”");
   const names = (await h.call("files/list", {}, { token })).body.result.map((f: { name: string }) => f.name);
   expect(names).not.toContain("plan.md");

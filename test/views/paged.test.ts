@@ -47,3 +47,23 @@ test.skipIf(!chromiumPresent)("the Notes screen lists all 1,003 notes, the last 
   await page.locator(".search-list button.item", { hasText: title(COUNT) }).waitFor();
   await context.close();
 });
+
+test.skipIf(!chromiumPresent)("the header's search finds a note past the first thousand, in the page's search field and on /my/search", async () => {
+  const found = await fetch(`${h.url}/my/find?q=${encodeURIComponent(title(COUNT))}`, { headers: { cookie: gwen.cookie } });
+  const notes = ((await found.json()) as { result: { service: string; items: { title: string; href: string }[] }[] }).result.find((f) => f.service === "notes");
+  expect(notes?.items.map((i) => i.title)).toEqual([title(COUNT)]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const [name, value] = gwen.cookie.split("=");
+  await context.addCookies([{ name, value, url: h.url }]);
+  const page = await context.newPage();
+  await page.goto(`${h.url}/my/notes`);
+  await page.locator("#find").fill(title(1002));
+  await page.locator(".find-results .find-item", { hasText: title(1002) }).waitFor();
+  await page.locator("#find").press("ArrowDown");
+  await page.locator("#find").press("Enter");
+  await page.waitForURL((u) => u.pathname === "/my/notes" && u.searchParams.get("open") === title(1002));
+  await page.getByText("text 1002").first().waitFor();
+  await page.goto(`${h.url}/my/search?q=${encodeURIComponent(title(1001))}`);
+  await page.locator(".found li a", { hasText: title(1001) }).waitFor();
+  await context.close();
+});

@@ -15,6 +15,8 @@ import { setupDone } from "../../settings/setup.ts";
 import { html, message, page, seeOther, type Html } from "./layout.ts";
 import { madeByAnotherSite } from "../cors.ts";
 import { appNav } from "../../views/nav.ts";
+import { homeBundle } from "../../views/bundle.ts";
+import { APP_CSP } from "../../views/shell.ts";
 
 const STYLE = html`<style>
 main,header{max-width:64rem}
@@ -134,7 +136,10 @@ ${placeForm(rt, s, prefs, refused?.message, refused?.typed)}
 <h2>Everything here</h2>
 <p class="hint">${await paysNote(rt, s)}</p>
 <ul class="links"><li><a href="/services">Services and methods</a></li><li><a href="/token">Tokens</a></li><li><a href="/reference">API reference</a></li><li><a href="/status">Status</a></li></ul>`;
-  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head: STYLE, status: refused?.status ?? 200, nav: appNav(rt, caller, "/"), path: "/" });
+  // The app's script (core/ui bootPage): the page is kept by the app's worker and says when it is offline, as a screen does.
+  const script = await homeBundle();
+  const head = html`${STYLE}<link rel="manifest" href="/my/manifest.webmanifest"><meta name="theme-color" content="#8a3b12"><script type="module" src="${script.path}"></script>`;
+  return page({ title: `Hello, ${s.account.username}`, body, account: s.account, csrf: s.csrf, head, csp: APP_CSP, status: refused?.status ?? 200, nav: appNav(rt, caller, "/"), path: "/" });
 }
 
 export async function homePage(rt: Runtime, req: Request): Promise<Response> {
