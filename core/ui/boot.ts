@@ -84,6 +84,7 @@ export function bootPage() {
   enhanceFind();
   registerWorker();
   showCurrentScreen();
+  closeHeaderMenus();
 }
 
 /** On a phone the row of screens scrolls sideways: the one open is brought into it, so a person sees where they are. */
