@@ -165,7 +165,8 @@ test("on SQLite, a find of three characters or more reads the trigram index, not
   for (const q of ["ada lovelace", "émile", "7946 0958", "abc"]) {
     const p = plan(q);
     expect(p).toContain("SEARCH contacts USING INTEGER PRIMARY KEY (rowid=?)");
-    expect(p).toMatch(/SCAN contacts_find VIRTUAL TABLE INDEX/);
+    // M: the match; > and <: the caller's range of rowids, so other accounts' entries are never read.
+    expect(p).toMatch(/SCAN contacts_find VIRTUAL TABLE INDEX 0:M\d+></);
     expect(p).not.toContain("contacts_owner");
   }
   // Under three characters there is no trigram: the caller's own contacts are read, by the owner's index.
@@ -190,6 +191,7 @@ test("a store made before the index gets every contact it holds indexed", async 
   } else {
     for (const t of ["contacts_find_insert", "contacts_find_delete", "contacts_find_update"]) await h.exec(`DROP TRIGGER ${t}`);
     await h.exec("DROP TABLE contacts_find");
+    await h.exec("DROP TABLE contacts_find_owners");
   }
   await h.exec("DELETE FROM hearth_migrations WHERE owner = 'contacts' AND tag = '0003_find_index'");
   await h.stop();
