@@ -2,11 +2,14 @@
 // pg_trgm indexes) answers exactly as reading the whole address book did,
 // and the index follows every way a contact changes.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findQuery } from "../../plugins/contacts/find.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { startPg } from "../pg.ts";
 
 const pg = process.env.HEARTH_TEST_DB === "pg";
 const dir = mkdtempSync(join(tmpdir(), "hearth-find-"));
@@ -157,10 +160,15 @@ test("the index follows every change: add, a changed address, a rename, CardDAV,
 
 test("on SQLite, a find of three characters or more reads the trigram index, not the address book", async () => {
   if (pg) return;
-  const reader = h.rt.store.reader;
+  // On a connection of its own, closed after: a plan asked on the instance's reader could leave it holding its snapshot.
   const plan = (query: string) => {
     const { sql, params } = findQuery(h.rt.store.rdb, "someone", query).toSQL();
-    return (reader.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+    const db = new Database(h.rt.store.reader.filename, { readonly: true });
+    try {
+      return (db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as string[])) as { detail: string }[]).map((r) => r.detail).join("\n");
+    } finally {
+      db.close();
+    }
   };
   for (const q of ["ada lovelace", "émile", "7946 0958", "abc"]) {
     const p = plan(q);
@@ -201,4 +209,35 @@ test("a store made before the index gets every contact it holds indexed", async 
   expect(await names("1614960000")).toEqual(["Before Index"]);
   expect(await names("ada lovelace")).toEqual(["Ada Lovelace"]);
   if (!pg) expect((await h.row<{ n: number }>("SELECT count(*) AS n FROM contacts_find WHERE contacts_find MATCH ?", '"before index"'))!.n).toBe(1);
+});
+
+test("on PostgreSQL, a role that may not add pg_trgm still migrates, and find answers the same without the indexes", async () => {
+  if (!pg) return;
+  const cluster = await startPg();
+  const url = await cluster.database();
+  const name = new URL(url).pathname.slice(1);
+  const role = `nocreate_${name}`;
+  await cluster.admin(`CREATE ROLE ${role} LOGIN`);
+  // Tables in the schema, but no CREATE on the database, which a trusted extension needs.
+  const owner = new SQL({ url, max: 1 });
+  await owner.unsafe(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+  await owner.close();
+  const u = new URL(url);
+  u.username = role;
+  const other = mkdtempSync(join(tmpdir(), "hearth-find-nocreate-"));
+  const h2 = await startHearth({ dataDir: other, env: { HEARTH_DATABASE_URL: u.toString() } });
+  try {
+    const token = await h2.token("carol");
+    for (const c of [{ name: "Ada Lovelace", email: "ada@example.org", phone: "+44 20 7946 0958" }, { name: "Émile Zola" }])
+      expect((await h2.call("contacts/add", c, { token })).status).toBe(200);
+    const find = async (query: string) => ((await h2.call("contacts/find", { query }, { token })).body.result as { name: string }[]).map((c) => c.name);
+    expect(await find("love")).toEqual(["Ada Lovelace"]);
+    expect(await find("2079460958")).toEqual(["Ada Lovelace"]);
+    expect(await find("zola")).toEqual(["Émile Zola"]);
+    expect(await h2.rows("SELECT indexname FROM pg_indexes WHERE tablename = 'contacts' AND indexname LIKE 'contacts_find_%'")).toEqual([]);
+    expect(await h2.rows("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'")).toEqual([]);
+  } finally {
+    await h2.stop();
+    rmSync(other, { recursive: true, force: true });
+  }
 });
