@@ -45,7 +45,10 @@ CREATE TRIGGER `contacts_find_delete` AFTER DELETE ON `contacts` BEGIN
 	DELETE FROM `contacts_find` WHERE `rowid` = (SELECT `slot` FROM `contacts_find_owners` WHERE `owner` = old.`owner`) * 1099511627776 + old.`rowid`;
 END;
 --> statement-breakpoint
-CREATE TRIGGER `contacts_find_update` AFTER UPDATE OF `owner`, `name_key`, `email`, `other_emails`, `phone_digits` ON `contacts` BEGIN
+CREATE TRIGGER `contacts_find_update` AFTER UPDATE OF `owner`, `name_key`, `email`, `other_emails`, `phone_digits` ON `contacts`
+	-- A sync client sends every field again with each change: what did not change is not indexed again.
+	WHEN old.`owner` IS NOT new.`owner` OR old.`name_key` IS NOT new.`name_key` OR old.`email` IS NOT new.`email` OR old.`other_emails` IS NOT new.`other_emails` OR old.`phone_digits` IS NOT new.`phone_digits`
+BEGIN
 	DELETE FROM `contacts_find` WHERE `rowid` = (SELECT `slot` FROM `contacts_find_owners` WHERE `owner` = old.`owner`) * 1099511627776 + old.`rowid`;
 	INSERT INTO `contacts_find_owners` (`owner`) SELECT new.`owner` WHERE NOT EXISTS (SELECT 1 FROM `contacts_find_owners` WHERE `owner` = new.`owner`);
 	INSERT INTO `contacts_find` (`rowid`, `name_key`, `email`, `other_emails`, `phone_digits`)
