@@ -133,11 +133,22 @@ export async function runAfterCommit(work: (() => void | Promise<void>)[]): Prom
  * own through store.lock, whichever plugin calls them (the credits ledger).
  */
 const writers = new WeakMap<object, Store>();
+const handles = new WeakMap<object, Store["kind"]>();
 export function ownWriter(store: Store): void {
   writers.set(store.wdb, store);
+  handles.set(store.wdb, store.kind);
+  handles.set(store.rdb, store.kind);
 }
 /** The store whose writer db is, or undefined for any other handle (a reader, a wrapper). */
 export const storeOfWriter = (db: object): Store | undefined => writers.get(db);
+
+/**
+ * Which database a plugin's ctx.db (either store's reader or writer) speaks
+ * to, for a plugin that reaches an index only one of them has (an FTS5 table
+ * on SQLite, where PostgreSQL's planner picks its own from the same query);
+ * null for any other handle.
+ */
+export const storeKind = (db: object): Store["kind"] | null => handles.get(db) ?? null;
 
 /** The text of skipLocked's condition, which core/db/pgsql.ts looks for. */
 export const SKIP_LOCKED_MARK = "'hearth:for update skip locked'";

@@ -1,7 +1,8 @@
 import { Type as T } from "@sinclair/typebox";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import { newId, invalid, notFound, pageAnswer, pageArgs, pageOf, definePlugin, read, write } from "hearth";
 import { contactsBook } from "./dav.ts";
+import { digits, findQuery } from "./find.ts";
 import { listOf } from "./lists.ts";
 import { contacts } from "./schema.ts";
 
@@ -37,7 +38,6 @@ const shape = (c: Row) => {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9 ()./-]{3,32}$/;
-const digits = (s: string) => s.replace(/\D/g, "");
 
 const Kind = T.Optional(T.String({ maxLength: 20, pattern: "^[A-Za-z][A-Za-z-]*$|^$", description: 'home, work, cell… ("" or omitted for none)' }));
 const Entries = (what: string, maxLength: number) =>
@@ -57,9 +57,6 @@ function entries(field: "emails" | "phones", list: { value: string; type?: strin
   });
   return { first: values[0] ?? "", others: JSON.stringify(values.slice(1)), types: JSON.stringify(list.map((e) => (e.type ?? "").toLowerCase())) };
 }
-/** LIKE with the caller's text taken literally. */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export default definePlugin({
   name: "contacts",
   description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
@@ -135,17 +132,7 @@ export default definePlugin({
       async run({ query }, ctx) {
         const q = query.trim().toLowerCase();
         if (!q) throw invalid("query", "query must not be blank");
-        const like = `%${likeEscape(q)}%`;
-        const d = digits(q);
-        const conds = [sql`${contacts.nameKey} LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.email}) LIKE ${like} ESCAPE '\\'`, sql`lower(${contacts.otherEmails}) LIKE ${like} ESCAPE '\\'`];
-        // Only a query that is mostly a number is compared by digits, so "Anne 2" does not match every phone with a 2.
-        if (d.length >= 3 && d.length >= q.replace(/\s/g, "").length - 2) conds.push(sql`${contacts.phoneDigits} LIKE ${`%${d}%`}`);
-        const rows = await ctx.db
-          .select()
-          .from(contacts)
-          .where(and(eq(contacts.owner, ctx.account.id), sql`(${sql.join(conds, sql` OR `)})`))
-          .orderBy(asc(contacts.nameKey))
-          .all();
+        const rows = await findQuery(ctx.db, ctx.account.id, q).all();
         return rows.map(shape);
       },
     }),
