@@ -1,0 +1,109 @@
+// MCP tasks: a call its token's policy holds for the owner answers at once
+// with a task the client polls, in both protocol eras: 2025-11-25 through the
+// SDK's own client (tools/call with `task`, tasks/get, tasks/result,
+// tasks/list, tasks/cancel), 2026-07-28 as the Tasks extension's wire shapes
+// (resultType "task", tasks/get with the result inline, tasks/cancel). The
+// call runs once its approval is settled, on the poll that finds it so:
+// approved, the mail goes and is charged once however often the client
+// polls; declined, withdrawn by tasks/cancel, or out of time, nothing goes
+// and nothing is charged. A task is its credential's alone, and it is kept
+// in the store, so a restart does not lose a pending one.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { signUp, type Signed } from "../auth/people.ts";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { mcpClient, PATIENT } from "../mcp/client.ts";
+import { startSink } from "../mail/sink.ts";
+
+const MODERN = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const clock = new TestClock();
+let h: Hearth;
+let relay: Awaited<ReturnType<typeof startSink>>;
+let s: Signed;
+let token: string;
+let other: string;
+const dir = mkdtempSync(join(tmpdir(), "hearth-tasks-"));
+const env = () => ({ HEARTH_SIGNUP: "open", HEARTH_METER_ACCOUNTS: "all", MAIL_DOMAIN: "example.test", SMTP_PORT: "off", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, HEARTH_APPROVAL_SECONDS: "300" });
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(h.url + path, { method: "POST", headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+beforeAll(async () => {
+  relay = await startSink();
+  h = await startHearth({ env: env(), clock, dataDir: dir });
+  s = await signUp(h, "alice");
+  await h.grant("alice", 100);
+  token = (await post("/token", { name: "Night assistant", policy: { classes: { outbound: "ask" } } })).body.result.token;
+  other = (await post("/token", { name: "Other script", policy: { classes: { outbound: "ask" } } })).body.result.token;
+});
+afterAll(async () => {
+  await h.stop();
+  await relay.stop();
+});
+
+const charged = async () => (await h.rows<{ method: string; delta: number }>("SELECT method, delta FROM pay_ledger WHERE reason = 'charge' ORDER BY id")).map((r) => [r.method, Number(r.delta)]);
+
+/** The request waiting on /approvals for `to`, once the call has made it. */
+async function waitingFor(to: string) {
+  for (;;) {
+    const waiting = ((await (await fetch(`${h.url}/approvals`, { headers: { cookie: s.cookie } })).json()) as any).result.waiting as any[];
+    const found = waiting.find((w) => w.args.includes(to));
+    if (found) return found;
+    await Bun.sleep(20);
+  }
+}
+
+/** The owner's answer through the API, as the approvals page posts it. */
+async function decide(id: string, decision: "approve" | "decline") {
+  const r = await post("/approvals/decide", { id, decision });
+  expect(r.status).toBe(200);
+}
+
+test("2025-11-25: the SDK client's task waits for the owner, who approves; the mail goes, charged once however often it polls", async () => {
+  const c = await mcpClient(h.url, { token });
+  const tools = await c.client.listTools();
+  expect(tools.tools.find((t) => t.name === "mail_send")?.execution).toEqual({ taskSupport: "optional" });
+  expect(c.client.getServerCapabilities()?.tasks).toMatchObject({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  const before = await charged();
+  const seen: any[] = [];
+  const stream = c.client.experimental.tasks.callToolStream({ name: "mail_send", arguments: { to: "carol@example.com", subject: "Minutes", body: "Tuesday's minutes." } }, CallToolResultSchema, {
+    ...PATIENT,
+    task: { ttl: 3_600_000 },
+  });
+  let result: any;
+  for await (const m of stream) {
+    seen.push(m);
+    if (m.type === "taskCreated") {
+      expect(m.task.status).toBe("working");
+      // Nothing is charged or sent while it waits.
+      expect(await charged()).toEqual(before);
+      await decide((await waitingFor("carol@example.com")).id, "approve");
+    }
+    if (m.type === "result") result = m.result;
+    if (m.type === "error") throw m.error;
+  }
+  expect(seen[0].type).toBe("taskCreated");
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent.result).toBeDefined();
+  expect((await relay.next()).to).toEqual(["carol@example.com"]);
+  const id = seen[0].task.taskId;
+  // Polled and read again and again: the call ran once.
+  for (let i = 0; i < 3; i++) {
+    expect((await c.client.experimental.tasks.getTask(id, PATIENT)).status).toBe("completed");
+    const again = (await c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any;
+    expect(again._meta["io.modelcontextprotocol/related-task"]).toEqual({ taskId: id });
+    expect(again.structuredContent).toEqual(result.structuredContent);
+  }
+  expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'carol@example.com'")).toHaveLength(1);
+  // Its arguments are not kept once it has run.
+  expect(await h.row("SELECT status, args FROM mcp_tasks WHERE id = ?", id)).toEqual({ status: "completed", args: null });
+  await c.close();
+});
