@@ -13,7 +13,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { signUp, type Signed } from "../auth/people.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { mcpClient, PATIENT } from "../mcp/client.ts";
@@ -106,4 +106,112 @@ test("2025-11-25: the SDK client's task waits for the owner, who approves; the m
   // Its arguments are not kept once it has run.
   expect(await h.row("SELECT status, args FROM mcp_tasks WHERE id = ?", id)).toEqual({ status: "completed", args: null });
   await c.close();
+});
+
+/** A task-augmented tools/call through the SDK client, answered at once with the task. */
+async function opened(c: Awaited<ReturnType<typeof mcpClient>>, to: string, subject = "Hi") {
+  const r = (await c.client.request(
+    { method: "tools/call", params: { name: "mail_send", arguments: { to, subject, body: "Hello." }, task: { ttl: 3_600_000 } } },
+    CreateTaskResultSchema,
+    PATIENT,
+  )) as any;
+  expect(r.task.status).toBe("working");
+  expect(r.task.pollInterval).toBeGreaterThan(0);
+  expect(r._meta["io.modelcontextprotocol/model-immediate-response"]).toContain("waits for the owner's approval");
+  return r.task.taskId as string;
+}
+
+test("2025-11-25: declined, the task fails with the refusal a held call gets; nothing sent or charged", async () => {
+  const c = await mcpClient(h.url, { token });
+  const before = await charged();
+  const id = await opened(c, "dave@example.com", "Offer");
+  await decide((await waitingFor("dave@example.com")).id, "decline");
+  const t = await c.client.experimental.tasks.getTask(id, PATIENT);
+  expect(t.status).toBe("failed");
+  expect(t.statusMessage).toContain("declined by the owner");
+  const r = (await c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any;
+  expect(r.isError).toBe(true);
+  expect(r.structuredContent.error).toMatchObject({ status: 403, kind: "forbidden", approval: "declined" });
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'dave@example.com'")).toEqual([]);
+  expect(await charged()).toEqual(before);
+  await c.close();
+});
+
+test("2025-11-25: tasks/cancel withdraws the approval request; the owner can no longer approve it, and nothing runs", async () => {
+  const c = await mcpClient(h.url, { token });
+  const before = await charged();
+  const id = await opened(c, "erin@example.com");
+  const asked = await waitingFor("erin@example.com");
+  const cancelled = await c.client.experimental.tasks.cancelTask(id, PATIENT);
+  expect(cancelled.status).toBe("cancelled");
+  expect(await h.row("SELECT decision FROM approvals WHERE id = ?", asked.id)).toEqual({ decision: "withdrawn" });
+  // Gone from what waits for the owner, and too late to approve.
+  expect((await post("/approvals/decide", { id: asked.id, decision: "approve" })).status).toBe(409);
+  expect((await c.client.experimental.tasks.getTask(id, PATIENT)).status).toBe("cancelled");
+  const r = (await c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any;
+  expect(r.structuredContent.error).toMatchObject({ status: 403, approval: "withdrawn" });
+  // A settled task cannot be cancelled again.
+  await expect(c.client.experimental.tasks.cancelTask(id, PATIENT)).rejects.toMatchObject({ code: -32602 });
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'erin@example.com'")).toEqual([]);
+  expect(await charged()).toEqual(before);
+  await c.close();
+});
+
+test("2025-11-25: a task is its credential's alone: another token, or another person's, can neither see nor cancel it", async () => {
+  const mine = await mcpClient(h.url, { token });
+  const id = await opened(mine, "fran@example.com");
+  const bob = await signUp(h, "bob");
+  const bobs = await fetch(`${h.url}/token`, { method: "POST", headers: { "content-type": "application/json", cookie: bob.cookie, "x-csrf-token": bob.csrf }, body: JSON.stringify({ name: "Bob's script" }) });
+  const strangers = [await mcpClient(h.url, { token: other }), await mcpClient(h.url, { token: ((await bobs.json()) as any).result.token })];
+  for (const them of strangers) {
+    await expect(them.client.experimental.tasks.getTask(id, PATIENT)).rejects.toMatchObject({ code: -32602 });
+    await expect(them.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)).rejects.toMatchObject({ code: -32602 });
+    await expect(them.client.experimental.tasks.cancelTask(id, PATIENT)).rejects.toMatchObject({ code: -32602 });
+    expect((await them.client.experimental.tasks.listTasks(undefined, PATIENT)).tasks.map((t) => t.taskId)).not.toContain(id);
+    await them.close();
+  }
+  // Still the owner's to answer, and its own client's to see.
+  expect((await mine.client.experimental.tasks.getTask(id, PATIENT)).status).toBe("working");
+  expect((await mine.client.experimental.tasks.listTasks(undefined, PATIENT)).tasks.map((t) => t.taskId)).toContain(id);
+  await mine.client.experimental.tasks.cancelTask(id, PATIENT);
+  await mine.close();
+});
+
+test("2025-11-25: unanswered in time, the task fails cleanly on the instance's clock; nothing sent or charged", async () => {
+  const c = await mcpClient(h.url, { token });
+  const before = await charged();
+  const id = await opened(c, "gil@example.com");
+  const asked = await waitingFor("gil@example.com");
+  clock.advance(299_000);
+  expect((await c.client.experimental.tasks.getTask(id, PATIENT)).status).toBe("working");
+  clock.advance(2_000);
+  const t = await c.client.experimental.tasks.getTask(id, PATIENT);
+  expect(t.status).toBe("failed");
+  const r = (await c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any;
+  expect(r.structuredContent.error).toMatchObject({ status: 403, approval: "timed_out" });
+  expect(r.structuredContent.error.message).toContain("waited 300 s");
+  expect(await h.row("SELECT decision FROM approvals WHERE id = ?", asked.id)).toEqual({ decision: "expired" });
+  expect(await charged()).toEqual(before);
+  // Past its ttl the task is gone.
+  clock.advance(3_600_000);
+  await expect(c.client.experimental.tasks.getTask(id, PATIENT)).rejects.toMatchObject({ code: -32602 });
+  await c.close();
+});
+
+test("2025-11-25: a pending task outlives a restart: approved after it, the next poll runs the call", async () => {
+  const c = await mcpClient(h.url, { token });
+  const id = await opened(c, "hal@example.com");
+  const asked = await waitingFor("hal@example.com");
+  await c.close();
+  await h.stop();
+  h = await startHearth({ env: env(), clock, dataDir: dir });
+  const before = await charged();
+  await decide(asked.id, "approve");
+  const again = await mcpClient(h.url, { token });
+  const t = await again.client.experimental.tasks.getTask(id, PATIENT);
+  expect(t.status).toBe("completed");
+  expect(((await again.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any).isError).toBeFalsy();
+  expect((await relay.next()).to).toEqual(["hal@example.com"]);
+  expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
+  await again.close();
 });
