@@ -42,7 +42,7 @@ let validator: AjvJsonSchemaValidator | null = null;
  */
 export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext): Server {
   validator ??= new AjvJsonSchemaValidator();
-  const server = new Server(SERVER_INFO, {
+  const server = new EraServer(SERVER_INFO, {
     capabilities: CAPABILITIES,
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
@@ -70,6 +70,29 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
     }) as never);
   registerTasks(rt, server, contextOf, era);
   return server;
+}
+
+/**
+ * The SDK's server, letting a tools/call answer with a task. The SDK checks a
+ * tools/call result as a CallToolResult, and would give a task the empty
+ * `content` a result without one gets: the task goes round that check, which
+ * sees an empty result in its place, and is answered as it was made.
+ */
+class EraServer extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
+    if (method !== "tools/call") return super._wrapHandler(method, handler);
+    const tasks = new WeakMap<object, Awaited<ReturnType<typeof handler>>>();
+    const checked = super._wrapHandler(method, async (req, ctx) => {
+      const out = await handler(req, ctx);
+      if ((out as { resultType?: unknown }).resultType !== "task") return out;
+      tasks.set(ctx, out);
+      return { content: [] };
+    });
+    return async (req, ctx) => {
+      const out = await checked(req, ctx);
+      return tasks.get(ctx) ?? out;
+    };
+  }
 }
 
 /** Whether the client declared the Tasks extension on this request. */

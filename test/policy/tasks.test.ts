@@ -215,3 +215,115 @@ test("2025-11-25: a pending task outlives a restart: approved after it, the next
   expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
   await again.close();
 });
+
+/** Takes any JSON back, in the Standard Schema shape the SDK 2.x client checks results with. */
+const anyJson = { "~standard": { version: 1 as const, vendor: "test", validate: (value: unknown) => ({ value }) } };
+
+/** An SDK 2.x client pinned to 2026-07-28 that declares the Tasks extension: tasks/get and tasks/cancel go through it. */
+async function modern(bearer = token) {
+  const client = new ClientV2({ name: "tasks-test", version: "1.0.0" }, { capabilities: { extensions: { [TASKS]: {} } }, versionNegotiation: { mode: { pin: MODERN } } } as any);
+  await client.connect(new HttpV2(new URL(`${h.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+  return {
+    client,
+    get: (taskId: string) => client.request({ method: "tasks/get", params: { taskId } } as any, anyJson as any) as Promise<any>,
+    cancel: (taskId: string) => client.request({ method: "tasks/cancel", params: { taskId } } as any, anyJson as any) as Promise<any>,
+  };
+}
+
+/**
+ * A 2026-07-28 tools/call by hand, as the extension's examples write it: the
+ * SDK 2.x client (2.4.0) refuses a result whose resultType is "task" before
+ * its caller sees it, and the extension's own client is not published.
+ */
+async function wire(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } }, status = 200) {
+  const res = await fetch(`${h.url}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": MODERN,
+      "mcp-method": method,
+      "mcp-name": String(params.name ?? params.taskId),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: crypto.randomUUID(),
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": MODERN,
+          "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": capabilities,
+        },
+      },
+    }),
+  });
+  const body = (await res.json()) as any;
+  expect({ status: res.status, body }).toMatchObject({ status });
+  return body;
+}
+
+const send2026 = async (to: string) => {
+  const r = (await wire("tools/call", { name: "mail_send", arguments: { to, subject: "Hi", body: "Hello." } })).result;
+  expect(r).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+  expect(r.content).toBeUndefined();
+  return r.taskId as string;
+};
+
+test("2026-07-28: the server answers with a task, the SDK client polls it, the owner approves; the result comes inline, charged once", async () => {
+  const c = await modern();
+  expect(c.client.getServerCapabilities()?.extensions?.[TASKS]).toEqual({});
+  const before = await charged();
+  const id = await send2026("ivy@example.com");
+  expect((await c.get(id)).status).toBe("working");
+  await decide((await waitingFor("ivy@example.com")).id, "approve");
+  for (let i = 0; i < 3; i++) {
+    const t = await c.get(id);
+    expect(t.status).toBe("completed");
+    expect(t.result.isError).toBeFalsy();
+    expect(t.result.structuredContent.result).toBeDefined();
+  }
+  expect((await relay.next()).to).toEqual(["ivy@example.com"]);
+  expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
+  // A call that waits on no one is answered as it is.
+  const free = (await wire("tools/call", { name: "notes_add", arguments: { title: "Plain", text: "No approval needed." } })).result;
+  expect(free.resultType).toBe("complete");
+  expect(free.isError).toBeFalsy();
+  await c.client.close();
+});
+
+test("2026-07-28: declined, the task completes with the refusal as its tool result; cancelled, it is acknowledged and withdrawn", async () => {
+  const c = await modern();
+  const before = await charged();
+  const no = await send2026("jon@example.com");
+  await decide((await waitingFor("jon@example.com")).id, "decline");
+  const t = await c.get(no);
+  expect(t.status).toBe("completed");
+  expect(t.result.isError).toBe(true);
+  expect(t.result.structuredContent.error).toMatchObject({ status: 403, kind: "forbidden", approval: "declined" });
+  const gone = await send2026("kim@example.com");
+  const asked = await waitingFor("kim@example.com");
+  // Acknowledged with an empty result (the SDK keeps the server's stamp in _meta).
+  const ack = await c.cancel(gone);
+  expect(Object.keys(ack).filter((k) => k !== "_meta")).toEqual([]);
+  expect((await c.get(gone)).status).toBe("cancelled");
+  expect(await h.row("SELECT decision FROM approvals WHERE id = ?", asked.id)).toEqual({ decision: "withdrawn" });
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient IN ('jon@example.com', 'kim@example.com')")).toEqual([]);
+  expect(await charged()).toEqual(before);
+  await c.client.close();
+});
+
+test("2026-07-28: another credential's tasks are not found, and a client that did not declare the extension is told what it lacks", async () => {
+  const id = await send2026("lee@example.com");
+  const them = await modern(other);
+  await expect(them.get(id)).rejects.toMatchObject({ code: -32602 });
+  await expect(them.cancel(id)).rejects.toMatchObject({ code: -32602 });
+  await them.client.close();
+  // The SDK's transport answers this error with 400, beside its JSON-RPC body.
+  const undeclared = await wire("tasks/get", { taskId: id }, {}, 400);
+  expect(undeclared.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+  expect((await wire("tasks/get", { taskId: id })).result.status).toBe("working");
+  expect(await wire("tasks/cancel", { taskId: id })).toMatchObject({ result: {} });
+});
