@@ -327,3 +327,36 @@ test("2026-07-28: another credential's tasks are not found, and a client that di
   expect((await wire("tasks/get", { taskId: id })).result.status).toBe("working");
   expect(await wire("tasks/cancel", { taskId: id })).toMatchObject({ result: {} });
 });
+
+test("polled by many at once after approval, the call runs once and is charged once; a call that waits on no one is a task already done", async () => {
+  const c = await mcpClient(h.url, { token });
+  const before = await charged();
+  const id = await opened(c, "max@example.com");
+  await decide((await waitingFor("max@example.com")).id, "approve");
+  const polls = await Promise.all([
+    ...Array.from({ length: 6 }, () => c.client.experimental.tasks.getTask(id, PATIENT)),
+    c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT),
+    (async () => (await modern()).get(id))().catch((e) => e),
+  ]);
+  expect(polls.length).toBe(8);
+  const t = await c.client.experimental.tasks.getTask(id, PATIENT);
+  expect(t.status).toBe("completed");
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'max@example.com'")).toHaveLength(1);
+  expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
+  // Asked for a task, a call its policy lets through runs at once, and its task is already done.
+  const free = (await c.client.request(
+    { method: "tools/call", params: { name: "notes_add", arguments: { title: "Quick", text: "No approval." }, task: {} } },
+    CreateTaskResultSchema,
+    PATIENT,
+  )) as any;
+  expect(free.task.status).toBe("completed");
+  expect(((await c.client.experimental.tasks.getTaskResult(free.task.taskId, CallToolResultSchema, PATIENT)) as any).structuredContent.result.title).toBe("Quick");
+  await c.close();
+});
+
+test("what was charged for the mail is what ran: one charge per message sent, none for those declined, cancelled or out of time", async () => {
+  const sent = await h.rows<{ n: number }>("SELECT COUNT(*) AS n FROM mail_outbox");
+  const mailCharges = (await charged()).filter(([m]) => m === "mail/send");
+  expect(mailCharges.length).toBe(Number(sent[0].n));
+  expect(mailCharges.every(([, d]) => d === -4)).toBe(true);
+});
