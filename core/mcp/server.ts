@@ -76,14 +76,14 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
   try {
     // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
     if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
+    const entry = toolTable(rt).byName.get(params.name);
+    // A client that can poll is given a task rather than held while the owner decides (core/mcp/tasks.ts); a task's answer is the task, whatever views the client renders.
+    const task = (params as { task?: { ttl?: number } }).task;
+    if ((task || c.tasks) && entry && inFilter(entry, c.filter))
+      return callAsTask(rt, { caller: c.caller, baseUrl: c.baseUrl, entry, args: params.arguments, meta: params._meta, ttl: task?.ttl }, task ? "2025" : "2026") as Promise<CallToolResult>;
     if (rendersApps(c, params._meta)) return callAppsTool(rt, c, params);
     // The everyday call, made without a turn of its own: callTool's promise is the answer.
-    const entry = toolTable(rt).byName.get(params.name);
     if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
-    // A client that can poll is given a task rather than held while the owner decides (core/mcp/tasks.ts).
-    const task = (params as { task?: { ttl?: number } }).task;
-    if (task || c.tasks)
-      return callAsTask(rt, { caller: c.caller, baseUrl: c.baseUrl, entry, args: params.arguments, meta: params._meta, ttl: task?.ttl }, task ? "2025" : "2026") as Promise<CallToolResult>;
     return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask, roundTrip: c.roundTrip });
   } catch (e) {
     return Promise.reject(e);

@@ -16,7 +16,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@mo
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { signUp, type Signed } from "../auth/people.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { mcpClient, PATIENT } from "../mcp/client.ts";
+import { mcpClient, PATIENT, rpc } from "../mcp/client.ts";
 import { startSink } from "../mail/sink.ts";
 
 const MODERN = "2026-07-28";
@@ -359,4 +359,25 @@ test("what was charged for the mail is what ran: one charge per message sent, no
   const mailCharges = (await charged()).filter(([m]) => m === "mail/send");
   expect(mailCharges.length).toBe(Number(sent[0].n));
   expect(mailCharges.every(([, d]) => d === -4)).toBe(true);
+});
+
+test("2025-11-25 without a session, as curl sends it: the task is answered, then found by a later request of the same token", async () => {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` };
+  const made = await rpc(h.url, "tools/call", { name: "mail_send", arguments: { to: "ned@example.com", subject: "Hi", body: "Hello." }, task: { ttl: 60_000 } }, headers);
+  expect(made.status).toBe(200);
+  const task = made.body.result.task;
+  expect(task.status).toBe("working");
+  // The ttl asked is raised to what an approval may take to answer, and a minute more.
+  expect(task.ttl).toBe(360_000);
+  const got = await rpc(h.url, "tasks/get", { taskId: task.taskId }, headers);
+  expect(got.body.result).toMatchObject({ taskId: task.taskId, status: "working" });
+  const listed = await rpc(h.url, "tasks/list", {}, headers);
+  expect(listed.body.result.tasks.map((t: any) => t.taskId)).toContain(task.taskId);
+  const cancelled = await rpc(h.url, "tasks/cancel", { taskId: task.taskId }, headers);
+  expect(cancelled.body.result.status).toBe("cancelled");
+  // Without a token there is no credential to own a task: refused, and nothing runs.
+  const { authorization: _, ...anonymous } = headers;
+  const stranger = await rpc(h.url, "tools/call", { name: "weather_forecast", arguments: { lat: 51.5, lon: -0.1 }, task: {} }, anonymous);
+  expect(stranger.body.error).toMatchObject({ code: -32602, data: { field: "task" } });
+  expect(stranger.body.error.message).toContain("Bearer token");
 });
