@@ -123,7 +123,13 @@ function registerTasks(rt: Runtime, server: Server, contextOf: (era: McpRequestC
       throw new RpcError(MISSING_CAPABILITY, "Missing required client capability: declare the io.modelcontextprotocol/tasks extension to use tasks", {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
-    const c = await contextOf(era);
+    let c: McpCallContext;
+    try {
+      c = await contextOf(era);
+    } catch (e) {
+      // A token revoked or expired since: refused as any other request is.
+      return callerRefused("tasks", e) as never;
+    }
     return { c, task: await ownTask(rt, c.caller, taskId) };
   };
   const on = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: { params: unknown }, handler: (p: any, x?: HandlerContext) => Promise<unknown>) => void;

@@ -10,49 +10,31 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
-import { startHearth, type Hearth } from "../harness.ts";
 import { mcpClient, PATIENT } from "../mcp/client.ts";
-import { startSink } from "../mail/sink.ts";
+import { signedIn as contextOf, startHeld, type Held } from "./held.ts";
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts", "tasks");
 
-let h: Hearth;
+let held: Held;
+let h: Held["h"];
 let browser: Browser;
-let s: Signed;
-let relay: Awaited<ReturnType<typeof startSink>>;
 let token: string;
 
 beforeAll(async () => {
   if (!chromiumPresent) return;
-  relay = await startSink();
-  h = await startHearth({
-    env: { HEARTH_SIGNUP: "open", HEARTH_METER_ACCOUNTS: "all", MAIL_DOMAIN: "example.test", SMTP_PORT: "off", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, HEARTH_APPROVAL_SECONDS: "600" },
-  });
-  s = await signUp(h, "alice");
-  await h.grant("alice", 100);
-  const res = await fetch(`${h.url}/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf },
-    body: JSON.stringify({ name: "Night assistant", policy: { classes: { outbound: "ask" } } }),
-  });
-  token = ((await res.json()) as any).result.token;
+  held = await startHeld({ approvalSeconds: 600 });
+  h = held.h;
+  token = await held.asking("Night assistant");
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();
-  await h?.stop();
-  await relay?.stop();
+  await held?.stop();
 });
 
-async function signedIn(): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-  const [name, value] = s.cookie.split("=");
-  await ctx.addCookies([{ name, value, url: h.url }]);
-  return ctx.newPage();
-}
+const signedIn = async (): Promise<Page> => (await contextOf(browser, h.url, held.s.cookie, { bypassCSP: true })).newPage();
 
 /** Opens /approvals until the request for `to` shows (the task's call makes it). */
 async function openWhenAsked(page: Page, to: string) {
@@ -86,7 +68,7 @@ test.skipIf(!chromiumPresent)("the SDK client polls its task while the owner app
   expect(types[0]).toBe("taskCreated");
   expect(types.at(-1)).toBe("result");
   expect(result.isError).toBeFalsy();
-  expect((await relay.next()).to).toEqual(["carol@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["carol@example.com"]);
   expect(await h.rows("SELECT delta FROM pay_ledger WHERE reason = 'charge' AND method = 'mail/send'")).toHaveLength(1);
   await c.close();
   await page.context().close();

@@ -9,62 +9,40 @@
 // and nothing is charged. A task is its credential's alone, and it is kept
 // in the store, so a restart does not lose a pending one.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { signUp, type Signed } from "../auth/people.ts";
-import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { signUp } from "../auth/people.ts";
+import { TestClock } from "../harness.ts";
 import { mcpClient, PATIENT, rpc } from "../mcp/client.ts";
-import { startSink } from "../mail/sink.ts";
+import { modernWire, startHeld, type Held } from "./held.ts";
 
 const MODERN = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 const clock = new TestClock();
-let h: Hearth;
-let relay: Awaited<ReturnType<typeof startSink>>;
-let s: Signed;
+const dir = mkdtempSync(join(tmpdir(), "hearth-tasks-"));
+let held: Held;
+let h: Held["h"];
 let token: string;
 let other: string;
-const dir = mkdtempSync(join(tmpdir(), "hearth-tasks-"));
-const env = () => ({ HEARTH_SIGNUP: "open", HEARTH_METER_ACCOUNTS: "all", MAIL_DOMAIN: "example.test", SMTP_PORT: "off", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, HEARTH_APPROVAL_SECONDS: "300" });
-
-async function post(path: string, body: unknown) {
-  const res = await fetch(h.url + path, { method: "POST", headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any };
-}
 
 beforeAll(async () => {
-  relay = await startSink();
-  h = await startHearth({ env: env(), clock, dataDir: dir });
-  s = await signUp(h, "alice");
-  await h.grant("alice", 100);
-  token = (await post("/token", { name: "Night assistant", policy: { classes: { outbound: "ask" } } })).body.result.token;
-  other = (await post("/token", { name: "Other script", policy: { classes: { outbound: "ask" } } })).body.result.token;
+  held = await startHeld({ approvalSeconds: 300, clock, dataDir: dir });
+  h = held.h;
+  token = await held.asking("Night assistant");
+  other = await held.asking("Other script");
 });
 afterAll(async () => {
-  await h.stop();
-  await relay.stop();
+  await held.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-const charged = async () => (await h.rows<{ method: string; delta: number }>("SELECT method, delta FROM pay_ledger WHERE reason = 'charge' ORDER BY id")).map((r) => [r.method, Number(r.delta)]);
-
-/** The request waiting on /approvals for `to`, once the call has made it. */
-async function waitingFor(to: string) {
-  for (;;) {
-    const waiting = ((await (await fetch(`${h.url}/approvals`, { headers: { cookie: s.cookie } })).json()) as any).result.waiting as any[];
-    const found = waiting.find((w) => w.args.includes(to));
-    if (found) return found;
-    await Bun.sleep(20);
-  }
-}
-
-/** The owner's answer through the API, as the approvals page posts it. */
-async function decide(id: string, decision: "approve" | "decline") {
-  const r = await post("/approvals/decide", { id, decision });
-  expect(r.status).toBe(200);
-}
+const charged = () => held.charged();
+const waitingFor = (to: string) => held.waitingFor(to);
+const decide = (id: string, decision: "approve" | "decline") => held.decide(id, decision);
+const post = (path: string, body: unknown) => held.post(path, body);
 
 test("2025-11-25: the SDK client's task waits for the owner, who approves; the mail goes, charged once however often it polls", async () => {
   const c = await mcpClient(h.url, { token });
@@ -92,7 +70,7 @@ test("2025-11-25: the SDK client's task waits for the owner, who approves; the m
   expect(seen[0].type).toBe("taskCreated");
   expect(result.isError).toBeFalsy();
   expect(result.structuredContent.result).toBeDefined();
-  expect((await relay.next()).to).toEqual(["carol@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["carol@example.com"]);
   const id = seen[0].task.taskId;
   // Polled and read again and again: the call ran once.
   for (let i = 0; i < 3; i++) {
@@ -203,15 +181,15 @@ test("2025-11-25: a pending task outlives a restart: approved after it, the next
   const id = await opened(c, "hal@example.com");
   const asked = await waitingFor("hal@example.com");
   await c.close();
-  await h.stop();
-  h = await startHearth({ env: env(), clock, dataDir: dir });
+  await held.restart();
+  h = held.h;
   const before = await charged();
   await decide(asked.id, "approve");
   const again = await mcpClient(h.url, { token });
   const t = await again.client.experimental.tasks.getTask(id, PATIENT);
   expect(t.status).toBe("completed");
   expect(((await again.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT)) as any).isError).toBeFalsy();
-  expect((await relay.next()).to).toEqual(["hal@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["hal@example.com"]);
   expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
   await again.close();
 });
@@ -231,39 +209,12 @@ async function modern(bearer = token) {
 }
 
 /**
- * A 2026-07-28 tools/call by hand, as the extension's examples write it: the
+ * A 2026-07-28 request by hand, as the extension's examples write it: the
  * SDK 2.x client (2.4.0) refuses a result whose resultType is "task" before
  * its caller sees it, and the extension's own client is not published.
  */
-async function wire(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } }, status = 200) {
-  const res = await fetch(`${h.url}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      "mcp-name": String(params.name ?? params.taskId),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: crypto.randomUUID(),
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
-  });
-  const body = (await res.json()) as any;
-  expect({ status: res.status, body }).toMatchObject({ status });
-  return body;
-}
+const wire = (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = { extensions: { [TASKS]: {} } }, status = 200) =>
+  modernWire(h.url, token, method, params, capabilities, status);
 
 const send2026 = async (to: string) => {
   const r = (await wire("tools/call", { name: "mail_send", arguments: { to, subject: "Hi", body: "Hello." } })).result;
@@ -285,7 +236,7 @@ test("2026-07-28: the server answers with a task, the SDK client polls it, the o
     expect(t.result.isError).toBeFalsy();
     expect(t.result.structuredContent.result).toBeDefined();
   }
-  expect((await relay.next()).to).toEqual(["ivy@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["ivy@example.com"]);
   expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
   // A call that waits on no one is answered as it is.
   const free = (await wire("tools/call", { name: "notes_add", arguments: { title: "Plain", text: "No approval needed." } })).result;
