@@ -332,3 +332,15 @@ test("2025-11-25 without a session, as curl sends it: the task is answered, then
   expect(stranger.body.error).toMatchObject({ code: -32602, data: { field: "task" } });
   expect(stranger.body.error.message).toContain("Bearer token");
 });
+
+test("2025-11-25: tasks/result asked before the owner answers waits for the answer, then gives the result of the call it ran", async () => {
+  const c = await mcpClient(h.url, { token });
+  const id = await opened(c, "olga@example.com");
+  const result = c.client.experimental.tasks.getTaskResult(id, CallToolResultSchema, PATIENT) as Promise<any>;
+  await decide((await waitingFor("olga@example.com")).id, "approve");
+  const r = await result;
+  expect(r.isError).toBeFalsy();
+  expect(r._meta["io.modelcontextprotocol/related-task"]).toEqual({ taskId: id });
+  expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'olga@example.com'")).toHaveLength(1);
+  await c.close();
+});
