@@ -118,7 +118,7 @@ const taskParams = (more: (p: Record<string, unknown>) => string | null = () => 
  * the credential that made the task.
  */
 function registerTasks(rt: Runtime, server: Server, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext) {
-  const own = async (x: HandlerContext | undefined, taskId: string) => {
+  const own = async (method: string, x: HandlerContext | undefined, taskId: string) => {
     if (!pollsTasks(clientOf(server, x)))
       throw new RpcError(MISSING_CAPABILITY, "Missing required client capability: declare the io.modelcontextprotocol/tasks extension to use tasks", {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
@@ -128,23 +128,23 @@ function registerTasks(rt: Runtime, server: Server, contextOf: (era: McpRequestC
       c = await contextOf(era);
     } catch (e) {
       // A token revoked or expired since: refused as any other request is.
-      return callerRefused("tasks", e) as never;
+      return callerRefused(method, e) as never;
     }
     return { c, task: await ownTask(rt, c.caller, taskId) };
   };
   const on = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: { params: unknown }, handler: (p: any, x?: HandlerContext) => Promise<unknown>) => void;
   on("tasks/get", { params: taskParams() }, async (p, x) => {
-    const { c, task } = await own(x, p.taskId);
+    const { c, task } = await own("tasks/get", x, p.taskId);
     return task2026(await advance(rt, c.caller, task, c.baseUrl));
   });
   on("tasks/cancel", { params: taskParams() }, async (p, x) => {
     // Cooperative, as the extension has it: a task already running or settled is left as it is.
-    await cancelTask(rt, (await own(x, p.taskId)).task);
+    await cancelTask(rt, (await own("tasks/cancel", x, p.taskId)).task);
     return {};
   });
   on("tasks/update", { params: taskParams((q) => (isRecord(q.inputResponses) ? null : "inputResponses must be an object of responses by key")) }, async (p, x) => {
     // Hearth's tasks ask nothing of the client (the owner answers on /approvals), so a response names nothing outstanding and is ignored.
-    await own(x, p.taskId);
+    await own("tasks/update", x, p.taskId);
     return {};
   });
 }
