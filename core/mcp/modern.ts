@@ -29,6 +29,7 @@ import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord
 import type { RoundTrip } from "../policy/approvals.ts";
 import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
+import { advance, cancelTask, MISSING_CAPABILITY, ownTask, task2026, TASKS_EXTENSION } from "./tasks.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
@@ -41,7 +42,7 @@ let validator: AjvJsonSchemaValidator | null = null;
  */
 export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext): Server {
   validator ??= new AjvJsonSchemaValidator();
-  const server = new Server(SERVER_INFO, {
+  const server = new EraServer(SERVER_INFO, {
     capabilities: CAPABILITIES,
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
@@ -51,6 +52,8 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
     server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
       const run = (c: McpCallContext): unknown => {
         const client = clientOf(server, x);
+        // A client that can poll a task is given one for a long wait, rather than asked in the answer.
+        if (method === "tools/call" && pollsTasks(client)) return answer(rt, { ...withClient(c, client), tasks: true }, req.params);
         const asked = method === "tools/call" ? roundTripOf(client, x?.mcpReq, c.baseUrl) : null;
         if (!asked) return answer(rt, withClient(c, client), req.params);
         // A call its policy asks about ends this request asking the client, in place of its refusal.
@@ -65,7 +68,85 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
       }
       return c instanceof Promise ? c.then(run, refused) : run(c);
     }) as never);
+  registerTasks(rt, server, contextOf, era);
   return server;
+}
+
+/**
+ * The SDK's server, letting a tools/call answer with a task. The SDK checks a
+ * tools/call result as a CallToolResult, and would give a task the empty
+ * `content` a result without one gets: the task goes round that check, which
+ * sees an empty result in its place, and is answered as it was made.
+ */
+class EraServer extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
+    if (method !== "tools/call") return super._wrapHandler(method, handler);
+    const tasks = new WeakMap<object, Awaited<ReturnType<typeof handler>>>();
+    const checked = super._wrapHandler(method, async (req, ctx) => {
+      const out = await handler(req, ctx);
+      if ((out as { resultType?: unknown }).resultType !== "task") return out;
+      tasks.set(ctx, out);
+      return { content: [] };
+    });
+    return async (req, ctx) => {
+      const out = await checked(req, ctx);
+      return tasks.get(ctx) ?? out;
+    };
+  }
+}
+
+/** Whether the client declared the Tasks extension on this request. */
+const pollsTasks = (client: ClientCapabilities | undefined) => isRecord(client?.extensions) && isRecord(client.extensions[TASKS_EXTENSION]);
+
+/** A params check in the Standard Schema shape the SDK takes for an extension's methods: `taskId`, and what else each names. */
+const taskParams = (more: (p: Record<string, unknown>) => string | null = () => null) => ({
+  "~standard": {
+    version: 1 as const,
+    vendor: "hearth",
+    validate(p: unknown) {
+      if (!isRecord(p) || typeof p.taskId !== "string" || !p.taskId) return { issues: [{ message: "taskId must be the task's id as a string" }] };
+      const wrong = more(p);
+      return wrong ? { issues: [{ message: wrong }] } : { value: p as { taskId: string } & Record<string, unknown> };
+    },
+  },
+});
+
+/**
+ * The 2026-07-28 Tasks extension's methods: tasks/get (the task, its result
+ * inline once settled), tasks/cancel and tasks/update (acknowledged with an
+ * empty result). Only for a client that declares the extension, and only for
+ * the credential that made the task.
+ */
+function registerTasks(rt: Runtime, server: Server, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext) {
+  const own = async (method: string, x: HandlerContext | undefined, taskId: string) => {
+    if (!pollsTasks(clientOf(server, x)))
+      throw new RpcError(MISSING_CAPABILITY, "Missing required client capability: declare the io.modelcontextprotocol/tasks extension to use tasks", {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    let c: McpCallContext;
+    try {
+      c = await contextOf(era);
+    } catch (e) {
+      // A token revoked or expired since: refused as any other request is.
+      return callerRefused(method, e) as never;
+    }
+    return { c, task: await ownTask(rt, c.caller, taskId) };
+  };
+  const on = server.setRequestHandler.bind(server) as unknown as (method: string, schemas: { params: unknown }, handler: (p: any, x?: HandlerContext) => Promise<unknown>) => void;
+  on("tasks/get", { params: taskParams() }, async (p, x) => {
+    const { c, task } = await own("tasks/get", x, p.taskId);
+    return task2026(await advance(rt, c.caller, task, c.baseUrl));
+  });
+  on("tasks/cancel", { params: taskParams() }, async (p, x) => {
+    // Cooperative, as the extension has it: a task already running or settled is left as it is.
+    await cancelTask(rt, (await own("tasks/cancel", x, p.taskId)).task);
+    return {};
+  });
+  on("tasks/update", { params: taskParams((q) => (isRecord(q.inputResponses) ? null : "inputResponses must be an object of responses by key")) }, async (p, x) => {
+    // Hearth's tasks ask nothing of the client (the owner answers on /approvals), so a response names nothing outstanding and is ignored.
+    await own("tasks/update", x, p.taskId);
+    return {};
+  });
 }
 
 /**
@@ -208,8 +289,8 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   if (info !== undefined && (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string")) return null;
   const caps = params._meta[CLIENT_CAPABILITIES_META_KEY];
   if (!isRecord(caps)) return null;
-  // A client that can be asked takes the SDK's road, where an approval is asked in the answer.
-  if (caps.elicitation !== undefined) return null;
+  // A client that can be asked takes the SDK's road, where an approval is asked in the answer; one that polls tasks too.
+  if (caps.elicitation !== undefined || (isRecord(caps.extensions) && TASKS_EXTENSION in caps.extensions)) return null;
   for (const k in caps) if (!isRecord(caps[k])) return null;
   const h = req.headers;
   if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;

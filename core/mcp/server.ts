@@ -5,6 +5,10 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -25,6 +29,7 @@ import type { Runtime } from "../runtime.ts";
 import { approvalSeconds, type RoundTrip } from "../policy/approvals.ts";
 import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
+import { advance, callAsTask, cancelTask, isTerminal, listTasks, ownTask, resultOf, settled, task2025, TASKS_EXTENSION } from "./tasks.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from "./rpc.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
@@ -42,6 +47,8 @@ export interface McpCallContext {
   ask?: (question: { message: string; id: string }) => Promise<boolean | null>;
   /** A 2026-07-28 client that declared elicitation: asked in the answer, it calls again with the reply. */
   roundTrip?: RoundTrip;
+  /** A 2026-07-28 client that declared the Tasks extension: a call that would wait on the owner answers with a task. */
+  tasks?: boolean;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -69,9 +76,13 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
   try {
     // A tool known by name is still called directly in discovery mode; the three discovery tools only there.
     if (c.mode === "discover" && isDiscoveryTool(params.name)) return callDiscoveryTool(rt, c, params);
+    const entry = toolTable(rt).byName.get(params.name);
+    // A client that can poll is given a task rather than held while the owner decides (core/mcp/tasks.ts); a task's answer is the task, whatever views the client renders.
+    const task = (params as { task?: { ttl?: number } }).task;
+    if ((task || c.tasks) && entry && inFilter(entry, c.filter))
+      return callAsTask(rt, { caller: c.caller, baseUrl: c.baseUrl, entry, args: params.arguments, meta: params._meta, ttl: task?.ttl }, task ? "2025" : "2026") as Promise<CallToolResult>;
     if (rendersApps(c, params._meta)) return callAppsTool(rt, c, params);
     // The everyday call, made without a turn of its own: callTool's promise is the answer.
-    const entry = toolTable(rt).byName.get(params.name);
     if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
     return callTool(rt, { entry, args: params.arguments, meta: params._meta, caller: c.caller, baseUrl: c.baseUrl, ask: c.ask, roundTrip: c.roundTrip });
   } catch (e) {
@@ -106,7 +117,13 @@ export async function readResource(rt: Runtime, c: McpCallContext, uri: string):
 }
 
 /** What this server offers, the same in every protocol era. */
-export const CAPABILITIES = { tools: {}, resources: {}, extensions: { [UI_EXTENSION]: {} } };
+export const CAPABILITIES = {
+  tools: {},
+  resources: {},
+  // 2025-11-25's tasks, for tools/call; 2026-07-28 drops this member and reads the extension instead.
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  extensions: { [UI_EXTENSION]: {}, [TASKS_EXTENSION]: {} },
+};
 
 /** The context with what the client declared when it opened its connection, if it did. */
 export function withClient(c: McpCallContext, client: ClientCapabilities | undefined): McpCallContext {
@@ -162,5 +179,28 @@ export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   server.setRequestHandler(ListResourcesRequestSchema, (req, extra) => mcpRequests["resources/list"](rt, context(extra), req.params));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => mcpRequests["resources/templates/list"](rt, context(extra), req.params));
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => mcpRequests["resources/read"](rt, context(extra), req.params));
+  // 2025-11-25's tasks: each looked up for the credential calling, whichever session or instance made it.
+  server.setRequestHandler(GetTaskRequestSchema, async (req, extra) => {
+    const c = context(extra);
+    return task2025(await advance(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl));
+  });
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (req, extra) => {
+    const c = context(extra);
+    return resultOf(await settled(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl, extra.signal)) as never;
+  });
+  server.setRequestHandler(ListTasksRequestSchema, async (req, extra) => {
+    const c = context(extra);
+    const page = await listTasks(rt, c.caller, req.params?.cursor);
+    return { tasks: page.rows.map(task2025), ...(page.next ? { nextCursor: page.next } : {}) };
+  });
+  server.setRequestHandler(CancelTaskRequestSchema, async (req, extra) => {
+    const c = context(extra);
+    const t = await ownTask(rt, c.caller, req.params.taskId);
+    if (!(await cancelTask(rt, t))) {
+      const now = await ownTask(rt, c.caller, t.id);
+      throw new RpcError(INVALID_PARAMS, isTerminal(now) ? `Cannot cancel task: already in terminal status '${now.status}'` : "Cannot cancel task: its call is running now, and finishes", { taskId: t.id });
+    }
+    return task2025(await ownTask(rt, c.caller, t.id));
+  });
   return server;
 }

@@ -38,6 +38,8 @@ export function toolOf(rt: Runtime, entry: MethodEntry): Tool {
     description: `${def.description.trim()}\n\n${priceText(credits)} ${access}`,
     // The registry's published schema, the same one OpenAPI and the agent show.
     inputSchema: entry.schema as Tool["inputSchema"],
+    // Any call may wait on its credential's policy; a client that can poll may ask for a task (core/mcp/tasks.ts). 2026-07-28 drops this member.
+    execution: { taskSupport: "optional" },
     annotations: {
       title,
       readOnlyHint: readOnly,

@@ -80,6 +80,8 @@ function outcome(path: string, settled: Approval, seconds: number): string {
   const link = `see /approvals`;
   if (settled.decision === "declined")
     throw new HearthError("forbidden", `${path} was declined by the owner; nothing was done (${link})`, { extra: { approval: "declined", approval_id: settled.id } });
+  if (settled.decision === "withdrawn")
+    throw new HearthError("forbidden", `${path} was withdrawn by the client that asked; nothing was done (${link})`, { extra: { approval: "withdrawn", approval_id: settled.id } });
   throw new HearthError("forbidden", `${path} waited ${seconds} s for the owner's approval and got no answer; nothing was done (${link})`, {
     extra: { approval: "timed_out", approval_id: settled.id },
   });
@@ -241,6 +243,39 @@ export class Approvals {
       // On the real clock this is when it runs out; on a test's, the check finds it not yet due and the poll carries on.
       const timer = setTimeout(() => void check(), Math.max(0, row.expires - rt.clock.now().getTime()));
     });
+  }
+
+  /**
+   * Resolves once the request is decided (or withdrawn), or its time is up
+   * (then it is marked expired): what an MCP task's blocking read waits on.
+   */
+  async until(id: string): Promise<Approval | undefined> {
+    const row = await this.rt.store.rdb.select().from(approvals).where(eq(approvals.id, id)).get();
+    if (!row || row.decision) return row;
+    return this.settle(row);
+  }
+
+  /**
+   * The asking client takes its request back (an MCP task cancelled): a
+   * request still waiting is settled as withdrawn, so neither the owner's
+   * answer nor a later poll can let the call run. False when it was
+   * already settled.
+   */
+  async withdraw(account: string, id: string): Promise<boolean> {
+    const rt = this.rt;
+    const now = rt.clock.now().getTime();
+    const done = await rt.store.write(async () => {
+      const changed = await rt.store.wdb
+        .update(approvals)
+        .set({ decision: "withdrawn", decided: now })
+        .where(and(eq(approvals.id, id), eq(approvals.account, account), isNull(approvals.decision)))
+        .returning({ id: approvals.id })
+        .all();
+      if (changed.length) await rt.store.onCommit(() => rt.shared.publish(DECIDED, id));
+      return changed.length > 0;
+    });
+    if (done) rt.log.info("approval withdrawn", { account, approval: id });
+    return done;
   }
 
   /** Checks every request this instance waits on now: one whose time is up on the instance clock is given up on at once (tests, after moving their clock). */

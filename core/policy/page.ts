@@ -47,7 +47,7 @@ ${argList(a.args)}
 </section>`;
 }
 
-const SAID: Record<string, string> = { approved: "Approved", declined: "Declined", expired: "No answer in time" };
+const SAID: Record<string, string> = { approved: "Approved", declined: "Declined", expired: "No answer in time", withdrawn: "Withdrawn by the client" };
 
 export function approvalsPage(rt: Runtime, s: Session, o: { waiting: Approval[]; settled: Approval[]; notice?: string; error?: string; status?: number }): Response {
   const body = html`${message("notice", o.notice)}${message("alert", o.error)}

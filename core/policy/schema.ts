@@ -38,7 +38,7 @@ export const approvals = sqliteTable(
     reason: text("reason").notNull(),
     created: integer("created").notNull(),
     expires: integer("expires").notNull(),
-    /** null while waiting; "approved", "declined" or "expired" once settled. */
+    /** null while waiting; "approved", "declined", "expired" or "withdrawn" (by the client, an MCP task cancelled) once settled. */
     decision: text("decision"),
     /** The person who answered. */
     decidedBy: text("decided_by"),
@@ -90,3 +90,39 @@ export const pushKeys = sqliteTable("push_keys", {
   privateKey: text("private_key").notNull(),
   created: integer("created").notNull(),
 });
+
+/**
+ * An MCP task (the protocol's `tasks` utility, and the 2026-07-28 Tasks
+ * extension): a tool call that would wait for the owner's approval, answered
+ * at once with a handle the client polls. Kept in the store, not in memory,
+ * so a pending one outlives a restart and any instance can answer a poll; it
+ * belongs to the credential that made it, and goes when its ttl is over.
+ */
+export const mcpTasks = sqliteTable(
+  "mcp_tasks",
+  {
+    /** A random UUID: the handle the client polls with. */
+    id: text("id").primaryKey(),
+    account: text("account")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** The credential that made it (a token's id or a grant's): only it may see or cancel the task. */
+    credential: text("credential").notNull(),
+    /** The approval the call waits on; null for a call that ran at once. */
+    approval: text("approval"),
+    /** The tool called, and its whole arguments as JSON until the call has run (then null: kept no longer than needed). */
+    tool: text("tool").notNull(),
+    args: text("args"),
+    /** "working" (waiting for the owner), "running" (approved, running once), "completed", "failed" or "cancelled". */
+    status: text("status").notNull(),
+    statusMessage: text("status_message"),
+    /** The tool result as JSON, once there is one. */
+    result: text("result"),
+    created: integer("created").notNull(),
+    updated: integer("updated").notNull(),
+    /** Kept this long from creation, in milliseconds. */
+    ttl: integer("ttl").notNull(),
+    expires: integer("expires").notNull(),
+  },
+  (t) => [index("mcp_tasks_credential").on(t.credential, t.created)],
+);

@@ -41,6 +41,13 @@ const OWN_WORDS: { word: string; where: RegExp }[] = [
   { word: "agent", where: /^core\/(auth\/people|dispatch)\.ts$/ },
 ];
 
+/**
+ * MCP's own request names that happen to spell a method's path: the Tasks
+ * extension's `tasks/update` (a task's input, core/mcp/modern.ts) is the
+ * protocol's word, not the tasks service's method.
+ */
+const OWN_METHODS: { method: string; where: RegExp }[] = [{ method: "tasks/update", where: /^core\/mcp\/modern\.ts$/ }];
+
 /** Places where a string can only mean a service, whatever the word: `service: "x"`, `registry.get("x", …)`, `ctx.call("x", …)`. */
 const SERVICE_SLOT = /(?:registry|plugins)\.(?:get|has)$|makeIndex$|\bcall$|dispatch$/;
 
@@ -69,7 +76,7 @@ export async function serviceNamesInCore(): Promise<string[]> {
     const literal = (n: N, parent: N | null) => {
       const v = n.type === "Literal" && typeof n.value === "string" ? n.value : n.type === "TemplateLiteral" && (n.expressions as N[]).length === 0 ? ((n.quasis as N[])[0].value as { cooked: string }).cooked : null;
       if (v === null) return;
-      if (methods.has(v)) found.push(`${rel}: names the method ${JSON.stringify(v)}`);
+      if (methods.has(v) && !OWN_METHODS.some((o) => o.method === v && o.where.test(rel))) found.push(`${rel}: names the method ${JSON.stringify(v)}`);
       else if (services.has(v)) {
         const slot =
           (parent?.type === "Property" && text(parent.key as N).replace(/["']/g, "") === "service" && parent.value === n) ||

@@ -5,8 +5,8 @@
 // not change what anyone pays).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { payLedger, payX402 } from "../../core/pay/schema.ts";
-import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import type { Hearth } from "../harness.ts";
+import { startMetered, type Metered } from "../policy/metered.ts";
 import { mcpClient } from "../mcp/client.ts";
 import { startChain, startFacilitator, type Chain, x402Settings } from "../pay/chain/evm.ts";
 import { challengeOf, payer } from "../pay/client.ts";
@@ -18,9 +18,7 @@ let ECHO: number, LOOKUP: number, ASK: number, APP_TEST: number;
 
 let chain: Chain;
 let facilitator: ReturnType<typeof startFacilitator>;
-let ai: OpenAiFixture;
-let provider: ReturnType<typeof Bun.serve>;
-let providerHits = 0;
+let m: Metered;
 let h: Hearth;
 let payTo: `0x${string}`;
 let stranger: ReturnType<typeof payer>;
@@ -28,48 +26,17 @@ let stranger: ReturnType<typeof payer>;
 beforeAll(async () => {
   chain = await startChain();
   facilitator = startFacilitator(chain);
-  ai = await startOpenAiFixture();
   payTo = chain.accounts[1].address;
   stranger = payer(chain.accounts[2]);
   await chain.mint(stranger.address, 10_000_000n);
-  // The provider behind meter/lookup: each answer is cached an hour, so a second lookup of a key is served from cache.
-  provider = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      providerHits++;
-      return Response.json({ key: new URL(req.url).searchParams.get("key") });
-    },
-  });
-  h = await startHearth({
-    env: {
-      HEARTH_METER_ACCOUNTS: "all",
-      HEARTH_PLUGINS: `${import.meta.dir}/../pay/plugins`,
-      HEARTH_RATE_PRICED: "0",
-      HEARTH_RATE_READS: "0",
-      HEARTH_RATE_WRITES: "0",
-      METER_TEST_URL: `http://127.0.0.1:${provider.port}`,
-      ...x402Settings(chain, facilitator, payTo),
-      CHAIN_RPC_URL: chain.rpc,
-      HEARTH_SECRET: "a test secret that is long enough",
-      AI_BASE_URL: ai.base,
-      AI_MODEL: "agent-model",
-      AI_OLLAMA_URL: "",
-      AGENT_MAX_STEPS: "4",
-    },
-  });
-  const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()).result.methods as { method: string; credits: number }[];
-  const price = (path: string) => list.find((m) => m.method === path)!.credits;
-  [ECHO, LOOKUP, ASK, APP_TEST] = [price("meter/echo"), price("meter/lookup"), price("agent/ask"), price("apps/test")];
-  expect(ECHO).toBeGreaterThan(0);
-  expect(LOOKUP).toBeGreaterThan(0);
+  m = await startMetered({ ...x402Settings(chain, facilitator, payTo), CHAIN_RPC_URL: chain.rpc, HEARTH_SECRET: "a test secret that is long enough" });
+  h = m.h;
+  ({ ECHO, LOOKUP, ASK, APP_TEST } = m.prices);
   expect(ASK).toBeGreaterThan(0);
 });
 
 afterAll(async () => {
-  await h?.stop();
-  provider?.stop(true);
-  ai?.stop();
+  await m?.stop();
   facilitator?.stop();
   await chain?.stop();
 });
@@ -78,7 +45,7 @@ afterAll(async () => {
 async function snapshot(account?: string) {
   return {
     echo: runs.echo ?? 0,
-    hits: providerHits,
+    hits: m.hits(),
     balance: account ? await balance(account) : 0,
     received: await chain.balance(payTo),
     settledRows: (await h.rt.store.rdb.select().from(payX402).all()).length,
@@ -228,7 +195,7 @@ hearth.call("meter/echo", { text: "second" });
   test("agent/ask: the run and each tool it calls are charged on their own, a cached tool answer included", async () => {
     const token = await funded("fay");
     await primed("agent", token);
-    ai.reply(
+    m.ai.reply(
       {
         calls: [
           { name: "meter_lookup", arguments: JSON.stringify({ key: "agent" }) },

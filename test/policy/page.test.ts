@@ -14,6 +14,7 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { accountMenu, chromiumPresent, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startSink } from "../mail/sink.ts";
+import { signedIn } from "./held.ts";
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts", "agents");
 const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
@@ -59,12 +60,7 @@ afterAll(async () => {
   await relay?.stop();
 });
 
-async function context(colorScheme: "light" | "dark", size: { width: number; height: number }, bypassCSP = false) {
-  const ctx = await browser.newContext({ colorScheme, viewport: size, bypassCSP });
-  const [name, value] = s.cookie.split("=");
-  await ctx.addCookies([{ name, value, url: h.url }]);
-  return ctx;
-}
+const context = (colorScheme: "light" | "dark", size: { width: number; height: number }, bypassCSP = false) => signedIn(browser, h.url, s.cookie, { colorScheme, size, bypassCSP });
 
 /** Opens /approvals until a request shows (it is made by a call running meanwhile). */
 async function openWhenAsked(page: Page) {

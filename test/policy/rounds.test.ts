@@ -9,37 +9,22 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { signUp, type Signed } from "../auth/people.ts";
-import { startHearth, type Hearth } from "../harness.ts";
 import { mcpClient } from "../mcp/client.ts";
-import { startSink } from "../mail/sink.ts";
+import { modernWire, startHeld, type Held } from "./held.ts";
 
 const MODERN = "2026-07-28";
-let h: Hearth;
-let relay: Awaited<ReturnType<typeof startSink>>;
-let s: Signed;
+let held: Held;
+let h: Held["h"];
 let token: string;
 
 beforeAll(async () => {
-  relay = await startSink();
-  h = await startHearth({
-    env: { HEARTH_SIGNUP: "open", HEARTH_METER_ACCOUNTS: "all", MAIL_DOMAIN: "example.test", SMTP_PORT: "off", SMTP_RELAY_URL: `smtp://127.0.0.1:${relay.port}`, HEARTH_APPROVAL_SECONDS: "120" },
-  });
-  s = await signUp(h, "alice");
-  await h.grant("alice", 100);
-  const res = await fetch(`${h.url}/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf },
-    body: JSON.stringify({ name: "Stateless assistant", policy: { classes: { outbound: "ask" } } }),
-  });
-  token = ((await res.json()) as any).result.token;
+  held = await startHeld({ approvalSeconds: 120 });
+  h = held.h;
+  token = await held.asking("Stateless assistant");
 });
-afterAll(async () => {
-  await h.stop();
-  await relay.stop();
-});
+afterAll(() => held.stop());
 
-const charged = async () => (await h.rows<{ method: string; delta: number }>("SELECT method, delta FROM pay_ledger WHERE reason = 'charge' ORDER BY id")).map((r) => [r.method, Number(r.delta)]);
+const charged = () => held.charged();
 
 /** An SDK 2.x client pinned to 2026-07-28, declaring `elicitation`, whose person answers with `reply`. */
 async function modern(elicitation: { form?: {}; url?: {} }, reply: (params: any) => any) {
@@ -53,35 +38,8 @@ async function modern(elicitation: { form?: {}; url?: {} }, reply: (params: any)
   return { client, asked, call: (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<any> };
 }
 
-/** One 2026-07-28 request by hand, as the spec's examples write them. */
-async function wire(params: Record<string, unknown>, elicitation: Record<string, object> = { form: {} }) {
-  const res = await fetch(`${h.url}/mcp`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      authorization: `Bearer ${token}`,
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": String(params.name),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: crypto.randomUUID(),
-      method: "tools/call",
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": { elicitation },
-        },
-      },
-    }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as any).result;
-}
+/** One 2026-07-28 tools/call by hand, as the spec's examples write them. */
+const wire = async (params: Record<string, unknown>, elicitation: Record<string, object> = { form: {} }) => (await modernWire(h.url, token, "tools/call", params, { elicitation })).result;
 
 test("2026-07-28: the SDK client is asked in the answer, accepts, calls again, and the mail goes, charged once", async () => {
   const c = await modern({ form: {} }, () => ({ action: "accept", content: { approve: true } }));
@@ -91,7 +49,7 @@ test("2026-07-28: the SDK client is asked in the answer, accepts, calls again, a
   expect(c.asked.length).toBe(1);
   expect(c.asked[0].message).toContain("Allow Stateless assistant to call mail/send?");
   expect(c.asked[0].requestedSchema.properties.approve.type).toBe("boolean");
-  expect((await relay.next()).to).toEqual(["carol@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["carol@example.com"]);
   expect((await charged()).slice(before.length)).toEqual([["mail/send", -4]]);
   const row = await h.row("SELECT decision, decided_by, used FROM approvals ORDER BY created DESC LIMIT 1");
   expect(row).toMatchObject({ decision: "approved", decided_by: "alice, at Stateless assistant" });
@@ -102,13 +60,13 @@ test("2026-07-28: the SDK client is asked in the answer, accepts, calls again, a
 test("2026-07-28: declined in the round trip, no mail, no charge, and 403", async () => {
   const c = await modern({ form: {} }, () => ({ action: "decline" }));
   const before = await charged();
-  const sent = relay.received.length;
+  const sent = held.relay.received.length;
   const r = await c.call("mail_send", { to: "dave@example.com", subject: "Offer", body: "Not this one." });
   expect(r.isError).toBe(true);
   expect(r.structuredContent.error).toMatchObject({ status: 403, kind: "forbidden", approval: "declined" });
   expect(c.asked.length).toBe(1);
   expect(await h.rows("SELECT id FROM mail_outbox WHERE recipient = 'dave@example.com'")).toEqual([]);
-  expect(relay.received.length).toBe(sent);
+  expect(held.relay.received.length).toBe(sent);
   expect(await charged()).toEqual(before);
   await c.client.close();
 });
@@ -129,7 +87,7 @@ test("2026-07-28 on the wire: input_required, then the reply; other arguments or
   const done = await wire({ name: "mail_send", arguments: args, inputResponses: yes, requestState: first.requestState });
   expect(done.resultType).toBe("complete");
   expect(done.isError).toBeFalsy();
-  expect((await relay.next()).to).toEqual(["erin@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["erin@example.com"]);
   // The same reply again: the approval was used.
   const again = await wire({ name: "mail_send", arguments: args, inputResponses: yes, requestState: first.requestState });
   expect(again.structuredContent.error).toMatchObject({ status: 403, approval: "used" });
@@ -139,20 +97,9 @@ test("2026-07-28 on the wire: input_required, then the reply; other arguments or
 
 /** Approves on /approvals, as the owner does, the request waiting for `to`. */
 async function approveOnPage(to: string) {
-  for (;;) {
-    const waiting = ((await (await fetch(`${h.url}/approvals`, { headers: { cookie: s.cookie } })).json()) as any).result.waiting as any[];
-    const found = waiting.find((w) => w.args.includes(to));
-    if (found) {
-      const res = await fetch(`${h.url}/approvals/decide`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie: s.cookie, "x-csrf-token": s.csrf },
-        body: JSON.stringify({ id: found.id, decision: "approve" }),
-      });
-      expect(res.status).toBe(200);
-      return found;
-    }
-    await Bun.sleep(20);
-  }
+  const found = await held.waitingFor(to);
+  await held.decide(found.id, "approve");
+  return found;
 }
 
 test("2026-07-28, URL mode: the client is sent to the request on /approvals, and the owner's answer there lets it run", async () => {
@@ -164,7 +111,7 @@ test("2026-07-28, URL mode: the client is sent to the request on /approvals, and
   expect(c.asked.length).toBe(1);
   expect(c.asked[0].mode).toBe("url");
   expect(c.asked[0].url).toBe(`${h.url}/approvals#ask-${found.id}`);
-  expect((await relay.next()).to).toEqual(["fran@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["fran@example.com"]);
   await c.client.close();
 });
 
@@ -180,6 +127,6 @@ test("2025-11-25, URL mode: the session's client is sent to /approvals, and the 
   const r = (await call) as any;
   expect(r.isError).toBeFalsy();
   expect(asked[0]).toMatchObject({ mode: "url", url: `${h.url}/approvals#ask-${found.id}`, elicitationId: found.id });
-  expect((await relay.next()).to).toEqual(["gil@example.com"]);
+  expect((await held.relay.next()).to).toEqual(["gil@example.com"]);
   await c.close();
 });

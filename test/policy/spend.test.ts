@@ -5,54 +5,23 @@
 // says and what ran agree.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { signUp, type Signed } from "../auth/people.ts";
-import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import type { Hearth } from "../harness.ts";
 import { runs } from "../pay/plugins/meter/index.ts";
+import { startMetered, type Metered } from "./metered.ts";
 
+let m: Metered;
 let h: Hearth;
-let ai: OpenAiFixture;
-let provider: ReturnType<typeof Bun.serve>;
-let providerHits = 0;
 let s: Signed;
 let ECHO: number, LOOKUP: number, ASK: number, APP_TEST: number;
 
 beforeAll(async () => {
-  ai = await startOpenAiFixture();
-  provider = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    fetch(req) {
-      providerHits++;
-      return Response.json({ key: new URL(req.url).searchParams.get("key") });
-    },
-  });
-  h = await startHearth({
-    env: {
-      HEARTH_SIGNUP: "open",
-      HEARTH_METER_ACCOUNTS: "all",
-      HEARTH_PLUGINS: `${import.meta.dir}/../pay/plugins`,
-      HEARTH_RATE_PRICED: "0",
-      HEARTH_RATE_READS: "0",
-      HEARTH_RATE_WRITES: "0",
-      METER_TEST_URL: `http://127.0.0.1:${provider.port}`,
-      AI_BASE_URL: ai.base,
-      AI_MODEL: "agent-model",
-      AI_OLLAMA_URL: "",
-      AGENT_MAX_STEPS: "4",
-    },
-  });
+  m = await startMetered({ HEARTH_SIGNUP: "open" });
+  h = m.h;
+  ({ ECHO, LOOKUP, ASK, APP_TEST } = m.prices);
   s = await signUp(h, "alice");
   await h.grant("alice", 1000);
-  const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()).result.methods as { method: string; credits: number }[];
-  const price = (path: string) => list.find((m) => m.method === path)!.credits;
-  [ECHO, LOOKUP, ASK, APP_TEST] = [price("meter/echo"), price("meter/lookup"), price("agent/ask"), price("apps/test")];
-  expect(LOOKUP).toBeGreaterThan(0);
 });
-afterAll(async () => {
-  await h?.stop();
-  provider?.stop(true);
-  ai?.stop();
-});
+afterAll(() => m?.stop());
 
 /** A token of alice's with a daily credit limit. */
 async function limited(name: string, creditsPerDay: number) {
@@ -69,7 +38,7 @@ async function limited(name: string, creditsPerDay: number) {
 async function state(credential: string) {
   const charged = await h.rows<{ delta: number }>("SELECT l.delta FROM pay_ledger l JOIN accounts a ON a.id = l.account WHERE a.username = 'alice' AND l.reason = 'charge'");
   const day = await h.row<{ spent: number }>("SELECT spent FROM credential_spend WHERE credential = ?", credential);
-  return { charged: charged.reduce((n, r) => n - Number(r.delta), 0), day: Number(day?.spent ?? 0), echo: runs.echo ?? 0, hits: providerHits };
+  return { charged: charged.reduce((n, r) => n - Number(r.delta), 0), day: Number(day?.spent ?? 0), echo: runs.echo ?? 0, hits: m.hits() };
 }
 
 /** Each step's charge equals the day's growth and the price of what ran (an echo, a lookup the provider answered). */
@@ -121,7 +90,7 @@ test("cached answers do not use up a small day: two lookups' worth answers from 
 test("the agent's tool calls under a policy: the run and each tool are counted as charged, a cached tool answer not at all", async () => {
   const t = await limited("agent day", 500);
   expect((await h.call("meter/lookup", { key: "agent-day" }, { token: t.token })).status).toBe(200);
-  ai.reply(
+  m.ai.reply(
     {
       calls: [
         { name: "meter_lookup", arguments: JSON.stringify({ key: "agent-day" }) },
