@@ -6,12 +6,15 @@
 //     with the default settings (rate limits on): how long, and how answered.
 //  3. 20 bodies of 24 MiB sent at once to /dav/ and to /files/dav/: the
 //     server's RSS before and after, and how the bodies were answered.
+//  4. A daily series begun in 2000, first asked about in 2026 (bench/series.ts):
+//     CPU ms of a week's REPORT, the next firing and events/free's spans.
 // `bun bench/dav.ts` prints a table; benchDav() returns the numbers.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, rssMb, waitFor200 } from "./lib.ts";
+import { benchSeries, seriesTable, type SeriesBench } from "./series.ts";
 
 const root = join(import.meta.dir, "..");
 const cli = (args: string[]) => ["bun", "-e", `import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))}; process.exit(await main(${JSON.stringify(args)}));`];
@@ -22,6 +25,7 @@ export interface DavBench {
   ratio: { get: number; put: number };
   firstSync: { events: number; seconds: number; perSecond: number; statuses: Record<string, number> };
   bodies: { path: string; bodies: number; mib: number; rssBeforeMB: number; rssAfterMB: number; statuses: Record<string, number> }[];
+  series: SeriesBench[];
 }
 
 const quantile = (xs: number[], q: number) => {
@@ -172,8 +176,8 @@ async function bodies(path: string, count: number, mib: number) {
   }
 }
 
-/** BENCH_DAV_PARTS (items, sync, bodies; comma-separated) runs some of the figures; all by default. */
-const parts = (process.env.BENCH_DAV_PARTS ?? "items,sync,bodies").split(",").map((s) => s.trim());
+/** BENCH_DAV_PARTS (items, sync, bodies, series; comma-separated) runs some of the figures; all by default. */
+const parts = (process.env.BENCH_DAV_PARTS ?? "items,sync,bodies,series").split(",").map((s) => s.trim());
 
 export async function benchDav(): Promise<DavBench> {
   const rounds = Number(process.env.BENCH_DAV_ROUNDS ?? 50);
@@ -181,17 +185,19 @@ export async function benchDav(): Promise<DavBench> {
   const ratio = items.length ? { get: Math.round((items[1].getMs.p50 / items[0].getMs.p50) * 100) / 100, put: Math.round((items[1].putMs.p50 / items[0].putMs.p50) * 100) / 100 } : { get: NaN, put: NaN };
   const sync = parts.includes("sync") ? await firstSync(Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000)) : { events: 0, seconds: 0, perSecond: 0, statuses: {} };
   const big = parts.includes("bodies") ? [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)] : [];
-  return { items, ratio, firstSync: sync, bodies: big };
+  const series = parts.includes("series") ? await benchSeries() : [];
+  return { items, ratio, firstSync: sync, bodies: big, series };
 }
 
 export function davTable(r: DavBench): string {
-  const lines = ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"];
+  const lines = r.items.length ? ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"] : [];
   for (const i of r.items) lines.push(`${i.events} | ${i.getMs.p50} / ${i.getMs.p99} | ${i.putMs.p50} / ${i.putMs.p99}`);
   if (r.items.length) lines.push(`${r.items[1].events} over ${r.items[0].events} (p50, target at most 1.5x) | ${r.ratio.get}x | ${r.ratio.put}x`);
   const fs = r.firstSync;
   if (fs.events) lines.push(`first sync of ${fs.events} events, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s); answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
   for (const b of r.bodies)
     lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB; answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+  if (r.series.length) lines.push(seriesTable(r.series));
   return lines.join("\n");
 }
 
