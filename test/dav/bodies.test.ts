@@ -104,16 +104,42 @@ describe("DAV request bodies", () => {
       expect(first.text()).toBe("");
       await Bun.sleep(20);
     }
-    for (const path of ["/dav/calendars/alice/events/b.ics", "/files/dav/b.bin"]) {
-      const second = open(put(path, token, `Content-Length: ${5 * MiB}\r\n`));
-      const answer = await answerOf(second);
-      expect({ path, answer }).toEqual({ path, answer: 429 });
-      second.close();
-    }
+    // A calendar object is held whole to be read: its length is counted before a byte of it is.
+    const second = open(put("/dav/calendars/alice/events/b.ics", token, `Content-Length: ${5 * MiB}\r\n`));
+    expect(await answerOf(second)).toBe(429);
+    second.close();
     first.close();
     // Once the first is gone its share is free again.
     while (bodyBudgetOf(h.rt).inFlight > 0) await Bun.sleep(20);
     const ok = await fetch(`${h.url}/dav/calendars/alice/events/`, { method: "PROPFIND", headers: { authorization: basic(token), depth: "0" } });
     expect(ok.status).toBe(207);
+  });
+
+  test("twenty uploads of 2 MiB at once to /files/dav/, twice the budget together, are all stored: each counts only the chunk it is passing on to disk", async () => {
+    const token = await h.token("alice", { scopes: ["files"] });
+    const budget = bodyBudgetOf(h.rt);
+    expect(budget.bytes).toBe(16 * MiB);
+    let most = 0;
+    const take = budget.take.bind(budget);
+    budget.take = (n: number) => {
+      const ok = take(n);
+      most = Math.max(most, budget.inFlight);
+      return ok;
+    };
+    try {
+      const body = new Uint8Array(2 * MiB).fill(0x61);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => fetch(`${h.url}/files/dav/up-${i}.bin`, { method: "PUT", body, headers: { authorization: basic(token) } }).then(async (r) => (await r.arrayBuffer(), r.status))),
+      );
+      expect(answers).toEqual(Array(20).fill(201));
+      // A few MiB were counted at once (each upload's chunk on its way), not the 40 the lengths add up to.
+      expect(most).toBeLessThan(8 * MiB);
+      while (budget.inFlight > 0) await Bun.sleep(20);
+      const listed = await h.call("files/list", {}, { token });
+      const sizes = (listed.body.result.files ?? listed.body.result) as { name: string; size: number }[];
+      expect(sizes.filter((f) => f.name.startsWith("up-")).map((f) => f.size)).toEqual(Array(20).fill(2 * MiB));
+    } finally {
+      budget.take = take;
+    }
   });
 });
