@@ -3,25 +3,42 @@
 //     calendar: p50/p99 ms of each, which should not grow with the calendar.
 //     The ratio of the two (10,000 over 100) is the figure to hold: at most 1.5.
 //  2. A phone's first sync: 5,000 events PUT four at a time to an instance
-//     with the default settings (rate limits on): how long, and how answered.
+//     with the default settings (rate limits on), on SQLite and on PostgreSQL:
+//     how long, CPU per PUT (the server's, and PostgreSQL's), how answered.
 //  3. 20 bodies of 24 MiB sent at once to /dav/ and to /files/dav/: the
 //     server's RSS before and after, and how the bodies were answered.
+//  4. A daily series begun in 2000, first asked about in 2026 (bench/series.ts):
+//     CPU ms of a week's REPORT, the next firing and events/free's spans.
 // `bun bench/dav.ts` prints a table; benchDav() returns the numbers.
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, rssMb, waitFor200 } from "./lib.ts";
+import { launchPg } from "../test/pg.ts";
+import { cpuUs, freePort, rssMb, treeCpuUs, waitFor200 } from "./lib.ts";
+import { benchSeries, seriesTable, type SeriesBench } from "./series.ts";
 
 const root = join(import.meta.dir, "..");
 const cli = (args: string[]) => ["bun", "-e", `import { main } from ${JSON.stringify(join(root, "core/cli/main.ts"))}; process.exit(await main(${JSON.stringify(args)}));`];
+
+export interface FirstSync {
+  store: "sqlite" | "postgres";
+  events: number;
+  seconds: number;
+  perSecond: number;
+  statuses: Record<string, number>;
+  /** CPU of the server process per PUT, and of PostgreSQL's processes (0 on SQLite). */
+  cpuMsPerPut: number;
+  dbCpuMsPerPut: number;
+}
 
 export interface DavBench {
   items: { events: number; getMs: { p50: number; p99: number }; putMs: { p50: number; p99: number } }[];
   /** p50 with the larger calendar over p50 with the smaller. */
   ratio: { get: number; put: number };
-  firstSync: { events: number; seconds: number; perSecond: number; statuses: Record<string, number> };
+  firstSync: FirstSync[];
   bodies: { path: string; bodies: number; mib: number; rssBeforeMB: number; rssAfterMB: number; statuses: Record<string, number> }[];
+  series: SeriesBench[];
 }
 
 const quantile = (xs: number[], q: number) => {
@@ -32,11 +49,11 @@ const quantile = (xs: number[], q: number) => {
 const vevent = (uid: string, summary: string) =>
   ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bench//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260301T000000Z", "DTSTART:20270302T090000Z", "DURATION:PT45M", `SUMMARY:${summary}`, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
 
-/** limits: keep the instance's default rate limits, as a person's instance has them. */
-async function instance(limits = false) {
+/** limits: keep the instance's default rate limits, as a person's instance has them; db: a PostgreSQL database's URL (else SQLite). */
+async function instance(limits = false, db?: string) {
   const dir = mkdtempSync(join(tmpdir(), "hearth-bench-dav-"));
   const off = limits ? {} : { HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0" };
-  const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", ...off, HEARTH_COLLECTORS: "off" };
+  const env = { ...process.env, HEARTH_DATA: dir, HEARTH_LOG: "off", HOST: "127.0.0.1", HEARTH_METERING: "off", ...off, HEARTH_COLLECTORS: "off", ...(db ? { HEARTH_DATABASE_URL: db } : {}) };
   const token = new TextDecoder().decode(Bun.spawnSync(cli(["token", "create", "--user", "bench"]), { env }).stdout).trim();
   const port = freePort();
   const proc = Bun.spawn(cli(["serve"]), { env: { ...env, PORT: String(port) }, stdout: "ignore", stderr: "inherit" });
@@ -126,9 +143,17 @@ const phoneEvent = (i: number) => {
   return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Bench//EN", "BEGIN:VEVENT", `UID:e${i}`, "DTSTAMP:20260301T000000Z", `DTSTART;TZID=Europe/London:${start}`, "DURATION:PT45M", `SUMMARY:Event ${i}`, ...series, "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
 };
 
-/** A first sync of `n` events, four PUTs at a time as a phone's sync runs, to an instance with the default limits. */
-async function firstSync(n: number) {
-  const h = await instance(true);
+/**
+ * A first sync of `n` events, four PUTs at a time as a phone's sync runs, to
+ * an instance with the default limits, on SQLite or on PostgreSQL (a cluster
+ * of its own): how long, and the CPU each PUT took of the server and of the
+ * database's processes.
+ */
+async function firstSync(n: number, store: "sqlite" | "postgres" = "sqlite") {
+  const pg = store === "postgres" ? await launchPg() : null;
+  const h = await instance(true, pg ? await pg.database() : undefined);
+  const cpu0 = cpuUs(h.proc.pid);
+  const db0 = pg ? treeCpuUs(pg.pid()) : 0;
   try {
     const headers = { authorization: h.auth, "content-type": "text/calendar", "if-none-match": "*" };
     const statuses: Record<string, number> = {};
@@ -144,9 +169,11 @@ async function firstSync(n: number) {
       }),
     );
     const seconds = Math.round((performance.now() - t) / 100) / 10;
-    return { events: n, seconds, perSecond: Math.round(n / seconds), statuses };
+    const perPut = (us: number) => Math.round(us / n / 10) / 100;
+    return { store, events: n, seconds, perSecond: Math.round(n / seconds), statuses, cpuMsPerPut: perPut(cpuUs(h.proc.pid) - cpu0), dbCpuMsPerPut: pg ? perPut(treeCpuUs(pg.pid()) - db0) : 0 };
   } finally {
     await h.stop();
+    pg?.stop();
   }
 }
 
@@ -172,26 +199,33 @@ async function bodies(path: string, count: number, mib: number) {
   }
 }
 
-/** BENCH_DAV_PARTS (items, sync, bodies; comma-separated) runs some of the figures; all by default. */
-const parts = (process.env.BENCH_DAV_PARTS ?? "items,sync,bodies").split(",").map((s) => s.trim());
+/** BENCH_DAV_PARTS (items, sync, syncpg, bodies, series; comma-separated) runs some of the figures; all by default. */
+const parts = (process.env.BENCH_DAV_PARTS ?? "items,sync,syncpg,bodies,series").split(",").map((s) => s.trim());
 
 export async function benchDav(): Promise<DavBench> {
   const rounds = Number(process.env.BENCH_DAV_ROUNDS ?? 50);
   const items = parts.includes("items") ? await itemCosts([100, 10_000], rounds) : [];
   const ratio = items.length ? { get: Math.round((items[1].getMs.p50 / items[0].getMs.p50) * 100) / 100, put: Math.round((items[1].putMs.p50 / items[0].putMs.p50) * 100) / 100 } : { get: NaN, put: NaN };
-  const sync = parts.includes("sync") ? await firstSync(Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000)) : { events: 0, seconds: 0, perSecond: 0, statuses: {} };
+  const events = Number(process.env.BENCH_DAV_FIRST_SYNC ?? 5000);
+  const sync: FirstSync[] = [];
+  if (parts.includes("sync")) sync.push(await firstSync(events));
+  if (parts.includes("syncpg")) sync.push(await firstSync(events, "postgres"));
   const big = parts.includes("bodies") ? [await bodies("/dav/calendars/bench/events/", 20, 24), await bodies("/files/dav/", 20, 24)] : [];
-  return { items, ratio, firstSync: sync, bodies: big };
+  const series = parts.includes("series") ? await benchSeries() : [];
+  return { items, ratio, firstSync: sync, bodies: big, series };
 }
 
 export function davTable(r: DavBench): string {
-  const lines = ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"];
+  const lines = r.items.length ? ["events in calendar | GET p50 / p99 ms | PUT p50 / p99 ms"] : [];
   for (const i of r.items) lines.push(`${i.events} | ${i.getMs.p50} / ${i.getMs.p99} | ${i.putMs.p50} / ${i.putMs.p99}`);
   if (r.items.length) lines.push(`${r.items[1].events} over ${r.items[0].events} (p50, target at most 1.5x) | ${r.ratio.get}x | ${r.ratio.put}x`);
-  const fs = r.firstSync;
-  if (fs.events) lines.push(`first sync of ${fs.events} events, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s); answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+  for (const fs of r.firstSync)
+    lines.push(
+      `first sync of ${fs.events} events on ${fs.store}, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s), CPU per PUT ${fs.cpuMsPerPut} ms server${fs.store === "postgres" ? ` + ${fs.dbCpuMsPerPut} ms PostgreSQL` : ""}; answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`,
+    );
   for (const b of r.bodies)
     lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB; answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+  if (r.series.length) lines.push(seriesTable(r.series));
   return lines.join("\n");
 }
 

@@ -250,6 +250,24 @@ export function blobBackend(config: Readonly<Record<string, string>>, dataDir: s
 const spooled = new WeakMap<Received, string>();
 
 /**
+ * Bytes of bodies passed to disk since the collector last ran. Each chunk is
+ * garbage once written, but the collector does not count what chunks hold
+ * outside its heap soon enough: twenty uploads of 24 MiB at once peaked 100 to
+ * 170 MB over the process's baseline, all of it freed by a collection (after
+ * one, the process was back at its baseline). A full collection every 32 MiB
+ * passed on keeps the peak near 50 MB over it, for one collection (a few ms on
+ * a small heap; a non-blocking hint, Bun.gc(false), freed nothing) per 32 MiB.
+ */
+let spent = 0;
+const COLLECT_EVERY = 32 << 20;
+function passed(bytes: number) {
+  spent += bytes;
+  if (spent < COLLECT_EVERY) return;
+  spent = 0;
+  Bun.gc(true);
+}
+
+/**
  * Writes a body to a temp file under `dir` as it streams, hashing it (and, when
  * asked, checking it is UTF-8) on the way; the file is removed on any failure.
  */
@@ -276,6 +294,7 @@ async function receiveInto(dir: string, body: ReadableStream<Uint8Array> | null,
           }
         // Awaited: the next chunk is read only once this one is on its way to disk, so a fast sender is held back rather than buffered.
         await file.write(chunk);
+        passed(chunk.byteLength);
       }
     if (utf8)
       try {

@@ -329,6 +329,13 @@ export interface RouteDef {
    * there, and ctx.sandbox.here says it came in that way.
    */
   sandbox?: boolean;
+  /**
+   * On a "*" route, the verbs (["PUT"]) whose bodies the handler streams to
+   * storage as they arrive rather than holding them: the instance's budget of
+   * bodies received at once counts only the part of such a body in memory (the
+   * chunk being passed on), not its whole length. Every other body counts whole.
+   */
+  streams?: string[];
 }
 
 /** One line of a home card: plain text, escaped where it is shown. */

@@ -156,6 +156,8 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (path.startsWith("/api/")) fail(`routes[${i}].path`, "may not be under /api");
       if (typeof r.run !== "function") fail(`routes[${i}].run`, "must be a function (req, ctx) => Response");
       if (r.sandbox !== undefined && typeof r.sandbox !== "boolean") fail(`routes[${i}].sandbox`, "must be true or false");
+      if (r.streams !== undefined && (!Array.isArray(r.streams) || r.streams.some((v) => typeof v !== "string" || !/^[A-Z]+$/.test(v)))) fail(`routes[${i}].streams`, 'must be a list of HTTP verbs, such as ["PUT"]');
+      if (r.streams !== undefined && r.method !== "*") fail(`routes[${i}].streams`, 'only a "*" route reads its bodies itself');
       if (r.sandbox && r.method !== "GET") fail(`routes[${i}].sandbox`, "only a GET route serves a document on the sandbox origin");
       if (r.sandbox && !((m.needs as unknown[] | undefined) ?? []).includes("sandbox")) fail("needs", 'a plugin with sandbox routes needs "sandbox"');
     });

@@ -37,9 +37,10 @@ export interface DavCollection {
   /**
    * Creates (id null) or changes the record from a client's text, through
    * dispatch; returns the record's id (a changed record keeps its own) and
-   * the text's UID.
+   * the text's UID, and, when the service knows it without reading it back,
+   * the record as get() would now give it (saving the request that read).
    */
-  put(text: string, id: string | null, ctx: Ctx): Promise<{ id: string; uid: string }>;
+  put(text: string, id: string | null, ctx: Ctx): Promise<{ id: string; uid: string; record?: DavRecord }>;
   remove(id: string, ctx: Ctx): Promise<void>;
 }
 

@@ -29,7 +29,7 @@ import { errorResponse } from "../http/respond.ts";
 import type { Caller, Ctx, Db } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { DavPrecondition, invalidData, tooLargeFor, type DavCollection, type DavRecord } from "./collection.ts";
-import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, uidHolder, written, type Item, type Synced } from "./state.ts";
+import { etagOf, itemNamed, rawStands, reconcile, reconcileOne, removed, sharers, written, type Item, type Synced } from "./state.ts";
 import { child, children, descendants, errorXml, esc, multistatus, NS, parseXml, prop, type El, type ResponseXml } from "./xml.ts";
 import { davMigrations } from "./migrations.ts";
 import { calendarMatches, cardMatches, expanded, expandOf, type Range } from "./query.ts";
@@ -423,7 +423,7 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   const item = await itemAt(r, t);
   checkPreconditions(req, item);
   const account = r.caller.account.id;
-  let made: { id: string; uid: string };
+  let made: Awaited<ReturnType<DavCollection["put"]>>;
   try {
     made = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
   } catch (e) {
@@ -436,7 +436,7 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   // A UID names one object in a collection (RFC 4791 5.3.2.1, RFC 6352 6.3.2.1): another resource
   // holding it is refused, naming that resource, and what the service did for this text is undone
   // with the request's write.
-  const holder = await uidHolder(r.db, account, t.service!, made.uid, t.name!);
+  const { holder, others } = await sharers(r.db, account, t.service!, made.uid, made.id, t.name!);
   if (holder) {
     await sync(r, t.service!, t.col!);
     throw new DavPrecondition(
@@ -447,9 +447,10 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
       "uid",
     );
   }
-  const record = await recordOf(r, t, made.id);
+  // The record as the service's put left it, when it says; else read back.
+  const record = made.record ?? (await recordOf(r, t, made.id));
   if (!record) throw new Error(`${t.service} did not keep the record its put returned`);
-  const now = await written(r.db, account, t.service!, t.name!, record, made.uid, text);
+  const now = await written(r.db, account, t.service!, t.name!, record, made.uid, text, others);
   return new Response(null, { status: item ? 204 : 201, headers: { etag: etagOf(now) } });
 }
 

@@ -5,7 +5,7 @@
 // records on every request is what makes changes over the API (or the agent,
 // or another client) show up as new ETags and in sync-collection, deletions
 // included, without the services knowing about DAV at all.
-import { and, eq, isNotNull, ne } from "drizzle-orm";
+import { and, eq, isNotNull, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../plugin.ts";
 import type { DavRecord } from "./collection.ts";
 import { davCollections, davItems } from "./schema.ts";
@@ -108,15 +108,15 @@ export async function itemNamed(db: Db, account: string, collection: string, nam
   return (await db.select(columns).from(davItems).where(named(account, collection, name)).get()) ?? null;
 }
 
-/** The collection's next revision, taken: a change to one item is recorded under it. */
+/** The collection's next revision, taken in one statement: a change to one item is recorded under it. */
 async function nextRevision(db: Db, account: string, collection: string): Promise<number> {
-  const next = (await revisionOf(db, account, collection)) + 1;
-  await db
+  const row = await db
     .insert(davCollections)
-    .values({ account, collection, revision: next })
-    .onConflictDoUpdate({ target: [davCollections.account, davCollections.collection], set: { revision: next } })
-    .run();
-  return next;
+    .values({ account, collection, revision: 1 })
+    .onConflictDoUpdate({ target: [davCollections.account, davCollections.collection], set: { revision: sql`${davCollections.revision} + 1` } })
+    .returning({ revision: davCollections.revision })
+    .get();
+  return row!.revision;
 }
 
 /**
@@ -142,15 +142,17 @@ export async function reconcileOne(db: Db, account: string, collection: string, 
  * Records what a client's PUT left: the name points at the record, with the
  * client's text as its form while the record stays as it is now, under a new
  * revision. A record another name pointed at (a client writing one UID under
- * a second name) is that name's no longer.
+ * a second name; `others` says whether one does, from sharers()) is that
+ * name's no longer.
  */
-export async function written(db: Db, account: string, collection: string, name: string, record: DavRecord, uid: string, raw: string): Promise<Item> {
+export async function written(db: Db, account: string, collection: string, name: string, record: DavRecord, uid: string, raw: string, others = true): Promise<Item> {
   const revision = await nextRevision(db, account, collection);
-  await db
-    .update(davItems)
-    .set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision })
-    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.ref, record.id), ne(davItems.name, name)))
-    .run();
+  if (others)
+    await db
+      .update(davItems)
+      .set({ ref: null, raw: null, raw_fingerprint: null, fingerprint: null, revision })
+      .where(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.ref, record.id), ne(davItems.name, name)))
+      .run();
   const fingerprint = fingerprintOf(record);
   const item = { name, ref: record.id, uid, fingerprint, raw, raw_fingerprint: fingerprint, revision };
   await db
@@ -161,14 +163,18 @@ export async function written(db: Db, account: string, collection: string, name:
   return item;
 }
 
-/** The live item other than `name` that holds `uid` in the collection, if one does. */
-export async function uidHolder(db: Db, account: string, collection: string, uid: string, name: string): Promise<Item | null> {
+/**
+ * The live items other than `name` that hold `uid` or point at the record
+ * `ref`, in one read: the first are a UID conflict, the second lose the
+ * record to `name` (written()).
+ */
+export async function sharers(db: Db, account: string, collection: string, uid: string, ref: string, name: string): Promise<{ holder: Item | null; others: boolean }> {
   const found = await db
     .select(columns)
     .from(davItems)
-    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.uid, uid), ne(davItems.name, name), isNotNull(davItems.ref)))
-    .get();
-  return found ?? null;
+    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), or(eq(davItems.uid, uid), eq(davItems.ref, ref)), ne(davItems.name, name), isNotNull(davItems.ref)))
+    .all();
+  return { holder: found.find((i) => i.uid === uid) ?? null, others: found.some((i) => i.ref === ref) };
 }
 
 /** A client's DELETE: the name becomes a tombstone under a new revision. */

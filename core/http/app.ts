@@ -80,8 +80,9 @@ export function pluginRoute(rt: Runtime, service: string, r: RouteDef, sandboxed
       if (r.method === "*" && (identified.via === "token" || identified.via === "session")) assertScope(identified, service);
       const caller = withinScope(identified, service);
       // A POST's body is read before its transaction starts: a slow sender must not hold the write lock.
-      // Any other body (a WebDAV upload) is read by the route itself, counted in the instance's budget as it arrives.
-      const held = r.method === "POST" ? null : metered(rt, c.request, largestBody(rt));
+      // Any other body (a WebDAV upload) is read by the route itself, counted in the instance's budget as it arrives:
+      // whole, unless the route streams that verb's bodies to storage (then what is in memory at a time).
+      const held = r.method === "POST" ? null : metered(rt, c.request, largestBody(rt), { streamed: r.streams?.includes(c.request.method) ?? false });
       const request = held ? held.request : await buffered(rt, c.request);
       const go = async () => {
         const call = newCall(caller, { id: rid });

@@ -180,9 +180,13 @@ export class BodyClock {
  * streams, for a handler that reads it itself (a WebDAV upload, held to its
  * own cap there): a declared length is reserved now, so a full budget refuses
  * before a byte is read; more than `limit` bytes is 413 as they arrive.
- * `release` gives back what is held once the handler is done.
+ * `streamed`: the handler passes each chunk on to storage rather than holding
+ * the body, so only the chunk on its way is counted, taken as it arrives and
+ * given back when the next is asked for; twenty large uploads at once then
+ * hold twenty chunks, not twenty lengths. `release` gives back what is held
+ * once the handler is done.
  */
-export function metered(rt: Runtime, req: Request, limit: number): { request: Request; release: () => void } {
+export function metered(rt: Runtime, req: Request, limit: number, o: { streamed?: boolean } = {}): { request: Request; release: () => void } {
   const declared = lengthOf(req.headers.get("content-length"));
   if (declared !== null && declared > limit) {
     void req.body?.cancel().catch(() => {});
@@ -191,7 +195,7 @@ export function metered(rt: Runtime, req: Request, limit: number): { request: Re
   if (declared === 0 || !req.body) return { request: req, release: () => {} };
   const budget = bodyBudgetOf(rt);
   let held = 0;
-  if (declared !== null) {
+  if (declared !== null && !o.streamed) {
     if (!budget.take(declared)) {
       void req.body.cancel().catch(() => {});
       throw busy();
@@ -210,6 +214,11 @@ export function metered(rt: Runtime, req: Request, limit: number): { request: Re
   const body = new ReadableStream<Uint8Array>({
     async pull(out) {
       try {
+        // Asked for the next chunk: a streamed body's last one has been passed on.
+        if (o.streamed && held > 0) {
+          budget.give(held);
+          held = 0;
+        }
         const { done, value } = await clock.within(reader.read());
         if (done) {
           release();
@@ -218,7 +227,10 @@ export function metered(rt: Runtime, req: Request, limit: number): { request: Re
         size += value.byteLength;
         if (declared === null) clock.bytes = size;
         if (size > limit) throw over(limit);
-        if (size > held) {
+        if (o.streamed) {
+          if (!budget.take(value.byteLength)) throw busy();
+          held = value.byteLength;
+        } else if (size > held) {
           if (!budget.take(size - held)) throw busy();
           held = size;
         }

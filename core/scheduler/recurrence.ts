@@ -155,9 +155,7 @@ export function indexAtOrBefore(r: Recurrence, t: number): number | null {
 
 /** Index of a finite series' last occurrence (indexAtOrAfter found none after t, so it ends). */
 function lastIndex(tl: NonNullable<ReturnType<typeof timeline>>): number {
-  let k = 0;
-  while (tl.at(k + 1) !== null) k++;
-  return k;
+  return tl.size() - 1;
 }
 
 /** The k-th occurrence, or null when the schedule has fewer than k + 1. */

@@ -9,6 +9,7 @@
 // matched by the instant they name, so a client writing them in UTC or in
 // another zone than DTSTART's is read as its user meant.
 import ICAL from "ical.js";
+import { cadenceOf, type Cadence } from "./cadence.ts";
 import { fromZoneLocal, validZone } from "./zone.ts";
 
 type Comp = InstanceType<typeof ICAL.Component>;
@@ -112,15 +113,32 @@ export function signedLengthOf(comp: Comp, zones: Zones): number {
 
 const cancelledComp = (c: Comp) => String(c.getFirstPropertyValue("status") ?? "").toUpperCase() === "CANCELLED";
 
+/** Rule positions ahead of what is expanded beyond which a look jumps (cadence.ts) rather than steps. */
+const AHEAD = 64;
+/** More than any zone's offset from UTC: a local time is within this of its instant. */
+const SLACK = 26 * 3_600_000;
+/** Instants past the year 9999 (which iCalendar cannot write) are not jumped to. */
+const LAST = Date.UTC(9999, 11, 31);
+
 /**
  * The occurrences of one series (a master component and the overrides of its
  * occurrences), in order of their start, computed as far as they are asked
- * for and kept, so a schedule read again and again is expanded once.
+ * for and kept, so a schedule read again and again is expanded once. A plain
+ * rule (cadence.ts) is not stepped from its start to a far date: the look
+ * jumps to the rule's occurrence near it, counts the occurrences before
+ * (less the EXDATEs and cancelled ones among them) so each keeps its number,
+ * and steps on from there; only the years looked at have their zone read.
  */
 export class Timeline {
+  /** Occurrences from index `from` on, in order; those before were counted, not listed. */
   private known: Occurrence[] = [];
+  private from = 0;
+  /** Every occurrence starting before this instant has an index below `from`. */
+  private floor = -Infinity;
+  /** The rule position (from 0, before EXDATEs) of the next time the iterator gives. */
+  private pos = 0;
   private pending: Occurrence[] = [];
-  private it: InstanceType<typeof ICAL.RecurExpansion> | null;
+  private it: InstanceType<typeof ICAL.RecurExpansion> | null = null;
   private done = false;
   private steps = 0;
   private readonly exdates = new Set<number>();
@@ -131,6 +149,12 @@ export class Timeline {
   private readonly tzid: string | undefined;
   private readonly length: number;
   private readonly single: number | null = null;
+  /** The rule without its EXDATEs, as ical.js expands it, and its first local time. */
+  private readonly copy: Comp | null = null;
+  private readonly localStart: Time | null = null;
+  private readonly cadence: Cadence | null = null;
+  /** Rule positions whose occurrence is left out (EXDATE, or cancelled when those are skipped), in order; found when first needed. */
+  private dropped: number[] | null = null;
 
   constructor(
     readonly master: Comp,
@@ -159,15 +183,16 @@ export class Timeline {
     }
     this.earliest = earliest;
     if (!master.hasProperty("rrule") && !master.hasProperty("rdate")) {
-      this.it = null;
       this.single = zones.instant(start, this.tzid);
     } else {
       // EXDATEs are matched here by instant, not by ical.js by local time.
-      const copy = new ICAL.Component(structuredClone(master.toJSON()));
-      copy.removeAllProperties("exdate");
+      this.copy = new ICAL.Component(structuredClone(master.toJSON()));
+      this.copy.removeAllProperties("exdate");
       // Expanded on the local time alone (its zone is read above, per occurrence): ical.js steps three times faster without one.
-      const local = ICAL.Time.fromData({ year: start.year, month: start.month, day: start.day, hour: start.hour, minute: start.minute, second: start.second, isDate: start.isDate });
-      this.it = new ICAL.RecurExpansion({ component: copy, dtstart: local });
+      this.localStart = ICAL.Time.fromData({ year: start.year, month: start.month, day: start.day, hour: start.hour, minute: start.minute, second: start.second, isDate: start.isDate });
+      this.it = new ICAL.RecurExpansion({ component: this.copy, dtstart: this.localStart });
+      // A cancelled series that fires nothing has nothing to jump to.
+      if (!(skipCancelled && cancelledComp(master))) this.cadence = cadenceOf(master, this.localStart);
     }
   }
 
@@ -184,9 +209,9 @@ export class Timeline {
     return out.cancelled && this.skipCancelled ? null : out;
   }
 
-  /** Expands until an occurrence starting at or after t is known to be next in order, or the rule ends. */
-  private fill(until: (known: Occurrence[]) => boolean) {
-    while (!until(this.known) && !this.done) {
+  /** Expands until `enough` holds (given the index one past the last known), or the rule ends. */
+  private fill(enough: (end: number) => boolean) {
+    while (!enough(this.from + this.known.length) && !this.done) {
       if (this.single !== null) {
         const s = this.startProp();
         const o = this.occurrenceOf(this.single, s.isDate, `${s.year}-${s.month}-${s.day}`);
@@ -204,6 +229,7 @@ export class Timeline {
         this.finish();
         continue;
       }
+      this.pos++;
       const base = this.zones.instant(next, this.tzid);
       const o = this.occurrenceOf(base, next.isDate, `${next.year}-${next.month}-${next.day}`);
       if (o) this.pending.push(o);
@@ -227,15 +253,113 @@ export class Timeline {
     this.done = true;
   }
 
+  /** The instant of the rule's n-th local time. */
+  private baseOf(n: number): number {
+    return this.zones.instant(this.cadence!.time(n), this.tzid);
+  }
+
+  /** The first rule position whose instant is at or after t: found on local times, then settled on the few near t in its zone. */
+  private positionAtOrAfter(t: number): number {
+    let n = this.cadence!.atOrAfterLocal(t - SLACK);
+    while (this.baseOf(n) < t) n++;
+    return n;
+  }
+
+  /** The rule position of an instant the rule gives, or null when it gives none there (before its end). */
+  private positionOf(at: number): number | null {
+    const n = this.positionAtOrAfter(at);
+    return n < this.cadence!.end && this.baseOf(n) === at ? n : null;
+  }
+
+  /** How many rule positions before p are left out. */
+  private droppedBefore(p: number): number {
+    if (!this.dropped) {
+      const c = this.cadence!;
+      const out = new Set<number>();
+      for (const at of this.exdates) {
+        const n = this.positionOf(at);
+        if (n !== null) out.add(n);
+      }
+      // An all-day series' EXDATEs by date; a timed one's dates match nothing (occurrenceOf).
+      if (this.localStart!.isDate)
+        for (const day of this.exdays) {
+          const [y, m, d] = day.split("-").map(Number);
+          const l = Date.UTC(y, m - 1, d);
+          const n = c.atOrAfterLocal(l);
+          if (n < c.end && c.local(n) === l) out.add(n);
+        }
+      if (this.skipCancelled)
+        for (const [at, o] of this.overrides) {
+          if (!cancelledComp(o)) continue;
+          const n = this.positionOf(at);
+          if (n !== null) out.add(n);
+        }
+      this.dropped = [...out].sort((a, b) => a - b);
+    }
+    let k = 0;
+    while (k < this.dropped.length && this.dropped[k] < p) k++;
+    return k;
+  }
+
+  /**
+   * Starts the expansion again at rule position p: what comes before is
+   * counted. An override moved across p's instant would be counted on the
+   * wrong side of it, so p is taken back before any such.
+   */
+  private jump(p: number) {
+    const c = this.cadence!;
+    p = Math.max(0, Math.min(p, c.end));
+    for (let moved = true; moved && p > 0; ) {
+      moved = false;
+      const b = this.baseOf(p);
+      for (const [at, o] of this.overrides) {
+        if (this.exdates.has(at) || (this.skipCancelled && cancelledComp(o))) continue;
+        const s = this.zones.of(o.getFirstProperty("dtstart")) ?? at;
+        if (at < b !== s < b) {
+          p = Math.max(0, this.positionAtOrAfter(Math.min(at, s) + 1) - 1);
+          moved = true;
+          break;
+        }
+      }
+    }
+    this.known = [];
+    this.pending = [];
+    this.steps = 0;
+    this.pos = p;
+    this.from = p === 0 ? 0 : p - this.droppedBefore(p);
+    this.floor = p === 0 ? -Infinity : this.baseOf(p);
+    this.done = p >= c.end;
+    if (this.done) {
+      this.it = null;
+      return;
+    }
+    const copy = p === 0 ? this.copy! : new ICAL.Component(structuredClone(this.copy!.toJSON()));
+    if (p > 0) copy.getFirstProperty("rrule")!.setValue(c.ruleFrom(p));
+    this.it = new ICAL.RecurExpansion({ component: copy, dtstart: p === 0 ? this.localStart! : c.time(p) });
+  }
+
   /** The k-th occurrence (from 0), or null when the series has fewer. */
   at(k: number): Occurrence | null {
-    this.fill((known) => known.length > k);
-    return this.known[k] ?? null;
+    if (k < 0) return null;
+    // Back before what is listed, or far past it: the k-th is at rule position k or a few after (positions left out come before it).
+    if (this.cadence && (k < this.from || (k > this.from + this.known.length + AHEAD && k > this.pos + AHEAD))) this.jump(k);
+    this.fill((end) => end > k);
+    return this.known[k - this.from] ?? null;
   }
 
   /** Index of the first occurrence starting at or after t, or null when none does. */
   indexAtOrAfter(t: number): number | null {
-    this.fill((known) => known.length > 0 && known[known.length - 1].start >= t);
+    if (this.cadence) {
+      // The last rule position at or before t (an open or far-off bound is not jumped to).
+      const before = () => (t < -LAST ? 0 : t > LAST ? null : this.positionAtOrAfter(t + 1) - 1);
+      const last = this.known[this.known.length - 1];
+      if (t < this.floor) this.jump(before() ?? 0);
+      else if (!last || last.start < t) {
+        const p = before();
+        if (p !== null && p > this.pos + AHEAD) this.jump(p);
+      }
+    }
+    this.fill(() => this.known.length > 0 && this.known[this.known.length - 1].start >= t);
     let lo = 0;
     let hi = this.known.length;
     while (lo < hi) {
@@ -243,14 +367,23 @@ export class Timeline {
       if (this.known[mid].start < t) lo = mid + 1;
       else hi = mid;
     }
-    return lo < this.known.length ? lo : null;
+    return lo < this.known.length ? this.from + lo : null;
+  }
+
+  /** How many occurrences the series has; for one without end, as many as are looked at (MAX_STEPS from its start). */
+  size(): number {
+    const c = this.cadence;
+    if (c && c.end !== Infinity) return c.end - this.droppedBefore(c.end);
+    if (c) this.jump(0);
+    this.fill(() => false);
+    return this.from + this.known.length;
   }
 
   /** Occurrences overlapping [from, to), at most `limit`. */
   between(from: number, to: number, limit = 100_000): Occurrence[] {
     const out: Occurrence[] = [];
     // An occurrence starting before `from` may still run into it: look back by the longest span the series has.
-    let k = this.indexAtOrAfter(from - this.longest()) ?? this.known.length;
+    let k = this.indexAtOrAfter(from - this.longest()) ?? this.from + this.known.length;
     for (; out.length < limit; k++) {
       const o = this.at(k);
       if (!o || o.start >= to) break;

@@ -195,14 +195,16 @@ export const eventsCalendar: DavCollection = {
     }
     // The event as the client has it: its zone, length, whole note and rule, which the API's arguments cannot carry.
     const next = { title: checked.title, ...keep };
-    await ctx.db.update(events).set(next).where(eq(events.id, target.id)).run();
+    // A new event events/create already made as the client has it needs no second write.
+    if (before || (Object.keys(next) as (keyof typeof next)[]).some((k) => next[k] !== checked[k])) await ctx.db.update(events).set(next).where(eq(events.id, target.id)).run();
     // Firing at the same times, its schedule (and so what already fired) stays as it is; at new ones
     // it fires from the new start, once for each occurrence, and its history is kept.
     if (timing(next) !== timing(target) || (!before && timing(next) !== timing(checked))) {
       const scopes = ctx.caller.scopes === "*" ? "*" : [...new Set([...ctx.caller.scopes, "mail"])];
       await ctx.schedule.set({ ref: target.id, start: next.start, offset: next.offset, repeat: next.repeat, tz: next.tz, rule: next.rule, scopes });
     }
-    return { id: target.id, uid };
+    // The row as it now stands, in the order of its columns as a read gives them, so it fingerprints as get() would.
+    return { id: target.id, uid, record: { id: target.id, data: { ...target, ...next } } };
   },
   async remove(id, ctx) {
     await ctx.call("events", "delete", { id });

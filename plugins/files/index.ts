@@ -156,8 +156,9 @@ export default definePlugin({
   },
   routes: [
     // WebDAV, so file managers and phones mount the files as a drive (README: "Sync your phone").
-    { method: "*", path: DAV_ROOT, run: serveDav },
-    { method: "*", path: `${DAV_ROOT}/*`, run: serveDav },
+    // An upload (PUT) is streamed into the blob store's temp space as it arrives (dav.ts: receive).
+    { method: "*", path: DAV_ROOT, run: serveDav, streams: ["PUT"] },
+    { method: "*", path: `${DAV_ROOT}/*`, run: serveDav, streams: ["PUT"] },
     {
       // Sharing is a page action rather than an API method, so the API stays exactly the published one.
       method: "POST",

@@ -46,6 +46,8 @@ test("manifest rules", () => {
     [{ ...ok, methods: { m: { ...ok.methods.m, run: "no" } } }, "methods.m.run"],
     [{ ...ok, methods: { "Bad-Name": ok.methods.m } }, "methods.Bad-Name"],
     [{ ...ok, routes: [{ method: "GET", path: "/other/x", run: () => new Response() }] }, "routes[0].path"],
+    [{ ...ok, routes: [{ method: "*", path: "/x/dav", run: () => new Response(), streams: "PUT" }] }, "routes[0].streams"],
+    [{ ...ok, routes: [{ method: "GET", path: "/x/dav", run: () => new Response(), streams: ["PUT"] }] }, "routes[0].streams"],
     [{ ...ok, config: { lower: { default: "", description: "" } } }, "config.lower"],
     [{ ...ok, needs: ["call"], dav: { type: "folder" } }, "dav.type"],
     [{ ...ok, needs: ["call"], dav: { ...dav, component: "VJOURNAL" } }, "dav.component"],

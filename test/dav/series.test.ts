@@ -218,4 +218,54 @@ describe("series from calendar apps", () => {
     expect(huge.status).toBe(413);
     expect(await huge.text()).toContain("max-resource-size");
   });
+
+  test("series begun in 2000 are found, expanded and fired in 2026 across the clock changes and at a COUNT's end, an EXDATE either side of the jump", async () => {
+    const s = await setup("2026-03-06T12:00:00Z");
+    // 09:00 London every day since 2000; London goes to BST on 29 March 2026.
+    const standup = calendar(["UID:standup-2000", "DTSTAMP:20000101T000000Z", "DTSTART;TZID=Europe/London:20000101T090000", "DURATION:PT30M", "RRULE:FREQ=DAILY", "SUMMARY:Standup"]);
+    // 07:30 New York every day, COUNT ending on 10 March 2026 (two days after New York goes to EDT), one day left out in 2003 and one in 2026: COUNT counts them.
+    const count = (Date.UTC(2026, 2, 10) - Date.UTC(2000, 0, 1)) / 86_400_000 + 1;
+    const pills = calendar([
+      "UID:pills-2000",
+      "DTSTAMP:20000101T000000Z",
+      "DTSTART;TZID=America/New_York:20000101T073000",
+      "DURATION:PT5M",
+      `RRULE:FREQ=DAILY;COUNT=${count}`,
+      "EXDATE;TZID=America/New_York:20030704T073000",
+      "EXDATE;TZID=America/New_York:20260309T073000",
+      "SUMMARY:Pills",
+    ]);
+    expect((await s.put("standup.ics", standup)).status).toBe(201);
+    expect((await s.put("pills.ics", pills)).status).toBe(201);
+    const listed = await s.list();
+    expect(listed.find((e) => e.title === "Standup")).toMatchObject({ next: "2026-03-07T09:00:00Z" });
+    expect(listed.find((e) => e.title === "Pills")).toMatchObject({ next: "2026-03-06T07:30:00-05:00" });
+    const expand = async (start: string, end: string) => {
+      const r = await fetch(`${h!.url}/dav/calendars/alice/events/`, {
+        method: "REPORT",
+        headers: { ...s.auth, depth: "1", "content-type": "application/xml" },
+        body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data><c:expand start="${start}" end="${end}"/></c:calendar-data></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${start}" end="${end}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+      });
+      expect(r.status).toBe(207);
+      const xml = await r.text();
+      // Each occurrence as its title and start.
+      return [...xml.matchAll(/BEGIN:VEVENT[\s\S]*?END:VEVENT/g)].map((m) => `${/SUMMARY:(\w+)/.exec(m[0])![1]} ${/DTSTART:(\w+)/.exec(m[0])![1]}`).sort();
+    };
+    // New York's week: 12:30 UTC in EST, 11:30 in EDT from 8 March, the 9th left out, nothing after the 10th.
+    const ny = (await expand("20260306T000000Z", "20260313T000000Z")).filter((o) => o.startsWith("Pills"));
+    expect(ny).toEqual(["Pills 20260306T123000Z", "Pills 20260307T123000Z", "Pills 20260308T113000Z", "Pills 20260310T113000Z"]);
+    // London's week: 09:00 UTC in GMT, 08:00 in BST from 29 March.
+    const london = await expand("20260327T000000Z", "20260401T000000Z");
+    expect(london).toEqual(["Standup 20260327T090000Z", "Standup 20260328T090000Z", "Standup 20260329T080000Z", "Standup 20260330T080000Z", "Standup 20260331T080000Z"]);
+    // Busy where it fires, in BST.
+    const free = await h!.call("events/free", { from: "2026-03-30T08:00:00+01:00", to: "2026-03-30T11:00:00+01:00", minutes: 30 }, { token: s.token });
+    expect(free.body.result.slots).toEqual([{ start: "2026-03-30T09:30:00+01:00", end: "2026-03-30T11:00:00+01:00", minutes: 90 }]);
+    expect(await s.walk(["2026-03-06T12:30:00Z", "2026-03-07T12:30:00Z", "2026-03-08T11:30:00Z", "2026-03-09T11:30:00Z", "2026-03-10T11:30:00Z", "2026-03-11T11:30:00Z", "2026-03-28T09:00:00Z", "2026-03-29T08:00:00Z", "2026-03-29T09:00:00Z"])).toEqual(
+      expect.arrayContaining(["2026-03-06T12:30:00Z done", "2026-03-07T12:30:00Z done", "2026-03-08T11:30:00Z done", "2026-03-10T11:30:00Z done", "2026-03-28T09:00:00Z done", "2026-03-29T08:00:00Z done"]),
+    );
+    const fired = await s.walk([]);
+    for (const not of ["2026-03-09T11:30:00Z", "2026-03-11T11:30:00Z", "2026-03-29T09:00:00Z"]) expect(fired.join(" ")).not.toContain(not);
+    // The COUNT has ended: only the standup is still listed.
+    expect((await s.list()).map((e) => e.title)).toEqual(["Standup"]);
+  });
 });

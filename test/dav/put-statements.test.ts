@@ -1,0 +1,63 @@
+// A phone's first sync is thousands of PUTs of new events, each one write:
+// the statements one takes are counted, so the work a new event does not need
+// (a second write of what events/create just wrote, reading back the record
+// the put made, the collection's revision read before it is raised, freeing a
+// record no other name can hold yet) stays out of it. What it answers is the
+// same: the ETag a GET gives, a sync that names it once.
+import "../statements.ts";
+import { afterEach, describe, expect, test } from "bun:test";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { statementLog } from "../statements.ts";
+import { vevent } from "./fixtures.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+const series = (uid: string) =>
+  ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Test//EN", "BEGIN:VEVENT", `UID:${uid}`, "DTSTAMP:20260301T000000Z", "DTSTART;TZID=Europe/London:20270302T090000", "DURATION:PT45M", "SUMMARY:Review", "RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=6", "END:VEVENT", "END:VCALENDAR", ""].join("\r\n");
+
+describe("a new event's PUT", () => {
+  test("takes at most 10 statements on SQLite (11 on PostgreSQL, with its lock), BEGIN and COMMIT included, and its ETag is the one a GET gives", async () => {
+    h = await startHearth({ clock: new TestClock() });
+    const token = await h.token("alice");
+    const auth = { authorization: `Basic ${Buffer.from(`alice:${token}`).toString("base64")}` };
+    const dav = (method: string, name: string, body?: string, headers: Record<string, string> = {}) => fetch(`${h!.url}/dav/calendars/alice/events/${name}`, { method, body, headers: { ...auth, ...headers } });
+    // The collection's state exists, as after a client's first look.
+    expect((await dav("PUT", "first.ics", vevent("first", "First", "20270301T090000Z"), { "if-none-match": "*" })).status).toBe(201);
+    const log = statementLog(h.rt.store);
+    try {
+      const most = h.rt.store.kind === "sqlite" ? 10 : 11;
+      log.start();
+      const plain = await dav("PUT", "plain.ics", vevent("plain", "Plain", "20270302T090000Z"), { "if-none-match": "*" });
+      const plainStatements = log.stop();
+      expect(plain.status).toBe(201);
+      expect({ count: plainStatements.length, plainStatements }).toEqual({ count: Math.min(plainStatements.length, most), plainStatements });
+      // A series in a zone keeps its rule, zone and length on the event: one write more, no more reads.
+      log.start();
+      const kept = await dav("PUT", "series.ics", series("series"), { "if-none-match": "*" });
+      const seriesStatements = log.stop();
+      expect(kept.status).toBe(201);
+      expect({ count: seriesStatements.length, seriesStatements }).toEqual({ count: Math.min(seriesStatements.length, most + 2), seriesStatements });
+      for (const [name, made] of [["plain.ics", plain], ["series.ics", kept]] as const) {
+        const got = await dav("GET", name);
+        expect(got.status).toBe(200);
+        expect(got.headers.get("etag")).toBe(made.headers.get("etag"));
+      }
+    } finally {
+      log.restore();
+    }
+    // The same UID under another name is still refused, naming the holder; nothing of it is kept.
+    const again = await dav("PUT", "again.ics", vevent("plain", "Plain again", "20270303T090000Z"), { "if-none-match": "*" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("plain.ics");
+    const listed = (await h.call("events/list", {}, { token })).body.result as { title: string }[];
+    expect(listed.map((e) => e.title).sort()).toEqual(["First", "Plain", "Review"]);
+    // A sync from nothing names each once.
+    const sync = await dav("REPORT", "", `<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:prop><d:getetag/></d:prop></d:sync-collection>`);
+    const hrefs = [...(await sync.text()).matchAll(/<d:href>[^<]*\/events\/([^<]+)<\/d:href>/g)].map((m) => m[1]).sort();
+    expect(hrefs).toEqual(["first.ics", "plain.ics", "series.ics"]);
+  });
+});
