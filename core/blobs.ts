@@ -250,21 +250,31 @@ export function blobBackend(config: Readonly<Record<string, string>>, dataDir: s
 const spooled = new WeakMap<Received, string>();
 
 /**
- * Bytes of bodies passed to disk since the collector last ran. Each chunk is
- * garbage once written, but the collector does not count what chunks hold
+ * Bytes of bodies passed to disk since memory was last looked at. Each chunk
+ * is garbage once written, but the collector does not count what chunks hold
  * outside its heap soon enough: twenty uploads of 24 MiB at once peaked 100 to
  * 170 MB over the process's baseline, all of it freed by a collection (after
- * one, the process was back at its baseline). A full collection every 32 MiB
- * passed on keeps the peak near 50 MB over it, for one collection (a few ms on
- * a small heap; a non-blocking hint, Bun.gc(false), freed nothing) per 32 MiB.
+ * one, the process was back at its baseline). So every 32 MiB passed on, the
+ * process's size is compared with what it was after the last collection, and
+ * only when it has grown by more than LOOSE is a full collection run (a
+ * non-blocking hint, Bun.gc(false), freed nothing). A full collection holds
+ * every request for its length, so one upload at a time, whose chunks the
+ * collector keeps up with, never pays for one; many at once keep the peak near
+ * 50 MB over the baseline.
  */
 let spent = 0;
-const COLLECT_EVERY = 32 << 20;
+const LOOK_EVERY = 32 << 20;
+const LOOSE = 40 << 20;
+/** The process's size after the last collection: what it holds, chunks aside. */
+let settled = 0;
 function passed(bytes: number) {
   spent += bytes;
-  if (spent < COLLECT_EVERY) return;
+  if (spent < LOOK_EVERY) return;
   spent = 0;
+  const now = process.memoryUsage.rss();
+  if (settled && now - settled <= LOOSE) return;
   Bun.gc(true);
+  settled = process.memoryUsage.rss();
 }
 
 /**
