@@ -175,9 +175,12 @@ describe("REPORT filters", () => {
       expect(names.length).toBeLessThanOrEqual(70);
       for (const n of names) seen.add(n);
       if (!text.includes("507")) break;
+      // A turn that leaves some for later is full. (The count of turns is not fixed: an event the scheduler touches
+      // between turns, as it may on a busy machine, is rightly given again in a later one.)
+      expect(names.length).toBe(70);
       expect(turns).toBeLessThan(10);
     }
-    expect(turns).toBe(5);
+    expect(turns).toBeGreaterThanOrEqual(5);
     expect(seen.size).toBe(EVENTS);
     // The token the last turn gave is the collection's: nothing is left.
     const after = await report("calendars/alice/events/", `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${syncToken}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`);
