@@ -3,18 +3,20 @@
 // or age secret key given (never kept) and read through with the checks
 // `hearth restore` makes before it changes anything; then the page says
 // what the backup holds and what it replaces, and asks again. Confirmed, it
-// waits beside the data folder and `hearth serve` restores it as it next
-// starts, before the store opens (core/backup/staged.ts): a database cannot be
-// swapped under the instance using it. A backup that is damaged, or not
-// opened by the key given, is refused and nothing changes.
+// waits in the data folder's work area and `hearth serve` restores it at once,
+// stopping and opening its runtime again around it (core/backup/inplace.ts);
+// an instance not run by `hearth serve` restores it as it next starts
+// (core/backup/staged.ts). A backup that is damaged, or not opened by the
+// key given, is refused and nothing changes.
 import { existsSync } from "node:fs";
-import { mkdtemp, rename, rm } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../auth/sessions.ts";
 import { isSealed, unseal } from "../backup/crypt.ts";
 import { destinationOf, BACKUP_NAME } from "../backup/destination.ts";
 import { checkRestorable } from "../backup/snapshot.ts";
-import { checkedInfo, checkedRestore, stagedRestore } from "../backup/staged.ts";
+import { checkedInfo, checkedRestore, stagedRestore, workArea } from "../backup/staged.ts";
+import { DIR_MODE } from "../private.ts";
 import { asHearthError, forbidden, invalid, unauthenticated } from "../errors.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { requireSameOrigin, type Posted } from "../http/pages/form.ts";
@@ -63,8 +65,9 @@ function identitiesOf(text: string): string[] {
  */
 async function check(rt: Runtime, source: { upload?: File; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
   const identities = identitiesOf(keys.identity ?? "");
-  const data = resolve(rt.dataDir);
-  const work = await mkdtemp(join(dirname(data), ".hearth-restore-"));
+  const data = rt.dataDir;
+  await mkdir(workArea(data), { recursive: true, mode: DIR_MODE });
+  const work = await mkdtemp(join(workArea(data), "upload-"));
   try {
     const got = join(work, "backup");
     let name: string;
@@ -131,16 +134,21 @@ async function restorePage(rt: Runtime, s: Session, v: View = {}): Promise<Respo
   const st = await stateOf(rt);
   const dest = await listed(rt);
   const hidden = html`<input type="hidden" name="csrf" value="${s.csrf}">`;
-  const previous = `${resolve(rt.dataDir)}.before-restore-…`;
-  const progress = (info: Checked) => html`<ol class="steps" aria-label="Progress">${info.steps.map((t) => html`<li>${t}</li>`)}<li>${st.stage === "staged" ? "Confirmed: restored when Hearth next starts." : "Waiting for you to confirm."}</li></ol>`;
+  const previous = `${workArea(rt.dataDir)}/before-restore-…`;
+  const atOnce = !!rt.restoreNow;
+  const progress = (info: Checked) =>
+    html`<ol class="steps" aria-label="Progress">${info.steps.map((t) => html`<li>${t}</li>`)}<li>${st.stage === "staged" ? "Confirmed: restored when Hearth next starts." : "Waiting for you to confirm."}</li></ol>`;
+  const when = atOnce
+    ? html`<p>Confirmed, it is restored <strong>at once</strong>: Hearth stops taking calls for the moment it takes (they are answered “come back in a few seconds”), lets those in progress finish, restores, and serves the backup's data. <strong>You may need to sign in again</strong> afterwards: the accounts, passwords and sessions are those the backup holds. If the restore fails, nothing changes and this page says why.</p>`
+    : html`<p>A database cannot be swapped under the instance that is using it, so the restore happens <strong>when Hearth next starts</strong>: confirm, then restart it (<code>systemctl restart hearth</code>, <code>docker restart hearth</code>, or stop and start <code>hearth serve</code>).</p>`;
   const pending =
     st.stage === "checked"
       ? html`<section class="confirm" aria-labelledby="confirm-title"><h2 id="confirm-title">Checked: restore this backup?</h2>
 ${progress(st.info)}${holds(st.info)}
 <p><strong>Everything this instance holds now is replaced</strong> by what the backup holds: every account, password, session and token, every record and file. Whatever was made or changed after ${stamp(st.info.created)} is not in it.</p>
-<p>The data there now is kept, not deleted: the data folder is moved aside to <code>${previous}</code>${rt.store.kind === "postgres" ? html`, with a dump of the PostgreSQL database in it` : ""}.</p>
-<p>A database cannot be swapped under the instance that is using it, so the restore happens <strong>when Hearth next starts</strong>: confirm, then restart it (<code>systemctl restart hearth</code>, <code>docker restart hearth</code>, or stop and start <code>hearth serve</code>).</p>
-<div class="acts"><form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="confirm"><button type="submit" class="danger">Replace this instance's data at the next start</button></form>
+<p>The data there now is kept, not deleted: it is moved aside to <code>${previous}</code>${rt.store.kind === "postgres" ? html`, with a dump of the PostgreSQL database in it` : ""}.</p>
+${when}
+<div class="acts"><form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="confirm"><button type="submit" class="danger">${atOnce ? "Replace this instance's data now" : "Replace this instance's data at the next start"}</button></form>
 <form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel</button></form></div></section>`
       : st.stage === "staged"
         ? html`<section class="confirm" aria-labelledby="staged-title"><h2 id="staged-title">Ready: restored when Hearth next starts</h2>
@@ -148,8 +156,14 @@ ${progress(st.info)}${holds(st.info)}
 <p>Restart Hearth to bring it back; the data there now is moved aside to <code>${previous}</code>. Until then nothing has changed.</p>
 <form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel the restore</button></form></section>`
         : "";
+  const last = rt.lastRestore;
+  const outcome = !last
+    ? ""
+    : last.ok
+      ? message("notice", `Restored ${last.source} at ${stamp(last.at)}: this instance now serves the backup's data.${last.previous ? ` What was here before is kept in ${last.previous}.` : ""}`)
+      : message("alert", `The restore of ${last.source} at ${stamp(last.at)} failed, and the data is as it was: ${last.reason}`);
   const wrong = (f: string) => (v.error?.field === f ? html` aria-invalid="true"` : "");
-  const body = html`${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
+  const body = html`${outcome}${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
 <p>Bring this instance back to a backup: one of the scheduled backups at the destination, or a file you kept (a <code>hearth-….tar.age</code>, or a <code>.tar</code> from <code>hearth backup</code>). It is read through first, with the checks <code>hearth restore</code> makes; a backup that is damaged, or that the key given does not open, is refused and nothing changes.</p>
 <form method="post" action="/settings/restore" enctype="multipart/form-data">${hidden}<input type="hidden" name="action" value="check">
 <fieldset><legend>Which backup</legend>
@@ -194,7 +208,8 @@ export async function restoreGet(rt: Runtime, req: Request): Promise<Response> {
   if (!wantsHtml(req)) {
     const st = await stateOf(rt);
     const dest = await listed(rt);
-    return jsonResponse(200, { result: { ...(st.stage === "none" ? { stage: "none" } : shaped(st.info, st.stage)), backups: dest.names } }, rid(), { "cache-control": "no-store" });
+    const last = rt.lastRestore ? { last: rt.lastRestore } : {};
+    return jsonResponse(200, { result: { ...(st.stage === "none" ? { stage: "none" } : shaped(st.info, st.stage)), backups: dest.names, ...last } }, rid(), { "cache-control": "no-store" });
   }
   return restorePage(rt, s);
 }
@@ -256,6 +271,12 @@ export async function restorePost(rt: Runtime, req: Request): Promise<Response> 
       const st = await stateOf(rt);
       if (st.stage !== "checked") throw invalid("action", st.stage === "staged" ? "this backup is confirmed already: restart Hearth to restore it" : "check a backup first");
       await rename(checkedRestore(rt.dataDir), stagedRestore(rt.dataDir));
+      if (rt.restoreNow) {
+        rt.log.info("restore confirmed: it runs at once", { account: s.account.id, source: st.info.source });
+        // From here every new request is answered "restoring" until the instance is back; the browser lands on that page.
+        rt.restoreNow(st.info.source);
+        return json ? answer(shaped(st.info, "restoring"), {}) : seeOther("/settings/restore");
+      }
       rt.log.info("restore confirmed: it runs at the next start", { account: s.account.id, source: st.info.source });
       return answer(shaped(st.info, "staged"), { notice: "Confirmed. Restart Hearth to restore the backup." });
     }
