@@ -78,7 +78,7 @@ async function run(old: Runtime, source: string, s: Serving) {
 }
 
 /** The answer while a restore runs: a 503 to come back, and for a browser a page that follows the progress. */
-function unavailable(req: Request, source: string, phase: number): Response {
+export function unavailable(req: Request, source: string, phase: number): Response {
   const headers = { "retry-after": RETRY_AFTER };
   if (!wantsHtml(req)) return errorResponse(new HearthError("storage_unavailable", "the instance is restoring a backup: send the call again in a few seconds", { retry: true, headers }), crypto.randomUUID());
   const steps = PHASES.map((p, i) => (i < phase ? html`<li class="done">${p}: done</li>` : i === phase ? html`<li aria-current="step"><strong>${p}…</strong></li>` : html`<li class="todo">${p}</li>`));
