@@ -20,9 +20,11 @@ import { DIR_MODE } from "../private.ts";
 import { asHearthError, forbidden, invalid, unauthenticated } from "../errors.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { requireSameOrigin, type Posted } from "../http/pages/form.ts";
-import { html, message, page, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
+import { html, message, page, PAGE_CSP, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
 import type { Runtime } from "../runtime.ts";
 import { adminPost, adminSession, refusal, rid } from "./admin.ts";
+import { largestBody } from "../http/body.ts";
+import { receiveUpload, type Received } from "./upload.ts";
 
 interface Checked {
   /** Where it came from: the file's name, or the backup's at the destination. */
@@ -58,23 +60,26 @@ function identitiesOf(text: string): string[] {
   return keys;
 }
 
+/** A folder of its own in the data folder's work area, for one backup being received and checked; the caller removes it. */
+async function workFolder(rt: Runtime): Promise<string> {
+  await mkdir(workArea(rt.dataDir), { recursive: true, mode: DIR_MODE });
+  return mkdtemp(join(workArea(rt.dataDir), "upload-"));
+}
+
 /**
- * Reads a backup through and, when it passes, keeps it decrypted beside the
- * data folder for the admin to confirm. Works in a folder of its own there;
- * whatever fails, that folder goes and nothing else has changed.
+ * Reads a backup through and, when it passes, keeps it decrypted in the data
+ * folder's work area for the admin to confirm. Works in `work`, a folder of
+ * its own there that the caller removes: whatever fails, nothing else has
+ * changed.
  */
-async function check(rt: Runtime, source: { upload?: File; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
+async function check(rt: Runtime, work: string, source: { uploaded?: { path: string; name: string }; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
   const identities = identitiesOf(keys.identity ?? "");
   const data = rt.dataDir;
-  await mkdir(workArea(data), { recursive: true, mode: DIR_MODE });
-  const work = await mkdtemp(join(workArea(data), "upload-"));
-  try {
+  {
     const got = join(work, "backup");
     let name: string;
-    if (source.upload) {
-      if (!source.upload.size) throw invalid("file", "choose a backup file to upload (hearth-….tar.age, or a .tar from hearth backup)");
-      await Bun.write(got, source.upload);
-      name = source.upload.name || "uploaded file";
+    if (source.uploaded) {
+      name = source.uploaded.name || "uploaded file";
     } else {
       const from = source.from ?? "";
       if (!BACKUP_NAME.test(from)) throw invalid("from", "choose one of the backups listed, or upload a file");
@@ -100,8 +105,6 @@ async function check(rt: Runtime, source: { upload?: File; from?: string }, keys
     await rename(plain, checkedRestore(data));
     await Bun.write(checkedInfo(data), JSON.stringify(info));
     return info;
-  } finally {
-    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -165,7 +168,7 @@ ${progress(st.info)}${holds(st.info)}
   const wrong = (f: string) => (v.error?.field === f ? html` aria-invalid="true"` : "");
   const body = html`${outcome}${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
 <p>Bring this instance back to a backup: one of the scheduled backups at the destination, or a file you kept (a <code>hearth-….tar.age</code>, or a <code>.tar</code> from <code>hearth backup</code>). It is read through first, with the checks <code>hearth restore</code> makes; a backup that is damaged, or that the key given does not open, is refused and nothing changes.</p>
-<form method="post" action="/settings/restore" enctype="multipart/form-data">${hidden}<input type="hidden" name="action" value="check">
+<form method="post" action="/settings/restore" enctype="multipart/form-data" id="r-check" data-max="${uploadCap(rt)}">${hidden}<input type="hidden" name="action" value="check">
 <fieldset><legend>Which backup</legend>
 ${
   dest.names.length
@@ -173,7 +176,11 @@ ${
     : html`<p class="hint">${dest.problem ? html`No scheduled backups to choose from: ${dest.problem}` : html`There are no backups at ${dest.where} yet.`}</p>`
 }
 <label for="r-file">${dest.names.length ? "Or upload a file" : "Upload a file"}</label>
-<input type="file" id="r-file" name="file" accept=".age,.tar"${wrong("file")}>
+<input type="file" id="r-file" name="file" accept=".age,.tar" aria-describedby="r-file-hint"${wrong("file")}>
+<p class="hint" id="r-file-hint">Up to ${mb(uploadCap(rt))}. A larger backup: put it in <code>HEARTH_BACKUP_TO</code> and pick it from the list, or run <code>hearth restore</code> on the server.</p>
+<p class="alert" role="alert" id="r-upload-error" hidden></p>
+<div id="r-upload" class="upload" hidden><progress id="r-progress" max="100" value="0" aria-label="Upload of the backup"></progress>
+<span id="r-progress-text" role="status"></span> <button type="button" id="r-abort" class="quiet">Stop the upload</button></div>
 </fieldset>
 <fieldset><legend>Its key, when it is encrypted</legend>
 <label for="r-passphrase">Passphrase</label>
@@ -186,10 +193,15 @@ ${
 <p><button type="submit">Check the backup</button></p>
 <p class="hint">Checking a large backup takes a while: the page answers once it is read through.</p>
 </form>`;
-  return page({ title: "Restore a backup", body, account: s.account, csrf: s.csrf, status: v.status, head: STYLE, path: "/settings" });
+  return page({ title: "Restore a backup", body, account: s.account, csrf: s.csrf, status: v.status, head: html`${STYLE}<script src="/settings/restore.js" defer></script>`, csp: CSP, path: "/settings" });
 }
 
+/** The pages' policy, with the upload's own script (/settings/restore.js). */
+const CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
+
 const STYLE = html`<style>
+[hidden]{display:none!important}
+.upload{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:center;margin:.75rem 0}.upload progress{width:100%;max-width:24rem;height:1rem;accent-color:var(--accent)}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:1rem 0}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
 .confirm{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem 1rem;margin:1rem 0}
 .steps li{margin:.2rem 0}
@@ -214,39 +226,57 @@ export async function restoreGet(rt: Runtime, req: Request): Promise<Response> {
   return restorePage(rt, s);
 }
 
-/** An upload's form: the admin's session and its CSRF token, as adminPost checks them for a small form. */
-async function uploadPost(rt: Runtime, req: Request): Promise<{ s: Session; form: FormData } | Response> {
+/** The most an upload may be: what the server takes in one request at all (its backstop, set at start). */
+export const uploadCap = (rt: Runtime) => largestBody(rt);
+
+/**
+ * An upload's form: the admin's session and its CSRF token, as adminPost
+ * checks them for a small form, and the file, received into `work` as it
+ * arrives (./upload.ts). A refusal is the answer to give instead.
+ */
+async function uploadPost(rt: Runtime, req: Request, work: string): Promise<{ s: Session; received: Received } | Response> {
+  let s: Session | null = null;
   try {
     requireSameOrigin(req);
-    const s = await findSession(rt, req);
+    s = await findSession(rt, req);
     if (!s) throw unauthenticated("sign in first: POST /signin (or open /signin in a browser)");
     if (!s.account.admin) throw forbidden("only an admin of this instance may restore a backup");
-    const form = await req.formData();
-    const csrf = form.get("csrf");
-    requireCsrf(s, req.headers.get(CSRF_HEADER) ?? (typeof csrf === "string" ? csrf : undefined));
-    return { s, form };
+    const session = s;
+    const allowed = (csrf: string | undefined) => requireCsrf(session, req.headers.get(CSRF_HEADER) ?? csrf);
+    const received = await receiveUpload(req, work, uploadCap(rt), allowed);
+    // A form without a file still carries the token, checked here.
+    if (!received.file) allowed(received.fields.get("csrf"));
+    return { s, received };
   } catch (e) {
-    return refusal(asHearthError(e), !wantsHtml(req), null);
+    const err = asHearthError(e);
+    if (!s || err.status === 401 || err.status === 403 || !wantsHtml(req)) return refusal(err, !wantsHtml(req), null);
+    return restorePage(rt, s, { error: { field: err.field, message: `Not restored, nothing changed: ${err.message}` }, status: err.status });
   }
 }
 
 export async function restorePost(rt: Runtime, req: Request): Promise<Response> {
   const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+  if (!multipart) return restoreAct(rt, req, null);
+  const work = await workFolder(rt);
+  try {
+    return await restoreAct(rt, req, work);
+  } finally {
+    // The upload and anything made of it: kept only as the checked backup, which check moved out.
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function restoreAct(rt: Runtime, req: Request, work: string | null): Promise<Response> {
   let s: Session;
   let get: (n: string) => string | undefined;
-  let upload: File | undefined;
+  let upload: Received["file"] = null;
   let json: boolean;
-  if (multipart) {
-    const got = await uploadPost(rt, req);
+  if (work) {
+    const got = await uploadPost(rt, req, work);
     if (got instanceof Response) return got;
     s = got.s;
-    const field = (n: string) => {
-      const v = got.form.get(n);
-      return typeof v === "string" ? v : undefined;
-    };
-    get = field;
-    const f = got.form.get("file");
-    upload = f instanceof File && f.size > 0 ? f : undefined;
+    get = (n) => got.received.fields.get(n);
+    upload = got.received.file;
     json = !wantsHtml(req);
   } else {
     const got = await adminPost(rt, req);
@@ -262,7 +292,14 @@ export async function restorePost(rt: Runtime, req: Request): Promise<Response> 
     if (action === "check") {
       const from = get("from");
       if (!upload && !from) throw invalid("file", "choose a backup from the list, or upload a file");
-      const info = await check(rt, upload ? { upload } : { from }, { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined });
+      const keys = { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined };
+      const into = work ?? (await workFolder(rt));
+      let info: Checked;
+      try {
+        info = await check(rt, into, upload ? { uploaded: upload } : { from }, keys);
+      } finally {
+        if (!work) await rm(into, { recursive: true, force: true });
+      }
       rt.log.info("backup checked for a restore", { account: s.account.id, source: info.source, created: info.created });
       if (!json) return seeOther("/settings/restore#confirm-title");
       return answer(shaped(info, "checked"), {});
