@@ -234,7 +234,7 @@ export const uploadCap = (rt: Runtime) => largestBody(rt);
  * checks them for a small form, and the file, received into `work` as it
  * arrives (./upload.ts). A refusal is the answer to give instead.
  */
-async function uploadPost(rt: Runtime, req: Request, work: string): Promise<{ s: Session; received: Received } | Response> {
+async function uploadPost(rt: Runtime, req: Request, work: { path: string | null }): Promise<{ s: Session; received: Received } | Response> {
   let s: Session | null = null;
   try {
     requireSameOrigin(req);
@@ -243,7 +243,9 @@ async function uploadPost(rt: Runtime, req: Request, work: string): Promise<{ s:
     if (!s.account.admin) throw forbidden("only an admin of this instance may restore a backup");
     const session = s;
     const allowed = (csrf: string | undefined) => requireCsrf(session, req.headers.get(CSRF_HEADER) ?? csrf);
-    const received = await receiveUpload(req, work, uploadCap(rt), allowed);
+    // Made once the request is known to be an admin's, so a stranger's upload makes nothing.
+    work.path = await workFolder(rt);
+    const received = await receiveUpload(req, work.path, uploadCap(rt), allowed);
     // A form without a file still carries the token, checked here.
     if (!received.file) allowed(received.fields.get("csrf"));
     return { s, received };
@@ -257,22 +259,22 @@ async function uploadPost(rt: Runtime, req: Request, work: string): Promise<{ s:
 export async function restorePost(rt: Runtime, req: Request): Promise<Response> {
   const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
   if (!multipart) return restoreAct(rt, req, null);
-  const work = await workFolder(rt);
+  const work = { path: null as string | null };
   try {
     return await restoreAct(rt, req, work);
   } finally {
     // The upload and anything made of it: kept only as the checked backup, which check moved out.
-    await rm(work, { recursive: true, force: true });
+    if (work.path) await rm(work.path, { recursive: true, force: true });
   }
 }
 
-async function restoreAct(rt: Runtime, req: Request, work: string | null): Promise<Response> {
+async function restoreAct(rt: Runtime, req: Request, received: { path: string | null } | null): Promise<Response> {
   let s: Session;
   let get: (n: string) => string | undefined;
   let upload: Received["file"] = null;
   let json: boolean;
-  if (work) {
-    const got = await uploadPost(rt, req, work);
+  if (received) {
+    const got = await uploadPost(rt, req, received);
     if (got instanceof Response) return got;
     s = got.s;
     get = (n) => got.received.fields.get(n);
@@ -293,12 +295,14 @@ async function restoreAct(rt: Runtime, req: Request, work: string | null): Promi
       const from = get("from");
       if (!upload && !from) throw invalid("file", "choose a backup from the list, or upload a file");
       const keys = { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined };
-      const into = work ?? (await workFolder(rt));
+      // An upload's folder is removed by restorePost; one for a backup fetched from the destination, here.
+      const own = !received?.path;
+      const into = received?.path ?? (await workFolder(rt));
       let info: Checked;
       try {
         info = await check(rt, into, upload ? { uploaded: upload } : { from }, keys);
       } finally {
-        if (!work) await rm(into, { recursive: true, force: true });
+        if (own) await rm(into, { recursive: true, force: true });
       }
       rt.log.info("backup checked for a restore", { account: s.account.id, source: info.source, created: info.created });
       if (!json) return seeOther("/settings/restore#confirm-title");
