@@ -8,7 +8,7 @@
 // nothing; what was there is kept in the work area).
 import { existsSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { blobBackend } from "../blobs.ts";
 import { dataFolder } from "../config.ts";
 import { restore, workArea, type RestoreResult } from "./snapshot.ts";
@@ -31,7 +31,9 @@ type Log = { info(msg: string, data?: Record<string, unknown>): void; error(msg:
  */
 export async function restoreStaged(config: Readonly<Record<string, string>>, log: Log): Promise<{ ok: RestoreResult } | { failed: string; kept: string } | null> {
   const dataDir = dataFolder(config);
-  const file = stagedRestore(dataDir);
+  let file = stagedRestore(dataDir);
+  // Confirmed by an earlier version, which left it beside the data folder.
+  if (!existsSync(file) && existsSync(`${resolve(dataDir)}.restore.tar`)) file = `${resolve(dataDir)}.restore.tar`;
   if (!existsSync(file)) return null;
   try {
     const r = await restore(file, dataDir, { force: true, blobs: blobBackend(config, dataDir), database: config.HEARTH_DATABASE_URL || undefined });
