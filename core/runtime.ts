@@ -21,6 +21,9 @@ import { TokenCache } from "./auth/tokens.ts";
 import { openShared, type Shared } from "./shared/index.ts";
 import { environmentNames } from "./config.ts";
 
+/** A restore run while serving: the backup's name, when, and where the data before went, or why nothing changed. */
+export type RestoreOutcome = { source: string; at: string } & ({ ok: true; previous: string | null } | { ok: false; reason: string });
+
 export const systemClock: Clock = { now: () => new Date() };
 
 export interface RuntimeOptions {
@@ -92,6 +95,14 @@ export class Runtime {
   approvals: Approvals | null = null;
   /** Told of each write an account made, once committed (core/views: the live notices its pages hear). */
   changed: ((change: { account: string; service: string; method: string }) => void) | null = null;
+  /**
+   * Restores the backup confirmed on /settings/restore at once, and goes on
+   * serving from it (core/backup/inplace.ts): set when this instance is
+   * `hearth serve`'s. Without it a confirmed restore waits for the next start.
+   */
+  restoreNow: ((source: string) => void) | null = null;
+  /** How the last restore chosen on /settings/restore went, when this process ran it: for that page. */
+  lastRestore: RestoreOutcome | null = null;
   /** ctx.<name> factories: the core modules' and those plugins provide. */
   readonly capabilities: ReadonlyMap<string, CapabilityFactory>;
   /** MCP Apps views plugins provide. */

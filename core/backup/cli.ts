@@ -5,7 +5,7 @@
 // and restore decrypts an encrypted backup first.
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { CliCommand } from "../cli/commands.ts";
 import { coreSettings, dataFolder, resolveConfig } from "../config.ts";
 import { blobBackend } from "../blobs.ts";
@@ -13,7 +13,8 @@ import { invalid } from "../errors.ts";
 import { defineModule } from "../module.ts";
 import { isSealed, unseal } from "./crypt.ts";
 import { backupsOf } from "./schedule.ts";
-import { backup, restore } from "./snapshot.ts";
+import { backup, restore, workArea } from "./snapshot.ts";
+import { DIR_MODE } from "../private.ts";
 
 const settings = () => resolveConfig(coreSettings, process.env);
 const dataDir = () => dataFolder(settings());
@@ -84,10 +85,10 @@ export const restoreCommand: CliCommand = {
     let work: string | null = null;
     try {
       if (await isSealed(file)) {
-        // Decrypted beside the data folder, which has room for what it will hold anyway.
-        const target = dataDir();
-        await mkdir(dirname(target), { recursive: true });
-        work = await mkdtemp(join(dirname(target), ".hearth-decrypt-"));
+        // Decrypted in the data folder's work area, which has room for what it will hold anyway.
+        const area = workArea(dataDir());
+        await mkdir(area, { recursive: true, mode: DIR_MODE });
+        work = await mkdtemp(join(area, "decrypt-"));
         const plain = join(work, "backup.tar");
         await unseal(file, plain, { passphrase: settings().HEARTH_BACKUP_PASSPHRASE || undefined, identities: identity ? identitiesIn(identity) : [] });
         file = plain;

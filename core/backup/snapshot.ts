@@ -16,7 +16,7 @@
 // archive holds; each restores only into an instance on the same kind.
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { blobBackend, type BlobBackend } from "../blobs.ts";
@@ -31,6 +31,15 @@ const DUMP = "hearth.pgdump";
 const MANIFEST = "hearth-backup.json";
 /** The live database and its journal are copied by snapshot, never as files; temp files are half-written by design. */
 const SKIP = new Set([DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`, DUMP]);
+/**
+ * The data folder's own hidden work area for restores: backups waiting to be
+ * restored, a restore's unpacking, and the data a restore replaced. Inside
+ * the folder, because its parent may be out of reach (a container's volume
+ * mounted at /data, with / read-only and owned by root); never backed up,
+ * and never moved by a restore.
+ */
+export const WORK_DIR = ".restore";
+export const workArea = (dataDir: string) => join(resolve(dataDir), WORK_DIR);
 
 interface Manifest {
   format: 1;
@@ -94,7 +103,7 @@ export async function backup(dataDir: string, file: string, o: { now?: Date; blo
   }
   const partial = join(dirname(target), `.${basename(target)}.partial-${crypto.randomUUID()}`);
   // Blobs come from the blob store, wherever it keeps them.
-  const skip = (rel: string) => SKIP.has(rel) || rel === "blobs" || join(data, rel) === target || join(data, rel) === partial;
+  const skip = (rel: string) => SKIP.has(rel) || rel === "blobs" || rel === WORK_DIR || join(data, rel) === target || join(data, rel) === partial;
   const hold = (rels: string[], have: Set<string>) => {
     for (const rel of rels) {
       if (have.has(rel)) continue;
@@ -188,8 +197,9 @@ const entryText = (archive: string, e: TarEntry) => Bun.file(archive).slice(e.of
  * Brings an archive back into `dataDir`, and with `database` (a postgres://
  * URL) its dump into that database. Existing data (a folder holding a
  * database, or tables in the database) is replaced only with `force`, since
- * it may belong to a running instance; the folder is kept beside it, renamed,
- * and a replaced PostgreSQL database is dumped into that folder first.
+ * it may belong to a running instance; what the folder held is kept in its
+ * work area (.restore/before-restore-…), and a replaced PostgreSQL database
+ * is dumped there first.
  * Everything is unpacked and checked in a staging folder first, so a damaged
  * archive changes nothing.
  */
@@ -213,9 +223,10 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       throw invalid("file", `the backup holds the schema ${JSON.stringify(manifest.schema)}, and the database's current schema is ${JSON.stringify(target.schema)}: set the role's search_path so they match`);
   }
 
-  await mkdir(dirname(data), { recursive: true });
-  const staging = `${data}.restoring-${crypto.randomUUID()}`;
-  // The dump, its SQL and a replaced database's dump stay out of the data folder.
+  const work = workArea(data);
+  await mkdir(work, { recursive: true, mode: DIR_MODE });
+  const staging = join(work, `restoring-${crypto.randomUUID()}`);
+  // The dump, its SQL and a replaced database's dump stay out of what becomes the data.
   const side = `${staging}-db`;
   await mkdir(staging, { mode: DIR_MODE });
   try {
@@ -247,17 +258,25 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       }
       await rm(join(staging, "blobs"), { recursive: true, force: true });
     }
-    const previous = `${data}.before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`;
-    let replaced = false;
+    const previous = join(work, `before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`);
     if (pg && target) {
       if (target.relations > 0) await dumpSchema(pg, target.schema, join(side, "previous.pgdump"));
       await loadSchema(pg, target.schema, join(side, "load.sql"));
     }
-    if (existsSync(data)) {
-      await rename(data, previous);
-      replaced = true;
+    // What the folder holds is swapped, not the folder: a mount point (a container's volume) cannot be renamed.
+    const old = (await readdir(data)).filter((n) => n !== WORK_DIR);
+    if (old.length) {
+      await mkdir(previous, { mode: DIR_MODE });
+      await moveEntries(data, previous, old);
     }
-    await rename(staging, data);
+    try {
+      await moveEntries(staging, data, await readdir(staging));
+    } catch (e) {
+      if (old.length) await moveEntries(previous, data, old);
+      throw e;
+    }
+    await rm(staging, { recursive: true, force: true });
+    let replaced = old.length > 0;
     if (existsSync(join(side, "previous.pgdump"))) {
       if (!replaced) await mkdir(previous, { mode: DIR_MODE });
       await rename(join(side, "previous.pgdump"), join(previous, DUMP));
@@ -269,6 +288,24 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
     throw e;
   } finally {
     await rm(side, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Moves the named entries of one folder into another (renames on one file
+ * system); when one cannot be moved, those already moved go back, so either
+ * all of them moved or none did.
+ */
+async function moveEntries(from: string, to: string, names: string[]) {
+  const moved: string[] = [];
+  try {
+    for (const n of names) {
+      await rename(join(from, n), join(to, n));
+      moved.push(n);
+    }
+  } catch (e) {
+    for (const n of moved.reverse()) await rename(join(to, n), join(from, n)).catch(() => {});
+    throw e;
   }
 }
 

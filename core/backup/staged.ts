@@ -1,44 +1,56 @@
-// A restore chosen in the browser (core/settings/restore.ts) cannot replace
-// the database under the running instance: it is checked there, decrypted,
-// and left beside the data folder, and `hearth serve` brings it back as it
-// next starts, before anything opens the store, with the same restore as
-// `hearth restore --force` (all or nothing; what was there is kept beside).
+// A restore chosen in the browser (core/settings/restore.ts) is checked there,
+// decrypted, and left in the data folder's work area (.restore/, never backed
+// up: beside the folder is out of reach in a container, whose volume is
+// mounted at /data under a read-only /). `hearth serve` then brings it back at
+// once, in the same process (core/backup/inplace.ts), or, when the instance
+// is not `hearth serve`'s, as it next starts, before anything opens the
+// store; either way with the same restore as `hearth restore --force` (all or
+// nothing; what was there is kept in the work area).
 import { existsSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { blobBackend } from "../blobs.ts";
 import { dataFolder } from "../config.ts";
-import { restore, type RestoreResult } from "./snapshot.ts";
+import { restore, workArea, type RestoreResult } from "./snapshot.ts";
 
+export { workArea };
 /** A backup checked and awaiting the admin's confirmation. */
-export const checkedRestore = (dataDir: string) => `${resolve(dataDir)}.restore-checked.tar`;
+export const checkedRestore = (dataDir: string) => join(workArea(dataDir), "checked.tar");
 /** What was checked of it (JSON), for the page. */
-export const checkedInfo = (dataDir: string) => `${resolve(dataDir)}.restore-checked.json`;
-/** A backup confirmed: restored at the next start. */
-export const stagedRestore = (dataDir: string) => `${resolve(dataDir)}.restore.tar`;
+export const checkedInfo = (dataDir: string) => join(workArea(dataDir), "checked.json");
+/** A backup confirmed: restored at once, or at the next start. */
+export const stagedRestore = (dataDir: string) => join(workArea(dataDir), "staged.tar");
+
+type Log = { info(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void };
 
 /**
- * Restores the backup staged for this data folder, if one is: what `hearth
- * serve` does before it opens the store. A backup that fails to restore
- * leaves the data as it was and is kept aside, named, so the instance starts
- * on its current data rather than not at all.
+ * Restores the backup staged for this data folder, if one is, and says how
+ * it went: null when none waits. A backup that fails to restore leaves the
+ * data as it was and is kept aside, named, so the instance goes on with its
+ * current data rather than not at all.
  */
-export async function applyStagedRestore(
-  config: Readonly<Record<string, string>>,
-  log: { info(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void },
-): Promise<RestoreResult | null> {
+export async function restoreStaged(config: Readonly<Record<string, string>>, log: Log): Promise<{ ok: RestoreResult } | { failed: string; kept: string } | null> {
   const dataDir = dataFolder(config);
-  const file = stagedRestore(dataDir);
+  let file = stagedRestore(dataDir);
+  // Confirmed by an earlier version, which left it beside the data folder.
+  if (!existsSync(file) && existsSync(`${resolve(dataDir)}.restore.tar`)) file = `${resolve(dataDir)}.restore.tar`;
   if (!existsSync(file)) return null;
   try {
     const r = await restore(file, dataDir, { force: true, blobs: blobBackend(config, dataDir), database: config.HEARTH_DATABASE_URL || undefined });
     await rm(file, { force: true });
+    await rm(checkedInfo(dataDir), { force: true });
     log.info("backup restored, as chosen on /settings/restore", { files: r.files, previous: r.previous });
-    return r;
+    return { ok: r };
   } catch (e) {
     const aside = `${file}.failed-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     await rename(file, aside).catch(() => {});
-    log.error("the backup chosen on /settings/restore was not restored; the instance starts on its current data", { error: (e as Error).message, kept: aside });
-    return null;
+    log.error("the backup chosen on /settings/restore was not restored; the instance goes on with its current data", { error: (e as Error).message, kept: aside });
+    return { failed: (e as Error).message, kept: aside };
   }
+}
+
+/** What `hearth serve` does before it opens the store: the staged backup restored, or null (none, or it failed and was kept aside). */
+export async function applyStagedRestore(config: Readonly<Record<string, string>>, log: Log): Promise<RestoreResult | null> {
+  const r = await restoreStaged(config, log);
+  return r && "ok" in r ? r.ok : null;
 }

@@ -14,6 +14,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { welcomeLines } from "./welcome.ts";
 import { applyStagedRestore } from "../backup/staged.ts";
+import { restoreAtOnce } from "../backup/inplace.ts";
 import { makeLogger } from "../log.ts";
 import { sandboxAdvice, sandboxedPlugins } from "../http/sandbox.ts";
 import { providerNamed } from "../upstream/providers.ts";
@@ -34,12 +35,24 @@ usage:
   hearth version`;
 
 async function serve(settingsRead: boolean): Promise<number> {
-  // A backup the admin chose on /settings/restore comes back before anything opens the store.
+  // A backup the admin chose on /settings/restore and not yet restored comes back before anything opens the store.
   const settings = resolveConfig(coreSettings, process.env);
-  await applyStagedRestore(settings, makeLogger(settings.HEARTH_LOG || "info"));
-  const rt = await createRuntime();
+  const log = makeLogger(settings.HEARTH_LOG || "info");
+  await applyStagedRestore(settings, log);
+  let rt = await createRuntime();
   await rt.start();
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
+  // One confirmed later is restored at once, in this process, on the same port (core/backup/inplace.ts).
+  restoreAtOnce(rt, {
+    listening: app,
+    open: async () => {
+      const next = await createRuntime();
+      await next.start();
+      return next;
+    },
+    serving: (next) => (rt = next),
+    log,
+  });
   // Start-up garbage (module evaluation, migrations, manifests) is collected now rather than
   // held until the first collection under load; an idle home server keeps a smaller footprint.
   setTimeout(() => Bun.gc(true), 500).unref();
@@ -55,6 +68,7 @@ async function serve(settingsRead: boolean): Promise<number> {
     if (stopping) return;
     stopping = true;
     await app.stop();
+    // The runtime serving now: a restore may have replaced the one started above.
     await rt.stop();
     process.exit(0);
   };

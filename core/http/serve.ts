@@ -17,11 +17,21 @@ import { errorResponse, isComplete, isFinal, SECURITY_HEADERS, withHeaders } fro
 
 export interface Listening {
   server: Server<undefined>;
-  app: App;
+  /** The app of the runtime serving now. */
+  readonly app: App;
   url: string;
   /** Where documents someone else wrote are served (core/http/sandbox.ts), or null when nothing is listening for them. */
-  sandboxUrl: string | null;
+  readonly sandboxUrl: string | null;
   stop(): Promise<void>;
+  /**
+   * Stops taking calls, keeping the port: each new request is answered by
+   * `answer` (a 503 saying why) until resume. Resolves once the calls in
+   * progress have finished (or `drainMs` has passed), with the sandbox's
+   * listener closed, so the runtime can be stopped under nobody.
+   */
+  pause(answer: (req: Request) => Response, drainMs: number): Promise<{ unfinished: number }>;
+  /** Serves `rt` from now on (its app, sandbox and serving work started) and takes calls again. */
+  resume(rt: Runtime): void;
 }
 
 /** What every answer carries unless it says otherwise: pages that set their own CSP keep it. */
@@ -50,10 +60,25 @@ function allowLongRequestHeads() {
   if (http.maxHeaderSize < MAX_REQUEST_HEAD) (http as { maxHeaderSize: number }).maxHeaderSize = MAX_REQUEST_HEAD;
 }
 
-export function listen(rt: Runtime, opts: { port: number; hostname: string }): Listening {
+export function listen(first: Runtime, opts: { port: number; hostname: string }): Listening {
   allowLongRequestHeads();
-  const app = createApp(rt);
-  const guard = hostGuard(rt, opts.hostname);
+  // The runtime, app and guard serving now: resume swaps them, and each request reads them as it arrives.
+  let rt = first;
+  let app = createApp(rt);
+  let guard = hostGuard(rt, opts.hostname);
+  /** While paused, what every new request is answered with. */
+  let paused: ((req: Request) => Response) | null = null;
+  // Requests being answered, so a pause can wait for them; an answer made at once is not counted (it is already done).
+  let inflight = 0;
+  let idle: (() => void) | null = null;
+  const settle = () => {
+    if (--inflight === 0) idle?.();
+  };
+  const counted = <T,>(r: T | Promise<T>): T | Promise<T> => {
+    if (!(r instanceof Promise)) return r;
+    inflight++;
+    return r.finally(settle);
+  };
   // The peer's address is asked for only when a caller needs it (a stranger's limits).
   const peer = (req: Request, srv: Server<undefined>) => () => srv.requestIP(req)?.address ?? "";
   const server = Bun.serve({
@@ -64,44 +89,82 @@ export function listen(rt: Runtime, opts: { port: number; hostname: string }): L
     maxRequestBodySize: largestBody(rt) + 64 * 1024,
     routes: {
       // API answers are made by jsonResponse, which already carries the security headers.
-      "/api/v1/:service/:method": (req, srv) => guard?.(req) ?? handleApi(rt, req, req.params.service, req.params.method, peer(req, srv)),
+      "/api/v1/:service/:method": (req, srv) => paused?.(req) ?? guard?.(req) ?? counted(handleApi(rt, req, req.params.service, req.params.method, peer(req, srv))),
       ...Object.fromEntries(
         // Hot endpoints a module serves outside the API (MCP) go to Bun's router too; the module mounts them on the app as well.
         // An answer made at once is sent at once: no turn is spent on a promise around it.
+        // Every instance in a process has the same core modules, so these paths stay the same when resume swaps the runtime.
         [...rt.wiring.native].map(([path, handle]) => [
           path,
           (req: Request, srv: Server<undefined>) => {
-            const refused = guard?.(req);
+            const refused = paused?.(req) ?? guard?.(req);
             if (refused) return refused;
             const res = handle(rt, req, peer(req, srv));
-            return res instanceof Promise ? (isFinal(res) ? res : res.then(secured)) : secured(res);
+            return res instanceof Promise ? counted(isFinal(res) ? res : res.then(secured)) : secured(res);
           },
         ]),
       ),
     },
     // A browser asking for a page that is refused gets a page; programs keep the JSON refusal.
-    fetch: async (req) => guard?.(req) ?? secured(await forBrowser(rt, req, await app.handle(req)))!,
+    fetch: (req) => paused?.(req) ?? guard?.(req) ?? counted((async () => secured(await forBrowser(rt, req, await app.handle(req)))!)()),
   });
-  // Elysia reads the server from here for requestIP in its handlers.
-  app.server = server as unknown as App["server"];
-  // Work a module does on its own while the instance serves; each says itself when it cannot start.
-  for (const fn of rt.wiring.serving) void (async () => fn(rt))().catch((e) => rt.log.error("a core module could not start its work", { error: String(e) }));
   const host = WILDCARD_HOSTS.has(opts.hostname) ? "127.0.0.1" : opts.hostname.includes(":") && !opts.hostname.startsWith("[") ? `[${opts.hostname}]` : opts.hostname;
-  let sandbox: Server<undefined> | null;
+  let sandbox: Server<undefined> | null = null;
+  const begin = (named: boolean) => {
+    // Elysia reads the server from here for requestIP in its handlers.
+    app.server = server as unknown as App["server"];
+    // Work a module does on its own while the instance serves; each says itself when it cannot start.
+    for (const fn of rt.wiring.serving) void (async () => fn(rt))().catch((e) => rt.log.error("a core module could not start its work", { error: String(e) }));
+    try {
+      sandbox = listenSandbox(rt, opts.hostname, server.port!);
+    } catch (e) {
+      // At start a port the owner named and cannot have stops the start; serving on after a restore, it is said and left.
+      if (named) throw e;
+      rt.log.error("documents others wrote stay on the instance's origin: the sandbox port could not be bound again", { error: (e as Error).message });
+    }
+  };
   try {
-    sandbox = listenSandbox(rt, opts.hostname, server.port!);
+    begin(true);
   } catch (e) {
     server.stop(true);
     throw e;
   }
+  const closeSandbox = async () => {
+    const s = sandbox;
+    sandbox = null;
+    if (!s) return;
+    sandboxUnbound(rt, s.port!);
+    await s.stop(true);
+  };
   return {
     server,
-    app,
+    get app() {
+      return app;
+    },
     url: `http://${host}:${server.port}`,
-    sandboxUrl: sandbox ? `http://${host}:${sandbox.port}` : null,
+    get sandboxUrl() {
+      return sandbox ? `http://${host}:${sandbox.port}` : null;
+    },
     async stop() {
-      if (sandbox) sandboxUnbound(rt, sandbox.port!);
-      await Promise.all([server.stop(true), sandbox?.stop(true)]);
+      await Promise.all([server.stop(true), closeSandbox()]);
+    },
+    async pause(answer, drainMs) {
+      paused = answer;
+      if (inflight > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([new Promise<void>((r) => (idle = r)), new Promise<void>((r) => (timer = setTimeout(r, drainMs)))]);
+        clearTimeout(timer);
+        idle = null;
+      }
+      await closeSandbox();
+      return { unfinished: inflight };
+    },
+    resume(next) {
+      rt = next;
+      app = createApp(next);
+      guard = hostGuard(next, opts.hostname);
+      begin(false);
+      paused = null;
     },
   };
 }

@@ -7,6 +7,7 @@ import { peopleMigrations } from "./migrations.ts";
 import { settingsGet, settingsPost } from "./page.ts";
 import { peopleGet, peoplePost } from "./peoplepage.ts";
 import { restoreGet, restorePost } from "./restore.ts";
+import { restoreScript } from "./restorescript.ts";
 import { setupGet, setupPost } from "./setup.ts";
 
 function mountPages(app: App, rt: Runtime) {
@@ -15,6 +16,7 @@ function mountPages(app: App, rt: Runtime) {
   app.post("/settings", route((c) => settingsPost(rt, c.request)), noParse);
   app.get("/settings/restore", route((c) => restoreGet(rt, c.request)));
   app.post("/settings/restore", route((c) => restorePost(rt, c.request)), noParse);
+  app.get("/settings/restore.js", route(() => restoreScript()));
   app.get("/setup", route((c) => setupGet(rt, c.request)));
   app.post("/setup", route((c) => setupPost(rt, c.request)), noParse);
   app.get("/people", route((c) => peopleGet(rt, c.request)));

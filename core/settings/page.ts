@@ -41,7 +41,14 @@ function field(rt: Runtime, s: SettingInfo, file: Record<string, string>, v: Vie
   const wrong = v.error?.field === s.name;
   const shown = v.typed?.[s.name] ?? running;
   const hint = html`<span id="${id}-hint" class="hint">${s.description} ${s.default ? html`Default: <code>${s.default}</code>.` : "Default: empty."} ${
-    s.fixed ? "Set in the environment only." : s.live ? "Applies at once." : "Restart needed to apply."
+    s.fixed
+      ? "Set in the environment only."
+      : // Overridden, nothing saved here applies, at once or after a restart: say what decides instead.
+        overridden
+        ? html`<strong>Overridden by the environment variable <code>${s.name}</code>.</strong>`
+        : s.live
+          ? "Applies at once."
+          : "Restart needed to apply."
   }${pending ? html` <strong>Saved; the running instance uses the old value until it restarts.</strong>` : ""}</span>${
     overridden
       ? html`<span id="${id}-env" class="env" role="note">Set in the server's environment, which wins over the settings file: the value shown is the one in force.${
@@ -117,7 +124,7 @@ export async function settingsGet(rt: Runtime, req: Request): Promise<Response> 
       description: x.description,
       default: x.default,
       secret: x.secret,
-      applies: x.fixed ? "environment" : x.live ? "at once" : "after restart",
+      applies: x.fixed ? "environment" : rt.environment.has(x.name) ? "overridden by the environment" : x.live ? "at once" : "after restart",
       // Set in the environment, which wins over the file: a value saved to the file waits for the variable to go.
       ...(!x.fixed && rt.environment.has(x.name) ? { overridden_by_environment: true } : {}),
       ...(x.secret ? { set: !!rt.config[x.name] } : { value: rt.config[x.name] ?? "", saved: file[x.name] ?? null }),

@@ -3,24 +3,28 @@
 // or age secret key given (never kept) and read through with the checks
 // `hearth restore` makes before it changes anything; then the page says
 // what the backup holds and what it replaces, and asks again. Confirmed, it
-// waits beside the data folder and `hearth serve` restores it as it next
-// starts, before the store opens (core/backup/staged.ts): a database cannot be
-// swapped under the instance using it. A backup that is damaged, or not
-// opened by the key given, is refused and nothing changes.
+// waits in the data folder's work area and `hearth serve` restores it at once,
+// stopping and opening its runtime again around it (core/backup/inplace.ts);
+// an instance not run by `hearth serve` restores it as it next starts
+// (core/backup/staged.ts). A backup that is damaged, or not opened by the
+// key given, is refused and nothing changes.
 import { existsSync } from "node:fs";
-import { mkdtemp, rename, rm } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { CSRF_HEADER, findSession, requireCsrf, type Session } from "../auth/sessions.ts";
 import { isSealed, unseal } from "../backup/crypt.ts";
 import { destinationOf, BACKUP_NAME } from "../backup/destination.ts";
 import { checkRestorable } from "../backup/snapshot.ts";
-import { checkedInfo, checkedRestore, stagedRestore } from "../backup/staged.ts";
+import { checkedInfo, checkedRestore, stagedRestore, workArea } from "../backup/staged.ts";
+import { DIR_MODE } from "../private.ts";
 import { asHearthError, forbidden, invalid, unauthenticated } from "../errors.ts";
 import { jsonResponse } from "../http/respond.ts";
 import { requireSameOrigin, type Posted } from "../http/pages/form.ts";
-import { html, message, page, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
+import { html, message, page, PAGE_CSP, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
 import type { Runtime } from "../runtime.ts";
 import { adminPost, adminSession, refusal, rid } from "./admin.ts";
+import { largestBody } from "../http/body.ts";
+import { receiveUpload, type Received } from "./upload.ts";
 
 interface Checked {
   /** Where it came from: the file's name, or the backup's at the destination. */
@@ -56,22 +60,26 @@ function identitiesOf(text: string): string[] {
   return keys;
 }
 
+/** A folder of its own in the data folder's work area, for one backup being received and checked; the caller removes it. */
+async function workFolder(rt: Runtime): Promise<string> {
+  await mkdir(workArea(rt.dataDir), { recursive: true, mode: DIR_MODE });
+  return mkdtemp(join(workArea(rt.dataDir), "upload-"));
+}
+
 /**
- * Reads a backup through and, when it passes, keeps it decrypted beside the
- * data folder for the admin to confirm. Works in a folder of its own there;
- * whatever fails, that folder goes and nothing else has changed.
+ * Reads a backup through and, when it passes, keeps it decrypted in the data
+ * folder's work area for the admin to confirm. Works in `work`, a folder of
+ * its own there that the caller removes: whatever fails, nothing else has
+ * changed.
  */
-async function check(rt: Runtime, source: { upload?: File; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
+async function check(rt: Runtime, work: string, source: { uploaded?: { path: string; name: string }; from?: string }, keys: { passphrase?: string; identity?: string }): Promise<Checked> {
   const identities = identitiesOf(keys.identity ?? "");
-  const data = resolve(rt.dataDir);
-  const work = await mkdtemp(join(dirname(data), ".hearth-restore-"));
-  try {
+  const data = rt.dataDir;
+  {
     const got = join(work, "backup");
     let name: string;
-    if (source.upload) {
-      if (!source.upload.size) throw invalid("file", "choose a backup file to upload (hearth-….tar.age, or a .tar from hearth backup)");
-      await Bun.write(got, source.upload);
-      name = source.upload.name || "uploaded file";
+    if (source.uploaded) {
+      name = source.uploaded.name || "uploaded file";
     } else {
       const from = source.from ?? "";
       if (!BACKUP_NAME.test(from)) throw invalid("from", "choose one of the backups listed, or upload a file");
@@ -97,8 +105,6 @@ async function check(rt: Runtime, source: { upload?: File; from?: string }, keys
     await rename(plain, checkedRestore(data));
     await Bun.write(checkedInfo(data), JSON.stringify(info));
     return info;
-  } finally {
-    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -131,16 +137,21 @@ async function restorePage(rt: Runtime, s: Session, v: View = {}): Promise<Respo
   const st = await stateOf(rt);
   const dest = await listed(rt);
   const hidden = html`<input type="hidden" name="csrf" value="${s.csrf}">`;
-  const previous = `${resolve(rt.dataDir)}.before-restore-…`;
-  const progress = (info: Checked) => html`<ol class="steps" aria-label="Progress">${info.steps.map((t) => html`<li>${t}</li>`)}<li>${st.stage === "staged" ? "Confirmed: restored when Hearth next starts." : "Waiting for you to confirm."}</li></ol>`;
+  const previous = `${workArea(rt.dataDir)}/before-restore-…`;
+  const atOnce = !!rt.restoreNow;
+  const progress = (info: Checked) =>
+    html`<ol class="steps" aria-label="Progress">${info.steps.map((t) => html`<li>${t}</li>`)}<li>${st.stage === "staged" ? "Confirmed: restored when Hearth next starts." : "Waiting for you to confirm."}</li></ol>`;
+  const when = atOnce
+    ? html`<p>Confirmed, it is restored <strong>at once</strong>: Hearth stops taking calls for the moment it takes (they are answered “come back in a few seconds”), lets those in progress finish, restores, and serves the backup's data. <strong>You may need to sign in again</strong> afterwards: the accounts, passwords and sessions are those the backup holds. If the restore fails, nothing changes and this page says why.</p>`
+    : html`<p>A database cannot be swapped under the instance that is using it, so the restore happens <strong>when Hearth next starts</strong>: confirm, then restart it (<code>systemctl restart hearth</code>, <code>docker restart hearth</code>, or stop and start <code>hearth serve</code>).</p>`;
   const pending =
     st.stage === "checked"
       ? html`<section class="confirm" aria-labelledby="confirm-title"><h2 id="confirm-title">Checked: restore this backup?</h2>
 ${progress(st.info)}${holds(st.info)}
 <p><strong>Everything this instance holds now is replaced</strong> by what the backup holds: every account, password, session and token, every record and file. Whatever was made or changed after ${stamp(st.info.created)} is not in it.</p>
-<p>The data there now is kept, not deleted: the data folder is moved aside to <code>${previous}</code>${rt.store.kind === "postgres" ? html`, with a dump of the PostgreSQL database in it` : ""}.</p>
-<p>A database cannot be swapped under the instance that is using it, so the restore happens <strong>when Hearth next starts</strong>: confirm, then restart it (<code>systemctl restart hearth</code>, <code>docker restart hearth</code>, or stop and start <code>hearth serve</code>).</p>
-<div class="acts"><form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="confirm"><button type="submit" class="danger">Replace this instance's data at the next start</button></form>
+<p>The data there now is kept, not deleted: it is moved aside to <code>${previous}</code>${rt.store.kind === "postgres" ? html`, with a dump of the PostgreSQL database in it` : ""}.</p>
+${when}
+<div class="acts"><form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="confirm"><button type="submit" class="danger">${atOnce ? "Replace this instance's data now" : "Replace this instance's data at the next start"}</button></form>
 <form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel</button></form></div></section>`
       : st.stage === "staged"
         ? html`<section class="confirm" aria-labelledby="staged-title"><h2 id="staged-title">Ready: restored when Hearth next starts</h2>
@@ -148,10 +159,16 @@ ${progress(st.info)}${holds(st.info)}
 <p>Restart Hearth to bring it back; the data there now is moved aside to <code>${previous}</code>. Until then nothing has changed.</p>
 <form method="post" action="/settings/restore">${hidden}<input type="hidden" name="action" value="cancel"><button type="submit" class="quiet">Cancel the restore</button></form></section>`
         : "";
+  const last = rt.lastRestore;
+  const outcome = !last
+    ? ""
+    : last.ok
+      ? message("notice", `Restored ${last.source} at ${stamp(last.at)}: this instance now serves the backup's data.${last.previous ? ` What was here before is kept in ${last.previous}.` : ""}`)
+      : message("alert", `The restore of ${last.source} at ${stamp(last.at)} failed, and the data is as it was: ${last.reason}`);
   const wrong = (f: string) => (v.error?.field === f ? html` aria-invalid="true"` : "");
-  const body = html`${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
+  const body = html`${outcome}${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
 <p>Bring this instance back to a backup: one of the scheduled backups at the destination, or a file you kept (a <code>hearth-….tar.age</code>, or a <code>.tar</code> from <code>hearth backup</code>). It is read through first, with the checks <code>hearth restore</code> makes; a backup that is damaged, or that the key given does not open, is refused and nothing changes.</p>
-<form method="post" action="/settings/restore" enctype="multipart/form-data">${hidden}<input type="hidden" name="action" value="check">
+<form method="post" action="/settings/restore" enctype="multipart/form-data" id="r-check" data-max="${uploadCap(rt)}">${hidden}<input type="hidden" name="action" value="check">
 <fieldset><legend>Which backup</legend>
 ${
   dest.names.length
@@ -159,7 +176,11 @@ ${
     : html`<p class="hint">${dest.problem ? html`No scheduled backups to choose from: ${dest.problem}` : html`There are no backups at ${dest.where} yet.`}</p>`
 }
 <label for="r-file">${dest.names.length ? "Or upload a file" : "Upload a file"}</label>
-<input type="file" id="r-file" name="file" accept=".age,.tar"${wrong("file")}>
+<input type="file" id="r-file" name="file" accept=".age,.tar" aria-describedby="r-file-hint"${wrong("file")}>
+<p class="hint" id="r-file-hint">Up to ${mb(uploadCap(rt))}. A larger backup: put it in <code>HEARTH_BACKUP_TO</code> and pick it from the list, or run <code>hearth restore</code> on the server.</p>
+<p class="alert" role="alert" id="r-upload-error" hidden></p>
+<div id="r-upload" class="upload" hidden><progress id="r-progress" max="100" value="0" aria-label="Upload of the backup"></progress>
+<span id="r-progress-text" role="status"></span> <button type="button" id="r-abort" class="quiet">Stop the upload</button></div>
 </fieldset>
 <fieldset><legend>Its key, when it is encrypted</legend>
 <label for="r-passphrase">Passphrase</label>
@@ -172,10 +193,15 @@ ${
 <p><button type="submit">Check the backup</button></p>
 <p class="hint">Checking a large backup takes a while: the page answers once it is read through.</p>
 </form>`;
-  return page({ title: "Restore a backup", body, account: s.account, csrf: s.csrf, status: v.status, head: STYLE, path: "/settings" });
+  return page({ title: "Restore a backup", body, account: s.account, csrf: s.csrf, status: v.status, head: html`${STYLE}<script src="/settings/restore.js" defer></script>`, csp: CSP, path: "/settings" });
 }
 
+/** The pages' policy, with the upload's own script (/settings/restore.js). */
+const CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
+
 const STYLE = html`<style>
+[hidden]{display:none!important}
+.upload{display:flex;flex-wrap:wrap;gap:.5rem .75rem;align-items:center;margin:.75rem 0}.upload progress{width:100%;max-width:24rem;height:1rem;accent-color:var(--accent)}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:1rem 0}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
 .confirm{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem 1rem;margin:1rem 0}
 .steps li{margin:.2rem 0}
@@ -194,44 +220,65 @@ export async function restoreGet(rt: Runtime, req: Request): Promise<Response> {
   if (!wantsHtml(req)) {
     const st = await stateOf(rt);
     const dest = await listed(rt);
-    return jsonResponse(200, { result: { ...(st.stage === "none" ? { stage: "none" } : shaped(st.info, st.stage)), backups: dest.names } }, rid(), { "cache-control": "no-store" });
+    const last = rt.lastRestore ? { last: rt.lastRestore } : {};
+    return jsonResponse(200, { result: { ...(st.stage === "none" ? { stage: "none" } : shaped(st.info, st.stage)), backups: dest.names, ...last } }, rid(), { "cache-control": "no-store" });
   }
   return restorePage(rt, s);
 }
 
-/** An upload's form: the admin's session and its CSRF token, as adminPost checks them for a small form. */
-async function uploadPost(rt: Runtime, req: Request): Promise<{ s: Session; form: FormData } | Response> {
+/** The most an upload may be: what the server takes in one request at all (its backstop, set at start). */
+export const uploadCap = (rt: Runtime) => largestBody(rt);
+
+/**
+ * An upload's form: the admin's session and its CSRF token, as adminPost
+ * checks them for a small form, and the file, received into `work` as it
+ * arrives (./upload.ts). A refusal is the answer to give instead.
+ */
+async function uploadPost(rt: Runtime, req: Request, work: { path: string | null }): Promise<{ s: Session; received: Received } | Response> {
+  let s: Session | null = null;
   try {
     requireSameOrigin(req);
-    const s = await findSession(rt, req);
+    s = await findSession(rt, req);
     if (!s) throw unauthenticated("sign in first: POST /signin (or open /signin in a browser)");
     if (!s.account.admin) throw forbidden("only an admin of this instance may restore a backup");
-    const form = await req.formData();
-    const csrf = form.get("csrf");
-    requireCsrf(s, req.headers.get(CSRF_HEADER) ?? (typeof csrf === "string" ? csrf : undefined));
-    return { s, form };
+    const session = s;
+    const allowed = (csrf: string | undefined) => requireCsrf(session, req.headers.get(CSRF_HEADER) ?? csrf);
+    // Made once the request is known to be an admin's, so a stranger's upload makes nothing.
+    work.path = await workFolder(rt);
+    const received = await receiveUpload(req, work.path, uploadCap(rt), allowed);
+    // A form without a file still carries the token, checked here.
+    if (!received.file) allowed(received.fields.get("csrf"));
+    return { s, received };
   } catch (e) {
-    return refusal(asHearthError(e), !wantsHtml(req), null);
+    const err = asHearthError(e);
+    if (!s || err.status === 401 || err.status === 403 || !wantsHtml(req)) return refusal(err, !wantsHtml(req), null);
+    return restorePage(rt, s, { error: { field: err.field, message: `Not restored, nothing changed: ${err.message}` }, status: err.status });
   }
 }
 
 export async function restorePost(rt: Runtime, req: Request): Promise<Response> {
   const multipart = (req.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data");
+  if (!multipart) return restoreAct(rt, req, null);
+  const work = { path: null as string | null };
+  try {
+    return await restoreAct(rt, req, work);
+  } finally {
+    // The upload and anything made of it: kept only as the checked backup, which check moved out.
+    if (work.path) await rm(work.path, { recursive: true, force: true });
+  }
+}
+
+async function restoreAct(rt: Runtime, req: Request, received: { path: string | null } | null): Promise<Response> {
   let s: Session;
   let get: (n: string) => string | undefined;
-  let upload: File | undefined;
+  let upload: Received["file"] = null;
   let json: boolean;
-  if (multipart) {
-    const got = await uploadPost(rt, req);
+  if (received) {
+    const got = await uploadPost(rt, req, received);
     if (got instanceof Response) return got;
     s = got.s;
-    const field = (n: string) => {
-      const v = got.form.get(n);
-      return typeof v === "string" ? v : undefined;
-    };
-    get = field;
-    const f = got.form.get("file");
-    upload = f instanceof File && f.size > 0 ? f : undefined;
+    get = (n) => got.received.fields.get(n);
+    upload = got.received.file;
     json = !wantsHtml(req);
   } else {
     const got = await adminPost(rt, req);
@@ -247,7 +294,16 @@ export async function restorePost(rt: Runtime, req: Request): Promise<Response> 
     if (action === "check") {
       const from = get("from");
       if (!upload && !from) throw invalid("file", "choose a backup from the list, or upload a file");
-      const info = await check(rt, upload ? { upload } : { from }, { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined });
+      const keys = { passphrase: get("passphrase") || undefined, identity: get("identity") || undefined };
+      // An upload's folder is removed by restorePost; one for a backup fetched from the destination, here.
+      const own = !received?.path;
+      const into = received?.path ?? (await workFolder(rt));
+      let info: Checked;
+      try {
+        info = await check(rt, into, upload ? { uploaded: upload } : { from }, keys);
+      } finally {
+        if (own) await rm(into, { recursive: true, force: true });
+      }
       rt.log.info("backup checked for a restore", { account: s.account.id, source: info.source, created: info.created });
       if (!json) return seeOther("/settings/restore#confirm-title");
       return answer(shaped(info, "checked"), {});
@@ -256,6 +312,12 @@ export async function restorePost(rt: Runtime, req: Request): Promise<Response> 
       const st = await stateOf(rt);
       if (st.stage !== "checked") throw invalid("action", st.stage === "staged" ? "this backup is confirmed already: restart Hearth to restore it" : "check a backup first");
       await rename(checkedRestore(rt.dataDir), stagedRestore(rt.dataDir));
+      if (rt.restoreNow) {
+        rt.log.info("restore confirmed: it runs at once", { account: s.account.id, source: st.info.source });
+        // From here every new request is answered "restoring" until the instance is back; the browser lands on that page.
+        rt.restoreNow(st.info.source);
+        return json ? answer(shaped(st.info, "restoring"), {}) : seeOther("/settings/restore");
+      }
       rt.log.info("restore confirmed: it runs at the next start", { account: s.account.id, source: st.info.source });
       return answer(shaped(st.info, "staged"), { notice: "Confirmed. Restart Hearth to restore the backup." });
     }

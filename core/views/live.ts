@@ -13,6 +13,21 @@ export function tellPages(rt: Runtime) {
 }
 
 const encoder = new TextEncoder();
+
+/** Each runtime's open streams, ended when it stops: a page's stream reconnects to whichever runtime serves next (a restore opens a new one). */
+const open = new WeakMap<Runtime, Set<() => void>>();
+function streamsOf(rt: Runtime): Set<() => void> {
+  let set = open.get(rt);
+  if (!set) {
+    const made = new Set<() => void>();
+    open.set(rt, made);
+    rt.onStop(() => {
+      for (const end of [...made]) end();
+    });
+    set = made;
+  }
+  return set;
+}
 // Under Bun's default idle timeout (10 s), so a quiet page's stream stays open.
 const HEARTBEAT_MS = 8000;
 
@@ -30,10 +45,19 @@ export function liveStream(rt: Runtime, account: string): Response {
       send("retry: 3000\n\n: listening\n\n");
       const unsubscribe = rt.shared.subscribe(channel(account), (m) => send(`event: change\ndata: ${m}\n\n`));
       const beat = setInterval(() => send(": \n\n"), HEARTBEAT_MS);
+      const streams = streamsOf(rt);
+      const end = () => {
+        stop();
+        try {
+          controller.close();
+        } catch {}
+      };
       stop = () => {
         clearInterval(beat);
         unsubscribe();
+        streams.delete(end);
       };
+      streams.add(end);
     },
     cancel() {
       stop();

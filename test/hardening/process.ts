@@ -40,9 +40,10 @@ export interface Served {
  * `dataDir` null leaves HEARTH_DATA to the settings file or the default; `stdout`
  * keeps what it prints for the test to read once it has stopped.
  */
-export async function serve(dataDir: string | null, env: Record<string, string> = {}, o: { cwd?: string; stdout?: boolean } = {}): Promise<Served> {
+export async function serve(dataDir: string | null, env: Record<string, string> = {}, o: { cwd?: string; stdout?: boolean; prefix?: string[] } = {}): Promise<Served> {
   const port = freePort();
-  const proc = Bun.spawn(["bun", MAIN, "serve"], {
+  // `prefix` runs it under another program (test/backup/mounted.ts: in a namespace of its own) that execs the rest.
+  const proc = Bun.spawn([...(o.prefix ?? []), "bun", MAIN, "serve"], {
     env: { ...process.env, ...QUIET, ...env, ...(dataDir === null ? {} : { HEARTH_DATA: dataDir }), PORT: String(port), HOST: "127.0.0.1" },
     cwd: o.cwd,
     stdout: o.stdout ? "pipe" : "ignore",

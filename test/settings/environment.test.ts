@@ -31,12 +31,18 @@ const as = (s: Signed) => ({ cookie: s.cookie, "x-csrf-token": s.csrf });
 
 test("the value in force is shown, marked as the environment's; one the file sets alone is not", async () => {
   const list = (await get(h, "/settings", { cookie: admin.cookie })).body.result.settings as any[];
-  expect(list.find((s) => s.name === "AI_MODEL")).toMatchObject({ value: "env-model", saved: "file-model", overridden_by_environment: true });
+  expect(list.find((s) => s.name === "AI_MODEL")).toMatchObject({ value: "env-model", saved: "file-model", overridden_by_environment: true, applies: "overridden by the environment" });
+  expect(list.find((s) => s.name === "AI_BASE_URL")).toMatchObject({ applies: "at once" });
   expect(list.find((s) => s.name === "AI_BASE_URL")).not.toHaveProperty("overridden_by_environment");
   const page = await get(h, "/settings", { cookie: admin.cookie, accept: "text/html" });
   expect(page.text).toContain('id="s-AI_MODEL-env"');
   expect(page.text).toContain("environment, which wins over the settings file: the value shown is the one in force");
   expect(page.text).toMatch(/aria-describedby="s-AI_MODEL-hint s-AI_MODEL-env"/);
+  // What the setting's own line says: overridden, and by what; not that a value saved here applies at once.
+  const hint = (name: string) => /<span id="s-[A-Z_]+-hint" class="hint">([\s\S]*?)<\/span>/.exec(page.text.slice(page.text.indexOf(`id="s-${name}-hint"`) - 6))![1];
+  expect(hint("AI_MODEL")).toContain("Overridden by the environment variable <code>AI_MODEL</code>.");
+  expect(hint("AI_MODEL")).not.toContain("Applies at once");
+  expect(hint("AI_BASE_URL")).toContain("Applies at once.");
 });
 
 test("saving an overridden setting writes the file, says it waits for the variable, and leaves the value in force", async () => {
