@@ -1,3 +1,4 @@
+// one store: the front pages over HTTP; the methods behind their cards and forms run on both stores in their services' tests
 // The front door over real HTTP: the home page signed out and in (cards from
 // real fixture answers, a failing service left out), the place form, the
 // services page and its try-it form, and /status.
