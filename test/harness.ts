@@ -30,10 +30,12 @@ async function blobEnv(): Promise<Record<string, string>> {
  * runs on the PostgreSQL store: `HEARTH_TEST_DB=pg bun test test/notes`.
  */
 const databases = new Map<string, Promise<string>>();
-export async function dbEnv(dataDir?: string): Promise<Record<string, string>> {
+export async function dbEnv(dataDir?: string, o: { migrated?: boolean } = {}): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_DB !== "pg") return {};
   // One database per data folder: an instance started again on a folder (or a command run on it) finds its data.
-  const make = async () => (await startPg()).database();
+  // An instance the harness starts gets one with the built-in tables already made (see migratedTemplate); a command
+  // run on a folder no instance has used (a restore into it) meets an empty one, as on a new install.
+  const make = async () => (await startPg()).database(o.migrated ? await migratedTemplate() : undefined);
   let url: Promise<string>;
   if (dataDir === undefined) url = make();
   else {
@@ -42,6 +44,38 @@ export async function dbEnv(dataDir?: string): Promise<Record<string, string>> {
   }
   // A small pool each: a suite may hold dozens of instances at once on one cluster.
   return { HEARTH_DATABASE_URL: await url, HEARTH_DATABASE_POOL: "3" };
+}
+
+/**
+ * A database holding the built-in owners' tables and nothing else, migrated
+ * once per test process, that each started instance's database is copied from: the
+ * migrations cost a PostgreSQL instance several times what its start does
+ * otherwise, and the copy is the same tables, so an instance's start finds
+ * every owner migrated (and migrates a drop-in's on top). The migrations
+ * themselves, from empty and at once, are test/db/pg.test.ts's subject, on
+ * databases of their own.
+ */
+let template: Promise<string> | null = null;
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const pg = await startPg();
+    const url = await pg.database();
+    const name = new URL(url).pathname.slice(1);
+    const dir = mkdtempSync(join(tmpdir(), "hearth-template-"));
+    try {
+      // Opening the store migrates it; the instance is never started, so it writes nothing else.
+      const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "2", HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
+      await rt.store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A copy is refused while anyone is connected to its template: no one may connect again, and a connection the
+    // pool left behind is ended (CREATE DATABASE waits for it to go).
+    await pg.admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+    await pg.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    return name;
+  })();
+  return template;
 }
 
 /** Where an instance on this data folder keeps its data besides the folder (its database, its bucket), as the harness chooses: for a `hearth` command run on it. */
@@ -101,7 +135,7 @@ export async function startHearth(
 ) {
   const dir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "hearth-test-"));
   // Where the instance keeps its data: a CLI process started on the same instance needs the same.
-  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await storeEnv(dir)) };
+  const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await blobEnv()), ...(await dbEnv(dir, { migrated: true })) };
   for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
   const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
   await rt.start();

@@ -26,8 +26,8 @@ export interface Pg {
   port: number;
   /** The postmaster's process id (its backends are its children). */
   pid(): number;
-  /** A new, empty database; its URL. */
-  database(): Promise<string>;
+  /** A new database, empty or a copy of `template` (a database of this cluster no one is connected to); its URL. */
+  database(template?: string): Promise<string>;
   /** Runs SQL as the cluster's superuser (on its postgres database). */
   admin(text: string): Promise<unknown>;
   stop(): void;
@@ -90,10 +90,10 @@ export async function launchPg(settings: string[] = []): Promise<Pg> {
   return {
     port,
     pid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
-    async database() {
+    async database(template?: string) {
       const name = `t${process.pid}_${++n}`;
-      // Text sorts in byte order, as on SQLite (the store refuses a database that sorts otherwise).
-      await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`);
+      // Text sorts in byte order, as on SQLite (the store refuses a database that sorts otherwise); a copy sorts as its template.
+      await admin.unsafe(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C'`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     admin: (text) => admin.unsafe(text),

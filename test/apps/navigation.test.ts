@@ -9,11 +9,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import net from "node:net";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { startHearth, type Hearth } from "../harness.ts";
-import { launchChromium, chromiumPresent } from "../browser.ts";
+import { everyLook, launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 
 const present = chromiumPresent;
@@ -197,31 +196,26 @@ test.skipIf(!present)(
   async () => {
     const artifacts = join(import.meta.dir, "..", "artifacts");
     mkdirSync(artifacts, { recursive: true });
-    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-    const found: Record<string, unknown> = {};
-    for (const colorScheme of ["light", "dark"] as const)
-      for (const [label, viewport] of Object.entries({ desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } })) {
-        // The audit's own script is injected, so this context alone sets the pages' script policy aside.
-        const context = await browser.newContext({ bypassCSP: true, colorScheme, viewport });
-        const page = await context.newPage();
-        for (const [name, path] of [["app", "/apps/counter"], ["status", "/status"]]) {
-          await page.goto(`${h.url}${path}`);
-          if (name === "app") {
+    // The audit's own script is injected, so this context alone sets the pages' script policy aside.
+    const context = await browser.newContext({ bypassCSP: true });
+    const found = await everyLook(
+      await context.newPage(),
+      h.url,
+      [
+        {
+          name: "sandbox-app",
+          path: "/apps/counter",
+          ready: async (page) => {
             await page.getByRole("dialog").filter({ hasText: "keep its data in this browser" }).waitFor();
             await page.getByRole("button", { name: "Allow", exact: true }).click();
             await page.frameLocator("#app-frame").locator("#count").filter({ hasText: /^\d+$/ }).waitFor();
-          }
-          await page.addScriptTag({ path: axePath });
-          const violations = await page.evaluate(async () => {
-            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-          });
-          if (violations.length) found[`${colorScheme} ${label} ${path}`] = violations;
-          await page.screenshot({ path: join(artifacts, `sandbox-${name}-${colorScheme}-${label}.png`), fullPage: name === "status" });
-        }
-        await context.close();
-      }
+          },
+        },
+        { name: "sandbox-status", path: "/status", fullPage: true },
+      ],
+      { shots: artifacts },
+    );
+    await context.close();
     expect(found).toEqual({});
   },
 );

@@ -1,3 +1,4 @@
+// one store: which origin serves app pages, as the settings decide; apps' store, permissions and priced opens run on both stores in test/apps (apps, hosting)
 // Where app pages are served, as the settings decide: on a default install
 // the instance's sandbox port (an origin of their own, reading no cookie);
 // behind a proxy, unless the owner names a way, the instance's own origin in

@@ -1,3 +1,4 @@
+// one store: the owner's account commands; accounts, passwords, invitations and the sessions a new password ends run on both stores in test/auth (accounts, twofactor, sessions)
 // The owner's account commands, run as real processes against a data folder,
 // then checked through the web: the password signs in, the invitation signs up,
 // and a changed password signs the account out of every browser.

@@ -1,3 +1,4 @@
+// one store: what reaches the log; nothing in it depends on the store
 // No token, password, session secret or CSRF token ever reaches the log.
 import { expect, test } from "bun:test";
 import { startHearth } from "../harness.ts";

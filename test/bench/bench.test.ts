@@ -1,3 +1,4 @@
+// one store: the benchmark's own parts, the same in either pass: its PostgreSQL limit runs on a cluster it starts itself
 // The benchmark's own parts: the hand-written limit answers notes/get and
 // notes/add as Hearth does, under the same rule for tokens, and the load
 // generator's script and report are read right.

@@ -1,3 +1,4 @@
+// one store: the docs' helper examples, loaded as a drop-in's files; starts no instance of the pass's store
 // docs/plugins.md's "Helpers, by example" as an author would copy it: each
 // block is a file of a drop-in's folder, loaded the way the instance loads a
 // drop-in (importing "hearth" and its sub-entries, nothing else), and each

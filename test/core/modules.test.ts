@@ -1,3 +1,4 @@
+// one store: how core modules are wired; starts no instance of the pass's store
 // Core modules declare what they bring; wiring them refuses a requirement no
 // listed module meets and a name two modules claim, and an instance serves
 // what the modules it was wired with declare, and nothing it was not.

@@ -1,3 +1,4 @@
+// one store: what the core's sources name; starts no instance of the pass's store
 // The core names no service: what a plugin brings (its home card, CLI
 // commands, providers, the services it calls) is in its manifest, so a
 // service can be added, removed or replaced without an edit to core/. This

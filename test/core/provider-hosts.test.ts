@@ -1,3 +1,4 @@
+// one store: which hosts a drop-in's ctx.http may reach; nothing in it depends on the store
 // ctx.http (and ctx.bytes) reach the host of a provider the manifest declares, and no
 // other: not through a redirect the provider answers with, nor through a
 // path that rewrites the URL's host (`@elsewhere/…`). What `hearth help`

@@ -1,3 +1,4 @@
+// one store: the rate limits a first sync meets, whose buckets are the same whatever the store; DAV writes and reads run on both stores in test/dav (caldav, carddav, keep, queries, series)
 // A phone's first sync uploads its whole task list or address book in one go:
 // with the default settings none of it is refused by the rate limits, which
 // still bound it (a change from a calendar app takes a turn from a bucket of

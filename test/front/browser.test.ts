@@ -8,10 +8,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createRequire } from "node:module";
 import { settle } from "../../core/upstream/index.ts";
 import type { Hearth } from "../harness.ts";
-import { launchChromium, chromiumPresent } from "../browser.ts";
+import { everyLook, launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 import { startFront, startProviders } from "./instance.ts";
 
@@ -161,28 +160,13 @@ test.skipIf(!present)(
 test.skipIf(!present)(
   "the pages pass axe's WCAG 2.1 AA and best-practice checks, in light and dark, at both widths",
   async () => {
-    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-    const audit = async (colorScheme: "light" | "dark", size: { width: number; height: number }, paths: string[]) => {
-      // The audit's own script is injected, so this context alone sets the pages' script policy aside.
-      const ctx = await browser.newContext({ bypassCSP: true, colorScheme, viewport: size });
-      await ctx.addCookies(await context.cookies());
-      const page = await ctx.newPage();
-      const found: Record<string, unknown[]> = {};
-      for (const path of paths) {
-        await page.goto(`${h.url}${path}`);
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${colorScheme} ${size.width}px ${path}`] = violations;
-      }
-      await ctx.close();
-      return found;
-    };
+    // The audit's own script is injected, so this context alone sets the pages' script policy aside.
+    const ctx = await browser.newContext({ bypassCSP: true });
+    await ctx.addCookies(await context.cookies());
     const pages = ["/", "/services", "/status", "/token"];
-    expect(await audit("light", WIDTHS.desktop, pages)).toEqual({});
-    expect(await audit("dark", WIDTHS.phone, ["/", "/services"])).toEqual({});
+    const screens = pages.map((path) => ({ name: `front-${path.slice(1) || "home"}`, path }));
+    const found = await everyLook(await ctx.newPage(), h.url, screens, { shots: ARTIFACTS, suffix: "-axe" });
+    await ctx.close();
+    expect(found).toEqual({});
   },
 );

@@ -1,3 +1,4 @@
+// one store: the Dockerfile and its files; nothing in it starts the pass's store
 // No Docker engine runs the tests, so the image's files are held to what can
 // be checked without one: both linters pass, the Dockerfile has the shape the
 // README promises, what it copies exists and is not ignored, and the binary's

@@ -1,3 +1,4 @@
+// one store: the front pages over HTTP; the methods behind their cards and forms run on both stores in their services' tests
 // The front door over real HTTP: the home page signed out and in (cards from
 // real fixture answers, a failing service left out), the place form, the
 // services page and its try-it form, and /status.
@@ -26,6 +27,18 @@ afterAll(async () => {
 
 const text = (r: Response) => r.text();
 
+/**
+ * The home page as `who` sees it once no card was late. A card whose call outlasts the page's wait (on a busy
+ * machine) is left out of that answer, "no answer within", and its provider's answer is cached for the next: the page
+ * is asked again, so what the cards show is checked, not the machine's speed. A failing service says otherwise.
+ */
+async function home(who: Person): Promise<string> {
+  for (;;) {
+    const body = await text(await getPage(h.url, "/", who));
+    if (!body.includes("no answer within")) return body;
+  }
+}
+
 describe("home, signed out", () => {
   test("says what this is, offers sign-in, and lists the services anyone may use", async () => {
     const r = await getPage(h.url, "/", null);
@@ -43,7 +56,7 @@ describe("home, signed out", () => {
 
 describe("home, signed in", () => {
   test("with no events, tasks or place yet: only what is public now, and how to add a place", async () => {
-    const body = await text(await getPage(h.url, "/", bob));
+    const body = await home(bob);
     expect(body).toContain("Hello, bob");
     expect(body).toContain('aria-labelledby="card-markets"');
     for (const none of ["events", "tasks", "weather", "prayer"]) expect(body).not.toContain(`aria-labelledby="card-${none}"`);
@@ -92,7 +105,7 @@ describe("home, signed in", () => {
   test("headlines from the followed feed, and the latest mail", async () => {
     const sent = await h.call("mail/send", { to: "bob", subject: "Dinner on Friday", body: "Shall we?" }, { token: annToken });
     expect(sent.status).toBe(200);
-    const body = await text(await getPage(h.url, "/", bob));
+    const body = await home(bob);
     const card = (service: string) => new RegExp(`<li class="card" aria-labelledby="card-${service}">([\\s\\S]*?)</section></li>`).exec(body)?.[1] ?? null;
     // The recorded BBC world feed, read when first asked.
     expect(card("news")).toContain("Headlines");
@@ -107,7 +120,7 @@ describe("home, signed in", () => {
   test("the prayer times follow the convention the person chose; one not offered is refused by name", async () => {
     const r = await postForm(h.url, "/home/place", ann, { csrf: ann.csrf, place: "51.5012, -0.1246", prayer: "1", prayer_method: "mwl" });
     expect(r.status).toBe(303);
-    const body = await text(await getPage(h.url, "/", ann));
+    const body = await home(ann);
     expect(body).toContain("<option selected>mwl</option>");
     const mwl = (await h.call("prayer/times", { lat: 51.5012, lon: -0.1246, tz: "Europe/London", method: "mwl" })).body.result.times;
     const isna = (await h.call("prayer/times", { lat: 51.5012, lon: -0.1246, tz: "Europe/London", method: "isna" })).body.result.times;
@@ -141,7 +154,7 @@ describe("home, signed in", () => {
   test("a place by name goes through the geocoder; an unknown one is refused, naming it", async () => {
     const r = await postForm(h.url, "/home/place", bob, { csrf: bob.csrf, place: "London" });
     expect(r.status).toBe(303);
-    const body = await text(await getPage(h.url, "/", bob));
+    const body = await home(bob);
     expect(body).toContain("London, Greater London, England, United Kingdom");
     expect(body).toContain('aria-labelledby="card-weather"');
     // bob did not ask for prayer times.
@@ -159,7 +172,7 @@ describe("home, signed in", () => {
   test("the place form needs the session's CSRF token", async () => {
     const r = await postForm(h.url, "/home/place", bob, { place: "0, 0" });
     expect(r.status).toBe(403);
-    expect(await text(await getPage(h.url, "/", bob))).toContain("London, Greater London");
+    expect(await home(bob)).toContain("London, Greater London");
   });
 });
 

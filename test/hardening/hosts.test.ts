@@ -1,3 +1,4 @@
+// one store: the Host and Origin names an instance answers; nothing in it depends on the store
 // DNS rebinding: a page on a name the attacker controls points that name at
 // the instance and calls it as its own origin. Such requests carry the
 // attacker's name in Host (and a matching Origin), and are refused wherever

@@ -1,3 +1,4 @@
+// one store: what a failing provider's answer and the log say of its address; nothing in it depends on the store
 // Configured addresses of outside services often carry a key in their path
 // (a facilitator, an RPC node, a model server). When such a service fails,
 // the answer names the service and says what failed; it never carries the

@@ -1,3 +1,4 @@
+// one store: the protocol's own conformance suite; the tools it calls run on both stores in test/mcp (parity, tools)
 // The protocol's own conformance suite (@modelcontextprotocol/conformance)
 // driven against a started instance, for the server scenarios that apply to
 // a server of tools: the others need fixture tools, prompts, resources or

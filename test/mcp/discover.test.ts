@@ -1,3 +1,4 @@
+// one store: discovery mode's three tools over /mcp and stdio; the tools they reach run on both stores in test/mcp (parity, tools)
 // Discovery mode (?mode=discover, the Hearth-Tools-Mode header, `hearth mcp
 // --mode discover`): three tools up front, and every other tool found,
 // described and called through them with the same scope, price and answers.

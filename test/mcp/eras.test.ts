@@ -1,3 +1,4 @@
+// one store: the protocol's two eras over /mcp and stdio; the tools they call run on both stores in test/mcp (parity, tools)
 // Both protocol eras on one server: a client pinned to 2026-07-28 (stateless,
 // no initialize, per-request _meta, server/discover) and a 2025-11-25 client
 // keeping a session, over /mcp and over `hearth mcp` on stdio.

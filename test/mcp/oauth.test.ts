@@ -1,3 +1,4 @@
+// one store: an MCP client's OAuth sign-in; the authorization server's clients, codes and tokens run on both stores in test/auth/oauth.test.ts
 // An MCP client that signs in with OAuth, as remote connectors do: the SDK's
 // own auth() from a cold start (protected resource metadata, authorization
 // server metadata, dynamic registration), the person's consent given in a

@@ -1,3 +1,4 @@
+// one store: MCP over stdio; the tools it calls and revoked or expired tokens run on both stores in test/mcp (parity, tools) and test/auth/tokens.test.ts
 // `hearth mcp` over stdio, driven by the SDK's StdioClientTransport, against
 // the same data folder a running server uses.
 import "./patient.ts";

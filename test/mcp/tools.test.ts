@@ -1,3 +1,4 @@
+// one store: tools/list and its schemas against dispatch's checks, which refuse before the store is reached; tool calls run on both stores in test/mcp/parity.test.ts
 // tools/list is the registry, exactly, and every inputSchema is a JSON Schema
 // that a real validator accepts and that agrees with what dispatch enforces.
 import { afterAll, beforeAll, expect, test } from "bun:test";

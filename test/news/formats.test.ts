@@ -1,3 +1,4 @@
+// one store: the feed parser on its own; starts no instance of the pass's store
 // The three feed formats in the wild, through the parser the poller uses.
 import { expect, test } from "bun:test";
 import { parseItems } from "../../plugins/news/poll.ts";

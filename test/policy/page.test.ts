@@ -7,11 +7,10 @@
 // with screenshots left in test/artifacts/.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { accountMenu, chromiumPresent, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { startSink } from "../mail/sink.ts";
 import { signedIn } from "./held.ts";
@@ -169,40 +168,24 @@ test.skipIf(!chromiumPresent)(
 test.skipIf(!chromiumPresent)(
   "passes axe's WCAG 2.1 AA and best-practice checks in light and dark at both widths; screenshots for a look",
   async () => {
-    const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
     // One request waiting, so the page shows its card.
     await post("/token/policy", { id: mailer.id, policy: { classes: { outbound: "ask" } } });
     const waiting = h.call("mail/send", { to: "frank@example.com", subject: "Quarterly report", body: "Attached are the figures for the quarter." }, { token: mailer.token, method: "POST" });
     const challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
     const consent = `/oauth/authorize?${new URLSearchParams({ client_id: client, redirect_uri: REDIRECT, response_type: "code", code_challenge: challenge, code_challenge_method: "S256", state: "x" })}`;
-    const found: Record<string, unknown> = {};
-    for (const scheme of ["light", "dark"] as const) {
-      for (const [label, size] of Object.entries(WIDTHS)) {
-        const ctx = await context(scheme, size, true);
-        const page = await ctx.newPage();
-        for (const [name, path] of [
-          ["approvals", "/approvals"],
-          ["policy", `/token/policy?id=${mailer.id}`],
-          ["tokens", "/token"],
-          ["consent", consent],
-        ]) {
-          if (name === "approvals") await openWhenAsked(page);
-          else await page.goto(h.url + path);
-          const shot = join(ARTIFACTS, `policy-${name}-${label}-${scheme}.png`);
-          if (name === "tokens") await page.locator("tbody tr", { hasText: "Newsletter script" }).screenshot({ path: shot });
-          else if (name === "consent") await page.locator("fieldset.policy").screenshot({ path: shot });
-          else await page.screenshot({ path: shot, fullPage: true });
-          await page.addScriptTag({ path: axePath });
-          const violations = await page.evaluate(async () => {
-            const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-            const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-            return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-          });
-          if (violations.length) found[`${scheme} ${label} ${path}`] = violations;
-        }
-        await ctx.close();
-      }
-    }
+    const ctx = await context("light", WIDTHS.desktop, true);
+    const found = await everyLook(
+      await ctx.newPage(),
+      h.url,
+      [
+        { name: "policy-approvals", path: "/approvals", ready: openWhenAsked, fullPage: true },
+        { name: "policy-policy", path: `/token/policy?id=${mailer.id}`, fullPage: true },
+        { name: "policy-tokens", path: "/token", part: (page) => page.locator("tbody tr", { hasText: "Newsletter script" }) },
+        { name: "policy-consent", path: consent, part: (page) => page.locator("fieldset.policy") },
+      ],
+      { shots: ARTIFACTS },
+    );
+    await ctx.close();
     expect(found).toEqual({});
     const list = (await (await fetch(`${h.url}/approvals`, { headers: { cookie: s.cookie } })).json()).result.waiting;
     await post("/approvals/decide", { id: list[0].id, decision: "decline" });

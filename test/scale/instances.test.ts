@@ -136,6 +136,10 @@ async function pool<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>
   return out;
 }
 
+/**
+ * Polls until check holds; past `ms` it fails saying what it waited for. Infinity where only the load decides how long
+ * it takes (the runner's per-test limit still ends a wait that never holds): a busy machine must make it slower, not red.
+ */
 async function until(ms: number, check: () => boolean | Promise<boolean>, what: string) {
   const end = Date.now() + ms;
   while (!(await check())) {
@@ -288,7 +292,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
       lead += 2 * (Date.now() - began);
       const late = new Set(ids);
       const recorded = async () => (await look<{ ref: string; status: string }>("SELECT ref, status FROM schedule_firings WHERE service = 'events'")).filter((f) => late.has(f.ref) && f.status !== "claimed").length === late.size;
-      await until(300_000, recorded, `every event of a round made too late has fired`);
+      await until(Infinity, recorded, `every event of a round made too late has fired`);
     }
   }
 
@@ -299,7 +303,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     expect(Date.now()).toBeLessThan(burst.start);
     const mine = new Set(burst.ids);
     const firings = async () => (await look<{ ref: string; status: string; owner: string | null }>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'")).filter((f) => mine.has(f.ref));
-    await until(300_000, async () => (await firings()).filter((f) => f.status === "done").length >= 1000, "every firing is done");
+    await until(Infinity, async () => (await firings()).filter((f) => f.status === "done").length >= 1000, "every firing is done");
     // Each firing mailed its reminder once: two instances running one firing would have mailed it twice.
     const reminders = await look<{ subject: string; n: number }>(`SELECT subject, count(*) AS n FROM mail_messages WHERE folder = 'inbox' AND subject LIKE 'Reminder: burst ${burst.round}.%' GROUP BY subject`);
     expect(reminders.length).toBe(1000);
@@ -333,11 +337,8 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
     const claimed = () => look<{ ref: string; owner: string }>("SELECT ref, owner FROM schedule_firings WHERE service = 'events' AND status = 'claimed'");
     let held: { ref: string; owner: string }[] = [];
     try {
-      const deadline = due + 60_000;
-      while (!(await claimed()).length) {
-        if (Date.now() > deadline) throw new Error("the victim claimed no firing");
-        await Bun.sleep(5);
-      }
+      // However late a loaded machine makes it: the victim claims its share once they are due.
+      while (!(await claimed()).length) await Bun.sleep(5);
       victim.proc.kill(9);
       victim.alive = false;
       await victim.proc.exited;
@@ -355,7 +356,7 @@ describe.skipIf(!ON_PG && !REDIS_SERVER)("three instances behind one proxy", () 
 
     const state = async () => (await look<{ ref: string; status: string; owner: string }>("SELECT ref, status, owner FROM schedule_firings WHERE service = 'events'")).filter((f) => ids.has(f.ref));
     await until(
-      300_000,
+      Infinity,
       async () => {
         const now = await state();
         return now.length === 300 && now.every((f) => f.status === "done");

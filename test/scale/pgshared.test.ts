@@ -8,7 +8,7 @@ import { openShared } from "../../core/shared/index.ts";
 import { LocalShared } from "../../core/shared/local.ts";
 import { PgShared } from "../../core/shared/pg.ts";
 import { pgBin, startPg } from "../pg.ts";
-import { quiet, within } from "./redis.ts";
+import { quiet, until } from "./redis.ts";
 
 
 
@@ -22,7 +22,7 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     db = new SQL({ url, max: 1 });
     one = new PgShared(url, quiet);
     two = new PgShared(url, quiet);
-    expect(await within(30_000, () => one.heard && two.heard)).toBe(true);
+    expect(await until(() => one.heard && two.heard)).toBe(true);
   });
   afterAll(async () => {
     await one?.close();
@@ -50,7 +50,7 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     expect(await one.hold("acct", "more", 1, 20)).toBe(20);
     const held = others.findIndex((n) => n === 0);
     one.unhold("acct", `call-${held}`, 1);
-    expect(await within(30_000, async () => (await two.hold("acct", "after", 1, 20)) === 19)).toBe(true);
+    expect(await until(async () => (await two.hold("acct", "after", 1, 20)) === 19)).toBe(true);
     expect(await two.hold("other", "x", 5, 5)).toBe(0);
     // A hold left by an instance that died lapses by itself.
     await db.unsafe("UPDATE hearth_shared_holds SET holds = jsonb_set(holds, '{x,1}', '0') WHERE account = 'other'");
@@ -59,11 +59,11 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     const claims = await Promise.all([one.claim("auth-1", 60_000), two.claim("auth-1", 60_000), one.claim("auth-1", 60_000)]);
     expect(claims.filter(Boolean).length).toBe(1);
     one.unclaim("auth-1");
-    expect(await within(30_000, () => two.claim("auth-1", 60_000))).toBe(true);
+    expect(await until(() => two.claim("auth-1", 60_000))).toBe(true);
     // A claim is had again once its time is up.
     expect(await one.claim("short", 50)).toBe(true);
     expect(await two.claim("short", 50)).toBe(false);
-    expect(await within(30_000, () => two.claim("short", 50))).toBe(true);
+    expect(await until(() => two.claim("short", 50))).toBe(true);
   });
 
   test("failures counted on either instance add up, start again after a quiet spell, and are forgiven for both", async () => {
@@ -74,7 +74,7 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     await one.fail("alice@addr", 2000 + 60_001, 60_000);
     expect(await two.failures("alice@addr")).toEqual({ count: 1, last: 62_001 });
     two.forgive("alice@addr");
-    expect(await within(30_000, async () => (await one.failures("alice@addr")) === null)).toBe(true);
+    expect(await until(async () => (await one.failures("alice@addr")) === null)).toBe(true);
   });
 
   test("a message published on one instance reaches the other's subscribers and its own, each once and in order, past NOTIFY's 8000 bytes too", async () => {
@@ -87,12 +87,12 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     one.publish("chat:garden", long);
     one.publish("chat:garden", "last");
     two.publish("chat:other", "not for this channel");
-    expect(await within(30_000, () => got.length === 3 && mine.length === 3)).toBe(true);
+    expect(await until(() => got.length === 3 && mine.length === 3)).toBe(true);
     expect(got).toEqual(["first", long, "last"]);
     expect(mine).toEqual(got);
     stop();
     one.publish("chat:garden", "after");
-    expect(await within(30_000, () => mine.length === 4)).toBe(true);
+    expect(await until(() => mine.length === 4)).toBe(true);
     expect(got.length).toBe(3);
   });
 
@@ -103,16 +103,16 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     const got: string[] = [];
     one.subscribe("tokens", (m) => got.push(m));
     await db.unsafe("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
-    expect(await within(30_000, () => !one.heard)).toBe(true);
+    expect(await until(() => !one.heard)).toBe(true);
     one.publish("tokens", "revoked while unheard");
     expect(got).toEqual(["revoked while unheard"]);
-    expect(await within(30_000, () => changes.every((c) => c.length === 2) && one.heard && two.heard)).toBe(true);
+    expect(await until(() => changes.every((c) => c.length === 2) && one.heard && two.heard)).toBe(true);
     expect(changes).toEqual([
       [false, true],
       [false, true],
     ]);
     two.publish("tokens", "revoked after");
-    expect(await within(30_000, () => got.includes("revoked after"))).toBe(true);
+    expect(await until(() => got.includes("revoked after"))).toBe(true);
     await Bun.sleep(100);
     expect(got[0]).toBe("revoked while unheard");
     expect(got.filter((m) => m === "revoked after")).toEqual(["revoked after"]);
@@ -128,7 +128,7 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     for (const { pid } of listening) process.kill(pid, "SIGSTOP");
     try {
       // Each made a new connection of its own and hears through it, the old ones still frozen.
-      expect(await within(30_000, () => changes.every((c) => c.length === 2) && one.heard && two.heard)).toBe(true);
+      expect(await until(() => changes.every((c) => c.length === 2) && one.heard && two.heard)).toBe(true);
       expect(changes).toEqual([
         [false, true],
         [false, true],
@@ -136,7 +136,7 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
       const got: string[] = [];
       const stop = two.subscribe("tokens", (m) => got.push(m));
       one.publish("tokens", "heard again");
-      expect(await within(30_000, () => got.length === 1)).toBe(true);
+      expect(await until(() => got.length === 1)).toBe(true);
       stop();
     } finally {
       for (const { pid } of listening) process.kill(pid, "SIGCONT");
@@ -188,6 +188,6 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     await Bun.sleep(5);
     const count = async () => Number((await db.unsafe("SELECT count(*)::int AS n FROM hearth_shared_claims WHERE key = 'gone'"))[0].n);
     expect(await count()).toBe(1);
-    expect(await within(30_000, async () => (await count()) === 0)).toBe(true);
+    expect(await until(async () => (await count()) === 0)).toBe(true);
   });
 });

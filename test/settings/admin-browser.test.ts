@@ -1,3 +1,4 @@
+// one store: the admin's pages in a browser; two-factor reset, settings and staged restores run on both stores in test/settings (twofactor-reset, people, settings) and test/backup/restore-page.test.ts
 // The admin's newer parts in Chromium: turning off a person's two-factor
 // sign-in from /people (the person, signing in with their password alone,
 // lands on /account and is told), a setting the environment overrides on

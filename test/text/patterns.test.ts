@@ -1,3 +1,4 @@
+// one store: how long a caller's pattern may run on a model's answer; nothing in it depends on the store
 // A caller's JSON Schema patterns run on the model's answer in linear time, so
 // a pattern that backtracks exponentially cannot hold the instance. Hearth
 // runs in its own process here: were it stuck, this test would still be free

@@ -1,3 +1,4 @@
+// one store: the Recall screen; listing and searching conversations run on both stores in test/recall/recall.test.ts
 // The Recall screen in Chromium, as a person uses it: past conversations with
 // the agent listed, one searched by a word it holds and opened at the message
 // found, the search narrowed to one client, and a conversation held meanwhile

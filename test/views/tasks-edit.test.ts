@@ -1,3 +1,4 @@
+// one store: the Tasks screen's edit form; tasks/update runs on both stores in test/tasks
 // A task's card edited in the Tasks screen: its title, due time and who does
 // it changed in place (tasks/update keeps its id, state and result), at a
 // desktop's and a phone's width; the open form passes axe in light and dark.
