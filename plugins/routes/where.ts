@@ -2,21 +2,11 @@
 // `lon`, resolved to one point. Names go to Nominatim with the very request
 // places/geocode makes, so the two share the upstream cache and its
 // one-a-second cap; only the answer's point and name are read here.
-import { invalid, type Ctx } from "hearth";
+import { coordinates, invalid, locate as locateWith, type Ctx, type Located, type LocationFields } from "hearth";
 
-export interface Point {
-  lat: number;
-  lon: number;
-  /** The geocoded place when the location was given by name. */
-  place?: { display_name: string };
-}
-
-/** The argument names a location is given under: a place name, or a latitude and longitude. */
-export interface Fields {
-  name: string;
-  lat: string;
-  lon: string;
-}
+export { coordinates };
+export type Fields = LocationFields;
+export type Point = Located<{ lat: number; lon: number; display_name: string }>;
 
 const WEEK = 7 * 86_400;
 
@@ -43,34 +33,5 @@ export async function resolve(ctx: Ctx, field: string, text: string): Promise<{ 
   return { place };
 }
 
-export async function locate(ctx: Ctx, args: { lat?: number; lon?: number; name?: string }, fields: Fields, required: boolean): Promise<Point | null> {
-  const hasName = args.name !== undefined && args.name.trim() !== "";
-  const hasPoint = args.lat !== undefined || args.lon !== undefined;
-  const both = `${fields.lat} and ${fields.lon}`;
-  if (hasName && hasPoint) throw invalid(fields.name, `give ${fields.name} or ${both}, not both`);
-  if (hasPoint) {
-    if (args.lat === undefined) throw invalid(fields.lat, `${fields.lat} is needed with ${fields.lon}`);
-    if (args.lon === undefined) throw invalid(fields.lon, `${fields.lon} is needed with ${fields.lat}`);
-    return { lat: args.lat, lon: args.lon };
-  }
-  if (hasName) {
-    const point = coordinates(args.name!);
-    if (point === "off-earth") throw invalid(fields.name, `${fields.name} "${args.name}" is not a latitude,longitude on Earth`);
-    if (point) return point;
-    const { place } = await resolve(ctx, fields.name, args.name!);
-    return { lat: place.lat, lon: place.lon, place };
-  }
-  if (required) throw invalid(fields.name, `give ${fields.name} (a place name or address) or ${both}`);
-  return null;
-}
-
-const LAT_LON = /^\s*(-?\d{1,3}(?:\.\d+)?)\s*,\s*(-?\d{1,3}(?:\.\d+)?)\s*$/;
-
-/** A place written as "lat,lon" is already a point and needs no geocoder. */
-export function coordinates(text: string): { lat: number; lon: number } | "off-earth" | null {
-  const m = LAT_LON.exec(text);
-  if (!m) return null;
-  const lat = Number(m[1]);
-  const lon = Number(m[2]);
-  return Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { lat, lon } : "off-earth";
-}
+export const locate = (ctx: Ctx, args: { lat?: number; lon?: number; name?: string }, fields: Fields, required: boolean): Promise<Point | null> =>
+  locateWith(args, fields, required, async (field, text) => (await resolve(ctx, field, text)).place);
