@@ -5,6 +5,7 @@
 // pg_restore and runs that with psql in one transaction, after dropping the
 // schema, so the database ends up holding exactly the dump or is left as it was.
 import { readdirSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { SQL } from "bun";
 import { HearthError } from "../errors.ts";
 
@@ -82,6 +83,49 @@ export async function dumpToSql(dump: string, file: string): Promise<void> {
   const p = Bun.spawn([tool("pg_restore"), "--no-owner", "--no-privileges", `--file=${file}`, dump], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   const [err, code] = await Promise.all([new Response(p.stderr).text(), p.exited]);
   if (code !== 0) throw new HearthError("invalid_argument", `the backup's database dump cannot be read: the backup is damaged (${err.trim()})`, { field: "file" });
+  await withOptionalIndexes(file);
+}
+
+/** An index on pg_trgm's operator classes, as pg_restore writes it: one line. */
+const TRIGRAM_INDEX = /^CREATE INDEX .*\bgin_trgm_ops\b.*;$/;
+
+/**
+ * pg_trgm's indexes (contacts/find's) live in the dumped schema, but the
+ * extension they need is not dumped with it, and the schema's replacement
+ * drops it: each such index is made to add the extension first, and to be
+ * skipped with a notice where it cannot be added, as the migration that made
+ * it does, so the restore never fails for want of an index that only speeds a
+ * search. Lines inside COPY data are rows, never statements, and are left as
+ * they are.
+ */
+async function withOptionalIndexes(file: string): Promise<void> {
+  const out = `${file}.indexes`;
+  const writer = Bun.file(out).writer();
+  let inCopy = false;
+  let changed = false;
+  let rest = "";
+  const line = (l: string) => {
+    if (inCopy) inCopy = l !== "\\.";
+    else if (/^COPY .* FROM stdin;$/.test(l)) inCopy = true;
+    else if (TRIGRAM_INDEX.test(l) && !l.includes("$$")) {
+      changed = true;
+      // pg_restore's SQL empties the search path, so the extension is put in the schema of the index's table.
+      const schema = /\bON (?:ONLY )?((?:"[^"]+"|\w+))\./.exec(l)?.[1] ?? "public";
+      l = `DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA ${schema}; ${l} EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'restore: an index pg_trgm serves was left out (%)', SQLERRM; END $$;`;
+    }
+    writer.write(`${l}\n`);
+  };
+  const decoder = new TextDecoder();
+  for await (const chunk of Bun.file(file).stream()) {
+    const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+    rest = lines.pop()!;
+    for (const l of lines) line(l);
+  }
+  rest += decoder.decode();
+  if (rest) writer.write(rest);
+  await writer.end();
+  if (changed) await rename(out, file);
+  else await rm(out, { force: true });
 }
 
 /** Replaces `schema` with what the SQL from dumpToSql creates, in one transaction: on any error the database is as it was. */

@@ -132,6 +132,9 @@ for (const kind of ["disk", "s3"] as const) {
       const sql = new SQL({ url: into.HEARTH_DATABASE_URL, max: 1 });
       try {
         expect(await sql.unsafe("SELECT key FROM hearth_shared_claims")).toEqual([]);
+        // contacts/find's trigram indexes come back too: their extension is not in the dump, and the restore adds it.
+        const trigram = (await sql.unsafe("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'contacts\\_find\\_%' ORDER BY 1")) as { indexname: string }[];
+        expect(trigram.map((r) => r.indexname)).toEqual(["contacts_find_email", "contacts_find_name", "contacts_find_other_emails", "contacts_find_phone"]);
       } finally {
         await sql.close();
       }
