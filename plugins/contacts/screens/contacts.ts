@@ -168,9 +168,11 @@ function Editor({ contact, all, reload }: { contact: Contact | null; all: Contac
       // A rename: the contact is under its new name before the old one goes, so nothing is lost if this fails.
       if (renamed) await call("contacts/delete", { id: contact!.id });
       lastSaved = saved.id;
-      setStatus("Saved");
+      // "Saved" only once the list and the address show the saved contact: a new one opens as itself then, and what is
+      // typed after the word appears is typed into it, not into a form about to be replaced.
       await reload();
       navigate({ open: saved.id, new: null }, { replace: true });
+      setStatus("Saved");
     } catch (e) {
       const err = e as CallError;
       setStatus(`Not saved: ${err.message}`);
