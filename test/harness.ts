@@ -65,6 +65,8 @@ function migratedTemplate(): Promise<string> {
     try {
       // Opening the store migrates it; the instance is never started, so it writes nothing else.
       const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "2", HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
+      // Its listening connection too (shared state on PostgreSQL), which would otherwise keep retrying into the template.
+      await rt.shared.close();
       await rt.store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -72,7 +74,14 @@ function migratedTemplate(): Promise<string> {
     // A copy is refused while anyone is connected to its template: no one may connect again, and a connection the
     // pool left behind is ended (CREATE DATABASE waits for it to go).
     await pg.admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-    await pg.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    // pg_terminate_backend only signals, and CREATE DATABASE waits 5 s for the others to go: on a loaded machine a
+    // backend can take longer, so the template is handed out only once no session is left on it.
+    for (let tries = 0; ; tries++) {
+      const left = (await pg.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`)) as unknown[];
+      if (left.length === 0) break;
+      if (tries === 600) throw new Error(`${left.length} sessions still on the template database ${name} after 30 s`);
+      await Bun.sleep(50);
+    }
     return name;
   })();
   return template;
