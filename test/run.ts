@@ -109,6 +109,8 @@ interface Outcome {
   failures: string[][];
   /** Seconds per file: the piece's wall time, shared out by the time its tests reported. */
   took: Record<string, number>;
+  /** CPU seconds the piece's process and the children it waited for used (a server a test started as a daemon is not counted). */
+  cpu: number;
 }
 
 /** bun's closing lines: ` N pass`, ` N skip`, ` N fail`, ..., `Ran N tests across N files. [time]`. */
@@ -186,15 +188,17 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   };
   await Promise.all([drain(proc.stdout), drain(proc.stderr), proc.exited]);
   const code = proc.exitCode ?? 1;
+  const usage = proc.resourceUsage();
+  const cpu = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6 : 0;
   const s = summaryOf(text);
   const header = `==== ${label}: ${group.join(" ")} ====`;
-  process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code} ====\n`);
+  process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code}, ${cpu.toFixed(1)} s of CPU ====\n`);
   // A piece that stopped before bun's summary (a crash) counts as a failure.
   const fail = s.lines.length ? s.fail : Math.max(1, s.fail);
   const failures = failuresOf(text);
   // A process that ended without a summary has no (fail) line to show; its last lines say why.
   if (!s.lines.length) failures.push(["the process ended before bun's summary; its last lines:", ...text.trimEnd().split("\n").slice(-30)]);
-  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000) };
+  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000), cpu };
 }
 
 const started = Date.now();
@@ -224,7 +228,9 @@ for (const o of outcomes)
 for (const o of outcomes) if (o.code !== 0 || o.fail > 0) console.log(`${o.label} (${o.files.join(" ")}): ${o.pass} passed, ${o.fail} failed (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
 const slowest = outcomes.flatMap((o) => Object.entries(o.took).map(([f, s]) => ({ f, s, pass: o.label.split(" ")[0] }))).sort((a, b) => b.s - a.s);
 console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Math.round(x.s)} s`).join(", ")}`);
-console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${outcomes.length} processes`);
+const cpuiest = [...outcomes].sort((a, b) => b.cpu - a.cpu);
+console.log(`most CPU: ${cpuiest.slice(0, 8).map((o) => `${o.files.join(" ")} (${o.label.split(" ")[0]}) ${Math.round(o.cpu)} s`).join(", ")}`);
+console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(outcomes.reduce((n, o) => n + o.cpu, 0))} s of CPU, ${outcomes.length} processes`);
 const total = (k: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[k], 0);
 const failed = outcomes.some((o) => o.code !== 0 || o.fail > 0);
 console.log(`${total("pass")} passed, ${total("fail")} failed${total("skip") ? `, ${total("skip")} skipped` : ""}`);
