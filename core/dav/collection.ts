@@ -39,8 +39,10 @@ export interface DavCollection {
    * dispatch; returns the record's id (a changed record keeps its own) and
    * the text's UID, and, when the service knows it without reading it back,
    * the record as get() would now give it (saving the request that read).
+   * `current` is the record at `id` as this request has just read it (by
+   * get(), or from list()), so a change need not read it again.
    */
-  put(text: string, id: string | null, ctx: Ctx): Promise<{ id: string; uid: string; record?: DavRecord }>;
+  put(text: string, id: string | null, ctx: Ctx, current?: DavRecord): Promise<{ id: string; uid: string; record?: DavRecord }>;
   remove(id: string, ctx: Ctx): Promise<void>;
 }
 

@@ -425,7 +425,7 @@ async function put(r: Req, t: Target, req: Request, text: string): Promise<Respo
   const account = r.caller.account.id;
   let made: Awaited<ReturnType<DavCollection["put"]>>;
   try {
-    made = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!));
+    made = await t.col!.put(text, item?.ref ?? null, ctxFor(r, t.service!), item ? objectOf(r, t)?.record : undefined);
   } catch (e) {
     // A refusal naming the record it conflicts with is answered with that record's address: the collection is synced to know it.
     if (e instanceof DavPrecondition && e.conflictRef) await sync(r, t.service!, t.col!);

@@ -5,7 +5,7 @@
 // records on every request is what makes changes over the API (or the agent,
 // or another client) show up as new ETags and in sync-collection, deletions
 // included, without the services knowing about DAV at all.
-import { and, eq, isNotNull, ne, or, sql } from "drizzle-orm";
+import { and, eq, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../plugin.ts";
 import type { DavRecord } from "./collection.ts";
 import { davCollections, davItems } from "./schema.ts";
@@ -166,14 +166,19 @@ export async function written(db: Db, account: string, collection: string, name:
 /**
  * The live items other than `name` that hold `uid` or point at the record
  * `ref`, in one read: the first are a UID conflict, the second lose the
- * record to `name` (written()).
+ * record to `name` (written()). Tombstones are left out here rather than in
+ * the query: "ref IS NOT NULL" beside the OR made SQLite walk the ref index
+ * over every live item of the collection, where the OR alone is two lookups,
+ * one in the uid index and one in the ref index (a UID's tombstones are few).
  */
 export async function sharers(db: Db, account: string, collection: string, uid: string, ref: string, name: string): Promise<{ holder: Item | null; others: boolean }> {
-  const found = await db
-    .select(columns)
-    .from(davItems)
-    .where(and(eq(davItems.account, account), eq(davItems.collection, collection), or(eq(davItems.uid, uid), eq(davItems.ref, ref)), ne(davItems.name, name), isNotNull(davItems.ref)))
-    .all();
+  const found = (
+    await db
+      .select(columns)
+      .from(davItems)
+      .where(and(or(and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.uid, uid)), and(eq(davItems.account, account), eq(davItems.collection, collection), eq(davItems.ref, ref))), ne(davItems.name, name)))
+      .all()
+  ).filter((i) => i.ref !== null);
   return { holder: found.find((i) => i.uid === uid) ?? null, others: found.some((i) => i.ref === ref) };
 }
 

@@ -180,9 +180,10 @@ export const eventsCalendar: DavCollection = {
     if (o.raw) return patchEvent(o.raw, e, o.uid);
     return renderCalendar({ host: "hearth", events: [e], now: e.created, uid: o.uid });
   },
-  async put(text, id, ctx) {
+  async put(text, id, ctx, current) {
     const { args, uid, keep } = readEvent(text, floatingOf(ctx.config));
-    const before = id ? await own(ctx, id) : undefined;
+    // The event changed, as the request read it to check the client's If-Match: read once.
+    const before = id ? (current?.id === id ? (current.data as Row) : await own(ctx, id)) : undefined;
     // events/create checks what the API can say of it, as any call would be checked.
     const made = (await ctx.call("events", "create", args)) as { id: string };
     const checked = (await own(ctx, made.id))!;

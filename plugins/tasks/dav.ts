@@ -111,9 +111,9 @@ export const tasksCalendar: DavCollection = {
     cal.addSubcomponent(todo);
     return `${cal.toString()}\r\n`;
   },
-  async put(text, id, ctx) {
+  async put(text, id, ctx, current) {
     const { args, status, uid } = argsOf(text);
-    const before = id ? await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get() : undefined;
+    const before = id ? (current?.id === id ? (current.data as typeof tasks.$inferSelect) : await ctx.db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.owner, ctx.account.id))).get()) : undefined;
     const due = args.due ? parseDue(args.due as string) : null;
     if (before) {
       const assignee = (args.assignee as string | undefined) ?? before.assignee;
