@@ -6,7 +6,8 @@
 //     with the default settings (rate limits on), on SQLite and on PostgreSQL:
 //     how long, CPU per PUT (the server's, and PostgreSQL's), how answered.
 //  3. 20 bodies of 24 MiB sent at once to /dav/ and to /files/dav/: the
-//     server's RSS before and after, and how the bodies were answered.
+//     server's RSS before, at its highest while they arrive, and after, and
+//     how the bodies were answered.
 //  4. A daily series begun in 2000, first asked about in 2026 (bench/series.ts):
 //     CPU ms of a week's REPORT, the next firing and events/free's spans.
 // `bun bench/dav.ts` prints a table; benchDav() returns the numbers.
@@ -37,7 +38,7 @@ export interface DavBench {
   /** p50 with the larger calendar over p50 with the smaller. */
   ratio: { get: number; put: number };
   firstSync: FirstSync[];
-  bodies: { path: string; bodies: number; mib: number; rssBeforeMB: number; rssAfterMB: number; statuses: Record<string, number> }[];
+  bodies: { path: string; bodies: number; mib: number; rssBeforeMB: number; rssPeakMB: number; rssAfterMB: number; statuses: Record<string, number> }[];
   series: SeriesBench[];
 }
 
@@ -177,12 +178,15 @@ async function firstSync(n: number, store: "sqlite" | "postgres" = "sqlite") {
   }
 }
 
-/** Sends `count` bodies of `mib` MiB at once to `path` and reads the server's RSS before and after. */
+/** Sends `count` bodies of `mib` MiB at once to `path` and reads the server's RSS before, during and after. */
 async function bodies(path: string, count: number, mib: number) {
   const h = await instance();
   try {
     const before = rssMb(h.proc.pid);
     const body = new Uint8Array(mib * 1024 * 1024).fill(0x61);
+    // The highest RSS seen while the bodies arrive, looked at every 20 ms.
+    let peak = before;
+    const look = setInterval(() => (peak = Math.max(peak, rssMb(h.proc.pid))), 20);
     const answers = await Promise.all(
       Array.from({ length: count }, (_, i) =>
         fetch(`${h.base}${path}big-${i}.${path.startsWith("/dav/") ? "ics" : "bin"}`, { method: "PUT", body, headers: { authorization: h.auth } })
@@ -190,10 +194,12 @@ async function bodies(path: string, count: number, mib: number) {
           .catch((e) => `error: ${(e as Error).message.slice(0, 40)}`),
       ),
     );
+    clearInterval(look);
     const after = rssMb(h.proc.pid);
+    peak = Math.max(peak, after);
     const statuses: Record<string, number> = {};
     for (const a of answers) statuses[a] = (statuses[a] ?? 0) + 1;
-    return { path, bodies: count, mib, rssBeforeMB: before, rssAfterMB: after, statuses };
+    return { path, bodies: count, mib, rssBeforeMB: before, rssPeakMB: peak, rssAfterMB: after, statuses };
   } finally {
     await h.stop();
   }
@@ -224,7 +230,7 @@ export function davTable(r: DavBench): string {
       `first sync of ${fs.events} events on ${fs.store}, default limits, 4 at a time: ${fs.seconds} s (${fs.perSecond}/s), CPU per PUT ${fs.cpuMsPerPut} ms server${fs.store === "postgres" ? ` + ${fs.dbCpuMsPerPut} ms PostgreSQL` : ""}; answers ${Object.entries(fs.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`,
     );
   for (const b of r.bodies)
-    lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB; answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
+    lines.push(`${b.bodies} concurrent ${b.mib} MiB bodies to ${b.path}: RSS ${b.rssBeforeMB} -> ${b.rssAfterMB} MB (peak ${b.rssPeakMB}); answers ${Object.entries(b.statuses).map(([k, v]) => `${v}x ${k}`).join(", ")}`);
   if (r.series.length) lines.push(seriesTable(r.series));
   return lines.join("\n");
 }
