@@ -7,14 +7,7 @@
 // The relying party is this instance: its id is the host name of
 // HEARTH_PUBLIC_URL when set, else of the address the request came to, and
 // answers are accepted only from that origin.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { and, asc, eq } from "drizzle-orm";
 import { accounts, passkeys } from "../db/schema.ts";
 import { invalid, notFound, unauthenticated } from "../errors.ts";
@@ -23,6 +16,13 @@ import type { Runtime } from "../runtime.ts";
 import { openChallenge, peekChallenge, spendChallenge } from "./challenges.ts";
 
 export const PASSKEY_NAME_MAX = 64;
+
+/**
+ * @simplewebauthn/server, loaded when a passkey is first registered or used:
+ * with the certificate libraries under it, some 800 modules and 2 MB of heap
+ * that an instance nobody signs in to with a passkey never needs.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 /** The relying party id and the one origin answers may come from. */
 export function relyingParty(rt: Runtime, req: Request): { id: string; origin: string } {
@@ -64,7 +64,7 @@ export async function listPasskeys(rt: Runtime, accountId: string): Promise<Pass
 export async function registrationOptions(rt: Runtime, req: Request, account: Account) {
   const rp = relyingParty(rt, req);
   const have = await rt.store.rdb.select({ id: passkeys.id, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.account, account.id)).all();
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: "Hearth",
     rpID: rp.id,
     userName: account.username,
@@ -87,7 +87,7 @@ export async function finishRegistration(rt: Runtime, req: Request, account: Acc
   const response = asResponse<RegistrationResponseJSON>(input.response);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: step.challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
+    verified = await (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge: step.challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
   } catch (e) {
     throw invalid("response", `the browser's answer did not verify: ${(e as Error).message}`);
   }
@@ -118,7 +118,7 @@ export async function finishRegistration(rt: Runtime, req: Request, account: Acc
 /** What navigator.credentials.get needs for a sign-in with any passkey of this site, and the step's handle. */
 export async function signinOptions(rt: Runtime, req: Request) {
   const rp = relyingParty(rt, req);
-  const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required" });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: "required" });
   const handle = await openChallenge(rt, "passkey-signin", { challenge: options.challenge });
   return { options, handle };
 }
@@ -141,7 +141,7 @@ export async function finishSignin<T>(rt: Runtime, req: Request, input: { handle
   const rp = relyingParty(rt, req);
   let verified;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: step.challenge,
       expectedOrigin: rp.origin,

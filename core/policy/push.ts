@@ -6,13 +6,15 @@
 // loopback one in tests) is reached as any other. A service that answers 404
 // or 410 has forgotten the device: its subscription goes.
 import { and, eq } from "drizzle-orm";
-import webpush from "web-push";
+import type WebPush from "web-push";
 import { invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { approvalSeconds, questionOf, type Approval } from "./approvals.ts";
 import { pushKeys, pushSubscriptions } from "./schema.ts";
 
 const VAPID = "vapid";
+/** web-push and its crypto libraries, loaded when a device first subscribes or is sent to, not at every start. */
+const webpush = async (): Promise<typeof WebPush> => (await import("web-push")).default;
 const b64 = (s: string) => Buffer.from(s.replace(/-/g, "+").replace(/_/g, "/"), "base64");
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -51,7 +53,7 @@ export class Pushes {
       const read = () => db.rdb.select().from(pushKeys).where(eq(pushKeys.id, VAPID)).get();
       let row = await read();
       if (!row) {
-        const made = webpush.generateVAPIDKeys();
+        const made = (await webpush()).generateVAPIDKeys();
         await db.write(() => db.wdb.insert(pushKeys).values({ id: VAPID, ...made, created: this.rt.clock.now().getTime() }).onConflictDoNothing().run());
         row = await read();
       }
@@ -100,7 +102,7 @@ export class Pushes {
     await Promise.all(
       subs.map(async (s) => {
         try {
-          const req = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, payload, {
+          const req = (await webpush()).generateRequestDetails({ endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } }, payload, {
             vapidDetails: { subject, publicKey, privateKey },
             TTL: approvalSeconds(rt),
             contentEncoding: "aes128gcm",
