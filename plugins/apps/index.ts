@@ -542,7 +542,8 @@ export default definePlugin({
       for (const s of STARTERS) {
         // A starter's slug taken (by an app, or by another instance seeding at the same moment) keeps what holds it.
         if (await isTaken(db, s.slug)) continue;
-        await tryInsert(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: sanitiseIcon(s.icon), tags: normaliseTags(s.tags), price: 0, starter: true });
+        // The starters' icons are shipped as sanitiseIcon leaves them (test/apps/apps.test.ts holds them to it): a first start need not load sanitize-html and postcss for them.
+        await tryInsert(ctx, db, { ...s, owner: null, ownerName: "Hearth", icon: s.icon, tags: normaliseTags(s.tags), price: 0, starter: true });
       }
     });
   },

@@ -117,7 +117,9 @@ document.getElementById("add").onsubmit = (e) => {
 hearth.store.get("habits").then((v) => { habits = Array.isArray(v) ? v : []; draw(); });`,
 );
 
-const icon = (path: string) => `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#8a3b12" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${path}</svg>`;
+// Each element closed by a tag of its own, as sanitiseIcon writes SVG: a starter's icon is stored as it is given, so a first start need not load the sanitiser (index.ts).
+const icon = (path: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#8a3b12" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${path.replace(/<(\w+)([^>]*?)\/>/g, "<$1$2></$1>")}</svg>`;
 
 export const STARTERS = [
   {

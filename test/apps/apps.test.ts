@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startHearth, type Hearth } from "../harness.ts";
 import { sqlAll, sqlGet } from "../sql.ts";
+import { sanitiseIcon } from "../../plugins/apps/icon.ts";
+import { STARTERS } from "../../plugins/apps/starters.ts";
 
 let h: Hearth;
 let alice: string;
@@ -30,6 +32,10 @@ test("the starter apps exist from the first start, owned by the instance", async
   // Nobody owns them, so nobody may edit them; anyone may fork them.
   const edit = await h.call("apps/edit", { slug: "counter", name: "Mine now" }, { token: alice });
   expect(edit.status).toBe(403);
+});
+
+test("each starter's icon is shipped as the sanitiser leaves it, so it is stored as it is, unsanitised at start", () => {
+  for (const s of STARTERS) expect({ slug: s.slug, icon: sanitiseIcon(s.icon) }).toEqual({ slug: s.slug, icon: s.icon });
 });
 
 test("starters are made once: a restart on the same data adds none", async () => {
