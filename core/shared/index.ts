@@ -30,7 +30,10 @@ export interface Shared {
   /** Claims key for ttlMs unless it is claimed already; false when it is. */
   claim(key: string, ttlMs: number): boolean | Promise<boolean>;
   unclaim(key: string): void;
-  /** Sends message to every instance's subscribers of channel, this instance's included. */
+  /**
+   * Sends message to every instance's subscribers of channel, this instance's included. A message says that
+   * something happened, not how often: one published again before the first has gone out may arrive once.
+   */
   publish(channel: string, message: string): void;
   /** fn hears every message published on channel from now on; the returned function stops it. */
   subscribe(channel: string, fn: (message: string) => void): () => void;
