@@ -90,12 +90,24 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
  * outer call's transaction.
  */
 function tellChange(rt: Runtime, input: CallInput) {
+  if (toldWithCommit.has(input)) return;
   const account = input.caller.account?.id;
   const entry = input.entry ?? rt.registry.get(input.service, input.method);
   if (!account || entry?.def.kind !== "write") return;
-  const tell = () => rt.changed?.({ account, service: input.service, method: input.method });
-  if (rt.store.inWrite()) void rt.store.onCommit(tell);
-  else tell();
+  const change = { account, service: input.service, method: input.method };
+  const tell = () => rt.changed?.(change);
+  if (!rt.store.inWrite()) tell();
+  else if (!rt.changedInWrite?.(change)) void rt.store.onCommit(tell);
+}
+
+/** Calls whose notice went out with their transaction's COMMIT: nothing is left for tellChange. */
+const toldWithCommit = new WeakSet<CallInput>();
+
+/** Inside a write call's own transaction, once it ran: its notice sent with the COMMIT where the store and rt.shared can (see Runtime.changedInWrite). */
+function tellWithCommit(rt: Runtime, input: CallInput) {
+  const account = input.caller.account?.id;
+  if (!account || !rt.changed || !rt.changedInWrite) return;
+  if (rt.changedInWrite({ account, service: input.service, method: input.method })) toldWithCommit.add(input);
 }
 
 async function audited(rt: Runtime, input: CallInput): Promise<unknown> {
@@ -196,6 +208,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
       await unspent(rt, call);
     }
     if (charge && (paid || def.kind === "write") && rt.store.inWrite()) await within();
+    if (charge && def.kind === "write" && rt.store.inWrite()) tellWithCommit(rt, input);
     return out;
   };
   let prepaid = false;

@@ -19,6 +19,7 @@
 // each instance notifies itself twice a second, and one that does not hear
 // itself in time drops its listening connection and makes another.
 import { SQL } from "bun";
+import type { Store } from "../db/store.ts";
 import type { Logger } from "../plugin.ts";
 import type { Failures, Shared } from "./index.ts";
 import { LocalShared } from "./local.ts";
@@ -308,13 +309,56 @@ export class PgShared implements Shared {
   publish(channel: string, message: string) {
     // Unheard, this instance tells its own subscribers itself; the others hear it if the database takes the message.
     if (!this.heard) this.deliver(channel, message);
+    const first = this.outbox.length === 0;
+    this.outbox.push(JSON.stringify([channel, message]));
+    // One send at a time, whatever the first has to wait for (the tables being made); what is published meanwhile goes out with the next.
+    if (first) this.publishing = this.publishing.then(() => this.send());
+  }
+
+  /**
+   * A write's message sent with its COMMIT: one more statement in the round
+   * trip the COMMIT takes, where a publish after it is a transaction of its
+   * own. Unheard, or for a long message, or another database: the usual way.
+   */
+  publishWithCommit(store: Store, channel: string, message: string): boolean {
+    if (!this.heard || this.closed || store.kind !== "postgres" || (store as Store & { url?: string }).url !== this.url) return false;
     const payload = JSON.stringify([channel, message]);
-    const text =
-      Buffer.byteLength(payload) < NOTIFY_BYTES
-        ? "SELECT pg_notify($1, $2)"
-        : `WITH m AS (INSERT INTO hearth_shared_messages (body, lapse) VALUES ($2, ${NOW} + ${MESSAGE_MS}) RETURNING id) SELECT pg_notify($1, '#' || m.id) FROM m`;
-    // One after another, whatever the first has to wait for (the tables being made).
-    this.publishing = this.publishing.then(() => this.run(text, [CHANNEL, payload]).then(() => {}));
+    if (Buffer.byteLength(payload) >= NOTIFY_BYTES) return false;
+    return store.sendWithCommit?.("SELECT pg_notify($1, $2)", [CHANNEL, payload]) ?? false;
+  }
+
+  /** Messages published since the last send began, in order. */
+  private outbox: string[] = [];
+
+  /**
+   * Sends what waits in the outbox: the short messages in a row as one
+   * statement, one transaction, rather than one each (each its own commit,
+   * and a wake-up of every listening connection), so a burst of writes costs
+   * the database a few notifications' transactions, not one per write. As
+   * NOTIFY does within one transaction, a message the batch already holds
+   * goes out once: what is published says that something happened (a
+   * change, a revocation), not how many times.
+   */
+  private async send() {
+    const batch = this.outbox;
+    this.outbox = [];
+    let short: string[] = [];
+    const flush = async () => {
+      if (short.length === 0) return;
+      const payloads = short;
+      short = [];
+      if (payloads.length === 1) await this.run("SELECT pg_notify($1, $2)", [CHANNEL, payloads[0]]);
+      // A function scan gives the array's elements in order, and NOTIFY delivers a transaction's notifications in the order they were made.
+      else await this.run("SELECT pg_notify($1, m) FROM json_array_elements_text($2::text::json) AS m", [CHANNEL, JSON.stringify(payloads)]);
+    };
+    for (const payload of batch) {
+      if (Buffer.byteLength(payload) < NOTIFY_BYTES) short.push(payload);
+      else {
+        await flush();
+        await this.run(`WITH m AS (INSERT INTO hearth_shared_messages (body, lapse) VALUES ($2, ${NOW} + ${MESSAGE_MS}) RETURNING id) SELECT pg_notify($1, '#' || m.id) FROM m`, [CHANNEL, payload]);
+      }
+    }
+    await flush();
   }
 
   subscribe(channel: string, fn: (message: string) => void): () => void {

@@ -9,7 +9,9 @@ const channel = (account: string) => `views:changes:${account}`;
 
 /** Makes dispatch's change notices travel to the person's pages. */
 export function tellPages(rt: Runtime) {
-  rt.changed = (c) => rt.shared.publish(channel(c.account), JSON.stringify({ service: c.service, method: c.method }));
+  const notice = (c: { service: string; method: string }) => JSON.stringify({ service: c.service, method: c.method });
+  rt.changed = (c) => rt.shared.publish(channel(c.account), notice(c));
+  rt.changedInWrite = (c) => rt.shared.publishWithCommit?.(rt.store, channel(c.account), notice(c)) ?? false;
 }
 
 const encoder = new TextEncoder();

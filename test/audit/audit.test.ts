@@ -4,6 +4,7 @@
 // never kept; the owner reads, filters, pages and exports the log at
 // /activity, and old entries go after HEARTH_AUDIT_DAYS.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { previewArgs } from "../../core/audit/preview.ts";
 import { isPg } from "../../core/db/store.ts";
 import { get, signUp, type Signed } from "../auth/people.ts";
 import { card3 } from "../dav/fixtures.ts";
@@ -171,6 +172,18 @@ describe("one entry per call", () => {
     expect(charges.length).toBeGreaterThan(0);
     const charged = new Map(rows.filter((r) => Number(r.credits) > 0).map((r) => [r.call_id, Number(r.credits)]));
     expect(new Map(charges.map((c) => [c.request_id, -Number(c.delta)]))).toEqual(charged);
+  });
+});
+
+describe("a batch of entries", () => {
+  test("reads held for a batch are kept in the order they ended, their previews as made, whatever their text holds", async () => {
+    const titles = ['a "quoted" title', "back\\slash \\u0041 and \\n", "ünïcödé ✓ 日本語", `${"x".repeat(79)}😀 cut inside the emoji`, "null", "123", "-> ->> ::text"];
+    const before = (await entries()).length;
+    for (const title of titles) expect((await h.call("notes/get", { title }, { token: alice })).status).toBe(404);
+    const rows = (await entries()).slice(before);
+    expect(rows.map((e) => e.method)).toEqual(titles.map(() => "get"));
+    expect(rows.map((e) => e.args)).toEqual(titles.map((title) => previewArgs({ title })));
+    expect(rows.map((e) => [e.outcome, Number(e.status), e.credential_name])).toEqual(titles.map(() => ["not_found", 404, rows[0].credential_name]));
   });
 });
 

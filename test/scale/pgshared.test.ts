@@ -96,6 +96,16 @@ describe.skipIf(!pgBin("initdb"))("shared state in PostgreSQL", () => {
     expect(got.length).toBe(3);
   });
 
+  test("a burst of messages, sent a batch to a statement, reaches the other instance whole and in order, a long one among them", async () => {
+    const got: string[] = [];
+    const stop = two.subscribe("chat:burst", (m) => got.push(m));
+    const sent = Array.from({ length: 200 }, (_, i) => (i === 100 ? `${i} ${"ü".repeat(5000)}` : `${i} "quoted" \\ and ünïcode`));
+    for (const m of sent) one.publish("chat:burst", m);
+    expect(await until(() => got.length === sent.length)).toBe(true);
+    expect(got).toEqual(sent);
+    stop();
+  });
+
   test("with its listening connection killed an instance is unheard, tells its own subscribers itself, and hears again once it reconnects", async () => {
     const changes = [[] as boolean[], [] as boolean[]];
     one.watch((h) => changes[0].push(h));
