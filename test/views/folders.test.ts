@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { signedIn, type SignedInOptions } from "./signed-in.ts";
 
 const SHOTS = join(import.meta.dir, "..", "artifacts", "files");
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
@@ -43,16 +44,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function open(o: { bypassCSP?: boolean; size?: { width: number; height: number } } = {}) {
-  const context = await browser.newContext({ viewport: o.size ?? { width: 1280, height: 900 }, bypassCSP: o.bypassCSP ?? false, serviceWorkers: "block" });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, { serviceWorkers: "block", ...o });
 
 const files = async (): Promise<Listed[]> => (await h.call("files/list", {}, { token })).body.result;
 const where = async () => (await files()).map((f) => `${f.folder}/${f.name}`).sort();
