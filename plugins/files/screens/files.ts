@@ -90,10 +90,18 @@ interface Upload {
 function useFolders(folder: FolderPath) {
   const [state, setState] = useState<{ folder: FolderPath; list?: Folder[]; error?: unknown }>({ folder });
   const seq = useRef(0);
+  // The first read is sent as the screen is first drawn, not once it is painted (useQuery does the same).
+  const early = useRef<{ folder: FolderPath; answer: Promise<Folder[]> } | null | undefined>(undefined);
+  if (early.current === undefined) {
+    early.current = { folder, answer: foldersIn(folder) };
+    early.current.answer.catch(() => {}); // told by reload, which takes it up
+  }
   const reload = useCallback(async () => {
     const mine = ++seq.current;
+    const sent = early.current?.folder === folder ? early.current.answer : null;
+    early.current = null;
     try {
-      const list = await foldersIn(folder);
+      const list = await (sent ?? foldersIn(folder));
       if (mine === seq.current) setState({ folder, list });
     } catch (error) {
       if (mine === seq.current) setState((s) => ({ folder, list: s.folder === folder ? s.list : undefined, error }));
