@@ -6,7 +6,7 @@
 // deleted and brought back with Undo; a folder dragged onto another and back,
 // and moved from the keyboard alone;
 // a folder made on a phone appearing without a reload. Axe in light and dark
-// at a laptop's and a phone's width (screenshots in test/artifacts/files).
+// at a laptop's and a phone's width (screenshots in test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser
 import { startHearth, type Hearth } from "../harness.ts";
 import { signedIn, type SignedInOptions } from "./signed-in.ts";
 
-const SHOTS = join(import.meta.dir, "..", "artifacts", "files");
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
