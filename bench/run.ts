@@ -269,7 +269,7 @@ rmSync(dir, { recursive: true, force: true });
   if (want("views")) {
     const { benchViews, viewsTable } = await import("./views.ts");
     const r = await benchViews();
-    console.log(`\nScreens' first load, compressed (target < 150 KB each), and time to interactive with the CPU 4× slower (target < 1 s):\n${viewsTable(r)}`);
+    console.log(`\nScreens' first load, compressed (target < 150 KB each), time to interactive with the CPU 4× slower (target < 1 s) and Lighthouse's scores (target ≥ 95):\n${viewsTable(r)}`);
     extra.views = r;
   }
   if (want("soak") && existsSync(join(import.meta.dir, "soak.ts"))) {

@@ -46,9 +46,16 @@ export function boot(View: ComponentType) {
   root.textContent = "";
   render(html`<${Shell} View=${View} />`, root);
   enhanceFind();
-  registerWorker();
   showCurrentScreen();
   closeHeaderMenus();
+  // The app's worker is not what the person came for: it is registered once the page is next idle (while the
+  // view's first answer is on its way), so its install (fetching and keeping the bundles) does not delay the view.
+  whenIdle(() => void registerWorker());
+}
+
+function whenIdle(fn: () => void) {
+  if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 2000 });
+  else setTimeout(fn, 50);
 }
 
 /**

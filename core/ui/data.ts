@@ -41,12 +41,22 @@ export function useQuery<T = any>(method: string, args: Record<string, unknown> 
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: !o.skip });
   const key = JSON.stringify([method, args]);
   const seq = useRef(0);
+  const read = async () => (o.all ? ((await callAll(method, args)) as T) : await call<T>(method, args));
+  // The first read is sent as the view is first drawn rather than from its effect, which runs only once the page
+  // is painted: on a screen's first load that paint is the slowest of all, and the answer can be on its way meanwhile.
+  const early = useRef<{ key: string; answer: Promise<T> } | null | undefined>(undefined);
+  if (early.current === undefined) {
+    early.current = o.skip ? null : { key, answer: read() };
+    early.current?.answer.catch(() => {}); // told by reload, which takes it up
+  }
   const reload = useCallback(async () => {
     if (o.skip) return;
     const mine = ++seq.current;
-    setState((s) => ({ ...s, loading: true }));
+    const sent = early.current?.key === key ? early.current.answer : null;
+    early.current = null;
+    if (!sent) setState((s) => ({ ...s, loading: true }));
     try {
-      const data = o.all ? ((await callAll(method, args)) as T) : await call<T>(method, args);
+      const data = await (sent ?? read());
       if (mine === seq.current) setState({ data, error: null, loading: false });
     } catch (error) {
       if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));

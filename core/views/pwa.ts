@@ -47,7 +47,9 @@ export function icon(file: string): Response | null {
  * worker, which drops the old caches). Screens' pages: the network first,
  * the last copy kept when it cannot answer, else the offline page. Bundles
  * and icons: the cache first (their URLs change with their content). The
- * API, the live stream and everything else: never cached.
+ * API, the live stream and everything else: never cached. Signing out
+ * forgets the pages kept (they hold the person's name and data) and keeps
+ * the app shell.
  */
 export async function worker(): Promise<Response> {
   const ui = await uiBundle();
@@ -56,11 +58,21 @@ export async function worker(): Promise<Response> {
 const PRECACHE = ${JSON.stringify([ui.path, OFFLINE_PATH, "/my/icon.svg"])};
 self.addEventListener("install", (e) => e.waitUntil(caches.open(CACHE).then((c) => c.addAll(PRECACHE)).then(() => self.skipWaiting())));
 self.addEventListener("activate", (e) => e.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k.startsWith("hearth-") && k !== CACHE).map((k) => caches.delete(k)))).then(() => self.clients.claim())));
+// What is the person's (the pages kept as they were visited: the home page, each screen's page with their name in
+// its header) goes when they sign out; the app shell (the bundles, the icons, the offline page) stays for whoever is next.
+const SHELL = (path) => path.startsWith("/my/assets/") || /^\\/my\\/icon/.test(path) || path === ${JSON.stringify(OFFLINE_PATH)};
+const forget = () => caches.keys().then((keys) => Promise.all(keys.filter((k) => k.startsWith("hearth-")).map((k) => caches.open(k).then((c) => c.keys().then((reqs) => Promise.all(reqs.filter((r) => !SHELL(new URL(r.url).pathname)).map((r) => c.delete(r))))))));
 self.addEventListener("fetch", (e) => {
   const req = e.request;
-  if (req.method !== "GET") return;
   const url = new URL(req.url);
   if (url.origin !== location.origin) return;
+  // Signing out (the header's button, or "Sign out everywhere"): the person's pages are forgotten before the server
+  // is asked, so they are gone even when it cannot be reached and the next person here never sees them.
+  if (req.method === "POST" && (url.pathname === "/signout" || url.pathname === "/signout/all")) {
+    e.respondWith(forget().catch(() => undefined).then(() => fetch(req)));
+    return;
+  }
+  if (req.method !== "GET") return;
   if (url.pathname.startsWith("/my/assets/") || /^\\/my\\/icon/.test(url.pathname)) {
     e.respondWith(caches.match(req).then((hit) => hit || fetch(req).then((res) => { if (res.ok) { const copy = res.clone(); caches.open(CACHE).then((c) => c.put(req, copy)); } return res; })));
     return;

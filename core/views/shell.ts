@@ -30,7 +30,7 @@ export async function shellPage(rt: Runtime, req: Request, screen: Screen): Prom
     nav: appNav(rt, sessionCaller(s), screen.href),
     head: html`<link rel="manifest" href="/my/manifest.webmanifest"><meta name="theme-color" content="#8a3b12"><link rel="apple-touch-icon" href="/my/icon-192.png">
 <link rel="modulepreload" href="${ui.path}"><script type="module" src="${view.path}"></script>`,
-    body: html`<div id="view" data-service="${screen.service}"><p class="state" role="status">Loading…</p></div>
+    body: html`<div id="view" data-service="${screen.service}"><p class="state loading" role="status">Loading…</p></div>
 <noscript><p class="alert">This screen needs JavaScript. Every service also answers at <a href="/services">/services</a>, over the API and the command line.</p></noscript>`,
   });
 }

@@ -11,9 +11,9 @@ import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { signedIn, type SignedInOptions } from "./signed-in.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let h: Hearth;
@@ -35,16 +35,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
-  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, o);
 
 const TEXT = "The *tomatoes* came in early this year, and the beans followed a week after.";
 

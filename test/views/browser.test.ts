@@ -15,11 +15,11 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast, type Screen } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { CHROMIUM } from "../prepare.ts";
+import { signedIn, WIDTHS, type SignedInOptions } from "./signed-in.ts";
 
 if (!chromiumPresent) console.log(`skipping the screens' browser tests: ${CHROMIUM} is missing (bun test/prepare.ts installs it as root)`);
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 
 let h: Hearth;
@@ -43,17 +43,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean; at?: Hearth; who?: Signed } = {}) {
-  const at = o.at ?? h;
-  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
-  const [name, value] = (o.who ?? erin).cookie.split("=");
-  await context.addCookies([{ name, value, url: at.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|ERR_CONNECTION_REFUSED|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions & { at?: Hearth; who?: Signed } = {}) =>
+  signedIn(browser, (o.at ?? h).url, o.who ?? erin, { expected: /ERR_CONNECTION_REFUSED/, ...o });
 
 const status = (page: Page) => page.locator(".save-status");
 

@@ -11,9 +11,9 @@ import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { signedIn, WIDTHS, type SignedInOptions } from "./signed-in.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "screens");
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
@@ -37,16 +37,7 @@ afterAll(async () => {
 });
 
 // The app's worker is left out: the screens' own test covers it, and here each visit should reach the server.
-async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
-  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false, serviceWorkers: "block" });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, { serviceWorkers: "block", ...o });
 
 const dav = (path: string, init: RequestInit = {}) =>
   fetch(`${h.url}/dav/addressbooks/erin/contacts/${path}`, { ...init, headers: { authorization: `Basic ${Buffer.from(`erin:${token}`).toString("base64")}`, ...init.headers } });

@@ -2,9 +2,11 @@
 // made, a file uploaded into it, renamed (asked before taking a name already
 // there), dragged onto a breadcrumb to move it and the move undone; a file
 // moved with the keyboard through Move…; a folder moved into another with what
-// it holds, then deleted; an empty folder deleted and brought back with Undo;
+// it holds, then deleted and brought back whole with Undo; an empty folder
+// deleted and brought back with Undo; a folder dragged onto another and back,
+// and moved from the keyboard alone;
 // a folder made on a phone appearing without a reload. Axe in light and dark
-// at a laptop's and a phone's width (screenshots in test/artifacts/files).
+// at a laptop's and a phone's width (screenshots in test/artifacts/views, or $HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -12,8 +14,9 @@ import type { Browser, Page } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { signedIn, type SignedInOptions } from "./signed-in.ts";
 
-const SHOTS = join(import.meta.dir, "..", "artifacts", "files");
+const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
 const ENV = { HEARTH_SIGNUP: "open", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0" };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
@@ -43,16 +46,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-async function open(o: { bypassCSP?: boolean; size?: { width: number; height: number } } = {}) {
-  const context = await browser.newContext({ viewport: o.size ?? { width: 1280, height: 900 }, bypassCSP: o.bypassCSP ?? false, serviceWorkers: "block" });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, { serviceWorkers: "block", ...o });
 
 const files = async (): Promise<Listed[]> => (await h.call("files/list", {}, { token })).body.result;
 const where = async () => (await files()).map((f) => `${f.folder}/${f.name}`).sort();
@@ -150,10 +144,27 @@ test.skipIf(!chromiumPresent)("a file moved with the keyboard through Move…; a
   expect(await where()).toEqual(["Archive/Garden/beds.txt", "Archive/Garden/seeds 2025.txt", "Archive/Garden/shed.md"]);
   await row(page, "shed.md").waitFor();
 
+  // Garden, with its files and a folder in it, deleted without a question; Undo brings all of it back, byte for byte.
+  const bulbs = await fetch(`${h.url}/files/dav/Archive/Garden/Bulbs/`, { method: "MKCOL", headers: { authorization: `Basic ${btoa(`erin:${token}`)}` } });
+  expect(bulbs.status).toBe(201);
+  await row(page, "Bulbs").waitFor();
   await page.getByRole("button", { name: "Delete folder" }).click();
-  const asked = page.getByRole("dialog", { name: "Delete “Garden”?" });
-  await asked.getByText("It holds 3 files").waitFor();
-  await asked.getByRole("button", { name: "Delete" }).click();
+  await sawToast(page, "Deleted “Garden” and the 3 files in it");
+  expect(await page.getByRole("dialog").count()).toBe(0);
+  await page.waitForURL((u) => u.searchParams.get("folder") === "Archive");
+  await eventually(where, (w) => w.length === 0);
+  await page.locator(".toast", { hasText: "Deleted “Garden”" }).getByRole("button", { name: "Undo" }).click();
+  await eventually(where, (w) => w.join() === ["Archive/Garden/beds.txt", "Archive/Garden/seeds 2025.txt", "Archive/Garden/shed.md"].join());
+  const back = await files();
+  expect(await (await fetch(back.find((f) => f.name === "seeds 2025.txt")!.url, { headers: { cookie: erin.cookie } })).text()).toBe("broad beans");
+  expect(await (await fetch(back.find((f) => f.name === "shed.md")!.url, { headers: { cookie: erin.cookie } })).text()).toBe("# Shed");
+  expect((await fetch(`${h.url}/files/dav/Archive/Garden/Bulbs/`, { method: "PROPFIND", headers: { depth: "0", authorization: `Basic ${btoa(`erin:${token}`)}` } })).status).toBe(207);
+  await row(page, "Garden").click();
+  await row(page, "Bulbs").waitFor();
+  await row(page, "shed.md").waitFor();
+
+  // Deleted again, and left deleted.
+  await page.getByRole("button", { name: "Delete folder" }).click();
   await page.waitForURL((u) => u.searchParams.get("folder") === "Archive");
   await eventually(where, (w) => w.length === 0);
 
@@ -200,12 +211,52 @@ test.skipIf(!chromiumPresent)("a folder made on a phone over the drive appears o
   await context.close();
 });
 
+test.skipIf(!chromiumPresent)("a folder is dragged onto another with what it holds and the move undone; then moved from the keyboard alone", async () => {
+  const dav = (path: string, init: RequestInit = {}) => fetch(`${h.url}/files/dav/${path}`, { ...init, headers: { authorization: `Basic ${btoa(`erin:${token}`)}`, ...init.headers } });
+  expect((await dav("Pots/", { method: "MKCOL" })).status).toBe(201);
+  expect((await dav("Sheds/", { method: "MKCOL" })).status).toBe(201);
+  expect((await dav("Pots/terracotta.txt", { method: "PUT", body: "six of them" })).status).toBe(201);
+  const pot = (await files()).find((f) => f.name === "terracotta.txt")!;
+  const { context, page, problems } = await open();
+  await page.goto(`${h.url}/my/files`);
+  await row(page, "Sheds").waitFor();
+
+  await row(page, "Pots").dragTo(row(page, "Sheds"));
+  await sawToast(page, "Moved “Pots” to “Sheds”");
+  await eventually(where, (w) => w.includes("Sheds/Pots/terracotta.txt"));
+  // Moved, the file is the same one; the screen stays where it was, the folder gone from it.
+  expect((await files()).find((f) => f.id === pot.id)?.folder).toBe("Sheds/Pots");
+  expect(new URL(page.url()).searchParams.has("folder")).toBe(false);
+  await row(page, "Pots").waitFor({ state: "detached" });
+  await page.locator(".toast", { hasText: "Moved “Pots” to “Sheds”" }).getByRole("button", { name: "Undo" }).click();
+  await eventually(where, (w) => w.includes("Pots/terracotta.txt"));
+  await row(page, "Pots").waitFor();
+
+  // The same move from the keyboard: open the folder, Move folder…, choose, confirm.
+  await row(page, "Pots").focus();
+  await page.keyboard.press("Enter");
+  await page.waitForURL((u) => u.searchParams.get("folder") === "Pots");
+  await page.getByRole("button", { name: /^Move folder/ }).focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Move “Pots” to…" });
+  await dialog.getByRole("button", { name: "Sheds" }).focus();
+  await page.keyboard.press("Enter");
+  await dialog.getByRole("button", { name: "Move to “Sheds”" }).focus();
+  await page.keyboard.press("Enter");
+  await page.waitForURL((u) => u.searchParams.get("folder") === "Sheds/Pots");
+  await sawToast(page, "Moved “Pots” to “Sheds”");
+  expect((await files()).find((f) => f.id === pot.id)?.folder).toBe("Sheds/Pots");
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
 test.skipIf(!chromiumPresent)("the Files screen's folders pass axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
   await fetch(`${h.url}/files/dav/Holiday%20photos/Beach/`, { method: "MKCOL", headers: { authorization: `Basic ${btoa(`erin:${token}`)}` } });
   for (const [name, content] of [["sunset.txt", "orange"], ["tides.md", "# Tides\n\nLow at *noon*."]]) {
     const put = await fetch(`${h.url}/files/dav/Holiday%20photos/${name}`, { method: "PUT", headers: { authorization: `Basic ${btoa(`erin:${token}`)}` }, body: content });
     expect(put.status).toBe(201);
   }
+  expect((await fetch(`${h.url}/files/dav/Holiday%20photos/Beach/shells.txt`, { method: "PUT", headers: { authorization: `Basic ${btoa(`erin:${token}`)}` }, body: "three" })).status).toBe(201);
   const tides = (await files()).find((f) => f.name === "tides.md")!;
   const { context, page } = await open({ bypassCSP: true });
   const found = await everyLook(
@@ -228,6 +279,15 @@ test.skipIf(!chromiumPresent)("the Files screen's folders pass axe in light and 
         ready: async (p) => {
           await p.getByRole("button", { name: "Move…" }).click();
           await p.getByRole("dialog").getByRole("button", { name: "Beach" }).waitFor();
+        },
+      },
+      {
+        // A folder holding a file, deleted: the notice with its Undo.
+        name: "folder-deleted",
+        path: `/my/files?folder=${encodeURIComponent("Holiday photos/Beach")}`,
+        ready: async (p) => {
+          await p.getByRole("button", { name: "Delete folder" }).click();
+          await p.locator(".toast", { hasText: "Deleted “Beach” and the 1 file in it" }).getByRole("button", { name: "Undo" }).waitFor();
         },
       },
     ],

@@ -16,9 +16,9 @@ import { chromiumPresent, everyLook, launchChromium, sawToast } from "../browser
 import { startHearth, type Hearth } from "../harness.ts";
 import { startDns } from "../mail/dns.ts";
 import { startSink } from "../mail/sink.ts";
+import { signedIn, WIDTHS, type SignedInOptions } from "./signed-in.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "views");
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let h: Hearth;
@@ -58,16 +58,7 @@ afterAll(async () => {
   dns?.stop();
 });
 
-async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
-  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, o);
 
 /** Mail from another domain's server, as it would arrive. */
 async function arrive(subject: string, text: string, to = "erin@example.test") {

@@ -13,9 +13,9 @@ import { signUp, type Signed } from "../auth/people.ts";
 import { chromiumPresent, launchChromium } from "../browser.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
+import { signedIn, WIDTHS, type SignedInOptions } from "./signed-in.ts";
 
 const SHOTS = join(import.meta.dir, "..", "artifacts", "screens");
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const store = () => (process.env.HEARTH_TEST_DB === "pg" ? "pg" : "sqlite");
 
 let ai: OpenAiFixture;
@@ -53,16 +53,7 @@ afterAll(async () => {
   ai?.stop();
 });
 
-async function open(o: { scheme?: "light" | "dark"; size?: { width: number; height: number }; bypassCSP?: boolean } = {}) {
-  const context = await browser.newContext({ colorScheme: o.scheme ?? "light", viewport: o.size ?? WIDTHS.desktop, bypassCSP: o.bypassCSP ?? false });
-  const [name, value] = erin.cookie.split("=");
-  await context.addCookies([{ name, value, url: h.url }]);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource|EventSource/.test(m.text()) && problems.push(m.text()));
-  return { context, page, problems };
-}
+const open = (o: SignedInOptions = {}) => signedIn(browser, h.url, erin, o);
 
 for (const [label, size] of Object.entries(WIDTHS))
   test.skipIf(!chromiumPresent)(`a conversation is found by a word it holds and opened at that message, at ${size.width} px`, async () => {

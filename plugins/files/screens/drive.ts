@@ -112,3 +112,46 @@ export function putFile(path: string, body: Blob, o: { replace?: boolean; progre
     xhr.send(body);
   });
 }
+
+/** Every folder inside `folder`, at any depth, each after the folder holding it. */
+export async function foldersUnder(folder: FolderPath): Promise<FolderPath[]> {
+  const out: FolderPath[] = [];
+  for (let level = [folder]; level.length; ) {
+    level = (await Promise.all(level.map(foldersIn))).flat().map((f) => f.path);
+    out.push(...level);
+  }
+  return out;
+}
+
+/** What Undo writes back after a folder is deleted: the folder, the folders in it and each file's bytes, taken before it went. */
+export interface FolderCopy {
+  path: FolderPath;
+  folders: FolderPath[];
+  files: { path: string; body: Blob }[];
+}
+
+/**
+ * Makes a deleted folder again from its copy: the folder, the folders in it,
+ * then each file, never over anything made there meanwhile. A folder made
+ * again meanwhile is used as it is; a file whose name was taken meanwhile is
+ * left out and named in the error, after the rest are back.
+ */
+export async function restoreFolder(copy: FolderCopy): Promise<void> {
+  for (const path of [copy.path, ...copy.folders]) {
+    try {
+      await makeFolder(path);
+    } catch (e) {
+      if ((e as CallError).status !== 405) throw e;
+    }
+  }
+  const taken: string[] = [];
+  for (const f of copy.files) {
+    try {
+      await putFile(f.path, f.body);
+    } catch (e) {
+      if ((e as CallError).status !== 412) throw e;
+      taken.push(`“${f.path}”`);
+    }
+  }
+  if (taken.length) throw new CallError({ status: 412, kind: "conflict", message: `Not brought back, since a file of the same name is there now: ${taken.join(", ")}` });
+}

@@ -4,13 +4,14 @@
 // page, with a progress bar; previewed (images, text and Markdown; a PDF in
 // the browser's viewer), downloaded, its address copied, renamed, moved
 // (dragged onto a folder, or with Move…), deleted with Undo. Folders are made,
-// renamed, moved with all they hold and deleted.
+// renamed, moved with all they hold (dragged onto a folder, or with Move…)
+// and deleted with Undo.
 // Files are read with files/list (every page of it) and deleted with
 // files/delete; what the spec's methods do not do (a folder, a rename, a
 // move, an upload into a folder) goes to the drive, one transaction each
 // (drive.ts). Moving keeps a file's id, so its address and share link stay.
-import { call, confirm, Empty, Failure, html, live, Loading, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
-import { baseName, foldersIn, joinPath, makeFolder, move, parentOf, putFile, removeFolder, within, type Folder, type FolderPath } from "./drive.ts";
+import { call, callAll, confirm, Empty, Failure, html, live, Loading, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { baseName, foldersIn, foldersUnder, joinPath, makeFolder, move, parentOf, putFile, removeFolder, restoreFolder, within, type Folder, type FolderCopy, type FolderPath } from "./drive.ts";
 import { chooseFolder } from "./move.ts";
 
 export interface StoredFile {
@@ -67,6 +68,15 @@ const STYLE = `
 
 /** The drag of a file of this screen (not a file from the computer, which uploads). */
 const DRAGGED = "application/x-hearth-file";
+/** The drag of a folder of this screen: its path. */
+const DRAGGED_FOLDER = "application/x-hearth-folder";
+/**
+ * The most a deleted folder's files may weigh for its Undo: the copy Undo
+ * writes back is read before the folder goes and held in the page until the
+ * notice goes. A heavier folder is asked about first instead.
+ */
+const UNDO_BYTES = 64 * 1024 * 1024;
+const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 interface Upload {
   key: number;
@@ -80,10 +90,18 @@ interface Upload {
 function useFolders(folder: FolderPath) {
   const [state, setState] = useState<{ folder: FolderPath; list?: Folder[]; error?: unknown }>({ folder });
   const seq = useRef(0);
+  // The first read is sent as the screen is first drawn, not once it is painted (useQuery does the same).
+  const early = useRef<{ folder: FolderPath; answer: Promise<Folder[]> } | null | undefined>(undefined);
+  if (early.current === undefined) {
+    early.current = { folder, answer: foldersIn(folder) };
+    early.current.answer.catch(() => {}); // told by reload, which takes it up
+  }
   const reload = useCallback(async () => {
     const mine = ++seq.current;
+    const sent = early.current?.folder === folder ? early.current.answer : null;
+    early.current = null;
     try {
-      const list = await foldersIn(folder);
+      const list = await (sent ?? foldersIn(folder));
       if (mine === seq.current) setState({ folder, list });
     } catch (error) {
       if (mine === seq.current) setState((s) => ({ folder, list: s.folder === folder ? s.list : undefined, error }));
@@ -108,6 +126,13 @@ function newestOf(files: StoredFile[]): Map<string, StoredFile> {
     if (!seen || f.created > seen.created || (f.created === seen.created && f.id > seen.id)) out.set(pathOf(f), f);
   }
   return out;
+}
+
+/** A file's bytes, for the copy Undo writes back. */
+async function bytesOf(file: StoredFile): Promise<Blob> {
+  const res = await fetch(file.url, { credentials: "same-origin" });
+  if (!res.ok) throw new Error(`“${file.name}” could not be read: the server answered ${res.status}`);
+  return res.blob();
 }
 
 /** A form asking for a name: a new folder's, or a new name for a file or a folder. */
@@ -169,6 +194,8 @@ export default function Files() {
   const [target, setTarget] = useState<string | null>(null);
   const seq = useRef(0);
   const picker = useRef<HTMLInputElement>(null);
+  /** The folder being dragged, if one is: a drop is offered only where it may go (a drag's data cannot be read until it lands). */
+  const dragging = useRef<FolderPath | null>(null);
   const here = useRef(folder);
   here.current = folder;
   useEffect(() => setNaming(null), [folder]);
@@ -237,7 +264,7 @@ export default function Files() {
     return null;
   };
 
-  /** Moves (or renames) the open folder with everything in it; the screen follows it. */
+  /** Moves (or renames) a folder with everything in it; where it is the open one (or holds it), the screen follows it. */
   const moveFolder = async (from: FolderPath, to: FolderPath): Promise<Moved> => {
     if (from === to) return null;
     let replaced = false;
@@ -253,8 +280,8 @@ export default function Files() {
     } catch (e) {
       return (e as Error).message;
     }
-    navigate({ folder: to || null });
-    await files.reload();
+    if (within(here.current, from)) navigate({ folder: to + here.current.slice(from.length) || null });
+    await refresh();
     const said = parentOf(from) === parentOf(to) ? `Renamed “${baseName(from)}” to “${baseName(to)}”` : `Moved “${baseName(to)}” to ${folderName(parentOf(to))}`;
     if (replaced) toast(said);
     else
@@ -273,34 +300,48 @@ export default function Files() {
     if (why) toast(why, { kind: "error" });
   };
 
+  /**
+   * Deletes the open folder with everything in it; Undo makes it again from a
+   * copy taken first (its folders, and each file's bytes), through the drive.
+   * Where that copy cannot be whole (files heavier than UNDO_BYTES, or several
+   * files of one name, of which the drive keeps one) the person is asked first
+   * instead, since then it goes for good.
+   */
   const deleteFolder = async () => {
-    const inside = (files.data ?? []).filter((f) => within(f.folder, folder));
-    const empty = inside.length === 0 && (subfolders.list ?? []).length === 0;
-    // An empty folder comes back with Undo; one holding files is asked about first, since its files go for good.
+    const gone = folder;
+    let copy: FolderCopy | null = null;
+    let inside: StoredFile[];
+    try {
+      inside = (await callAll<StoredFile>("files/list")).filter((f) => within(f.folder, gone));
+      const whole = newestOf(inside).size === inside.length && inside.reduce((n, f) => n + f.size, 0) <= UNDO_BYTES;
+      if (whole) copy = { path: gone, folders: await foldersUnder(gone), files: await Promise.all(inside.map(async (f) => ({ path: pathOf(f), body: await bytesOf(f) }))) };
+    } catch (e) {
+      return void toast(`Not deleted: ${(e as Error).message}`, { kind: "error" });
+    }
     if (
-      !empty &&
+      !copy &&
       !(await confirm({
-        title: `Delete “${baseName(folder)}”?`,
-        message: inside.length ? `It holds ${inside.length} file${inside.length === 1 ? "" : "s"}; they go with it, for good.` : "The folders in it go with it.",
+        title: `Delete “${baseName(gone)}”?`,
+        message: `It holds ${counted(inside.length, "file")}; they go with it, for good.`,
         confirm: "Delete",
         danger: true,
       }))
     )
       return;
-    const gone = folder;
     try {
       await removeFolder(gone);
     } catch (e) {
       return void toast((e as Error).message, { kind: "error" });
     }
     navigate({ folder: parentOf(gone) || null, open: null });
-    await files.reload();
-    if (empty)
-      undoable(`Deleted “${baseName(gone)}”`, async () => {
-        await makeFolder(gone);
-        await subfolders.reload();
-      });
-    else toast(`Deleted “${baseName(gone)}”`);
+    await refresh();
+    const said = `Deleted “${baseName(gone)}”${inside.length ? ` and the ${counted(inside.length, "file")} in it` : ""}`;
+    const kept = copy;
+    if (!kept) return void toast(said);
+    undoable(said, async () => {
+      await restoreFolder(kept);
+      await refresh();
+    });
   };
 
   // Files dropped anywhere on the page are uploaded: listened for as the page is drawn (a layout effect), so a
@@ -344,16 +385,31 @@ export default function Files() {
   const shownFolders = found ? [] : (subfolders.list ?? []);
   const gone = subfolders.error && (subfolders.error as { status?: number }).status === 404;
 
-  // A file dragged from the list onto a folder (a row or a breadcrumb) moves there.
+  // A file or a folder dragged from the list onto a folder (a row or a breadcrumb) moves there; a folder never
+  // into itself, nor where it already is (the drop is not offered there).
+  const fits = (e: DragEvent, path: FolderPath) => {
+    const types = e.dataTransfer?.types ?? [];
+    if (types.includes(DRAGGED)) return true;
+    const from = dragging.current;
+    return types.includes(DRAGGED_FOLDER) && from !== null && !within(path, from) && parentOf(from) !== path;
+  };
   const dropTarget = (path: FolderPath) => ({
     onDragOver: (e: DragEvent) => {
-      if (!e.dataTransfer?.types.includes(DRAGGED)) return;
+      if (!fits(e, path)) return;
       e.preventDefault();
-      e.dataTransfer.dropEffect = "move";
+      if (e.dataTransfer) e.dataTransfer.dropEffect = "move";
       if (target !== path) setTarget(path);
     },
     onDragLeave: () => setTarget((t) => (t === path ? null : t)),
     onDrop: (e: DragEvent) => {
+      const from = e.dataTransfer?.getData(DRAGGED_FOLDER);
+      if (from && fits(e, path)) {
+        e.preventDefault();
+        e.stopPropagation();
+        setTarget(null);
+        dragging.current = null;
+        return void moveFolder(from, joinPath(path, baseName(from))).then((why) => why && toast(why, { kind: "error" }));
+      }
       const id = e.dataTransfer?.getData(DRAGGED);
       if (!id) return;
       e.preventDefault();
@@ -456,7 +512,14 @@ export default function Files() {
                 : html`<${Empty} title="No files yet"><p>Upload some with <strong>Upload files</strong> (or press <kbd>u</kbd>), or drop them here.</p></${Empty}>`
             : html`<ul class="items" aria-label=${found ? "Files found" : `In ${folder ? baseName(folder) : "Files"}`}>
               ${shownFolders.map(
-                (f) => html`<li key=${`folder:${f.path}`}><button type="button" class=${`item folder${target === f.path ? " drop-on" : ""}`} onClick=${() => navigate({ folder: f.path, open: null })} ...${dropTarget(f.path)}>
+                (f) => html`<li key=${`folder:${f.path}`}><button type="button" class=${`item folder${target === f.path ? " drop-on" : ""}`} draggable="true"
+                  onDragStart=${(e: DragEvent) => {
+                    dragging.current = f.path;
+                    e.dataTransfer?.setData(DRAGGED_FOLDER, f.path);
+                    if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
+                  }}
+                  onDragEnd=${() => (dragging.current = null)}
+                  onClick=${() => navigate({ folder: f.path, open: null })} ...${dropTarget(f.path)}>
                   <span class="folder-icon" aria-hidden="true"></span><span class="item-title">${f.name}</span><span class="visually-hidden">, folder</span>
                 </button></li>`,
               )}
