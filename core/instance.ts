@@ -12,6 +12,8 @@ import { readMigrations, type MigrationSet } from "./db/migrate.ts";
 import { wire } from "./module.ts";
 import { coreModules } from "./modules.ts";
 import { closeDataDir, privateFile } from "./private.ts";
+import { recoverSwap } from "./backup/swap.ts";
+import { makeLogger } from "./log.ts";
 import { buildRegistry, type BuiltinPlugin, type Registry } from "./registry.ts";
 import { Runtime, type RuntimeOptions } from "./runtime.ts";
 
@@ -59,6 +61,9 @@ export async function loadRegistry(opts: Pick<RuntimeOptions, "env" | "embedded"
 export async function createRuntime(opts: RuntimeOptions = {}): Promise<Runtime> {
   const { registry, config } = await loadRegistry(opts);
   const dataDir = dataFolder(config);
+  // A restore cut off in the middle of its swap (a power cut) is undone before anything opens the data it was moving.
+  const undone = await recoverSwap(dataDir);
+  if (undone) (opts.logger ?? makeLogger(config.HEARTH_LOG)).warn("a restore was interrupted while it swapped the data: the data as it was before it is back", { data: dataDir });
   closeDataDir(dataDir);
   let store: Store;
   if (config.HEARTH_DATABASE_URL) {

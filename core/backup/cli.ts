@@ -14,6 +14,7 @@ import { defineModule } from "../module.ts";
 import { isSealed, unseal } from "./crypt.ts";
 import { backupsOf } from "./schedule.ts";
 import { backup, restore, workArea } from "./snapshot.ts";
+import { restoreKeep } from "./swap.ts";
 import { DIR_MODE } from "../private.ts";
 
 const settings = () => resolveConfig(coreSettings, process.env);
@@ -68,7 +69,7 @@ export const restoreCommand: CliCommand = {
   summary:
     "bring a backup back into the data folder and, with HEARTH_DATABASE_URL, its database (--force replaces existing data, keeping it aside); an encrypted one is decrypted with HEARTH_BACKUP_PASSPHRASE or --identity KEYFILE",
   usage: "usage: hearth restore <file.tar | file.tar.age> [--identity KEYFILE] [--force]",
-  async run(argv) {
+  async run(argv, host) {
     // --force takes no value, so it is read apart from the file name wherever it stands.
     const rest: string[] = [];
     let identity: string | null = null;
@@ -93,7 +94,16 @@ export const restoreCommand: CliCommand = {
         await unseal(file, plain, { passphrase: settings().HEARTH_BACKUP_PASSPHRASE || undefined, identities: identity ? identitiesIn(identity) : [] });
         file = plain;
       }
-      const r = await restore(file, dataDir(), { force: argv.includes("--force"), blobs: blobs(), database: database() });
+      // Opened once restored, as the instance will open it: data this build cannot open is undone, the data before back.
+      const opens = async () => {
+        const rt = await host.open();
+        try {
+          rt.migrate();
+        } finally {
+          await rt.stop();
+        }
+      };
+      const r = await restore(file, dataDir(), { force: argv.includes("--force"), blobs: blobs(), database: database(), opens, keep: restoreKeep(settings()) });
       process.stdout.write(`${JSON.stringify(r)}\n`);
       return 0;
     } finally {

@@ -7,6 +7,9 @@
 // restored as `hearth restore --force` restores (all or nothing, what was
 // there kept in the work area); and a new runtime opens on the data folder,
 // restored or, when the restore failed, as it was, and takes the calls again.
+// The restored data is opened before the restore counts as done: when this
+// build cannot open it (a migration fails, a newer Hearth's schema), the
+// data before is put back (./swap.ts) and opened, and the page says why.
 //
 // In the same process rather than by re-executing it: a process cannot
 // replace itself from Bun, and a child started in its place would leave a
@@ -31,7 +34,7 @@ export const PHASES = ["Finishing the calls in progress", "Closing the database 
 
 interface Serving {
   listening: Listening;
-  /** A new runtime on the data folder, as `hearth serve` makes one at start: created and started. */
+  /** A new runtime on the data folder, as `hearth serve` makes one at start: created and started, or stopped again and the error thrown. */
   open(): Promise<Runtime>;
   /** Told of each runtime that takes over, so a signal stops the one serving. */
   serving(rt: Runtime): void;
@@ -65,11 +68,15 @@ async function run(old: Runtime, source: string, s: Serving) {
     s.log.error("stopping the instance for a restore did not finish cleanly", { error: String(e) });
   }
   phase = 2;
-  const r = await restoreStaged(config, s.log);
+  // The restored data is opened as part of the restore: data this build cannot open (a failed migration, a newer schema) is undone there, and the data before opened instead.
+  const opened: { rt: Runtime | null } = { rt: null };
+  const r = await restoreStaged(config, s.log, async () => {
+    opened.rt = await s.open();
+  });
   phase = 3;
   const outcome: RestoreOutcome =
     r && "ok" in r ? { source, at, ok: true, previous: r.ok.previous } : { source, at, ok: false, reason: r ? r.failed : "the confirmed backup was not found in the data folder's .restore" };
-  const next = await s.open();
+  const next = opened.rt ?? (await s.open());
   next.lastRestore = outcome;
   restoreAtOnce(next, s);
   s.serving(next);

@@ -23,6 +23,7 @@ import { blobBackend, type BlobBackend } from "../blobs.ts";
 import { conflict, HearthError, invalid } from "../errors.ts";
 import { DIR_MODE } from "../private.ts";
 import { dumpSchema, dumpToSql, inspect, loadSchema, pgTools } from "./postgres.ts";
+import { BEFORE, beginSwap, finishSwap, pruneBefore, putBack, recoverSwap, swapMarker, WORK_DIR, workArea, type Swap } from "./swap.ts";
 import { extractEntry, readTar, TarWriter, type TarEntry } from "./tar.ts";
 
 const DB = "hearth.db";
@@ -32,14 +33,13 @@ const MANIFEST = "hearth-backup.json";
 /** The live database and its journal are copied by snapshot, never as files; temp files are half-written by design. */
 const SKIP = new Set([DB, `${DB}-wal`, `${DB}-shm`, `${DB}-journal`, DUMP]);
 /**
- * The data folder's own hidden work area for restores: backups waiting to be
- * restored, a restore's unpacking, and the data a restore replaced. Inside
- * the folder, because its parent may be out of reach (a container's volume
- * mounted at /data, with / read-only and owned by root); never backed up,
- * and never moved by a restore.
+ * The data folder's own hidden work area for restores (./swap.ts): backups
+ * waiting to be restored, a restore's unpacking, and the data a restore
+ * replaced. Inside the folder, because its parent may be out of reach (a
+ * container's volume mounted at /data, with / read-only and owned by root);
+ * never backed up, and never moved by a restore.
  */
-export const WORK_DIR = ".restore";
-export const workArea = (dataDir: string) => join(resolve(dataDir), WORK_DIR);
+export { WORK_DIR, workArea };
 
 interface Manifest {
   format: 1;
@@ -180,6 +180,23 @@ export interface RestoreResult {
   files: number;
   /** Where the data that was there before went, when --force replaced it. */
   previous: string | null;
+  /** Older before-restore folders removed, beyond the `keep` newest. */
+  pruned: string[];
+}
+
+export interface RestoreOptions {
+  force?: boolean;
+  now?: Date;
+  blobs?: BlobBackend;
+  database?: string;
+  /**
+   * Opens the restored data as the instance would (its migrations, this
+   * build's schema) and closes it again, or keeps it open for the caller.
+   * When it throws, the restore is undone: the data before comes back.
+   */
+  opens?: () => Promise<void>;
+  /** How many before-restore folders to keep, the new one among them; by default all. */
+  keep?: number;
 }
 
 /** Checks a blob's content against its name: blobs/ab/cdef… is the sha256 abcdef…. */
@@ -198,17 +215,21 @@ const entryText = (archive: string, e: TarEntry) => Bun.file(archive).slice(e.of
  * URL) its dump into that database. Existing data (a folder holding a
  * database, or tables in the database) is replaced only with `force`, since
  * it may belong to a running instance; what the folder held is kept in its
- * work area (.restore/before-restore-…), and a replaced PostgreSQL database
- * is dumped there first.
+ * work area (.restore/before-restore-…), and the PostgreSQL database is
+ * dumped there first.
  * Everything is unpacked and checked in a staging folder first, so a damaged
- * archive changes nothing.
+ * archive changes nothing; the swap itself is marked so that a cut in the
+ * middle of it is undone at the next start (./swap.ts), and with `opens`
+ * restored data that cannot be opened is undone at once.
  */
-export async function restore(file: string, dataDir: string, o: { force?: boolean; now?: Date; blobs?: BlobBackend; database?: string } = {}): Promise<RestoreResult> {
+export async function restore(file: string, dataDir: string, o: RestoreOptions = {}): Promise<RestoreResult> {
   const bucket = o.blobs?.kind === "s3" ? o.blobs : null;
   const pg = o.database || null;
   const archive = resolve(file);
   const data = resolve(dataDir);
   if (!existsSync(archive)) throw new HearthError("not_found", `no backup at ${archive}`);
+  // A restore cut off in the middle of its swap is undone before this one looks at what the folder holds.
+  await recoverSwap(data);
   if (!pg && existsSync(join(data, DB)) && !o.force)
     throw conflict(`${data} already holds an instance's data, which may be running: stop it and pass --force to replace it (the current data is kept beside it)`);
   const { entries, manifest } = await openArchive(archive);
@@ -229,6 +250,7 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
   // The dump, its SQL and a replaced database's dump stay out of what becomes the data.
   const side = `${staging}-db`;
   await mkdir(staging, { mode: DIR_MODE });
+  let swap: Swap | null = null;
   try {
     if (pg) await mkdir(side, { mode: DIR_MODE });
     for (const e of entries) {
@@ -258,54 +280,40 @@ export async function restore(file: string, dataDir: string, o: { force?: boolea
       }
       await rm(join(staging, "blobs"), { recursive: true, force: true });
     }
-    const previous = join(work, `before-restore-${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`);
-    if (pg && target) {
-      if (target.relations > 0) await dumpSchema(pg, target.schema, join(side, "previous.pgdump"));
-      await loadSchema(pg, target.schema, join(side, "load.sql"));
-    }
-    // What the folder holds is swapped, not the folder: a mount point (a container's volume) cannot be renamed.
+    const previous = join(work, `${BEFORE}${(o.now ?? new Date()).toISOString().replace(/[:.]/g, "-")}`);
+    // The database as it was, even empty: what puts it back if the restored data cannot be opened.
+    if (pg && target) await dumpSchema(pg, target.schema, join(side, "previous.pgdump"));
     const old = (await readdir(data)).filter((n) => n !== WORK_DIR);
-    if (old.length) {
-      await mkdir(previous, { mode: DIR_MODE });
-      await moveEntries(data, previous, old);
+    swap = { data, previous, old, staging, pg: pg && target ? { url: pg, schema: target.schema, dump: join(side, "previous.pgdump") } : null };
+    await beginSwap(swap, pg && target ? () => loadSchema(pg, target.schema, join(side, "load.sql")) : null);
+    if (o.opens) {
+      try {
+        await o.opens();
+      } catch (e) {
+        // The reason as it was given: a migration says which one and why, and the owner reads it on the restore page.
+        const why = e instanceof Error ? e.message : String(e);
+        try {
+          await putBack(swap);
+        } catch (back) {
+          // Left marked: the next start puts it back.
+          throw new HearthError("storage_unavailable", `the backup's data cannot be opened by this Hearth (${why}), and putting the data before back did not finish (${(back as Error).message}): it is finished when Hearth next starts`);
+        }
+        throw invalid("file", `the backup's data cannot be opened by this Hearth (${why}), so it was not restored: the data as it was is back`);
+      }
     }
-    try {
-      await moveEntries(staging, data, await readdir(staging));
-    } catch (e) {
-      if (old.length) await moveEntries(previous, data, old);
-      throw e;
-    }
-    await rm(staging, { recursive: true, force: true });
-    let replaced = old.length > 0;
-    if (existsSync(join(side, "previous.pgdump"))) {
-      if (!replaced) await mkdir(previous, { mode: DIR_MODE });
-      await rename(join(side, "previous.pgdump"), join(previous, DUMP));
-      replaced = true;
-    }
-    return { dataDir: data, files: entries.length - 1, previous: replaced ? previous : null };
+    await finishSwap(swap);
+    // Everything after the swap stood is tidying: it never undoes the restore.
+    await rm(staging, { recursive: true, force: true }).catch(() => {});
+    const replaced = old.length > 0 || !!(pg && target && target.relations > 0);
+    if (!replaced) await rm(previous, { recursive: true, force: true }).catch(() => {});
+    const pruned = o.keep !== undefined ? await pruneBefore(data, o.keep).catch(() => []) : [];
+    return { dataDir: data, files: entries.length - 1, previous: replaced ? previous : null, pruned };
   } catch (e) {
     await rm(staging, { recursive: true, force: true });
     throw e;
   } finally {
-    await rm(side, { recursive: true, force: true });
-  }
-}
-
-/**
- * Moves the named entries of one folder into another (renames on one file
- * system); when one cannot be moved, those already moved go back, so either
- * all of them moved or none did.
- */
-async function moveEntries(from: string, to: string, names: string[]) {
-  const moved: string[] = [];
-  try {
-    for (const n of names) {
-      await rename(join(from, n), join(to, n));
-      moved.push(n);
-    }
-  } catch (e) {
-    for (const n of moved.reverse()) await rename(join(to, n), join(from, n)).catch(() => {});
-    throw e;
+    // Kept while a swap is left marked: it holds the database's dump from before, which the next start loads back.
+    if (!existsSync(swapMarker(data))) await rm(side, { recursive: true, force: true });
   }
 }
 

@@ -8,10 +8,11 @@
 // nothing; what was there is kept in the work area).
 import { existsSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { blobBackend } from "../blobs.ts";
 import { dataFolder } from "../config.ts";
 import { restore, workArea, type RestoreResult } from "./snapshot.ts";
+import { restoreKeep } from "./swap.ts";
 
 export { workArea };
 /** A backup checked and awaiting the admin's confirmation. */
@@ -23,34 +24,41 @@ export const stagedRestore = (dataDir: string) => join(workArea(dataDir), "stage
 
 type Log = { info(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void };
 
+export type StagedOutcome = { source: string } & ({ ok: RestoreResult } | { failed: string; kept: string });
+
 /**
  * Restores the backup staged for this data folder, if one is, and says how
- * it went: null when none waits. A backup that fails to restore leaves the
- * data as it was and is kept aside, named, so the instance goes on with its
- * current data rather than not at all.
+ * it went: null when none waits. `opens` opens the restored data as the
+ * instance will; restored data it cannot open is undone as a damaged backup
+ * is refused. A backup that fails to restore leaves the data as it was and
+ * is kept aside, named, so the instance goes on with its current data rather
+ * than not at all.
  */
-export async function restoreStaged(config: Readonly<Record<string, string>>, log: Log): Promise<{ ok: RestoreResult } | { failed: string; kept: string } | null> {
+export async function restoreStaged(config: Readonly<Record<string, string>>, log: Log, opens?: () => Promise<void>): Promise<StagedOutcome | null> {
   const dataDir = dataFolder(config);
   let file = stagedRestore(dataDir);
   // Confirmed by an earlier version, which left it beside the data folder.
   if (!existsSync(file) && existsSync(`${resolve(dataDir)}.restore.tar`)) file = `${resolve(dataDir)}.restore.tar`;
   if (!existsSync(file)) return null;
+  // The name the admin knows it by, from when it was checked.
+  const source = ((await Bun.file(checkedInfo(dataDir)).json().catch(() => null)) as { source?: string } | null)?.source ?? basename(file);
   try {
-    const r = await restore(file, dataDir, { force: true, blobs: blobBackend(config, dataDir), database: config.HEARTH_DATABASE_URL || undefined });
+    const r = await restore(file, dataDir, { force: true, blobs: blobBackend(config, dataDir), database: config.HEARTH_DATABASE_URL || undefined, opens, keep: restoreKeep(config) });
     await rm(file, { force: true });
     await rm(checkedInfo(dataDir), { force: true });
-    log.info("backup restored, as chosen on /settings/restore", { files: r.files, previous: r.previous });
-    return { ok: r };
+    log.info("backup restored, as chosen on /settings/restore", { files: r.files, previous: r.previous, removed: r.pruned });
+    return { source, ok: r };
   } catch (e) {
     const aside = `${file}.failed-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     await rename(file, aside).catch(() => {});
+    await rm(checkedInfo(dataDir), { force: true });
     log.error("the backup chosen on /settings/restore was not restored; the instance goes on with its current data", { error: (e as Error).message, kept: aside });
-    return { failed: (e as Error).message, kept: aside };
+    return { source, failed: (e as Error).message, kept: aside };
   }
 }
 
-/** What `hearth serve` does before it opens the store: the staged backup restored, or null (none, or it failed and was kept aside). */
-export async function applyStagedRestore(config: Readonly<Record<string, string>>, log: Log): Promise<RestoreResult | null> {
-  const r = await restoreStaged(config, log);
+/** The staged backup restored, or null (none, or it failed and was kept aside). */
+export async function applyStagedRestore(config: Readonly<Record<string, string>>, log: Log, opens?: () => Promise<void>): Promise<RestoreResult | null> {
+  const r = await restoreStaged(config, log, opens);
   return r && "ok" in r ? r.ok : null;
 }

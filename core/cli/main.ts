@@ -6,14 +6,14 @@ import { ensureAccount, findAccount, issueToken } from "../auth/tokens.ts";
 import { listen } from "../http/serve.ts";
 import { coreSettings, loadSettingsFile, resolveConfig, settingsFile } from "../config.ts";
 import { cliHost, coreWiring, createRuntime, loadRegistry } from "../instance.ts";
-import { declaredSettings } from "../runtime.ts";
+import { declaredSettings, type Runtime } from "../runtime.ts";
 import type { CliCtx } from "../plugin.ts";
 import { coerceValue } from "../validate.ts";
 import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { welcomeLines } from "./welcome.ts";
-import { applyStagedRestore } from "../backup/staged.ts";
+import { restoreStaged } from "../backup/staged.ts";
 import { restoreAtOnce } from "../backup/inplace.ts";
 import { makeLogger } from "../log.ts";
 import { sandboxAdvice, sandboxedPlugins } from "../http/sandbox.ts";
@@ -38,18 +38,30 @@ async function serve(settingsRead: boolean): Promise<number> {
   // A backup the admin chose on /settings/restore and not yet restored comes back before anything opens the store.
   const settings = resolveConfig(coreSettings, process.env);
   const log = makeLogger(settings.HEARTH_LOG || "info");
-  await applyStagedRestore(settings, log);
-  let rt = await createRuntime();
-  await rt.start();
+  // Opened as part of that restore, so restored data this build cannot open is undone and the data before served instead.
+  const open = async () => {
+    const next = await createRuntime();
+    try {
+      await next.start();
+    } catch (e) {
+      // A store left open would hold the database a restore is about to put back.
+      await next.stop().catch(() => next.store.close());
+      throw e;
+    }
+    return next;
+  };
+  const opened: { rt: Runtime | null } = { rt: null };
+  const at = new Date().toISOString();
+  const staged = await restoreStaged(settings, log, async () => {
+    opened.rt = await open();
+  });
+  let rt = opened.rt ?? (await open());
+  if (staged) rt.lastRestore = "ok" in staged ? { source: staged.source, at, ok: true, previous: staged.ok.previous } : { source: staged.source, at, ok: false, reason: staged.failed };
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
   // One confirmed later is restored at once, in this process, on the same port (core/backup/inplace.ts).
   restoreAtOnce(rt, {
     listening: app,
-    open: async () => {
-      const next = await createRuntime();
-      await next.start();
-      return next;
-    },
+    open,
     serving: (next) => (rt = next),
     log,
   });

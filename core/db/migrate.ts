@@ -22,6 +22,18 @@ export function readMigrations(dir: string): MigrationSet | null {
   return { journal, sql };
 }
 
+/**
+ * Refuses a database a newer Hearth has migrated (one restored from its
+ * backup, or an upgrade undone): this build's code would read and write
+ * tables shaped otherwise than it knows, so it is not opened at all.
+ */
+export function refuseNewer(owner: string, done: Set<string>, entries: { tag: string }[]) {
+  const known = new Set(entries.map((e) => e.tag));
+  const newer = [...done].filter((t) => !known.has(t));
+  if (newer.length)
+    throw new Error(`the database was migrated by a newer Hearth than this one (${owner}'s migration ${newer.sort().join(", ")} is unknown to this build): upgrade Hearth to open it`);
+}
+
 /** Called with each migration about to be applied, before any of it runs; a throw stops start-up. */
 export type MigrationCheck = (tag: string, text: string) => void;
 
@@ -44,6 +56,7 @@ export function applyMigrations(db: Database, owner: string, set: MigrationSet, 
   );
   let applied = 0;
   const entries = [...set.journal.entries].sort((a, b) => a.idx - b.idx);
+  refuseNewer(owner, done, entries);
   for (const e of entries) {
     if (done.has(e.tag)) continue;
     const text = set.sql[e.tag];

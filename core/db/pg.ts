@@ -21,7 +21,7 @@ import type { Database } from "bun:sqlite";
 import { SQL, type ReservedSQL } from "bun";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
-import type { MigrationSet } from "./migrate.ts";
+import { refuseNewer, type MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
 import { Gate, ownWriter, pgStandIns, runAfterCommit, type Store } from "./store.ts";
 
@@ -273,6 +273,7 @@ export class PgStore implements Store {
       );
       for (const { owner, set, check } of sets) {
         const done = new Set(((await conn.unsafe("SELECT tag FROM hearth_migrations WHERE owner = $1", [owner])) as { tag: string }[]).map((r) => r.tag));
+        refuseNewer(owner, done, set.journal.entries);
         for (const e of [...set.journal.entries].sort((a, b) => a.idx - b.idx)) {
           if (done.has(e.tag)) continue;
           const text = set.sql[e.tag];

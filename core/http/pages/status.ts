@@ -9,7 +9,7 @@ import { findSession } from "../../auth/sessions.ts";
 import { backupState, type BackupState } from "../../backup/schedule.ts";
 import { coreSettings } from "../../config.ts";
 import { whoPays } from "../../pay/accounts.ts";
-import type { Runtime } from "../../runtime.ts";
+import type { RestoreOutcome, Runtime } from "../../runtime.ts";
 import { settingsFor } from "../../upstream/index.ts";
 import { allProviders } from "../../upstream/providers.ts";
 import { sandboxAdvice, sandboxedPlugins, sandboxState } from "../sandbox.ts";
@@ -199,6 +199,20 @@ function backupReport(b: BackupState, admin: boolean) {
   };
 }
 
+function restoreReport(r: RestoreOutcome | null, admin: boolean) {
+  if (!r) return null;
+  if (!admin) return { at: r.at, ok: r.ok };
+  return r.ok ? { at: r.at, ok: true, source: r.source, previous: r.previous } : { at: r.at, ok: false, source: r.source, reason: r.reason };
+}
+
+function restoreSection(r: ReturnType<typeof restoreReport>) {
+  if (!r) return "";
+  const named = "source" in r ? html` of <code>${r.source}</code>` : "";
+  return r.ok
+    ? html`<p><strong>Last restore</strong>${named}, ${when(r.at)}: <span class="ok">restored</span>; this instance serves the backup's data.</p>`
+    : html`<p><strong>Last restore</strong>${named}, ${when(r.at)}: <span class="bad">refused</span>, and the data is as it was${"reason" in r ? html`: <span class="hint">${r.reason}</span>` : ""}.</p>`;
+}
+
 /** The report; only an admin's starts probes (at most a round a minute) and sees their answers and the addresses. */
 export async function statusReport(rt: Runtime, admin: boolean) {
   const { checks, targets } = integrations(rt);
@@ -235,6 +249,8 @@ export async function statusReport(rt: Runtime, admin: boolean) {
     providers: providers.map(fill("provider")),
     keys: secretSettings(rt).map((k) => ({ setting: k, set: isSet(rt, k) })),
     backups: backupReport(await backupState(rt), admin),
+    /** The last restore this process ran (chosen on /settings/restore): whether it took, and to an admin which backup and why not. */
+    restore: restoreReport(rt.lastRestore, admin),
   };
 }
 
@@ -276,6 +292,7 @@ export async function statusPage(rt: Runtime, req: Request): Promise<Response> {
   const body = html`<dl class="facts"><dt>Version</dt><dd>${r.version} on ${r.runtime}</dd><dt>Up for</dt><dd>${duration(r.uptime_seconds)} <span class="hint">(since ${r.started})</span></dd>
 <dt>Services</dt><dd>${r.services} services, ${r.methods} methods</dd><dt>Who pays</dt><dd>${r.payments.text}</dd></dl>
 ${backupSection(r.backups)}
+${restoreSection(r.restore)}
 <h2>Integrations</h2>
 <table><thead><tr><th scope="col">Integration</th><th scope="col">Configured</th><th scope="col">Answers</th></tr></thead><tbody>${r.integrations.map(row)}</tbody></table>
 <h2>Providers</h2>
