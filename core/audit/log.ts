@@ -3,7 +3,8 @@
 // entry and no rolled-back one leaves an entry claiming it happened. Every
 // other call (reads, refusals: nothing changed) is held in memory and written
 // in batches, once a second or every 500 entries and when the instance stops,
-// so a read pays for a push onto an array, not for a database write.
+// so a read pays for making its row and a push onto an array, not for a
+// database write.
 import { lt, sql } from "drizzle-orm";
 import type { Statement } from "bun:sqlite";
 import type { Call } from "../call.ts";
@@ -12,7 +13,7 @@ import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import { paymentOf } from "../pay/x402.ts";
 import type { Runtime } from "../runtime.ts";
-import { hashArgs, previewArgs } from "./preview.ts";
+import { argsEntry } from "./preview.ts";
 import { auditLog } from "./schema.ts";
 
 export type AuditRow = typeof auditLog.$inferInsert;
@@ -49,6 +50,7 @@ export function rowOf(e: Ended): AuditRow {
   const pay = payerOf(caller);
   const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
   const ok = err === undefined;
+  const shown = argsEntry(e.args);
   return {
     at: e.at,
     callId: call.id,
@@ -59,8 +61,8 @@ export function rowOf(e: Ended): AuditRow {
     surface: e.surface,
     service: e.service,
     method: e.method,
-    args: previewArgs(e.args),
-    argsHash: hashArgs(e.args),
+    args: shown.args,
+    argsHash: shown.argsHash,
     // Credits are charged only when the call succeeded: a failed call's plan is released, not committed.
     credits: ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
     paid: ok ? pay.amount : null,
@@ -71,6 +73,11 @@ export function rowOf(e: Ended): AuditRow {
 }
 
 const COLUMNS = "at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved";
+const SQLITE_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES`;
+const ROW_PLACES = `(${Array(16).fill("?").join(", ")})`;
+/** Rows one SQLite statement inserts: 62 rows of 16 values (992) stay under the oldest limit SQLite builds keep on parameters (999). */
+const ROWS_PER_INSERT = 62;
+
 const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 /**
  * A batch as one statement whose text never changes (so it is parsed and
@@ -84,27 +91,19 @@ const pgInsertMany = (rows: AuditRow[]) =>
 /** Text as the database stores it: half a surrogate pair (a preview cut mid-character) is U+FFFD, as a parameter's UTF-8 gives it, where JSON's escape for it is refused. */
 const wellFormed = (v: unknown) => (typeof v === "string" ? v.toWellFormed() : v);
 /** A row's values in the order of the columns above. */
-const valuesOf = (r: AuditRow): unknown[] => [
-  r.at,
-  r.callId,
-  r.account ?? null,
-  r.via,
-  r.credential ?? null,
-  r.credentialName ?? null,
-  r.surface,
-  r.service,
-  r.method,
-  r.args,
-  r.argsHash,
-  r.credits,
-  r.paid ?? null,
-  r.outcome,
-  r.status,
-  r.approved,
-];
+const valuesOf = (r: AuditRow): unknown[] => {
+  const out: unknown[] = [];
+  pushValues(out, r);
+  return out;
+};
+
+/** Appends a row's values, in the order of the columns, to `out`. */
+function pushValues(out: unknown[], r: AuditRow): void {
+  out.push(r.at, r.callId, r.account ?? null, r.via, r.credential ?? null, r.credentialName ?? null, r.surface, r.service, r.method, r.args, r.argsHash, r.credits, r.paid ?? null, r.outcome, r.status, r.approved);
+}
 
 export class AuditLog {
-  private held: Ended[] = [];
+  private held: AuditRow[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -121,12 +120,17 @@ export class AuditLog {
     return (gone as { changes?: number }).changes ?? 0;
   }
 
-  private statement: Statement | null = null;
+  /** Prepared inserts on the writer by the number of rows they take (1 to ROWS_PER_INSERT). */
+  private statements = new Map<number, Statement>();
+  /** The values of the rows one statement inserts, reused from batch to batch. */
+  private values: unknown[] = [];
 
   /**
-   * Inserts rows in the write transaction in progress. On SQLite through one
-   * prepared statement on the writer (the transaction's own connection): a
-   * query builder costs more per row than the insert itself.
+   * Inserts rows in the write transaction in progress. On SQLite through
+   * prepared statements on the writer (the transaction's own connection): a
+   * query builder costs more per row than the insert itself, and a statement
+   * taking many rows at once costs less per row than one run for each (one
+   * crossing into SQLite, one walk down each index, for ROWS_PER_INSERT rows).
    */
   private async insert(rows: AuditRow[]): Promise<void> {
     const store = this.rt.store;
@@ -136,11 +140,20 @@ export class AuditLog {
       for (let i = 0; i < rows.length; i += BATCH) await store.wdb.run(pgInsertMany(rows.slice(i, i + BATCH)));
       return;
     }
-    const st = (this.statement ??= store.writer.prepare(
-      "INSERT INTO audit_log (at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    ));
-    for (const r of rows)
-      st.run(r.at, r.callId, r.account ?? null, r.via, r.credential ?? null, r.credentialName ?? null, r.surface, r.service, r.method, r.args, r.argsHash, r.credits, r.paid ?? null, r.outcome, r.status, r.approved);
+    const values = this.values;
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, rows.length - i);
+      let st = this.statements.get(n);
+      if (!st) this.statements.set(n, (st = store.writer.prepare(`${SQLITE_INSERT} ${Array(n).fill(ROW_PLACES).join(", ")}`)));
+      values.length = 0;
+      for (let j = i; j < i + n; j++) pushValues(values, rows[j]);
+      try {
+        st.run(...(values as [string]));
+      } finally {
+        // Nothing of a batch stays reachable from here once it is written.
+        values.length = 0;
+      }
+    }
   }
 
   /** Kept now, in the write transaction in progress: it commits, or rolls back, with the call's own writes. */
@@ -148,9 +161,20 @@ export class AuditLog {
     await this.insert([rowOf(e)]);
   }
 
-  /** Kept in the next batch. */
+  /**
+   * Kept in the next batch. The row is made now: what is held until then is
+   * its few values, not the call and its arguments (kept alive through a
+   * collection or two, they cost more than making the row).
+   */
   later(e: Ended): void {
-    this.held.push(e);
+    let row: AuditRow;
+    try {
+      row = rowOf(e);
+    } catch (err) {
+      this.rt.log.error("audit log entry not made", { service: e.service, method: e.method, error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    this.held.push(row);
     if (this.held.length >= BATCH) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), EVERY_MS);
@@ -161,18 +185,10 @@ export class AuditLog {
   /** Writes what is held; resolves once it (and any batch before it) is written. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer), (this.timer = null);
-    const batch = this.held;
+    const rows = this.held;
     this.held = [];
     const done = this.flushing.then(async () => {
-      if (!batch.length || this.rt.store.closed) return;
-      const rows = batch.flatMap((e) => {
-        try {
-          return [rowOf(e)];
-        } catch (err) {
-          this.rt.log.error("audit log entry not made", { service: e.service, method: e.method, error: err instanceof Error ? err.message : String(err) });
-          return [];
-        }
-      });
+      if (!rows.length || this.rt.store.closed) return;
       try {
         await this.rt.store.write(() => this.insert(rows));
       } catch {

@@ -47,3 +47,30 @@ function canonical(v: unknown, depth = 0): unknown {
 export function hashArgs(args: unknown): string {
   return Bun.SHA256.hash(JSON.stringify(canonical(args ?? {})) ?? "", "hex") as string;
 }
+
+/**
+ * The preview and the hash at once. Arguments as most calls send them (one
+ * level of short strings, numbers, booleans and nulls, no field named like a
+ * secret, keys already in sorted order) preview as their own JSON, which is
+ * also their canonical JSON: serialised once, with nothing copied, where the
+ * two functions above would each walk and copy them.
+ */
+export function argsEntry(args: unknown): { args: string; argsHash: string } {
+  const json = plainJson(args ?? {});
+  if (json === null) return { args: previewArgs(args), argsHash: hashArgs(args) };
+  return { args: json, argsHash: Bun.SHA256.hash(json, "hex") as string };
+}
+
+/** The JSON of flat, plain arguments whose preview and canonical form are themselves; null for any other. */
+function plainJson(v: unknown): string | null {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) return null;
+  let last: string | null = null;
+  for (const k in v) {
+    if (!Object.hasOwn(v, k) || (last !== null && !(last < k)) || SECRET.test(k)) return null;
+    const x = (v as Record<string, unknown>)[k];
+    const t = typeof x;
+    if (t === "string" ? (x as string).length > MAX_STRING : !(t === "number" || t === "boolean" || x === null)) return null;
+    last = k;
+  }
+  return JSON.stringify(v);
+}

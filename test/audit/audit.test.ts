@@ -4,7 +4,7 @@
 // never kept; the owner reads, filters, pages and exports the log at
 // /activity, and old entries go after HEARTH_AUDIT_DAYS.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { previewArgs } from "../../core/audit/preview.ts";
+import { argsEntry, hashArgs, previewArgs } from "../../core/audit/preview.ts";
 import { isPg } from "../../core/db/store.ts";
 import { get, signUp, type Signed } from "../auth/people.ts";
 import { card3 } from "../dav/fixtures.ts";
@@ -249,6 +249,32 @@ describe("secrets", () => {
     const sent = { title: "with secrets", text: long, password: secret, apiKey: secret, token: secret };
     const canonical = JSON.stringify(Object.fromEntries(Object.entries(sent).sort(([a], [b]) => (a < b ? -1 : 1))));
     expect(e.args_hash).toBe(new Bun.CryptoHasher("sha256").update(canonical).digest("hex"));
+  });
+
+  test("arguments kept as their own JSON (flat, short, sorted, no secret) are previewed and hashed as any others are", async () => {
+    const cases: unknown[] = [
+      {},
+      { title: "bench" },
+      { a: 1, b: true, c: null, d: "x".repeat(80) },
+      { b: 1, a: 2 },
+      { "9": 1, "10": 2 },
+      { title: "x".repeat(81) },
+      { password: "hunter2", title: "t" },
+      { n: Number.NaN, z: -0 },
+      { u: undefined, v: 1 },
+      { nested: { a: 1 } },
+      { list: [1, 2] },
+      { big: 10n },
+      Object.assign(Object.create({ inherited: 1 }), { own: 2 }),
+      undefined,
+    ];
+    for (const args of cases) expect(argsEntry(args)).toEqual({ args: previewArgs(args), argsHash: hashArgs(args) });
+    const r = await h.call("notes/get", { title: "no such note, plainly" }, { token: alice });
+    expect(r.status).toBe(404);
+    await h.rt.audit!.flush();
+    const e = (await entries()).find((x) => x.args.includes("no such note, plainly"))!;
+    expect(e.args).toBe(JSON.stringify({ title: "no such note, plainly" }));
+    expect(e.args_hash).toBe(new Bun.CryptoHasher("sha256").update(e.args).digest("hex"));
   });
 });
 
