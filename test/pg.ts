@@ -4,7 +4,7 @@
 // database of its own. PostgreSQL refuses to run as root: as root the
 // cluster belongs to the `postgres` user and its commands run through runuser.
 // The benchmark starts its cluster here too (launchPg), with durable settings.
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +35,13 @@ export interface Pg {
 
 let started: Promise<Pg> | null = null;
 
+/**
+ * A line `cpu <seconds>` for the cluster whose data folder is $DATA, if it is running: the postmaster's own CPU and
+ * that of the backends it has reaped (utime, stime, cutime, cstime in /proc/<pid>/stat), and that of its children
+ * still running. Fields are counted after the command's name, which ends the first `) `.
+ */
+const CLUSTER_CPU_SH = `pm=$(head -n 1 $DATA/postmaster.pid 2>/dev/null) && [ -n "$pm" ] && for f in /proc/[0-9]*/stat; do cat "$f" 2>/dev/null; echo; done | awk -v pm="$pm" -v hz="$(getconf CLK_TCK)" '{ pid = $1; sub(/^[^)]*\\) /, ""); if (pid == pm) t += $12 + $13 + $14 + $15; else if ($2 == pm) t += $12 + $13 } END { printf "cpu %.2f\\n", t / hz }'`;
+
 /** The test process's cluster, started on first use and stopped when the process exits. */
 export function startPg(): Promise<Pg> {
   started ??= launchPg();
@@ -63,8 +70,14 @@ export async function launchPg(settings: string[] = []): Promise<Pg> {
   // bun test exits without running exit handlers (nor waits for a start a timeout gave up on): a watcher, started
   // before anything else, stops the cluster and removes its folder once this process is gone, however it ends.
   const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
+  // The cluster runs apart from this process (pg_ctl leaves it to init), so the CPU it used is not this process's:
+  // with HEARTH_TEST_CLUSTER_CPU naming a file (test/run.ts sets one per piece), each cluster notes there that it
+  // started and, just before it stops, the CPU seconds it used (see clusterCpu).
+  const cpuFile = process.env.HEARTH_TEST_CLUSTER_CPU;
+  if (cpuFile) appendFileSync(cpuFile, "started\n");
+  const noteCpu = cpuFile ? `${CLUSTER_CPU_SH.replace("$DATA", quote(data))} >> ${quote(cpuFile)} 2>/dev/null; ` : "";
   // setsid -f: the watcher is in a session of its own, so nothing ending this process or its group ends it too.
-  Bun.spawn(["setsid", "-f", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; for i in 1 2 3 4 5; do ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}; [ -e ${quote(dir)} ] || break; sleep 1; done`], {
+  Bun.spawn(["setsid", "-f", "sh", "-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${noteCpu}for i in 1 2 3 4 5; do ${stopCmd.map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}; [ -e ${quote(dir)} ] || break; sleep 1; done`], {
     stdin: "ignore",
     stdout: "ignore",
     stderr: "ignore",
@@ -82,6 +95,7 @@ export async function launchPg(settings: string[] = []): Promise<Pg> {
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    if (cpuFile) Bun.spawnSync(["sh", "-c", `${CLUSTER_CPU_SH.replace("$DATA", quote(data))} >> ${quote(cpuFile)} 2>/dev/null`]);
     Bun.spawnSync(stopCmd, { stdout: "ignore", stderr: "ignore" });
     rmSync(dir, { recursive: true, force: true });
   };
