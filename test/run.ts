@@ -188,7 +188,7 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   const cpuFile = join(CPU_DIR, label.replace(/\W+/g, "-"));
   const proc = Bun.spawn(["bun", "test", "--timeout", TIMEOUT, ...group.map((f) => `./${f}`)], {
     cwd: ROOT,
-    env: { ...base, ...env, HEARTH_TEST_CLUSTER_CPU: cpuFile },
+    env: { ...base, ...shared, ...env, HEARTH_TEST_CLUSTER_CPU: cpuFile },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -227,6 +227,19 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
 }
 
 const started = Date.now();
+/**
+ * The PostgreSQL pass starts a cluster in each test process: one made here, with the built-in tables' database
+ * migrated in it, is copied by each instead of running initdb and the migrations again (test/pg.ts), which cost
+ * two seconds of CPU in every piece. Each process still has a cluster of its own.
+ */
+const shared: Record<string, string> = {};
+if (PASSES.some((p) => p.name === "pg")) {
+  const { pgBin, snapshotPg } = await import("./pg.ts");
+  if (pgBin("initdb")) {
+    const { makeTemplate } = await import("./harness.ts");
+    shared.HEARTH_TEST_PG_SNAPSHOT = await snapshotPg(makeTemplate);
+  }
+}
 const outcomes: Outcome[] = [];
 const workers: Promise<void>[] = [];
 for (const pass of PASSES) {
