@@ -149,7 +149,9 @@ export async function startHearth(
   // Where the instance keeps its data: a CLI process started on the same instance needs the same.
   const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await blobEnv()), ...(await dbEnv(dir, { migrated: true })) };
   for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
-  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
+  // Passwords hashed at the least cost argon2id allows (HEARTH_PASSWORD_COST=test): at the standard cost the suite's
+  // sign-ups and sign-ins spent more CPU hashing than on anything they test.
+  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PASSWORD_COST: "test", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

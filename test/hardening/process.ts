@@ -12,6 +12,7 @@ export const QUIET: Record<string, string> = {
   HEARTH_RATE_WRITES: "0",
   HEARTH_RATE_PRICED: "0",
   AI_OLLAMA_URL: "",
+  HEARTH_PASSWORD_COST: "test",
 };
 
 export async function cli(args: string[], env: Record<string, string>, o: { cwd?: string } = {}) {
