@@ -13,13 +13,15 @@
 // run, `N passed, N failed` (and `, N skipped`). The exit status is non-zero
 // when any piece failed.
 //
-// `bun test/run.ts [--workers N] [--timeout MS] [--only sqlite|pg] [--record] [path ...]`
+// `bun test/run.ts [--workers N] [--timeout MS] [--piece S] [--only sqlite|pg] [--record] [path ...]`
 // `--record` writes each file's time in this run to test/durations.json.
 //
 // A file whose first line is `// one store: <why>` runs in the SQLite pass
 // only: its subject (a page, a command, a protocol) does not change with the
 // store, and what it touches of the store is checked on both by the files
-// its reason names. The reason is required, so each such file says why.
+// its reason names; or it chooses its stores itself (a PostgreSQL cluster of
+// its own), so the PostgreSQL pass would only run it again the same. The
+// reason is required, so each such file says why.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -58,8 +60,12 @@ const PASSES = ALL_PASSES.filter((p) => !ONLY || p.name === ONLY);
 const DURATIONS = join(import.meta.dir, "durations.json");
 const seconds: Record<string, number> = JSON.parse(readFileSync(DURATIONS, "utf8"));
 const UNKNOWN = 5;
-/** Files shorter than this share a process, up to this many seconds of them: a process costs about half a second to start. */
-const PIECE = 6;
+/**
+ * Files shorter than this share a process, up to this many seconds of them. A process costs a second and a half of
+ * CPU before its first test (bun, the app's modules, a PostgreSQL cluster), which across 300 pieces came to minutes of
+ * the suite's CPU; pieces of half a minute still leave the longest files, alone, to set how long a pass takes.
+ */
+const PIECE = Number(option("piece", "30"));
 
 /** Paths named on the command line (`bun test/run.ts test/notes test/auth`) keep the run to the files under them. */
 const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && all[i - 1] !== "--record"));
