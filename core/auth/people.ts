@@ -153,7 +153,7 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
     await backoff.fail(username, client, rt.clock.now().getTime());
     throw unauthenticated("the username or password is wrong");
   }
-  backoff.succeed(username, client);
+  await backoff.succeed(username, client);
   // Said only to whoever knows the password, so it tells a stranger nothing.
   if (await disabled(rt.store, row.id)) throw forbidden(`the account "${username}" is disabled: ask the instance's admin`);
   return { id: row.id, username: row.username, admin: row.admin };
@@ -202,7 +202,7 @@ export async function changePassword(
     await backoff.fail(account.username, client, rt.clock.now().getTime());
     throw invalid("current", "the current password is wrong");
   }
-  backoff.succeed(account.username, client);
+  await backoff.succeed(account.username, client);
   const hash = await hashPassword(next, rt.config);
   return rt.store.write(async () => {
     await rt.store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, account.id)).run();
