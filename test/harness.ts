@@ -9,7 +9,7 @@ import { grantCredits } from "../core/pay/grant.ts";
 import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
 import { sql, type SQL } from "drizzle-orm";
-import { startPg } from "./pg.ts";
+import { startPg, type Pg } from "./pg.ts";
 import { startS3 } from "./s3.ts";
 
 /**
@@ -57,34 +57,37 @@ export async function dbEnv(dataDir?: string, o: { migrated?: boolean } = {}): P
  */
 let template: Promise<string> | null = null;
 function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const pg = await startPg();
-    const url = await pg.database();
-    const name = new URL(url).pathname.slice(1);
-    const dir = mkdtempSync(join(tmpdir(), "hearth-template-"));
-    try {
-      // Opening the store migrates it; the instance is never started, so it writes nothing else.
-      const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "2", HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
-      // Its listening connection too (shared state on PostgreSQL), which would otherwise keep retrying into the template.
-      await rt.shared.close();
-      await rt.store.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    // A copy is refused while anyone is connected to its template: no one may connect again, and a connection the
-    // pool left behind is ended (CREATE DATABASE waits for it to go).
-    await pg.admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
-    // pg_terminate_backend only signals, and CREATE DATABASE waits 5 s for the others to go: on a loaded machine a
-    // backend can take longer, so the template is handed out only once no session is left on it.
-    for (let tries = 0; ; tries++) {
-      const left = (await pg.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`)) as unknown[];
-      if (left.length === 0) break;
-      if (tries === 600) throw new Error(`${left.length} sessions still on the template database ${name} after 30 s`);
-      await Bun.sleep(50);
-    }
-    return name;
-  })();
+  // A cluster copied from the run's snapshot (test/run.ts) holds it already.
+  template ??= startPg().then((pg) => pg.template ?? makeTemplate(pg));
   return template;
+}
+
+/** Makes the database of migrated built-in tables on this cluster, no one left connected to it; its name. */
+export async function makeTemplate(pg: Pg): Promise<string> {
+  const url = await pg.database();
+  const name = new URL(url).pathname.slice(1);
+  const dir = mkdtempSync(join(tmpdir(), "hearth-template-"));
+  try {
+    // Opening the store migrates it; the instance is never started, so it writes nothing else.
+    const rt = await createRuntime({ env: { HEARTH_DATA: dir, HEARTH_DATABASE_URL: url, HEARTH_DATABASE_POOL: "2", HEARTH_LOG: "off", HEARTH_COLLECTORS: "off" } });
+    // Its listening connection too (shared state on PostgreSQL), which would otherwise keep retrying into the template.
+    await rt.shared.close();
+    await rt.store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // A copy is refused while anyone is connected to its template: no one may connect again, and a connection the
+  // pool left behind is ended (CREATE DATABASE waits for it to go).
+  await pg.admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+  // pg_terminate_backend only signals, and CREATE DATABASE waits 5 s for the others to go: on a loaded machine a
+  // backend can take longer, so the template is handed out only once no session is left on it.
+  for (let tries = 0; ; tries++) {
+    const left = (await pg.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`)) as unknown[];
+    if (left.length === 0) break;
+    if (tries === 600) throw new Error(`${left.length} sessions still on the template database ${name} after 30 s`);
+    await Bun.sleep(50);
+  }
+  return name;
 }
 
 /** Where an instance on this data folder keeps its data besides the folder (its database, its bucket), as the harness chooses: for a `hearth` command run on it. */
@@ -146,7 +149,9 @@ export async function startHearth(
   // Where the instance keeps its data: a CLI process started on the same instance needs the same.
   const stores: Record<string, string> = { HEARTH_DATA: dir, ...(await blobEnv()), ...(await dbEnv(dir, { migrated: true })) };
   for (const k of Object.keys(stores)) if (opts.env?.[k] !== undefined) stores[k] = opts.env[k];
-  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
+  // Passwords hashed at the least cost argon2id allows (HEARTH_PASSWORD_COST=test): at the standard cost the suite's
+  // sign-ups and sign-ins spent more CPU hashing than on anything they test.
+  const rt = await createRuntime({ env: { HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", HEARTH_PASSWORD_COST: "test", ...opts.env, ...stores }, clock: opts.clock, logger: opts.logger, environment: opts.environment });
   await rt.start();
   const app = listen(rt, { port: 0, hostname: "127.0.0.1" });
   const url = app.url;

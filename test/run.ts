@@ -13,14 +13,17 @@
 // run, `N passed, N failed` (and `, N skipped`). The exit status is non-zero
 // when any piece failed.
 //
-// `bun test/run.ts [--workers N] [--timeout MS] [--only sqlite|pg] [--record] [path ...]`
+// `bun test/run.ts [--workers N] [--timeout MS] [--piece S] [--only sqlite|pg] [--record] [path ...]`
 // `--record` writes each file's time in this run to test/durations.json.
 //
 // A file whose first line is `// one store: <why>` runs in the SQLite pass
 // only: its subject (a page, a command, a protocol) does not change with the
 // store, and what it touches of the store is checked on both by the files
-// its reason names. The reason is required, so each such file says why.
-import { readFileSync, writeFileSync } from "node:fs";
+// its reason names; or it chooses its stores itself (a PostgreSQL cluster of
+// its own), so the PostgreSQL pass would only run it again the same. The
+// reason is required, so each such file says why.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dir, "..");
@@ -57,8 +60,12 @@ const PASSES = ALL_PASSES.filter((p) => !ONLY || p.name === ONLY);
 const DURATIONS = join(import.meta.dir, "durations.json");
 const seconds: Record<string, number> = JSON.parse(readFileSync(DURATIONS, "utf8"));
 const UNKNOWN = 5;
-/** Files shorter than this share a process, up to this many seconds of them: a process costs about half a second to start. */
-const PIECE = 6;
+/**
+ * Files shorter than this share a process, up to this many seconds of them. A process costs a second and a half of
+ * CPU before its first test (bun, the app's modules, a PostgreSQL cluster), which across 300 pieces came to minutes of
+ * the suite's CPU; pieces of half a minute still leave the longest files, alone, to set how long a pass takes.
+ */
+const PIECE = Number(option("piece", "30"));
 
 /** Paths named on the command line (`bun test/run.ts test/notes test/auth`) keep the run to the files under them. */
 const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && all[i - 1] !== "--record"));
@@ -111,6 +118,25 @@ interface Outcome {
   took: Record<string, number>;
   /** CPU seconds the piece's process and the children it waited for used (a server a test started as a daemon is not counted). */
   cpu: number;
+  /** CPU seconds of the PostgreSQL clusters the piece started (daemons, so not in `cpu`), once each has stopped. */
+  cluster: Promise<number>;
+}
+
+/**
+ * A file per piece where each PostgreSQL cluster it starts notes that it did and, as it stops, the CPU it used
+ * (test/pg.ts): a cluster is a daemon, stopped a moment after its test process ends, so its CPU is read from
+ * there, without holding up the next piece.
+ */
+const CPU_DIR = mkdtempSync(join(tmpdir(), "hearth-run-cpu-"));
+async function clusterCpu(file: string): Promise<number> {
+  const read = () => (existsSync(file) ? readFileSync(file, "utf8").split("\n") : []);
+  // A watcher notices its process is gone within a second or so; one that never reports (killed) is left out after two minutes.
+  for (let i = 0; i < 600; i++) {
+    const lines = read();
+    if (lines.filter((l) => l.startsWith("cpu ")).length >= lines.filter((l) => l === "started").length) break;
+    await Bun.sleep(200);
+  }
+  return read().reduce((n, l) => n + (l.startsWith("cpu ") ? Number(l.slice(4)) : 0), 0);
 }
 
 /** bun's closing lines: ` N pass`, ` N skip`, ` N fail`, ..., `Ran N tests across N files. [time]`. */
@@ -165,9 +191,10 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   delete base.HEARTH_TEST_DB;
   delete base.HEARTH_TEST_BLOBS;
   const began = Date.now();
+  const cpuFile = join(CPU_DIR, label.replace(/\W+/g, "-"));
   const proc = Bun.spawn(["bun", "test", "--timeout", TIMEOUT, ...group.map((f) => `./${f}`)], {
     cwd: ROOT,
-    env: { ...base, ...env },
+    env: { ...base, ...shared, ...env, HEARTH_TEST_CLUSTER_CPU: cpuFile },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -198,10 +225,27 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   const failures = failuresOf(text);
   // A process that ended without a summary has no (fail) line to show; its last lines say why.
   if (!s.lines.length) failures.push(["the process ended before bun's summary; its last lines:", ...text.trimEnd().split("\n").slice(-30)]);
-  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000), cpu };
+  const cluster = clusterCpu(cpuFile);
+  void cluster.then((c) => {
+    if (c > 0) console.log(`==== ${label} cluster: ${c.toFixed(1)} s of CPU ====`);
+  });
+  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000), cpu, cluster };
 }
 
 const started = Date.now();
+/**
+ * The PostgreSQL pass starts a cluster in each test process: one made here, with the built-in tables' database
+ * migrated in it, is copied by each instead of running initdb and the migrations again (test/pg.ts), which cost
+ * two seconds of CPU in every piece. Each process still has a cluster of its own.
+ */
+const shared: Record<string, string> = {};
+if (PASSES.some((p) => p.name === "pg")) {
+  const { pgBin, snapshotPg } = await import("./pg.ts");
+  if (pgBin("initdb")) {
+    const { makeTemplate } = await import("./harness.ts");
+    shared.HEARTH_TEST_PG_SNAPSHOT = await snapshotPg(makeTemplate);
+  }
+}
 const outcomes: Outcome[] = [];
 const workers: Promise<void>[] = [];
 for (const pass of PASSES) {
@@ -220,6 +264,8 @@ for (const pass of PASSES) {
   }
 }
 await Promise.all(workers);
+const clusters = await Promise.all(outcomes.map((o) => o.cluster));
+rmSync(CPU_DIR, { recursive: true, force: true });
 
 console.log("");
 // Why each failure failed, once more at the very end: the whole output is long, and often only its tail is kept.
@@ -228,9 +274,11 @@ for (const o of outcomes)
 for (const o of outcomes) if (o.code !== 0 || o.fail > 0) console.log(`${o.label} (${o.files.join(" ")}): ${o.pass} passed, ${o.fail} failed (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
 const slowest = outcomes.flatMap((o) => Object.entries(o.took).map(([f, s]) => ({ f, s, pass: o.label.split(" ")[0] }))).sort((a, b) => b.s - a.s);
 console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Math.round(x.s)} s`).join(", ")}`);
-const cpuiest = [...outcomes].sort((a, b) => b.cpu - a.cpu);
-console.log(`most CPU: ${cpuiest.slice(0, 8).map((o) => `${o.files.join(" ")} (${o.label.split(" ")[0]}) ${Math.round(o.cpu)} s`).join(", ")}`);
-console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(outcomes.reduce((n, o) => n + o.cpu, 0))} s of CPU, ${outcomes.length} processes`);
+// A piece's CPU counts its clusters'.
+const spent = outcomes.map((o, i) => ({ o, cpu: o.cpu + clusters[i] })).sort((a, b) => b.cpu - a.cpu);
+console.log(`most CPU: ${spent.slice(0, 8).map(({ o, cpu }) => `${o.files.join(" ")} (${o.label.split(" ")[0]}) ${Math.round(cpu)} s`).join(", ")}`);
+const clusterTotal = clusters.reduce((n, c) => n + c, 0);
+console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(spent.reduce((n, x) => n + x.cpu, 0))} s of CPU (${Math.round(clusterTotal)} of it PostgreSQL clusters'), ${outcomes.length} processes`);
 const total = (k: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[k], 0);
 const failed = outcomes.some((o) => o.code !== 0 || o.fail > 0);
 console.log(`${total("pass")} passed, ${total("fail")} failed${total("skip") ? `, ${total("skip")} skipped` : ""}`);

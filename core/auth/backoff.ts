@@ -47,8 +47,8 @@ class Tally {
     return this.shared.fail(`${this.kind}:${key}`, now, FORGET_MS);
   }
 
-  forget(key: string) {
-    this.shared.forgive(`${this.kind}:${key}`);
+  async forget(key: string) {
+    await this.shared.forgive(`${this.kind}:${key}`);
   }
 }
 
@@ -81,9 +81,12 @@ export class SignInBackoff {
     if (!client.device) await this.spread.fail(username, now);
   }
 
-  /** The client's own slate is wiped; misses by others stay counted. */
-  succeed(username: string, client: SignInClient) {
-    this.clients.forget(clientKey(username, client));
+  /**
+   * The client's own slate is wiped; misses by others stay counted. Awaited before the sign-in answers: a wipe still
+   * on its way to the shared state could land after the client's next miss and erase it.
+   */
+  async succeed(username: string, client: SignInClient) {
+    await this.clients.forget(clientKey(username, client));
   }
 }
 

@@ -106,7 +106,7 @@ export const passwordCommand: CliCommand = {
       try {
         checkPassword(password, user.toLowerCase());
         const account = await ensureAccount(rt.store, user.toLowerCase(), { admin: flags.has("admin") });
-        const ended = await setPassword(rt.store, account.id, account.username, password);
+        const ended = await setPassword(rt.store, rt.config, account.id, account.username, password);
         out(`password set for ${account.username}${account.admin ? " (admin)" : ""}`);
         if (ended) out(`signed out of ${ended} browser session${ended === 1 ? "" : "s"}: sign in again with the new password`);
         return 0;

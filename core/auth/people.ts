@@ -54,14 +54,29 @@ export function checkPassword(raw: unknown, username: string): string {
   return raw;
 }
 
-export function hashPassword(pw: string): Promise<string> {
-  return Bun.password.hash(pw, { algorithm: "argon2id" });
+/**
+ * HEARTH_PASSWORD_COST: argon2id at Bun's default cost, or (test) at the
+ * least it allows, so a suite signing in hundreds of times does not spend its
+ * CPU hashing. Verifying reads the cost from the hash itself.
+ */
+function passwordCost(config: Record<string, string>): "standard" | "test" {
+  const c = (config.HEARTH_PASSWORD_COST || "standard").trim().toLowerCase();
+  if (c === "standard" || c === "test") return c;
+  throw notConfigured(`HEARTH_PASSWORD_COST must be standard or test (it is "${config.HEARTH_PASSWORD_COST}")`);
+}
+
+export function hashPassword(pw: string, config: Record<string, string>): Promise<string> {
+  return passwordCost(config) === "test" ? Bun.password.hash(pw, { algorithm: "argon2id", memoryCost: 8, timeCost: 1 }) : Bun.password.hash(pw, { algorithm: "argon2id" });
 }
 
 // Verified against when the username is unknown, so a miss costs the same
-// time whether or not the account exists.
-let decoy: Promise<string> | null = null;
-const decoyHash = () => (decoy ??= hashPassword(newSecret()));
+// time whether or not the account exists (at the cost hashes are made at).
+const decoys = new Map<string, Promise<string>>();
+const decoyHash = (config: Record<string, string>) => {
+  const cost = passwordCost(config);
+  if (!decoys.has(cost)) decoys.set(cost, hashPassword(newSecret(), config));
+  return decoys.get(cost)!;
+};
 
 export async function hasAccounts(store: Store): Promise<boolean> {
   return !!(await store.rdb.select({ id: accounts.id }).from(accounts).limit(1).get());
@@ -89,7 +104,7 @@ export async function signUp(rt: Runtime, input: SignUp): Promise<Account> {
     if (policy === "closed") throw forbidden("sign-up is closed on this instance: ask its admin for an account");
     if (policy === "invite" && !inviteCode) throw invalid("invite", "sign-up on this instance needs an invitation code from its admin");
   }
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, rt.config);
   const now = rt.clock.now().getTime();
   return rt.store.write(async () => {
     const db = rt.store.wdb;
@@ -133,12 +148,12 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
   const backoff = backoffOf(rt);
   const wait = await backoff.wait(username, client, now);
   if (wait > 0) throw rateLimited(`too many failed sign-ins for "${username}": try again in ${wait} s`, wait);
-  const ok = row?.password ? await Bun.password.verify(password, row.password) : (await Bun.password.verify(password, await decoyHash()), false);
+  const ok = row?.password ? await Bun.password.verify(password, row.password) : (await Bun.password.verify(password, await decoyHash(rt.config)), false);
   if (!row || !ok) {
     await backoff.fail(username, client, rt.clock.now().getTime());
     throw unauthenticated("the username or password is wrong");
   }
-  backoff.succeed(username, client);
+  await backoff.succeed(username, client);
   // Said only to whoever knows the password, so it tells a stranger nothing.
   if (await disabled(rt.store, row.id)) throw forbidden(`the account "${username}" is disabled: ask the instance's admin`);
   return { id: row.id, username: row.username, admin: row.admin };
@@ -150,8 +165,8 @@ export async function signIn(rt: Runtime, input: { username: unknown; password: 
  * write: whoever held a session under the old password signs in with the new
  * one. Returns how many sessions ended.
  */
-export async function setPassword(store: Store, accountId: string, username: string, password: unknown): Promise<number> {
-  const hash = await hashPassword(checkPassword(password, username));
+export async function setPassword(store: Store, config: Record<string, string>, accountId: string, username: string, password: unknown): Promise<number> {
+  const hash = await hashPassword(checkPassword(password, username), config);
   return store.write(async () => {
     await store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, accountId)).run();
     const ended = await store.wdb.delete(sessions).where(eq(sessions.account, accountId)).returning({ hash: sessions.hash }).all();
@@ -187,8 +202,8 @@ export async function changePassword(
     await backoff.fail(account.username, client, rt.clock.now().getTime());
     throw invalid("current", "the current password is wrong");
   }
-  backoff.succeed(account.username, client);
-  const hash = await hashPassword(next);
+  await backoff.succeed(account.username, client);
+  const hash = await hashPassword(next, rt.config);
   return rt.store.write(async () => {
     await rt.store.wdb.update(accounts).set({ password: hash }).where(eq(accounts.id, account.id)).run();
     const ended = await rt.store.wdb
@@ -256,7 +271,7 @@ export async function passwordLinkAccount(rt: Runtime, code: unknown): Promise<A
 export async function usePasswordLink(rt: Runtime, code: unknown, password: unknown): Promise<Account> {
   const account = await passwordLinkAccount(rt, code);
   if (await disabled(rt.store, account.id)) throw forbidden(`the account "${account.username}" is disabled: ask the instance's admin`);
-  const hash = await hashPassword(checkPassword(password, account.username));
+  const hash = await hashPassword(checkPassword(password, account.username), rt.config);
   const now = rt.clock.now().getTime();
   return rt.store.write(async () => {
     const db = rt.store.wdb;

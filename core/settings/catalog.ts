@@ -25,7 +25,7 @@ export interface SettingInfo extends Setting {
 export const GROUPS = ["Instance", "Sign-up and sign-in", "AI models", "Payments and x402", "Mail and text messages", "Storage", "Limits", "Command line", "Outside providers"] as const;
 
 const CORE_GROUP: [RegExp, (typeof GROUPS)[number]][] = [
-  [/^(HEARTH_SIGNUP|HEARTH_SESSION_DAYS|HEARTH_OAUTH_.*|HEARTH_RATE_SIGNIN)$/, "Sign-up and sign-in"],
+  [/^(HEARTH_SIGNUP|HEARTH_SESSION_DAYS|HEARTH_PASSWORD_COST|HEARTH_OAUTH_.*|HEARTH_RATE_SIGNIN)$/, "Sign-up and sign-in"],
   [/^AI_/, "AI models"],
   [/^(X402_.*|HEARTH_METERING|HEARTH_METER_ACCOUNTS|HEARTH_PRICES)$/, "Payments and x402"],
   [/^(HEARTH_DATA|HEARTH_DATABASE_.*|HEARTH_BLOBS|HEARTH_S3_.*|HEARTH_REDIS_URL|HEARTH_SHARED|HEARTH_SCHEDULE_LEASE_SECONDS|HEARTH_AUDIT_DAYS)$/, "Storage"],
@@ -50,6 +50,7 @@ const PLUGIN_GROUP: Record<string, (typeof GROUPS)[number]> = {
 /** Settings whose value is one of a few words. */
 const CHOICES: Record<string, string[]> = {
   HEARTH_SIGNUP: ["open", "invite", "closed"],
+  HEARTH_PASSWORD_COST: ["standard", "test"],
   HEARTH_BLOBS: ["disk", "s3"],
   HEARTH_LOG: ["info", "warn", "error", "off"],
   HEARTH_SHARED: ["database", "memory"],

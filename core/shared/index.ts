@@ -26,8 +26,8 @@ export interface Shared {
   failures(key: string): Failures | null | Promise<Failures | null>;
   /** Counts one more failure under key at now; a count with none in forgetMs starts again. */
   fail(key: string, now: number, forgetMs: number): void | Promise<void>;
-  /** Wipes key's count. */
-  forgive(key: string): void;
+  /** Wipes key's count; awaited, so a failure counted after it is not wiped by it landing late. */
+  forgive(key: string): void | Promise<void>;
   /** Claims key for ttlMs unless it is claimed already; false when it is. */
   claim(key: string, ttlMs: number): boolean | Promise<boolean>;
   unclaim(key: string): void;

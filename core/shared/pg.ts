@@ -287,9 +287,9 @@ export class PgShared implements Shared {
     if ((await this.run(FAIL, [key, now, forgetMs])) === undefined) this.local.fail(key, now, forgetMs);
   }
 
-  forgive(key: string) {
+  async forgive(key: string) {
     this.local.forgive(key);
-    void this.run("DELETE FROM hearth_shared_failures WHERE key = $1", [key]);
+    await this.run("DELETE FROM hearth_shared_failures WHERE key = $1", [key]);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {

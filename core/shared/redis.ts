@@ -215,9 +215,9 @@ export class RedisShared implements Shared {
     if ((await this.run("EVAL", [FAIL, "1", `${PREFIX}fail:${key}`, String(now), String(forgetMs)])) === undefined) this.local.fail(key, now, forgetMs);
   }
 
-  forgive(key: string) {
+  async forgive(key: string) {
     this.local.forgive(key);
-    void this.run("DEL", [`${PREFIX}fail:${key}`]);
+    await this.run("DEL", [`${PREFIX}fail:${key}`]);
   }
 
   async claim(key: string, ttlMs: number): Promise<boolean> {

@@ -1,3 +1,4 @@
+// one store: which scopes the agent acts with; its tasks, mail and conversations run on both stores in test/agent (agent.test.ts, worker.test.ts)
 // The agent acts with at most the scopes of whoever set it working: a task
 // assigned to it, or mail to handle+name, runs with the scopes of the token
 // that made the task or sent the mail, never with the whole account's; a task

@@ -1,3 +1,4 @@
+// one store: the model client's wire protocol; the usage it records runs on both stores in test/ai/cli.test.ts
 // The model client (capability `ai`) against a scripted OpenAI-compatible
 // server: what goes on the wire, what comes back, retries, failures, streaming.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// one store: it runs on a PostgreSQL cluster of its own whichever the pass, so the PostgreSQL pass would only run it again the same, with its own S3 server too
 // `hearth backup` and `hearth restore` on an instance that keeps its data in
 // PostgreSQL (a loopback cluster), with its blobs on disk and in a bucket (a
 // loopback S3 server), through the real command line: the archive holds a

@@ -1,3 +1,4 @@
+// one store: which drop-in is given which capability, decided as plugins load; drop-ins' own tables run on both stores in test/core/plugins.test.ts
 // What only one built-in needs of the instance is a named capability that
 // plugin declares in needs, never an import: agentHost (the core's, for the
 // agent), conversations (recall's, for the agent) and walletSign (the

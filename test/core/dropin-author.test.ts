@@ -1,3 +1,4 @@
+// one store: what a drop-in's author is told; the test helper's PostgreSQL runs start a cluster of their own in either pass, and drop-ins' own tables run on both stores in test/core/plugins.test.ts
 // What a drop-in's author is told, by the instance and by `hearth`, when a
 // plugin is new: a capability it forgot to declare, where its settings are
 // documented, a command or a syntax error that stops start-up, and the test

@@ -15,9 +15,9 @@ afterEach(async () => {
 /** The smallest VTODO a client sends. */
 const vtodo = (i: number) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//EN\r\nBEGIN:VTODO\r\nUID:t${i}\r\nDTSTAMP:20260301T000000Z\r\nSUMMARY:Task ${i}\r\nEND:VTODO\r\nEND:VCALENDAR\r\n`;
 
-// 5,000 on SQLite; on PostgreSQL (a server per test, several times the cost per PUT on this 2-core machine) 1,000 through the same
-// path, since the limit's bucket is the same whichever store the records are in and 5,000 there outlasts the runner's timeout.
-const EVENTS = process.env.HEARTH_TEST_DB === "pg" ? 1000 : 5000;
+// More than the write and read limits hold together (1,500), so only the DAV limit's own bucket can take them all. A
+// phone's first sync of 5,000 events, with the same limits, is bench/dav.ts's (which times it on both stores).
+const EVENTS = 2000;
 const p2 = (n: number) => String(n).padStart(2, "0");
 /** An event a day through 2027 in London time; every tenth a series as a phone writes it (its first date left out). */
 const vevent = (i: number) => {

@@ -1,3 +1,4 @@
+// one store: it runs on a PostgreSQL cluster of its own whichever the pass, so the PostgreSQL pass would only run it again the same
 // The PostgreSQL store, driven directly with the plugins' own sqliteTable
 // definitions and drizzle's SQLite builders, on a loopback cluster.
 import { afterAll, beforeAll, expect, test } from "bun:test";

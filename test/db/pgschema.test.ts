@@ -1,3 +1,4 @@
+// one store: it compares the migration files of both dialects, which no pass changes
 // The PostgreSQL migrations come from the same sqliteTable definitions as
 // SQLite's: a schema change regenerated for one dialect only is caught here.
 import { expect, test } from "bun:test";

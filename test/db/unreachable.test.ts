@@ -1,3 +1,4 @@
+// one store: it runs on a PostgreSQL cluster of its own whichever the pass, so the PostgreSQL pass would only run it again the same
 // An instance whose PostgreSQL database goes out of reach mid-run (a proxy in
 // front of the loopback cluster stops listening and drops what it carried):
 // every call answers 503 storage_unavailable with retry true, over HTTP and

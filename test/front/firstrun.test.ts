@@ -87,9 +87,9 @@ test.skipIf(!chromiumPresent)(
       for await (const chunk of server.stdout as ReadableStream<Uint8Array>) printed += decoder.decode(chunk);
     })();
     try {
-      for (let i = 0; !printed.includes("\nData in "); i++) {
+      // However long a busy machine takes to start it: the runner's per-test limit still ends one that never does.
+      while (!printed.includes("\nData in ")) {
         if (server.exitCode !== null) throw new Error(`hearth serve exited with ${server.exitCode}`);
-        if (i > 1200) throw new Error("hearth serve printed nothing within two minutes");
         await Bun.sleep(100);
       }
       const lines = printed.split("\n");

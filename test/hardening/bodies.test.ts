@@ -1,3 +1,4 @@
+// one store: how request bodies are read, before any method runs; the writes they carry run on both stores in their services' tests
 // Request bodies are read as they stream, under a cap: a body past it is
 // refused the moment the cap is passed, on every reader, so a sender cannot
 // make the instance hold a body of any size (with or without a Content-Length).

@@ -1,3 +1,4 @@
+// one store: the MCP Apps extension's wire shapes; the apps it links run on both stores in test/apps (apps.test.ts, hosting.test.ts), and each card's data in its own service's tests
 // MCP Apps over /mcp with the SDK's own client: a client that declares the
 // extension gets the home cards and the hosted apps as ui:// views linked
 // from tools; one that does not sees the tools as they always were.

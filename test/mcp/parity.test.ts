@@ -1,3 +1,4 @@
+// one store: HTTP and MCP answering alike, over the registry; each method runs on both stores in its own service's tests, and charges in test/pay and test/hardening/accounting.test.ts
 // Parity over the whole registry: every method, called over HTTP and over MCP
 // with the same arguments as the same caller, gives the same answer, the same
 // refusal and the same charge. It reads the registry, so it keeps holding as

@@ -1,3 +1,4 @@
+// one store: MCP 2026-07-28's approval round trip on the wire; asking for, approving and declining a held call run on both stores in test/policy (policy, elicit, limits)
 // MCP 2026-07-28 has no server-to-client requests: an approval is asked in
 // the answer (resultType "input_required", an elicitation in inputRequests,
 // requestState naming the approval), and the client calls again with the

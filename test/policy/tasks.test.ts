@@ -1,3 +1,4 @@
+// one store: MCP tasks' wire shapes in both eras; holding a call for the owner's approval, and approving or declining it, run on both stores in test/policy (policy, elicit, limits)
 // MCP tasks: a call its token's policy holds for the owner answers at once
 // with a task the client polls, in both protocol eras: 2025-11-25 through the
 // SDK's own client (tools/call with `task`, tasks/get, tasks/result,

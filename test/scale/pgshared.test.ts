@@ -1,3 +1,4 @@
+// one store: it runs on a PostgreSQL cluster of its own whichever the pass, so the PostgreSQL pass would only run it again the same
 // The shared-state port on PostgreSQL alone (no Redis): counters, holds and
 // claims raced from two instances on one database, failures that start
 // again after a quiet spell, messages carried between instances however long,

@@ -1,3 +1,4 @@
+// one store: the Files screen's folders in a browser; making, moving and deleting folders over WebDAV run on both stores in test/files/dav.test.ts
 // The Files screen's folders in Chromium, as a person uses them: a folder
 // made, a file uploaded into it, renamed (asked before taking a name already
 // there), dragged onto a breadcrumb to move it and the move undone; a file

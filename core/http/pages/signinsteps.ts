@@ -103,7 +103,7 @@ export async function codePost(rt: Runtime, req: Request, address: string): Prom
       await backoff.fail(row.username, client, rt.clock.now().getTime());
       throw unauthenticated("that code is not right: enter the code the app shows now, or an unused recovery code");
     }
-    backoff.succeed(row.username, client);
+    await backoff.succeed(row.username, client);
     rt.log.info("signed in", { username: account.username, address, second: done.kind });
     const res = await welcome(rt, req, account, done.session, posted.json, next);
     res.headers.append("set-cookie", stepCookie(rt, req, "", 0));
