@@ -3,25 +3,17 @@
 // with restore's own checks; a wrong key or a damaged file is refused with
 // nothing changed; a checked one is confirmed, and `hearth serve`'s start
 // (applyStagedRestore) brings it back whole, the data before kept aside.
-import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { backupsOf } from "../../core/backup/schedule.ts";
 import { applyStagedRestore } from "../../core/backup/staged.ts";
 import { coreSettings, resolveConfig } from "../../core/config.ts";
 import { startHearth, storeEnv } from "../harness.ts";
 import { get, post, signUp, type Signed } from "../auth/people.ts";
+import { temporaryFolders } from "./temp.ts";
 
-const made: string[] = [];
-const temp = (name: string) => {
-  const d = mkdtempSync(join(tmpdir(), `hearth-${name}-`));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const temp = temporaryFolders();
 
 const quiet = { info() {}, error() {} };
 

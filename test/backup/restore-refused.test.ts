@@ -6,24 +6,16 @@
 // back as it was before the restore when the instance next opens, never
 // opened half-moved. A restore that succeeds keeps HEARTH_RESTORE_KEEP
 // before-restore folders and removes older ones.
-import { afterAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dumpSchema, dumpToSql, inspect, loadSchema } from "../../core/backup/postgres.ts";
 import { restoreKeep, type Swap } from "../../core/backup/swap.ts";
 import { startHearth } from "../harness.ts";
 import { cli } from "../hardening/process.ts";
+import { temporaryFolders } from "./temp.ts";
 
-const made: string[] = [];
-const temp = (name: string) => {
-  const d = mkdtempSync(join(tmpdir(), `hearth-${name}-`));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const temp = temporaryFolders();
 
 const BASE = { HEARTH_METERING: "off", HEARTH_RATE_WRITES: "0", HEARTH_RATE_READS: "0" };
 const TITLES = ["first", "second", "third"];

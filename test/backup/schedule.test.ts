@@ -6,10 +6,9 @@
 // worked and why the last one failed. The drill: a backup, the data wiped,
 // `hearth restore` decrypting it with the passphrase, and every record back.
 // A bucket as the destination works the same way, under its prefix.
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { backupState, backupsOf } from "../../core/backup/schedule.ts";
@@ -18,19 +17,12 @@ import { blobBackend } from "../../core/blobs.ts";
 import { coreSettings, resolveConfig } from "../../core/config.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { startS3 } from "../s3.ts";
+import { temporaryFolders } from "./temp.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 const BASE = { HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_TZ: "UTC" };
 
-const made: string[] = [];
-const temp = (name: string) => {
-  const d = mkdtempSync(join(tmpdir(), `hearth-${name}-`));
-  made.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const temp = temporaryFolders();
 
 async function cli(args: string[], env: Record<string, string>) {
   const p = Bun.spawn(["bun", MAIN, ...args], { env: { ...process.env, HEARTH_LOG: "off", HEARTH_CONFIG: "/dev/null", ...env }, stdout: "pipe", stderr: "pipe" });
