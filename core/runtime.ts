@@ -171,9 +171,6 @@ export class Runtime {
     this.store.foldWal();
     const swept = await sweepBlobTemps(this.dataDir);
     if (swept) this.log.warn("removed half-written blob files left by an earlier stop", { count: swept });
-    // A cost meant for test suites: said at every start, so an instance people use is not left with it unnoticed.
-    if ((this.config.HEARTH_PASSWORD_COST ?? "").trim().toLowerCase() === "test")
-      this.log.warn("HEARTH_PASSWORD_COST=test: passwords are hashed at the least cost argon2id allows, which is for tests only; set it to standard");
     for (const p of this.registry.plugins.values()) {
       if (p.def.start) await p.def.start(this.instanceCtx(p.def.name));
     }
