@@ -16,14 +16,25 @@ interface Message {
   body: string;
 }
 
+/** Sends of one message a firing makes when the answer says to send it again (a database busy a moment, a limit). */
+const SEND_TRIES = 5;
+
 async function send(f: Firing, ctx: Ctx, m: Message) {
   if (!f.offers("mail/send")) return { ...m, sent: false, reason: "mail not configured: this instance has no mail service (mail/send)" };
-  try {
-    const result = await ctx.call("mail", "send", { ...m });
-    return { ...m, sent: true, result };
-  } catch (e) {
-    const he = asHearthError(e);
-    return { ...m, sent: false, reason: he.message, status: he.status };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await ctx.call("mail", "send", { ...m });
+      return { ...m, sent: true, result };
+    } catch (e) {
+      const he = asHearthError(e);
+      // A refusal that says nothing was sent and to send again is sent again, a little later each time, so a
+      // moment's contention (instances taking turns at one SQLite file) does not lose the reminder.
+      if (he.retry && attempt < SEND_TRIES) {
+        await Bun.sleep(100 * 2 ** attempt);
+        continue;
+      }
+      return { ...m, sent: false, reason: he.message, status: he.status };
+    }
   }
 }
 
