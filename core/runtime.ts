@@ -23,6 +23,8 @@ import { environmentNames } from "./config.ts";
 
 /** A restore run while serving: the backup's name, when, and where the data before went, or why nothing changed. */
 export type RestoreOutcome = { source: string; at: string } & ({ ok: true; previous: string | null } | { ok: false; reason: string });
+/** Why a restore failed, for a page: the reason, and that the data is as it was unless the reason says so itself (a restore undone after its data would not open does). */
+export const restoreFailure = (reason: string) => (/as it was/.test(reason) ? reason : `the data is as it was: ${reason}`);
 
 export const systemClock: Clock = { now: () => new Date() };
 

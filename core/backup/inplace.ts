@@ -22,7 +22,7 @@ import { errorResponse } from "../http/respond.ts";
 import { html, page, wantsHtml } from "../http/pages/layout.ts";
 import type { Logger } from "../plugin.ts";
 import type { RestoreOutcome, Runtime } from "../runtime.ts";
-import { restoreStaged } from "./staged.ts";
+import { keepOutcome, restoreStaged } from "./staged.ts";
 
 /** How long the calls in progress may take to finish before the runtime stops under them (a slow upstream call, a long poll). */
 const DRAIN_MS = 60_000;
@@ -78,6 +78,7 @@ async function run(old: Runtime, source: string, s: Serving) {
     r && "ok" in r ? { source, at, ok: true, previous: r.ok.previous } : { source, at, ok: false, reason: r ? r.failed : "the confirmed backup was not found in the data folder's .restore" };
   const next = opened.rt ?? (await s.open());
   next.lastRestore = outcome;
+  await keepOutcome(next.dataDir, outcome, s.log);
   restoreAtOnce(next, s);
   s.serving(next);
   s.listening.resume(next);

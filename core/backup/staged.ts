@@ -6,12 +6,13 @@
 // is not `hearth serve`'s, as it next starts, before anything opens the
 // store; either way with the same restore as `hearth restore --force` (all or
 // nothing; what was there is kept in the work area).
-import { existsSync } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { readdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { blobBackend } from "../blobs.ts";
 import { dataFolder } from "../config.ts";
 import { restore, workArea, type RestoreResult } from "./snapshot.ts";
+import type { RestoreOutcome } from "../runtime.ts";
 import { restoreKeep } from "./swap.ts";
 
 export { workArea };
@@ -21,6 +22,32 @@ export const checkedRestore = (dataDir: string) => join(workArea(dataDir), "chec
 export const checkedInfo = (dataDir: string) => join(workArea(dataDir), "checked.json");
 /** A backup confirmed: restored at once, or at the next start. */
 export const stagedRestore = (dataDir: string) => join(workArea(dataDir), "staged.tar");
+/** How the last restore chosen on /settings/restore went (JSON), kept across restarts for that page and /status. */
+const lastOutcome = (dataDir: string) => join(workArea(dataDir), "last.json");
+
+/** Keeps how a restore went, so a restart does not forget it. Losing it costs a line on a page, never the restore: a failure to write is logged, not thrown. */
+export async function keepOutcome(dataDir: string, outcome: RestoreOutcome, log: Log): Promise<void> {
+  await writeFile(lastOutcome(dataDir), JSON.stringify(outcome)).catch((e) => log.error("how the restore went could not be kept for /status", { error: String(e) }));
+}
+
+/** How the last restore went, as kept; null when none ran or what was kept is unreadable. */
+export function keptOutcome(dataDir: string): RestoreOutcome | null {
+  try {
+    const o = JSON.parse(readFileSync(lastOutcome(dataDir), "utf8")) as RestoreOutcome;
+    return typeof o?.source === "string" && typeof o.at === "string" && typeof o.ok === "boolean" ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Backups that failed to restore, kept aside for the admin to look at: only the newest `keep` stay, as with the data a restore replaced. */
+async function pruneFailed(file: string, keep: number): Promise<string[]> {
+  const dir = join(file, "..");
+  const prefix = `${basename(file)}.failed-`;
+  const old = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.startsWith(prefix)).sort().reverse().slice(keep);
+  for (const n of old) await rm(join(dir, n), { force: true });
+  return old;
+}
 
 type Log = { info(msg: string, data?: Record<string, unknown>): void; error(msg: string, data?: Record<string, unknown>): void };
 
@@ -52,6 +79,14 @@ export async function restoreStaged(config: Readonly<Record<string, string>>, lo
     const aside = `${file}.failed-${new Date().toISOString().replace(/[:.]/g, "-")}`;
     await rename(file, aside).catch(() => {});
     await rm(checkedInfo(dataDir), { force: true });
+    let keep = 2;
+    try {
+      keep = restoreKeep(config);
+    } catch {
+      // A HEARTH_RESTORE_KEEP that is not a number is what failed the restore; its default still bounds what is kept.
+    }
+    const removed = await pruneFailed(file, keep);
+    if (removed.length) log.info("older backups that failed to restore were removed", { removed });
     log.error("the backup chosen on /settings/restore was not restored; the instance goes on with its current data", { error: (e as Error).message, kept: aside });
     return { source, failed: (e as Error).message, kept: aside };
   }

@@ -13,7 +13,7 @@ import { HearthError, type ErrorKind } from "../errors.ts";
 import type { TSchema } from "@sinclair/typebox";
 import { parseFlags } from "./args.ts";
 import { welcomeLines } from "./welcome.ts";
-import { restoreStaged } from "../backup/staged.ts";
+import { keepOutcome, keptOutcome, restoreStaged } from "../backup/staged.ts";
 import { restoreAtOnce } from "../backup/inplace.ts";
 import { makeLogger } from "../log.ts";
 import { sandboxAdvice, sandboxedPlugins } from "../http/sandbox.ts";
@@ -56,7 +56,10 @@ async function serve(settingsRead: boolean): Promise<number> {
     opened.rt = await open();
   });
   let rt = opened.rt ?? (await open());
-  if (staged) rt.lastRestore = "ok" in staged ? { source: staged.source, at, ok: true, previous: staged.ok.previous } : { source: staged.source, at, ok: false, reason: staged.failed };
+  if (staged) {
+    rt.lastRestore = "ok" in staged ? { source: staged.source, at, ok: true, previous: staged.ok.previous } : { source: staged.source, at, ok: false, reason: staged.failed };
+    await keepOutcome(rt.dataDir, rt.lastRestore, log);
+  } else rt.lastRestore = keptOutcome(rt.dataDir);
   const app = listen(rt, { port: Number(rt.config.PORT), hostname: rt.config.HOST });
   // One confirmed later is restored at once, in this process, on the same port (core/backup/inplace.ts).
   restoreAtOnce(rt, {

@@ -21,7 +21,7 @@ import { asHearthError, forbidden, invalid, unauthenticated } from "../errors.ts
 import { jsonResponse } from "../http/respond.ts";
 import { requireSameOrigin, type Posted } from "../http/pages/form.ts";
 import { html, message, page, PAGE_CSP, seeOther, wantsHtml, type Html } from "../http/pages/layout.ts";
-import type { Runtime } from "../runtime.ts";
+import { restoreFailure, type Runtime } from "../runtime.ts";
 import { adminPost, adminSession, refusal, rid } from "./admin.ts";
 import { largestBody } from "../http/body.ts";
 import { receiveUpload, type Received } from "./upload.ts";
@@ -164,7 +164,7 @@ ${progress(st.info)}${holds(st.info)}
     ? ""
     : last.ok
       ? message("notice", `Restored ${last.source} at ${stamp(last.at)}: this instance now serves the backup's data.${last.previous ? ` What was here before is kept in ${last.previous}.` : ""}`)
-      : message("alert", `The restore of ${last.source} at ${stamp(last.at)} failed, and the data is as it was: ${last.reason}`);
+      : message("alert", `The restore of ${last.source} at ${stamp(last.at)} failed; ${restoreFailure(last.reason)}.`);
   const wrong = (f: string) => (v.error?.field === f ? html` aria-invalid="true"` : "");
   const body = html`${outcome}${message("notice", v.notice)}${v.error ? message("alert", v.error.message) : ""}${pending}
 <p>Bring this instance back to a backup: one of the scheduled backups at the destination, or a file you kept (a <code>hearth-….tar.age</code>, or a <code>.tar</code> from <code>hearth backup</code>). It is read through first, with the checks <code>hearth restore</code> makes; a backup that is damaged, or that the key given does not open, is refused and nothing changes.</p>

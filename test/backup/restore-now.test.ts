@@ -118,7 +118,7 @@ test.skipIf(!chromiumPresent)("confirmed in the browser, a backup is restored at
   writeFileSync(checked, bytes);
   await page.getByRole("button", { name: "Replace this instance's data now" }).click();
   // The session is still good on the data as it was: the page says why, once the instance is back.
-  await page.getByRole("alert").filter({ hasText: `The restore of ${name}` }).filter({ hasText: "the data is as it was" }).waitFor();
+  await page.getByRole("alert").filter({ hasText: `The restore of ${name}` }).filter({ hasText: "as it was" }).waitFor();
   expect(s.proc.exitCode).toBeNull();
   expect((await call(s.url, "notes/get", { title: "after" }, token)).body.result.text).toBe("the restore");
   expect(readdirSync(work).filter((n) => n.startsWith("staged.tar.failed-"))).toHaveLength(1);

@@ -127,3 +127,11 @@ test("a backup this build cannot open, confirmed on /settings/restore, is undone
   expect(found).toEqual({});
   await context.close();
 });
+
+test("how the last restore went is still on /status after a restart", async () => {
+  const before = (await get({ url: s.url } as Hearth, "/status")).body.result.restore;
+  expect(before).toMatchObject({ ok: false });
+  await s.stop();
+  s = await serve(data, env, { prefix: mountsPossible ? asMounted(data, home) : [] });
+  expect((await get({ url: s.url } as Hearth, "/status")).body.result.restore).toEqual(before);
+});

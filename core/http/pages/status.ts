@@ -9,7 +9,7 @@ import { findSession } from "../../auth/sessions.ts";
 import { backupState, type BackupState } from "../../backup/schedule.ts";
 import { coreSettings } from "../../config.ts";
 import { whoPays } from "../../pay/accounts.ts";
-import type { RestoreOutcome, Runtime } from "../../runtime.ts";
+import { restoreFailure, type RestoreOutcome, type Runtime } from "../../runtime.ts";
 import { settingsFor } from "../../upstream/index.ts";
 import { allProviders } from "../../upstream/providers.ts";
 import { sandboxAdvice, sandboxedPlugins, sandboxState } from "../sandbox.ts";
@@ -210,7 +210,7 @@ function restoreSection(r: ReturnType<typeof restoreReport>) {
   const named = "source" in r ? html` of <code>${r.source}</code>` : "";
   return r.ok
     ? html`<p><strong>Last restore</strong>${named}, ${when(r.at)}: <span class="ok">restored</span>; this instance serves the backup's data.</p>`
-    : html`<p><strong>Last restore</strong>${named}, ${when(r.at)}: <span class="bad">refused</span>, and the data is as it was${"reason" in r ? html`: <span class="hint">${r.reason}</span>` : ""}.</p>`;
+    : html`<p><strong>Last restore</strong>${named}, ${when(r.at)}: <span class="bad">refused</span>${"reason" in r ? html`; <span class="hint">${restoreFailure(r.reason ?? "")}</span>` : ", and the data is as it was"}.</p>`;
 }
 
 /** The report; only an admin's starts probes (at most a round a minute) and sees their answers and the addresses. */
