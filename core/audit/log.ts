@@ -111,12 +111,22 @@ export class AuditLog {
 
   constructor(private readonly rt: Runtime) {}
 
-  /** Removes entries older than HEARTH_AUDIT_DAYS (0 keeps them all); run at most once a day, with a batch. */
+  /**
+   * Removes entries older than HEARTH_AUDIT_DAYS (0 keeps them all); run at
+   * most once a day, with a batch. By id, as the log has no index on the
+   * time: every entry below the first one young enough to keep goes (ids
+   * are given in the order entries are written, so that is the old ones; a
+   * read's entry held a moment longer than a write's after it goes a day
+   * later). The newest entry always stays, old or not: SQLite counts the
+   * next id from it, so an emptied log would give its ids again (the table
+   * refuses its removal too, migrations/0001_no_time_index.sql).
+   */
   async prune(now = this.rt.clock.now().getTime()): Promise<number> {
     this.pruned = now;
     const days = Number(this.rt.config.HEARTH_AUDIT_DAYS ?? "90");
     if (!(days > 0)) return 0;
-    const gone = await this.rt.store.write(() => this.rt.store.wdb.delete(auditLog).where(lt(auditLog.at, now - days * DAY_MS)).run());
+    const keepFrom = sql`coalesce((SELECT id FROM audit_log WHERE at >= ${now - days * DAY_MS} ORDER BY id LIMIT 1), (SELECT max(id) FROM audit_log))`;
+    const gone = await this.rt.store.write(() => this.rt.store.wdb.delete(auditLog).where(lt(auditLog.id, keepFrom)).run());
     return (gone as { changes?: number }).changes ?? 0;
   }
 
