@@ -83,11 +83,13 @@ const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5
  * A batch as one statement whose text never changes (so it is parsed and
  * planned once per connection): the rows as one JSON array of arrays, in
  * COLUMNS' order. Built by the query builder, each batch's size gave a
- * statement of its own, with sixteen parameters a row.
+ * statement of its own, with sixteen parameters a row. Read as jsonb, parsed
+ * once: as json, each of a row's sixteen ->> parsed the row's text again,
+ * which cost PostgreSQL four times the CPU per entry (~60 µs against ~15).
  */
 const pgInsertMany = (rows: AuditRow[]) =>
   sql`INSERT INTO audit_log (${sql.raw(COLUMNS)}) SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, (r->>11)::bigint, r->>12, r->>13, (r->>14)::bigint, r->>15
-    FROM json_array_elements(${JSON.stringify(rows.map((r) => valuesOf(r).map(wellFormed)))}::text::json) WITH ORDINALITY AS e(r, n) ORDER BY n`;
+    FROM jsonb_array_elements(${JSON.stringify(rows.map((r) => valuesOf(r).map(wellFormed)))}::text::jsonb) WITH ORDINALITY AS e(r, n) ORDER BY n`;
 /** Text as the database stores it: half a surrogate pair (a preview cut mid-character) is U+FFFD, as a parameter's UTF-8 gives it, where JSON's escape for it is refused. */
 const wellFormed = (v: unknown) => (typeof v === "string" ? v.toWellFormed() : v);
 /** A row's values in the order of the columns above. */
