@@ -74,9 +74,31 @@ export function rowOf(e: Ended): AuditRow {
 
 const COLUMNS = "at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved";
 const SQLITE_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES`;
-const ROW_PLACES = `(${Array(16).fill("?").join(", ")})`;
+/** Values a row has, one for each of COLUMNS. */
+const WIDTH = 16;
 /** Rows one SQLite statement inserts: 62 rows of 16 values (992) stay under the oldest limit SQLite builds keep on parameters (999). */
 const ROWS_PER_INSERT = 62;
+/** Prepared SQLite inserts kept at once (by rows taken and columns shared, see sqliteInsert): past it they are made again as met. */
+const STATEMENTS_KEPT = 64;
+
+/**
+ * The text of an insert of `n` rows whose columns marked in `shared` (a bit
+ * for each, in COLUMNS' order) hold one value in every row: that value is
+ * bound once, as ?1, ?2, ..., and each row names it by number; every other
+ * column takes a parameter of its own in each row, after them, row by row.
+ */
+function sqliteInsert(n: number, shared: number): string {
+  const place: string[] = [];
+  let k = 0;
+  for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) place[c] = `?${++k}`;
+  const rows: string[] = [];
+  for (let j = 0; j < n; j++) {
+    const cells: string[] = [];
+    for (let c = 0; c < WIDTH; c++) cells.push(shared & (1 << c) ? place[c] : `?${++k}`);
+    rows.push(`(${cells.join(", ")})`);
+  }
+  return `${SQLITE_INSERT} ${rows.join(", ")}`;
+}
 
 const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 /**
@@ -132,10 +154,11 @@ export class AuditLog {
     return (gone as { changes?: number }).changes ?? 0;
   }
 
-  /** Prepared inserts on the writer by the number of rows they take (1 to ROWS_PER_INSERT). */
+  /** Prepared inserts on the writer, by the number of rows they take (1 to ROWS_PER_INSERT) and the columns they bind once (see sqliteInsert). */
   private statements = new Map<number, Statement>();
-  /** The values of the rows one statement inserts, reused from batch to batch. */
+  /** The values of the rows one statement inserts, and the parameters it is given, reused from batch to batch. */
   private values: unknown[] = [];
+  private params: unknown[] = [];
 
   /**
    * Inserts rows in the write transaction in progress. On SQLite through
@@ -143,6 +166,10 @@ export class AuditLog {
    * query builder costs more per row than the insert itself, and a statement
    * taking many rows at once costs less per row than one run for each (one
    * crossing into SQLite, one walk down each index, for ROWS_PER_INSERT rows).
+   * A column holding one value in every row of a statement (the caller, the
+   * method, the outcome: most of a batch comes from a few clients) has it
+   * bound once: binding a string costs SQLite's copy of it, a good part of
+   * what an entry cost to write when each was bound in every row.
    */
   private async insert(rows: AuditRow[]): Promise<void> {
     const store = this.rt.store;
@@ -152,18 +179,36 @@ export class AuditLog {
       for (let i = 0; i < rows.length; i += BATCH) await store.wdb.run(pgInsertMany(rows.slice(i, i + BATCH)));
       return;
     }
-    const values = this.values;
+    const { values, params } = this;
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const n = Math.min(ROWS_PER_INSERT, rows.length - i);
-      let st = this.statements.get(n);
-      if (!st) this.statements.set(n, (st = store.writer.prepare(`${SQLITE_INSERT} ${Array(n).fill(ROW_PLACES).join(", ")}`)));
       values.length = 0;
       for (let j = i; j < i + n; j++) pushValues(values, rows[j]);
+      let shared = 0;
+      for (let c = 0; c < WIDTH; c++) {
+        const v = values[c];
+        let same = true;
+        for (let at = c + WIDTH; same && at < values.length; at += WIDTH) same = values[at] === v;
+        if (same) shared |= 1 << c;
+      }
+      params.length = 0;
+      for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) params.push(values[c]);
+      for (let at = 0; at < values.length; at += WIDTH) for (let c = 0; c < WIDTH; c++) if (!(shared & (1 << c))) params.push(values[at + c]);
+      const key = n * (1 << WIDTH) + shared;
+      let st = this.statements.get(key);
+      if (!st) {
+        if (this.statements.size >= STATEMENTS_KEPT) {
+          for (const old of this.statements.values()) old.finalize();
+          this.statements.clear();
+        }
+        this.statements.set(key, (st = store.writer.prepare(sqliteInsert(n, shared))));
+      }
       try {
-        st.run(...(values as [string]));
+        st.run(...(params as [string]));
       } finally {
         // Nothing of a batch stays reachable from here once it is written.
         values.length = 0;
+        params.length = 0;
       }
     }
   }
