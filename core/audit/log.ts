@@ -74,20 +74,59 @@ export function rowOf(e: Ended): AuditRow {
 
 const COLUMNS = "at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved";
 const SQLITE_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES`;
-const ROW_PLACES = `(${Array(16).fill("?").join(", ")})`;
+/** Values a row has, one for each of COLUMNS. */
+const WIDTH = 16;
 /** Rows one SQLite statement inserts: 62 rows of 16 values (992) stay under the oldest limit SQLite builds keep on parameters (999). */
 const ROWS_PER_INSERT = 62;
+/**
+ * Columns a statement binds once when every row of it holds one value in
+ * each (see sqliteInsert), as whole groups: the caller, where the call came
+ * in, the method, the arguments, the outcome. Grouped so the statements a
+ * log needs stay few (32 kinds of full statement, each prepared once: making
+ * one costs SQLite ~3 µs a row it takes, about what binding the values once
+ * saves), whatever mix of calls a batch holds.
+ */
+const SHARED_GROUPS = [
+  [2, 3, 4, 5],
+  [6],
+  [7, 8],
+  [9, 10],
+  [11, 12, 13, 14, 15],
+].map((cols) => cols.reduce((m, c) => m | (1 << c), 0));
+/** Prepared SQLite inserts kept at once: more than the 61 partial and 32 full ones the log makes, a bound should that change. */
+const STATEMENTS_KEPT = 128;
+
+/**
+ * The text of an insert of `n` rows whose columns marked in `shared` (a bit
+ * for each, in COLUMNS' order) hold one value in every row: that value is
+ * bound once, as ?1, ?2, ..., and each row names it by number; every other
+ * column takes a parameter of its own in each row, after them, row by row.
+ */
+function sqliteInsert(n: number, shared: number): string {
+  const place: string[] = [];
+  let k = 0;
+  for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) place[c] = `?${++k}`;
+  const rows: string[] = [];
+  for (let j = 0; j < n; j++) {
+    const cells: string[] = [];
+    for (let c = 0; c < WIDTH; c++) cells.push(shared & (1 << c) ? place[c] : `?${++k}`);
+    rows.push(`(${cells.join(", ")})`);
+  }
+  return `${SQLITE_INSERT} ${rows.join(", ")}`;
+}
 
 const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 /**
  * A batch as one statement whose text never changes (so it is parsed and
  * planned once per connection): the rows as one JSON array of arrays, in
  * COLUMNS' order. Built by the query builder, each batch's size gave a
- * statement of its own, with sixteen parameters a row.
+ * statement of its own, with sixteen parameters a row. Read as jsonb, parsed
+ * once: as json, each of a row's sixteen ->> parsed the row's text again,
+ * which cost PostgreSQL four times the CPU per entry (~60 µs against ~15).
  */
 const pgInsertMany = (rows: AuditRow[]) =>
   sql`INSERT INTO audit_log (${sql.raw(COLUMNS)}) SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, (r->>11)::bigint, r->>12, r->>13, (r->>14)::bigint, r->>15
-    FROM json_array_elements(${JSON.stringify(rows.map((r) => valuesOf(r).map(wellFormed)))}::text::json) WITH ORDINALITY AS e(r, n) ORDER BY n`;
+    FROM jsonb_array_elements(${JSON.stringify(rows.map((r) => valuesOf(r).map(wellFormed)))}::text::jsonb) WITH ORDINALITY AS e(r, n) ORDER BY n`;
 /** Text as the database stores it: half a surrogate pair (a preview cut mid-character) is U+FFFD, as a parameter's UTF-8 gives it, where JSON's escape for it is refused. */
 const wellFormed = (v: unknown) => (typeof v === "string" ? v.toWellFormed() : v);
 /** A row's values in the order of the columns above. */
@@ -111,19 +150,30 @@ export class AuditLog {
 
   constructor(private readonly rt: Runtime) {}
 
-  /** Removes entries older than HEARTH_AUDIT_DAYS (0 keeps them all); run at most once a day, with a batch. */
+  /**
+   * Removes entries older than HEARTH_AUDIT_DAYS (0 keeps them all); run at
+   * most once a day, with a batch. By id, as the log has no index on the
+   * time: every entry below the first one young enough to keep goes (ids
+   * are given in the order entries are written, so that is the old ones; a
+   * read's entry held a moment longer than a write's after it goes a day
+   * later). The newest entry always stays, old or not: SQLite counts the
+   * next id from it, so an emptied log would give its ids again (the table
+   * refuses its removal too, migrations/0001_no_time_index.sql).
+   */
   async prune(now = this.rt.clock.now().getTime()): Promise<number> {
     this.pruned = now;
     const days = Number(this.rt.config.HEARTH_AUDIT_DAYS ?? "90");
     if (!(days > 0)) return 0;
-    const gone = await this.rt.store.write(() => this.rt.store.wdb.delete(auditLog).where(lt(auditLog.at, now - days * DAY_MS)).run());
+    const keepFrom = sql`coalesce((SELECT id FROM audit_log WHERE at >= ${now - days * DAY_MS} ORDER BY id LIMIT 1), (SELECT max(id) FROM audit_log))`;
+    const gone = await this.rt.store.write(() => this.rt.store.wdb.delete(auditLog).where(lt(auditLog.id, keepFrom)).run());
     return (gone as { changes?: number }).changes ?? 0;
   }
 
-  /** Prepared inserts on the writer by the number of rows they take (1 to ROWS_PER_INSERT). */
+  /** Prepared inserts on the writer, by the number of rows they take (1 to ROWS_PER_INSERT) and the columns they bind once (see sqliteInsert). */
   private statements = new Map<number, Statement>();
-  /** The values of the rows one statement inserts, reused from batch to batch. */
+  /** The values of the rows one statement inserts, and the parameters it is given, reused from batch to batch. */
   private values: unknown[] = [];
+  private params: unknown[] = [];
 
   /**
    * Inserts rows in the write transaction in progress. On SQLite through
@@ -131,6 +181,11 @@ export class AuditLog {
    * query builder costs more per row than the insert itself, and a statement
    * taking many rows at once costs less per row than one run for each (one
    * crossing into SQLite, one walk down each index, for ROWS_PER_INSERT rows).
+   * Columns holding one value in every row of a full statement (the caller,
+   * the method, the outcome: most of a batch comes from a few clients) have
+   * it bound once (SHARED_GROUPS): binding a string costs SQLite's copy of
+   * it, a good part of what an entry cost to write when each was bound in
+   * every row.
    */
   private async insert(rows: AuditRow[]): Promise<void> {
     const store = this.rt.store;
@@ -140,18 +195,42 @@ export class AuditLog {
       for (let i = 0; i < rows.length; i += BATCH) await store.wdb.run(pgInsertMany(rows.slice(i, i + BATCH)));
       return;
     }
-    const values = this.values;
+    const { values, params } = this;
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const n = Math.min(ROWS_PER_INSERT, rows.length - i);
-      let st = this.statements.get(n);
-      if (!st) this.statements.set(n, (st = store.writer.prepare(`${SQLITE_INSERT} ${Array(n).fill(ROW_PLACES).join(", ")}`)));
       values.length = 0;
       for (let j = i; j < i + n; j++) pushValues(values, rows[j]);
+      // The last, shorter statement of a batch binds every value: its size changes from batch to batch, and so would its statement.
+      let shared = 0;
+      if (n === ROWS_PER_INSERT) {
+        let same = 0;
+        for (let c = 0; c < WIDTH; c++) {
+          const v = values[c];
+          let all = true;
+          for (let at = c + WIDTH; all && at < values.length; at += WIDTH) all = values[at] === v;
+          if (all) same |= 1 << c;
+        }
+        for (const g of SHARED_GROUPS) if ((same & g) === g) shared |= g;
+      }
+      params.length = 0;
+      for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) params.push(values[c]);
+      for (let at = 0; at < values.length; at += WIDTH) for (let c = 0; c < WIDTH; c++) if (!(shared & (1 << c))) params.push(values[at + c]);
+      const key = n * (1 << WIDTH) + shared;
+      let st = this.statements.get(key);
+      if (!st) {
+        if (this.statements.size >= STATEMENTS_KEPT) {
+          const [oldest, old] = this.statements.entries().next().value!;
+          old.finalize();
+          this.statements.delete(oldest);
+        }
+        this.statements.set(key, (st = store.writer.prepare(sqliteInsert(n, shared))));
+      }
       try {
-        st.run(...(values as [string]));
+        st.run(...(params as [string]));
       } finally {
         // Nothing of a batch stays reachable from here once it is written.
         values.length = 0;
+        params.length = 0;
       }
     }
   }

@@ -1,12 +1,17 @@
 // The record of every call the instance answered or refused: one row per
 // call, on every surface, nested ones included. Rows are never changed; old
-// ones are removed only by the retention sweep (HEARTH_AUDIT_DAYS).
+// ones are removed only by the retention sweep (HEARTH_AUDIT_DAYS), oldest
+// first by id: ids are given in the order entries are written, so the log
+// needs no index on the time (each one a cost on every entry written), and
+// no AUTOINCREMENT (its counter row rewritten by every insert): the sweep
+// never removes the newest entry, from which SQLite counts the next id, so
+// an id is never given twice (see core/audit/log.ts).
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const auditLog = sqliteTable(
   "audit_log",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    id: integer("id").primaryKey(),
     /** Milliseconds since the epoch, when the call ended. */
     at: integer("at").notNull(),
     /** The call's id (the request id a refusal carries); a nested call's extends its parent's. */
@@ -37,5 +42,5 @@ export const auditLog = sqliteTable(
     /** Who let the call through: "policy" (its scope allowed it), "nobody" (refused); a person's name once approvals exist. */
     approved: text("approved").notNull(),
   },
-  (t) => [index("audit_log_account").on(t.account, t.id), index("audit_log_at").on(t.at)],
+  (t) => [index("audit_log_account").on(t.account, t.id)],
 );
