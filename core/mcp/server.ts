@@ -145,6 +145,32 @@ export const mcpRequests = {
   "resources/read": (rt: Runtime, c: McpCallContext, params: unknown) => readResource(rt, c, (params as { uri: string }).uri),
 };
 
+type TaskParams = { taskId: string; cursor?: string } | undefined;
+
+/**
+ * 2025-11-25's task requests, by method: the SDK 1.x server of an HTTP
+ * session and the SDK 2.x server of a 2025 connection over stdio register
+ * these same functions. Each task is looked up for the credential calling.
+ */
+export const tasks2025 = {
+  "tasks/get": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) =>
+    task2025(await advance(rt, c.caller, await ownTask(rt, c.caller, (params as TaskParams)?.taskId), c.baseUrl)),
+  "tasks/result": async (rt: Runtime, c: McpCallContext, params: unknown, signal?: AbortSignal) =>
+    resultOf(await settled(rt, c.caller, await ownTask(rt, c.caller, (params as TaskParams)?.taskId), c.baseUrl, signal)),
+  "tasks/list": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) => {
+    const page = await listTasks(rt, c.caller, (params as TaskParams)?.cursor);
+    return { tasks: page.rows.map(task2025), ...(page.next ? { nextCursor: page.next } : {}) };
+  },
+  "tasks/cancel": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) => {
+    const t = await ownTask(rt, c.caller, (params as TaskParams)?.taskId);
+    if (!(await cancelTask(rt, t))) {
+      const now = await ownTask(rt, c.caller, t.id);
+      throw new RpcError(INVALID_PARAMS, isTerminal(now) ? `Cannot cancel task: already in terminal status '${now.status}'` : "Cannot cancel task: its call is running now, and finishes", { taskId: t.id });
+    }
+    return task2025(await ownTask(rt, c.caller, t.id));
+  },
+};
+
 /** The one field an approval asks in form mode. */
 export const APPROVE_FORM = { type: "object" as const, properties: { approve: { type: "boolean" as const, title: "Approve", description: "Let this call go ahead" } }, required: ["approve"] };
 
@@ -180,27 +206,9 @@ export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => mcpRequests["resources/templates/list"](rt, context(extra), req.params));
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => mcpRequests["resources/read"](rt, context(extra), req.params));
   // 2025-11-25's tasks: each looked up for the credential calling, whichever session or instance made it.
-  server.setRequestHandler(GetTaskRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    return task2025(await advance(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl));
-  });
-  server.setRequestHandler(GetTaskPayloadRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    return resultOf(await settled(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl, extra.signal)) as never;
-  });
-  server.setRequestHandler(ListTasksRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    const page = await listTasks(rt, c.caller, req.params?.cursor);
-    return { tasks: page.rows.map(task2025), ...(page.next ? { nextCursor: page.next } : {}) };
-  });
-  server.setRequestHandler(CancelTaskRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    const t = await ownTask(rt, c.caller, req.params.taskId);
-    if (!(await cancelTask(rt, t))) {
-      const now = await ownTask(rt, c.caller, t.id);
-      throw new RpcError(INVALID_PARAMS, isTerminal(now) ? `Cannot cancel task: already in terminal status '${now.status}'` : "Cannot cancel task: its call is running now, and finishes", { taskId: t.id });
-    }
-    return task2025(await ownTask(rt, c.caller, t.id));
-  });
+  server.setRequestHandler(GetTaskRequestSchema, (req, extra) => tasks2025["tasks/get"](rt, context(extra), req.params, extra.signal));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (req, extra) => tasks2025["tasks/result"](rt, context(extra), req.params, extra.signal) as never);
+  server.setRequestHandler(ListTasksRequestSchema, (req, extra) => tasks2025["tasks/list"](rt, context(extra), req.params, extra.signal));
+  server.setRequestHandler(CancelTaskRequestSchema, (req, extra) => tasks2025["tasks/cancel"](rt, context(extra), req.params, extra.signal));
   return server;
 }
