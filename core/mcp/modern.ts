@@ -27,9 +27,9 @@ import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
 import type { RoundTrip } from "../policy/approvals.ts";
-import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, tasks2025, withClient, type McpCallContext } from "./server.ts";
+import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, taskNotifier, tasks2025, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
-import { advance, cancelTask, MISSING_CAPABILITY, ownTask, task2026, TASKS_EXTENSION } from "./tasks.ts";
+import { advance, cancelTask, MISSING_CAPABILITY, ownTask, task2026, TASKS_EXTENSION, type TaskNotify } from "./tasks.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
@@ -47,11 +47,16 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
+  // A 2025 connection (stdio's, opened with initialize) is told of its tasks' changes on the connection itself. A
+  // 2026-07-28 request stands alone, with no connection to tell later: the Tasks extension sends a task's status only to
+  // a client listening on subscriptions/listen, which this server does not offer, so such a client polls tasks/get.
+  const notifyTask = era.era === "legacy" ? taskNotifier(rt, server) : undefined;
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
     server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
-      const run = (c: McpCallContext): unknown => {
+      const run = (given: McpCallContext): unknown => {
         const client = clientOf(server, x);
+        const c = notifyTask ? { ...given, notifyTask } : given;
         // A client that can poll a task is given one for a long wait, rather than asked in the answer.
         if (method === "tools/call" && pollsTasks(client)) return answer(rt, { ...withClient(c, client), tasks: true }, req.params);
         const asked = method === "tools/call" ? roundTripOf(client, x?.mcpReq, c.baseUrl) : null;
@@ -69,13 +74,13 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
       return c instanceof Promise ? c.then(run, refused) : run(c);
     }) as never);
   // A connection that opened with initialize (stdio's 2025 era) has 2025-11-25's tasks; a 2026-07-28 one the extension's.
-  if (era.era === "legacy") registerTasks2025(server, rt, contextOf, era);
+  if (era.era === "legacy") registerTasks2025(server, rt, contextOf, era, notifyTask!);
   else registerTasks(rt, server, contextOf, era);
   return server;
 }
 
 /** 2025-11-25's tasks/get, tasks/result, tasks/list and tasks/cancel on an SDK 2.x server, the same functions the 1.x sessions use. */
-function registerTasks2025(server: Server, rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext) {
+function registerTasks2025(server: Server, rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext, notifyTask: TaskNotify) {
   // 2025-11-25's spec methods, which the SDK 2.x types leave to the Tasks extension; its 2025 codec knows them.
   const on = server.setRequestHandler.bind(server) as unknown as (method: string, handler: (req: { params?: unknown }, x?: HandlerContext) => Promise<unknown>) => void;
   for (const [method, answer] of Object.entries(tasks2025))
@@ -87,7 +92,7 @@ function registerTasks2025(server: Server, rt: Runtime, contextOf: (era: McpRequ
         // A token revoked or expired since: refused as any other request is.
         return callerRefused(method, e);
       }
-      return answer(rt, withClient(c, clientOf(server, x)), req.params, x?.mcpReq?.signal);
+      return answer(rt, { ...withClient(c, clientOf(server, x)), notifyTask }, req.params, x?.mcpReq?.signal);
     });
 }
 

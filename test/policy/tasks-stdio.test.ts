@@ -3,7 +3,7 @@
 // call answers at once with a task; the owner approves on the serving
 // instance beside it (the same data folder and database), and the stdio
 // process runs the call on the poll that finds it approved: the mail goes
-// once and is charged once.
+// once and is charged once, and the connection is told of each change.
 import "../mcp/patient.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { mailOf } from "../../core/mail/index.ts";
 import { PATIENT } from "../mcp/client.ts";
 import { startHeld, type Held } from "./held.ts";
@@ -40,6 +40,9 @@ test("over stdio, a held call is a task: approved by the owner, the stdio proces
     stderr: "pipe",
   });
   const client = new Client({ name: "hearth-stdio-tasks", version: "1.0.0" });
+  // Told of each change on the connection (notifications/tasks/status), checked against the spec's schema by the SDK.
+  const told: any[] = [];
+  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void told.push(n.params));
   await client.connect(transport, PATIENT);
   try {
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
@@ -69,6 +72,9 @@ test("over stdio, a held call is a task: approved by the owner, the stdio proces
     expect((await held.relay.next()).to).toEqual(["erin@example.com"]);
     const id = seen[0].task.taskId;
     expect((await client.experimental.tasks.getTask(id, PATIENT)).status).toBe("completed");
+    // The connection was told the call ran and settled, as polling found (the notification may come after the result).
+    while (!told.some((p) => p.taskId === id && p.status === "completed")) await Bun.sleep(20);
+    expect(told.filter((p) => p.taskId === id).at(-1)).toMatchObject({ status: "completed", statusMessage: "Done: the call ran and its result is ready." });
     expect((await held.charged()).slice(before.length)).toEqual([["mail/send", -4]]);
     expect(await held.h.rows("SELECT id FROM mail_outbox WHERE recipient = 'erin@example.com'")).toHaveLength(1);
   } finally {
