@@ -27,9 +27,9 @@ import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
 import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
 import type { RoundTrip } from "../policy/approvals.ts";
-import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, withClient, type McpCallContext } from "./server.ts";
+import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, taskNotifier, tasks2025, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
-import { advance, cancelTask, MISSING_CAPABILITY, ownTask, task2026, TASKS_EXTENSION } from "./tasks.ts";
+import { advance, cancelTask, MISSING_CAPABILITY, ownTask, task2026, TASKS_EXTENSION, type TaskNotify } from "./tasks.ts";
 import { inFilter, toolTable } from "./tools.ts";
 
 // Only used for elicitation, which this server never asks for; one instance spares building Ajv per request.
@@ -47,11 +47,16 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
+  // A 2025 connection (stdio's, opened with initialize) is told of its tasks' changes on the connection itself. A
+  // 2026-07-28 request stands alone, with no connection to tell later: the Tasks extension sends a task's status only to
+  // a client listening on subscriptions/listen, which this server does not offer, so such a client polls tasks/get.
+  const notifyTask = era.era === "legacy" ? taskNotifier(rt, server) : undefined;
   for (const [method, answer] of Object.entries(mcpRequests))
     // The table's methods are all ones the SDK knows; their results have the shapes it expects.
     server.setRequestHandler(method as "tools/list", ((req: { params?: unknown }, x?: HandlerContext) => {
-      const run = (c: McpCallContext): unknown => {
+      const run = (given: McpCallContext): unknown => {
         const client = clientOf(server, x);
+        const c = notifyTask ? { ...given, notifyTask } : given;
         // A client that can poll a task is given one for a long wait, rather than asked in the answer.
         if (method === "tools/call" && pollsTasks(client)) return answer(rt, { ...withClient(c, client), tasks: true }, req.params);
         const asked = method === "tools/call" ? roundTripOf(client, x?.mcpReq, c.baseUrl) : null;
@@ -68,15 +73,38 @@ export function createEraServer(rt: Runtime, contextOf: (era: McpRequestContext)
       }
       return c instanceof Promise ? c.then(run, refused) : run(c);
     }) as never);
-  registerTasks(rt, server, contextOf, era);
+  // A connection that opened with initialize (stdio's 2025 era) has 2025-11-25's tasks; a 2026-07-28 one the extension's.
+  if (era.era === "legacy") registerTasks2025(server, rt, contextOf, era, notifyTask!);
+  else registerTasks(rt, server, contextOf, era);
   return server;
 }
 
+/** 2025-11-25's tasks/get, tasks/result, tasks/list and tasks/cancel on an SDK 2.x server, the same functions the 1.x sessions use. */
+function registerTasks2025(server: Server, rt: Runtime, contextOf: (era: McpRequestContext) => McpCallContext | Promise<McpCallContext>, era: McpRequestContext, notifyTask: TaskNotify) {
+  // 2025-11-25's spec methods, which the SDK 2.x types leave to the Tasks extension; its 2025 codec knows them.
+  const on = server.setRequestHandler.bind(server) as unknown as (method: string, handler: (req: { params?: unknown }, x?: HandlerContext) => Promise<unknown>) => void;
+  for (const [method, answer] of Object.entries(tasks2025))
+    on(method, async (req, x) => {
+      let c: McpCallContext;
+      try {
+        c = await contextOf(era);
+      } catch (e) {
+        // A token revoked or expired since: refused as any other request is.
+        return callerRefused(method, e);
+      }
+      return answer(rt, { ...withClient(c, clientOf(server, x)), notifyTask }, req.params, x?.mcpReq?.signal);
+    });
+}
+
 /**
- * The SDK's server, letting a tools/call answer with a task. The SDK checks a
- * tools/call result as a CallToolResult, and would give a task the empty
- * `content` a result without one gets: the task goes round that check, which
- * sees an empty result in its place, and is answered as it was made.
+ * The SDK's server, letting a tools/call answer with a task: 2026-07-28's
+ * `resultType: "task"`, or 2025-11-25's CreateTaskResult (`{task}`, the
+ * answer to a call made with `task`, which a 2025 connection over stdio gets
+ * from this server). The SDK checks a tools/call result as a CallToolResult,
+ * and refuses one that carries `task` without `content` (or would give a
+ * 2026 task the empty `content` a result without one gets): the task goes
+ * round that check, which sees an empty result in its place, and is
+ * answered as it was made.
  */
 class EraServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server["_wrapHandler"]>[1]): ReturnType<Server["_wrapHandler"]> {
@@ -84,7 +112,7 @@ class EraServer extends Server {
     const tasks = new WeakMap<object, Awaited<ReturnType<typeof handler>>>();
     const checked = super._wrapHandler(method, async (req, ctx) => {
       const out = await handler(req, ctx);
-      if ((out as { resultType?: unknown }).resultType !== "task") return out;
+      if (!isTaskAnswer(out)) return out;
       tasks.set(ctx, out);
       return { content: [] };
     });
@@ -94,6 +122,9 @@ class EraServer extends Server {
     };
   }
 }
+
+/** A tools/call answer that is a task: 2026-07-28's, or 2025-11-25's CreateTaskResult (a `task` and no `content`). */
+const isTaskAnswer = (out: unknown): boolean => isRecord(out) && (out.resultType === "task" || (isRecord(out.task) && out.content === undefined));
 
 /** Whether the client declared the Tasks extension on this request. */
 const pollsTasks = (client: ClientCapabilities | undefined) => isRecord(client?.extensions) && isRecord(client.extensions[TASKS_EXTENSION]);
@@ -162,7 +193,7 @@ function callerRefused(method: string, e: unknown): CallToolResult {
   throw new RpcError(UNAUTHORIZED, err.message, body);
 }
 
-type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown>; requestState?: () => unknown } };
+type HandlerContext = { mcpReq?: { envelope?: Record<string, unknown>; inputResponses?: Record<string, unknown>; requestState?: () => unknown; signal?: AbortSignal } };
 
 /** The key of the one input request an approval asks, and the prefix of the state naming it. */
 const APPROVAL = "approval";

@@ -29,7 +29,7 @@ import type { Runtime } from "../runtime.ts";
 import { approvalSeconds, type RoundTrip } from "../policy/approvals.ts";
 import { linkTools, listViews, readView, rendersApps, UI_EXTENSION, uiTool, viewResult } from "./apps.ts";
 import { callTool } from "./call.ts";
-import { advance, callAsTask, cancelTask, isTerminal, listTasks, ownTask, resultOf, settled, task2025, TASKS_EXTENSION } from "./tasks.ts";
+import { advance, callAsTask, cancelTask, isTerminal, listTasks, ownTask, resultOf, settled, task2025, TASKS_EXTENSION, type TaskNotify, type TaskRow } from "./tasks.ts";
 import { callDiscoveryTool, discoveryTools, isDiscoveryTool, type ToolsMode } from "./discover.ts";
 import { INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from "./rpc.ts";
 import { inFilter, visibleTools, toolTable } from "./tools.ts";
@@ -49,6 +49,8 @@ export interface McpCallContext {
   roundTrip?: RoundTrip;
   /** A 2026-07-28 client that declared the Tasks extension: a call that would wait on the owner answers with a task. */
   tasks?: boolean;
+  /** A receiver with a way to tell its client (a 2025-11-25 session's stream, stdio): its tasks' changes are sent as notifications/tasks/status. */
+  notifyTask?: TaskNotify;
 }
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -80,7 +82,7 @@ export function callToolRequest(rt: Runtime, c: McpCallContext, params: CallTool
     // A client that can poll is given a task rather than held while the owner decides (core/mcp/tasks.ts); a task's answer is the task, whatever views the client renders.
     const task = (params as { task?: { ttl?: number } }).task;
     if ((task || c.tasks) && entry && inFilter(entry, c.filter))
-      return callAsTask(rt, { caller: c.caller, baseUrl: c.baseUrl, entry, args: params.arguments, meta: params._meta, ttl: task?.ttl }, task ? "2025" : "2026") as Promise<CallToolResult>;
+      return callAsTask(rt, { caller: c.caller, baseUrl: c.baseUrl, entry, args: params.arguments, meta: params._meta, ttl: task?.ttl, notify: task ? c.notifyTask : undefined }, task ? "2025" : "2026") as Promise<CallToolResult>;
     if (rendersApps(c, params._meta)) return callAppsTool(rt, c, params);
     // The everyday call, made without a turn of its own: callTool's promise is the answer.
     if (!entry || !inFilter(entry, c.filter)) throw noTool(params.name);
@@ -145,6 +147,44 @@ export const mcpRequests = {
   "resources/read": (rt: Runtime, c: McpCallContext, params: unknown) => readResource(rt, c, (params as { uri: string }).uri),
 };
 
+type TaskParams = { taskId: string; cursor?: string } | undefined;
+
+/**
+ * 2025-11-25's task requests, by method: the SDK 1.x server of an HTTP
+ * session and the SDK 2.x server of a 2025 connection over stdio register
+ * these same functions. Each task is looked up for the credential calling.
+ */
+export const tasks2025 = {
+  "tasks/get": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) =>
+    task2025(await advance(rt, c.caller, await ownTask(rt, c.caller, (params as TaskParams)?.taskId), c.baseUrl, c.notifyTask)),
+  "tasks/result": async (rt: Runtime, c: McpCallContext, params: unknown, signal?: AbortSignal) =>
+    resultOf(await settled(rt, c.caller, await ownTask(rt, c.caller, (params as TaskParams)?.taskId), c.baseUrl, signal, c.notifyTask)),
+  "tasks/list": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) => {
+    const page = await listTasks(rt, c.caller, (params as TaskParams)?.cursor);
+    return { tasks: page.rows.map(task2025), ...(page.next ? { nextCursor: page.next } : {}) };
+  },
+  "tasks/cancel": async (rt: Runtime, c: McpCallContext, params: unknown, _signal?: AbortSignal) => {
+    const t = await ownTask(rt, c.caller, (params as TaskParams)?.taskId);
+    if (!(await cancelTask(rt, t, c.notifyTask))) {
+      const now = await ownTask(rt, c.caller, t.id);
+      throw new RpcError(INVALID_PARAMS, isTerminal(now) ? `Cannot cancel task: already in terminal status '${now.status}'` : "Cannot cancel task: its call is running now, and finishes", { taskId: t.id });
+    }
+    return task2025(await ownTask(rt, c.caller, t.id));
+  },
+};
+
+/**
+ * 2025-11-25's notifications/tasks/status from a server with a way to its
+ * client: its params are the task as tasks/get shows it. Sent on the
+ * server's own stream (a session's GET stream, stdio), never tied to a
+ * request; dropped when the client has no stream open, as the spec allows
+ * (the notification is optional, and the client polls all the same).
+ */
+export function taskNotifier(rt: Runtime, server: { notification(n: { method: string; params: Record<string, unknown> }): Promise<void> }): TaskNotify {
+  return (t: TaskRow) =>
+    void server.notification({ method: "notifications/tasks/status", params: task2025(t) }).catch((e) => rt.log.info("task status not told", { task: t.id, error: String(e) }));
+}
+
 /** The one field an approval asks in form mode. */
 export const APPROVE_FORM = { type: "object" as const, properties: { approve: { type: "boolean" as const, title: "Approve", description: "Let this call go ahead" } }, required: ["approve"] };
 
@@ -164,13 +204,16 @@ export async function askAtClient(server: Server, q: { message: string; id: stri
   return r.action === "accept" && r.content?.approve === true;
 }
 
-export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
+/** `notifies`: the server keeps a session, whose client may hold a stream open for what the server tells it unasked. */
+export function createMcpServer(rt: Runtime, contextOf: ContextOf, o: { notifies?: boolean } = {}): Server {
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+  const notifyTask = o.notifies ? taskNotifier(rt, server) : undefined;
   // A session's client said at initialize what it supports; a stateless request says it in its own _meta.
   const context = (extra: Extra): McpCallContext => {
     const client = server.getClientCapabilities();
-    const c = withClient(contextOf(extra), client);
+    const base = withClient(contextOf(extra), client);
+    const c = notifyTask ? { ...base, notifyTask } : base;
     // A session's client that can be asked is asked on the session's own stream (its responses here are JSON, which carries nothing else).
     return client?.elicitation ? { ...c, ask: (q) => askAtClient(server, q, approvalSeconds(rt), c.baseUrl) } : c;
   };
@@ -180,27 +223,9 @@ export function createMcpServer(rt: Runtime, contextOf: ContextOf): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, (req, extra) => mcpRequests["resources/templates/list"](rt, context(extra), req.params));
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => mcpRequests["resources/read"](rt, context(extra), req.params));
   // 2025-11-25's tasks: each looked up for the credential calling, whichever session or instance made it.
-  server.setRequestHandler(GetTaskRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    return task2025(await advance(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl));
-  });
-  server.setRequestHandler(GetTaskPayloadRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    return resultOf(await settled(rt, c.caller, await ownTask(rt, c.caller, req.params.taskId), c.baseUrl, extra.signal)) as never;
-  });
-  server.setRequestHandler(ListTasksRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    const page = await listTasks(rt, c.caller, req.params?.cursor);
-    return { tasks: page.rows.map(task2025), ...(page.next ? { nextCursor: page.next } : {}) };
-  });
-  server.setRequestHandler(CancelTaskRequestSchema, async (req, extra) => {
-    const c = context(extra);
-    const t = await ownTask(rt, c.caller, req.params.taskId);
-    if (!(await cancelTask(rt, t))) {
-      const now = await ownTask(rt, c.caller, t.id);
-      throw new RpcError(INVALID_PARAMS, isTerminal(now) ? `Cannot cancel task: already in terminal status '${now.status}'` : "Cannot cancel task: its call is running now, and finishes", { taskId: t.id });
-    }
-    return task2025(await ownTask(rt, c.caller, t.id));
-  });
+  server.setRequestHandler(GetTaskRequestSchema, (req, extra) => tasks2025["tasks/get"](rt, context(extra), req.params, extra.signal));
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (req, extra) => tasks2025["tasks/result"](rt, context(extra), req.params, extra.signal) as never);
+  server.setRequestHandler(ListTasksRequestSchema, (req, extra) => tasks2025["tasks/list"](rt, context(extra), req.params, extra.signal));
+  server.setRequestHandler(CancelTaskRequestSchema, (req, extra) => tasks2025["tasks/cancel"](rt, context(extra), req.params, extra.signal));
   return server;
 }

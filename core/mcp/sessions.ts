@@ -32,7 +32,7 @@ export class McpSessions {
   /** A fresh session-keeping transport; it is registered once its initialize request is accepted. */
   async open(): Promise<WebStandardStreamableHTTPServerTransport> {
     this.sweep();
-    const server = createMcpServer(this.rt, this.contextOf);
+    const server = createMcpServer(this.rt, this.contextOf, { notifies: true });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,

@@ -19,6 +19,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
+import { invalid } from "../errors.ts";
 import { approvalSeconds, type Approval, type RoundTrip } from "../policy/approvals.ts";
 import { approvals, mcpTasks } from "../policy/schema.ts";
 import { callTool } from "./call.ts";
@@ -43,6 +44,14 @@ export type TaskRow = typeof mcpTasks.$inferSelect;
 export type Era = "2025" | "2026";
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+
+/**
+ * Tells the client a task changed (2025-11-25's notifications/tasks/status):
+ * set for a receiver that has a way to send it one (a session's stream,
+ * stdio). The spec makes the notification optional and has clients poll
+ * all the same, so one that cannot be delivered is dropped.
+ */
+export type TaskNotify = (t: TaskRow) => void;
 export const isTerminal = (t: TaskRow) => TERMINAL.has(t.status);
 
 /**
@@ -63,19 +72,47 @@ export async function credentialOf(rt: Runtime, caller: Caller): Promise<string 
   return (await rt.policies.of(caller)).credential;
 }
 
+/** Where a tools/call carries an x402 payment (the x402 MCP transport). */
+const X402_PAYMENT = "x402/payment";
+
+/**
+ * Why a call held as a task cannot carry an x402 payment. The payment is
+ * taken when the call runs, and a task runs on the client's first poll after
+ * the owner approves, which may be long after; the authorization the payer
+ * signed is good only for the instance's X402_MAX_TIMEOUT_SECONDS from when
+ * it was signed. Taken at once instead, it would pay for a call that may
+ * never run. So the call is refused before the owner is asked, and nothing
+ * is verified, taken or charged.
+ */
+function heldPayment(rt: Runtime) {
+  const good = Number(rt.config.X402_MAX_TIMEOUT_SECONDS || "120");
+  return invalid(
+    `_meta.${X402_PAYMENT}`,
+    `this call waits for the owner's approval (up to ${approvalSeconds(rt)} s, and a task runs on the poll after it), but an x402 payment is taken only when the call runs and its authorization is good for ${good} s from signing, so a call held as a task cannot carry one. Nothing was asked, done or charged, and the payment was not taken: call again without _meta "${X402_PAYMENT}" to pay from the account's credits once the owner approves`,
+  );
+}
+
 /**
  * The call's way to the owner when it runs as a task: the approval it makes
  * is caught rather than waited for (the request ends with a task instead).
+ * A call paying with x402 (in `meta`) is refused before it is asked.
  */
-export function taskTrip(): { trip: RoundTrip; asked: () => Approval | null } {
+export function taskTrip(rt: Runtime, meta?: Record<string, unknown>): { trip: RoundTrip; asked: () => Approval | null; refused: () => boolean } {
   let row: Approval | null = null;
+  let refused = false;
   return {
     trip: {
       want(r) {
         row = r;
       },
+      before() {
+        if (meta?.[X402_PAYMENT] === undefined || meta[X402_PAYMENT] === null) return;
+        refused = true;
+        throw heldPayment(rt);
+      },
     },
     asked: () => row,
+    refused: () => refused,
   };
 }
 
@@ -136,7 +173,7 @@ async function reread(rt: Runtime, id: string): Promise<TaskRow> {
  * time is up) the call runs, once, as the poller, and what it answered is
  * kept. A task still waiting, or being run by another poll, is returned as it is.
  */
-export async function advance(rt: Runtime, caller: Caller, task: TaskRow, baseUrl: string): Promise<TaskRow> {
+export async function advance(rt: Runtime, caller: Caller, task: TaskRow, baseUrl: string, notify?: TaskNotify): Promise<TaskRow> {
   if (task.status !== "working" || !task.approval) return task;
   const now = rt.clock.now().getTime();
   const asked = await rt.store.rdb.select().from(approvals).where(eq(approvals.id, task.approval)).get();
@@ -151,6 +188,7 @@ export async function advance(rt: Runtime, caller: Caller, task: TaskRow, baseUr
       .all(),
   );
   if (!claimed.length) return reread(rt, task.id);
+  notify?.(await reread(rt, task.id));
   let out: CallToolResult;
   const entry = toolTable(rt).byName.get(task.tool);
   if (!entry) out = refusal(`${task.tool} is no longer a tool here; nothing was done`, 404, "not_found");
@@ -168,7 +206,9 @@ export async function advance(rt: Runtime, caller: Caller, task: TaskRow, baseUr
       .run(),
   );
   rt.log.info("task settled", { account: task.account, task: task.id, tool: task.tool, error: out.isError === true });
-  return reread(rt, task.id);
+  const settledRow = await reread(rt, task.id);
+  notify?.(settledRow);
+  return settledRow;
 }
 
 /** A tool error in Hearth's one refusal shape. */
@@ -188,7 +228,7 @@ function messageOf(out: CallToolResult): string {
  * request withdrawn, so it never runs and nothing is charged. False when it
  * had already run, or begun to.
  */
-export async function cancelTask(rt: Runtime, task: TaskRow): Promise<boolean> {
+export async function cancelTask(rt: Runtime, task: TaskRow, notify?: TaskNotify): Promise<boolean> {
   if (task.status !== "working") return false;
   const now = rt.clock.now().getTime();
   const path = task.tool;
@@ -204,6 +244,7 @@ export async function cancelTask(rt: Runtime, task: TaskRow): Promise<boolean> {
   if (!changed.length) return false;
   if (task.approval) await rt.approvals?.withdraw(task.account, task.approval);
   rt.log.info("task cancelled", { account: task.account, task: task.id });
+  notify?.(await reread(rt, task.id));
   return true;
 }
 
@@ -212,14 +253,40 @@ export async function cancelTask(rt: Runtime, task: TaskRow): Promise<boolean> {
  * approval, then runs it; a task another request is running is looked at
  * again shortly.
  */
-export async function settled(rt: Runtime, caller: Caller, task: TaskRow, baseUrl: string, signal?: AbortSignal): Promise<TaskRow> {
-  let t = await advance(rt, caller, task, baseUrl);
+export async function settled(rt: Runtime, caller: Caller, task: TaskRow, baseUrl: string, signal?: AbortSignal, notify?: TaskNotify): Promise<TaskRow> {
+  let t = await advance(rt, caller, task, baseUrl, notify);
   while (!isTerminal(t) && !signal?.aborted) {
     if (t.status === "working" && t.approval) await rt.approvals?.until(t.approval);
     else await Bun.sleep(100);
-    t = await advance(rt, caller, await reread(rt, t.id), baseUrl);
+    t = await advance(rt, caller, await reread(rt, t.id), baseUrl, notify);
   }
   return t;
+}
+
+/** What a waiting task's message becomes once its approval is settled: the call runs on the client's next poll. */
+const DECIDED: Record<string, string> = {
+  approved: "Approved by the owner: the call runs on your next tasks/get or tasks/result.",
+  declined: "Declined by the owner: nothing runs; tasks/result gives the refusal.",
+  expired: "The owner's approval ran out of time: nothing runs; tasks/result gives the refusal.",
+};
+
+/**
+ * Tells the client when the owner answers a waiting task (or its time runs
+ * out), so it polls then rather than on its next interval. The call itself
+ * still runs on that poll, with the poller's credential: nothing runs here.
+ * A withdrawn approval is told by the cancel that withdrew it.
+ */
+function watch(rt: Runtime, t: TaskRow, notify: TaskNotify) {
+  if (!t.approval || !rt.approvals) return;
+  rt.approvals
+    .until(t.approval)
+    .then(async (a) => {
+      const message = a?.decision ? DECIDED[a.decision] : undefined;
+      const now = await rt.store.rdb.select().from(mcpTasks).where(eq(mcpTasks.id, t.id)).get();
+      // A task a poll already moved on was told of then.
+      if (message && now?.status === "working") notify({ ...now, statusMessage: message, updated: a!.decided ?? now.updated });
+    })
+    .catch((e) => rt.log.error("task watch failed", { task: t.id, error: String(e) }));
 }
 
 /** A credential's tasks still within their ttl, newest first, a page at a time (the cursor is where the next page starts). */
@@ -298,7 +365,7 @@ const IMMEDIATE = "io.modelcontextprotocol/model-immediate-response";
  */
 export async function callAsTask(
   rt: Runtime,
-  o: { caller: Caller; baseUrl: string; entry: MethodEntry; args: Record<string, unknown> | undefined; meta?: Record<string, unknown>; ttl?: number | null },
+  o: { caller: Caller; baseUrl: string; entry: MethodEntry; args: Record<string, unknown> | undefined; meta?: Record<string, unknown>; ttl?: number | null; notify?: TaskNotify },
   era: Era,
 ): Promise<Record<string, unknown>> {
   const credential = await credentialOf(rt, o.caller);
@@ -306,11 +373,17 @@ export async function callAsTask(
     if (era === "2026") return callTool(rt, { entry: o.entry, args: o.args, meta: o.meta, caller: o.caller, baseUrl: o.baseUrl });
     throw new RpcError(INVALID_PARAMS, "Invalid params: a task belongs to the credential that made it, so only a call made with a Bearer token can be one; call without `task`", { field: "task" });
   }
-  const { trip, asked } = taskTrip();
+  const { trip, asked, refused } = taskTrip(rt, o.meta);
   const out = await callTool(rt, { entry: o.entry, args: o.args, meta: o.meta, caller: o.caller, baseUrl: o.baseUrl, roundTrip: trip });
+  // A held call paying with x402: refused at the start, as a protocol error where the client asked for a task (2025-11-25), as the tool's refusal otherwise.
+  if (refused() && era === "2025") {
+    const body = out.structuredContent as { error: { message: string; field?: string } };
+    throw new RpcError(INVALID_PARAMS, `Invalid params: ${body.error.message}`, { field: body.error.field, error: body.error });
+  }
   const approval = asked();
   if (!approval && era === "2026") return out;
   const t = await openTask(rt, { caller: o.caller, credential, entry: o.entry, args: o.args, approval, result: approval ? null : out, ttl: o.ttl });
+  if (approval && o.notify) watch(rt, t, o.notify);
   if (era === "2026") return { resultType: "task", ...task2026(t) };
   const meta = approval ? { [IMMEDIATE]: `${o.entry.path} waits for the owner's approval; its result comes with task ${t.id}.` } : undefined;
   return { task: task2025(t), ...(meta ? { _meta: meta } : {}) };

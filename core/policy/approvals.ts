@@ -47,6 +47,8 @@ export interface RoundTrip {
   answered?: { approval: string; approve: boolean | null };
   /** A first round: the request ends asking the client this. */
   want(row: Approval, question: string): void;
+  /** Before a first round asks anything: throws to refuse the call there, with nothing asked of the owner. */
+  before?(): void;
 }
 
 /** The question put to the person at the client: what will happen, in plain words. */
@@ -112,6 +114,7 @@ export class Approvals {
         extra: { approval: "needed" },
       });
     if (a.roundTrip?.answered) return this.resume(a, a.roundTrip.answered);
+    a.roundTrip?.before?.();
     const now = rt.clock.now().getTime();
     const row: Approval = {
       id: newId(),

@@ -44,10 +44,15 @@ const OWN_WORDS: { word: string; where: RegExp }[] = [
 
 /**
  * MCP's own request names that happen to spell a method's path: the Tasks
- * extension's `tasks/update` (a task's input, core/mcp/modern.ts) is the
- * protocol's word, not the tasks service's method.
+ * extension's `tasks/update` (a task's input, core/mcp/modern.ts) and
+ * 2025-11-25's `tasks/list` (a credential's MCP tasks, in the table both
+ * eras' servers register, core/mcp/server.ts) are the protocol's words, not
+ * the tasks service's methods.
  */
-const OWN_METHODS: { method: string; where: RegExp }[] = [{ method: "tasks/update", where: /^core\/mcp\/modern\.ts$/ }];
+const OWN_METHODS: { method: string; where: RegExp }[] = [
+  { method: "tasks/update", where: /^core\/mcp\/modern\.ts$/ },
+  { method: "tasks/list", where: /^core\/mcp\/server\.ts$/ },
+];
 
 /** Places where a string can only mean a service, whatever the word: `service: "x"`, `registry.get("x", …)`, `ctx.call("x", …)`. */
 const SERVICE_SLOT = /(?:registry|plugins)\.(?:get|has)$|makeIndex$|\bcall$|dispatch$/;

@@ -12,6 +12,8 @@ import { startSink } from "../mail/sink.ts";
 export interface Held {
   h: Hearth;
   relay: Awaited<ReturnType<typeof startSink>>;
+  /** The settings it was started with (mail relay, approvals' time), for a `hearth` process on the same instance. */
+  env: Record<string, string>;
   /** alice, signed in: the owner. */
   s: Signed;
   /** A POST with alice's session and its CSRF token, as her pages send it. */
@@ -35,7 +37,7 @@ export interface Held {
  */
 export async function startHeld(o: { approvalSeconds: number; clock?: Clock; dataDir?: string }): Promise<Held> {
   const relay = await startSink();
-  const env = {
+  const env: Record<string, string> = {
     HEARTH_SIGNUP: "open",
     HEARTH_METER_ACCOUNTS: "all",
     MAIL_DOMAIN: "example.test",
@@ -44,7 +46,7 @@ export async function startHeld(o: { approvalSeconds: number; clock?: Clock; dat
     HEARTH_APPROVAL_SECONDS: String(o.approvalSeconds),
   };
   const start = () => startHearth({ env, clock: o.clock, dataDir: o.dataDir });
-  const held = { relay } as Held;
+  const held = { relay, env } as Held;
   held.h = await start();
   held.s = await signUp(held.h, "alice");
   await held.h.grant("alice", 100);
