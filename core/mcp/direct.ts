@@ -9,7 +9,7 @@
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
+import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, membersWithin, toolResultJson } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
 function acceptable(req: Request): boolean {
@@ -50,7 +50,7 @@ const answers = new Map<unknown, Answer>([
 function plainCallParams(msg: unknown): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } | null {
   if (!isRecord(msg) || !isRecord(msg.params)) return null;
   const p = msg.params;
-  for (const k in p) if (!CALL_PARAMS.has(k)) return null;
+  if (!membersWithin(p, CALL_PARAMS)) return null;
   if (typeof p.name !== "string") return null;
   if (p.arguments !== undefined && !isRecord(p.arguments)) return null;
   if (p._meta !== undefined && !isRecord(p._meta)) return null;
@@ -66,7 +66,7 @@ function plainCallParams(msg: unknown): { name: string; arguments?: Record<strin
  * is left to the SDK, so this may refuse more than the schema but never less.
  */
 function isPlainRequest(m: Record<string, unknown>): boolean {
-  for (const k in m) if (!ENVELOPE.has(k)) return false;
+  if (!membersWithin(m, ENVELOPE)) return false;
   if (m.jsonrpc !== "2.0") return false;
   if (typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return false;
   return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
