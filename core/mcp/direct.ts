@@ -97,14 +97,36 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
   const answer = answers.get((msg as { method?: unknown }).method);
   if (!answer) return null;
   if (!isPlainRequest(msg as Record<string, unknown>) || !acceptable(req)) return null;
-  const id = (msg as { id: string | number }).id;
   let pending: Promise<unknown> | null;
   try {
     pending = answer(rt, ctx, msg);
   } catch (e) {
     pending = Promise.reject(e);
   }
-  if (!pending) return null;
+  return pending && answered(pending, (msg as { id: string | number }).id, sessionId);
+}
+
+/**
+ * The everyday 2025 tools/call alone, answered as directAnswer answers it:
+ * params of the plain form with no `_meta` in use, so nothing in the message
+ * claims the 2026-07-28 envelope or needs the SDK's schema, and no check
+ * /mcp makes before directAnswer could refuse it. Null for anything else.
+ */
+export function everydayCall(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
+  if (!isRecord(msg) || msg.method !== "tools/call" || !isPlainRequest(msg)) return null;
+  const plain = plainCallParams(msg);
+  if (!plain || !acceptable(req)) return null;
+  let pending: Promise<unknown>;
+  try {
+    pending = callToolRequest(rt, ctx, plain);
+  } catch (e) {
+    pending = Promise.reject(e);
+  }
+  return answered(pending, msg.id as string | number, sessionId);
+}
+
+/** The JSON-RPC answer to a request answered here, once its result (or refusal) is in. */
+function answered(pending: Promise<unknown>, id: string | number, sessionId: string | undefined): Promise<Response> {
   const headers = sessionId === undefined ? ANSWER_HEADERS : sessionHeaders(sessionId);
   return pending.then(
     (result) => {
