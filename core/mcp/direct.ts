@@ -9,7 +9,7 @@
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
+import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, membersWithin, toolResultJson } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
 function acceptable(req: Request): boolean {
@@ -50,7 +50,7 @@ const answers = new Map<unknown, Answer>([
 function plainCallParams(msg: unknown): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } | null {
   if (!isRecord(msg) || !isRecord(msg.params)) return null;
   const p = msg.params;
-  for (const k in p) if (!CALL_PARAMS.has(k)) return null;
+  if (!membersWithin(p, CALL_PARAMS)) return null;
   if (typeof p.name !== "string") return null;
   if (p.arguments !== undefined && !isRecord(p.arguments)) return null;
   if (p._meta !== undefined && !isRecord(p._meta)) return null;
@@ -66,7 +66,7 @@ function plainCallParams(msg: unknown): { name: string; arguments?: Record<strin
  * is left to the SDK, so this may refuse more than the schema but never less.
  */
 function isPlainRequest(m: Record<string, unknown>): boolean {
-  for (const k in m) if (!ENVELOPE.has(k)) return false;
+  if (!membersWithin(m, ENVELOPE)) return false;
   if (m.jsonrpc !== "2.0") return false;
   if (typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return false;
   return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
@@ -97,14 +97,36 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
   const answer = answers.get((msg as { method?: unknown }).method);
   if (!answer) return null;
   if (!isPlainRequest(msg as Record<string, unknown>) || !acceptable(req)) return null;
-  const id = (msg as { id: string | number }).id;
   let pending: Promise<unknown> | null;
   try {
     pending = answer(rt, ctx, msg);
   } catch (e) {
     pending = Promise.reject(e);
   }
-  if (!pending) return null;
+  return pending && answered(pending, (msg as { id: string | number }).id, sessionId);
+}
+
+/**
+ * The everyday 2025 tools/call alone, answered as directAnswer answers it:
+ * params of the plain form with no `_meta` in use, so nothing in the message
+ * claims the 2026-07-28 envelope or needs the SDK's schema, and no check
+ * /mcp makes before directAnswer could refuse it. Null for anything else.
+ */
+export function everydayCall(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
+  if (!isRecord(msg) || msg.method !== "tools/call" || !isPlainRequest(msg)) return null;
+  const plain = plainCallParams(msg);
+  if (!plain || !acceptable(req)) return null;
+  let pending: Promise<unknown>;
+  try {
+    pending = callToolRequest(rt, ctx, plain);
+  } catch (e) {
+    pending = Promise.reject(e);
+  }
+  return answered(pending, msg.id as string | number, sessionId);
+}
+
+/** The JSON-RPC answer to a request answered here, once its result (or refusal) is in. */
+function answered(pending: Promise<unknown>, id: string | number, sessionId: string | undefined): Promise<Response> {
   const headers = sessionId === undefined ? ANSWER_HEADERS : sessionHeaders(sessionId);
   return pending.then(
     (result) => {

@@ -5,13 +5,13 @@ import { CORS_HEADERS } from "../http/cors.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { answerTemplate } from "../http/respond.ts";
 import { structuredText } from "./call.ts";
-import { isRecord } from "./rpc.ts";
+import { isRecord, membersWithin, type Members } from "./rpc.ts";
 
 /** The members of a request in its everyday form; any other leaves the message to the SDK. */
-export const ENVELOPE = new Set(["jsonrpc", "id", "method", "params"]);
+export const ENVELOPE: Members = ["jsonrpc", "id", "method", "params"];
 /** The members of tools/call params in their everyday form. */
-export const CALL_PARAMS = new Set(["name", "arguments", "_meta"]);
-export { isRecord };
+export const CALL_PARAMS: Members = ["name", "arguments", "_meta"];
+export { isRecord, membersWithin };
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 /** Whether a Content-Type names JSON (application/json, or a +json type); the form every client sends is told without the expression. */
@@ -30,7 +30,7 @@ export const ANSWER_HEADERS = answerTemplate({ "content-type": "application/json
 export function toolResultJson(r: CallToolResult, tail?: (meta: Record<string, unknown> | undefined) => string): string | null {
   const text = structuredText(r);
   if (text === undefined) return null;
-  for (const k in r) if (!RESULT_MEMBERS.has(k)) return null;
+  if (!membersWithin(r as Record<string, unknown>, RESULT_MEMBERS)) return null;
   if (r.content.length !== 1 || (r.isError !== undefined && r.isError !== true)) return null;
   let out = `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}`;
   if (r.isError) out += `,"isError":true`;
@@ -38,7 +38,7 @@ export function toolResultJson(r: CallToolResult, tail?: (meta: Record<string, u
   else if (r._meta !== undefined) out += `,"_meta":${JSON.stringify(r._meta)}`;
   return out + "}";
 }
-const RESULT_MEMBERS = new Set(["content", "structuredContent", "isError", "_meta"]);
+const RESULT_MEMBERS: Members = ["content", "structuredContent", "isError", "_meta"];
 
 /** A JSON-RPC answer's text around a result already in JSON, members in the order the SDK's JSON mode sends them. */
 export const answerJson = (resultJson: string, id: string | number): string => `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;

@@ -15,14 +15,14 @@ import { addressOf, callerOf, challengeFor, identify, stranger, type ClientAddre
 import type { Caller } from "../plugin.ts";
 import { queryValues } from "../validate.ts";
 import type { Runtime } from "../runtime.ts";
-import { directAnswer } from "./direct.ts";
+import { directAnswer, everydayCall } from "./direct.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
 import { ANSWER_HEADERS, isJsonType } from "./envelope.ts";
-import { eraOf, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
+import { eraOf, MODERN_REVISION, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
 import { batchRefusal, callParamsError, errorAnswer, INVALID_REQUEST } from "./rpc.ts";
-import { McpSessions } from "./sessions.ts";
+import { McpSessions, type Session } from "./sessions.ts";
 import { parseFilter } from "./tools.ts";
 
 const contextOf: ContextOf = (extra) => (extra.authInfo?.extra as { hearth: McpCallContext }).hearth;
@@ -196,12 +196,27 @@ const authOf = (ctx: McpCallContext): { authInfo: AuthInfo } => ({
   },
 });
 
+/** The context of a request in a session: what its client declared at initialize, and how to ask its person. */
+const sessionContext = (eras: McpEras, session: Session, ctx: McpCallContext): McpCallContext => ({
+  ...ctx,
+  client: eras.sessions.client(session),
+  ask: eras.sessions.asker(session, ctx.baseUrl),
+});
+
 /** The answer to an identified caller's request, its body (a POST's) already read. */
 function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, body: unknown, direct: boolean): Response | Promise<Response> {
   const sid = req.headers.get("mcp-session-id");
   // Looked up once: a session that is gone is gone for the rest of this request too.
-  const transport = sid ? eras.sessions.get(sid) : null;
+  const session = sid ? eras.sessions.live(sid) : null;
+  const transport = session?.transport ?? null;
   if (req.method === "POST") {
+    // The everyday 2025 tools/call is answered first: one everydayCall takes is one every check
+    // below lets through (well-formed params, no 2026-07-28 envelope), so none of them is made.
+    const modern = req.headers.get("mcp-protocol-version") === MODERN_REVISION;
+    if (direct && !modern && (!sid || transport)) {
+      const quick = session ? everydayCall(rt, sessionContext(eras, session, ctx), body, req, sid!) : everydayCall(rt, ctx, body, req);
+      if (quick) return quick;
+    }
     // A session that is gone is told so first (below), whatever it sent.
     if (!sid || transport) {
       const refused = refusedMessage(req, body, sid);
@@ -209,7 +224,8 @@ function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, b
     }
     // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
     // Its everyday tools/call is answered at once; the rest goes to the SDK's classifier.
-    const quick = direct ? modernDirectAnswer(rt, ctx, req, body) : null;
+    // It names its revision in a header, which a 2025 request (most of them) never does: that one looks no further here.
+    const quick = direct && modern ? modernDirectAnswer(rt, ctx, req, body) : null;
     if (quick) return quick;
     const era = eraOf(req, body);
     if (era) return eras.modern.fetch(asMcpPost(req), { ...authOf(ctx), parsedBody: body });
@@ -217,8 +233,7 @@ function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, b
 
   if (sid) {
     if (!transport) return rpcError(404, -32001, "Session not found: start a new one with initialize");
-    ctx.client = eras.sessions.client(sid);
-    ctx.ask = eras.sessions.asker(sid, ctx.baseUrl);
+    ctx = sessionContext(eras, session!, ctx);
     if (req.method !== "POST") return transport.handleRequest(req, authOf(ctx)).then(flushed);
     // A request the transport takes as it is is answered directly without a copy (its headers read once).
     const quick = direct ? directAnswer(rt, ctx, body, req, sid) : null;

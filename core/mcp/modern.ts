@@ -25,7 +25,7 @@ import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/s
 import { asHearthError } from "../errors.ts";
 import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, toolResultJson } from "./envelope.ts";
+import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, membersWithin, toolResultJson } from "./envelope.ts";
 import type { RoundTrip } from "../policy/approvals.ts";
 import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, taskNotifier, tasks2025, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
@@ -267,6 +267,8 @@ export function eraOf(req: Request, body: unknown): "modern" | "refused" | null 
 }
 
 const REVISION = "2026-07-28";
+/** The revision a request that stands alone names in MCP-Protocol-Version. */
+export const MODERN_REVISION = REVISION;
 const LEGACY_VERSION = /^20(24|25)-\d\d-\d\d$/;
 
 /** Whether a request claims the per-request envelope of 2026-07-28: by a version header that is not a 2025-era one, or by its _meta. */
@@ -290,7 +292,7 @@ const stamped = (meta: Record<string, unknown> | undefined): string =>
   meta === undefined
     ? `,"resultType":"complete","_meta":${STAMP_JSON}`
     : `,"_meta":${JSON.stringify({ ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO })},"resultType":"complete"`;
-const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY]);
+const META_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY];
 
 /**
  * A 2026-07-28 tools/call answered without building a server per request,
@@ -307,14 +309,14 @@ const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_K
  */
 export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Request, body: unknown): Promise<Response> | null {
   if (!isRecord(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return null;
-  for (const k in body) if (!ENVELOPE.has(k)) return null;
+  if (!membersWithin(body, ENVELOPE)) return null;
   const id = body.id;
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return null;
   const params = body.params;
   if (!isRecord(params) || typeof params.name !== "string" || !isRecord(params._meta)) return null;
-  for (const k in params) if (!CALL_PARAMS.has(k)) return null;
+  if (!membersWithin(params, CALL_PARAMS)) return null;
   if (params.arguments !== undefined && !isRecord(params.arguments)) return null;
-  for (const k in params._meta) if (!META_KEYS.has(k)) return null;
+  if (!membersWithin(params._meta, META_KEYS)) return null;
   if (params._meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return null;
   const info = params._meta[CLIENT_INFO_META_KEY];
   if (info !== undefined && (!isRecord(info) || typeof info.name !== "string" || typeof info.version !== "string")) return null;

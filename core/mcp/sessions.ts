@@ -9,7 +9,7 @@ import type { Runtime } from "../runtime.ts";
 import { approvalSeconds } from "../policy/approvals.ts";
 import { askAtClient, createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
 
-interface Session {
+export interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   seen: number;
@@ -50,6 +50,11 @@ export class McpSessions {
 
   /** The live session with this id, or null when it never existed, was closed or sat idle too long. */
   get(id: string): WebStandardStreamableHTTPServerTransport | null {
+    return this.live(id)?.transport ?? null;
+  }
+
+  /** The live session with this id (its transport and server), or null as `get` says: one lookup gives what a request needs of it. */
+  live(id: string): Session | null {
     const s = this.map.get(id);
     if (!s) return null;
     const now = this.now();
@@ -61,19 +66,19 @@ export class McpSessions {
     // Re-inserting keeps the map in least-recently-used order for eviction.
     this.map.delete(id);
     this.map.set(id, s);
-    return s.transport;
+    return s;
   }
 
   /** How to ask the session's person (elicitation), when its client declared it can be asked. */
-  asker(id: string, baseUrl: string): McpCallContext["ask"] {
-    const s = this.map.get(id);
+  asker(id: string | Session, baseUrl: string): McpCallContext["ask"] {
+    const s = typeof id === "string" ? this.map.get(id) : id;
     if (!s?.server.getClientCapabilities()?.elicitation) return undefined;
     return (q) => askAtClient(s.server, q, approvalSeconds(this.rt), baseUrl);
   }
 
   /** What the session's client declared at initialize. */
-  client(id: string) {
-    return this.map.get(id)?.server.getClientCapabilities();
+  client(id: string | Session) {
+    return (typeof id === "string" ? this.map.get(id) : id)?.server.getClientCapabilities();
   }
 
   private now() {
