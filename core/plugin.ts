@@ -409,6 +409,14 @@ export interface ScreenDef {
   href?: string;
   /** Where it sits in the header, lowest first (default 100). */
   order?: number;
+  /**
+   * The reads the view makes as it is first drawn (its `useQuery`s), each a
+   * free read method of this plugin with the very arguments the view gives
+   * (`[{ method: "list", args: { limit: 100 } }]`): the shell page carries
+   * their answers, so the view draws them at once instead of asking after its
+   * scripts have run (docs/views.md).
+   */
+  reads?: { method: string; args?: Record<string, unknown> }[];
 }
 
 /** One record the search across everything found: where the person opens it. */

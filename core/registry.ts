@@ -137,6 +137,15 @@ export function validateManifest(file: string, p: unknown, folder?: string): ass
       if (sc.href !== undefined && (typeof sc.href !== "string" || !(sc.href === `/${m.name}` || sc.href.startsWith(`/${m.name}/`) || sc.href.startsWith(`/${m.name}?`))))
         fail(`${at}.href`, `must be a page of this plugin, starting with "/${m.name}"`);
       if (sc.order !== undefined && typeof sc.order !== "number") fail(`${at}.order`, "must be a number");
+      if (sc.reads !== undefined) {
+        if (sc.module === undefined || !Array.isArray(sc.reads)) fail(`${at}.reads`, "must be a list of { method, args? } for a screen with a module");
+        for (const [i, r] of (sc.reads as Record<string, unknown>[]).entries()) {
+          const def = (m.methods as Record<string, { kind?: string; price?: unknown }> | undefined)?.[r?.method as string];
+          if (!def || def.kind !== "read" || (def.price !== undefined && def.price !== 0))
+            fail(`${at}.reads.${i}.method`, `must name a free read method of this plugin (got "${r?.method}")`);
+          if (r.args !== undefined && (!r.args || typeof r.args !== "object" || Array.isArray(r.args))) fail(`${at}.reads.${i}.args`, "must be an object of arguments");
+        }
+      }
     }
   }
   if (m.find !== undefined) {

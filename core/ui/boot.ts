@@ -12,6 +12,7 @@ import { Toasts } from "./toast.ts";
 import { enhanceFind } from "./find.ts";
 import { confirmShortcuts } from "./help.ts";
 import { registerWorker } from "./offline.ts";
+import { dropPageAnswers } from "./first.ts";
 
 function Offline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -45,6 +46,7 @@ export function boot(View: ComponentType) {
   if (!root) throw new Error("the shell page has no #view");
   root.textContent = "";
   render(html`<${Shell} View=${View} />`, root);
+  dropPageAnswers();
   enhanceFind();
   showCurrentScreen();
   closeHeaderMenus();

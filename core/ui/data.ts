@@ -2,7 +2,8 @@
 // mount and again whenever the live stream says one of `services` changed.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { call } from "./call.ts";
-import { live } from "./live.ts";
+import { pageAnswer } from "./first.ts";
+import { live, onceLive } from "./live.ts";
 
 export interface Query<T> {
   data: T | undefined;
@@ -38,7 +39,16 @@ export async function callAll<T>(method: string, args: Record<string, unknown> =
  * paged list to its end (`callAll`).
  */
 export function useQuery<T = any>(method: string, args: Record<string, unknown> = {}, o: { services?: string[]; skip?: boolean; all?: boolean } = {}): Query<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: !o.skip });
+  // The page may carry this read's answer (a screen's `reads`): then the view draws it at once, asking nothing.
+  const fromPage = useRef<boolean | undefined>(undefined);
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>(() => {
+    const hit = o.skip ? null : pageAnswer(method, o.all ? { ...args, limit: PAGE } : args);
+    const page = hit && o.all ? (hit.value as { items?: T; cursor?: string } | null) : null;
+    // A paged list with more after its first page is read to its end as any other.
+    const data = !hit ? undefined : o.all ? (page && Array.isArray(page.items) && !page.cursor ? page.items : undefined) : (hit.value as T);
+    fromPage.current = data !== undefined;
+    return data !== undefined ? { data, error: null, loading: false } : { data: undefined, error: null, loading: !o.skip };
+  });
   const key = JSON.stringify([method, args]);
   const seq = useRef(0);
   const read = async () => (o.all ? ((await callAll(method, args)) as T) : await call<T>(method, args));
@@ -46,25 +56,40 @@ export function useQuery<T = any>(method: string, args: Record<string, unknown> 
   // is painted: on a screen's first load that paint is the slowest of all, and the answer can be on its way meanwhile.
   const early = useRef<{ key: string; answer: Promise<T> } | null | undefined>(undefined);
   if (early.current === undefined) {
-    early.current = o.skip ? null : { key, answer: read() };
+    early.current = o.skip || fromPage.current ? null : { key, answer: read() };
     early.current?.answer.catch(() => {}); // told by reload, which takes it up
   }
-  const reload = useCallback(async () => {
-    if (o.skip) return;
-    const mine = ++seq.current;
-    const sent = early.current?.key === key ? early.current.answer : null;
-    early.current = null;
-    if (!sent) setState((s) => ({ ...s, loading: true }));
-    try {
-      const data = await (sent ?? read());
-      if (mine === seq.current) setState({ data, error: null, loading: false });
-    } catch (error) {
-      if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
-    }
-  }, [key, o.skip, o.all]);
+  const reload = useCallback(
+    async (again?: boolean) => {
+      if (o.skip) return;
+      const mine = ++seq.current;
+      const sent = early.current?.key === key ? early.current.answer : null;
+      early.current = null;
+      if (!sent && !again) setState((s) => ({ ...s, loading: true }));
+      try {
+        const data = await (sent ?? read());
+        // Read again only to be sure nothing was missed: the same answer draws nothing anew.
+        if (mine === seq.current) setState((s) => (again && s.data !== undefined && !s.error && JSON.stringify(s.data) === JSON.stringify(data) ? s : { data, error: null, loading: false }));
+      } catch (error) {
+        if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
+      }
+    },
+    [key, o.skip, o.all],
+  );
   useEffect(() => {
-    void reload();
-    return live(() => void reload(), o.services ?? [method.split("/")[0]]);
+    const stop = live(() => void reload(), o.services ?? [method.split("/")[0]]);
+    if (!fromPage.current) {
+      void reload();
+      return stop;
+    }
+    // The page's answer is as of the page: a change made between it and the live stream opening was told to no
+    // one, so it is read once more when the stream opens (and drawn only if it differs).
+    fromPage.current = false;
+    const cancel = onceLive(() => void reload(true));
+    return () => {
+      cancel();
+      stop();
+    };
   }, [reload]);
-  return { ...state, reload };
+  return { ...state, reload: useCallback(() => reload(), [reload]) };
 }

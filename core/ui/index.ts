@@ -12,6 +12,7 @@ export { useParams, navigate } from "./location.ts";
 export { toast, undoable, type ToastOptions } from "./toast.ts";
 export { confirm, type ConfirmOptions } from "./dialog.ts";
 export { Loading, Empty, Failure } from "./states.ts";
+export { dateFormat, formatDate, prepareDates } from "./dates.ts";
 export { SearchList, type SearchListProps } from "./list.ts";
 export { MarkdownEditor, renderPreview, useAutosave, type Autosave } from "./editor.ts";
 export { useKeys, shortcuts, type Shortcut } from "./keys.ts";

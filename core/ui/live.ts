@@ -10,7 +10,7 @@ export interface Change {
 
 type Listener = (c: Change) => void;
 const listeners = new Set<Listener>();
-const connection: { source: EventSource | null; online: ((up: boolean) => void)[] } = { source: null, online: [] };
+const connection: { source: EventSource | null; open: boolean; online: ((up: boolean) => void)[] } = { source: null, open: false, online: [] };
 
 function open() {
   if (connection.source || typeof EventSource === "undefined") return;
@@ -26,8 +26,14 @@ function open() {
     for (const fn of [...listeners]) fn(c);
   });
   // EventSource reconnects by itself; the page is told so it can say it is offline meanwhile.
-  source.addEventListener("open", () => connection.online.forEach((fn) => fn(true)));
-  source.addEventListener("error", () => connection.online.forEach((fn) => fn(false)));
+  source.addEventListener("open", () => {
+    connection.open = true;
+    [...connection.online].forEach((fn) => fn(true));
+  });
+  source.addEventListener("error", () => {
+    connection.open = false;
+    [...connection.online].forEach((fn) => fn(false));
+  });
 }
 
 /**
@@ -46,4 +52,31 @@ export function live(handler: Listener, services?: string[]): () => void {
 export function onConnection(fn: (up: boolean) => void) {
   connection.online.push(fn);
   open();
+}
+
+/**
+ * fn once the stream is open (at once if it is), so it is told of every change
+ * from then on: what was read before that moment may have missed one. Returns
+ * the function that cancels it.
+ */
+export function onceLive(fn: () => void): () => void {
+  let done = false;
+  const once = (up: boolean) => {
+    if (!up || done) return;
+    done = true;
+    connection.online.splice(connection.online.indexOf(once), 1);
+    fn();
+  };
+  if (connection.open) {
+    fn();
+    return () => {};
+  }
+  connection.online.push(once);
+  open();
+  return () => {
+    if (done) return;
+    done = true;
+    const i = connection.online.indexOf(once);
+    if (i >= 0) connection.online.splice(i, 1);
+  };
 }

@@ -16,6 +16,8 @@ export interface Screen {
   /** The view module's absolute path; null for a screen that is a page of the plugin's own. */
   file: string | null;
   order: number;
+  /** The reads whose answers the shell page carries (ScreenDef.reads), as "<service>/<method>". */
+  reads: { method: string; args: Record<string, unknown> }[];
 }
 
 /** Where a view lives: /my/<service> for the screen keyed by the service's name, else /my/<service>/<key>. */
@@ -38,6 +40,7 @@ export function screensOf(rt: Runtime): Screen[] {
         href: s.href ?? screenPath(p.def.name, key),
         file: s.module ? join(dirname(resolve(p.file)), s.module) : null,
         order: s.order ?? 100,
+        reads: (s.reads ?? []).map((r) => ({ method: `${p.def.name}/${r.method}`, args: r.args ?? {} })),
       });
   list.sort((a, b) => a.order - b.order || a.title.localeCompare(b.title));
   lists.set(rt, list);

@@ -83,7 +83,7 @@ export default definePlugin({
   name: "blog",
   description: "Blog posts in markdown with public pages and an Atom feed; private posts stay with their author.",
   needs: ["db", "emit", "ai", "writes", "index"],
-  screens: { blog: { title: "Blog", href: "/blog", order: 70 }, posts: { title: "Posts", module: "screens/posts.ts", order: 65 } },
+  screens: { blog: { title: "Blog", href: "/blog", order: 70 }, posts: { title: "Posts", module: "screens/posts.ts", order: 65, reads: [{ method: "list", args: { limit: 1000, mine: true } }] } },
   config: {
     HEARTH_BLOG_TITLE: { default: "Blog", description: "Title of the public blog pages and the Atom feed." },
   },

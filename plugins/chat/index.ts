@@ -39,7 +39,7 @@ const roomExists = async (ctx: Ctx, room: string) => !!(await ctx.db.select({ ro
 export default definePlugin({
   name: "chat",
   description: "Public chat rooms: post as yourself, read the recent conversation, follow a room live.",
-  screens: { chat: { title: "Chat", module: "screens/chat.ts", order: 30 } },
+  screens: { chat: { title: "Chat", module: "screens/chat.ts", order: 30, reads: [{ method: "rooms", args: { limit: 100 } }] } },
   needs: ["db", "emit", "broadcast", "lock", "afterCommit"],
   config: {
     HEARTH_CHAT_LIVE_MAX: { default: "1000", description: "Most live connections (/chat/<room>/live) open at once; more are refused with 503." },

@@ -62,7 +62,7 @@ export default definePlugin({
   description: "The caller's address book: names (unique, whatever the case), email addresses, phone numbers and notes.",
   needs: ["db", "call", "lock"],
   dav: contactsBook,
-  screens: { contacts: { title: "Contacts", module: "screens/contacts.ts", order: 30 } },
+  screens: { contacts: { title: "Contacts", module: "screens/contacts.ts", order: 30, reads: [{ method: "list", args: { limit: 1000 } }] } },
   methods: {
     add: write({
       description: "Saves a contact. A name already in the address book (in any case) is updated, not duplicated; omitted fields keep their value.",

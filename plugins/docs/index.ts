@@ -42,7 +42,7 @@ export default definePlugin({
   // Each document as the Markdown it is written in, named for its title.
   exports: async (ctx) =>
     (await ctx.db.select().from(documents).where(owned.mine(ctx.caller)).orderBy(documents.created).all()).map((d) => ({ path: fileName(d.title, ".md"), data: d.content })),
-  screens: { docs: { title: "Documents", module: "screens/docs.ts", order: 20 } },
+  screens: { docs: { title: "Documents", module: "screens/docs.ts", order: 20, reads: [{ method: "list", args: { limit: 500 } }] } },
   find: {
     title: "Documents",
     method: "list",

@@ -142,7 +142,7 @@ export default definePlugin({
   requires: ["mail?", "agent?"],
   // Repeating events keep their local time in the instance's zone (zone.ts).
   settings: ["HEARTH_TZ", "TZ"],
-  screens: { events: { title: "Calendar", module: "screens/calendar.ts", order: 30 } },
+  screens: { events: { title: "Calendar", module: "screens/calendar.ts", order: 30, reads: [{ method: "list" }] } },
   config: {
     EVENTS_GRACE_MINUTES: {
       default: "10",

@@ -22,7 +22,7 @@ function priceOf(args: { to?: string }, ctx: BaseCtx): number {
 export default definePlugin({
   name: "mail",
   card: mailCard,
-  screens: { mail: { title: "Mail", module: "screens/mail.ts", order: 20 } },
+  screens: { mail: { title: "Mail", module: "screens/mail.ts", order: 20, reads: [{ method: "inbox", args: { limit: 100 } }, { method: "info" }] } },
   description: "Mail for every account: its handle (and handle+tag) on this instance, and with a mail domain real mail in and out over SMTP.",
   needs: ["mail", "db", "index"],
   config: {

@@ -44,7 +44,7 @@ export default definePlugin({
   needs: ["db"],
   // Each note as a Markdown file named for its title, which is its key.
   exports: async (ctx) => (await prepared(ctx.db, allOf).all({ owner: ctx.caller.account!.id })).map((n) => ({ path: fileName(n.title, ".md"), data: n.text })),
-  screens: { notes: { title: "Notes", module: "screens/notes.ts", order: 10 } },
+  screens: { notes: { title: "Notes", module: "screens/notes.ts", order: 10, reads: [{ method: "list", args: { limit: 1000 } }] } },
   find: { title: "Notes", method: "list", args: () => ({}), all: true, read: foundNotes },
   methods: {
     add: write({

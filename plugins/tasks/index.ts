@@ -132,7 +132,7 @@ export default definePlugin({
   description: "Tasks with a state (todo, doing, done), a due time and an assignee: you or the agent.",
   needs: ["db", "call", "lock"],
   dav: tasksCalendar,
-  screens: { tasks: { title: "Tasks", module: "screens/tasks.ts", order: 20 } },
+  screens: { tasks: { title: "Tasks", module: "screens/tasks.ts", order: 20, reads: [{ method: "list", args: { limit: 1000 } }] } },
   methods: {
     create: write({
       description:

@@ -4,7 +4,7 @@
 // phone or another tab changed shown as it happens (the live stream reloads
 // events/list). An edit or a move is events/create given the event's id,
 // which changes that event in place, as a calendar app syncing does.
-import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, Empty, Failure, formatDate, html, Loading, navigate, prepareDates, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { addDays, dayKey, daysOf, occurrencesIn, parseDay, type CalEvent, type Occurrence, type Repeat, type Span, withOffset } from "./dates.ts";
 
 const REPEATS: { value: Repeat | ""; label: string }[] = [
@@ -15,9 +15,17 @@ const REPEATS: { value: Repeat | ""; label: string }[] = [
   { value: "hourly", label: "Every hour" },
 ];
 const repeatName = (r: Repeat | null) => REPEATS.find((x) => x.value === (r ?? ""))!.label;
-const time = (d: Date) => d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-const longDay = (d: Date) => d.toLocaleDateString(undefined, { weekday: "long", day: "numeric", month: "long", year: "numeric" });
+// Every date and time the calendar shows, in the person's language: each formatter is made once (hearth/ui keeps
+// them), and those the month always shows are made while events/list is on its way rather than as it is drawn.
+const TIME: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit" };
+const LONG_DAY: Intl.DateTimeFormatOptions = { weekday: "long", day: "numeric", month: "long", year: "numeric" };
+const MONTH: Intl.DateTimeFormatOptions = { month: "long", year: "numeric" };
+const WEEKDAY: Intl.DateTimeFormatOptions = { weekday: "short" };
+const SHORT_DAY: Intl.DateTimeFormatOptions = { day: "numeric", month: "short" };
+const time = (d: Date) => formatDate(d, TIME);
+const longDay = (d: Date) => formatDate(d, LONG_DAY);
 const WEEKDAYS = Array.from({ length: 7 }, (_, i) => addDays(new Date(2024, 0, 1), i)); // a Monday, then the week
+prepareDates(MONTH, LONG_DAY, WEEKDAY, TIME);
 
 const STYLE = `
 .cal-bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;justify-content:space-between;margin:0 0 .75rem}
@@ -120,19 +128,20 @@ export default function Calendar() {
     }
     await events.reload();
   };
+  const todayKey = dayKey(new Date());
   const dayCell = (d: Date, o: { other?: boolean; cap?: number } = {}) => {
     const k = dayKey(d);
     const mine = byDay.get(k) ?? [];
     const shown = o.cap ? mine.slice(0, o.cap) : mine;
-    const today = k === dayKey(new Date());
+    const today = k === todayKey;
     return html`<${Day} key=${k} day=${d} dayKey=${k} today=${today} other=${o.other} view=${view} occurrences=${shown} more=${mine.length - shown.length}
       dragged=${dragged} move=${move} open=${(id: string) => go({ edit: id, new: null })} add=${() => go({ new: k, edit: null })} />`;
   };
   const title =
     view === "month"
-      ? at.toLocaleDateString(undefined, { month: "long", year: "numeric" })
+      ? formatDate(at, MONTH)
       : view === "week"
-        ? `${span.from.toLocaleDateString(undefined, { day: "numeric", month: "short" })} – ${addDays(span.to, -1).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" })}`
+        ? `${formatDate(span.from, SHORT_DAY)} – ${formatDate(addDays(span.to, -1), { ...SHORT_DAY, year: "numeric" })}`
         : longDay(at);
   const editedEvent = editing ? list.find((e) => e.id === editing) : undefined;
   return html`<style>${STYLE}</style>
@@ -151,7 +160,7 @@ export default function Calendar() {
     </div>
     ${list.length === 0 && html`<${Empty} title="No events coming up"><p>Click a day (or press <kbd>n</kbd>) to add one: a reminder, a meeting, or a prompt the agent runs when it comes.</p></${Empty}>`}
     ${view === "month"
-      ? html`<ul class="weekdays" aria-hidden="true">${WEEKDAYS.map((d) => html`<li>${d.toLocaleDateString(undefined, { weekday: "short" })}</li>`)}</ul>
+      ? html`<ul class="weekdays" aria-hidden="true">${WEEKDAYS.map((d) => html`<li>${formatDate(d, WEEKDAY)}</li>`)}</ul>
           <ol class="month" aria-labelledby="cal-title">${daysOf(span).map((d) => dayCell(d, { other: d.getMonth() !== at.getMonth(), cap: 3 }))}</ol>
           <${Agenda} occurrences=${occurrencesIn(list, { from: new Date(at.getFullYear(), at.getMonth(), 1), to: new Date(at.getFullYear(), at.getMonth() + 1, 1) })} open=${(id: string) => go({ edit: id, new: null })} />`
       : view === "week"
@@ -169,7 +178,7 @@ function Agenda({ occurrences, open }: { occurrences: Occurrence[]; open: (id: s
     <h3 id="agenda-title" class="visually-hidden">This month's events</h3>
     <ul>${occurrences.map(
       (o) => html`<li key=${`${o.event.id}-${o.start.getTime()}`}><button type="button" class="quiet" onClick=${() => open(o.event.id)}>
-        <span class="when">${o.start.toLocaleDateString(undefined, { weekday: "short", day: "numeric" })} · ${o.hourly ? "every hour" : time(o.start)}</span>
+        <span class="when">${formatDate(o.start, { weekday: "short", day: "numeric" })} · ${o.hourly ? "every hour" : time(o.start)}</span>
         <span class="what">${o.event.title}${o.event.repeat && !o.hourly ? html` <span class="hint">(${repeatName(o.event.repeat).toLowerCase()})</span>` : ""}</span></button></li>`,
     )}</ul>
   </section>`;
@@ -193,7 +202,7 @@ function Day(p: {
   const heading =
     p.view === "month"
       ? html`<span>${p.day.getDate()}</span>`
-      : html`<strong>${p.day.toLocaleDateString(undefined, { weekday: p.view === "day" ? "long" : "short" })}</strong><span>${p.day.toLocaleDateString(undefined, { day: "numeric", month: "short" })}</span>`;
+      : html`<strong>${formatDate(p.day, { weekday: p.view === "day" ? "long" : "short" })}</strong><span>${formatDate(p.day, SHORT_DAY)}</span>`;
   return html`<li class=${`day${p.other ? " other" : ""}${p.today ? " today" : ""}${over ? " over" : ""}`} data-day=${p.dayKey}
     onClick=${(ev: MouseEvent) => (ev.target as HTMLElement).closest(".chip") === null && (ev.target as HTMLElement).closest(".day-add") === null && p.add()}
     onDragOver=${(ev: DragEvent) => { ev.preventDefault(); if (ev.dataTransfer) ev.dataTransfer.dropEffect = "move"; setOver(true); }}

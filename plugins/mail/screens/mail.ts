@@ -3,7 +3,7 @@
 // A message's text is plain text, shown as text (never as markup), so nothing
 // in it runs or loads from elsewhere. It calls only mail/inbox, mail/info and
 // mail/send, as any client would.
-import { call, Empty, Failure, html, Loading, navigate, SearchList, toast, useKeys, useParams, useQuery, useState } from "hearth/ui";
+import { call, Empty, Failure, formatDate, html, Loading, navigate, SearchList, toast, useKeys, useParams, useQuery, useState } from "hearth/ui";
 
 export interface Message {
   id: string;
@@ -36,7 +36,8 @@ const STYLE = `
 .mail-bar{flex-wrap:nowrap}.mail-bar select{width:auto;flex:1;min-width:0}
 `;
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const WHEN: Intl.DateTimeFormatOptions = { dateStyle: "medium", timeStyle: "short" };
+const when = (iso: string) => formatDate(iso, WHEN);
 /** The mailbox in "Name <addr>" or "addr": where a reply goes. */
 const mailbox = (from: string) => (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from).trim();
 const who = (from: string) => (/^\s*"?([^"<]+?)"?\s*</.exec(from)?.[1] ?? from).trim();

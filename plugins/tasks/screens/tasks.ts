@@ -4,7 +4,7 @@
 // given to the agent with what it answered; a card's Edit changes its title,
 // due time and who does it. It calls only tasks/list, tasks/create,
 // tasks/update and tasks/delete, as any client would.
-import { call, Empty, Failure, html, Loading, navigate, toast, undoable, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, Empty, Failure, formatDate, html, Loading, navigate, toast, undoable, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface Task {
   id: string;
@@ -26,7 +26,8 @@ const COLUMNS: { status: Status; title: string; empty: string }[] = [
   { status: "done", title: "Done", empty: "Nothing finished yet." },
 ];
 const name = (s: Status) => COLUMNS.find((c) => c.status === s)!.title;
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+const WHEN: Intl.DateTimeFormatOptions = { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" };
+const when = (iso: string) => formatDate(iso, WHEN);
 
 /** A datetime-local value ("2026-11-21T09:00"), in the person's own offset, as RFC 3339: tasks/create reads a bare time as UTC. */
 export function withOffset(local: string): string {
