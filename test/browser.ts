@@ -12,31 +12,14 @@ export const chromiumPresent = existsSync(CHROMIUM);
 /** How long a page's actions and navigations may wait: a busy machine renders late (Playwright's own default is 30 s). */
 const PATIENCE_MS = 300_000;
 
-const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
-
-/**
- * One Chromium for a whole run (test/run.ts starts it and hands its address on in HEARTH_TEST_BROWSER): a browser's
- * start cost a second of CPU in each of some forty browser files, and a context of its own per connection keeps each
- * file's pages, cookies and storage apart as a browser of its own did. A file that needs other switches (extraArgs)
- * still starts its own.
- */
-export async function chromiumServer(): Promise<{ address: string; pid: number | undefined; close(): Promise<void> }> {
-  const { chromium } = await import("playwright-core");
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, timeout: PATIENCE_MS, args: ARGS });
-  return { address: server.wsEndpoint(), pid: server.process().pid, close: () => server.close() };
-}
-
-/**
- * A browser for a test file: the run's shared Chromium when there is one and no switches are asked for, else one of
- * its own. Either way close() ends what the file opened: a connection's contexts close with it.
- */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const { chromium } = await import("playwright-core");
-  const shared = process.env.HEARTH_TEST_BROWSER;
-  const browser =
-    shared && extraArgs.length === 0
-      ? await chromium.connect(shared, { timeout: PATIENCE_MS })
-      : await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: PATIENCE_MS, args: [...ARGS, ...extraArgs] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: PATIENCE_MS,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", ...extraArgs],
+  });
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);

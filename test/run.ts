@@ -258,45 +258,6 @@ if (PASSES.some((p) => p.name === "pg")) {
     shared.HEARTH_TEST_PG_SNAPSHOT = await snapshotPg(makeTemplate);
   }
 }
-/**
- * One Chromium for every browser file of the run (test/browser.ts): each connects and works in contexts of its own.
- * Its CPU is in no piece's number; it is told once it has stopped.
- */
-const browserFiles = files.filter((f) => readFileSync(join(ROOT, f), "utf8").includes("launchChromium("));
-const { chromiumPresent, chromiumServer } = await import("./browser.ts");
-const browser = browserFiles.length && chromiumPresent ? await chromiumServer() : null;
-if (browser) shared.HEARTH_TEST_BROWSER = browser.address;
-
-/** CPU seconds a process and its descendants have used so far, those still running and those reaped (/proc/<pid>/stat). */
-function treeCpu(root: number): number {
-  const stats = Array.from(new Bun.Glob("[0-9]*/stat").scanSync({ cwd: "/proc", onlyFiles: false }))
-    .map((f) => {
-      try {
-        return readFileSync(join("/proc", f), "utf8");
-      } catch {
-        return "";
-      }
-    })
-    .filter(Boolean)
-    .map((text) => {
-      const pid = Number(text.slice(0, text.indexOf(" ")));
-      const f = text.slice(text.lastIndexOf(") ") + 2).split(" ");
-      return { pid, ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) };
-    });
-  const tree = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of stats)
-      if (!tree.has(p.pid) && tree.has(p.ppid)) {
-        tree.add(p.pid);
-        grew = true;
-      }
-  }
-  // A reaped child's time is in its parent's alone, so nothing is counted twice.
-  const ticks = stats.filter((p) => tree.has(p.pid)).reduce((n, p) => n + p.own + p.reaped, 0);
-  return ticks / Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim() || 100);
-}
-
 const outcomes: Outcome[] = [];
 /** Both passes' pieces in one queue, the longest first (on a tie, the passes take turns). */
 const queue = PASSES.flatMap((pass) => {
@@ -312,8 +273,6 @@ await Promise.all(
     }
   }),
 );
-const browserCpu = browser?.pid ? treeCpu(browser.pid) : 0;
-await browser?.close();
 const clusters = await Promise.all(outcomes.map((o) => o.cluster));
 rmSync(CPU_DIR, { recursive: true, force: true });
 
@@ -328,9 +287,7 @@ console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Mat
 const spent = outcomes.map((o, i) => ({ o, cpu: o.cpu + clusters[i] })).sort((a, b) => b.cpu - a.cpu);
 console.log(`most CPU: ${spent.slice(0, 8).map(({ o, cpu }) => `${o.files.join(" ")} (${o.label.split(" ")[0]}) ${Math.round(cpu)} s`).join(", ")}`);
 const clusterTotal = clusters.reduce((n, c) => n + c, 0);
-console.log(
-  `${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(spent.reduce((n, x) => n + x.cpu, 0) + browserCpu)} s of CPU (${Math.round(clusterTotal)} of it PostgreSQL clusters', ${Math.round(browserCpu)} the shared Chromium's), ${outcomes.length} processes`,
-);
+console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(spent.reduce((n, x) => n + x.cpu, 0))} s of CPU (${Math.round(clusterTotal)} of it PostgreSQL clusters'), ${outcomes.length} processes`);
 const total = (k: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[k], 0);
 const failed = outcomes.some((o) => o.code !== 0 || o.fail > 0);
 console.log(`${total("pass")} passed, ${total("fail")} failed${total("skip") ? `, ${total("skip")} skipped` : ""}`);
