@@ -51,17 +51,8 @@ function open(head: string) {
   socket.write(head);
   return {
     answered,
-    /**
-     * Sends more, unless the server has answered already (then the rest is not wanted). Done once the bytes are
-     * handed to the system or the server has answered, whichever comes first: a server that refused the body stops
-     * reading it, and a write it will never read would wait for the connection's idle timeout (two minutes).
-     */
-    send: (b: Uint8Array | string) =>
-      new Promise<void>((resolve) => {
-        if (done || !socket.writable) return resolve();
-        socket.write(b, () => resolve());
-        answered.then(() => resolve(), () => resolve());
-      }),
+    /** Sends more, unless the server has answered already (then the rest is not wanted). */
+    send: (b: Uint8Array | string) => new Promise<void>((resolve) => (done || !socket.writable ? resolve() : socket.write(b, () => resolve()))),
     close: () => socket.destroy(),
     text: () => got,
   };
