@@ -23,6 +23,7 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);
+    if (!SHOTS) context.on("page", skipShots);
     context.setDefaultTimeout(PATIENCE_MS);
     await context.addInitScript(RECORD_TOASTS);
     return context;
@@ -30,11 +31,29 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
   const newPage = browser.newPage.bind(browser);
   browser.newPage = async (options) => {
     const page = await newPage(options);
+    if (!SHOTS) skipShots(page);
     page.setDefaultTimeout(PATIENCE_MS);
     await page.addInitScript(RECORD_TOASTS);
     return page;
   };
   return browser;
+}
+
+/**
+ * Screenshots are written for a person to look at. A whole run of the suite
+ * (test/run.ts with no paths) is looked at by no one and sets
+ * HEARTH_TEST_SHOTS=off: a page's and a part's screenshot() then return an
+ * empty image without rendering one, which was a tenth of a browser file's
+ * CPU. Nothing a test checks reads a screenshot back; every other step, axe's
+ * included, runs the same.
+ */
+const SHOTS = process.env.HEARTH_TEST_SHOTS !== "off";
+let shotsSkipped = false;
+function skipShots(page: Page): void {
+  if (shotsSkipped) return;
+  shotsSkipped = true;
+  const none = async () => Buffer.alloc(0);
+  for (const proto of [Object.getPrototypeOf(page), Object.getPrototypeOf(page.locator("html"))]) proto.screenshot = none;
 }
 
 /**

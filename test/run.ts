@@ -1,10 +1,11 @@
 // The whole suite, both passes at once: on the embedded defaults (SQLite,
-// blobs on disk) and on PostgreSQL with blobs in S3. Each pass keeps a few
-// `bun test` processes busy from one queue of test files, the longest first:
-// a long file runs in a process of its own, short ones a handful at a time,
-// and a process that ends takes the next piece. So no process sits idle
-// while another still has a long list, however far the recorded times are
-// from this machine's. Pieces share nothing: each test process makes its own
+// blobs on disk) and on PostgreSQL with blobs in S3. A few `bun test`
+// processes are kept busy from one queue holding both passes' files, the
+// longest first: a long file runs in a process of its own, short ones a
+// handful at a time, and a process that ends takes the next piece, whichever
+// pass it is of. So no process sits idle while another still has a long
+// list, however far the recorded times are from this machine's, and the pass
+// with more to do does not finish alone on a machine the other left idle. Pieces share nothing: each test process makes its own
 // temp folders, its own PostgreSQL cluster and S3 server, and listens on
 // ports the system hands out.
 //
@@ -13,8 +14,9 @@
 // run, `N passed, N failed` (and `, N skipped`). The exit status is non-zero
 // when any piece failed.
 //
-// `bun test/run.ts [--workers N] [--timeout MS] [--piece S] [--only sqlite|pg] [--record] [path ...]`
-// `--record` writes each file's time in this run to test/durations.json.
+// `bun test/run.ts [--workers N] [--timeout MS] [--piece S] [--only sqlite|pg] [--record] [--shots] [path ...]`
+// `--record` writes each file's time in this run to test/durations.json;
+// `--shots` writes the browser tests' screenshots in a whole run too.
 //
 // A file whose first line is `// one store: <why>` runs in the SQLite pass
 // only: its subject (a page, a command, a protocol) does not change with the
@@ -34,8 +36,11 @@ function option(name: string, fallback: string): string {
 }
 const flag = (name: string) => process.argv.includes(`--${name}`);
 
-/** Processes per pass. Two passes of three keep two cores busy while most tests wait on servers, browsers and timers. */
-const WORKERS = Math.max(1, Number(option("workers", option("groups", "3"))));
+/**
+ * Test processes at once, both passes together. A piece keeps a core a quarter busy on average (most tests wait on
+ * servers, browsers and timers): three per pass left two cores a third idle, eight keep them busy.
+ */
+const WORKERS = Math.max(1, Number(option("workers", option("groups", "8"))));
 /**
  * Per test, in ms. Generous on purpose: the passes run side by side on a
  * machine that may be busy with other work, and a test that is only slow
@@ -61,14 +66,21 @@ const DURATIONS = join(import.meta.dir, "durations.json");
 const seconds: Record<string, number> = JSON.parse(readFileSync(DURATIONS, "utf8"));
 const UNKNOWN = 5;
 /**
- * Files shorter than this share a process, up to this many seconds of them. A process costs a second and a half of
- * CPU before its first test (bun, the app's modules, a PostgreSQL cluster), which across 300 pieces came to minutes of
- * the suite's CPU; pieces of half a minute still leave the longest files, alone, to set how long a pass takes.
+ * Files shorter than this share a process, up to this many seconds of them. A process costs a second or more of CPU
+ * before its first test (bun, the app's modules, its first instance, a PostgreSQL cluster): pieces of a minute rather
+ * than half of one made 175 processes 109, some 70 s of CPU less, and with one queue for both passes the longest
+ * files, alone, still set how long the run takes.
  */
-const PIECE = Number(option("piece", "30"));
+const PIECE = Number(option("piece", "60"));
 
 /** Paths named on the command line (`bun test/run.ts test/notes test/auth`) keep the run to the files under them. */
-const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && all[i - 1] !== "--record"));
+const FLAGS = ["--record", "--shots"];
+const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1]?.startsWith("--") && !FLAGS.includes(all[i - 1])));
+/**
+ * Screenshots are for a person looking at a page: a run of the files named on the command line writes them, a whole
+ * run (no paths) does not unless `--shots` is given (test/browser.ts).
+ */
+const SHOTS = flag("shots") || wanted.length > 0;
 const files = Array.from(new Bun.Glob("**/*.test.ts").scanSync({ cwd: import.meta.dir }))
   .filter((f) => !f.split("/").includes("node_modules"))
   .map((f) => relative(ROOT, join(import.meta.dir, f)))
@@ -194,7 +206,7 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   const cpuFile = join(CPU_DIR, label.replace(/\W+/g, "-"));
   const proc = Bun.spawn(["bun", "test", "--timeout", TIMEOUT, ...group.map((f) => `./${f}`)], {
     cwd: ROOT,
-    env: { ...base, ...shared, ...env, HEARTH_TEST_CLUSTER_CPU: cpuFile },
+    env: { ...base, ...shared, ...env, HEARTH_TEST_CLUSTER_CPU: cpuFile, ...(SHOTS ? {} : { HEARTH_TEST_SHOTS: "off" }) },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -247,23 +259,20 @@ if (PASSES.some((p) => p.name === "pg")) {
   }
 }
 const outcomes: Outcome[] = [];
-const workers: Promise<void>[] = [];
-for (const pass of PASSES) {
-  const queue = pieces(filesFor(pass.name));
-  const count = queue.length;
-  let next = 0;
-  for (let w = 0; w < Math.min(WORKERS, count); w++) {
-    workers.push(
-      (async () => {
-        while (next < count) {
-          const i = next++;
-          outcomes.push(await runPiece(`${pass.name} ${i + 1}/${count}`, pass.env, queue[i]));
-        }
-      })(),
-    );
-  }
-}
-await Promise.all(workers);
+/** Both passes' pieces in one queue, the longest first (on a tie, the passes take turns). */
+const queue = PASSES.flatMap((pass) => {
+  const own = pieces(filesFor(pass.name));
+  return own.map((group, i) => ({ label: `${pass.name} ${i + 1}/${own.length}`, env: pass.env, group, i, load: group.reduce((n, f) => n + weight(f), 0) }));
+}).sort((a, b) => b.load - a.load || a.i - b.i);
+let next = 0;
+await Promise.all(
+  Array.from({ length: Math.min(WORKERS, queue.length) }, async () => {
+    while (next < queue.length) {
+      const p = queue[next++];
+      outcomes.push(await runPiece(p.label, p.env, p.group));
+    }
+  }),
+);
 const clusters = await Promise.all(outcomes.map((o) => o.cluster));
 rmSync(CPU_DIR, { recursive: true, force: true });
 
