@@ -116,7 +116,9 @@ export function listen(first: Runtime, opts: { port: number; hostname: string })
     // Work a module does on its own while the instance serves; each says itself when it cannot start.
     for (const fn of rt.wiring.serving) void (async () => fn(rt))().catch((e) => rt.log.error("a core module could not start its work", { error: String(e) }));
     try {
-      sandbox = listenSandbox(rt, opts.hostname, server.port!);
+      // An instance on an ephemeral port has its sandbox on one too: the port after a port the system handed out may
+      // be any other program's, and taken, the documents would stay on the instance's origin.
+      sandbox = listenSandbox(rt, opts.hostname, opts.port === 0 ? 0 : server.port!);
     } catch (e) {
       // At start a port the owner named and cannot have stops the start; serving on after a restore, it is said and left.
       if (named) throw e;
