@@ -3,7 +3,7 @@
 // private) with one button, edited and deleted with an Undo. A published
 // post's page changes only when the person saves it, never mid-sentence. It
 // calls only blog/list, blog/read, blog/create, blog/update and blog/delete.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useKeys, useParams, useQuery, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, formatDate, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useKeys, useParams, useQuery, useState } from "hearth/ui";
 
 interface Summary {
   id: string;
@@ -22,7 +22,7 @@ interface Post extends Summary {
 
 /** blog/create and blog/update refuse shorter content. */
 const SHORTEST = 50;
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 
 export default function Posts() {
   const params = useParams();

@@ -3,7 +3,7 @@
 // which replays what came since the last message it saw), and a line to
 // write in. Messages are text, shown as text. It calls chat/rooms,
 // chat/messages and chat/send.
-import { call, Empty, Failure, html, Loading, navigate, SearchList, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, Empty, Failure, formatDate, html, Loading, navigate, SearchList, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 interface Room {
   room: string;
@@ -26,7 +26,7 @@ const STYLE = `
 .chat-open{flex-wrap:nowrap;margin-bottom:.5rem}.chat-open input{flex:1;min-width:0;width:auto}
 .chat-write{display:flex;gap:.5rem;align-items:flex-end;margin-top:1rem}.chat-write textarea{flex:1;min-height:2.75rem}
 `;
-const when = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+const when = (iso: string) => formatDate(iso, { hour: "2-digit", minute: "2-digit" });
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export default function Chat() {

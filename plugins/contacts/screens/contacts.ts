@@ -4,10 +4,10 @@
 // only contacts/list, contacts/add and contacts/delete, as any client would.
 // A card synced from an address book app keeps every other line it holds
 // (photo, address…): contacts/add rewrites only the lines that changed.
-import { call, CallError, confirm, Empty, Failure, html, Loading, navigate, SearchList, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, CallError, confirm, Empty, Failure, formatDate, html, Loading, navigate, SearchList, toast, undoable, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { parseCards, writeCards, type Contact } from "./vcard.ts";
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 /** The contact last saved here: its editor opens saying so, though the save renamed it or gave it an id. */
 let lastSaved: string | null = null;
 const extras = (c: Contact) => (c.emails?.length ?? 0) > 1 || (c.phones?.length ?? 0) > 1;

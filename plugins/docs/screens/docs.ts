@@ -3,7 +3,7 @@
 // make it public (then its address to copy), deleted with an Undo that writes
 // the held copy back. It calls only docs/list, docs/read, docs/write and
 // docs/delete, as any client would.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, formatDate, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 interface Summary {
   id: string;
@@ -18,7 +18,7 @@ interface Doc extends Summary {
   created: string;
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 
 export default function Documents() {
   const params = useParams();

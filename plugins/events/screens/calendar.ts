@@ -22,6 +22,8 @@ const LONG_DAY: Intl.DateTimeFormatOptions = { weekday: "long", day: "numeric", 
 const MONTH: Intl.DateTimeFormatOptions = { month: "long", year: "numeric" };
 const WEEKDAY: Intl.DateTimeFormatOptions = { weekday: "short" };
 const SHORT_DAY: Intl.DateTimeFormatOptions = { day: "numeric", month: "short" };
+/** What toLocaleString() shows with no options: the date and the time to the second. */
+const HISTORY: Intl.DateTimeFormatOptions = { year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" };
 const time = (d: Date) => formatDate(d, TIME);
 const longDay = (d: Date) => formatDate(d, LONG_DAY);
 const WEEKDAYS = Array.from({ length: 7 }, (_, i) => addDays(new Date(2024, 0, 1), i)); // a Monday, then the week
@@ -334,7 +336,7 @@ function EventForm({ day, event, close, saved }: { day?: Date; event?: CalEvent;
       <label for="ev-note">Note (optional)</label>
       <textarea id="ev-note" name="note" rows="2" maxLength="10000" aria-describedby=${described("note")}>${event?.note ?? ""}</textarea>
       ${err("note")}
-      ${event?.history && event.history.length > 0 && html`<ul class="history" aria-label="Recent firings">${event.history.map((h) => html`<li>${new Date(Date.parse(h.at)).toLocaleString()}: ${h.status}${h.reason ? ` (${h.reason})` : ""}</li>`)}</ul>`}
+      ${event?.history && event.history.length > 0 && html`<ul class="history" aria-label="Recent firings">${event.history.map((h) => html`<li>${formatDate(h.at, HISTORY)}: ${h.status}${h.reason ? ` (${h.reason})` : ""}</li>`)}</ul>`}
       <div class="row spread acts">
         ${event ? html`<button type="button" class="quiet" onClick=${remove}>Cancel event</button>` : html`<span></span>`}
         <div class="row">

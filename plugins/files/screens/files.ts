@@ -10,7 +10,7 @@
 // files/delete; what the spec's methods do not do (a folder, a rename, a
 // move, an upload into a folder) goes to the drive, one transaction each
 // (drive.ts). Moving keeps a file's id, so its address and share link stay.
-import { call, callAll, confirm, Empty, Failure, html, live, Loading, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, callAll, confirm, Empty, Failure, formatDate, html, live, Loading, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { baseName, foldersIn, foldersUnder, joinPath, makeFolder, move, parentOf, putFile, removeFolder, restoreFolder, within, type Folder, type FolderCopy, type FolderPath } from "./drive.ts";
 import { chooseFolder } from "./move.ts";
 
@@ -25,7 +25,7 @@ export interface StoredFile {
   created: string;
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 const sized = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 const folderName = (path: FolderPath) => (path ? `“${baseName(path)}”` : "Files");
 const pathOf = (f: StoredFile) => joinPath(f.folder, f.name);

@@ -1,7 +1,7 @@
 // Notes for the person: a searchable list beside the open note, Markdown with
 // a preview, saved as they pause typing, deleted with an Undo. It calls only
 // notes/list, notes/add and notes/delete, as any client would.
-import { call, confirm, Empty, Failure, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, confirm, Empty, Failure, formatDate, html, Loading, MarkdownEditor, navigate, SearchList, toast, undoable, useAutosave, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 export interface Note {
   title: string;
@@ -10,7 +10,7 @@ export interface Note {
   updated: string;
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 const firstLine = (text: string) => text.replace(/[#*_>`[\]-]/g, "").trim().split("\n")[0]?.slice(0, 80) ?? "";
 
 export default function Notes() {

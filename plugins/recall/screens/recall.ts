@@ -5,7 +5,7 @@
 // What the agent says next appears without a reload: a conversation is
 // recorded by agent/ask, so its notices reload the lists. It calls only
 // recall/list, recall/search and recall/conversation.
-import { Empty, Failure, html, Loading, navigate, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { Empty, Failure, formatDate, html, Loading, navigate, useEffect, useKeys, useParams, useQuery, useRef, useState } from "hearth/ui";
 
 interface Conversation {
   id: string;
@@ -40,7 +40,7 @@ const CLIENTS = [
 ];
 const CLIENT_NAMES: Record<string, string> = { web: "Web", mail: "Mail", cli: "Command line" };
 const WHO: Record<string, string> = { user: "You", assistant: "Agent", tool: "Tool" };
-const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+const when = (iso: string) => formatDate(iso, { dateStyle: "medium", timeStyle: "short" });
 /** Conversations are written by the agent's service; a notice from either reloads what is shown. */
 const SERVICES = ["recall", "agent"];
 
