@@ -5,22 +5,11 @@
 // cluster belongs to the `postgres` user and its commands run through runuser.
 // The benchmark starts its cluster here too (launchPg), with durable settings.
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { pgBin } from "../core/backup/postgres.ts";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "./ports.ts";
 
 export interface Pg {
   port: number;

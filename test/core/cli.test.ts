@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pgBin, startPg } from "../pg.ts";
 import { microlinkFixture, writeDocsExample } from "./docs-plugin.ts";
+import { freePort } from "../ports.ts";
 
 const root = join(import.meta.dir, "../..");
 const main = join(root, "core/cli/main.ts");
@@ -29,13 +30,6 @@ async function waitUp(url: string, proc: { exitCode: number | null; stderr?: unk
     } catch {}
     await Bun.sleep(25);
   }
-}
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
 }
 
 function suite(name: string, cmd: () => string[], before?: () => Promise<void>) {

@@ -5,7 +5,6 @@
 // so the server's answer can come while the client is still sending.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
-import net from "node:net";
 import { join } from "node:path";
 import { bodyBudgetOf } from "../../core/http/body.ts";
 import { startHearth, type Hearth } from "../harness.ts";
@@ -23,37 +22,76 @@ afterAll(() => h.stop());
 
 const basic = (token: string) => `Basic ${Buffer.from(`alice:${token}`).toString("base64")}`;
 
-/** An open connection: what the server answers (its status line, once it has), and a way to send more. */
+/**
+ * An open connection: what the server answers (its status line, once it has), and a way to send more.
+ * Bun's own sockets rather than node:net: a server that refuses a body closes the connection while the
+ * rest is still being sent, and a write that fails then must not stop the reading of the answer that
+ * came before the close (node:net destroys the socket on the write's EPIPE, answer unread).
+ */
 function open(head: string) {
-  const socket = net.connect(port, "127.0.0.1");
   let got = "";
   let done = false;
+  let closed = false;
+  let settle: (status: number | Error) => void = () => {};
   const answered = new Promise<number>((resolve, reject) => {
-    socket.on("data", (d) => {
-      got += d.toString("latin1");
-      const m = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n[\s\S]*"message"/.exec(got);
-      if (m) {
-        done = true;
-        resolve(Number(m[1]));
-      }
-    });
-    // The server may close the connection on a body it refused while the rest is still being sent.
-    const ended = (why: string) => {
+    settle = (s) => {
+      if (done && typeof s !== "number") return;
       done = true;
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
-      if (m) resolve(Number(m[1]));
-      else reject(new Error(`${why} without an answer`));
+      if (typeof s === "number") resolve(s);
+      else reject(s);
     };
-    socket.on("error", (e) => ended(String(e)));
-    socket.on("close", () => ended("closed"));
   });
   answered.catch(() => {});
-  socket.write(head);
+  // What is still to be written, and who waits for it.
+  let queue: { bytes: Uint8Array; sent: () => void }[] = [];
+  const flush = (s: { write(b: Uint8Array): number }) => {
+    while (queue.length) {
+      const head = queue[0]!;
+      const n = closed || done ? head.bytes.length : Math.max(0, s.write(head.bytes));
+      if (n < head.bytes.length) {
+        head.bytes = head.bytes.subarray(n);
+        return;
+      }
+      queue.shift();
+      head.sent();
+    }
+  };
+  const ended = (why: string) => {
+    closed = true;
+    const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
+    if (m) settle(Number(m[1]));
+    else settle(new Error(`${why} without an answer`));
+    for (const q of queue) q.sent();
+    queue = [];
+  };
+  const socket = Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, d) {
+        got += Buffer.from(d).toString("latin1");
+        const m = /^HTTP\/1\.1 (\d{3})[\s\S]*?\r\n\r\n[\s\S]*"message"/.exec(got);
+        if (m) settle(Number(m[1]));
+      },
+      drain: (s) => flush(s),
+      close: () => ended("closed"),
+      end: () => ended("ended"),
+      error: (_s, e) => ended(String(e)),
+      connectError: (_s, e) => ended(String(e)),
+    },
+  });
+  const write = (b: Uint8Array | string) =>
+    new Promise<void>((resolve) => {
+      if (done || closed) return resolve();
+      queue.push({ bytes: typeof b === "string" ? new TextEncoder().encode(b) : b, sent: resolve });
+      socket.then(flush, () => ended("not connected"));
+    });
+  void write(head);
   return {
     answered,
     /** Sends more, unless the server has answered already (then the rest is not wanted). */
-    send: (b: Uint8Array | string) => new Promise<void>((resolve) => (done || !socket.writable ? resolve() : socket.write(b, () => resolve()))),
-    close: () => socket.destroy(),
+    send: write,
+    close: () => void socket.then((s) => s.terminate(), () => {}),
     text: () => got,
   };
 }

@@ -14,6 +14,7 @@ import { createPasswordLink } from "../../core/auth/people.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
 import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, storeEnv, TestClock } from "../harness.ts";
+import { freePort } from "../ports.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
@@ -29,13 +30,6 @@ afterAll(async () => {
   await browser?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
 
 /** The environment of an owner's shell: nothing says where the server is but the settings file. */
 function ownerEnv(settings: string, stores: Record<string, string>): Record<string, string> {

@@ -2,6 +2,7 @@
 // of disk, or restart it on the same data folder.
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { freePort } from "../ports.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "core", "cli", "main.ts");
 
@@ -21,13 +22,6 @@ export async function cli(args: string[], env: Record<string, string>, o: { cwd?
   return { out: out.trim(), err, code };
 }
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
 export interface Served {
   url: string;
   proc: Subprocess;
@@ -42,6 +36,16 @@ export interface Served {
  * keeps what it prints for the test to read once it has stopped.
  */
 export async function serve(dataDir: string | null, env: Record<string, string> = {}, o: { cwd?: string; stdout?: boolean; prefix?: string[] } = {}): Promise<Served> {
+  // A port found free can be taken by another program before the server binds it (eight test processes
+  // start servers at once): a server that could not bind is started again on another.
+  for (let attempt = 1; ; attempt++) {
+    const started = await start(dataDir, env, o);
+    if ("url" in started) return started;
+    if (!/in use/i.test(started.failed) || attempt === 5) throw new Error(`hearth serve exited: ${started.failed}`);
+  }
+}
+
+async function start(dataDir: string | null, env: Record<string, string>, o: { cwd?: string; stdout?: boolean; prefix?: string[] }): Promise<Served | { failed: string }> {
   const port = freePort();
   // `prefix` runs it under another program (test/backup/mounted.ts: in a namespace of its own) that execs the rest.
   const proc = Bun.spawn([...(o.prefix ?? []), "bun", MAIN, "serve"], {
@@ -54,7 +58,7 @@ export async function serve(dataDir: string | null, env: Record<string, string> 
   // Readiness, not timing: poll until it answers or the process has died, however long a busy machine takes to start
   // it (the runner's per-test limit still ends a server that never comes up).
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`hearth serve exited with ${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}`);
+    if (proc.exitCode !== null) return { failed: `${proc.exitCode}: ${await new Response(proc.stderr as ReadableStream).text()}` };
     const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
     if (ok) break;
     await Bun.sleep(100);

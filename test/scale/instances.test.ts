@@ -16,17 +16,11 @@ import { PgStore } from "../../core/db/pg.ts";
 import { bound, dbEnv, plain, startHearth } from "../harness.ts";
 import { startS3 } from "../s3.ts";
 import { REDIS_SERVER, startRedis, type Redis } from "./redis.ts";
+import { freePort } from "../ports.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const PLUGINS = join(import.meta.dir, "plugins");
 const CREDITS = 20;
-
-async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
 
 interface Instance {
   url: string;

@@ -3,15 +3,9 @@
 // nothing saved to disk, stopped and started again on the same port to see
 // what instances do while it is away.
 import { connect } from "node:net";
+import { freePort } from "../ports.ts";
 
 export const REDIS_SERVER = Bun.which("redis-server");
-
-async function freePort(): Promise<number> {
-  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = s.port;
-  s.stop(true);
-  return port;
-}
 
 async function accepting(port: number): Promise<boolean> {
   return new Promise((resolve) => {
