@@ -55,6 +55,11 @@ export class Outbox {
     this.timer = null;
   }
 
+  /** Once the pass under way (if any) has recorded what it sent: a process that stops must not leave a sent row claimed but unrecorded. */
+  async settled(): Promise<void> {
+    await this.chain;
+  }
+
   /**
    * Queues a pass at once, outside whatever transaction asked: its first step
    * takes the write lock, so it sees the row that transaction is adding, and

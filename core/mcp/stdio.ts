@@ -2,12 +2,17 @@
 // It talks to dispatch in-process against the local data folder, acting as
 // the account of HEARTH_TOKEN (with that token's scopes) or of `--user NAME`.
 // Background work (plugin start hooks) stays with `hearth serve`, so running
-// both on one data folder does nothing twice.
+// both on one data folder does nothing twice, with one exception: the outbox.
+// Outside mail this process queues is delivered by it at once (and retried on
+// its own timer while it runs), as the serving instance's outbox would only
+// see it when its timer next woke, up to an hour later. Both outboxes claim a
+// row before sending it, so a message still goes once.
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { findAccount, TokenCache } from "../auth/tokens.ts";
 import { parseFlags } from "../cli/args.ts";
 import type { CliCommand } from "../cli/commands.ts";
 import { asHearthError } from "../errors.ts";
+import { mailOf } from "../mail/index.ts";
 import type { Caller } from "../plugin.ts";
 import { parseMode, type ToolsMode } from "./discover.ts";
 import { isRecord } from "./envelope.ts";
@@ -107,6 +112,8 @@ export const mcpCommand: CliCommand = {
     const transport = checked(new StdioServerTransport());
     // Start-up is over: what runs from now on is what calls need, compiled as usual (core/build.ts starts the binary with a reluctant JIT).
     Bun.unsafe.setJITPolicy(1);
+    const outbox = mailOf(rt).outbox;
+    outbox.start();
     const handle = serveStdio((era) => createEraServer(rt, async () => ({ caller: await callerNow(), filter, baseUrl: "", mode }), era), {
       transport,
       legacy: "serve",
@@ -123,6 +130,8 @@ export const mcpCommand: CliCommand = {
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
     });
+    outbox.stop();
+    await outbox.settled();
     await rt.stop();
     return 0;
   },
