@@ -117,6 +117,8 @@ test.skipIf(!chromiumPresent)(
       const page = await browser!.newPage({ viewport: WIDTHS.desktop });
       await page.goto(`${url}/signin`);
       expect(await audit(page, "signin-owner-way-in")).toEqual({});
+      await page.goto(`${url}/signup`);
+      expect(await audit(page, "signup-owner-way-in")).toEqual({});
 
       await page.goto(link);
       await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Choose a password");
