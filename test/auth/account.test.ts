@@ -98,6 +98,14 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(`${h.url}/token`);
 
+  // An admin's page, opened by someone who is not one: a page saying so, with a way back, not JSON.
+  const refused = await page.goto(`${h.url}/settings`);
+  expect(refused!.status()).toBe(403);
+  expect(refused!.headers()["content-type"]).toStartWith("text/html");
+  await expect(page.getByRole("alert").textContent()).resolves.toContain("only an admin of this instance may open this page");
+  await expect(page.getByRole("link", { name: "Back", exact: true }).getAttribute("href")).resolves.toBe("/");
+  expect(await audit(ctx, `${h.url}/settings`, "settings-not-admin")).toEqual({});
+
   // The header leads to the account page, from the menu under the person's name.
   await (await accountMenu(page)).getByRole("link", { name: "Account", exact: true }).click();
   await page.waitForURL(`${h.url}/account`);
