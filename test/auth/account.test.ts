@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createInvite, signUp } from "../../core/auth/people.ts";
-import { accountMenu, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
+import { accountMenu, chromiumPresent, everyLook, laidOut, launchChromium, LOOKS } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "account");
@@ -89,12 +89,22 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   const { code: invite } = await createInvite(h.rt, owner);
 
   const ctx = await browser.newContext({ viewport: WIDTHS.desktop });
+  // The page the invitation opens, looked at before it is used.
+  expect(await audit(ctx, `${h.url}/signup?invite=${invite}`, "signup-invite")).toEqual({});
   const page = await ctx.newPage();
   await page.goto(`${h.url}/signup?invite=${invite}`);
   await page.getByLabel("Username").fill("bea");
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(`${h.url}/token`);
+
+  // An admin's page, opened by someone who is not one: a page saying so, with a way back, not JSON.
+  const refused = await page.goto(`${h.url}/settings`);
+  expect(refused!.status()).toBe(403);
+  expect(refused!.headers()["content-type"]).toStartWith("text/html");
+  await expect(page.getByRole("alert").textContent()).resolves.toContain("only an admin of this instance may open this page");
+  await expect(page.getByRole("link", { name: "Back", exact: true }).getAttribute("href")).resolves.toBe("/");
+  expect(await audit(ctx, `${h.url}/settings`, "settings-not-admin")).toEqual({});
 
   // The header leads to the account page, from the menu under the person's name.
   await (await accountMenu(page)).getByRole("link", { name: "Account", exact: true }).click();
@@ -121,8 +131,19 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   await page.locator("#recovery-codes li").first().waitFor();
   const recovery = (await page.locator("#recovery-codes li").allTextContents()).map((c) => c.trim());
   expect(recovery.length).toBe(10);
-  expect(await axeOn(page)).toEqual([]);
-  await page.screenshot({ path: join(SHOTS, "account-recovery-codes-desktop-light.png"), fullPage: true });
+  // Shown once, as the answer to turning it on: each look is set on this page, not on a page loaded again.
+  const codesFound: Record<string, unknown> = {};
+  for (const look of LOOKS) {
+    await page.setViewportSize(look.size);
+    await page.emulateMedia({ colorScheme: look.scheme });
+    await laidOut(page);
+    await page.screenshot({ path: join(SHOTS, `account-recovery-codes-${look.label}-${look.scheme}.png`), fullPage: true });
+    const v = await axeOn(page);
+    if (v.length) codesFound[`${look.scheme} ${look.label}`] = v;
+  }
+  expect(codesFound).toEqual({});
+  await page.setViewportSize(WIDTHS.desktop);
+  await page.emulateMedia({ colorScheme: null });
   // Only hashes are kept.
   const stored = await h.rows<{ hash: string }>("SELECT hash FROM recovery_codes");
   expect(stored.length).toBe(10);

@@ -197,7 +197,9 @@ test("the drill: a scheduled backup, the data wiped, `hearth restore` with the p
   const dest = temp("backups");
   const dataDir = temp("data");
   const env = { ...BASE, HEARTH_BACKUP: "on", HEARTH_BACKUP_TO: dest, HEARTH_BACKUP_PASSPHRASE: "wren-lantern-quarry-velvet" };
-  let h = await startHearth({ env, dataDir });
+  // The backup restored is the one the schedule made at its time, on a clock moved rather than waited for.
+  const clock = new TestClock(Date.parse("2026-03-01T02:00:00Z"));
+  let h = await startHearth({ env, dataDir, clock });
   const token = await h.token("alice");
   const bytes = crypto.getRandomValues(new Uint8Array(4096));
   const reads = ["notes/list", "docs/list", "files/list", "events/list", "contacts/list", "tasks/list"];
@@ -223,8 +225,11 @@ test("the drill: a scheduled backup, the data wiped, `hearth restore` with the p
       if (path === "files/put") fileId = r.body.result.id;
     }
     before = await lists(h);
-    const r = await backupsOf(h.rt).runNow();
-    expect(r).toMatchObject({ verified: true });
+    const b = backupsOf(h.rt);
+    expect(await b.runDue()).toBeNull();
+    clock.set("2026-03-01T03:00:00Z");
+    const r = await b.runDue();
+    expect(r).toMatchObject({ at: "2026-03-01T03:00:00.000Z", verified: true });
     name = (r as { name: string }).name;
   } finally {
     await h.stop();
@@ -244,7 +249,7 @@ test("the drill: a scheduled backup, the data wiped, `hearth restore` with the p
   expect(restored.err).toBe("");
   expect(restored.code).toBe(0);
 
-  h = await startHearth({ env, dataDir });
+  h = await startHearth({ env, dataDir, clock });
   try {
     // The same token works: accounts and tokens came back with the rest.
     const after = await lists(h);

@@ -166,6 +166,55 @@ test("the binary reads config/hearth.env beside it and keeps its data there, wha
   }
 });
 
+test("with only PORT in config/hearth.env, the CLI reaches the server there: its calls go to that port, and the links it prints name it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-port-"));
+  const home = join(dir, "opt");
+  const elsewhere = join(dir, "elsewhere");
+  mkdirSync(join(home, "config"), { recursive: true });
+  mkdirSync(elsewhere);
+  copyFileSync(binary, join(home, "hearth"));
+  chmodSync(join(home, "hearth"), 0o755);
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  // The owner's one line: nothing else says where the server is.
+  writeFileSync(join(home, "config", "hearth.env"), `PORT=${port}\n`);
+  const shell: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "PORT" && k !== "HOST" && !k.startsWith("HEARTH_")) shell[k] = v;
+  const hearth = async (args: string[], more: Record<string, string> = {}) => {
+    const p = Bun.spawn([join(home, "hearth"), ...args], { cwd: elsewhere, env: { ...shell, ...more }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+    const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { stdout, stderr, code };
+  };
+  // The server alone is kept from the network and quiet; these are not what the file is read for.
+  const server = Bun.spawn([join(home, "hearth"), "serve"], { cwd: elsewhere, env: { ...shell, HEARTH_LOG: "off", HEARTH_COLLECTORS: "off", AI_OLLAMA_URL: "" }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+  try {
+    await waitUp(url, server);
+    const made = await hearth(["token", "create", "--user", "alice"]);
+    expect(made.code).toBe(0);
+    expect(made.stderr).toStartWith(`made alice, the admin of this instance; alice has no password yet: to sign in on the web, open ${url}/password?code=`);
+    const token = made.stdout.trim();
+    const note = await hearth(["notes", "add", "--title", "first", "--text", "from the shell"], { HEARTH_TOKEN: token });
+    expect({ code: note.code, stderr: note.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(note.stdout)).toMatchObject({ title: "first", text: "from the shell" });
+    // The server on that port holds it.
+    const got = await (await fetch(`${url}/api/v1/notes/get?title=first`, { headers: { authorization: `Bearer ${token}` } })).json();
+    expect(got.result).toMatchObject({ title: "first", text: "from the shell" });
+    const invite = await hearth(["invite"]);
+    expect(invite.code).toBe(0);
+    expect(invite.stdout).toStartWith(`${url}/signup?invite=`);
+    // The call went over the wire to that port: with the server stopped, the same call fails.
+    server.kill();
+    await server.exited;
+    const down = await hearth(["notes", "list"], { HEARTH_TOKEN: token });
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toContain(String(port));
+  } finally {
+    server.kill();
+    await server.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 for (const [how, cmd] of [
   ["from source", () => ["bun", main]],
   ["as the single binary", () => [binary]],

@@ -91,14 +91,16 @@ describe.skipIf(!ready.ok)("vdirsyncer", () => {
     const [contact] = (await h.call("contacts/list", {}, { token })).body.result;
     expect(contact).toMatchObject({ name: "Ana Lima", email: "ana@home.example" });
 
-    // Changes over the API: the task is done, the contact gets a new note and email, a new event.
+    // Changes over the API: the event gets a new title, the task is done, the contact gets a new note and email, a new event.
+    expect((await h.call("events/create", { id: ev.id, title: "Lunch with Bo and Di", when: ev.when, minutes: 45 }, { token })).status).toBe(200);
     await h.call("tasks/update", { id: task.id, status: "done" }, { token });
     await h.call("contacts/add", { name: "Ana Lima", note: "Prefers mornings", email: "ana@new.example" }, { token });
     await h.call("events/create", { title: "Dentist", when: "2026-03-06T15:00:00Z" }, { token });
     await vdirsyncer("sync");
 
     expect(files("events")).toHaveLength(2);
-    expect(file("events", "lunch-1.ics")).toBe(event);
+    // Only the title's line changed: the alarm, the attendee and the client's own property are as it wrote them.
+    expect(file("events", "lunch-1.ics")).toBe(event.replace("\r\nSUMMARY:Lunch with Bo\r\n", "\r\nSUMMARY:Lunch with Bo and Di\r\n"));
     expect(files("tasks")).toEqual(["taxes-1.ics"]);
     const gotTodo = file("tasks", "taxes-1.ics");
     expect(linesBut(gotTodo, "STATUS", "COMPLETED", "DTSTAMP", "LAST-MODIFIED")).toEqual(linesBut(todo, "STATUS", "COMPLETED", "DTSTAMP", "LAST-MODIFIED"));

@@ -3,7 +3,8 @@
 // --user`), and the zip holds every one of them in an open format, read back
 // here with the parsers a person's other programs would use: notes and
 // documents as Markdown, events and tasks as iCalendar, contacts as vCard,
-// files byte for byte, and JSON for every row each service keeps for them.
+// files byte for byte, and JSON for every row each service keeps for them
+// (a chat message, a blog post, an app).
 // Someone else's records are not in it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { unzipSync } from "fflate";
@@ -37,6 +38,8 @@ beforeAll(async () => {
     ["contacts/add", { name: "Ada Lovelace", email: "ada@example.org", phone: "+44 20 7946 0000" }],
     ["contacts/add", { name: "Grace Hopper", email: "grace@example.org" }],
     ["chat/send", { room: "kitchen", content: "the kettle is fixed" }],
+    ["blog/create", { title: "Balcony garden", content: "Tomatoes on the balcony, year two: the cherry ones did best, in the sun all afternoon." }],
+    ["apps/create", { name: "Tip splitter", html: "<!doctype html><html><head><title>Tip splitter</title></head><body><p>Split the bill</p></body></html>" }],
     ["notes/add", { title: "bob's secret", text: "not alice's" }, bob],
   ];
   for (const [path, args, token] of calls) {
@@ -83,6 +86,8 @@ function expectEverything(zip: Record<string, Uint8Array>) {
   expect(JSON.parse(text(zip, "notes/notes.json")).map((n: { title: string }) => n.title).sort()).toEqual(["Plans: 2026/Q1", "groceries"]);
   expect(JSON.parse(text(zip, "files/files_files.json"))).toHaveLength(2);
   expect(JSON.parse(text(zip, "chat/chat_messages.json"))).toMatchObject([{ room: "kitchen", content: "the kettle is fixed" }]);
+  expect(JSON.parse(text(zip, "blog/blog_posts.json"))).toMatchObject([{ title: "Balcony garden", content: "Tomatoes on the balcony, year two: the cherry ones did best, in the sun all afternoon." }]);
+  expect(JSON.parse(text(zip, "apps/apps.json"))).toMatchObject([{ name: "Tip splitter" }]);
   expect(JSON.parse(text(zip, "account.json"))).toMatchObject({ username: "alice" });
   // Nothing of bob's.
   for (const n of names) expect(new TextDecoder().decode(zip[n]).includes("not alice's")).toBe(false);

@@ -2,13 +2,16 @@
 // The owner's first hour, as the README leads a new owner through it: a real
 // `hearth serve` on a port written only in config/hearth.env, `hearth token
 // create --user alice` spawned beside it, and Chromium following the link the
-// command printed to choose a password, sign out and sign in again. Pages are
+// command printed to choose a password, make the first-run choices the home
+// page leads to (written to that same settings file), sign out and sign in
+// again. Pages are
 // checked with axe in light and dark at a phone's and a desktop's width, and
 // left in test/artifacts/ to be looked at.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseEnv } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { createPasswordLink } from "../../core/auth/people.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
@@ -117,6 +120,8 @@ test.skipIf(!chromiumPresent)(
       const page = await browser!.newPage({ viewport: WIDTHS.desktop });
       await page.goto(`${url}/signin`);
       expect(await audit(page, "signin-owner-way-in")).toEqual({});
+      await page.goto(`${url}/signup`);
+      expect(await audit(page, "signup-owner-way-in")).toEqual({});
 
       await page.goto(link);
       await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Choose a password");
@@ -131,6 +136,19 @@ test.skipIf(!chromiumPresent)(
       await page.getByRole("button", { name: "Set password and sign in" }).click();
       await page.waitForURL(`${url}/`);
       await expect(page.getByRole("navigation", { name: "Account" }).textContent()).resolves.toContain("Signed in as alice");
+
+      // The home page leads the owner on to the first-run choices, which land in the same settings file, the port kept.
+      await page.getByRole("link", { name: "choose its name, address, time zone and who may sign up" }).click();
+      await page.waitForURL(`${url}/setup`);
+      await page.getByLabel("Name of this instance").fill("Alice's hearth");
+      await page.getByLabel("Public address").fill(url);
+      await page.getByLabel("Time zone").fill("Europe/London");
+      await page.getByLabel("By invitation").check();
+      await page.getByRole("button", { name: "Save and finish" }).click();
+      await page.waitForURL(`${url}/?setup=done`);
+      expect(parseEnv(readFileSync(settings, "utf8"))).toMatchObject({ PORT: String(port), HEARTH_NAME: "Alice's hearth", HEARTH_PUBLIC_URL: url, HEARTH_TZ: "Europe/London", HEARTH_SIGNUP: "invite" });
+      await page.goto(`${url}/`);
+      await expect(page.getByRole("link", { name: "choose its name, address, time zone and who may sign up" }).count()).resolves.toBe(0);
 
       // The way in is no longer needed, so no longer shown.
       expect(await pageText(`${url}/signin`)).toContain("Sign in");
