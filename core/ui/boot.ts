@@ -13,6 +13,7 @@ import { enhanceFind } from "./find.ts";
 import { confirmShortcuts } from "./help.ts";
 import { registerWorker } from "./offline.ts";
 import { dropPageAnswers } from "./first.ts";
+import { onDatesCorrected } from "./dates.ts";
 
 function Offline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -32,6 +33,9 @@ function Offline() {
 
 function Shell({ View }: { View: ComponentType }) {
   const [error, reset] = useErrorBoundary();
+  // Dates drawn in plain words that the browser's formatter says otherwise are drawn again, with its words.
+  const [, redraw] = useState(0);
+  useEffect(() => onDatesCorrected(() => redraw((n) => n + 1)), []);
   useKeys([
     { key: "?", does: "Show keyboard shortcuts", run: () => void confirmShortcuts(shortcuts()) },
     { key: "/", does: "Search everything", run: () => document.getElementById("find")?.focus() },
