@@ -36,6 +36,18 @@ export function plainDates(lang: string): Map<string, Plain> | null {
     [{ hour: "2-digit", minute: "2-digit" }, time],
     [{ weekday: "short", day: "numeric" }, us ? (d) => `${d.getDate()} ${shortDay(d)}` : (d) => `${shortDay(d)} ${d.getDate()}`],
     [{ day: "numeric", month: "short" }, us ? (d) => `${shortMonth(d)} ${d.getDate()}` : (d) => `${d.getDate()} ${shortMonth(d)}`],
+    [{ day: "numeric", month: "short", year: "numeric" }, us ? (d) => `${shortMonth(d)} ${d.getDate()}, ${d.getFullYear()}` : (d) => `${d.getDate()} ${shortMonth(d)} ${d.getFullYear()}`],
+    [
+      { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" },
+      us ? (d) => `${shortDay(d)}, ${shortMonth(d)} ${d.getDate()}, ${time(d)}` : (d) => `${shortDay(d)} ${d.getDate()} ${shortMonth(d)}, ${time(d)}`,
+    ],
+    // The lists' "when": the short style's hour has no leading zero on a 12-hour clock.
+    [
+      { dateStyle: "medium", timeStyle: "short" },
+      us
+        ? (d) => `${shortMonth(d)} ${d.getDate()}, ${d.getFullYear()}, ${d.getHours() % 12 || 12}:${p2(d.getMinutes())} ${d.getHours() < 12 ? "AM" : "PM"}`
+        : (d) => `${d.getDate()} ${shortMonth(d)} ${d.getFullYear()}, ${time(d)}`,
+    ],
   ];
   return new Map(ways.map(([o, f]) => [optionsKey(o), f]));
 }
