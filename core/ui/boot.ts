@@ -52,8 +52,10 @@ export function boot(View: ComponentType) {
   render(html`<${Shell} View=${View} />`, root);
   dropPageAnswers();
   enhanceFind();
-  showCurrentScreen();
   closeHeaderMenus();
+  // Measured in the frame that paints the view: read at once, the page's whole layout would be made inside the view's
+  // first draw, making its one long task longer, then again for the frame if anything changed meanwhile.
+  requestAnimationFrame(showCurrentScreen);
   // The app's worker is not what the person came for: it is registered once the page is next idle (while the
   // view's first answer is on its way), so its install (fetching and keeping the bundles) does not delay the view.
   whenIdle(() => void registerWorker());

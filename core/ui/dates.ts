@@ -45,7 +45,7 @@ export function onDatesCorrected(fn: () => void): () => void {
 }
 
 /**
- * Once the page has drawn (a task after the first plain date), a worker
+ * Once the page has drawn and is idle, a worker
  * formats a year's sample of every plain shape with the browser's own
  * formatters and names those that differ; they are dropped, and the page
  * redrawn. Without the worker (none, or a page without its address) every
@@ -54,7 +54,8 @@ export function onDatesCorrected(fn: () => void): () => void {
 function startCheck() {
   if (check !== "not yet" || !plain) return;
   check = "running";
-  setTimeout(() => {
+  const soon = (fn: () => void) => ("requestIdleCallback" in window ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 0));
+  soon(() => {
     const url = document.querySelector<HTMLMetaElement>('meta[name="dates-check"]')?.content;
     if (!url || typeof Worker === "undefined") return checked(null);
     const samples: [string, number[], string][] = [];
@@ -71,7 +72,7 @@ function startCheck() {
     } catch {
       checked(null);
     }
-  }, 0);
+  });
 }
 
 function checked(wrong: string[] | null) {

@@ -53,14 +53,10 @@ export function plainDates(lang: string): Map<string, Plain> | null {
 }
 
 /**
- * The dates a writer is checked on: a day in each month, each weekday, each
- * hour of the day (on both sides of noon, with minutes of one and two
- * digits), as [y, m, d, h, min] fields of local time.
+ * The dates a writer is checked on: a day in each month (twice), each hour of
+ * the day, every weekday among them, minutes of one and two digits, as [y, m,
+ * d, h, min] fields of local time.
  */
 export function checkDates(): [number, number, number, number, number][] {
-  const out: [number, number, number, number, number][] = [];
-  for (let m = 0; m < 12; m++) out.push([2026, m, 1 + m * 2, m * 2, m * 5]);
-  for (let d = 0; d < 7; d++) out.push([2026, 0, 4 + d, 1 + d * 3, 59 - d]);
-  for (let h = 0; h < 24; h++) out.push([2025, 11, 31 - h, h, h % 2 ? 7 : 30]);
-  return out;
+  return Array.from({ length: 24 }, (_, i) => [2026, i % 12, 1 + ((i * 5) % 28), i, (i * 7) % 60] as [number, number, number, number, number]);
 }

@@ -178,3 +178,17 @@ test.skipIf(!chromiumPresent)("the month's first draw makes no date formatter in
     await h2.stop();
   }
 });
+
+test.skipIf(!chromiumPresent)("on a phone the header's row of screens is scrolled to show the Calendar, as the page first paints", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, timezoneId: ZONE, locale: "en-GB" });
+  await ctx.addCookies([cookie]);
+  const page = await ctx.newPage();
+  await page.goto(`${h.url}/my/events`);
+  await page.locator(".month").waitFor();
+  const row = page.locator(".approw .screens");
+  await page.waitForFunction(() => (document.querySelector(".approw .screens") as HTMLElement).scrollLeft > 0);
+  const [link, shown] = await Promise.all([page.locator(".approw .screens [aria-current=page]").boundingBox(), row.boundingBox()]);
+  expect(link!.x).toBeGreaterThanOrEqual(shown!.x);
+  expect(link!.x + link!.width).toBeLessThanOrEqual(shown!.x + shown!.width);
+  await ctx.close();
+});
