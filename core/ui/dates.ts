@@ -45,11 +45,10 @@ export function onDatesCorrected(fn: () => void): () => void {
 }
 
 /**
- * Once the page has drawn and is idle, a worker
- * formats a year's sample of every plain shape with the browser's own
- * formatters and names those that differ; they are dropped, and the page
- * redrawn. Without the worker (none, or a page without its address) every
- * plain shape is dropped the same way.
+ * Once the page has drawn and is idle, a worker formats a year's sample of
+ * every plain shape with the browser's own formatters and names those that
+ * differ; they are dropped, and the page redrawn. Without the worker (none,
+ * or a page without its address) every plain shape is dropped the same way.
  */
 function startCheck() {
   if (check !== "not yet" || !plain) return;
