@@ -13,6 +13,7 @@ import { enhanceFind } from "./find.ts";
 import { confirmShortcuts } from "./help.ts";
 import { registerWorker } from "./offline.ts";
 import { dropPageAnswers } from "./first.ts";
+import { onDatesCorrected } from "./dates.ts";
 
 function Offline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -32,6 +33,9 @@ function Offline() {
 
 function Shell({ View }: { View: ComponentType }) {
   const [error, reset] = useErrorBoundary();
+  // Dates drawn in plain words that the browser's formatter says otherwise are drawn again, with its words.
+  const [, redraw] = useState(0);
+  useEffect(() => onDatesCorrected(() => redraw((n) => n + 1)), []);
   useKeys([
     { key: "?", does: "Show keyboard shortcuts", run: () => void confirmShortcuts(shortcuts()) },
     { key: "/", does: "Search everything", run: () => document.getElementById("find")?.focus() },
@@ -48,8 +52,10 @@ export function boot(View: ComponentType) {
   render(html`<${Shell} View=${View} />`, root);
   dropPageAnswers();
   enhanceFind();
-  showCurrentScreen();
   closeHeaderMenus();
+  // Measured in the frame that paints the view: read at once, the page's whole layout would be made inside the view's
+  // first draw, making its one long task longer, then again for the frame if anything changed meanwhile.
+  requestAnimationFrame(showCurrentScreen);
   // The app's worker is not what the person came for: it is registered once the page is next idle (while the
   // view's first answer is on its way), so its install (fetching and keeping the bundles) does not delay the view.
   whenIdle(() => void registerWorker());

@@ -3,13 +3,21 @@
 // the page's first loads its language's data, and each one after builds its
 // patterns, while Date's toLocaleString & co. make a new one on every call (a
 // month of the calendar made fifty, and that was most of its first draw). So
-// each kind is made once per page and kept.
+// each kind is made once per page and kept; and in English the shapes screens
+// show most are written without one (core/ui/plaindates.ts) until a worker,
+// off the page's thread, has checked they say what the browser's formatter
+// says. Where one does not, the page is drawn again with the formatter's.
+import { checkDates, optionsKey, plainDates } from "./plaindates.ts";
 
 const made = new Map<string, Intl.DateTimeFormat>();
+let plain = typeof navigator === "undefined" ? null : plainDates(navigator.language);
+let check: "not yet" | "running" | "done" = "not yet";
+const afterCheck: (() => void)[] = [];
+const redraws = new Set<() => void>();
 
 /** The page's one formatter for these options, made on first use. */
 export function dateFormat(options: Intl.DateTimeFormatOptions = {}): Intl.DateTimeFormat {
-  const key = JSON.stringify(options);
+  const key = optionsKey(options);
   let f = made.get(key);
   if (!f) made.set(key, (f = new Intl.DateTimeFormat(undefined, options)));
   return f;
@@ -22,7 +30,57 @@ export function dateFormat(options: Intl.DateTimeFormatOptions = {}): Intl.DateT
  */
 export function formatDate(when: Date | string | number, options: Intl.DateTimeFormatOptions): string {
   const d = when instanceof Date ? when : new Date(when);
-  return Number.isNaN(d.getTime()) ? "Invalid Date" : dateFormat(options).format(d);
+  if (Number.isNaN(d.getTime())) return "Invalid Date";
+  const key = optionsKey(options);
+  const write = made.has(key) ? undefined : plain?.get(key);
+  if (!write) return dateFormat(options).format(d);
+  startCheck();
+  return write(d);
+}
+
+/** Called when dates drawn in plain words turned out to differ from the browser's: the page draws itself again. Returns the function that stops it. */
+export function onDatesCorrected(fn: () => void): () => void {
+  redraws.add(fn);
+  return () => void redraws.delete(fn);
+}
+
+/**
+ * Once the page has drawn and is idle, a worker formats a year's sample of
+ * every plain shape with the browser's own formatters and names those that
+ * differ; they are dropped, and the page redrawn. Without the worker (none,
+ * or a page without its address) every plain shape is dropped the same way.
+ */
+function startCheck() {
+  if (check !== "not yet" || !plain) return;
+  check = "running";
+  const soon = (fn: () => void) => ("requestIdleCallback" in window ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 0));
+  soon(() => {
+    const url = document.querySelector<HTMLMetaElement>('meta[name="dates-check"]')?.content;
+    if (!url || typeof Worker === "undefined") return checked(null);
+    const samples: [string, number[], string][] = [];
+    for (const [key, write] of plain!)
+      for (const [y, m, day, h, min] of checkDates()) {
+        const d = new Date(y, m, day, h, min);
+        samples.push([key, [d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes()], write(d)]);
+      }
+    try {
+      const w = new Worker(url);
+      w.onmessage = (e: MessageEvent<string[]>) => checked(Array.isArray(e.data) ? e.data : null);
+      w.onerror = () => checked(null);
+      w.postMessage(samples);
+    } catch {
+      checked(null);
+    }
+  });
+}
+
+function checked(wrong: string[] | null) {
+  if (check === "done") return;
+  check = "done";
+  if (wrong === null) plain = null;
+  else for (const k of wrong) plain?.delete(k);
+  if (wrong === null || wrong.length > 0) for (const fn of redraws) fn();
+  for (const fn of afterCheck.splice(0)) fn();
 }
 
 /**
@@ -31,11 +89,15 @@ export function formatDate(when: Date | string | number, options: Intl.DateTimeF
  * read is on its way rather than while it draws the answer (an answer that
  * arrives meanwhile waits for one formatter at most). Not when the page is
  * idle: a page still loading is not, so that came only after the answer.
+ * Shapes written in plain words need none; while the worker checks those, the
+ * rest wait for it, since it loads the language's data they would load.
  */
 export function prepareDates(...kinds: Intl.DateTimeFormatOptions[]): void {
+  const wanted = kinds.filter((o) => !plain?.has(optionsKey(o)));
   const next = () => {
-    const o = kinds.shift();
+    const o = wanted.shift();
     if (!o) return;
+    if (check === "running") return void afterCheck.push(() => setTimeout(() => (wanted.unshift(o), next()), 0));
     dateFormat(o);
     setTimeout(next, 0);
   };

@@ -97,6 +97,30 @@ export function homeBundle(): Promise<Bundle> {
   return home;
 }
 
+/**
+ * The worker that checks, off the page's thread, the dates a view drew before
+ * the page had a formatter (core/ui/dates.ts): given `[options, [y, m, d, h,
+ * min], text]` triples it answers the options whose text differs from what
+ * the browser's own formatter says. Its first formatter loads the language's
+ * data, which the browser then keeps for the page's thread too.
+ */
+const DATES_CHECK = `const made = new Map();
+onmessage = (e) => {
+  const wrong = new Set();
+  for (const [key, [y, m, d, h, min], text] of e.data) {
+    let f = made.get(key);
+    if (!f) made.set(key, (f = new Intl.DateTimeFormat(undefined, { ...JSON.parse(key), timeZone: "UTC" })));
+    if (f.format(Date.UTC(y, m, d, h, min)) !== text) wrong.add(key);
+  }
+  postMessage([...wrong]);
+  close();
+};
+`;
+let datesCheck: Bundle | null = null;
+export function datesBundle(): Bundle {
+  return (datesCheck ??= bundle("dates", DATES_CHECK));
+}
+
 /** Points a view bundle's imports of `hearth/ui` at the shared bundle's URL. */
 export function link(text: string, uiPath: string): string {
   return text.replace(UI_IMPORT, (_m, word: string) => `${word}${JSON.stringify(uiPath)}`);

@@ -9,7 +9,7 @@ import { errorResponse, jsonResponse } from "../http/respond.ts";
 import { defineModule } from "../module.ts";
 import { renderMarkdown } from "../publish/markdown.ts";
 import type { Runtime } from "../runtime.ts";
-import { homeBundle, serveBundle, screenBundle, uiBundle } from "./bundle.ts";
+import { datesBundle, homeBundle, serveBundle, screenBundle, uiBundle } from "./bundle.ts";
 import { findJson, searchPage } from "./find.ts";
 import { icon, manifest, MANIFEST_PATH, offlinePage, worker, WORKER_PATH } from "./pwa.ts";
 import { liveStream, tellPages } from "./live.ts";
@@ -51,7 +51,7 @@ async function asset(rt: Runtime, req: Request, file: string): Promise<Response>
   if (!m) return notFound();
   const [, first, key, hash] = m;
   const screen = key === undefined ? null : findScreen(rt, first, key);
-  const b = key === undefined ? (first === "ui" ? await uiBundle() : first === "home" ? await homeBundle() : null) : screen ? await screenBundle(screen.id, screen.file!) : null;
+  const b = key === undefined ? (first === "ui" ? await uiBundle() : first === "home" ? await homeBundle() : first === "dates" ? datesBundle() : null) : screen ? await screenBundle(screen.id, screen.file!) : null;
   if (!b || !b.path.endsWith(`.${hash}.js`)) return notFound();
   return serveBundle(b, req);
 }

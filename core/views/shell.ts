@@ -5,7 +5,7 @@ import { findSession, sessionCaller, type Session } from "../auth/sessions.ts";
 import { dispatch } from "../dispatch.ts";
 import { html, page, PAGE_CSP, raw, seeOther } from "../http/pages/layout.ts";
 import type { Runtime } from "../runtime.ts";
-import { screenBundle, uiBundle } from "./bundle.ts";
+import { datesBundle, screenBundle, uiBundle } from "./bundle.ts";
 import { appNav } from "./nav.ts";
 import type { Screen } from "./screens.ts";
 
@@ -59,7 +59,7 @@ export async function shellPage(rt: Runtime, req: Request, screen: Screen): Prom
     wide: true,
     nav: appNav(rt, sessionCaller(s), screen.href),
     head: html`<link rel="manifest" href="/my/manifest.webmanifest"><meta name="theme-color" content="#8a3b12"><link rel="apple-touch-icon" href="/my/icon-192.png">
-<link rel="modulepreload" href="${ui.path}"><script type="module" src="${view.path}"></script>`,
+<meta name="dates-check" content="${datesBundle().path}"><link rel="modulepreload" href="${ui.path}"><script type="module" src="${view.path}"></script>`,
     body: html`<div id="view" data-service="${screen.service}"><p class="state loading" role="status">Loading…</p></div>${reads ? html`\n<script type="application/json" id="first-reads">${raw(reads)}</script>` : ""}
 <noscript><p class="alert">This screen needs JavaScript. Every service also answers at <a href="/services">/services</a>, over the API and the command line.</p></noscript>`,
   });

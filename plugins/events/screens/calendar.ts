@@ -98,6 +98,9 @@ export default function Calendar() {
   const editing = params.get("edit");
   const events = useQuery<CalEvent[]>("events/list");
   const dragged = useRef<{ id: string; day: string } | null>(null);
+  // The day a chip is dragged over, and the chip being dragged ("<day> <event id>").
+  const [over, setOver] = useState<string | null>(null);
+  const [dragging, setDragging] = useState<string | null>(null);
   const go = (p: Record<string, string | null>) => navigate(p);
   useKeys([
     { key: "n", does: "New event on the day shown", run: () => go({ new: dayKey(at), edit: null }) },
@@ -135,9 +138,51 @@ export default function Calendar() {
     const k = dayKey(d);
     const mine = byDay.get(k) ?? [];
     const shown = o.cap ? mine.slice(0, o.cap) : mine;
-    const today = k === todayKey;
-    return html`<${Day} key=${k} day=${d} dayKey=${k} today=${today} other=${o.other} view=${view} occurrences=${shown} more=${mine.length - shown.length}
-      dragged=${dragged} move=${move} open=${(id: string) => go({ edit: id, new: null })} add=${() => go({ new: k, edit: null })} />`;
+    return dayItem({ day: d, dayKey: k, today: k === todayKey, other: o.other, view, occurrences: shown, more: mine.length - shown.length, over: over === k, dragging });
+  };
+  // One listener of each kind on the grid, rather than five on each of its days: the day or chip an event concerns
+  // is the one it happened in.
+  const dayOf = (ev: Event) => (ev.target as Element).closest?.<HTMLElement>("[data-day]") ?? null;
+  const chipOf = (ev: Event) => (ev.target as Element).closest?.<HTMLElement>(".chip") ?? null;
+  const grid = {
+    onClick: (ev: MouseEvent) => {
+      const chip = chipOf(ev);
+      const day = dayOf(ev);
+      if (chip) go({ edit: chip.dataset.id!, new: null });
+      else if (day) go({ new: day.dataset.day!, edit: null });
+    },
+    onDragStart: (ev: DragEvent) => {
+      const chip = chipOf(ev);
+      const day = dayOf(ev);
+      if (!chip || !day) return;
+      const from = { id: chip.dataset.id!, day: day.dataset.day! };
+      ev.dataTransfer?.setData("application/x-hearth-event", JSON.stringify(from));
+      if (ev.dataTransfer) ev.dataTransfer.effectAllowed = "move";
+      dragged.current = from;
+      setDragging(`${from.day} ${from.id}`);
+    },
+    onDragEnd: () => setDragging(null),
+    onDragOver: (ev: DragEvent) => {
+      const day = dayOf(ev);
+      if (!day) return;
+      ev.preventDefault();
+      if (ev.dataTransfer) ev.dataTransfer.dropEffect = "move";
+      setOver(day.dataset.day!);
+    },
+    onDragLeave: (ev: DragEvent) => {
+      const day = dayOf(ev);
+      if (day && !day.contains(ev.relatedTarget as Node)) setOver((o) => (o === day.dataset.day ? null : o));
+    },
+    onDrop: (ev: DragEvent) => {
+      const day = dayOf(ev);
+      if (!day) return;
+      ev.preventDefault();
+      setOver(null);
+      const raw = ev.dataTransfer?.getData("application/x-hearth-event");
+      const from = raw ? (JSON.parse(raw) as { id: string; day: string }) : dragged.current;
+      dragged.current = null;
+      if (from) void move(from.id, from.day, day.dataset.day!);
+    },
   };
   const title =
     view === "month"
@@ -163,11 +208,11 @@ export default function Calendar() {
     ${list.length === 0 && html`<${Empty} title="No events coming up"><p>Click a day (or press <kbd>n</kbd>) to add one: a reminder, a meeting, or a prompt the agent runs when it comes.</p></${Empty}>`}
     ${view === "month"
       ? html`<ul class="weekdays" aria-hidden="true">${WEEKDAYS.map((d) => html`<li>${formatDate(d, WEEKDAY)}</li>`)}</ul>
-          <ol class="month" aria-labelledby="cal-title">${daysOf(span).map((d) => dayCell(d, { other: d.getMonth() !== at.getMonth(), cap: 3 }))}</ol>
+          <ol class="month" aria-labelledby="cal-title" ...${grid}>${daysOf(span).map((d) => dayCell(d, { other: d.getMonth() !== at.getMonth(), cap: 3 }))}</ol>
           <${Agenda} occurrences=${occurrencesIn(list, { from: new Date(at.getFullYear(), at.getMonth(), 1), to: new Date(at.getFullYear(), at.getMonth() + 1, 1) })} open=${(id: string) => go({ edit: id, new: null })} />`
       : view === "week"
-        ? html`<ol class="week" aria-labelledby="cal-title">${daysOf(span).map((d) => dayCell(d))}</ol>`
-        : html`<ol class="dayview" aria-labelledby="cal-title">${dayCell(at)}</ol>`}
+        ? html`<ol class="week" aria-labelledby="cal-title" ...${grid}>${daysOf(span).map((d) => dayCell(d))}</ol>`
+        : html`<ol class="dayview" aria-labelledby="cal-title" ...${grid}>${dayCell(at)}</ol>`}
     ${adding && html`<${EventForm} key=${`new-${dayKey(adding)}`} day=${adding} close=${() => go({ new: null })} saved=${events.reload} />`}
     ${editing && editedEvent && html`<${EventForm} key=${editing} event=${editedEvent} close=${() => go({ edit: null })} saved=${events.reload} />`}
     ${editing && !editedEvent && !events.loading && html`<p class="alert" role="status">That event is no longer in your calendar: it was moved, changed elsewhere or cancelled.</p>`}`;
@@ -186,57 +231,24 @@ function Agenda({ occurrences, open }: { occurrences: Occurrence[]; open: (id: s
   </section>`;
 }
 
-function Day(p: {
-  day: Date;
-  dayKey: string;
-  today: boolean;
-  other?: boolean;
-  view: View;
-  occurrences: Occurrence[];
-  more: number;
-  dragged: { current: { id: string; day: string } | null };
-  move: (id: string, from: string, to: string) => Promise<void>;
-  open: (id: string) => void;
-  add: () => void;
-}) {
-  const [over, setOver] = useState(false);
+/** A day of the grid: plain markup, its clicks and drags told to the grid's listeners (data-day, a chip's data-id). */
+function dayItem(p: { day: Date; dayKey: string; today: boolean; other?: boolean; view: View; occurrences: Occurrence[]; more: number; over: boolean; dragging: string | null }) {
   const label = `Add an event on ${longDay(p.day)}`;
   const heading =
     p.view === "month"
       ? html`<span>${p.day.getDate()}</span>`
       : html`<strong>${formatDate(p.day, { weekday: p.view === "day" ? "long" : "short" })}</strong><span>${formatDate(p.day, SHORT_DAY)}</span>`;
-  return html`<li class=${`day${p.other ? " other" : ""}${p.today ? " today" : ""}${over ? " over" : ""}`} data-day=${p.dayKey}
-    onClick=${(ev: MouseEvent) => (ev.target as HTMLElement).closest(".chip") === null && (ev.target as HTMLElement).closest(".day-add") === null && p.add()}
-    onDragOver=${(ev: DragEvent) => { ev.preventDefault(); if (ev.dataTransfer) ev.dataTransfer.dropEffect = "move"; setOver(true); }}
-    onDragLeave=${(ev: DragEvent) => { if (!(ev.currentTarget as HTMLElement).contains(ev.relatedTarget as Node)) setOver(false); }}
-    onDrop=${(ev: DragEvent) => {
-      ev.preventDefault();
-      setOver(false);
-      const raw = ev.dataTransfer?.getData("application/x-hearth-event");
-      const from = raw ? (JSON.parse(raw) as { id: string; day: string }) : p.dragged.current;
-      p.dragged.current = null;
-      if (from) void p.move(from.id, from.day, p.dayKey);
-    }}>
-    <button type="button" class="day-add" title=${label} onClick=${p.add}><span aria-hidden="true" class="day-head">${heading}</span><span class="visually-hidden">${label}</span></button>
-    ${p.occurrences.length > 0 && html`<ul class="chips">${p.occurrences.map((o) => html`<li key=${`${o.event.id}-${o.start.getTime()}`}><${Chip} o=${o} dayKey=${p.dayKey} dragged=${p.dragged} open=${p.open} /></li>`)}</ul>`}
+  return html`<li key=${p.dayKey} class=${`day${p.other ? " other" : ""}${p.today ? " today" : ""}${p.over ? " over" : ""}`} data-day=${p.dayKey}>
+    <button type="button" class="day-add" title=${label}><span aria-hidden="true" class="day-head">${heading}</span><span class="visually-hidden">${label}</span></button>
+    ${p.occurrences.length > 0 && html`<ul class="chips">${p.occurrences.map((o) => html`<li key=${`${o.event.id}-${o.start.getTime()}`}>${chip(o, p.dragging === `${p.dayKey} ${o.event.id}`)}</li>`)}</ul>`}
     ${p.more > 0 && html`<span class="more">and ${p.more} more</span>`}
   </li>`;
 }
 
-function Chip({ o, dayKey: day, dragged, open }: { o: Occurrence; dayKey: string; dragged: { current: { id: string; day: string } | null }; open: (id: string) => void }) {
-  const [dragging, setDragging] = useState(false);
+function chip(o: Occurrence, dragging: boolean) {
   const e = o.event;
   const extra = `${e.repeat && !o.hourly ? `, ${repeatName(e.repeat).toLowerCase()}` : ""}${e.prompt ? ", runs a prompt" : ""}`;
-  return html`<button type="button" class=${`chip${dragging ? " dragging" : ""}`} draggable="true" data-event=${e.title}
-    onClick=${() => open(e.id)}
-    onDragStart=${(ev: DragEvent) => {
-      const from = { id: e.id, day };
-      ev.dataTransfer?.setData("application/x-hearth-event", JSON.stringify(from));
-      if (ev.dataTransfer) ev.dataTransfer.effectAllowed = "move";
-      dragged.current = from;
-      setDragging(true);
-    }}
-    onDragEnd=${() => setDragging(false)}><span class="t">${o.hourly ? "hourly" : time(o.start)}</span>${e.repeat ? html`<span aria-hidden="true">↻ </span>` : ""}${e.title}<span class="visually-hidden">${extra}</span></button>`;
+  return html`<button type="button" class=${`chip${dragging ? " dragging" : ""}`} draggable="true" data-event=${e.title} data-id=${e.id}><span class="t">${o.hourly ? "hourly" : time(o.start)}</span>${e.repeat ? html`<span aria-hidden="true">↻ </span>` : ""}${e.title}<span class="visually-hidden">${extra}</span></button>`;
 }
 
 /** The fields events/create takes, from an event as events/list gives it. */
