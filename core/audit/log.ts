@@ -13,10 +13,9 @@ import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import { paymentOf } from "../pay/x402.ts";
 import type { Runtime } from "../runtime.ts";
-import { argsEntry } from "./preview.ts";
+import { hashArgs, plainJson, previewArgs } from "./preview.ts";
 import { auditLog } from "./schema.ts";
 
-export type AuditRow = typeof auditLog.$inferInsert;
 
 /** What dispatch knows when a call ends. */
 export interface Ended {
@@ -42,7 +41,13 @@ function payerOf(caller: Caller): { payer: string | null; amount: string | null 
   return { payer: receipt?.payer ?? (typeof a?.from === "string" ? a.from : null), amount: p.receipt && a?.value !== undefined ? String(a.value) : null };
 }
 
-export function rowOf(e: Ended): AuditRow {
+/**
+ * Appends an entry's values, in the order of COLUMNS, to `out`. With
+ * `hashLater`, arguments as most calls send them (see plainJson) leave the
+ * hash's place null, their JSON in the preview's: the hash of that same text
+ * is taken once the entry is written (hashHeld), with the rest of its batch.
+ */
+function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
   const { call } = e;
   const caller = call.caller;
   const err = e.error;
@@ -50,27 +55,41 @@ export function rowOf(e: Ended): AuditRow {
   const pay = payerOf(caller);
   const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
   const ok = err === undefined;
-  const shown = argsEntry(e.args);
-  return {
-    at: e.at,
-    callId: call.id,
-    account: caller.account?.id ?? null,
-    via: caller.via,
+  // As argsEntry makes them, the hash of plain arguments perhaps left for later.
+  const plain = plainJson(e.args ?? {});
+  const args = plain ?? previewArgs(e.args);
+  const argsHash = plain === null ? hashArgs(e.args) : hashLater ? null : sha256(plain);
+  out.push(
+    e.at,
+    call.id,
+    caller.account?.id ?? null,
+    caller.via,
     credential,
-    credentialName: caller.via === "token" ? (caller.tokenName ?? null) : caller.via === "session" ? "session" : null,
-    surface: e.surface,
-    service: e.service,
-    method: e.method,
-    args: shown.args,
-    argsHash: shown.argsHash,
+    caller.via === "token" ? (caller.tokenName ?? null) : caller.via === "session" ? "session" : null,
+    e.surface,
+    e.service,
+    e.method,
+    args,
+    argsHash,
     // Credits are charged only when the call succeeded: a failed call's plan is released, not committed.
-    credits: ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
-    paid: ok ? pay.amount : null,
-    outcome: ok ? "ok" : (refusal?.kind ?? "internal"),
-    status: ok ? 200 : (refusal?.status ?? 500),
-    approved: call.approvedBy ? `person:${call.approvedBy}` : ok ? "policy" : refusal && (refusal.status === 401 || refusal.status === 403 || refusal.status === 402) ? "nobody" : "policy",
-  };
+    ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
+    ok ? pay.amount : null,
+    ok ? "ok" : (refusal?.kind ?? "internal"),
+    ok ? 200 : (refusal?.status ?? 500),
+    call.approvedBy ? `person:${call.approvedBy}` : ok ? "policy" : refusal && (refusal.status === 401 || refusal.status === 403 || refusal.status === 402) ? "nobody" : "policy",
+  );
 }
+
+/** Where an entry's preview and hash are among its values (COLUMNS' order). */
+const ARGS_AT = 9;
+const HASH_AT = 10;
+
+/** Fills the hashes held entries left for later (pushEntry): SHA-256 of the arguments' JSON, which is their canonical JSON. */
+export function hashHeld(values: unknown[]): void {
+  for (let at = HASH_AT; at < values.length; at += WIDTH) if (values[at] === null) values[at] = sha256(values[at - HASH_AT + ARGS_AT] as string);
+}
+
+const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 
 const COLUMNS = "at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved";
 const SQLITE_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES`;
@@ -124,25 +143,21 @@ const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5
  * once: as json, each of a row's sixteen ->> parsed the row's text again,
  * which cost PostgreSQL four times the CPU per entry (~60 µs against ~15).
  */
-const pgInsertMany = (rows: AuditRow[]) =>
+const pgInsertMany = (rows: unknown[][]) =>
   sql`INSERT INTO audit_log (${sql.raw(COLUMNS)}) SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, (r->>11)::bigint, r->>12, r->>13, (r->>14)::bigint, r->>15
-    FROM jsonb_array_elements(${JSON.stringify(rows.map((r) => valuesOf(r).map(wellFormed)))}::text::jsonb) WITH ORDINALITY AS e(r, n) ORDER BY n`;
+    FROM jsonb_array_elements(${JSON.stringify(rows.map((r) => r.map(wellFormed)))}::text::jsonb) WITH ORDINALITY AS e(r, n) ORDER BY n`;
 /** Text as the database stores it: half a surrogate pair (a preview cut mid-character) is U+FFFD, as a parameter's UTF-8 gives it, where JSON's escape for it is refused. */
 const wellFormed = (v: unknown) => (typeof v === "string" ? v.toWellFormed() : v);
-/** A row's values in the order of the columns above. */
-const valuesOf = (r: AuditRow): unknown[] => {
-  const out: unknown[] = [];
-  pushValues(out, r);
+/** The rows of entries' values (WIDTH to an entry), each its own array. */
+const rowsOf = (values: unknown[]): unknown[][] => {
+  const out: unknown[][] = [];
+  for (let at = 0; at < values.length; at += WIDTH) out.push(values.slice(at, at + WIDTH));
   return out;
 };
 
-/** Appends a row's values, in the order of the columns, to `out`. */
-function pushValues(out: unknown[], r: AuditRow): void {
-  out.push(r.at, r.callId, r.account ?? null, r.via, r.credential ?? null, r.credentialName ?? null, r.surface, r.service, r.method, r.args, r.argsHash, r.credits, r.paid ?? null, r.outcome, r.status, r.approved);
-}
-
 export class AuditLog {
-  private held: AuditRow[] = [];
+  /** The values of the entries held for the next batch, WIDTH to an entry (pushEntry). */
+  private held: unknown[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -171,8 +186,7 @@ export class AuditLog {
 
   /** Prepared inserts on the writer, by the number of rows they take (1 to ROWS_PER_INSERT) and the columns they bind once (see sqliteInsert). */
   private statements = new Map<number, Statement>();
-  /** The values of the rows one statement inserts, and the parameters it is given, reused from batch to batch. */
-  private values: unknown[] = [];
+  /** The parameters one statement is given, reused from batch to batch. */
   private params: unknown[] = [];
 
   /**
@@ -187,34 +201,36 @@ export class AuditLog {
    * it, a good part of what an entry cost to write when each was bound in
    * every row.
    */
-  private async insert(rows: AuditRow[]): Promise<void> {
+  private async insert(rows: unknown[]): Promise<void> {
     const store = this.rt.store;
+    const count = rows.length / WIDTH;
     if (isPg(store)) {
       // One entry of a write, the call's own: sent with its COMMIT rather than in a round trip of its own.
-      if (rows.length === 1 && store.sendWithCommit?.(PG_INSERT, valuesOf(rows[0]))) return;
-      for (let i = 0; i < rows.length; i += BATCH) await store.wdb.run(pgInsertMany(rows.slice(i, i + BATCH)));
+      if (count === 1 && store.sendWithCommit?.(PG_INSERT, rows)) return;
+      const all = rowsOf(rows);
+      for (let i = 0; i < all.length; i += BATCH) await store.wdb.run(pgInsertMany(all.slice(i, i + BATCH)));
       return;
     }
-    const { values, params } = this;
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-      const n = Math.min(ROWS_PER_INSERT, rows.length - i);
-      values.length = 0;
-      for (let j = i; j < i + n; j++) pushValues(values, rows[j]);
+    const { params } = this;
+    for (let i = 0; i < count; i += ROWS_PER_INSERT) {
+      const n = Math.min(ROWS_PER_INSERT, count - i);
+      const from = i * WIDTH;
+      const to = from + n * WIDTH;
       // The last, shorter statement of a batch binds every value: its size changes from batch to batch, and so would its statement.
       let shared = 0;
       if (n === ROWS_PER_INSERT) {
         let same = 0;
         for (let c = 0; c < WIDTH; c++) {
-          const v = values[c];
+          const v = rows[from + c];
           let all = true;
-          for (let at = c + WIDTH; all && at < values.length; at += WIDTH) all = values[at] === v;
+          for (let at = from + c + WIDTH; all && at < to; at += WIDTH) all = rows[at] === v;
           if (all) same |= 1 << c;
         }
         for (const g of SHARED_GROUPS) if ((same & g) === g) shared |= g;
       }
       params.length = 0;
-      for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) params.push(values[c]);
-      for (let at = 0; at < values.length; at += WIDTH) for (let c = 0; c < WIDTH; c++) if (!(shared & (1 << c))) params.push(values[at + c]);
+      for (let c = 0; c < WIDTH; c++) if (shared & (1 << c)) params.push(rows[from + c]);
+      for (let at = from; at < to; at += WIDTH) for (let c = 0; c < WIDTH; c++) if (!(shared & (1 << c))) params.push(rows[at + c]);
       const key = n * (1 << WIDTH) + shared;
       let st = this.statements.get(key);
       if (!st) {
@@ -229,7 +245,6 @@ export class AuditLog {
         st.run(...(params as [string]));
       } finally {
         // Nothing of a batch stays reachable from here once it is written.
-        values.length = 0;
         params.length = 0;
       }
     }
@@ -237,24 +252,29 @@ export class AuditLog {
 
   /** Kept now, in the write transaction in progress: it commits, or rolls back, with the call's own writes. */
   async within(e: Ended): Promise<void> {
-    await this.insert([rowOf(e)]);
+    const row: unknown[] = [];
+    pushEntry(row, e, false);
+    await this.insert(row);
   }
 
   /**
-   * Kept in the next batch. The row is made now: what is held until then is
-   * its few values, not the call and its arguments (kept alive through a
-   * collection or two, they cost more than making the row).
+   * Kept in the next batch. The entry's values are taken now, pushed onto
+   * one array the batch shares: what is held until then is those few values,
+   * not the call and its arguments (kept alive through a collection or two,
+   * they cost more than taking them), nor an object for each entry. The
+   * hash of plain arguments waits for the batch (hashHeld), taken in one loop.
    */
   later(e: Ended): void {
-    let row: AuditRow;
+    const held = this.held;
+    const length = held.length;
     try {
-      row = rowOf(e);
+      pushEntry(held, e, true);
     } catch (err) {
+      held.length = length;
       this.rt.log.error("audit log entry not made", { service: e.service, method: e.method, error: err instanceof Error ? err.message : String(err) });
       return;
     }
-    this.held.push(row);
-    if (this.held.length >= BATCH) void this.flush();
+    if (held.length >= BATCH * WIDTH) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), EVERY_MS);
       (this.timer as { unref?: () => void }).unref?.();
@@ -268,15 +288,16 @@ export class AuditLog {
     this.held = [];
     const done = this.flushing.then(async () => {
       if (!rows.length || this.rt.store.closed) return;
+      hashHeld(rows);
       try {
         await this.rt.store.write(() => this.insert(rows));
       } catch {
         // One entry the store refuses does not take the rest of its batch with it.
         let lost = 0;
         let error = "";
-        for (const row of rows) {
+        for (const row of rowsOf(rows)) {
           try {
-            await this.rt.store.write(() => this.insert([row]));
+            await this.rt.store.write(() => this.insert(row));
           } catch (e) {
             lost++;
             error = e instanceof Error ? e.message : String(e);

@@ -62,7 +62,7 @@ export function argsEntry(args: unknown): { args: string; argsHash: string } {
 }
 
 /** The JSON of flat, plain arguments whose preview and canonical form are themselves; null for any other. */
-function plainJson(v: unknown): string | null {
+export function plainJson(v: unknown): string | null {
   if (typeof v !== "object" || v === null || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) return null;
   let last: string | null = null;
   for (const k in v) {

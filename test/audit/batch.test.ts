@@ -2,7 +2,7 @@
 // (core/audit/log.ts): whatever mix of callers, methods and outcomes a
 // batch holds, each entry keeps its own values, in the order of the calls.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { previewArgs } from "../../core/audit/preview.ts";
+import { hashArgs, previewArgs } from "../../core/audit/preview.ts";
 import { newCall } from "../../core/call.ts";
 import { HearthError } from "../../core/errors.ts";
 import type { Caller } from "../../core/plugin.ts";
@@ -75,4 +75,16 @@ test("full statements and the short last one of a batch keep each entry's own va
   const got = await h.rows<Record<string, unknown>>(`SELECT account, via, credential, surface, method, args, outcome, call_id, at AS ended FROM audit_log ORDER BY id LIMIT 1000 OFFSET ${before}`);
   expect(got.map((r) => [r.account, r.via, r.credential, r.surface, r.method, r.args, r.outcome, r.call_id])).toEqual(want);
   expect(got.map((r) => Number(r.ended))).toEqual(want.map((_, i) => 1_800_000_000_000 + i));
+});
+
+test("a batch mixing plain arguments (hashed with the batch) and others (hashed as the call ends) gives each entry its own arguments' hash", async () => {
+  await h.rt.audit!.flush();
+  const before = Number((await h.row<{ n: number }>("SELECT count(*) AS n FROM audit_log"))!.n);
+  const caller: Caller = { account: null, scopes: [], via: "none" };
+  const kinds = [(i: number) => ({ title: `plain ${i}` }), (i: number) => ({ nested: { i } }), (i: number) => ({ password: `p${i}`, title: "t" }), (i: number) => ({ title: "x".repeat(81 + i) })];
+  const sent = Array.from({ length: 130 }, (_, i) => kinds[i % kinds.length](i));
+  sent.forEach((args, i) => h.rt.audit!.later({ call: newCall(caller, { id: `hash-${i}` }), surface: "http", service: "notes", method: "get", args, at: 1_800_000_000_000 + i }));
+  await h.rt.audit!.flush();
+  const got = await h.rows<{ args: string; args_hash: string }>(`SELECT args, args_hash FROM audit_log ORDER BY id LIMIT 1000 OFFSET ${before}`);
+  expect(got).toEqual(sent.map((args) => ({ args: previewArgs(args), args_hash: hashArgs(args) })));
 });
