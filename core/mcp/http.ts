@@ -182,28 +182,48 @@ function mcpAnswer(rt: Runtime, eras: McpEras, req: Request, address: ClientAddr
 
   // A page on another origin may call tools with a token, a payment or as a stranger; its
   // session cookie identifies no one here (identifySession), so it cannot act as a signed-in person.
-  const refused = (e: unknown) => {
-    const err = asHearthError(e);
-    const challenge = challengeFor(rt, req, err);
-    return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
-  };
-  const identified = (caller: Caller): Response | Promise<Response> => {
-    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
-    if (!caller.account && query?.has("signin"))
-      return refused(unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
-    const ctx: McpCallContext = { caller, filter, baseUrl: url.origin, mode };
-    const h = headersOf(req);
-    if (req.method !== "POST") return answer(rt, eras, req, h, h.sid !== null ? eras.sessions.live(h.sid) : null, ctx, undefined, direct);
-    return finalAnswer(posted(rt, eras, req, h, ctx, direct));
-  };
   let found: Caller | Promise<Caller>;
   try {
     // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
     found = callerOf(rt, req, address);
   } catch (e) {
-    return refused(e);
+    return callerRefused(rt, req, e);
   }
-  return found instanceof Promise ? found.then(identified, refused) : identified(found);
+  // Made as functions only when identifying waits: an everyday request makes none.
+  if (found instanceof Promise)
+    return found.then(
+      (caller) => identified(rt, eras, req, url.origin, query, filter, mode, direct, caller),
+      (e) => callerRefused(rt, req, e),
+    );
+  return identified(rt, eras, req, url.origin, query, filter, mode, direct, found);
+}
+
+/** The refusal of a caller /mcp does not accept, as JSON-RPC, with HTTP's challenge. */
+function callerRefused(rt: Runtime, req: Request, e: unknown): Response {
+  const err = asHearthError(e);
+  const challenge = challengeFor(rt, req, err);
+  return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
+}
+
+/** The answer to a request once its caller is known. */
+function identified(
+  rt: Runtime,
+  eras: McpEras,
+  req: Request,
+  baseUrl: string,
+  query: Map<string, string[]> | null,
+  filter: Set<string> | null,
+  mode: ToolsMode,
+  direct: boolean,
+  caller: Caller,
+): Response | Promise<Response> {
+  // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
+  if (!caller.account && query?.has("signin"))
+    return callerRefused(rt, req, unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
+  const ctx: McpCallContext = { caller, filter, baseUrl, mode };
+  const h = headersOf(req);
+  if (req.method !== "POST") return answer(rt, eras, req, h, h.sid !== null ? eras.sessions.live(h.sid) : null, ctx, undefined, direct);
+  return finalAnswer(posted(rt, eras, req, h, ctx, direct));
 }
 
 /** What the SDK's transports are handed; the direct answers never need it. */
