@@ -78,13 +78,17 @@ export function answerTemplate(base: Record<string, string>, ...more: Readonly<R
  * Answers made with the CORS and security headers already in (from an
  * answerTemplate that holds both). Reading a made answer's headers back costs
  * Bun more than the lookups themselves, so withCors and serve.ts pass these by.
+ * The mark is a property of the answer itself: a WeakSet's add and lookups
+ * cost a hot path (MCP's tools/call) several times as much.
  */
-const complete = new WeakSet<Response>();
+const COMPLETE = Symbol("complete");
+const FINAL = Symbol("final");
+type Marked = { [COMPLETE]?: true; [FINAL]?: true };
 export function completeAnswer(res: Response): Response {
-  complete.add(res);
+  (res as Marked)[COMPLETE] = true;
   return res;
 }
-export const isComplete = (res: Response) => complete.has(res);
+export const isComplete = (res: Response) => (res as Marked)[COMPLETE] === true;
 
 /**
  * Promises of answers that need nothing added once made (their CORS and
@@ -92,9 +96,8 @@ export const isComplete = (res: Response) => complete.has(res);
  * callers and serve.ts hand them on as they are, rather than wait a turn each
  * only to find nothing to add.
  */
-const final = new WeakSet<Promise<Response>>();
 export function finalAnswer(p: Promise<Response>): Promise<Response> {
-  final.add(p);
+  (p as Marked)[FINAL] = true;
   return p;
 }
-export const isFinal = (p: Promise<Response>) => final.has(p);
+export const isFinal = (p: Promise<Response>) => (p as Marked)[FINAL] === true;

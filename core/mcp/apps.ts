@@ -14,7 +14,7 @@ import { cardSources, readCard } from "../http/pages/home/cards.ts";
 import type { Caller } from "../plugin.ts";
 import type { MethodEntry } from "../registry.ts";
 import type { Runtime } from "../runtime.ts";
-import { isRecord } from "./envelope.ts";
+import { isRecord } from "./rpc.ts";
 import { pluginViews } from "./plugin-views.ts";
 import { inFilter, inScope } from "./tools.ts";
 

@@ -6,18 +6,16 @@
 // Anything else (initialize, notifications, batches, pings, streams, a message
 // the schemas refuse, an unsupported protocol version) goes to the SDK, which
 // then gives its own answer or refusal.
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { completeAnswer } from "../http/respond.ts";
+import { CallToolRequestSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, membersWithin, toolResultJson } from "./envelope.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, failureAnswer, headersOf, isJsonType, isRecord, membersWithin, toolAnswer, type McpHeaders } from "./envelope.ts";
 import { callToolRequest, listTools, type McpCallContext } from "./server.ts";
 
-function acceptable(req: Request): boolean {
-  const accept = req.headers.get("accept") ?? "";
-  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
-  const version = req.headers.get("mcp-protocol-version");
-  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-  return isJsonType(req.headers.get("content-type") ?? "");
+/** Whether the SDK's 2025 transport would take the request as it is: its Accept, its protocol version, its JSON. */
+export function acceptable(h: McpHeaders): boolean {
+  if (!h.accept.includes("application/json") || !h.accept.includes("text/event-stream")) return false;
+  if (h.version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(h.version)) return false;
+  return isJsonType(h.type);
 }
 
 type Answer = (rt: Runtime, ctx: McpCallContext, msg: unknown) => Promise<unknown> | null;
@@ -47,7 +45,7 @@ const answers = new Map<unknown, Answer>([
 
 
 /** tools/call params in their everyday form, or null to leave the message to the SDK's schema. */
-function plainCallParams(msg: unknown): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } | null {
+export function plainCallParams(msg: unknown): { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } | null {
   if (!isRecord(msg) || !isRecord(msg.params)) return null;
   const p = msg.params;
   if (!membersWithin(p, CALL_PARAMS)) return null;
@@ -65,7 +63,7 @@ function plainCallParams(msg: unknown): { name: string; arguments?: Record<strin
  * any) an object that the method's own schema then checks. Anything doubtful
  * is left to the SDK, so this may refuse more than the schema but never less.
  */
-function isPlainRequest(m: Record<string, unknown>): boolean {
+export function isPlainRequest(m: Record<string, unknown>): boolean {
   if (!membersWithin(m, ENVELOPE)) return false;
   if (m.jsonrpc !== "2.0") return false;
   if (typeof m.id !== "string" && !Number.isSafeInteger(m.id)) return false;
@@ -80,7 +78,7 @@ function isPlainRequest(m: Record<string, unknown>): boolean {
  */
 const bySession = new Map<string, Headers>();
 const SESSION_HEADERS_KEPT = 1024;
-function sessionHeaders(sessionId: string): Headers {
+export function sessionHeaders(sessionId: string): Headers {
   let h = bySession.get(sessionId);
   if (!h) {
     h = new Headers(ANSWER_HEADERS);
@@ -96,7 +94,7 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
   if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
   const answer = answers.get((msg as { method?: unknown }).method);
   if (!answer) return null;
-  if (!isPlainRequest(msg as Record<string, unknown>) || !acceptable(req)) return null;
+  if (!isPlainRequest(msg as Record<string, unknown>) || !acceptable(headersOf(req))) return null;
   let pending: Promise<unknown> | null;
   try {
     pending = answer(rt, ctx, msg);
@@ -106,38 +104,11 @@ export function directAnswer(rt: Runtime, ctx: McpCallContext, msg: unknown, req
   return pending && answered(pending, (msg as { id: string | number }).id, sessionId);
 }
 
-/**
- * The everyday 2025 tools/call alone, answered as directAnswer answers it:
- * params of the plain form with no `_meta` in use, so nothing in the message
- * claims the 2026-07-28 envelope or needs the SDK's schema, and no check
- * /mcp makes before directAnswer could refuse it. Null for anything else.
- */
-export function everydayCall(rt: Runtime, ctx: McpCallContext, msg: unknown, req: Request, sessionId?: string): Promise<Response> | null {
-  if (!isRecord(msg) || msg.method !== "tools/call" || !isPlainRequest(msg)) return null;
-  const plain = plainCallParams(msg);
-  if (!plain || !acceptable(req)) return null;
-  let pending: Promise<unknown>;
-  try {
-    pending = callToolRequest(rt, ctx, plain);
-  } catch (e) {
-    pending = Promise.reject(e);
-  }
-  return answered(pending, msg.id as string | number, sessionId);
-}
-
 /** The JSON-RPC answer to a request answered here, once its result (or refusal) is in. */
 function answered(pending: Promise<unknown>, id: string | number, sessionId: string | undefined): Promise<Response> {
   const headers = sessionId === undefined ? ANSWER_HEADERS : sessionHeaders(sessionId);
   return pending.then(
-    (result) => {
-      // A tool result made by callTool carries its body's JSON already: spliced, it is not serialised again.
-      const spliced = toolResultJson(result as CallToolResult, undefined);
-      return completeAnswer(new Response(spliced !== null ? answerJson(spliced, id) : JSON.stringify({ result, jsonrpc: "2.0", id }), { status: 200, headers }));
-    },
-    (e: { code?: unknown; message?: string; data?: unknown }) => {
-      const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : ErrorCode.InternalError, message: e.message ?? "Internal error" };
-      if (e.data !== undefined) error.data = e.data;
-      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
-    },
+    (result) => toolAnswer(result as CallToolResult, id, false, headers),
+    (e) => failureAnswer(e, id, headers),
   );
 }

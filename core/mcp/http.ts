@@ -15,11 +15,14 @@ import { addressOf, callerOf, challengeFor, identify, stranger, type ClientAddre
 import type { Caller } from "../plugin.ts";
 import { queryValues } from "../validate.ts";
 import type { Runtime } from "../runtime.ts";
-import { directAnswer, everydayCall } from "./direct.ts";
+import { directAnswer } from "./direct.ts";
+import { calledAnswer, everyday, refusedAnswer } from "./everyday.ts";
+import { hookedCaller, startCall, toolInput } from "./call.ts";
+import { dispatch } from "../dispatch.ts";
 import { MODE_HEADER, parseMode, type ToolsMode } from "./discover.ts";
 import { mcpPage } from "./page.ts";
 import { createMcpServer, type ContextOf, type McpCallContext } from "./server.ts";
-import { ANSWER_HEADERS, isJsonType } from "./envelope.ts";
+import { ANSWER_HEADERS, headersOf, isJsonType, type McpHeaders } from "./envelope.ts";
 import { eraOf, MODERN_REVISION, modernDirectAnswer, modernHttpHandler } from "./modern.ts";
 import { batchRefusal, callParamsError, errorAnswer, INVALID_REQUEST } from "./rpc.ts";
 import { McpSessions, type Session } from "./sessions.ts";
@@ -83,12 +86,13 @@ const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
 /**
  * A POST's answer, its body read and parsed first (or refused as JSON-RPC
  * when it cannot be), with the CORS and security headers every /mcp answer
- * carries already in. One async step from the body to the answer: its
- * promise settles with the Response itself, so neither a callback handing
- * back a promise (two turns more) nor a wrapper adding headers (one turn
- * each, finalAnswer) stands between.
+ * carries already in. The everyday tools/call takes the steps POST
+ * /api/v1/... takes (api.ts's handleApi): the body awaited, the call
+ * awaited, the answer made, all in this one async function; its promise
+ * settles with the Response itself, so neither a callback handing back a
+ * promise nor a wrapper adding headers (finalAnswer) stands between.
  */
-async function posted(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, direct: boolean): Promise<Response> {
+async function posted(rt: Runtime, eras: McpEras, req: Request, h: McpHeaders, ctx: McpCallContext, direct: boolean): Promise<Response> {
   let text: string;
   try {
     text = await readText(rt, req, Number(rt.config.HEARTH_BODY_LIMIT));
@@ -102,7 +106,22 @@ async function posted(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallCont
   } catch (e) {
     return ready(rpcError(400, -32700, `Parse error: the body is not valid JSON (${(e as Error).message})`));
   }
-  const res = answer(rt, eras, req, ctx, body, direct);
+  // Looked up once: a session that is gone is gone for the rest of this request too.
+  const session = h.sid !== null ? eras.sessions.live(h.sid) : null;
+  const call = direct ? everyday(rt, eras.sessions, req, h, session, ctx, body) : null;
+  if (call) {
+    const run = startCall(rt, call.entry, call.ctx.caller);
+    let result: unknown;
+    try {
+      const caller = hookedCaller(rt, run, call.meta);
+      if (caller instanceof Promise) await caller;
+      result = await dispatch(rt, toolInput(run, call.ctx, call.args));
+    } catch (e) {
+      return refusedAnswer(rt, run, call, e);
+    }
+    return calledAnswer(rt, run, call, result);
+  }
+  const res = answer(rt, eras, req, h, session, ctx, body, direct);
   return ready(res instanceof Promise ? await res : res);
 }
 
@@ -114,15 +133,15 @@ const ready = (res: Response): Response => (isComplete(res) ? res : withHeaders(
  * has none, and tools/call params the SDKs would answer with a schema dump
  * (or as an internal error) rather than say what is wrong.
  */
-function refusedMessage(req: Request, body: unknown, sid: string | null): Response | null {
+function refusedMessage(h: McpHeaders, body: unknown): Response | null {
   if (Array.isArray(body)) {
-    const refused = batchRefusal(req.headers.get("mcp-protocol-version"), body);
+    const refused = batchRefusal(h.version, body);
     return refused ? rpcError(400, INVALID_REQUEST, refused) : null;
   }
   const bad = callParamsError(body);
   if (!bad) return null;
   const headers = new Headers(ANSWER_HEADERS);
-  if (sid) headers.set("mcp-session-id", sid);
+  if (h.sid) headers.set("mcp-session-id", h.sid);
   return new Response(JSON.stringify(errorAnswer(body, bad)), { status: 200, headers });
 }
 
@@ -163,27 +182,48 @@ function mcpAnswer(rt: Runtime, eras: McpEras, req: Request, address: ClientAddr
 
   // A page on another origin may call tools with a token, a payment or as a stranger; its
   // session cookie identifies no one here (identifySession), so it cannot act as a signed-in person.
-  const refused = (e: unknown) => {
-    const err = asHearthError(e);
-    const challenge = challengeFor(rt, req, err);
-    return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
-  };
-  const identified = (caller: Caller): Response | Promise<Response> => {
-    // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
-    if (!caller.account && query?.has("signin"))
-      return refused(unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
-    const ctx: McpCallContext = { caller, filter, baseUrl: url.origin, mode };
-    if (req.method !== "POST") return answer(rt, eras, req, ctx, undefined, direct);
-    return finalAnswer(posted(rt, eras, req, ctx, direct));
-  };
   let found: Caller | Promise<Caller>;
   try {
     // Identifying mostly answers at once (a cached token): waiting on a value that is no promise still costs a turn.
     found = callerOf(rt, req, address);
   } catch (e) {
-    return refused(e);
+    return callerRefused(rt, req, e);
   }
-  return found instanceof Promise ? found.then(identified, refused) : identified(found);
+  // Made as functions only when identifying waits: an everyday request makes none.
+  if (found instanceof Promise)
+    return found.then(
+      (caller) => identified(rt, eras, req, url.origin, query, filter, mode, direct, caller),
+      (e) => callerRefused(rt, req, e),
+    );
+  return identified(rt, eras, req, url.origin, query, filter, mode, direct, found);
+}
+
+/** The refusal of a caller /mcp does not accept, as JSON-RPC, with HTTP's challenge. */
+function callerRefused(rt: Runtime, req: Request, e: unknown): Response {
+  const err = asHearthError(e);
+  const challenge = challengeFor(rt, req, err);
+  return rpcError(err.status, -32001, err.message, { error: err.body() }, { ...challenge, ...(err.headers ?? {}) });
+}
+
+/** The answer to a request once its caller is known. */
+function identified(
+  rt: Runtime,
+  eras: McpEras,
+  req: Request,
+  baseUrl: string,
+  query: Map<string, string[]> | null,
+  filter: Set<string> | null,
+  mode: ToolsMode,
+  direct: boolean,
+  caller: Caller,
+): Response | Promise<Response> {
+  // /mcp?signin is for connectors that sign in: a stranger there is told to (401 naming the OAuth metadata), as they expect.
+  if (!caller.account && query?.has("signin"))
+    return callerRefused(rt, req, unauthenticated("this address is for signed-in use: sign in with OAuth (the resource_metadata named here says how) or send a bearer token"));
+  const ctx: McpCallContext = { caller, filter, baseUrl, mode };
+  const h = headersOf(req);
+  if (req.method !== "POST") return answer(rt, eras, req, h, h.sid !== null ? eras.sessions.live(h.sid) : null, ctx, undefined, direct);
+  return finalAnswer(posted(rt, eras, req, h, ctx, direct));
 }
 
 /** What the SDK's transports are handed; the direct answers never need it. */
@@ -203,29 +243,20 @@ const sessionContext = (eras: McpEras, session: Session, ctx: McpCallContext): M
   ask: eras.sessions.asker(session, ctx.baseUrl),
 });
 
-/** The answer to an identified caller's request, its body (a POST's) already read. */
-function answer(rt: Runtime, eras: McpEras, req: Request, ctx: McpCallContext, body: unknown, direct: boolean): Response | Promise<Response> {
-  const sid = req.headers.get("mcp-session-id");
-  // Looked up once: a session that is gone is gone for the rest of this request too.
-  const session = sid ? eras.sessions.live(sid) : null;
+/** The answer to an identified caller's request, its body (a POST's) already read, its session (if it names one) looked up. */
+function answer(rt: Runtime, eras: McpEras, req: Request, h: McpHeaders, session: Session | null, ctx: McpCallContext, body: unknown, direct: boolean): Response | Promise<Response> {
+  const sid = h.sid;
   const transport = session?.transport ?? null;
   if (req.method === "POST") {
-    // The everyday 2025 tools/call is answered first: one everydayCall takes is one every check
-    // below lets through (well-formed params, no 2026-07-28 envelope), so none of them is made.
-    const modern = req.headers.get("mcp-protocol-version") === MODERN_REVISION;
-    if (direct && !modern && (!sid || transport)) {
-      const quick = session ? everydayCall(rt, sessionContext(eras, session, ctx), body, req, sid!) : everydayCall(rt, ctx, body, req);
-      if (quick) return quick;
-    }
     // A session that is gone is told so first (below), whatever it sent.
     if (!sid || transport) {
-      const refused = refusedMessage(req, body, sid);
+      const refused = refusedMessage(h, body);
       if (refused) return refused;
     }
     // A 2026-07-28 request stands alone (modern.ts); a session id beside it changes nothing.
     // Its everyday tools/call is answered at once; the rest goes to the SDK's classifier.
     // It names its revision in a header, which a 2025 request (most of them) never does: that one looks no further here.
-    const quick = direct && modern ? modernDirectAnswer(rt, ctx, req, body) : null;
+    const quick = direct && h.version === MODERN_REVISION ? modernDirectAnswer(rt, ctx, req, body, h) : null;
     if (quick) return quick;
     const era = eraOf(req, body);
     if (era) return eras.modern.fetch(asMcpPost(req), { ...authOf(ctx), parsedBody: body });

@@ -11,7 +11,6 @@ import {
   CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   PROTOCOL_VERSION_META_KEY,
-  SERVER_INFO_META_KEY,
   createMcpHandler,
   inputRequired,
   inputResponse,
@@ -23,9 +22,8 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { asHearthError } from "../errors.ts";
-import { completeAnswer } from "../http/respond.ts";
 import type { Runtime } from "../runtime.ts";
-import { ANSWER_HEADERS, answerJson, CALL_PARAMS, ENVELOPE, isJsonType, isRecord, membersWithin, toolResultJson } from "./envelope.ts";
+import { ANSWER_HEADERS, CALL_PARAMS, ENVELOPE, failureAnswer, headersOf, isJsonType, isRecord, membersWithin, toolAnswer, type McpHeaders } from "./envelope.ts";
 import type { RoundTrip } from "../policy/approvals.ts";
 import { APPROVE_FORM, CAPABILITIES, callToolRequest, INSTRUCTIONS, mcpRequests, SERVER_INFO, taskNotifier, tasks2025, withClient, type McpCallContext } from "./server.ts";
 import { RpcError, UNAUTHORIZED } from "./rpc.ts";
@@ -282,32 +280,10 @@ function claimsEnvelope(req: Request, body: unknown): boolean {
   }
   return false;
 }
-/** The server's stamp in a result's _meta, as JSON once. */
-const STAMP_JSON = JSON.stringify({ [SERVER_INFO_META_KEY]: SERVER_INFO });
-/**
- * What 2026-07-28 adds to a result, after its own members: `resultType`, and
- * the server's stamp merged into `_meta` (where a result that has one keeps it).
- */
-const stamped = (meta: Record<string, unknown> | undefined): string =>
-  meta === undefined
-    ? `,"resultType":"complete","_meta":${STAMP_JSON}`
-    : `,"_meta":${JSON.stringify({ ...meta, [SERVER_INFO_META_KEY]: SERVER_INFO })},"resultType":"complete"`;
 const META_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY];
 
-/**
- * A 2026-07-28 tools/call answered without building a server per request,
- * which costs several times the method itself; the answer is the one the
- * SDK's per-request server gives (the same handler, `resultType`, the server
- * stamp in `_meta`). Only the everyday form is taken, checked here before
- * the SDK's classifier (which costs more than the call): headers that repeat
- * its version, method and tool exactly, a `_meta` holding only a well-formed
- * envelope (client info, when sent, with a name and version; capabilities
- * each an object), naming a tool this endpoint has. Anything else (a payment in
- * `_meta`, an unknown tool, a missing header) is left to the classifier and
- * the SDK, which answer or refuse it: this may take less than the SDK would,
- * never more.
- */
-export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Request, body: unknown): Promise<Response> | null {
+/** A 2026-07-28 tools/call in the everyday form modernDirectAnswer takes: its id and params, or null for anything else. */
+export function modernCall(req: Request, h: McpHeaders, body: unknown): { id: string | number; params: ModernParams } | null {
   if (!isRecord(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return null;
   if (!membersWithin(body, ENVELOPE)) return null;
   const id = body.id;
@@ -325,31 +301,42 @@ export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Reques
   // A client that can be asked takes the SDK's road, where an approval is asked in the answer; one that polls tasks too.
   if (caps.elicitation !== undefined || (isRecord(caps.extensions) && TASKS_EXTENSION in caps.extensions)) return null;
   for (const k in caps) if (!isRecord(caps[k])) return null;
-  const h = req.headers;
-  if (h.get("mcp-protocol-version") !== REVISION || h.get("mcp-method") !== "tools/call" || h.get("mcp-name") !== params.name) return null;
-  if (!isJsonType(h.get("content-type") ?? "") || !(h.get("accept") ?? "").includes("application/json")) return null;
+  if (h.version !== REVISION || !isJsonType(h.type) || !h.accept.includes("application/json")) return null;
+  // Read only for a request that names this revision: no 2025 client sends them.
+  if (req.headers.get("mcp-method") !== "tools/call" || req.headers.get("mcp-name") !== params.name) return null;
+  return { id: id as string | number, params: params as ModernParams };
+}
+type ModernParams = { name: string; arguments?: Record<string, unknown>; _meta: Record<string, unknown> };
+
+/**
+ * A 2026-07-28 tools/call answered without building a server per request,
+ * which costs several times the method itself; the answer is the one the
+ * SDK's per-request server gives (the same handler, `resultType`, the server
+ * stamp in `_meta`). Only the everyday form is taken, checked here before
+ * the SDK's classifier (which costs more than the call): headers that repeat
+ * its version, method and tool exactly, a `_meta` holding only a well-formed
+ * envelope (client info, when sent, with a name and version; capabilities
+ * each an object), naming a tool this endpoint has. Anything else (a payment in
+ * `_meta`, an unknown tool, a missing header) is left to the classifier and
+ * the SDK, which answer or refuse it: this may take less than the SDK would,
+ * never more.
+ */
+export function modernDirectAnswer(rt: Runtime, ctx: McpCallContext, req: Request, body: unknown, h: McpHeaders = headersOf(req)): Promise<Response> | null {
+  const call = modernCall(req, h, body);
+  if (!call) return null;
+  const { id, params } = call;
   const entry = toolTable(rt).byName.get(params.name);
   // Unknown names (the discovery tools among them) take the SDK's road; it gives their answers and refusals.
   if (!entry || !inFilter(entry, ctx.filter)) return null;
   let pending: Promise<CallToolResult>;
   try {
-    pending = callToolRequest(rt, ctx, { name: params.name, arguments: params.arguments, _meta: params._meta });
+    pending = callToolRequest(rt, ctx, params);
   } catch (e) {
     pending = Promise.reject(e);
   }
-  const headers = ANSWER_HEADERS;
   return pending.then(
-    (result) => {
-      const spliced = toolResultJson(result, stamped);
-      if (spliced !== null) return completeAnswer(new Response(answerJson(spliced, id as string | number), { status: 200, headers }));
-      const out = { ...result, resultType: "complete", _meta: { ...result._meta, [SERVER_INFO_META_KEY]: SERVER_INFO } };
-      return completeAnswer(new Response(JSON.stringify({ result: out, jsonrpc: "2.0", id }), { status: 200, headers }));
-    },
-    (e: { code?: unknown; message?: string; data?: unknown }) => {
-      const error: Record<string, unknown> = { code: Number.isSafeInteger(e.code) ? e.code : -32603, message: e.message ?? "Internal error" };
-      if (e.data !== undefined) error.data = e.data;
-      return completeAnswer(new Response(JSON.stringify({ jsonrpc: "2.0", id, error }), { status: 200, headers }));
-    },
+    (result) => toolAnswer(result, id as string | number, true, ANSWER_HEADERS),
+    (e) => failureAnswer(e, id as string | number, ANSWER_HEADERS),
   );
 }
 

@@ -17,6 +17,8 @@ export interface Session {
 
 export class McpSessions {
   private map = new Map<string, Session>();
+  /** The id re-inserted last by live, so the newest in the map's order (or since dropped). */
+  private last: string | null = null;
 
   constructor(
     private rt: Runtime,
@@ -39,6 +41,7 @@ export class McpSessions {
       onsessioninitialized: (id) => {
         while (this.map.size >= this.max) this.drop(this.map.keys().next().value!);
         this.map.set(id, { server, transport, seen: this.now() });
+        this.last = id;
       },
       onsessionclosed: (id) => {
         this.map.delete(id);
@@ -63,9 +66,12 @@ export class McpSessions {
       return null;
     }
     s.seen = now;
-    // Re-inserting keeps the map in least-recently-used order for eviction.
-    this.map.delete(id);
-    this.map.set(id, s);
+    // Re-inserting keeps the map in least-recently-used order for eviction; the session used last is already last.
+    if (id !== this.last) {
+      this.map.delete(id);
+      this.map.set(id, s);
+      this.last = id;
+    }
     return s;
   }
 
