@@ -1,7 +1,7 @@
 // Headless Debian Chromium for the browser tests, started the one way this
 // machine allows: no sandbox (root), no GPU, and nothing that reaches out on
 // its own (the network is closed; background lookups would be refused).
-import { existsSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
@@ -14,12 +14,19 @@ const PATIENCE_MS = 300_000;
 
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   const { chromium } = await import("playwright-core");
+  const before = new Set(chromiumChildren());
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     timeout: PATIENCE_MS,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", ...extraArgs],
   });
+  const main = chromiumChildren().find((pid) => !before.has(pid));
+  const close = browser.close.bind(browser);
+  browser.close = async (options) => {
+    if (main !== undefined) noteRendererCpu(main);
+    return close(options);
+  };
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);
@@ -37,6 +44,53 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
     return page;
   };
   return browser;
+}
+
+/** Each process's parent and CPU seconds (its own, and its reaped children's), from /proc/<pid>/stat. */
+function processes(): { pid: number; ppid: number; name: string; cpu: number }[] {
+  const out: { pid: number; ppid: number; name: string; cpu: number }[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      // Fields after the name: state, ppid, ..., utime (12th), stime, cutime, cstime, in clock ticks (100 a second on Linux).
+      const f = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      out.push({ pid: Number(d), ppid: Number(f[1]), name, cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100 });
+    } catch {}
+  }
+  return out;
+}
+
+/** This process's Chromium children (a browser's main process each). */
+function chromiumChildren(): number[] {
+  if (!process.env.HEARTH_TEST_CLUSTER_CPU || !existsSync("/proc/self/stat")) return [];
+  return processes()
+    .filter((p) => p.ppid === process.pid && /chrom/i.test(p.name))
+    .map((p) => p.pid);
+}
+
+/**
+ * The CPU a browser's renderers, zygotes and helpers used, noted just before it closes in the file test/run.ts
+ * reads a piece's daemons' CPU from (HEARTH_TEST_CLUSTER_CPU): they are the children of Chromium's zygote, which
+ * is not reaped by the process that waits for the browser, so none of their CPU is in the test process's usage;
+ * the browser's main process is, once it exits.
+ */
+function noteRendererCpu(main: number): void {
+  const file = process.env.HEARTH_TEST_CLUSTER_CPU;
+  if (!file) return;
+  const all = processes();
+  const under = new Set([main]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all)
+      if (!under.has(p.pid) && under.has(p.ppid)) {
+        under.add(p.pid);
+        grew = true;
+      }
+  }
+  const cpu = all.filter((p) => p.pid !== main && under.has(p.pid)).reduce((n, p) => n + p.cpu, 0);
+  appendFileSync(file, `chromium ${cpu.toFixed(2)}\n`);
 }
 
 /**

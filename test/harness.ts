@@ -10,7 +10,7 @@ import type { Clock, Logger } from "../core/plugin.ts";
 import { createRuntime } from "../core/instance.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { startPg, type Pg } from "./pg.ts";
-import { startS3 } from "./s3.ts";
+import type { startS3 } from "./s3.ts";
 
 /**
  * HEARTH_TEST_BLOBS=s3 runs every instance a suite starts with its blobs in a
@@ -20,7 +20,9 @@ import { startS3 } from "./s3.ts";
 let s3: ReturnType<typeof startS3> | null = null;
 async function blobEnv(): Promise<Record<string, string>> {
   if (process.env.HEARTH_TEST_BLOBS !== "s3") return {};
-  s3 ??= startS3();
+  // Loaded only where it is used: the S3 server's modules were a quarter of a second of CPU in every process of the
+  // SQLite pass, which never starts one.
+  s3 ??= import("./s3.ts").then((m) => m.startS3());
   return (await s3).env();
 }
 

@@ -132,6 +132,8 @@ interface Outcome {
   cpu: number;
   /** CPU seconds of the PostgreSQL clusters the piece started (daemons, so not in `cpu`), once each has stopped. */
   cluster: Promise<number>;
+  /** CPU seconds of its browsers' renderers, which no process the piece waited for reaps, so not in `cpu` either (test/browser.ts). */
+  chromium: number;
 }
 
 /**
@@ -229,9 +231,10 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   const code = proc.exitCode ?? 1;
   const usage = proc.resourceUsage();
   const cpu = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6 : 0;
+  const chromium = existsSync(cpuFile) ? readFileSync(cpuFile, "utf8").split("\n").reduce((n, l) => n + (l.startsWith("chromium ") ? Number(l.slice(9)) : 0), 0) : 0;
   const s = summaryOf(text);
   const header = `==== ${label}: ${group.join(" ")} ====`;
-  process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code}, ${cpu.toFixed(1)} s of CPU ====\n`);
+  process.stdout.write(`\n${header}\n${text.trimEnd()}\n==== ${label} exited ${code}, ${cpu.toFixed(1)} s of CPU${chromium ? ` (and ${chromium.toFixed(1)} s of its browsers' renderers)` : ""} ====\n`);
   // A piece that stopped before bun's summary (a crash) counts as a failure.
   const fail = s.lines.length ? s.fail : Math.max(1, s.fail);
   const failures = failuresOf(text);
@@ -241,7 +244,7 @@ async function runPiece(label: string, env: Record<string, string>, group: strin
   void cluster.then((c) => {
     if (c > 0) console.log(`==== ${label} cluster: ${c.toFixed(1)} s of CPU ====`);
   });
-  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000), cpu, cluster };
+  return { label, files: group, code, pass: s.pass, fail, skip: s.skip, summary: s.lines, failures, took: shares(text, group, (Date.now() - began) / 1000), cpu, cluster, chromium };
 }
 
 const started = Date.now();
@@ -283,11 +286,14 @@ for (const o of outcomes)
 for (const o of outcomes) if (o.code !== 0 || o.fail > 0) console.log(`${o.label} (${o.files.join(" ")}): ${o.pass} passed, ${o.fail} failed (exit ${o.code}) ${o.summary.at(-1) ?? "no summary: the process ended early"}`);
 const slowest = outcomes.flatMap((o) => Object.entries(o.took).map(([f, s]) => ({ f, s, pass: o.label.split(" ")[0] }))).sort((a, b) => b.s - a.s);
 console.log(`slowest: ${slowest.slice(0, 8).map((x) => `${x.f} (${x.pass}) ${Math.round(x.s)} s`).join(", ")}`);
-// A piece's CPU counts its clusters'.
-const spent = outcomes.map((o, i) => ({ o, cpu: o.cpu + clusters[i] })).sort((a, b) => b.cpu - a.cpu);
+// A piece's CPU counts its clusters' and its browsers' renderers'.
+const spent = outcomes.map((o, i) => ({ o, cpu: o.cpu + clusters[i] + o.chromium })).sort((a, b) => b.cpu - a.cpu);
 console.log(`most CPU: ${spent.slice(0, 8).map(({ o, cpu }) => `${o.files.join(" ")} (${o.label.split(" ")[0]}) ${Math.round(cpu)} s`).join(", ")}`);
 const clusterTotal = clusters.reduce((n, c) => n + c, 0);
-console.log(`${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(spent.reduce((n, x) => n + x.cpu, 0))} s of CPU (${Math.round(clusterTotal)} of it PostgreSQL clusters'), ${outcomes.length} processes`);
+const chromiumTotal = outcomes.reduce((n, o) => n + o.chromium, 0);
+console.log(
+  `${Math.round((Date.now() - started) / 1000)} s in all, ${Math.round(spent.reduce((n, x) => n + x.cpu, 0))} s of CPU (${Math.round(clusterTotal)} of it PostgreSQL clusters', ${Math.round(chromiumTotal)} Chromium's renderers'), ${outcomes.length} processes`,
+);
 const total = (k: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[k], 0);
 const failed = outcomes.some((o) => o.code !== 0 || o.fail > 0);
 console.log(`${total("pass")} passed, ${total("fail")} failed${total("skip") ? `, ${total("skip")} skipped` : ""}`);

@@ -5,7 +5,7 @@
 // code, uses a recovery code once, registers a passkey through Chromium's
 // virtual authenticator and signs in with it, signs another browser out from
 // the session list, and changes the password, which signs a second browser
-// out. Each page passes axe in light and dark at a phone's and a desktop's
+// out (account-sessions.test.ts, a file of its own so the two run at once). Each page passes axe in light and dark at a phone's and a desktop's
 // width; screenshots are left in test/artifacts/account (or HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -16,12 +16,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createInvite, signUp } from "../../core/auth/people.ts";
 import { accountMenu, chromiumPresent, everyLook, laidOut, launchChromium, LOOKS } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { header, PASSWORD, signInWithPassword, WIDTHS } from "./account-pages.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "account");
-const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const PASSWORD = "a long passphrase";
-const NEW_PASSWORD = "another long passphrase";
 
 let h: Hearth;
 let browser: Browser;
@@ -63,12 +61,6 @@ async function axeOn(p: Page) {
 /** The code an authenticator app shows now, by the server's clock. */
 const codeFor = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: "SHA1" }).generate({ timestamp: clock.t });
 
-async function signInWithPassword(page: Page, base: string, username: string, password: string) {
-  await page.goto(`${base}/signin`);
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-}
 
 async function enterCode(page: Page, code: string) {
   // The page after the password is the code's: waited for, as the sign-in page may still be showing.
@@ -82,7 +74,6 @@ async function signOut(page: Page) {
   await page.waitForURL(/\/signin\?out=1$/);
 }
 
-const header = (page: Page) => page.locator("header").textContent();
 
 test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, signs in with a code and a recovery code, adds a passkey and signs in with it", async () => {
   const owner = await signUp(h.rt, { username: "ada", password: PASSWORD });
@@ -225,57 +216,4 @@ test.skipIf(!chromiumPresent)("an invited person turns on two-factor sign-in, si
   await pk.locator("#passkey-status", { hasText: "not registered here" }).waitFor();
   await pctx.close();
   await ctx.close();
-});
-
-
-test.skipIf(!chromiumPresent)("the session list signs another browser out, and changing the password signs out every browser but this one", async () => {
-  const ada = (await h.rows<{ id: string; username: string; admin: boolean }>("SELECT id, username, admin FROM accounts WHERE username = 'ada'"))[0];
-  const { code } = await createInvite(h.rt, { id: ada.id, username: "ada", admin: true });
-  await signUp(h.rt, { username: "cai", password: PASSWORD, invite: code });
-
-  const a = await browser.newContext({ viewport: WIDTHS.desktop });
-  const b = await browser.newContext({ viewport: WIDTHS.phone });
-  const pa = await a.newPage();
-  const pb = await b.newPage();
-  await signInWithPassword(pa, h.url, "cai", PASSWORD);
-  await pa.waitForURL(`${h.url}/`);
-  await signInWithPassword(pb, h.url, "cai", PASSWORD);
-  await pb.waitForURL(`${h.url}/`);
-
-  // Both browsers are listed, this one marked; the other is signed out from here.
-  await pa.goto(`${h.url}/account`);
-  const rows = pa.locator("table").first().locator("tbody tr");
-  await expect(rows.count()).resolves.toBe(2);
-  await expect(rows.filter({ hasText: "(this browser)" }).count()).resolves.toBe(1);
-  expect(await rows.first().textContent()).toContain("Headless Chrome on Linux");
-  await rows.filter({ hasNotText: "(this browser)" }).getByRole("button", { name: /^Sign out / }).click();
-  await pa.waitForURL(`${h.url}/account?done=signed-out#sessions`);
-  await expect(pa.locator("table").first().locator("tbody tr").count()).resolves.toBe(1);
-  await pb.goto(`${h.url}/account`);
-  await pb.waitForURL(/\/signin\?next=\/account$/);
-
-  // Signed in again on the second browser; the first changes the password.
-  await signInWithPassword(pb, h.url, "cai", PASSWORD);
-  await pb.waitForURL(`${h.url}/`);
-  await pa.getByLabel("Current password").fill("not the password");
-  await pa.getByLabel("New password").fill(NEW_PASSWORD);
-  await pa.getByRole("button", { name: "Change password" }).click();
-  await pa.getByRole("alert").filter({ hasText: "the current password is wrong" }).first().waitFor();
-  await pa.getByLabel("Current password").fill(PASSWORD);
-  await pa.getByLabel("New password").fill(NEW_PASSWORD);
-  await pa.getByRole("button", { name: "Change password" }).click();
-  await pa.waitForURL(`${h.url}/account?done=password#password`);
-  expect(await pa.getByRole("status").first().textContent()).toContain("Your password is changed");
-  expect(await header(pa)).toContain("Signed in as cai");
-
-  // The second browser is signed out; the old password no longer works, the new one does.
-  await pb.goto(`${h.url}/account`);
-  await pb.waitForURL(/\/signin\?next=\/account$/);
-  await signInWithPassword(pb, h.url, "cai", PASSWORD);
-  await pb.getByRole("alert").filter({ hasText: "the username or password is wrong" }).first().waitFor();
-  await signInWithPassword(pb, h.url, "cai", NEW_PASSWORD);
-  await pb.waitForURL(`${h.url}/`);
-  expect(await header(pb)).toContain("Signed in as cai");
-  await a.close();
-  await b.close();
 });

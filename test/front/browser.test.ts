@@ -3,14 +3,15 @@
 // place, see the home cards filled from recorded provider answers, add a note
 // with the services page's form, read the API reference with nothing fetched
 // from outside the instance, and leave screenshots of each page at a phone's
-// and a desktop's width in test/artifacts/ to be looked at.
+// and a desktop's width in test/artifacts/ to be looked at. The same pages
+// under axe are browser-axe.test.ts's.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { settle } from "../../core/upstream/index.ts";
 import type { Hearth } from "../harness.ts";
-import { everyLook, launchChromium, chromiumPresent } from "../browser.ts";
+import { launchChromium, chromiumPresent } from "../browser.ts";
 import { CHROMIUM } from "../prepare.ts";
 import { startFront, startProviders } from "./instance.ts";
 
@@ -154,19 +155,5 @@ test.skipIf(!present)(
     await op.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, "reference-desktop.png") });
     await page.close();
-  },
-);
-
-test.skipIf(!present)(
-  "the pages pass axe's WCAG 2.1 AA and best-practice checks, in light and dark, at both widths",
-  async () => {
-    // The audit's own script is injected, so this context alone sets the pages' script policy aside.
-    const ctx = await browser.newContext({ bypassCSP: true });
-    await ctx.addCookies(await context.cookies());
-    const pages = ["/", "/services", "/status", "/token"];
-    const screens = pages.map((path) => ({ name: `front-${path.slice(1) || "home"}`, path }));
-    const found = await everyLook(await ctx.newPage(), h.url, screens, { shots: ARTIFACTS, suffix: "-axe" });
-    await ctx.close();
-    expect(found).toEqual({});
   },
 );

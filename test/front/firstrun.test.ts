@@ -1,4 +1,4 @@
-// one store: the pages of the first hour; `hearth serve` on PostgreSQL runs in test/core/cli.test.ts, accounts and tokens on both stores in test/auth
+// one store: the pages of the first hour; `hearth serve` on PostgreSQL runs in test/core/cli-binary.test.ts, accounts and tokens on both stores in test/auth
 // The owner's first hour, as the README leads a new owner through it: a real
 // `hearth serve` on a port written only in config/hearth.env, `hearth token
 // create --user alice` spawned beside it, and Chromium following the link the
