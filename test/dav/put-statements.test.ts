@@ -15,6 +15,13 @@ import { statementLog } from "../statements.ts";
 import { vevent } from "./fixtures.ts";
 
 let h: Hearth | null = null;
+
+/**
+ * What a PUT itself asked of the database: its caller's token is looked up again only when the instance may not
+ * keep it (on PostgreSQL, while its listening connection is not yet or no longer heard, which a busy machine can
+ * make happen at any moment), and that lookup is identifying, not the PUT's work.
+ */
+const own = (statements: string[]) => statements.filter((q) => !q.startsWith('select "tokens".'));
 afterEach(async () => {
   await h?.stop();
   h = null;
@@ -38,13 +45,13 @@ describe("a new event's PUT", () => {
       const most = h.rt.store.kind === "sqlite" ? 10 : 12;
       log.start();
       const plain = await dav("PUT", "plain.ics", vevent("plain", "Plain", "20270302T090000Z"), { "if-none-match": "*" });
-      const plainStatements = log.stop();
+      const plainStatements = own(log.stop());
       expect(plain.status).toBe(201);
       expect({ count: plainStatements.length, plainStatements }).toEqual({ count: Math.min(plainStatements.length, most), plainStatements });
       // A series in a zone keeps its rule, zone and length on the event: one write more, no more reads.
       log.start();
       const kept = await dav("PUT", "series.ics", series("series"), { "if-none-match": "*" });
-      const seriesStatements = log.stop();
+      const seriesStatements = own(log.stop());
       expect(kept.status).toBe(201);
       expect({ count: seriesStatements.length, seriesStatements }).toEqual({ count: Math.min(seriesStatements.length, most + 2), seriesStatements });
       for (const [name, made] of [["plain.ics", plain], ["series.ics", kept]] as const) {
@@ -96,7 +103,7 @@ describe("a change's PUT", () => {
     try {
       log.start();
       changed = await dav("PUT", "standup.ics", vevent("standup", "Standup moved", "20270302T100000Z"), { "if-match": made.headers.get("etag")! });
-      statements = log.stop();
+      statements = own(log.stop());
     } finally {
       log.restore();
     }
