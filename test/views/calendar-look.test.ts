@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
 import { startSession } from "../../core/auth/sessions.ts";
 import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, everyLook, launchChromium, type Screen } from "../browser.ts";
+import { chromiumPresent, everyLook, type Screen } from "../browser.ts";
+import { personAndBrowser } from "./signed-in.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 
 const SHOTS = join(import.meta.dir, "..", "artifacts", "calendar");
@@ -24,13 +25,7 @@ let cookie: { name: string; value: string; url: string };
 beforeAll(async () => {
   if (!chromiumPresent) return;
   mkdirSync(SHOTS, { recursive: true });
-  h = await startHearth({ env: { HEARTH_METERING: "off" } });
-  token = await h.token("cleo");
-  const account = await ensureAccount(h.rt.store, "cleo");
-  const { cookie: set } = await startSession(h.rt, new Request(`${h.url}/`), account);
-  const [name, value] = set.split(";")[0].split("=");
-  cookie = { name, value, url: h.url };
-  browser = await launchChromium();
+  ({ h, token, cookie, browser } = await personAndBrowser("cleo"));
 });
 afterAll(async () => {
   await browser?.close();

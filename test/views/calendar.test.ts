@@ -8,10 +8,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startSession } from "../../core/auth/sessions.ts";
-import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, everyLook, launchChromium, type Screen } from "../browser.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import { chromiumPresent, everyLook, type Screen } from "../browser.ts";
+import { personAndBrowser } from "./signed-in.ts";
+import type { Hearth } from "../harness.ts";
 
 const ARTIFACTS = join(import.meta.dir, "..", "artifacts");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
@@ -26,13 +25,7 @@ let cookie: { name: string; value: string; url: string };
 beforeAll(async () => {
   if (!chromiumPresent) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  h = await startHearth({ env: { HEARTH_METERING: "off" } });
-  token = await h.token("ann");
-  const account = await ensureAccount(h.rt.store, "ann");
-  const { cookie: set } = await startSession(h.rt, new Request(`${h.url}/`), account);
-  const [name, value] = set.split(";")[0].split("=");
-  cookie = { name, value, url: h.url };
-  browser = await launchChromium();
+  ({ h, token, cookie, browser } = await personAndBrowser("ann"));
 });
 afterAll(async () => {
   await browser?.close();

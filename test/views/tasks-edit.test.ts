@@ -7,10 +7,9 @@ import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
-import { startSession } from "../../core/auth/sessions.ts";
-import { ensureAccount } from "../../core/auth/tokens.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
-import { startHearth, type Hearth } from "../harness.ts";
+import { chromiumPresent } from "../browser.ts";
+import { personAndBrowser } from "./signed-in.ts";
+import type { Hearth } from "../harness.ts";
 
 const SHOTS = join(import.meta.dir, "..", "artifacts", "screens");
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
@@ -25,13 +24,7 @@ let cookie: { name: string; value: string; url: string };
 beforeAll(async () => {
   if (!chromiumPresent) return;
   mkdirSync(SHOTS, { recursive: true });
-  h = await startHearth({ env: { HEARTH_METERING: "off" } });
-  token = await h.token("ann");
-  const account = await ensureAccount(h.rt.store, "ann");
-  const { cookie: set } = await startSession(h.rt, new Request(`${h.url}/`), account);
-  const [name, value] = set.split(";")[0].split("=");
-  cookie = { name, value, url: h.url };
-  browser = await launchChromium();
+  ({ h, token, cookie, browser } = await personAndBrowser("ann"));
 });
 afterAll(async () => {
   await browser?.close();
