@@ -92,14 +92,20 @@ test.skipIf(!pgBin("initdb"))("the binary keeps its data in PostgreSQL, the core
   }
 });
 
-test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-"));
+/** The binary as an owner installs it: in a folder of its own (`home`, with a config/ beside it), run from another (`elsewhere`). */
+function installed(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const home = join(dir, "opt");
   const elsewhere = join(dir, "elsewhere");
   mkdirSync(join(home, "config"), { recursive: true });
   mkdirSync(elsewhere);
   copyFileSync(binary, join(home, "hearth"));
   chmodSync(join(home, "hearth"), 0o755);
+  return { dir, home, elsewhere };
+}
+
+test("the binary reads config/hearth.env beside it and keeps its data there, whatever folder it runs from", async () => {
+  const { dir, home, elsewhere } = installed("hearth-bin-");
   writeFileSync(join(home, "config", "hearth.env"), "HEARTH_DATA=store\n");
   const env = { ...process.env };
   delete env.HEARTH_DATA;
@@ -119,13 +125,7 @@ test("the binary reads config/hearth.env beside it and keeps its data there, wha
 bookmarksTest("as the single binary", () => [binary]);
 
 test("with only PORT in config/hearth.env, the CLI reaches the server there: its calls go to that port, and the links it prints name it", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hearth-bin-port-"));
-  const home = join(dir, "opt");
-  const elsewhere = join(dir, "elsewhere");
-  mkdirSync(join(home, "config"), { recursive: true });
-  mkdirSync(elsewhere);
-  copyFileSync(binary, join(home, "hearth"));
-  chmodSync(join(home, "hearth"), 0o755);
+  const { dir, home, elsewhere } = installed("hearth-bin-port-");
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   // The owner's one line: nothing else says where the server is.
