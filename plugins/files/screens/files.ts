@@ -200,8 +200,12 @@ export default function Files() {
   here.current = folder;
   useEffect(() => setNaming(null), [folder]);
 
+  // The lists as the page now shows them: an Undo runs after the page has moved on (a deleted folder's Undo, from
+  // its parent), and reading the lists it closed over would read the folder it left, its answer coming last.
+  const shown = useRef({ files, subfolders });
+  shown.current = { files, subfolders };
   const refresh = async () => {
-    await Promise.all([files.reload(), subfolders.reload()]);
+    await Promise.all([shown.current.files.reload(), shown.current.subfolders.reload()]);
   };
 
   const send = async (list: FileList | File[]) => {
