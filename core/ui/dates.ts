@@ -65,8 +65,15 @@ function startCheck() {
       }
     try {
       const w = new Worker(url);
-      w.onmessage = (e: MessageEvent<string[]>) => checked(Array.isArray(e.data) ? e.data : null);
-      w.onerror = () => checked(null);
+      // One answer is all it gives: ended then, so the page does not keep a thread for it.
+      w.onmessage = (e: MessageEvent<string[]>) => {
+        w.terminate();
+        checked(Array.isArray(e.data) ? e.data : null);
+      };
+      w.onerror = () => {
+        w.terminate();
+        checked(null);
+      };
       w.postMessage(samples);
     } catch {
       checked(null);
