@@ -38,6 +38,15 @@ export interface McpBenchResult {
   overPost: { session: number; modern: number };
   /** Server CPU per request of HTTP POST over that of tools/call, medians of each round's ratio. */
   cpuOverPost: { session: number; modern: number } | null;
+  /**
+   * The same pair with nothing of Hearth between (bench/floor.ts): a bare
+   * Bun.serve's tools/call-shaped answer to tools/call's request over its
+   * POST notes/get-shaped answer to the POST's, each round's ratio of rates
+   * and the median, and the median of each round's extra server CPU per
+   * request (µs). Bun's cost of the larger request and answer: no /mcp on
+   * Bun can pass this ratio.
+   */
+  floorOverPost: { session: number; modern: number; extraCpu: { session: number; modern: number } | null };
   /** MCP (session) req/s over the SDK example's: the target is above 1. */
   mcpOverSdkExample: number;
   /** Stateless 2026-07-28 tools/call req/s over HTTP GET's. */
@@ -150,7 +159,8 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
     await waitUp(`${base}/health`);
     const floorPort = freePort();
     procs.push(Bun.spawn([process.execPath, join(import.meta.dir, "floor.ts")], { env: { ...process.env, PORT: String(floorPort) }, stdout: "ignore", stderr: "inherit" }));
-    const floorUrl = `http://127.0.0.1:${floorPort}/`;
+    const floorBase = `http://127.0.0.1:${floorPort}`;
+    const floorUrl = `${floorBase}/`;
     await waitUp(floorUrl);
     const examplePort = freePort();
     procs.push(Bun.spawn([process.execPath, import.meta.path, "--sdk-example", String(examplePort)], { stdout: "ignore", stderr: "inherit" }));
@@ -243,7 +253,34 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
         body: call,
         expect: '"structuredContent"',
       },
-    ].map((x) => ({ ...x, seconds: Math.max(1, Math.round(seconds / rounds)), connections, pid: x.url === exampleUrl ? procs[2].pid : x.url === floorUrl ? procs[1].pid : procs[0].pid }) as Scenario);
+      // Hearth's POST and tools/call with nothing of Hearth between: the same requests, answered with the same bodies and headers.
+      {
+        name: "floor POST notes/get-shaped (Bun.serve)",
+        url: `${floorBase}/api/v1/notes/get`,
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title: "bench" }),
+        expect: '{"result"',
+      },
+      {
+        name: "floor tools/call-shaped (Bun.serve, session)",
+        url: `${floorBase}/mcp`,
+        method: "POST",
+        headers: { ...mcpHeaders, "mcp-session-id": session },
+        body: call,
+        expect: '"structuredContent"',
+        rpcIds: true,
+      },
+      {
+        name: "floor tools/call-shaped (Bun.serve, 2026-07-28)",
+        url: `${floorBase}/mcp`,
+        method: "POST",
+        headers: modernHeaders,
+        body: modernCall,
+        expect: '"resultType":"complete"',
+        rpcIds: true,
+      },
+    ].map((x) => ({ ...x, seconds: Math.max(1, Math.round(seconds / rounds)), connections, pid: x.url === exampleUrl ? procs[2].pid : x.url.startsWith(floorBase) ? procs[1].pid : procs[0].pid }) as Scenario);
     // Interleaved rounds, medians reported: a drift in the machine's load then touches every row alike.
     const runs: McpBenchRow[][] = scenarios.map(() => []);
     for (let round = 0; round < rounds; round++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(scenarios[i].name, scenarios[i]));
@@ -256,10 +293,10 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       errors: r.reduce((n, x) => n + x.errors, 0),
       ...(r.every((x) => x.cpu !== undefined) ? { cpu: median(r.map((x) => x.cpu!)) } : {}),
     }));
-    const [http, , session_, , modern, example, floorGet, floorPost] = rows;
+    const [http, , session_, , modern, example, floorGet, floorPost, floorApi, floorSession, floorModern] = rows;
     // Within each round the POST and its tools/call run back to back: a round's ratio is of two rates under the same load.
-    const perRound = (i: number, of: (x: McpBenchRow) => number | undefined, over = false) => {
-      const ratios = runs[1].map((p, r) => (over ? of(p)! / of(runs[i][r])! : of(runs[i][r])! / of(p)!));
+    const perRound = (i: number, of: (x: McpBenchRow) => number | undefined, over = false, post = 1) => {
+      const ratios = runs[post].map((p, r) => (over ? of(p)! / of(runs[i][r])! : of(runs[i][r])! / of(p)!));
       return ratios.every(Number.isFinite) ? Math.round(median(ratios) * 100) / 100 : NaN;
     };
     const cpuSession = perRound(2, (x) => x.cpu, true);
@@ -273,6 +310,13 @@ export async function benchMcp(o: { seconds?: number; connections?: number; roun
       mcpOverHttp: Math.round((session_.rps / http.rps) * 100) / 100,
       overPost: { session: perRound(2, (x) => x.rps), modern: perRound(4, (x) => x.rps) },
       cpuOverPost: Number.isFinite(cpuSession) && Number.isFinite(cpuModern) ? { session: cpuSession, modern: cpuModern } : null,
+      floorOverPost: {
+        session: perRound(9, (x) => x.rps, false, 8),
+        modern: perRound(10, (x) => x.rps, false, 8),
+        extraCpu: floorApi.cpu !== undefined && floorSession.cpu !== undefined && floorModern.cpu !== undefined
+          ? { session: Math.round(median(runs[9].map((x, r) => x.cpu! - runs[8][r].cpu!)) * 10) / 10, modern: Math.round(median(runs[10].map((x, r) => x.cpu! - runs[8][r].cpu!)) * 10) / 10 }
+          : null,
+      },
       mcpOverSdkExample: Math.round((session_.rps / example.rps) * 100) / 100,
       modernOverHttp: Math.round((modern.rps / http.rps) * 100) / 100,
       cpuRatio:
@@ -306,8 +350,12 @@ export function mcpSummary(r: McpBenchResult): string {
     ? `\nthe floor's POST (reading a JSON-RPC body, answering a tools/call-sized result) costs ${r.ceiling.floorExtraCpu} µs more than its GET: beside this HTTP GET, no POST transport on Bun can pass ${Math.round(r.ceiling.ratio * 100)}% of its rate`
     : "";
   const post = r.cpuOverPost ? `; server CPU per request, HTTP POST's over tools/call's: ${Math.round(r.cpuOverPost.session * 100)}% (session), ${Math.round(r.cpuOverPost.modern * 100)}% (2026-07-28)` : "";
+  const f = r.floorOverPost;
+  const floorPair = `\nthe same pair on a bare Bun.serve (bench/floor.ts, same requests, same bodies and headers answered): ${Math.round(f.session * 100)}% (session), ${Math.round(f.modern * 100)}% (2026-07-28)${
+    f.extraCpu ? `, tools/call-shaped costing ${f.extraCpu.session} / ${f.extraCpu.modern} µs more server CPU per request than POST-shaped` : ""
+  }: what Bun's larger request and answer leave any /mcp`;
   return [
-    `MCP tools/call / HTTP POST notes/get (same body, same token; each round's pair, median): ${Math.round(r.overPost.session * 100)}% (session), ${Math.round(r.overPost.modern * 100)}% (stateless 2026-07-28) (target >= 95%)${post}`,
+    `MCP tools/call / HTTP POST notes/get (same body, same token; each round's pair, median): ${Math.round(r.overPost.session * 100)}% (session), ${Math.round(r.overPost.modern * 100)}% (stateless 2026-07-28) (target >= 95%)${post}${floorPair}`,
     `MCP tools/call / HTTP GET: ${Math.round(r.mcpOverHttp * 100)}% (session), ${Math.round(r.modernOverHttp * 100)}% (stateless 2026-07-28)${cpu}${ceiling}`,
     `tools/list: ${size(r.toolsList.all)} with every tool; ${size(r.toolsList.discover)} with ?mode=discover`,
   ].join("\n");

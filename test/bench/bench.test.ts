@@ -347,7 +347,7 @@ describe.skipIf(!pgBin("initdb"))("the hand-written limit on PostgreSQL", () => 
 });
 
 describe("the floor's POST", () => {
-  test("reads a JSON-RPC body and answers a tools/call-sized result with the request's id, and GET still answers the small object", async () => {
+  test("reads a JSON-RPC body and answers a tools/call-sized result with the request's id, GET still answers the small object, and the POST and tools/call pair answers as Hearth's does", async () => {
     const { freePort, waitFor200 } = await import("../../bench/lib.ts");
     const port = freePort();
     const floor = Bun.spawn([process.execPath, join(import.meta.dir, "../../bench/floor.ts")], { env: { ...process.env, PORT: String(port) }, stdout: "ignore" });
@@ -362,6 +362,28 @@ describe("the floor's POST", () => {
       };
       expect(post.id).toBe(7);
       expect(JSON.parse(post.result.content[0].text)).toEqual(post.result.structuredContent);
+
+      // The pair held beside Hearth's: POST notes/get's body and headers, and tools/call's in either era.
+      const auth = { authorization: "Bearer floor", "content-type": "application/json" };
+      const api = await fetch(`http://127.0.0.1:${port}/api/v1/notes/get`, { method: "POST", headers: auth, body: JSON.stringify({ title: "bench" }) });
+      expect(api.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(api.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(((await api.json()) as { result: { title: string } }).result.title).toBe("bench");
+      const mcp = (headers: Record<string, string>, meta?: object) =>
+        fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: "POST",
+          headers: { ...auth, accept: "application/json, text/event-stream", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "notes_get", arguments: { title: "bench" }, ...(meta ? { _meta: meta } : {}) } }),
+        });
+      const inSession = await mcp({ "mcp-protocol-version": "2025-06-18", "mcp-session-id": "s1" });
+      expect(inSession.headers.get("mcp-session-id")).toBe("s1");
+      const answer = (await inSession.json()) as { id: number; result: { content: { text: string }[]; structuredContent: { result: { title: string } } } };
+      expect(answer.id).toBe(8);
+      expect(answer.result.structuredContent.result.title).toBe("bench");
+      expect(JSON.parse(answer.result.content[0].text)).toEqual(answer.result.structuredContent);
+      const modern = await mcp({ "mcp-protocol-version": "2026-07-28" }, { "io.modelcontextprotocol/protocolVersion": "2026-07-28" });
+      expect(modern.headers.get("mcp-session-id")).toBeNull();
+      expect(((await modern.json()) as { result: { resultType: string } }).result.resultType).toBe("complete");
     } finally {
       floor.kill();
       await floor.exited;
