@@ -14,6 +14,7 @@ import { confirmShortcuts } from "./help.ts";
 import { registerWorker } from "./offline.ts";
 import { dropPageAnswers } from "./first.ts";
 import { onDatesCorrected } from "./dates.ts";
+import { afterFirstDraw } from "./later.ts";
 
 function Offline() {
   const [online, setOnline] = useState(navigator.onLine);
@@ -51,19 +52,15 @@ export function boot(View: ComponentType) {
   root.textContent = "";
   render(html`<${Shell} View=${View} />`, root);
   dropPageAnswers();
-  enhanceFind();
   closeHeaderMenus();
   // Measured in the frame that paints the view: read at once, the page's whole layout would be made inside the view's
   // first draw, making its one long task longer, then again for the frame if anything changed meanwhile.
   requestAnimationFrame(showCurrentScreen);
-  // The app's worker is not what the person came for: it is registered once the page is next idle (while the
-  // view's first answer is on its way), so its install (fetching and keeping the bundles) does not delay the view.
-  whenIdle(() => void registerWorker());
-}
-
-function whenIdle(fn: () => void) {
-  if ("requestIdleCallback" in window) requestIdleCallback(fn, { timeout: 2000 });
-  else setTimeout(fn, 50);
+  // Neither the header's live search (the field submits to the search page without it, and `/` reaches it at once)
+  // nor the app's worker (its install fetches and keeps the bundles) is what the person came for: both wait until
+  // the view is drawn and the page idle, so the first click is not kept waiting behind them.
+  enhanceFind({ later: afterFirstDraw });
+  afterFirstDraw(() => void registerWorker());
 }
 
 /**

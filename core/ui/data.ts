@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { call } from "./call.ts";
 import { pageAnswer } from "./first.ts";
-import { live, onceLive } from "./live.ts";
+import { isLive, live, onceLive } from "./live.ts";
 
 export interface Query<T> {
   data: T | undefined;
@@ -78,13 +78,13 @@ export function useQuery<T = any>(method: string, args: Record<string, unknown> 
   );
   useEffect(() => {
     const stop = live(() => void reload(), o.services ?? [method.split("/")[0]]);
-    if (!fromPage.current) {
-      void reload();
-      return stop;
-    }
-    // The page's answer is as of the page: a change made between it and the live stream opening was told to no
-    // one, so it is read once more when the stream opens (and drawn only if it differs).
+    const paged = fromPage.current;
     fromPage.current = false;
+    if (!paged) void reload();
+    // The page's answer is as of the page, and a read sent before the live stream opened (it opens once the view is
+    // drawn) may miss a change told before then: either is read once more when the stream opens (and drawn only if
+    // it differs).
+    if (!paged && isLive()) return stop;
     const cancel = onceLive(() => void reload(true));
     return () => {
       cancel();

@@ -7,6 +7,7 @@
 // show most are written without one (core/ui/plaindates.ts) until a worker,
 // off the page's thread, has checked they say what the browser's formatter
 // says. Where one does not, the page is drawn again with the formatter's.
+import { afterFirstDraw } from "./later.ts";
 import { checkDates, optionsKey, plainDates } from "./plaindates.ts";
 
 const made = new Map<string, Intl.DateTimeFormat>();
@@ -53,8 +54,8 @@ export function onDatesCorrected(fn: () => void): () => void {
 function startCheck() {
   if (check !== "not yet" || !plain) return;
   check = "running";
-  const soon = (fn: () => void) => ("requestIdleCallback" in window ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 0));
-  soon(() => {
+  // Not in the first idle moment after the first draw, which comes before the person's first click can be answered.
+  afterFirstDraw(() => {
     const url = document.querySelector<HTMLMetaElement>('meta[name="dates-check"]')?.content;
     if (!url || typeof Worker === "undefined") return checked(null);
     const samples: [string, number[], string][] = [];
@@ -78,7 +79,7 @@ function startCheck() {
     } catch {
       checked(null);
     }
-  });
+  }, 1000);
 }
 
 function checked(wrong: string[] | null) {

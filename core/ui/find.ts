@@ -3,7 +3,7 @@
 // opens one (or, with none chosen, the page of all results), Escape closes.
 // Without script the same field submits to /my/search.
 import { render } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.ts";
 
 interface Found {
@@ -21,7 +21,9 @@ function Results({ input }: { input: HTMLInputElement }) {
   const flat = [...(found ?? []).flatMap((f) => f.items), { title: "", href: `/my/search?q=${encodeURIComponent(input.value.trim())}` }];
   const state = useRef({ flat, active, open });
   state.current = { flat, active, open };
-  useEffect(() => {
+  // Bound as it is drawn (a layout effect), not after the next paint: drawn on the field's first focus, the letter
+  // typed next must be heard.
+  useLayoutEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ask = async () => {
       const q = input.value.trim();
@@ -72,6 +74,8 @@ function Results({ input }: { input: HTMLInputElement }) {
     input.addEventListener("keydown", onKey);
     input.addEventListener("blur", onBlur);
     input.addEventListener("focus", () => found && setOpen(true));
+    // Drawn after the person began typing: what they typed is asked for now.
+    if (input.value.trim() && document.activeElement === input) onInput();
     return () => {
       input.removeEventListener("input", onInput);
       input.removeEventListener("keydown", onKey);
@@ -101,18 +105,34 @@ function Results({ input }: { input: HTMLInputElement }) {
   </div>`;
 }
 
-/** Makes the header's search field (#find) a combobox of live results, and `/` focus it. */
-export function enhanceFind() {
+/**
+ * Makes the header's search field (#find) a combobox of live results, and `/` focus it. With `later`, its results
+ * are drawn when that runs them or when the field is first focused, whichever comes first (a screen's first draw
+ * need not wait for a list nobody has asked for yet).
+ */
+export function enhanceFind(o: { later?: (fn: () => void) => void } = {}) {
   const input = document.getElementById("find") as HTMLInputElement | null;
-  if (!input?.form) return;
+  const form = input?.form;
+  if (!input || !form) return;
   input.setAttribute("role", "combobox");
   input.setAttribute("aria-autocomplete", "list");
   input.setAttribute("aria-controls", "find-results");
   input.setAttribute("aria-expanded", "false");
-  const host = document.createElement("div");
-  host.className = "find-host";
-  input.form.append(host);
-  render(html`<${Results} input=${input} />`, host);
+  let drawn = false;
+  const draw = () => {
+    if (drawn) return;
+    drawn = true;
+    input.removeEventListener("focus", draw);
+    const host = document.createElement("div");
+    host.className = "find-host";
+    form.append(host);
+    render(html`<${Results} input=${input} />`, host);
+  };
+  if (o.later) {
+    input.addEventListener("focus", draw);
+    o.later(draw);
+    if (document.activeElement === input) draw();
+  } else draw();
   document.addEventListener("keydown", (ev) => {
     const t = ev.target as HTMLElement;
     if (ev.key !== "/" || ev.ctrlKey || ev.metaKey || ev.altKey || t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) return;

@@ -6,7 +6,7 @@ export { h, Fragment, createContext, createRef, render, type ComponentChildren, 
 export { useState, useEffect, useLayoutEffect, useMemo, useRef, useCallback, useReducer, useContext, useId, useErrorBoundary } from "preact/hooks";
 export { html } from "./html.ts";
 export { call, post, CallError, csrfToken } from "./call.ts";
-export { live, onConnection, type Change } from "./live.ts";
+export { live, onceLive, onConnection, type Change } from "./live.ts";
 export { callAll, useQuery, type Query } from "./data.ts";
 export { useParams, navigate } from "./location.ts";
 export { toast, undoable, type ToastOptions } from "./toast.ts";

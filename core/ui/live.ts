@@ -8,12 +8,29 @@ export interface Change {
   method: string;
 }
 
+import { afterFirstDraw } from "./later.ts";
+
 type Listener = (c: Change) => void;
 const listeners = new Set<Listener>();
 const connection: { source: EventSource | null; open: boolean; online: ((up: boolean) => void)[] } = { source: null, open: false, online: [] };
 
+let asked = false;
+
+/**
+ * The stream is asked for once the view is drawn and the page idle, not as the view's effects first run: its request,
+ * its opening and the reads made again when it opens (onceLive) would otherwise all come between the first draw and
+ * the person's first click. Nothing is missed meanwhile: each read taken before it opened is made again then.
+ */
 function open() {
-  if (connection.source || typeof EventSource === "undefined") return;
+  if (asked || typeof EventSource === "undefined") return;
+  asked = true;
+  afterFirstDraw(connect, 1000);
+}
+
+/** Whether the stream is open now, so a read sent now misses no change told from here on. */
+export const isLive = () => connection.open;
+
+function connect() {
   const source = new EventSource("/my/live");
   connection.source = source;
   source.addEventListener("change", (ev) => {

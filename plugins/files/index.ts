@@ -58,7 +58,7 @@ export default definePlugin({
   name: "files",
   description: "Files the caller stores: text or binary, each with a URL only its owner can open unless shared by link. File managers mount them as a WebDAV drive at /files/dav/.",
   needs: ["db", "blobs", "call", "writes", "lock"],
-  screens: { files: { title: "Files", module: "screens/files.ts", order: 40 } },
+  screens: { files: { title: "Files", module: "screens/files.ts", order: 40, reads: [{ method: "list", args: { limit: 1000 } }] } },
   config: {
     HEARTH_FILES_MAX_BYTES: {
       default: String(DEFAULT_MAX),

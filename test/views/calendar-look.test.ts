@@ -146,6 +146,8 @@ test.skipIf(!chromiumPresent)("the month's first draw makes no date formatter in
       await page.addInitScript(watchDates);
       await page.goto(`${h2.url}/my/events?date=${month}-10`);
       await page.locator('.month [data-event="Event 2"]').waitFor();
+      // The phone's agenda is drawn just after the month.
+      await page.locator(".agenda .when").nth(2).waitFor();
       const first = await page.evaluate(shownDates);
       const before = await page.evaluate(() => (window as unknown as { __beforeDraw: number }).__beforeDraw);
       if (plain) {
@@ -165,6 +167,7 @@ test.skipIf(!chromiumPresent)("the month's first draw makes no date formatter in
     await page.addInitScript(() => Object.defineProperty(Navigator.prototype, "language", { get: () => "en-US" }));
     await page.goto(`${h2.url}/my/events?date=${month}-10`);
     await page.locator('.month [data-event="Event 2"]').waitFor();
+    await page.locator(".agenda .when").nth(2).waitFor();
     const german = await page.evaluate(formattedDates, { month, events });
     await page.waitForFunction((title) => document.getElementById("cal-title")?.textContent === title, german.title[0]);
     expect(await page.evaluate(shownDates)).toEqual(german);

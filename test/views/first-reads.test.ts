@@ -60,7 +60,7 @@ test("the page carries the first reads' answers as JSON no title can end, only w
   // Another site making the browser load the page spends no read, and a page with no reads declared carries none.
   expect(carried((await get(h, "/my/events", { cookie: erin.cookie, "sec-fetch-mode": "no-cors", "sec-fetch-site": "cross-site" })).text)).toBeNull();
   expect(carried((await get(h, "/my/events", { cookie: erin.cookie })).text)).toBeNull();
-  expect(carried((await get(h, "/my/files", { cookie: erin.cookie, ...NAVIGATION })).text)).toBeNull();
+  expect(carried((await get(h, "/my/recall", { cookie: erin.cookie, ...NAVIGATION })).text)).toBeNull();
 });
 
 test.skipIf(!chromiumPresent)("the calendar draws the page's answer without asking, and a change made before the live stream opens still shows", async () => {

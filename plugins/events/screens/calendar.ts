@@ -209,7 +209,7 @@ export default function Calendar() {
     ${view === "month"
       ? html`<ul class="weekdays" aria-hidden="true">${WEEKDAYS.map((d) => html`<li>${formatDate(d, WEEKDAY)}</li>`)}</ul>
           <ol class="month" aria-labelledby="cal-title" ...${grid}>${daysOf(span).map((d) => dayCell(d, { other: d.getMonth() !== at.getMonth(), cap: 3 }))}</ol>
-          <${Agenda} occurrences=${occurrencesIn(list, { from: new Date(at.getFullYear(), at.getMonth(), 1), to: new Date(at.getFullYear(), at.getMonth() + 1, 1) })} open=${(id: string) => go({ edit: id, new: null })} />`
+          <${Agenda} list=${list} month=${at} open=${(id: string) => go({ edit: id, new: null })} />`
       : view === "week"
         ? html`<ol class="week" aria-labelledby="cal-title" ...${grid}>${daysOf(span).map((d) => dayCell(d))}</ol>`
         : html`<ol class="dayview" aria-labelledby="cal-title" ...${grid}>${dayCell(at)}</ol>`}
@@ -218,8 +218,25 @@ export default function Calendar() {
     ${editing && !editedEvent && !events.loading && html`<p class="alert" role="status">That event is no longer in your calendar: it was moved, changed elsewhere or cancelled.</p>`}`;
 }
 
-/** On a phone the month's cells are too narrow for titles: the month's events are listed under it too. */
-function Agenda({ occurrences, open }: { occurrences: Occurrence[]; open: (id: string) => void }) {
+/** Where the agenda shows: a wide screen hides it (the month's cells have room for titles there). */
+const NARROW = "(max-width: 47.99rem)";
+
+/**
+ * On a phone the month's cells are too narrow for titles: the month's events are listed under it too. Drawn once
+ * the month is on the screen (it is below it, and a month of hourly repeats is hundreds of lines), and only where it
+ * shows: on a wide screen it is never drawn, unless the window narrows.
+ */
+function Agenda({ list, month, open }: { list: CalEvent[]; month: Date; open: (id: string) => void }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    const narrow = matchMedia(NARROW);
+    const follow = () => setShown(narrow.matches);
+    follow();
+    narrow.addEventListener("change", follow);
+    return () => narrow.removeEventListener("change", follow);
+  }, []);
+  if (!shown || list.length === 0) return null;
+  const occurrences = occurrencesIn(list, { from: new Date(month.getFullYear(), month.getMonth(), 1), to: new Date(month.getFullYear(), month.getMonth() + 1, 1) });
   if (occurrences.length === 0) return null;
   return html`<section class="agenda" aria-labelledby="agenda-title">
     <h3 id="agenda-title" class="visually-hidden">This month's events</h3>

@@ -10,7 +10,7 @@
 // files/delete; what the spec's methods do not do (a folder, a rename, a
 // move, an upload into a folder) goes to the drive, one transaction each
 // (drive.ts). Moving keeps a file's id, so its address and share link stay.
-import { call, callAll, confirm, Empty, Failure, formatDate, html, live, Loading, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
+import { call, callAll, confirm, Empty, Failure, formatDate, html, live, Loading, onceLive, navigate, renderPreview, toast, undoable, useCallback, useEffect, useKeys, useLayoutEffect, useParams, useQuery, useRef, useState } from "hearth/ui";
 import { baseName, foldersIn, foldersUnder, joinPath, makeFolder, move, parentOf, putFile, removeFolder, restoreFolder, within, type Folder, type FolderCopy, type FolderPath } from "./drive.ts";
 import { chooseFolder } from "./move.ts";
 
@@ -109,7 +109,16 @@ function useFolders(folder: FolderPath) {
   }, [folder]);
   useEffect(() => {
     void reload();
-    return live(() => void reload(), ["files"]);
+    const stop = live(() => void reload(), ["files"]);
+    // Read before the live stream opened (it opens once the screen is drawn), a change told before then is read when
+    // it does; with the stream open already, the read above missed nothing.
+    let now = true;
+    const cancel = onceLive(() => void (now || reload()));
+    now = false;
+    return () => {
+      cancel();
+      stop();
+    };
   }, [reload]);
   const mine = state.folder === folder;
   return { list: mine ? state.list : undefined, error: mine ? state.error : undefined, reload };
