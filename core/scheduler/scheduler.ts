@@ -496,7 +496,13 @@ export class Scheduler {
     const update = async () => {
       // From when the renewal is written, not when it was asked for: it may have waited.
       const lease = Date.now() + this.leaseMs;
-      await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
+      // On PostgreSQL a claim whose row a write of its firing holds (its fence, which renews that lease itself) is
+      // passed over rather than waited for: a renewal waiting there would hold a connection of the pool the write may need.
+      const mine = this.rt.store.wdb
+        .select({ service: f.service, ref: f.ref, due: f.due })
+        .from(f)
+        .where(and(eq(f.owner, this.owner), eq(f.status, "claimed"), skipLocked()));
+      await this.rt.store.wdb.update(f).set({ lease }).where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${mine}`).run();
     };
     // On PostgreSQL one statement outside a write is a transaction of its own: the renewal need not wait
     // for a turn among this instance's writes, behind which (a burst of firings each writing) the
