@@ -4,6 +4,7 @@
 // it) is kept here, on the call, and never in a table keyed by an id that a
 // client, or another call, could repeat.
 import type { Caller } from "./plugin.ts";
+import type { Store } from "./db/store.ts";
 import type { RoundTrip } from "./policy/approvals.ts";
 
 export interface Call {
@@ -40,6 +41,28 @@ export interface Call {
   approvedBy?: string;
   /** Writes the call started into its transaction without the handler waiting for them (an activity event): finished before the call commits. */
   pending?: Promise<unknown>[];
+  /**
+   * On the outermost call of a scheduled firing (core/scheduler): run first
+   * in every write transaction opened for that call or one made from it
+   * (writeFor), it throws once the firing has passed to another instance, so
+   * an instance that stalled past its lease writes nothing of it.
+   */
+  fence?: () => Promise<void>;
+}
+
+/**
+ * Runs fn in a write transaction opened for a call, or in the one already
+ * running. A transaction opened for a scheduled firing's call first checks,
+ * inside it, that the firing is still this instance's (Call.fence): what fn
+ * writes then commits only with that check, or not at all.
+ */
+export function writeFor<T>(store: Store, call: Call, fn: () => T | Promise<T>): Promise<T> {
+  const fence = call.root.fence;
+  if (!fence || store.inWrite()) return store.write(fn);
+  return store.write(async () => {
+    await fence();
+    return fn();
+  });
 }
 
 /** Waits for the writes the call left running, so they commit with it or fail it. */

@@ -3,7 +3,7 @@
 // declare theirs in `provides.capabilities` and augment CapabilityTypes in
 // plugin.ts.
 import { intersectScopes } from "./auth/tokens.ts";
-import type { Call } from "./call.ts";
+import { writeFor, type Call } from "./call.ts";
 import { indexFor } from "./db/fts.ts";
 import { activity } from "./db/schema.ts";
 import { dispatch } from "./dispatch.ts";
@@ -57,7 +57,7 @@ export const storeModule = defineModule({
           await s.rt.store.wdb.insert(activity).values(row).run();
         };
         if (s.kind !== "write") {
-          const own = s.rt.store.write(insert);
+          const own = writeFor(s.rt.store, s.call, insert);
           own.catch((err) => s.rt.log.error("activity not recorded", { service: s.service, error: String(err) }));
           return own;
         }
@@ -70,7 +70,8 @@ export const storeModule = defineModule({
       // Keys are the plugin's own: two plugins never wait on each other's.
       lock: (s) => (key: string) => s.rt.store.lock(`${s.service}:${key}`),
       afterCommit: (s) => (fn: () => void | Promise<void>) => s.rt.store.onCommit(fn),
-      writes: (s) => <T,>(fn: (db: Db) => T | Promise<T>) => s.rt.store.write(() => fn(s.rt.store.wdb)),
+      // A scheduled firing's writes are fenced (core/call.ts writeFor): an instance that lost the firing writes nothing of it.
+      writes: (s) => <T,>(fn: (db: Db) => T | Promise<T>) => writeFor(s.rt.store, s.call, () => fn(s.rt.store.wdb)),
       // A nested call is a call of its own: its own state, price and charge, never its parent's.
       // A plugin reaches only the services its manifest requires (and itself).
       call: (s) => {

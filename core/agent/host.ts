@@ -153,7 +153,7 @@ export function agentHostFor(s: CapabilityScope): AgentHost {
     },
     csrf: async (req) => (await findSession(rt, req))?.csrf ?? null,
     accounts: () => rt.store.rdb.select({ id: accounts.id, username: accounts.username, admin: accounts.admin }).from(accounts).all(),
-    sendMail: (account, m) => mailOf(rt).send(account, m),
+    sendMail: (account, m) => mailOf(rt).send(account, m, [], s.call),
   };
 }
 

@@ -73,11 +73,11 @@ function mailFor(scope: CapabilityScope): Mail {
       return m.reachable;
     },
     address: (username, tag) => addressOf(m.domain, username, tag),
-    deliverLocal: (accountId, msg) => m.deliverLocal(accountId, msg),
+    deliverLocal: (accountId, msg) => m.deliverLocal(accountId, msg, scope.call),
     send: (msg) => {
       const a = scope.caller.account;
       if (!a) throw unauthenticated("sending mail needs an account");
-      return m.send(a, msg, scope.caller.scopes);
+      return m.send(a, msg, scope.caller.scopes, scope.call);
     },
     onTagged: (fn) => m.onArrived(fn),
     recent,

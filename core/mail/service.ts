@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { eq } from "drizzle-orm";
 import { accounts } from "../db/schema.ts";
 import { invalid, notConfigured, notFound } from "../errors.ts";
+import { writeFor, type Call } from "../call.ts";
 import type { Runtime } from "../runtime.ts";
 import { addressOf, bareId, parseLocal, sameDomain, splitAddress } from "./addresses.ts";
 import { compose } from "./compose.ts";
@@ -100,9 +101,10 @@ export class MailService {
     return `${crypto.randomUUID()}@${this.domain ?? "hearth.local"}`;
   }
 
-  /** Runs fn in the caller's write transaction when there is one, else in a new one. */
-  private inWrite<T>(fn: () => T | Promise<T>): Promise<T> {
-    return this.rt.store.inWrite() ? Promise.resolve(fn()) : this.rt.store.write(fn);
+  /** Runs fn in the caller's write transaction when there is one, else in a new one (fenced for a scheduled firing's call: writeFor). */
+  private inWrite<T>(fn: () => T | Promise<T>, call?: Call): Promise<T> {
+    if (this.rt.store.inWrite()) return Promise.resolve(fn());
+    return call ? writeFor(this.rt.store, call, fn) : this.rt.store.write(fn);
   }
 
   onArrived(fn: ArrivedHandler): () => void {
@@ -126,7 +128,7 @@ export class MailService {
   }
 
   /** Puts a message in an account's inbox; within the caller's write transaction when there is one. */
-  async deliverLocal(accountId: string, m: LocalMessage): Promise<{ id: string; message_id: string; stored: boolean }> {
+  async deliverLocal(accountId: string, m: LocalMessage, call?: Call): Promise<{ id: string; message_id: string; stored: boolean }> {
     const acct = await this.account({ id: accountId });
     if (!acct) throw notFound(`no account with id "${accountId}"`);
     const messageId = this.newMessageId();
@@ -143,6 +145,7 @@ export class MailService {
         inReplyTo: bareId(m.inReplyTo),
         references: m.references ?? (m.inReplyTo ? [bareId(m.inReplyTo)!] : []),
       }),
+      call,
     );
     return { id: row?.id ?? "", message_id: messageId, stored: !!row };
   }
@@ -260,9 +263,10 @@ export class MailService {
   /**
    * Sends as an account: delivered at once to a local recipient, queued in the
    * outbox for an outside one. `scopes` are the sending call's; none when the
-   * instance sends for the account (an agent's answer).
+   * instance sends for the account (an agent's answer). `call`: the call
+   * sending, whose write is fenced when it is a scheduled firing's (writeFor).
    */
-  async send(from: Sender, m: SendInput, scopes: "*" | string[] = []): Promise<Sent> {
+  async send(from: Sender, m: SendInput, scopes: "*" | string[] = [], call?: Call): Promise<Sent> {
     const where = await this.recipient(m.to);
     const fromAddr = addressOf(this.domain, from.username, m.tag);
     const messageId = this.newMessageId();
@@ -276,7 +280,7 @@ export class MailService {
         // Mail to oneself (a reminder) is kept once, in the inbox.
         if (where.local.id === from.id) return got!;
         return (await this.store({ ...base, account: from, folder: "sent", tag: m.tag ?? null, from: fromAddr, to, delivery: "local" }))!;
-      });
+      }, call);
       return { id: sent.id, message_id: messageId, to, delivery: "local" };
     }
     const domain = this.domain!;
@@ -291,7 +295,7 @@ export class MailService {
         .values({ id: crypto.randomUUID(), message: row.id, account: from.id, sender: fromAddr, recipient: where.outside, raw, attempts: 0, nextAt: now.getTime(), status: "pending", created: now.getTime() })
         .run();
       return row;
-    });
+    }, call);
     this.outbox.kick();
     return { id: sent.id, message_id: messageId, to: where.outside, delivery: "queued" };
   }

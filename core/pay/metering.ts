@@ -212,7 +212,9 @@ export class PayMetering implements Metering {
         const data = (e as { invalidReason?: string; invalidMessage?: string }) ?? {};
         this.facilitatorSaid("verify", data.invalidMessage ?? (e as Error)?.message ?? e);
         if (data.invalidReason) throw refuse(reasonCode(data.invalidReason, INVALID));
-        throw upstream("upstream_unavailable", "the payment facilitator (X402_FACILITATOR_URL) could not verify the payment");
+        // Said apart: a facilitator that did not answer in time (a busy one) from one that could not be reached or answered amiss.
+        const why = (e as Error)?.name === "FacilitatorTimeoutError" ? "did not answer in time (30 s)" : "could not be reached or answered amiss";
+        throw upstream("upstream_unavailable", `the payment facilitator (X402_FACILITATOR_URL) ${why}: the payment was not verified, nothing was charged or run; send it again`);
       }
       if (!result.isValid) {
         if (result.invalidMessage) this.facilitatorSaid("verify", result.invalidMessage);

@@ -11,6 +11,15 @@
 // while the firing runs and clears it when the outcome is recorded; a lease
 // that runs out means its instance died mid-firing, and any instance then
 // claims that firing again and runs it (it may have done part of its work).
+//
+// An instance may also only seem dead: stalled (a paused process, a loaded
+// machine) past its lease, it wakes while another runs the firing. So each
+// claim carries a fencing token, one more at every takeover, and the firing's
+// call carries a fence (core/call.ts): every write transaction opened for it
+// or a call made from it (a reminder mailed, an agent's answer stored) first
+// checks, inside that transaction, that the ledger row still names this
+// instance and this token. If not, the write is dropped whole and logged, and
+// the outcome too: the instance that took the firing over runs it once.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
@@ -19,7 +28,7 @@ import { applyMigrations } from "../db/migrate.ts";
 import { isPg, skipLocked } from "../db/store.ts";
 import { accounts } from "../db/schema.ts";
 import { newCall } from "../call.ts";
-import { asHearthError } from "../errors.ts";
+import { asHearthError, HearthError } from "../errors.ts";
 import type { Caller, Ctx } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { schedulerMigrations } from "./migrations.ts";
@@ -114,6 +123,8 @@ interface Claim {
   job: JobRow;
   due: number;
   claimed: number;
+  /** The claim's fencing token (schedule_firings.fence). */
+  fence: number;
 }
 
 /**
@@ -411,14 +422,14 @@ export class Scheduler {
         .limit(BATCH);
       const taken = await db
         .update(f)
-        .set({ owner: this.owner, lease, claimed: now })
+        .set({ owner: this.owner, lease, claimed: now, fence: sql`${f.fence} + 1` })
         .where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${orphans}`)
-        .returning({ ref: f.ref, due: f.due })
+        .returning({ ref: f.ref, due: f.due, fence: f.fence })
         .all();
       seen += taken.length;
       for (const t of taken) {
         const job = await jobOf(service, t.ref);
-        if (job) claims.push({ job, due: t.due, claimed: now });
+        if (job) claims.push({ job, due: t.due, claimed: now, fence: t.fence });
       }
     }
     // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes
@@ -451,8 +462,8 @@ export class Scheduler {
           : `it fell due while the instance was not running, more than its grace (${grace} ms) before it was claimed: a larger grace in ctx.schedule.handle runs such firings late`;
         report.missed.push({ service: job.service, ref: job.ref, ...m, reason });
       }
-      if (runs && (await insert({ ...at, due: lastAt, status: "claimed", count: 1, finished: null, detail: null, owner: this.owner, lease })).changes === 1)
-        claims.push({ job, due: lastAt, claimed: now });
+      if (runs && (await insert({ ...at, due: lastAt, status: "claimed", count: 1, finished: null, detail: null, owner: this.owner, lease, fence: 1 })).changes === 1)
+        claims.push({ job, due: lastAt, claimed: now, fence: 1 });
       await db
         .update(j)
         .set({ nextDue: occurrenceOrNull(r, last + 1) })
@@ -485,7 +496,13 @@ export class Scheduler {
     const update = async () => {
       // From when the renewal is written, not when it was asked for: it may have waited.
       const lease = Date.now() + this.leaseMs;
-      await this.rt.store.wdb.update(f).set({ lease }).where(and(eq(f.owner, this.owner), eq(f.status, "claimed"))).run();
+      // On PostgreSQL a claim whose row a write of its firing holds (its fence, which renews that lease itself) is
+      // passed over rather than waited for: a renewal waiting there would hold a connection of the pool the write may need.
+      const mine = this.rt.store.wdb
+        .select({ service: f.service, ref: f.ref, due: f.due })
+        .from(f)
+        .where(and(eq(f.owner, this.owner), eq(f.status, "claimed"), skipLocked()));
+      await this.rt.store.wdb.update(f).set({ lease }).where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${mine}`).run();
     };
     // On PostgreSQL one statement outside a write is a transaction of its own: the renewal need not wait
     // for a turn among this instance's writes, behind which (a burst of firings each writing) the
@@ -508,7 +525,9 @@ export class Scheduler {
         status = "failed";
         detail = { error: "the account that scheduled this no longer exists" };
       } else {
-        const ctx = this.rt.makeCtx(job.service, "read", newCall(caller, { id: `schedule-${crypto.randomUUID()}` }), "schedule", "");
+        const call = newCall(caller, { id: `schedule-${crypto.randomUUID()}` });
+        call.fence = () => this.fenced(c);
+        const ctx = this.rt.makeCtx(job.service, "read", call, "schedule", "");
         const offers = (path: string) => this.rt.registry.methods.has(path);
         detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx)) ?? null;
         status = "done";
@@ -521,7 +540,7 @@ export class Scheduler {
     } finally {
       this.release();
     }
-    await this.record({ service: job.service, ref: job.ref, due: c.due, status, detail });
+    await this.record({ service: job.service, ref: job.ref, due: c.due, fence: c.fence, status, detail });
     report.fired.push({ service: job.service, ref: job.ref, due: c.due, late, status });
   }
 
@@ -543,7 +562,34 @@ export class Scheduler {
     else this.running--;
   }
 
-  private outbox: { service: string; ref: string; due: number; status: string; detail: unknown }[] = [];
+  /**
+   * Inside a write opened for a firing's call (Call.fence): the claim must
+   * still be this instance's, under the token it was claimed with, or the
+   * write is dropped whole. The look renews the lease, so once what the write
+   * holds commits, no other instance takes the firing over for a lease's time;
+   * on PostgreSQL it also locks the ledger row until the write ends, so a
+   * takeover cannot commit between the look and the effect (the claim skips
+   * locked rows, and is seen by the look if it came first).
+   */
+  private async fenced(c: Claim): Promise<void> {
+    const f = scheduleFirings;
+    const { service, ref } = c.job;
+    const held = await this.rt.store.wdb
+      .update(f)
+      .set({ lease: Date.now() + this.leaseMs })
+      .where(and(eq(f.service, service), eq(f.ref, ref), eq(f.due, c.due), eq(f.owner, this.owner), eq(f.fence, c.fence), eq(f.status, "claimed")))
+      .returning({ due: f.due })
+      .all();
+    if (held.length) return;
+    const due = new Date(c.due).toISOString();
+    this.rt.log.warn(`scheduled firing of ${service} is no longer this instance's: its write is dropped`, { service, ref, due, fence: c.fence });
+    throw new HearthError(
+      "conflict",
+      `the firing of ${service} ${ref} due ${due} is no longer this instance's (another took it over when this one stalled past its lease, or the schedule was removed): nothing of this write was kept`,
+    );
+  }
+
+  private outbox: { service: string; ref: string; due: number; fence: number; status: string; detail: unknown }[] = [];
   private flushing: Promise<void> | null = null;
 
   /** Outcomes finishing together are written in one transaction. */
@@ -556,13 +602,17 @@ export class Scheduler {
       const finished = this.rt.clock.now().getTime();
       const f = scheduleFirings;
       return this.rt.store.write(async () => {
-        // Only while the claim is still this instance's: one that lost its lease leaves the outcome to the instance that took it.
-        for (const b of batch)
-          await this.rt.store.wdb
+        // Only while the claim is still this instance's, under its token: one that lost it leaves the outcome to the instance that took it.
+        for (const b of batch) {
+          const kept = await this.rt.store.wdb
             .update(f)
             .set({ status: b.status, finished, detail: JSON.stringify(b.detail), lease: null })
-            .where(and(eq(f.service, b.service), eq(f.ref, b.ref), eq(f.due, b.due), eq(f.owner, this.owner), eq(f.status, "claimed")))
-            .run();
+            .where(and(eq(f.service, b.service), eq(f.ref, b.ref), eq(f.due, b.due), eq(f.owner, this.owner), eq(f.fence, b.fence), eq(f.status, "claimed")))
+            .returning({ due: f.due })
+            .all();
+          if (!kept.length)
+            this.rt.log.warn(`scheduled firing of ${b.service} is no longer this instance's (taken over, or its schedule removed): its outcome is dropped`, { service: b.service, ref: b.ref, due: new Date(b.due).toISOString(), fence: b.fence });
+        }
       });
     });
     return this.flushing;

@@ -51,6 +51,11 @@ export const scheduleFirings = sqliteTable(
     owner: text("owner"),
     /** While claimed: until when (ms) the owner holds it; it renews this while the firing runs. Null once finished, and on claims made before leases, which are never run again. */
     lease: integer("lease"),
+    /**
+     * The claim's fencing token: 1 when first claimed, one more each time another instance takes it over. An effect
+     * of the firing commits only while the row still names its instance and this token (Scheduler's fence).
+     */
+    fence: integer("fence").notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.service, t.ref, t.due] }), index("schedule_firings_lease").on(t.lease)],
 );

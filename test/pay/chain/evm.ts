@@ -44,11 +44,11 @@ export async function startChain(): Promise<Chain> {
   const rpc = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const chain = defineChain({ id: CHAIN_ID, name: "test", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpc] } } });
   const accounts = KEYS.map((k) => privateKeyToAccount(k));
-  const deployer = createWalletClient({ account: accounts[0], chain, transport: http(rpc) }).extend(publicActions);
+  const deployer = createWalletClient({ account: accounts[0], chain, transport: http(rpc, { timeout: 0 }) }).extend(publicActions);
   const hash = await deployer.deployContract({ abi, bytecode: compiled.bytecode as Hex, args: ["USD Coin", "2"] });
   const receipt = await deployer.waitForTransactionReceipt({ hash });
   const usdc = receipt.contractAddress!;
-  const reader = createPublicClient({ chain, transport: http(rpc) });
+  const reader = createPublicClient({ chain, transport: http(rpc, { timeout: 0 }) });
   return {
     rpc,
     usdc,
@@ -69,7 +69,10 @@ export async function startChain(): Promise<Chain> {
 /** A facilitator on loopback serving POST /verify, POST /settle and GET /supported as the x402 spec has them. */
 export function startFacilitator(chain: Chain) {
   const c = defineChain({ id: CHAIN_ID, name: "test", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [chain.rpc] } } });
-  const client = createWalletClient({ account: chain.accounts[0], chain: c, transport: http(chain.rpc) }).extend(publicActions);
+  // No time limit of viem's own (10 s) on the chain's answers: the chain runs in this loaded test process, and a request
+  // it answered late would make the facilitator call a good payment invalid (a 402) or a settlement failed. How long
+  // the instance waits for the facilitator is the instance's to decide (core/pay/metering.ts).
+  const client = createWalletClient({ account: chain.accounts[0], chain: c, transport: http(chain.rpc, { timeout: 0 }) }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({
     address: chain.accounts[0].address,
     readContract: (a) => client.readContract(a as never),

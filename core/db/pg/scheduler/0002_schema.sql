@@ -1,0 +1,1 @@
+ALTER TABLE "schedule_firings" ADD COLUMN "fence" bigint DEFAULT 1 NOT NULL;

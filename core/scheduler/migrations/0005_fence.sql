@@ -1,0 +1,1 @@
+ALTER TABLE `schedule_firings` ADD `fence` integer DEFAULT 1 NOT NULL;
