@@ -19,7 +19,7 @@ const pg = await launchPg(["fsync=on", "full_page_writes=on", "synchronous_commi
 const url = await pg.database();
 const dir = mkdtempSync(join(tmpdir(), "hearth-pgstat-"));
 const env = { ...process.env, HEARTH_DATA: join(dir, "data"), HEARTH_DATABASE_URL: url, HEARTH_LOG: "off", HEARTH_METERING: "off", HEARTH_RATE_READS: "0", HEARTH_RATE_WRITES: "0", HEARTH_RATE_PRICED: "0" };
-const binary = process.env.PROF ? ["bun", "--cpu-prof", `--cpu-prof-dir=${dir}`, join(root, "core/main.ts")] : [join(root, "dist/hearth")];
+const binary = process.env.PROF ? ["bun", "--cpu-prof", `--cpu-prof-dir=${dir}`, join(root, "core/cli/main.ts")] : [process.env.HEARTH_BIN ?? join(root, "dist/hearth")];
 const token = Bun.spawnSync([...binary, "token", "create", "--user", "bench"], { env }).stdout.toString().trim().split("\n").pop()!;
 const served = await serve(binary, env);
 const auth = { authorization: `Bearer ${token}` };
