@@ -4,9 +4,11 @@
 // audit entry and the live notice sent with the COMMIT), on the same tables,
 // from Bun's SQL client, five at a time. Prints PostgreSQL's CPU (the
 // postmaster and its children, from /proc) and this process's per write, in
-// rounds, so a shared machine's load falls on every shape alike.
+// rounds, so a shared machine's load falls on every shape alike. Beside
+// them, two shapes Hearth does not send: the transaction's statements sent
+// at once, and the upsert, the audit entry and the notice as one statement.
 //
-//   bun bench/pgshape.ts          N=4000 writes per shape and round
+//   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=50 (1: the benchmark's one hot row)
 import { SQL } from "bun";
 import { launchPg } from "../test/pg.ts";
 import { cpuUs, treeCpuUs } from "./lib.ts";
