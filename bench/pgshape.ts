@@ -4,9 +4,11 @@
 // audit entry and the live notice sent with the COMMIT), on the same tables,
 // from Bun's SQL client, five at a time. Prints PostgreSQL's CPU (the
 // postmaster and its children, from /proc) and this process's per write, in
-// rounds, so a shared machine's load falls on every shape alike.
+// rounds, so a shared machine's load falls on every shape alike. Beside
+// them, two shapes Hearth does not send: the transaction's statements sent
+// at once, and the upsert, the audit entry and the notice as one statement.
 //
-//   bun bench/pgshape.ts          N=4000 writes per shape and round
+//   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=50 (1: the benchmark's one hot row)
 import { SQL } from "bun";
 import { launchPg } from "../test/pg.ts";
 import { cpuUs, treeCpuUs } from "./lib.ts";
@@ -30,7 +32,10 @@ const UPSERT = `insert into "notes" ("owner", "title", "text", "created", "updat
 const AUDIT = `INSERT INTO audit_log (at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
 const NOTIFY = "SELECT pg_notify($1, $2)";
-const upsertArgs = (i: number) => ["account", `title ${i % 50}`, "written", Date.now(), Date.now()];
+// TITLES=1 writes one row over and over, as the benchmark's notes/add does: a writer then waits for the one before it
+// to commit, so what a transaction holds its row's lock through (a round trip to the client) is what bounds the rate.
+const TITLES = Number(process.env.TITLES ?? 50);
+const upsertArgs = (i: number) => ["account", `title ${i % TITLES}`, "written", Date.now(), Date.now()];
 const auditArgs = () => [Date.now(), crypto.randomUUID(), "account", "token", "token-id", "cli", "http", "notes", "add", '{"title":"bench","text":"written"}', "0".repeat(64), 0, null, "ok", 200, "policy"];
 const notice = ["hearth_shared", '["views:changes:account","{\\"service\\":\\"notes\\",\\"method\\":\\"add\\"}"]'];
 
@@ -52,35 +57,57 @@ async function transaction(i: number, after: [string, unknown[]][]) {
   }
 }
 
+/** The three in one statement, its own transaction: the upsert, the audit entry and the notice as CTEs (each runs whether or not the others give rows). */
+const ONE = `WITH w AS (${UPSERT}),
+  a AS (${AUDIT.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 5}`)}),
+  n AS (SELECT pg_notify($22, $23))
+  SELECT w.* FROM w CROSS JOIN n`;
+
+/** The transaction's five statements sent at once, without waiting for the upsert's answer before the COMMIT: one round trip, the row's lock held only while PostgreSQL runs them. */
+async function pipelined(i: number) {
+  const conn = await sql.reserve();
+  try {
+    const sent = [conn.unsafe("BEGIN"), conn.unsafe(UPSERT, upsertArgs(i)), conn.unsafe(AUDIT, auditArgs()), conn.unsafe(NOTIFY, notice), conn.unsafe("COMMIT")];
+    for (const p of sent) p.catch(() => {});
+    for (const p of sent) await p;
+  } finally {
+    conn.release();
+  }
+}
+
 const shapes: [string, (i: number) => Promise<unknown>][] = [
   ["the limit's upsert", (i) => sql.unsafe(UPSERT, upsertArgs(i))],
   ["transaction: upsert", (i) => transaction(i, [])],
   ["transaction: upsert, audit entry", (i) => transaction(i, [[AUDIT, auditArgs()]])],
   ["transaction: upsert, audit entry, notice", (i) => transaction(i, [[AUDIT, auditArgs()], [NOTIFY, notice]])],
   ["a notice on its own", () => sql.unsafe(NOTIFY, notice)],
+  ["one statement: upsert, audit entry, notice", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs(), ...notice])],
+  ["pipelined: the transaction in one round trip", (i) => pipelined(i)],
 ];
 
 const rounds = Number(process.env.ROUNDS ?? 3);
-const per: Record<string, { db: number[]; client: number[] }> = {};
+const per: Record<string, { db: number[]; client: number[]; rate: number[] }> = {};
 for (let r = 0; r < rounds; r++)
   for (const [name, write] of shapes) {
     const pid = pg.pid();
     const db0 = treeCpuUs(pid);
     const me0 = cpuUs(process.pid);
+    const t0 = performance.now();
     let i = 0;
     await Promise.all(Array.from({ length: AT_ONCE }, async () => {
       while (i < N) await write(i++);
     }));
-    (per[name] ??= { db: [], client: [] }).db.push((treeCpuUs(pid) - db0) / N);
+    (per[name] ??= { db: [], client: [], rate: [] }).db.push((treeCpuUs(pid) - db0) / N);
+    per[name].rate.push((N * 1000) / (performance.now() - t0));
     per[name].client.push((cpuUs(process.pid) - me0) / N);
   }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = per[shapes[0][0]];
-console.log(`CPU per write, median of ${rounds} rounds of ${N}, ${AT_ONCE} at once (µs; × the limit's upsert):`);
+console.log(`CPU per write, median of ${rounds} rounds of ${N}, ${AT_ONCE} at once, over ${TITLES} row(s) (µs; × the limit's upsert; writes a second, median):`);
 for (const [name] of shapes) {
-  const { db, client } = per[name];
+  const { db, client, rate } = per[name];
   console.log(
-    `${name.padEnd(42)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)`,
+    `${name.padEnd(42)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)   ${Math.round(median(rate)).toString().padStart(6)}/s`,
   );
 }
 await sql.close();

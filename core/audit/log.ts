@@ -13,7 +13,7 @@ import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import { paymentOf } from "../pay/x402.ts";
 import type { Runtime } from "../runtime.ts";
-import { hashArgs, plainJson, previewArgs } from "./preview.ts";
+import { flatJson, hashArgs, previewArgs } from "./preview.ts";
 import { auditLog } from "./schema.ts";
 
 
@@ -43,7 +43,7 @@ function payerOf(caller: Caller): { payer: string | null; amount: string | null 
 
 /**
  * Appends an entry's values, in the order of COLUMNS, to `out`. With
- * `hashLater`, arguments as most calls send them (see plainJson) leave the
+ * `hashLater`, arguments as most calls send them (see flatJson) leave the
  * hash's place null, their JSON in the preview's: the hash of that same text
  * is taken once the entry is written (hashHeld), with the rest of its batch.
  */
@@ -55,10 +55,10 @@ function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
   const pay = payerOf(caller);
   const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
   const ok = err === undefined;
-  // As argsEntry makes them, the hash of plain arguments perhaps left for later.
-  const plain = plainJson(e.args ?? {});
-  const args = plain ?? previewArgs(e.args);
-  const argsHash = plain === null ? hashArgs(e.args) : hashLater ? null : sha256(plain);
+  // As argsEntry makes them, the hash of plain arguments perhaps left for later (when it is the hash of their preview).
+  const flat = flatJson(e.args ?? {});
+  const args = flat === null ? previewArgs(e.args) : flat.preview;
+  const argsHash = flat === null ? hashArgs(e.args) : hashLater && flat.canonical === flat.preview ? null : sha256(flat.canonical);
   out.push(
     e.at,
     call.id,

@@ -37,7 +37,8 @@ interface Tx {
   /** Statements sent with the COMMIT (sendWithCommit). */
   withCommit: { text: string; params: unknown[] }[];
 }
-type Method = "run" | "all" | "values" | "get";
+/** drizzle's, and "rows": every row, by position only (core/db/prepared.ts maps them itself). */
+type Method = "run" | "all" | "values" | "get" | "rows";
 
 // PostgreSQL type ids whose values SQLite would give as numbers.
 const INT8 = 20;
@@ -73,6 +74,7 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
   }
   if (method === "run") return { rows: [], changes: res.count ?? 0 };
   const columns: { name: string; type: number }[] = res.statement?.columns ?? res.columns ?? [];
+  if (method === "rows") return { rows: (res as unknown[][]).map((r) => r.map((v, i) => sqliteValue(v, columns[i]?.type ?? 0))) };
   const rows = (res as unknown[][]).map((r) => {
     const row: any = r.map((v, i) => sqliteValue(v, columns[i]?.type ?? 0));
     // Rows are arrays, as the builders read them by position; a raw db.all(sql`…`) reads them by name, as bun:sqlite gives them.

@@ -1,5 +1,6 @@
 // Building a drizzle query costs ~30µs; running a prepared one ~2µs. Hot
 // paths prepare once per connection (reader and writer differ) and reuse it.
+// On PostgreSQL the same, through the store's sqlite-proxy callback.
 //
 // Running one still goes through drizzle's generic steps on every call:
 // placeholders looked up through `is()` checks, the row mapped by a reduce
@@ -29,10 +30,11 @@ export function prepared<T>(db: Db, build: (db: Db) => T): T {
   return stmt;
 }
 
-/** What a drizzle bun:sqlite prepared query holds (its fields are not part of drizzle's public types). */
+/** What a drizzle bun:sqlite prepared query holds (its fields are not part of drizzle's public types); `client` is the sqlite-proxy driver's, on PostgreSQL (core/db/pg.ts). */
 interface BunPrepared {
   stmt?: { values(...params: unknown[]): unknown[][] };
-  query?: { params: unknown[] };
+  client?: (sql: string, params: unknown[], method: string) => Promise<{ rows: unknown[][] }>;
+  query?: { sql: string; params: unknown[] };
   fields?: { path: string[]; field: unknown }[];
   customResultMapper?: unknown;
   logger?: unknown;
@@ -45,11 +47,14 @@ type Slot = { name: string; encode?: (v: unknown) => unknown } | { value: unknow
 /** Gives a prepared query of the common shape a get and all that skip drizzle's per-call generic work; any other is left as it is. */
 function quicken(q: unknown) {
   const p = q as BunPrepared;
-  if (!p || typeof p.stmt?.values !== "function" || !p.query || !p.fields || p.customResultMapper) return;
+  if (!p || !p.query || !p.fields || p.customResultMapper) return;
+  // PostgreSQL's store runs drizzle's sqlite-proxy driver: its prepared queries hold the callback that runs them.
+  const proxy = typeof p.stmt?.values !== "function" ? p.client : undefined;
+  if (typeof p.stmt?.values !== "function" && typeof proxy !== "function") return;
   if (!is(p.logger, NoopLogger)) return;
   // Fields each a column at the top level: drizzle's join bookkeeping (joinsNotNullableMap) then never applies.
   if (!p.fields.every((f) => f.path.length === 1 && is(f.field, Column))) return;
-  const stmt = p.stmt;
+  const stmt = p.stmt!;
   const keys = p.fields.map((f) => f.path[0]);
   // A literal's "__proto__" sets the prototype rather than a field: such a select keeps drizzle's own way.
   if (keys.includes("__proto__")) return;
@@ -75,6 +80,16 @@ function quicken(q: unknown) {
     return out;
   };
   const map = rowMaker(keys, columns);
+  if (proxy) {
+    // Rows by position only ("rows", core/db/pg.ts runOn): the row maker reads them so, and naming each one's columns too cost as much as the rest of its decoding.
+    const text = p.query.sql;
+    p.get = async (values?: Record<string, unknown>) => {
+      const row = (await proxy(text, fill(values), "rows")).rows[0];
+      return row ? map(row) : undefined;
+    };
+    p.all = async (values?: Record<string, unknown>) => (await proxy(text, fill(values), "rows")).rows.map(map);
+    return;
+  }
   p.get = (values?: Record<string, unknown>) => {
     const row = stmt.values(...fill(values))[0];
     return row ? map(row) : undefined;

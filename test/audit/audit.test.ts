@@ -257,6 +257,8 @@ describe("secrets", () => {
       { title: "bench" },
       { a: 1, b: true, c: null, d: "x".repeat(80) },
       { b: 1, a: 2 },
+      { title: "shopping", text: "milk" },
+      { z: "last", "10": 1, a: null, "9": false },
       { "9": 1, "10": 2 },
       { title: "x".repeat(81) },
       { password: "hunter2", title: "t" },

@@ -81,7 +81,7 @@ test("a batch mixing plain arguments (hashed with the batch) and others (hashed 
   await h.rt.audit!.flush();
   const before = Number((await h.row<{ n: number }>("SELECT count(*) AS n FROM audit_log"))!.n);
   const caller: Caller = { account: null, scopes: [], via: "none" };
-  const kinds = [(i: number) => ({ title: `plain ${i}` }), (i: number) => ({ nested: { i } }), (i: number) => ({ password: `p${i}`, title: "t" }), (i: number) => ({ title: "x".repeat(81 + i) })];
+  const kinds = [(i: number) => ({ title: `plain ${i}` }), (i: number) => ({ title: `unsorted ${i}`, text: "plain" }), (i: number) => ({ nested: { i } }), (i: number) => ({ password: `p${i}`, title: "t" }), (i: number) => ({ title: "x".repeat(81 + i) })];
   const sent = Array.from({ length: 130 }, (_, i) => kinds[i % kinds.length](i));
   sent.forEach((args, i) => h.rt.audit!.later({ call: newCall(caller, { id: `hash-${i}` }), surface: "http", service: "notes", method: "get", args, at: 1_800_000_000_000 + i }));
   await h.rt.audit!.flush();

@@ -1,0 +1,66 @@
+// A note's add is the write the benchmark holds against PostgreSQL's own
+// limit, and a get the read: the statements each sends are counted, so work
+// neither needs (a second read of the row, a lookup not kept, the audit entry
+// or the change notice sent in a transaction of its own, a SAVEPOINT) cannot
+// come back unseen. On PostgreSQL an add is its upsert between BEGIN and
+// COMMIT, with its audit entry and its live notice sent with the COMMIT so
+// they commit together or not at all; on SQLite the same without the notice
+// (the instance tells its own pages in memory).
+import "../statements.ts";
+import { afterEach, expect, test } from "bun:test";
+import { startHearth, TestClock, type Hearth } from "../harness.ts";
+import { statementLog } from "../statements.ts";
+import { eq } from "drizzle-orm";
+import { auditLog } from "../../core/audit/schema.ts";
+
+let h: Hearth | null = null;
+afterEach(async () => {
+  await h?.stop();
+  h = null;
+});
+
+/** The call's own statements: its caller's token is looked up again only while the instance may not keep it (see test/dav/put-statements.test.ts). */
+const own = (statements: string[]) => statements.filter((q) => !q.startsWith('select "tokens".'));
+/** Each statement by what it is, so a failure shows which one came or went. */
+const kinds = (statements: string[]) =>
+  statements.map((q) => {
+    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(q)) return q.split(" ")[0].toUpperCase();
+    if (/^insert into "notes"/i.test(q)) return "upsert note";
+    if (/^select .* from "notes"/i.test(q)) return "read note";
+    if (/^INSERT INTO audit_log/i.test(q)) return "audit entry";
+    if (/pg_notify/i.test(q)) return "notice";
+    return q;
+  });
+
+test("an add is its upsert, its audit entry and (on PostgreSQL) its notice in one transaction; a get is one statement", async () => {
+  h = await startHearth({ clock: new TestClock() });
+  const token = await h.token("alice");
+  const add = (text: string) => h!.call("notes/add", { title: "shopping", text }, { token });
+  // The first calls look the token up and record its use; what is counted is a call like every one after them.
+  expect((await add("milk")).status).toBe(200);
+  expect((await h.call("notes/get", { title: "shopping" }, { token })).status).toBe(200);
+  await h.rt.audit!.flush();
+  const log = statementLog(h.rt.store);
+  let added: string[];
+  let got: string[];
+  try {
+    log.start();
+    const a = await add("milk, eggs");
+    added = own(log.stop());
+    expect(a.status).toBe(200);
+    log.start();
+    const g = await h.call("notes/get", { title: "shopping" }, { token });
+    got = own(log.stop());
+    expect(g.body.result.text).toBe("milk, eggs");
+  } finally {
+    log.restore();
+  }
+  const write = h.rt.store.kind === "sqlite" ? ["BEGIN", "upsert note", "audit entry", "COMMIT"] : ["BEGIN", "upsert note", "audit entry", "notice", "COMMIT"];
+  expect({ add: kinds(added), get: kinds(got) }).toEqual({ add: write, get: ["read note"] });
+  // The entry committed with the write: the log holds it, as the person's own.
+  const entries = await h.rt.store.rdb.select({ args: auditLog.args, outcome: auditLog.outcome }).from(auditLog).where(eq(auditLog.method, "add")).all();
+  expect(entries.map((e) => [JSON.parse(e.args).text, e.outcome])).toEqual([
+    ["milk", "ok"],
+    ["milk, eggs", "ok"],
+  ]);
+});
