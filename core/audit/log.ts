@@ -210,8 +210,6 @@ export class AuditLog {
   private statements = new Map<number, Statement>();
   /** The parameters one statement is given, reused from batch to batch. */
   private params: unknown[] = [];
-  /** The rows of a batch, WIDTH values to a row, reused from batch to batch. */
-  private out: unknown[] = [];
   /** Kinds known to be in the table (committed), by kindKey. */
   private kinds = new Map<string, number>();
   private insertKind: Statement | null = null;
@@ -260,33 +258,28 @@ export class AuditLog {
   private async insert(entries: unknown[]): Promise<void> {
     const store = this.rt.store;
     const count = entries.length / FIELDS_WIDTH;
-    const rows = this.out;
-    rows.length = 0;
+    // Its own array: on PostgreSQL a batch and a write's entry may be made at once, each awaiting a kind.
+    const rows: unknown[] = [];
     const made = new Map<string, number>();
-    try {
-      let kind = 0;
-      for (let at = 0, prev = -1; at < entries.length; prev = at, at += FIELDS_WIDTH) {
-        // Most entries are of their neighbour's kind: it is found by comparing their values, without a key.
-        let same = prev >= 0;
-        for (let i = 0; same && i < KIND_AT.length; i++) same = entries[at + KIND_AT[i]] === entries[prev + KIND_AT[i]];
-        if (!same) {
-          const k = this.kindOf(entries, at, made);
-          kind = typeof k === "number" ? k : await k;
-        }
-        for (const from of ROW_FROM) rows.push(from < 0 ? kind : entries[at + from]);
+    let kind = 0;
+    for (let at = 0, prev = -1; at < entries.length; prev = at, at += FIELDS_WIDTH) {
+      // Most entries are of their neighbour's kind: it is found by comparing their values, without a key.
+      let same = prev >= 0;
+      for (let i = 0; same && i < KIND_AT.length; i++) same = entries[at + KIND_AT[i]] === entries[prev + KIND_AT[i]];
+      if (!same) {
+        const k = this.kindOf(entries, at, made);
+        kind = typeof k === "number" ? k : await k;
       }
-      if (isPg(store)) {
-        // One entry of a write, the call's own: sent with its COMMIT rather than in a round trip of its own.
-        if (count === 1 && store.sendWithCommit?.(PG_INSERT, rows)) return;
-        const all = rowsOf(rows, WIDTH);
-        for (let i = 0; i < all.length; i += BATCH) await store.wdb.run(pgInsertMany(all.slice(i, i + BATCH)));
-        return;
-      }
-      this.insertSqlite(rows, count);
-    } finally {
-      // Nothing of a batch stays reachable from here once it is written.
-      rows.length = 0;
+      for (const from of ROW_FROM) rows.push(from < 0 ? kind : entries[at + from]);
     }
+    if (isPg(store)) {
+      // One entry of a write, the call's own: sent with its COMMIT rather than in a round trip of its own.
+      if (count === 1 && store.sendWithCommit?.(PG_INSERT, rows)) return;
+      const all = rowsOf(rows, WIDTH);
+      for (let i = 0; i < all.length; i += BATCH) await store.wdb.run(pgInsertMany(all.slice(i, i + BATCH)));
+      return;
+    }
+    this.insertSqlite(rows, count);
   }
 
   private insertSqlite(rows: unknown[], count: number): void {

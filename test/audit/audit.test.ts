@@ -216,6 +216,31 @@ describe("a write and its entry", () => {
     }
   });
 
+  test("a kind first seen in a write that rolls back is made again by the next entry of that kind, which is kept whole", async () => {
+    // A token of its own: its entries are of kinds the log has not seen.
+    const fresh = await h.token("alice", { scopes: ["notes"] });
+    if (isPg(h.rt.store)) {
+      await h.exec("CREATE FUNCTION refuse_first() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.args LIKE '%first of its kind%' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$");
+      await h.exec("CREATE TRIGGER refuse_first BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_first()");
+    } else {
+      await h.exec("CREATE TRIGGER refuse_first BEFORE INSERT ON audit_log WHEN NEW.args LIKE '%first of its kind%' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    }
+    try {
+      expect((await h.call("notes/add", { title: "first of its kind", text: "t" }, { token: fresh })).status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await h.exec("DROP TRIGGER refuse_first" + (isPg(h.rt.store) ? " ON audit_log" : ""));
+    }
+    expect((await h.call("notes/add", { title: "second of its kind", text: "t" }, { token: fresh })).status).toBe(200);
+    // The refusal of the first waited for a batch: the second's entry, committed with its write, came before it.
+    const rows = (await entries()).filter((e) => e.args.includes("of its kind"));
+    expect(rows.map((e) => [JSON.parse(e.args).title, e.method, e.outcome]).sort()).toEqual([
+      ["first of its kind", "add", "internal"],
+      ["second of its kind", "add", "ok"],
+    ]);
+    // Every row names a kind that is there.
+    expect((await h.rows("SELECT l.id FROM audit_log l LEFT JOIN audit_kinds k ON k.id = l.kind WHERE k.id IS NULL")).length).toBe(0);
+  });
+
   test("a write that answered has its entry committed with it, before any batch is written", async () => {
     const r = await h.call("notes/add", { title: "kept at once", text: "t" }, { token: alice });
     expect(r.status).toBe(200);
