@@ -14,7 +14,7 @@ import type { Caller } from "../plugin.ts";
 import { paymentOf } from "../pay/x402.ts";
 import type { Runtime } from "../runtime.ts";
 import { flatJson, hashArgs, previewArgs } from "./preview.ts";
-import { auditLog } from "./schema.ts";
+import { auditKinds, auditLog } from "./schema.ts";
 
 
 /** What dispatch knows when a call ends. */
@@ -42,12 +42,14 @@ function payerOf(caller: Caller): { payer: string | null; amount: string | null 
 }
 
 /**
- * Appends an entry's values, in the order of COLUMNS, to `out`. With
- * `hashLater`, arguments as most calls send them (see flatJson) leave the
- * hash's place null, their JSON in the preview's: the hash of that same text
- * is taken once the entry is written (hashHeld), with the rest of its batch.
+ * Appends an entry's values, in the order of FIELDS_WIDTH's, to `out`. Arguments as
+ * most calls send them (see flatJson) keep their JSON as the preview; when that
+ * JSON is also their canonical form (keys in order) no hash is stored: it is the
+ * SHA-256 of that same text, which a reader takes (read.ts), so a write neither
+ * takes it nor stores it. Flat arguments sent in another key order are hashed
+ * from their keys sorted, without walking them twice.
  */
-function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
+function pushEntry(out: unknown[], e: Ended): void {
   const { call } = e;
   const caller = call.caller;
   const err = e.error;
@@ -55,10 +57,7 @@ function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
   const pay = payerOf(caller);
   const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
   const ok = err === undefined;
-  // As argsEntry makes them, the hash of plain arguments perhaps left for later (when it is the hash of their preview).
   const flat = flatJson(e.args ?? {});
-  const args = flat === null ? previewArgs(e.args) : flat.preview;
-  const argsHash = flat === null ? hashArgs(e.args) : hashLater && flat.canonical === flat.preview ? null : sha256(flat.canonical);
   out.push(
     e.at,
     call.id,
@@ -69,8 +68,8 @@ function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
     e.surface,
     e.service,
     e.method,
-    args,
-    argsHash,
+    flat === null ? previewArgs(e.args) : flat.preview,
+    flat === null ? hashArgs(e.args) : flat.canonical === flat.preview ? null : (Bun.SHA256.hash(flat.canonical, "hex") as string),
     // Credits are charged only when the call succeeded: a failed call's plan is released, not committed.
     ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
     ok ? pay.amount : null,
@@ -80,44 +79,44 @@ function pushEntry(out: unknown[], e: Ended, hashLater: boolean): void {
   );
 }
 
-/** Where an entry's preview and hash are among its values (COLUMNS' order). */
-const ARGS_AT = 9;
-const HASH_AT = 10;
+/**
+ * What an entry says, one value for each, in this order (see pushEntry): at,
+ * call_id, account, via, credential, credential_name, surface, service,
+ * method, args, args_hash, credits, paid, outcome, status, approved (the
+ * columns of the view audit_entries).
+ */
+const FIELDS_WIDTH = 16;
+/** Where in an entry's values its kind's are (audit_kinds' columns, in order). */
+const KIND_AT = [3, 4, 5, 6, 7, 8, 13, 14, 15];
+/** Where in an entry's values each of a row's values is, but its kind (see ROW). */
+const ROW_FROM = [0, 1, 2, -1, 9, 10, 11, 12];
 
-/** Fills the hashes held entries left for later (pushEntry): SHA-256 of the arguments' JSON, which is their canonical JSON. */
-export function hashHeld(values: unknown[]): void {
-  for (let at = HASH_AT; at < values.length; at += WIDTH) if (values[at] === null) values[at] = sha256(values[at - HASH_AT + ARGS_AT] as string);
-}
+const ROW = "at, call_id, account, kind, args, args_hash, credits, paid";
+/** audit_kinds' columns as drizzle names them, in KIND's order. */
+const KIND_COLUMNS = ["via", "credential", "credentialName", "surface", "service", "method", "outcome", "status", "approved"];
+const KIND = "via, credential, credential_name, surface, service, method, outcome, status, approved";
+/** Values a row of audit_log has, one for each of ROW. */
+const WIDTH = 8;
+/** Kinds kept in memory: past this many the map starts again (each is found in the table, or made anew, on its next entry). */
+const KINDS_KEPT = 10_000;
 
-const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
-
-const COLUMNS = "at, call_id, account, via, credential, credential_name, surface, service, method, args, args_hash, credits, paid, outcome, status, approved";
-const SQLITE_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES`;
-/** Values a row has, one for each of COLUMNS. */
-const WIDTH = 16;
-/** Rows one SQLite statement inserts: 62 rows of 16 values (992) stay under the oldest limit SQLite builds keep on parameters (999). */
-const ROWS_PER_INSERT = 62;
+const SQLITE_INSERT = `INSERT INTO audit_log (${ROW}) VALUES`;
+/** Rows one SQLite statement inserts: 124 rows of 8 values (992) stay under the oldest limit SQLite builds keep on parameters (999). */
+const ROWS_PER_INSERT = 124;
 /**
  * Columns a statement binds once when every row of it holds one value in
- * each (see sqliteInsert), as whole groups: the caller, where the call came
- * in, the method, the arguments, the outcome. Grouped so the statements a
- * log needs stay few (32 kinds of full statement, each prepared once: making
- * one costs SQLite ~3 µs a row it takes, about what binding the values once
- * saves), whatever mix of calls a batch holds.
+ * each (see sqliteInsert), as whole groups: the account, the kind, the
+ * arguments, the cost. Grouped so the statements a log needs stay few (16
+ * kinds of full statement, each prepared once), whatever mix of calls a
+ * batch holds: binding a string costs SQLite's copy of it.
  */
-const SHARED_GROUPS = [
-  [2, 3, 4, 5],
-  [6],
-  [7, 8],
-  [9, 10],
-  [11, 12, 13, 14, 15],
-].map((cols) => cols.reduce((m, c) => m | (1 << c), 0));
-/** Prepared SQLite inserts kept at once: more than the 61 partial and 32 full ones the log makes, a bound should that change. */
-const STATEMENTS_KEPT = 128;
+const SHARED_GROUPS = [[2], [3], [4, 5], [6, 7]].map((cols) => cols.reduce((m, c) => m | (1 << c), 0));
+/** Prepared SQLite inserts kept at once: more than the 123 partial and 16 full ones the log makes, a bound should that change. */
+const STATEMENTS_KEPT = 160;
 
 /**
  * The text of an insert of `n` rows whose columns marked in `shared` (a bit
- * for each, in COLUMNS' order) hold one value in every row: that value is
+ * for each, in ROW's order) hold one value in every row: that value is
  * bound once, as ?1, ?2, ..., and each row names it by number; every other
  * column takes a parameter of its own in each row, after them, row by row.
  */
@@ -134,26 +133,51 @@ function sqliteInsert(n: number, shared: number): string {
   return `${SQLITE_INSERT} ${rows.join(", ")}`;
 }
 
-const PG_INSERT = `INSERT INTO audit_log (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
+const PG_INSERT = `INSERT INTO audit_log (${ROW}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
 /**
  * A batch as one statement whose text never changes (so it is parsed and
  * planned once per connection): the rows as one JSON array of arrays, in
- * COLUMNS' order. Built by the query builder, each batch's size gave a
- * statement of its own, with sixteen parameters a row. Read as jsonb, parsed
- * once: as json, each of a row's sixteen ->> parsed the row's text again,
- * which cost PostgreSQL four times the CPU per entry (~60 µs against ~15).
+ * ROW's order. Read as jsonb, parsed once: as json, each of a row's ->>
+ * parsed the row's text again.
  */
 const pgInsertMany = (rows: unknown[][]) =>
-  sql`INSERT INTO audit_log (${sql.raw(COLUMNS)}) SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, (r->>11)::bigint, r->>12, r->>13, (r->>14)::bigint, r->>15
+  sql`INSERT INTO audit_log (${sql.raw(ROW)}) SELECT (r->>0)::bigint, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, (r->>6)::bigint, r->>7
     FROM jsonb_array_elements(${JSON.stringify(rows.map((r) => r.map(wellFormed)))}::text::jsonb) WITH ORDINALITY AS e(r, n) ORDER BY n`;
 /** Text as the database stores it: half a surrogate pair (a preview cut mid-character) is U+FFFD, as a parameter's UTF-8 gives it, where JSON's escape for it is refused. */
 const wellFormed = (v: unknown) => (typeof v === "string" ? v.toWellFormed() : v);
-/** The rows of entries' values (WIDTH to an entry), each its own array. */
-const rowsOf = (values: unknown[]): unknown[][] => {
+/** The rows of values `width` to a row, each its own array. */
+const rowsOf = (values: unknown[], width: number): unknown[][] => {
   const out: unknown[][] = [];
-  for (let at = 0; at < values.length; at += WIDTH) out.push(values.slice(at, at + WIDTH));
+  for (let at = 0; at < values.length; at += width) out.push(values.slice(at, at + width));
   return out;
 };
+/** A kind's values as one string, for the map of kinds: null apart from any text. */
+const kindKey = (v: unknown[], at: number) => {
+  let key = "";
+  for (const k of KIND_AT) key += v[at + k] === null ? "\u0001\u0000" : `${v[at + k]}\u0000`;
+  return key;
+};
+
+/** An entry as a caller outside dispatch gives it (core/settings/people.ts), each value by the name drizzle gives it. */
+export interface Recorded {
+  at: number;
+  callId: string;
+  account: string | null;
+  via: string;
+  credential: string | null;
+  credentialName: string | null;
+  surface: string;
+  service: string;
+  method: string;
+  args: string;
+  argsHash: string | null;
+  credits: number;
+  paid: string | null;
+  outcome: string;
+  status: number;
+  approved: string;
+}
+const RECORDED: (keyof Recorded)[] = ["at", "callId", "account", "via", "credential", "credentialName", "surface", "service", "method", "args", "argsHash", "credits", "paid", "outcome", "status", "approved"];
 
 export class AuditLog {
   /** The values of the entries held for the next batch, WIDTH to an entry (pushEntry). */
@@ -188,29 +212,79 @@ export class AuditLog {
   private statements = new Map<number, Statement>();
   /** The parameters one statement is given, reused from batch to batch. */
   private params: unknown[] = [];
+  /** Kinds known to be in the table (committed), by kindKey. */
+  private kinds = new Map<string, number>();
+  private insertKind: Statement | null = null;
 
   /**
-   * Inserts rows in the write transaction in progress. On SQLite through
-   * prepared statements on the writer (the transaction's own connection): a
-   * query builder costs more per row than the insert itself, and a statement
-   * taking many rows at once costs less per row than one run for each (one
-   * crossing into SQLite, one walk down each index, for ROWS_PER_INSERT rows).
-   * Columns holding one value in every row of a full statement (the caller,
-   * the method, the outcome: most of a batch comes from a few clients) have
-   * it bound once (SHARED_GROUPS): binding a string costs SQLite's copy of
-   * it, a good part of what an entry cost to write when each was bound in
-   * every row.
+   * The id of the kind of the entry whose values start at `at`: from the
+   * map, else made in the write transaction in progress. A kind made there
+   * is remembered once that transaction commits (rolled back, its row is
+   * gone, and so would be the entries naming it). Two instances on one
+   * database may each make the same kind: two rows saying the same.
    */
-  private async insert(rows: unknown[]): Promise<void> {
+  private kindOf(v: unknown[], at: number, made: Map<string, number>): number | Promise<number> {
+    const key = kindKey(v, at);
+    const known = this.kinds.get(key) ?? made.get(key);
+    if (known !== undefined) return known;
+    const values = KIND_AT.map((k) => v[at + k]);
     const store = this.rt.store;
-    const count = rows.length / WIDTH;
+    const remember = (id: number) => {
+      made.set(key, id);
+      void store.onCommit(() => {
+        if (this.kinds.size >= KINDS_KEPT) this.kinds.clear();
+        this.kinds.set(key, id);
+      });
+      return id;
+    };
+    if (isPg(store))
+      return (async () => {
+        const [row] = await store.wdb.insert(auditKinds).values(Object.fromEntries(KIND_COLUMNS.map((c, i) => [c, values[i]])) as typeof auditKinds.$inferInsert).returning({ id: auditKinds.id }).all();
+        return remember(Number(row.id));
+      })();
+    this.insertKind ??= store.writer.prepare(`INSERT INTO audit_kinds (${KIND}) VALUES (${KIND_AT.map(() => "?").join(", ")}) RETURNING id`);
+    return remember((this.insertKind.get(...(values as [string])) as { id: number }).id);
+  }
+
+  /**
+   * Inserts entries (FIELDS_WIDTH values each, in its order) in the write transaction in
+   * progress, as rows naming their kinds. On SQLite through prepared
+   * statements on the writer (the transaction's own connection): a query
+   * builder costs more per row than the insert itself, and a statement
+   * taking many rows at once costs less per row than one run for each (one
+   * crossing into SQLite, one walk down each index, for ROWS_PER_INSERT
+   * rows). Columns holding one value in every row of a full statement (the
+   * account, the kind: most of a batch comes from a few clients) have it
+   * bound once (SHARED_GROUPS).
+   */
+  private async insert(entries: unknown[]): Promise<void> {
+    const store = this.rt.store;
+    const count = entries.length / FIELDS_WIDTH;
+    // Its own array: on PostgreSQL a batch and a write's entry may be made at once, each awaiting a kind.
+    const rows: unknown[] = [];
+    const made = new Map<string, number>();
+    let kind = 0;
+    for (let at = 0, prev = -1; at < entries.length; prev = at, at += FIELDS_WIDTH) {
+      // Most entries are of their neighbour's kind: it is found by comparing their values, without a key.
+      let same = prev >= 0;
+      for (let i = 0; same && i < KIND_AT.length; i++) same = entries[at + KIND_AT[i]] === entries[prev + KIND_AT[i]];
+      if (!same) {
+        const k = this.kindOf(entries, at, made);
+        kind = typeof k === "number" ? k : await k;
+      }
+      for (const from of ROW_FROM) rows.push(from < 0 ? kind : entries[at + from]);
+    }
     if (isPg(store)) {
       // One entry of a write, the call's own: sent with its COMMIT rather than in a round trip of its own.
       if (count === 1 && store.sendWithCommit?.(PG_INSERT, rows)) return;
-      const all = rowsOf(rows);
+      const all = rowsOf(rows, WIDTH);
       for (let i = 0; i < all.length; i += BATCH) await store.wdb.run(pgInsertMany(all.slice(i, i + BATCH)));
       return;
     }
+    this.insertSqlite(rows, count);
+  }
+
+  private insertSqlite(rows: unknown[], count: number): void {
     const { params } = this;
     for (let i = 0; i < count; i += ROWS_PER_INSERT) {
       const n = Math.min(ROWS_PER_INSERT, count - i);
@@ -239,12 +313,11 @@ export class AuditLog {
           old.finalize();
           this.statements.delete(oldest);
         }
-        this.statements.set(key, (st = store.writer.prepare(sqliteInsert(n, shared))));
+        this.statements.set(key, (st = this.rt.store.writer.prepare(sqliteInsert(n, shared))));
       }
       try {
         st.run(...(params as [string]));
       } finally {
-        // Nothing of a batch stays reachable from here once it is written.
         params.length = 0;
       }
     }
@@ -252,29 +325,35 @@ export class AuditLog {
 
   /** Kept now, in the write transaction in progress: it commits, or rolls back, with the call's own writes. */
   async within(e: Ended): Promise<void> {
-    const row: unknown[] = [];
-    pushEntry(row, e, false);
-    await this.insert(row);
+    const entry: unknown[] = [];
+    pushEntry(entry, e);
+    await this.insert(entry);
+  }
+
+  /** Entries a caller outside dispatch makes (core/settings/people.ts), kept now in the write transaction in progress. */
+  async record(entries: Recorded[]): Promise<void> {
+    const values: unknown[] = [];
+    for (const e of entries) for (const f of RECORDED) values.push(e[f]);
+    await this.insert(values);
   }
 
   /**
    * Kept in the next batch. The entry's values are taken now, pushed onto
    * one array the batch shares: what is held until then is those few values,
    * not the call and its arguments (kept alive through a collection or two,
-   * they cost more than taking them), nor an object for each entry. The
-   * hash of plain arguments waits for the batch (hashHeld), taken in one loop.
+   * they cost more than taking them), nor an object for each entry.
    */
   later(e: Ended): void {
     const held = this.held;
     const length = held.length;
     try {
-      pushEntry(held, e, true);
+      pushEntry(held, e);
     } catch (err) {
       held.length = length;
       this.rt.log.error("audit log entry not made", { service: e.service, method: e.method, error: err instanceof Error ? err.message : String(err) });
       return;
     }
-    if (held.length >= BATCH * WIDTH) void this.flush();
+    if (held.length >= BATCH * FIELDS_WIDTH) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), EVERY_MS);
       (this.timer as { unref?: () => void }).unref?.();
@@ -288,14 +367,13 @@ export class AuditLog {
     this.held = [];
     const done = this.flushing.then(async () => {
       if (!rows.length || this.rt.store.closed) return;
-      hashHeld(rows);
       try {
         await this.rt.store.write(() => this.insert(rows));
       } catch {
         // One entry the store refuses does not take the rest of its batch with it.
         let lost = 0;
         let error = "";
-        for (const row of rowsOf(rows)) {
+        for (const row of rowsOf(rows, FIELDS_WIDTH)) {
           try {
             await this.rt.store.write(() => this.insert(row));
           } catch (e) {

@@ -4,9 +4,30 @@
 import { and, desc, eq, gte, lt, ne, type SQL } from "drizzle-orm";
 import { invalid } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
-import { auditLog } from "./schema.ts";
+import { auditKinds, auditLog } from "./schema.ts";
 
-export type AuditEntry = typeof auditLog.$inferSelect;
+/** An entry whole: its row, and its kind's values (the view audit_entries shows the same). */
+const ENTRY = {
+  id: auditLog.id,
+  at: auditLog.at,
+  callId: auditLog.callId,
+  account: auditLog.account,
+  via: auditKinds.via,
+  credential: auditKinds.credential,
+  credentialName: auditKinds.credentialName,
+  surface: auditKinds.surface,
+  service: auditKinds.service,
+  method: auditKinds.method,
+  args: auditLog.args,
+  argsHash: auditLog.argsHash,
+  credits: auditLog.credits,
+  paid: auditLog.paid,
+  outcome: auditKinds.outcome,
+  status: auditKinds.status,
+  approved: auditKinds.approved,
+};
+
+export type AuditEntry = { [K in keyof typeof ENTRY]: (typeof ENTRY)[K]["_"]["data"] | ((typeof ENTRY)[K]["_"]["notNull"] extends true ? never : null) } & { argsHash: string };
 
 export interface AuditFilter {
   credential?: string;
@@ -49,14 +70,14 @@ export function filterOf(q: URLSearchParams): AuditFilter {
 
 function where(account: string, f: AuditFilter): SQL | undefined {
   const c: (SQL | undefined)[] = [eq(auditLog.account, account)];
-  if (f.credential) c.push(f.credential === "session" ? eq(auditLog.via, "session") : eq(auditLog.credential, f.credential));
+  if (f.credential) c.push(f.credential === "session" ? eq(auditKinds.via, "session") : eq(auditKinds.credential, f.credential));
   if (f.method) {
     const [service, method] = f.method.split("/");
-    c.push(eq(auditLog.service, service));
-    if (method) c.push(eq(auditLog.method, method));
+    c.push(eq(auditKinds.service, service));
+    if (method) c.push(eq(auditKinds.method, method));
   }
-  if (f.outcome === "refused") c.push(ne(auditLog.outcome, "ok"));
-  else if (f.outcome) c.push(eq(auditLog.outcome, f.outcome));
+  if (f.outcome === "refused") c.push(ne(auditKinds.outcome, "ok"));
+  else if (f.outcome) c.push(eq(auditKinds.outcome, f.outcome));
   if (f.from !== undefined) c.push(gte(auditLog.at, f.from));
   if (f.to !== undefined) c.push(lt(auditLog.at, f.to));
   if (f.before !== undefined) c.push(lt(auditLog.id, f.before));
@@ -67,7 +88,10 @@ function where(account: string, f: AuditFilter): SQL | undefined {
 export async function readLog(rt: Runtime, account: string, f: AuditFilter, limit = 50): Promise<AuditEntry[]> {
   // Entries still held for the next batch are written first, so a page shows every call made before it was asked for.
   await rt.audit?.flush();
-  return rt.store.rdb.select().from(auditLog).where(where(account, f)).orderBy(desc(auditLog.id)).limit(limit).all();
+  const rows = await rt.store.rdb.select(ENTRY).from(auditLog).innerJoin(auditKinds, eq(auditKinds.id, auditLog.kind)).where(where(account, f)).orderBy(desc(auditLog.id)).limit(limit).all();
+  // A hash left null is that of the preview, which is then the arguments' canonical JSON (core/audit/log.ts).
+  for (const r of rows) r.argsHash ??= Bun.SHA256.hash(r.args, "hex") as string;
+  return rows as AuditEntry[];
 }
 
 /** Every entry the filter selects, newest first, a page at a time. */

@@ -8,7 +8,7 @@ import { isPg } from "../db/store.ts";
 import { endAllSessions } from "../auth/sessions.ts";
 import { listGrants, revokeGrant } from "../auth/oauth/grants.ts";
 import { hashArgs, previewArgs } from "../audit/preview.ts";
-import { auditLog } from "../audit/schema.ts";
+import { AuditLog } from "../audit/log.ts";
 import { accounts, passkeys, recoveryCodes, sessions, tokens, totpSecrets } from "../db/schema.ts";
 import { conflict, forbidden, invalid, notFound } from "../errors.ts";
 import type { Account } from "../plugin.ts";
@@ -142,7 +142,7 @@ export async function resetTwoFactor(rt: Runtime, p: Person, o: { by: Account | 
       approved: "policy",
     });
     const args = { user: p.username, by: o.by?.username ?? "command line", removed: what, sessions_ended: ended.length };
-    await db.insert(auditLog).values(o.by && !self ? [row(p.id, args), row(o.by.id, args)] : [row(p.id, args)]).run();
+    await (rt.audit ?? new AuditLog(rt)).record(o.by && !self ? [row(p.id, args), row(o.by.id, args)] : [row(p.id, args)]);
     return { totp: on, passkeys: keys.length, sessions: ended.length };
   });
 }
@@ -201,4 +201,4 @@ async function ownedTables(rt: Runtime): Promise<{ table: string; column: string
 }
 
 /** Tables an account's rows stay in (money is never rewritten; the activity log keeps its record) or that cascade from accounts. */
-const KEEP = new Set(["pay_ledger", "pay_x402", "audit_log", "sessions", "tokens", "invites", "password_links", "oauth_grants", "oauth_codes", "disabled_accounts", "accounts"]);
+const KEEP = new Set(["pay_ledger", "pay_x402", "audit_log", "audit_entries", "sessions", "tokens", "invites", "password_links", "oauth_grants", "oauth_codes", "disabled_accounts", "accounts"]);

@@ -496,13 +496,13 @@ describe("the owner decides", () => {
     const balance = (await h.call("credits/balance", {}, { token: alice })).body.result.balance;
     expect(balance).toBe(200 + (await charges()).reduce((n, [, d]) => n + (d as number), 0));
     await h.rt.audit!.flush();
-    const logged = await h.rows<{ service: string; surface: string; outcome: string }>("SELECT service, surface, outcome FROM audit_log WHERE approved = 'person:alice' ORDER BY service");
+    const logged = await h.rows<{ service: string; surface: string; outcome: string }>("SELECT service, surface, outcome FROM audit_entries WHERE approved = 'person:alice' ORDER BY service");
     expect(logged.map((l) => [l.service, l.surface, l.outcome])).toEqual([
       ["mail", "agent", "ok"],
       ["sms", "agent", "ok"],
     ]);
     // The declined ones are there too, approved by nobody.
-    const declined = await h.rows("SELECT id FROM audit_log WHERE surface = 'agent' AND method = 'send' AND outcome = 'forbidden' AND approved = 'nobody'");
+    const declined = await h.rows("SELECT id FROM audit_entries WHERE surface = 'agent' AND method = 'send' AND outcome = 'forbidden' AND approved = 'nobody'");
     expect(declined.length).toBeGreaterThanOrEqual(12);
   });
 

@@ -3,6 +3,7 @@
 // batch holds, each entry keeps its own values, in the order of the calls.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { hashArgs, previewArgs } from "../../core/audit/preview.ts";
+import { withHashes } from "./entries.ts";
 import { newCall } from "../../core/call.ts";
 import { HearthError } from "../../core/errors.ts";
 import type { Caller } from "../../core/plugin.ts";
@@ -45,7 +46,7 @@ test("every entry of a batch keeps its own values, whichever of them its neighbo
     want.push({ account: who ? ids[who] : null, via: who ? "token" : "none", service: "notes", method: "get", args: previewArgs({ title }), outcome: who ? "not_found" : "unauthenticated" });
   }
   await h.rt.audit!.flush();
-  const got = await h.rows<Entry>(`SELECT account, via, service, method, args, outcome, status FROM audit_log ORDER BY id LIMIT 1000 OFFSET ${before}`);
+  const got = await h.rows<Entry>(`SELECT account, via, service, method, args, outcome, status FROM audit_entries ORDER BY id LIMIT 1000 OFFSET ${before}`);
   expect(got.map(({ status: _, ...e }) => e)).toEqual(want);
   expect(got.map((e) => Number(e.status))).toEqual(want.map((w) => (w.account ? 404 : 401)));
 });
@@ -72,7 +73,7 @@ test("full statements and the short last one of a batch keep each entry's own va
     want.push([caller.account?.id ?? null, caller.via, caller.tokenId ?? null, surface, method, previewArgs(args), error ? "not_found" : "ok", `batch-${i}`]);
   }
   await h.rt.audit!.flush();
-  const got = await h.rows<Record<string, unknown>>(`SELECT account, via, credential, surface, method, args, outcome, call_id, at AS ended FROM audit_log ORDER BY id LIMIT 1000 OFFSET ${before}`);
+  const got = await h.rows<Record<string, unknown>>(`SELECT account, via, credential, surface, method, args, outcome, call_id, at AS ended FROM audit_entries ORDER BY id LIMIT 1000 OFFSET ${before}`);
   expect(got.map((r) => [r.account, r.via, r.credential, r.surface, r.method, r.args, r.outcome, r.call_id])).toEqual(want);
   expect(got.map((r) => Number(r.ended))).toEqual(want.map((_, i) => 1_800_000_000_000 + i));
 });
@@ -85,6 +86,6 @@ test("a batch mixing plain arguments (hashed with the batch) and others (hashed 
   const sent = Array.from({ length: 130 }, (_, i) => kinds[i % kinds.length](i));
   sent.forEach((args, i) => h.rt.audit!.later({ call: newCall(caller, { id: `hash-${i}` }), surface: "http", service: "notes", method: "get", args, at: 1_800_000_000_000 + i }));
   await h.rt.audit!.flush();
-  const got = await h.rows<{ args: string; args_hash: string }>(`SELECT args, args_hash FROM audit_log ORDER BY id LIMIT 1000 OFFSET ${before}`);
+  const got = withHashes(await h.rows<{ args: string; args_hash: string }>(`SELECT args, args_hash FROM audit_entries ORDER BY id LIMIT 1000 OFFSET ${before}`));
   expect(got).toEqual(sent.map((args) => ({ args: previewArgs(args), args_hash: hashArgs(args) })));
 });

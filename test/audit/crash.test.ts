@@ -42,7 +42,7 @@ test("killed right after answering writes, the instance kept an entry for every 
   expect(answered.length).toBeGreaterThanOrEqual(5);
 
   h = await startHearth({ dataDir: dir, env });
-  const rows = await h.rows<{ args: string; outcome: string }>("SELECT args, outcome FROM audit_log WHERE service = 'notes' AND method = 'add'");
+  const rows = await h.rows<{ args: string; outcome: string }>("SELECT args, outcome FROM audit_entries WHERE service = 'notes' AND method = 'add'");
   const logged = new Set(rows.filter((r) => r.outcome === "ok").map((r) => JSON.parse(r.args).title as string));
   for (const title of answered) expect(logged.has(title)).toBe(true);
   // And no entry claims a write the database does not have.

@@ -161,7 +161,7 @@ describe("ask: the call waits for the owner", () => {
     // Answered once: a second answer is a conflict.
     expect((await post(h, "/approvals/decide", { id: a.id, decision: "decline" }, alice)).status).toBe(409);
     await h.rt.audit!.flush();
-    const entry = await h.row("SELECT outcome, approved, credits FROM audit_log WHERE method = 'send' AND credential = ? ORDER BY id DESC", t.id);
+    const entry = await h.row("SELECT outcome, approved, credits FROM audit_entries WHERE method = 'send' AND credential = ? ORDER BY id DESC", t.id);
     expect(entry).toMatchObject({ outcome: "ok", approved: "person:alice" });
     expect(Number(entry!.credits)).toBe(4);
   });
