@@ -10,8 +10,6 @@ import "../statements.ts";
 import { afterEach, expect, test } from "bun:test";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { statementLog } from "../statements.ts";
-import { eq } from "drizzle-orm";
-import { auditLog } from "../../core/audit/schema.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -58,7 +56,7 @@ test("an add is its upsert, its audit entry and (on PostgreSQL) its notice in on
   const write = h.rt.store.kind === "sqlite" ? ["BEGIN", "upsert note", "audit entry", "COMMIT"] : ["BEGIN", "upsert note", "audit entry", "notice", "COMMIT"];
   expect({ add: kinds(added), get: kinds(got) }).toEqual({ add: write, get: ["read note"] });
   // The entry committed with the write: the log holds it, as the person's own.
-  const entries = await h.rt.store.rdb.select({ args: auditLog.args, outcome: auditLog.outcome }).from(auditLog).where(eq(auditLog.method, "add")).all();
+  const entries = await h.rows<{ args: string; outcome: string }>("SELECT args, outcome FROM audit_entries WHERE method = 'add' ORDER BY id");
   expect(entries.map((e) => [JSON.parse(e.args).text, e.outcome])).toEqual([
     ["milk", "ok"],
     ["milk, eggs", "ok"],
