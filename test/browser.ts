@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from "playwright-core";
 import { CHROMIUM } from "./prepare.ts";
 
 export const chromiumPresent = existsSync(CHROMIUM);
@@ -12,7 +12,43 @@ export const chromiumPresent = existsSync(CHROMIUM);
 /** How long a page's actions and navigations may wait: a busy machine renders late (Playwright's own default is 30 s). */
 const PATIENCE_MS = 300_000;
 
+/**
+ * A Chromium for one test file. Files in one test process share one browser, launched by the first that asks (a
+ * launch was two and a half seconds of CPU, the browser's and its first helpers', in each of some forty files): what
+ * each gets is a handle whose contexts and pages are its own and whose close() closes those and leaves the browser
+ * to the next file. Every test works in contexts of its own (cookies, storage, cache, service workers and downloads
+ * are a context's), so a file sees nothing another left; a browser is launched, not connected to, so a download's
+ * path() is read as before. A file that needs other switches gets a browser of its own, closed by its close().
+ */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  if (extraArgs.length) {
+    const own = await launch(extraArgs);
+    const close = own.browser.close.bind(own.browser);
+    own.browser.close = async (options) => {
+      own.note();
+      return close(options);
+    };
+    return own.browser;
+  }
+  let current = shared && (await shared);
+  // One that crashed or was closed is launched again for the next file.
+  if (!current?.browser.isConnected()) {
+    shared = launch([]);
+    current = await shared;
+  }
+  return handle(current);
+}
+
+interface Launched {
+  browser: Browser;
+  /** Notes the CPU the browser's processes used since the last note (see noteRendererCpu). */
+  note(): void;
+}
+
+/** The process's shared browser (see launchChromium). It is never closed: it ends with the test process, whose pipe to it closes. */
+let shared: Promise<Launched> | null = null;
+
+async function launch(extraArgs: string[]): Promise<Launched> {
   const { chromium } = await import("playwright-core");
   const before = new Set(chromiumChildren());
   const browser = await chromium.launch({
@@ -22,11 +58,6 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", ...extraArgs],
   });
   const main = chromiumChildren().find((pid) => !before.has(pid));
-  const close = browser.close.bind(browser);
-  browser.close = async (options) => {
-    if (main !== undefined) noteRendererCpu(main);
-    return close(options);
-  };
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (options) => {
     const context = await newContext(options);
@@ -43,7 +74,50 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
     await page.addInitScript(RECORD_TOASTS);
     return page;
   };
-  return browser;
+  // An own browser's main process is reaped by this process, so its CPU is in the piece's; the shared one's is not
+  // (the process ends first), so its notes count it too.
+  const counted = { cpu: 0 };
+  const own = extraArgs.length > 0;
+  return { browser, note: () => main !== undefined && noteRendererCpu(main, !own, counted) };
+}
+
+/**
+ * A file's view of the shared browser: its newContext() and newPage() are the browser's, noted, and its close()
+ * closes what they opened (a page from newPage() has a context of its own) rather than the browser.
+ */
+function handle(launched: Launched): Browser {
+  const { browser } = launched;
+  const opened = new Set<BrowserContext>();
+  let closed = false;
+  const own = {
+    async newContext(options?: BrowserContextOptions) {
+      const context = await browser.newContext(options);
+      opened.add(context);
+      context.once("close", () => opened.delete(context));
+      return context;
+    },
+    async newPage(options?: BrowserContextOptions) {
+      const page = await browser.newPage(options);
+      const context = page.context();
+      opened.add(context);
+      context.once("close", () => opened.delete(context));
+      return page;
+    },
+    contexts: () => [...opened],
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...opened].map((c) => c.close().catch(() => {})));
+      launched.note();
+    },
+  };
+  return new Proxy(browser, {
+    get(target, key) {
+      if (Object.hasOwn(own, key)) return own[key as keyof typeof own];
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** Each process's parent and CPU seconds (its own, and its reaped children's), from /proc/<pid>/stat. */
@@ -71,12 +145,13 @@ function chromiumChildren(): number[] {
 }
 
 /**
- * The CPU a browser's renderers, zygotes and helpers used, noted just before it closes in the file test/run.ts
- * reads a piece's daemons' CPU from (HEARTH_TEST_CLUSTER_CPU): they are the children of Chromium's zygote, which
- * is not reaped by the process that waits for the browser, so none of their CPU is in the test process's usage;
- * the browser's main process is, once it exits.
+ * The CPU a browser's renderers, zygotes and helpers used, noted in the file test/run.ts reads a piece's daemons'
+ * CPU from (HEARTH_TEST_CLUSTER_CPU): they are the children of Chromium's zygote, which is not reaped by the
+ * process that waits for the browser, so none of their CPU is in the test process's usage. Its main process is,
+ * once it exits, unless the test process ends first (the shared browser): `withMain` counts it too. Each note is
+ * what was used since the last (`counted`), a shared browser being noted at each file's close.
  */
-function noteRendererCpu(main: number): void {
+function noteRendererCpu(main: number, withMain: boolean, counted: { cpu: number }): void {
   const file = process.env.HEARTH_TEST_CLUSTER_CPU;
   if (!file) return;
   const all = processes();
@@ -89,8 +164,11 @@ function noteRendererCpu(main: number): void {
         grew = true;
       }
   }
-  const cpu = all.filter((p) => p.pid !== main && under.has(p.pid)).reduce((n, p) => n + p.cpu, 0);
-  appendFileSync(file, `chromium ${cpu.toFixed(2)}\n`);
+  const cpu = all.filter((p) => (withMain || p.pid !== main) && under.has(p.pid)).reduce((n, p) => n + p.cpu, 0);
+  // A renderer that ended is in its parent's count (cutime) once reaped; one not yet reaped may drop out for a moment.
+  const since = Math.max(0, cpu - counted.cpu);
+  counted.cpu = Math.max(counted.cpu, cpu);
+  appendFileSync(file, `chromium ${since.toFixed(2)}\n`);
 }
 
 /**

@@ -67,11 +67,12 @@ const seconds: Record<string, number> = JSON.parse(readFileSync(DURATIONS, "utf8
 const UNKNOWN = 5;
 /**
  * Files shorter than this share a process, up to this many seconds of them. A process costs a second or more of CPU
- * before its first test (bun, the app's modules, its first instance, a PostgreSQL cluster): pieces of a minute rather
- * than half of one made 175 processes 109, some 70 s of CPU less, and with one queue for both passes the longest
- * files, alone, still set how long the run takes.
+ * before its first test (bun, the app's modules, its first instance, a PostgreSQL cluster and an S3 server), and the
+ * browser files in one process share its Chromium (test/browser.ts): pieces of three minutes rather than one made 170
+ * processes 93, and with one queue for both passes the longest files, alone, still set how long the run takes (the
+ * eight processes' loads, by the recorded times, end within 4% of each other either way).
  */
-const PIECE = Number(option("piece", "60"));
+const PIECE = Number(option("piece", "180"));
 
 /** Paths named on the command line (`bun test/run.ts test/notes test/auth`) keep the run to the files under them. */
 const FLAGS = ["--record", "--shots"];

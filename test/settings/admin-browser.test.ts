@@ -7,13 +7,12 @@
 // 1280 and 390 px; screenshots are left in test/artifacts/admin for a look.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { backupsOf } from "../../core/backup/schedule.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { post, signUp } from "../auth/people.ts";
 
@@ -95,35 +94,23 @@ test.skipIf(!chromiumPresent)("restore: a backup from the destination is checked
 });
 
 test.skipIf(!chromiumPresent)("axe: no violations, light and dark, 1280 and 390 px; screenshots", async () => {
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-  const cookies = await owner.cookies();
-  const found: Record<string, unknown> = {};
-  for (const scheme of ["light", "dark"] as const) {
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const ctx = await browser.newContext({ colorScheme: scheme, viewport: size, bypassCSP: true });
-      await ctx.addCookies(cookies);
-      const page = await ctx.newPage();
-      for (const path of ["people", "settings/restore", "setup", "settings#g-ai-models"]) {
-        await page.goto(`${h.url}/${path}`);
-        const name = path.replace(/[/#]/g, "-");
-        if (path === "people") for (const d of await page.locator("details.reset").all()) await d.locator("summary").click();
-        if (path.startsWith("settings#")) {
-          // At the top of the window, clear of the sticky row of buttons at its foot.
-          await page.locator("#s-AI_MODEL").evaluate((e) => e.parentElement!.scrollIntoView({ block: "start" }));
-          await page.screenshot({ path: join(SHOTS, `settings-env-${label}-${scheme}.png`) });
-        }
-        else if (path === "setup") await page.locator("fieldset", { hasText: "x402 payments" }).screenshot({ path: join(SHOTS, `setup-x402-${label}-${scheme}.png`) });
-        else await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}.png`), fullPage: true });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} /${path}`] = violations;
-      }
-      await ctx.close();
-    }
-  }
+  const ctx = await browser.newContext({ viewport: WIDTHS.desktop, bypassCSP: true });
+  await ctx.addCookies(await owner.cookies());
+  const page = await ctx.newPage();
+  // Each page loaded once and seen in the four looks in place (test/browser.ts), as a person turning their phone or
+  // their system's dark mode would.
+  const found = await everyLook(
+    page,
+    h.url,
+    [
+      { name: "people", path: "/people", fullPage: true, ready: async (p) => { for (const d of await p.locator("details.reset").all()) await d.locator("summary").click(); } },
+      { name: "settings-restore", path: "/settings/restore", fullPage: true },
+      { name: "setup-x402", path: "/setup", part: (p) => p.locator("fieldset", { hasText: "x402 payments" }) },
+      // At the top of the window, clear of the sticky row of buttons at its foot.
+      { name: "settings-env", path: "/settings#g-ai-models", each: (p) => p.locator("#s-AI_MODEL").evaluate((e) => e.parentElement!.scrollIntoView({ block: "start" })) },
+    ],
+    { shots: SHOTS },
+  );
+  await ctx.close();
   expect(found).toEqual({});
 });

@@ -6,11 +6,10 @@
 // laptop's and a phone's width (screenshots in test/artifacts/screens).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { signUp, type Signed } from "../auth/people.ts";
-import { chromiumPresent, launchChromium } from "../browser.ts";
+import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startOpenAiFixture, type OpenAiFixture } from "../fixtures/openai/server.ts";
 import { startHearth, type Hearth } from "../harness.ts";
 import { signedIn, WIDTHS, type SignedInOptions } from "./signed-in.ts";
@@ -100,29 +99,18 @@ for (const [label, size] of Object.entries(WIDTHS))
 
 test.skipIf(!chromiumPresent)("the Recall screen passes axe in light and dark at 1280 and 390 px; screenshots for a look", async () => {
   const [conv] = (await h.call("recall/search", { query: "lemon" }, { token })).body.result;
-  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-  const found: Record<string, unknown> = {};
-  const pages: [string, string, (p: Page) => Promise<unknown>][] = [
-    ["recall-list", "/my/recall", (p) => p.locator(".search-list .item").first().waitFor()],
-    ["recall-search", "/my/recall?q=winter", (p) => p.locator(".search-list mark").first().waitFor()],
-    ["recall-open", `/my/recall?q=lemon&open=${conv.conversation}&m=${conv.message}`, (p) => p.locator(".messages li.found").waitFor()],
-  ];
-  for (const scheme of ["light", "dark"] as const)
-    for (const [label, size] of Object.entries(WIDTHS)) {
-      const { context, page } = await open({ scheme, size, bypassCSP: true });
-      for (const [name, path, ready] of pages) {
-        await page.goto(`${h.url}${path}`);
-        await ready(page);
-        await page.screenshot({ path: join(SHOTS, `${name}-${label}-${scheme}-${store()}.png`) });
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-          const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-          return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-        });
-        if (violations.length) found[`${scheme} ${label} ${name}`] = violations;
-      }
-      await context.close();
-    }
+  const { context, page } = await open({ bypassCSP: true });
+  // Each screen loaded once and seen in the four looks in place (test/browser.ts).
+  const found = await everyLook(
+    page,
+    h.url,
+    [
+      { name: "recall-list", path: "/my/recall", ready: (p) => p.locator(".search-list .item").first().waitFor() },
+      { name: "recall-search", path: "/my/recall?q=winter", ready: (p) => p.locator(".search-list mark").first().waitFor() },
+      { name: "recall-open", path: `/my/recall?q=lemon&open=${conv.conversation}&m=${conv.message}`, ready: (p) => p.locator(".messages li.found").waitFor() },
+    ],
+    { shots: SHOTS, suffix: `-${store()}` },
+  );
+  await context.close();
   expect(found).toEqual({});
 });
