@@ -293,6 +293,10 @@ writeFileSync(
     2,
   ),
 );
+// Everything is printed and written. Whatever a part left open (a child's
+// pipe, a server's socket) kept the process waiting after its last line, and
+// the throwaway PostgreSQL clusters are removed only once it ends.
+process.exit(0);
 
 /** The first `n` lines a process prints. */
 async function readLines(stream: ReadableStream<Uint8Array>, n: number): Promise<string[]> {
