@@ -7,6 +7,7 @@
 //   bun bench/auditcost.ts
 import { startHearth } from "../core/testing.ts";
 import { handleApi } from "../core/http/api.ts";
+import { inProcessCpuUs, ownCpuUs } from "./lib.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const N = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -31,25 +32,17 @@ try {
     { name: "GET notes/get, audit log on", make: get, run: api("notes", "get"), audit: true },
     { name: "POST notes/add, audit log on", make: add, run: api("notes", "add"), audit: true },
   ];
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
   const measure = async (r: Route): Promise<number> => {
     rt.audit = r.audit ? log : null;
-    let spent = 0;
-    for (let done = 0; done < N; done += BATCH) {
-      const reqs = Array.from({ length: BATCH }, r.make);
-      const t = cpu();
-      const answers = await Promise.all(reqs.map(r.run));
-      await Promise.all(answers.map((a) => a.arrayBuffer()));
-      spent += cpu() - t;
-      if (answers[0].status !== 200) throw new Error(`${r.name}: ${answers[0].status} ${await answers[0].text()}`);
-    }
+    let spent =
+      N *
+      (await inProcessCpuUs(r.make, r.run, N, BATCH, (first) => {
+        if (first.status !== 200) throw new Error(`${r.name}: ${first.status}`);
+      }));
     // What is still held is written, and counted, with the round that made it.
-    const t = cpu();
+    const t = ownCpuUs();
     await log?.flush();
-    spent += cpu() - t;
+    spent += ownCpuUs() - t;
     return spent / N;
   };
   for (const r of routes) await measure(r);

@@ -7,6 +7,7 @@
 //   bun bench/mcpcost.ts     prints CPU µs per request of each, medians of BENCH_ROUNDS rounds (default 7)
 import { startHearth } from "../core/testing.ts";
 import { handleApi } from "../core/http/api.ts";
+import { inProcessCpuUs } from "./lib.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const N = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -62,25 +63,11 @@ try {
       expect: '"resultType":"complete"',
     },
   ];
-  const cpu = () => {
-    const u = process.cpuUsage();
-    return u.user + u.system;
-  };
   for (const r of routes) {
     const text = await (await r.run(r.make())).text();
     if (!text.includes(r.expect)) throw new Error(`${r.name}: ${text}`);
   }
-  const measure = async (r: Route): Promise<number> => {
-    let spent = 0;
-    for (let done = 0; done < N; done += BATCH) {
-      const reqs = Array.from({ length: BATCH }, r.make);
-      const t = cpu();
-      const answers = await Promise.all(reqs.map(r.run));
-      await Promise.all(answers.map((a) => a.arrayBuffer()));
-      spent += cpu() - t;
-    }
-    return spent / N;
-  };
+  const measure = (r: Route): Promise<number> => inProcessCpuUs(r.make, r.run, N, BATCH);
   // BENCH_ROUTE=<index> measures one route alone, for a profile of it.
   const only = process.env.BENCH_ROUTE;
   if (only !== undefined) {
