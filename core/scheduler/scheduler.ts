@@ -599,23 +599,46 @@ export class Scheduler {
       const batch = this.outbox;
       this.outbox = [];
       this.flushing = null;
-      const finished = this.rt.clock.now().getTime();
-      const f = scheduleFirings;
-      return this.rt.store.write(async () => {
-        // Only while the claim is still this instance's, under its token: one that lost it leaves the outcome to the instance that took it.
-        for (const b of batch) {
-          const kept = await this.rt.store.wdb
-            .update(f)
-            .set({ status: b.status, finished, detail: JSON.stringify(b.detail), lease: null })
-            .where(and(eq(f.service, b.service), eq(f.ref, b.ref), eq(f.due, b.due), eq(f.owner, this.owner), eq(f.fence, b.fence), eq(f.status, "claimed")))
-            .returning({ due: f.due })
-            .all();
-          if (!kept.length)
-            this.rt.log.warn(`scheduled firing of ${b.service} is no longer this instance's (taken over, or its schedule removed): its outcome is dropped`, { service: b.service, ref: b.ref, due: new Date(b.due).toISOString(), fence: b.fence });
-        }
-      });
+      return this.recordUntilKept(batch);
     });
     return this.flushing;
+  }
+
+  /**
+   * Writes a batch of outcomes, again a little later each time while the
+   * database answers that it is busy or out of reach: an outcome not written
+   * leaves its firing claimed, and an instance never takes back its own
+   * claims, so one lost write left a firing "claimed" for good. The firings
+   * stay in flight meanwhile, so their leases are still renewed.
+   */
+  private async recordUntilKept(batch: typeof this.outbox): Promise<void> {
+    for (let wait = Math.min(500, this.leaseMs / 4); ; wait = Math.min(wait * 2, this.leaseMs / 4)) {
+      try {
+        return await this.writeOutcomes(batch);
+      } catch (e) {
+        if (this.closed() || !asHearthError(e).retry) throw e;
+        this.rt.log.warn("recording scheduled firings' outcomes failed; trying again", { error: String(e), firings: batch.length, in_ms: wait });
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+
+  private writeOutcomes(batch: typeof this.outbox): Promise<void> {
+    const finished = this.rt.clock.now().getTime();
+    const f = scheduleFirings;
+    return this.rt.store.write(async () => {
+      // Only while the claim is still this instance's, under its token: one that lost it leaves the outcome to the instance that took it.
+      for (const b of batch) {
+        const kept = await this.rt.store.wdb
+          .update(f)
+          .set({ status: b.status, finished, detail: JSON.stringify(b.detail), lease: null })
+          .where(and(eq(f.service, b.service), eq(f.ref, b.ref), eq(f.due, b.due), eq(f.owner, this.owner), eq(f.fence, b.fence), eq(f.status, "claimed")))
+          .returning({ due: f.due })
+          .all();
+        if (!kept.length)
+          this.rt.log.warn(`scheduled firing of ${b.service} is no longer this instance's (taken over, or its schedule removed): its outcome is dropped`, { service: b.service, ref: b.ref, due: new Date(b.due).toISOString(), fence: b.fence });
+      }
+    });
   }
 
   /** The firing runs as the account that scheduled it, with no more than the scopes it had. */

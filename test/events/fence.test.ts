@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { Scheduler, type FiringHandler } from "../../core/scheduler/index.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
+import { HearthError } from "../../core/errors.ts";
 import { agentAgents } from "../../plugins/agent/schema.ts";
 import { fireEvent } from "../../plugins/events/fire.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -156,4 +157,35 @@ test("an instance that stalls past its lease but wakes before any other takes it
   expect(await ledger("events", id)).toMatchObject({ status: "done", owner: a.owner });
   const inbox = await h.rows<{ n: number }>("SELECT count(*) AS n FROM mail_messages WHERE subject = ?", "Reminder: Late tea");
   expect(Number(inbox[0].n)).toBe(1);
+});
+
+test("an outcome the database refuses for a moment is written again, so its firing does not stay claimed", async () => {
+  const account = (await h.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", "alice"))!.id;
+  const store = h.rt.store;
+  const write = store.write;
+  let refuse = 0;
+  // The next two writes asked for once the handler has returned (its outcome's, and that again) meet a busy database.
+  store.write = ((fn: Parameters<typeof write>[0], opts?: Parameters<typeof write>[1]) => {
+    if (refuse > 0) {
+      refuse--;
+      return Promise.reject(new HearthError("storage_unavailable", "the database was busy with another write for too long: nothing was written; send it again", { retry: true }));
+    }
+    return write.call(store, fn, opts);
+  }) as typeof write;
+  try {
+    const a = await instance("agent", async () => {
+      refuse = 2;
+      return { rang: true };
+    });
+    const ref = "outcome-busy";
+    await store.write(() => a.set("agent", { account: { id: account, username: "alice", admin: false }, scopes: "*", via: "local" }, { ref, start: clock.now().getTime() + 1_000, offset: 0, repeat: null }));
+    clock.advance(1_000);
+    expect((await a.runDue()).fired).toMatchObject([{ ref, status: "done" }]);
+    expect(refuse).toBe(0);
+    const row = (await ledger("agent", ref))!;
+    expect(row).toMatchObject({ status: "done", owner: a.owner, lease: null });
+    expect(JSON.parse(row.detail)).toEqual({ rang: true });
+  } finally {
+    store.write = write;
+  }
 });
