@@ -13,7 +13,7 @@ import { HearthError } from "../errors.ts";
 import type { Caller } from "../plugin.ts";
 import { paymentOf } from "../pay/x402.ts";
 import type { Runtime } from "../runtime.ts";
-import { flatJson, hashArgs, previewArgs } from "./preview.ts";
+import { storedArgs } from "./preview.ts";
 import { auditKinds, auditLog } from "./schema.ts";
 
 
@@ -43,7 +43,7 @@ function payerOf(caller: Caller): { payer: string | null; amount: string | null 
 
 /**
  * Appends an entry's values, in the order of FIELDS_WIDTH's, to `out`. Arguments as
- * most calls send them (see flatJson) keep their JSON as the preview; when that
+ * most calls send them (see storedArgs) keep their JSON as the preview; when that
  * JSON is also their canonical form (keys in order) no hash is stored: it is the
  * SHA-256 of that same text, which a reader takes (read.ts), so a write neither
  * takes it nor stores it. Flat arguments sent in another key order are hashed
@@ -57,7 +57,7 @@ function pushEntry(out: unknown[], e: Ended): void {
   const pay = payerOf(caller);
   const credential = caller.via === "token" ? (caller.tokenId ?? null) : caller.via === "payment" || pay.payer ? pay.payer : null;
   const ok = err === undefined;
-  const flat = flatJson(e.args ?? {});
+  const stored = storedArgs(e.args);
   out.push(
     e.at,
     call.id,
@@ -68,8 +68,8 @@ function pushEntry(out: unknown[], e: Ended): void {
     e.surface,
     e.service,
     e.method,
-    flat === null ? previewArgs(e.args) : flat.preview,
-    flat === null ? hashArgs(e.args) : flat.canonical === flat.preview ? null : (Bun.SHA256.hash(flat.canonical, "hex") as string),
+    stored.args,
+    stored.argsHash,
     // Credits are charged only when the call succeeded: a failed call's plan is released, not committed.
     ok && caller.via !== "payment" && !pay.amount ? call.price : 0,
     ok ? pay.amount : null,

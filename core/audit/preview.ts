@@ -48,17 +48,26 @@ export function hashArgs(args: unknown): string {
   return Bun.SHA256.hash(JSON.stringify(canonical(args ?? {})) ?? "", "hex") as string;
 }
 
+const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
+
 /**
- * The preview and the hash at once. Arguments as most calls send them (one
- * level of short strings, numbers, booleans and nulls, no field named like a
- * secret, keys already in sorted order) preview as their own JSON, which is
- * also their canonical JSON: serialised once, with nothing copied, where the
- * two functions above would each walk and copy them.
+ * The preview and the hash as the log stores them. Arguments as most calls
+ * send them (one level of short strings, numbers, booleans and nulls, no
+ * field named like a secret) preview as their own JSON, serialised once with
+ * nothing copied, where the two functions above would each walk and copy
+ * them. When that JSON is also their canonical JSON (keys in order) no hash
+ * is stored: it is the SHA-256 of the preview, which a reader takes (read.ts).
  */
-export function argsEntry(args: unknown): { args: string; argsHash: string } {
+export function storedArgs(args: unknown): { args: string; argsHash: string | null } {
   const flat = flatJson(args ?? {});
   if (flat === null) return { args: previewArgs(args), argsHash: hashArgs(args) };
-  return { args: flat.preview, argsHash: Bun.SHA256.hash(flat.canonical, "hex") as string };
+  return { args: flat.preview, argsHash: flat.canonical === flat.preview ? null : sha256(flat.canonical) };
+}
+
+/** The preview and the hash of an entry as a reader sees them, the hash always there. */
+export function argsEntry(args: unknown): { args: string; argsHash: string } {
+  const stored = storedArgs(args);
+  return { args: stored.args, argsHash: stored.argsHash ?? sha256(stored.args) };
 }
 
 /**
