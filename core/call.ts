@@ -45,24 +45,41 @@ export interface Call {
    * On the outermost call of a scheduled firing (core/scheduler): run first
    * in every write transaction opened for that call or one made from it
    * (writeFor), it throws once the firing has passed to another instance, so
-   * an instance that stalled past its lease writes nothing of it.
+   * an instance that stalled past its lease writes nothing of it. `acts`: the
+   * transaction is the firing's effect, and the firing is marked as having
+   * acted in it, so that mark commits with the effect and only with it.
    */
-  fence?: () => Promise<void>;
+  fence?: (acts: boolean) => Promise<void>;
 }
 
 /**
  * Runs fn in a write transaction opened for a call, or in the one already
  * running. A transaction opened for a scheduled firing's call first checks,
  * inside it, that the firing is still this instance's (Call.fence): what fn
- * writes then commits only with that check, or not at all.
+ * writes then commits only with that check, or not at all; and with it the
+ * mark that the firing has acted, so an instance taking it over later does
+ * not run it again.
  */
 export function writeFor<T>(store: Store, call: Call, fn: () => T | Promise<T>): Promise<T> {
   const fence = call.root.fence;
   if (!fence || store.inWrite()) return store.write(fn);
   return store.write(async () => {
-    await fence();
+    await fence(true);
     return fn();
   });
+}
+
+/**
+ * For what a scheduled firing's call is about to do outside any transaction
+ * (a transaction: false method: a text message, a model's answer): throws
+ * unless the firing is still this instance's, renewing its lease as it looks.
+ * It marks nothing: what is sent afterwards cannot commit with a mark, so a
+ * takeover after it and before the firing's next write runs the firing again.
+ */
+export async function stillHeld(store: Store, call: Call): Promise<void> {
+  const fence = call.root.fence;
+  if (!fence || store.inWrite()) return;
+  await store.write(() => fence(false));
 }
 
 /** Waits for the writes the call left running, so they commit with it or fail it. */

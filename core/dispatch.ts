@@ -4,7 +4,7 @@
 import { HearthError, unauthenticated } from "./errors.ts";
 import { limitCall } from "./auth/limits.ts";
 import { assertScope } from "./auth/tokens.ts";
-import { finished, narrowed, newCall, writeFor, type Call } from "./call.ts";
+import { finished, narrowed, newCall, stillHeld, writeFor, type Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
 import type { Runtime } from "./runtime.ts";
@@ -165,7 +165,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const args = validateArgs(entry, input.args);
   // A write that opens no transaction of its own (it waits on the network), made for a scheduled firing: the firing
   // must still be this instance's before anything is asked, held or sent; the check renews its lease as it looks.
-  if (def.kind === "write" && def.transaction === false && call.root.fence && !rt.store.inWrite()) await writeFor(rt.store, call, () => {});
+  if (def.kind === "write" && def.transaction === false && call.root.fence && !rt.store.inWrite()) await stillHeld(rt.store, call);
 
   const priced = rt.config.HEARTH_METERING === "off" ? 0 : rt.metering?.price ? rt.metering.price(entry, args, caller) : priceOf(entry, args, rt, caller);
   const price = priced instanceof Promise ? await priced : priced;

@@ -20,6 +20,16 @@
 // checks, inside that transaction, that the ledger row still names this
 // instance and this token. If not, the write is dropped whole and logged, and
 // the outcome too: the instance that took the firing over runs it once.
+//
+// The same check marks the firing as having acted, in the transaction of the
+// write it guards, so the mark commits with that effect and only with it. An
+// instance that stalls after an effect committed and before its outcome is
+// recorded would otherwise have the firing run, and the effect made, twice:
+// a takeover that finds the mark records the firing done (its detail says it
+// was taken over after it acted, the log says so too) and does not run it.
+// Past its first effect a firing is thus run at most once: a handler whose
+// later effects a stall may cut off makes them in one write, or its next
+// firing picks up what is left (docs/plugins.md).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
@@ -126,6 +136,13 @@ interface Claim {
   /** The claim's fencing token (schedule_firings.fence). */
   fence: number;
 }
+
+/** What a takeover records for a firing whose effect the instance it took it from had committed. */
+const ACTED_DETAIL = JSON.stringify({
+  taken_over: true,
+  acted: true,
+  reason: "the instance running it stalled or stopped past its lease after a write of the firing had committed: it was not run again, and what its handler returned is not known",
+});
 
 /**
  * How long a claim holds without renewal (HEARTH_SCHEDULE_LEASE_SECONDS): an
@@ -401,6 +418,24 @@ export class Scheduler {
     const jobOf = (service: string, ref: string) => db.select(JOB).from(j).where(and(eq(j.service, service), eq(j.ref, ref))).get() as Promise<JobRow | undefined>;
     for (const service of s) {
       const grace = this.handlers.get(service)!.grace;
+      // Acted before its instance went silent (a write of it committed): done, however long ago, and not run
+      // again, lest its effect happen twice. Locked rows are skipped on PostgreSQL as the takeover below does.
+      const actedRows = db
+        .select({ service: f.service, ref: f.ref, due: f.due })
+        .from(f)
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), eq(f.acted, 1), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
+        .limit(BATCH);
+      const acted = await db
+        .update(f)
+        .set({ status: "done", finished: now, lease: null, owner: this.owner, claimed: now, fence: sql`${f.fence} + 1`, detail: ACTED_DETAIL })
+        .where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${actedRows}`)
+        .returning({ ref: f.ref, due: f.due, fence: f.fence })
+        .all();
+      seen += acted.length;
+      for (const a of acted) {
+        this.rt.log.warn(`scheduled firing of ${service} taken over after it acted: recorded done without running it again`, { service, ref: a.ref, due: new Date(a.due).toISOString(), fence: a.fence });
+        report.fired.push({ service, ref: a.ref, due: a.due, late: now - a.due, status: "done" });
+      }
       // Free to take again longer ago than the grace window: nobody was there to run it in time, so it is not run late.
       const missed = await db
         .update(f)
@@ -417,7 +452,7 @@ export class Scheduler {
       const orphans = db
         .select({ service: f.service, ref: f.ref, due: f.due })
         .from(f)
-        .where(and(eq(f.service, service), eq(f.status, "claimed"), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), eq(f.acted, 0), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
         .orderBy(asc(f.lease))
         .limit(BATCH);
       const taken = await db
@@ -526,7 +561,7 @@ export class Scheduler {
         detail = { error: "the account that scheduled this no longer exists" };
       } else {
         const call = newCall(caller, { id: `schedule-${crypto.randomUUID()}` });
-        call.fence = () => this.fenced(c);
+        call.fence = (acts) => this.fenced(c, acts);
         const ctx = this.rt.makeCtx(job.service, "read", call, "schedule", "");
         const offers = (path: string) => this.rt.registry.methods.has(path);
         detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx)) ?? null;
@@ -569,14 +604,16 @@ export class Scheduler {
    * holds commits, no other instance takes the firing over for a lease's time;
    * on PostgreSQL it also locks the ledger row until the write ends, so a
    * takeover cannot commit between the look and the effect (the claim skips
-   * locked rows, and is seen by the look if it came first).
+   * locked rows, and is seen by the look if it came first). `acts`: the
+   * write is an effect of the firing, and the look marks the firing acted,
+   * committed with that write or rolled back with it.
    */
-  private async fenced(c: Claim): Promise<void> {
+  private async fenced(c: Claim, acts: boolean): Promise<void> {
     const f = scheduleFirings;
     const { service, ref } = c.job;
     const held = await this.rt.store.wdb
       .update(f)
-      .set({ lease: Date.now() + this.leaseMs })
+      .set(acts ? { lease: Date.now() + this.leaseMs, acted: 1 } : { lease: Date.now() + this.leaseMs })
       .where(and(eq(f.service, service), eq(f.ref, ref), eq(f.due, c.due), eq(f.owner, this.owner), eq(f.fence, c.fence), eq(f.status, "claimed")))
       .returning({ due: f.due })
       .all();

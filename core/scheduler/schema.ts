@@ -56,6 +56,11 @@ export const scheduleFirings = sqliteTable(
      * of the firing commits only while the row still names its instance and this token (Scheduler's fence).
      */
     fence: integer("fence").notNull().default(1),
+    /**
+     * 1 once a write of the firing has committed (set by the fence's own check, in that write's transaction, so
+     * with its effect and only with it). A takeover that finds it set does not run the firing again: it records it done.
+     */
+    acted: integer("acted").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.service, t.ref, t.due] }), index("schedule_firings_lease").on(t.lease)],
 );

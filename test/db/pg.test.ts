@@ -317,7 +317,7 @@ test("two stores migrating one database at once migrate it once", async () => {
     const rows = (await a.sql.unsafe("SELECT owner, tag FROM hearth_migrations ORDER BY owner, tag")) as { owner: string; tag: string }[];
     expect(na + nb).toBe(rows.length);
     expect(Math.min(na, nb)).toBe(0);
-    expect(rows.map((r) => r.owner)).toEqual(["core", "core", "core", "core", "core", "notes", "scheduler", "scheduler", "scheduler", "tasks", "tasks", "tasks", "upstream"]);
+    expect(rows.map((r) => r.owner)).toEqual(["core", "core", "core", "core", "core", "notes", "scheduler", "scheduler", "scheduler", "scheduler", "tasks", "tasks", "tasks", "upstream"]);
     // Each finds every owner applied afterwards.
     expect(await migratePg(b, all)).toBe(0);
   } finally {

@@ -3,11 +3,12 @@
 // instance A claims a firing and its handler is held (a paused process: its
 // lease is not renewed either), B finds the lease run out, takes the firing
 // over and runs it, then A wakes. What A would write is dropped whole.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { Scheduler, type FiringHandler } from "../../core/scheduler/index.ts";
 import { schedulerOf } from "../../core/scheduler/index.ts";
 import { HearthError } from "../../core/errors.ts";
+import type { Caller } from "../../core/plugin.ts";
 import { agentAgents } from "../../plugins/agent/schema.ts";
 import { fireEvent } from "../../plugins/events/fire.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
@@ -46,9 +47,24 @@ function held(fn: FiringHandler) {
   return { handler, release, reached };
 }
 
+/** A handler that runs fn to its end, then waits until let go before its outcome is recorded, saying when it got there. */
+function heldAfter(fn: FiringHandler) {
+  let release!: () => void;
+  let entered!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const reached = new Promise<void>((r) => (entered = r));
+  const handler: FiringHandler = async (f, ctx) => {
+    const out = await fn(f, ctx);
+    entered();
+    await gate;
+    return out;
+  };
+  return { handler, release, reached };
+}
+
 /** A scheduler of its own on the instance's database: another instance, as far as the ledger can tell. */
-async function instance(service: string, fn: FiringHandler): Promise<Scheduler> {
-  const s = new Scheduler(h.rt);
+async function instance(service: string, fn: FiringHandler, on: Hearth = h): Promise<Scheduler> {
+  const s = new Scheduler(on.rt);
   made.push(s);
   await s.handle(service, fn, { grace: 3_600_000 });
   // Driven by hand (runDue), never by its timer.
@@ -56,13 +72,13 @@ async function instance(service: string, fn: FiringHandler): Promise<Scheduler> 
   return s;
 }
 
-const ledger = (service: string, ref: string) =>
-  h.row<{ status: string; owner: string; fence: number; lease: number | null; detail: string }>("SELECT status, owner, fence, lease, detail FROM schedule_firings WHERE service = ? AND ref = ?", service, ref);
+const ledger = (service: string, ref: string, on: Hearth = h) =>
+  on.row<{ status: string; owner: string; fence: number; lease: number | null; detail: string }>("SELECT status, owner, fence, lease, detail FROM schedule_firings WHERE service = ? AND ref = ?", service, ref);
 
 /** Waits, however long a busy machine takes, until the claim's lease has run out on the wall clock. */
-async function leaseRunsOut(service: string, ref: string) {
+async function leaseRunsOut(service: string, ref: string, on: Hearth = h) {
   for (;;) {
-    const row = await ledger(service, ref);
+    const row = await ledger(service, ref, on);
     if (row?.lease != null && row.lease < Date.now()) return;
     await Bun.sleep(50);
   }
@@ -72,19 +88,19 @@ async function leaseRunsOut(service: string, ref: string) {
  * A's firing, held once it has claimed, with its renewals stopped as a paused process's would be; B takes it over
  * once the lease ran out and runs it to the end; then A is let go.
  */
-async function stallAndTakeOver(service: string, ref: string, a: Scheduler, b: Scheduler, hold: ReturnType<typeof held>) {
+async function stallAndTakeOver(service: string, ref: string, a: Scheduler, b: Scheduler, hold: ReturnType<typeof held>, on: Hearth = h) {
   const aRun = a.runDue();
   await hold.reached;
-  expect(await ledger(service, ref)).toMatchObject({ status: "claimed", owner: a.owner });
+  expect(await ledger(service, ref, on)).toMatchObject({ status: "claimed", owner: a.owner });
   a.stop();
   // A renewal A sent before it stopped may still land on a loaded machine: B looks again once that lease runs out too.
   let bRun;
   do {
-    await leaseRunsOut(service, ref);
+    await leaseRunsOut(service, ref, on);
     bRun = await b.runDue();
   } while (bRun.fired.length === 0);
   expect(bRun.fired).toMatchObject([{ service, ref, status: "done" }]);
-  expect(await ledger(service, ref)).toMatchObject({ status: "done", owner: b.owner });
+  expect(await ledger(service, ref, on)).toMatchObject({ status: "done", owner: b.owner });
   hold.release();
   return aRun;
 }
@@ -108,6 +124,26 @@ test("a reminder is mailed once when the instance that claimed its firing stalls
   const row = (await ledger("events", id))!;
   expect(row).toMatchObject({ status: "done", owner: b.owner });
   expect(JSON.parse(row.detail).reminder).toMatchObject({ sent: true });
+});
+
+test("a reminder mailed by an instance that then stalls past its lease, before its outcome is recorded, is not mailed again by the one taking the firing over", async () => {
+  clock.set(new Date(T0 + 7_200_000));
+  const created = await h.call("events/create", { title: "Acted tea", when: new Date(T0 + 7_260_000).toISOString() }, { token: alice });
+  expect(created.status).toBe(200);
+  const id = created.body.result.id as string;
+  const hold = heldAfter(fireEvent);
+  const a = await instance("events", hold.handler);
+  const b = await instance("events", fireEvent);
+  clock.set(new Date(T0 + 7_260_000));
+
+  const aRun = await stallAndTakeOver("events", id, a, b, hold);
+  expect(aRun.fired).toMatchObject([{ ref: id, status: "done" }]);
+  const inbox = await h.rows<{ n: number }>("SELECT count(*) AS n FROM mail_messages WHERE subject = ?", "Reminder: Acted tea");
+  expect(Number(inbox[0].n)).toBe(1);
+  // B recorded it done without running it, under a token of its own, so what A came back with is dropped.
+  const row = (await ledger("events", id))!;
+  expect(row).toMatchObject({ status: "done", owner: b.owner, fence: 2, lease: null });
+  expect(JSON.parse(row.detail)).toMatchObject({ taken_over: true, acted: true });
 });
 
 test("a plugin's own schedule through ctx.writes: the stalled instance's write is dropped whole, the other's kept", async () => {
@@ -188,4 +224,73 @@ test("an outcome the database refuses for a moment is written again, so its firi
   } finally {
     store.write = write;
   }
+});
+
+describe("a firing whose call costs credits is charged for what ran, once, across a takeover", () => {
+  let m: Hearth;
+  let owner: Caller;
+  const mclock = new TestClock(T0);
+
+  beforeAll(async () => {
+    m = await startHearth({
+      clock: mclock,
+      env: {
+        HEARTH_SCHEDULE_LEASE_SECONDS: String(LEASE_MS / 1000),
+        HEARTH_METER_ACCOUNTS: "all",
+        HEARTH_PLUGINS: `${import.meta.dir}/../pay/plugins`,
+        HEARTH_RATE_PRICED: "0",
+        HEARTH_RATE_WRITES: "0",
+      },
+    });
+    await m.token("alice");
+    await m.grant("alice", 100);
+    schedulerOf(m.rt).stop();
+    const id = (await m.row<{ id: string }>("SELECT id FROM accounts WHERE username = ?", "alice"))!.id;
+    owner = { account: { id, username: "alice", admin: false }, scopes: "*", via: "local" };
+  });
+  afterAll(() => m?.stop());
+
+  /** A firing whose handler makes one priced write (meter/record: an activity line, 2 credits). */
+  const record =
+    (text: string): FiringHandler =>
+    (_f, ctx) =>
+      ctx.call("meter", "record", { text });
+
+  /** What alice was charged in all, and how many lines with this text were recorded. */
+  async function state(text: string) {
+    const charged = await m.rows<{ delta: number }>("SELECT l.delta FROM pay_ledger l JOIN accounts a ON a.id = l.account WHERE a.username = 'alice' AND l.reason = 'charge'");
+    const lines = await m.rows<{ n: number }>("SELECT count(*) AS n FROM activity WHERE type = 'meter.recorded' AND text = ?", text);
+    return { charged: charged.reduce((n, r) => n - Number(r.delta), 0), ran: Number(lines[0].n) };
+  }
+
+  async function scheduled(ref: string, a: Scheduler) {
+    await m.rt.store.write(() => a.set("meter", owner, { ref, start: mclock.now().getTime() + 1_000, offset: 0, repeat: null }));
+    mclock.advance(1_000);
+  }
+
+  test("its call committed, then its instance stalled: the one taking it over does not run it, so it is neither charged nor run again", async () => {
+    const before = await state("paid-acted");
+    const hold = heldAfter(record("paid-acted"));
+    const a = await instance("meter", hold.handler, m);
+    const b = await instance("meter", record("paid-acted"), m);
+    await scheduled("paid-acted", a);
+    const aRun = await stallAndTakeOver("meter", "paid-acted", a, b, hold, m);
+    expect(aRun.fired).toMatchObject([{ ref: "paid-acted", status: "done" }]);
+    const after = await state("paid-acted");
+    expect(after.ran - before.ran).toBe(1);
+    expect(after.charged - before.charged).toBe(2);
+  });
+
+  test("its instance stalled before the call: the stalled call is refused and not charged, the takeover's is run and charged", async () => {
+    const before = await state("paid-taken");
+    const hold = held(record("paid-taken"));
+    const a = await instance("meter", hold.handler, m);
+    const b = await instance("meter", record("paid-taken"), m);
+    await scheduled("paid-taken", a);
+    const aRun = await stallAndTakeOver("meter", "paid-taken", a, b, hold, m);
+    expect(aRun.fired).toMatchObject([{ ref: "paid-taken", status: "failed" }]);
+    const after = await state("paid-taken");
+    expect(after.ran - before.ran).toBe(1);
+    expect(after.charged - before.charged).toBe(2);
+  });
 });

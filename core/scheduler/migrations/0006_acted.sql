@@ -1,0 +1,1 @@
+ALTER TABLE `schedule_firings` ADD `acted` integer DEFAULT 0 NOT NULL;
