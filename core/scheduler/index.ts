@@ -11,8 +11,11 @@ export type { Collection, CollectionRound, Firing, FiringHandler, FiringRecord, 
 export { Scheduler } from "./scheduler.ts";
 
 export interface Schedule {
-  /** In start(): the service's handler for its firings; catches up on what fell due while down (within `grace` ms), running it in the background. */
-  handle(fn: FiringHandler, opts?: { grace?: number }): Promise<void>;
+  /**
+   * In start(): the service's handler for its firings; catches up on what fell due while down (within `grace` ms), running it in the background.
+   * `resume`: a firing taken over after a write of it committed is run again, told so (Firing.acted), rather than recorded done unrun.
+   */
+  handle(fn: FiringHandler, opts?: { grace?: number; resume?: boolean }): Promise<void>;
   /**
    * Adds or replaces the schedule `ref` from a write method, owned by the
    * caller and limited to its scopes (or the scopes given). Returns the first

@@ -28,8 +28,9 @@
 // a takeover that finds the mark records the firing done (its detail says it
 // was taken over after it acted, the log says so too) and does not run it.
 // Past its first effect a firing is thus run at most once: a handler whose
-// later effects a stall may cut off makes them in one write, or its next
-// firing picks up what is left (docs/plugins.md).
+// later effects a stall may cut off makes them in one write, or registers
+// with `resume`, and is then run again told that the firing acted, to skip
+// what it knows was done and finish the rest (docs/plugins.md).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Cron } from "croner";
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, min, ne, sql } from "drizzle-orm";
@@ -54,6 +55,13 @@ export interface Firing {
   late: number;
   /** Whether this instance offers a method ("mail/send"), so a handler uses a service once it is installed. */
   offers(path: string): boolean;
+  /**
+   * A run of this firing before this one (on an instance that stalled or died
+   * before recording its outcome) committed at least one write of it. Only a
+   * handler registered with `resume` is run in that case; it skips what it
+   * knows that run did first.
+   */
+  acted: boolean;
 }
 
 /**
@@ -135,6 +143,8 @@ interface Claim {
   claimed: number;
   /** The claim's fencing token (schedule_firings.fence). */
   fence: number;
+  /** Taken over after a write of the firing had committed (schedule_firings.acted). */
+  acted: boolean;
 }
 
 /** What a takeover records for a firing whose effect the instance it took it from had committed. */
@@ -173,7 +183,7 @@ const MAX_SLEEP_MS = 60_000;
 
 export class Scheduler {
   /** since: when (instance clock) the handler was registered; a firing due from then on fell due while the instance ran. */
-  private handlers = new Map<string, { fn: FiringHandler; grace: number; since: number }>();
+  private handlers = new Map<string, { fn: FiringHandler; grace: number; since: number; resume: boolean }>();
   private timer: Cron | null = null;
   private armedFor: number | null = null;
   private chain: Promise<unknown> = Promise.resolve();
@@ -204,8 +214,8 @@ export class Scheduler {
    * background, so a slow prompt never holds up the instance's start;
    * settle() waits for them.
    */
-  async handle(service: string, fn: FiringHandler, opts: { grace?: number } = {}): Promise<void> {
-    this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0), since: this.rt.clock.now().getTime() });
+  async handle(service: string, fn: FiringHandler, opts: { grace?: number; resume?: boolean } = {}): Promise<void> {
+    this.handlers.set(service, { fn, grace: Math.max(0, opts.grace ?? 0), since: this.rt.clock.now().getTime(), resume: !!opts.resume });
     this.stopped = false;
     await this.rt.store.exclusive(() => this.ensure());
     const { claims, report } = await this.claimQueued(undefined, false);
@@ -417,15 +427,16 @@ export class Scheduler {
     let seen = 0;
     const jobOf = (service: string, ref: string) => db.select(JOB).from(j).where(and(eq(j.service, service), eq(j.ref, ref))).get() as Promise<JobRow | undefined>;
     for (const service of s) {
-      const grace = this.handlers.get(service)!.grace;
+      const { grace, resume } = this.handlers.get(service)!;
       // Acted before its instance went silent (a write of it committed): done, however long ago, and not run
-      // again, lest its effect happen twice. Locked rows are skipped on PostgreSQL as the takeover below does.
+      // again, lest its effect happen twice; unless its handler resumes such firings, when it is taken over below
+      // like any other. Locked rows are skipped on PostgreSQL as the takeover below does.
       const actedRows = db
         .select({ service: f.service, ref: f.ref, due: f.due })
         .from(f)
         .where(and(eq(f.service, service), eq(f.status, "claimed"), eq(f.acted, 1), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
         .limit(BATCH);
-      const acted = await db
+      const acted = resume ? [] : await db
         .update(f)
         .set({ status: "done", finished: now, lease: null, owner: this.owner, claimed: now, fence: sql`${f.fence} + 1`, detail: ACTED_DETAIL })
         .where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${actedRows}`)
@@ -452,19 +463,19 @@ export class Scheduler {
       const orphans = db
         .select({ service: f.service, ref: f.ref, due: f.due })
         .from(f)
-        .where(and(eq(f.service, service), eq(f.status, "claimed"), eq(f.acted, 0), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
+        .where(and(eq(f.service, service), eq(f.status, "claimed"), resume ? undefined : eq(f.acted, 0), lt(f.lease, wall), ne(f.owner, this.owner), skipLocked()))
         .orderBy(asc(f.lease))
         .limit(BATCH);
       const taken = await db
         .update(f)
         .set({ owner: this.owner, lease, claimed: now, fence: sql`${f.fence} + 1` })
         .where(sql`(${f.service}, ${f.ref}, ${f.due}) in ${orphans}`)
-        .returning({ ref: f.ref, due: f.due, fence: f.fence })
+        .returning({ ref: f.ref, due: f.due, fence: f.fence, acted: f.acted })
         .all();
       seen += taken.length;
       for (const t of taken) {
         const job = await jobOf(service, t.ref);
-        if (job) claims.push({ job, due: t.due, claimed: now, fence: t.fence });
+        if (job) claims.push({ job, due: t.due, claimed: now, fence: t.fence, acted: Number(t.acted) === 1 });
       }
     }
     // A job due now is read and advanced in this transaction; on PostgreSQL this SELECT takes
@@ -498,7 +509,7 @@ export class Scheduler {
         report.missed.push({ service: job.service, ref: job.ref, ...m, reason });
       }
       if (runs && (await insert({ ...at, due: lastAt, status: "claimed", count: 1, finished: null, detail: null, owner: this.owner, lease, fence: 1 })).changes === 1)
-        claims.push({ job, due: lastAt, claimed: now, fence: 1 });
+        claims.push({ job, due: lastAt, claimed: now, fence: 1, acted: false });
       await db
         .update(j)
         .set({ nextDue: occurrenceOrNull(r, last + 1) })
@@ -564,7 +575,7 @@ export class Scheduler {
         call.fence = (acts) => this.fenced(c, acts);
         const ctx = this.rt.makeCtx(job.service, "read", call, "schedule", "");
         const offers = (path: string) => this.rt.registry.methods.has(path);
-        detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers }, ctx)) ?? null;
+        detail = (await this.handlers.get(job.service)!.fn({ service: job.service, ref: job.ref, due: new Date(c.due), late, offers, acted: c.acted }, ctx)) ?? null;
         status = "done";
       }
     } catch (e) {

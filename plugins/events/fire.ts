@@ -1,7 +1,10 @@
 // What happens when an event fires. The owner gets the reminder by mail, and
 // a prompt runs through the agent with its answer mailed too. Each step is
 // taken only once the instance offers the method it needs; until then the
-// firing's record says what would have been sent and why it was not.
+// firing's record says what would have been sent and why it was not. A
+// firing taken over after its reminder was mailed (its first write) runs only
+// the prompt; its answer may then be asked and mailed again if the instance
+// taken over from had got that far.
 import { eq } from "drizzle-orm";
 import { scopesFromText, asHearthError, type Ctx, formatTime, type Firing } from "hearth";
 import { eventOffsetAt } from "./zone.ts";
@@ -61,7 +64,10 @@ export async function fireEvent(f: Firing, ctx: Ctx) {
   const lines = [ev.title, `When: ${at} for ${ev.minutes} minutes${ev.repeat ? `, repeating ${ev.repeat}` : ""}`];
   if (ev.note) lines.push("", ev.note);
   const out: Record<string, unknown> = { at, late_ms: f.late };
-  out.reminder = await send(f, ctx, { to: owner.username, subject: `Reminder: ${title}`, body: lines.join("\n") });
+  const reminder = { to: owner.username, subject: `Reminder: ${title}`, body: lines.join("\n") };
+  // Taken over from an instance that stalled or died after a write of this firing committed: the reminder, its first
+  // write, went then, so only the prompt, which that instance may not have finished, is run here.
+  out.reminder = f.acted && f.offers("mail/send") ? { ...reminder, sent: false, reason: "mailed by the run of this firing this one took over" } : await send(f, ctx, reminder);
   if (ev.prompt) {
     const answerMail = { to: owner.username, subject: `${title}: the answer` };
     const agent = AGENT_METHODS.find((p) => f.offers(p));

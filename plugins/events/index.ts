@@ -321,6 +321,7 @@ export default definePlugin({
     },
   ],
   async start(ctx) {
-    await ctx.schedule.handle(fireEvent, { grace: graceMs(ctx) });
+    // resume: a firing taken over after its reminder was mailed still runs its prompt (fireEvent skips the reminder).
+    await ctx.schedule.handle(fireEvent, { grace: graceMs(ctx), resume: true });
   },
 });

@@ -137,6 +137,10 @@ test("a process killed (kill -9) mid-firing keeps its claim while alive, and ano
       await sch.settle();
       expect(asked.slice(before)).toEqual(["What should I plant?"]);
       expect(await firing()).toMatchObject({ status: "done", owner: sch.owner, n: 1 });
+      // The dead process had mailed the reminder (a write of the firing, committed): this instance ran only the prompt.
+      const detail = JSON.parse((await sqlGet<{ detail: string }>(other.rt, "SELECT detail FROM schedule_firings WHERE ref = ?", id))!.detail);
+      expect(detail.reminder).toMatchObject({ sent: false, reason: expect.stringMatching(/took over/) });
+      expect(detail.prompt).toMatchObject({ ran: true, mail: { sent: true } });
       expect((await sch.runDue()).fired).toEqual([]);
       // The next day's firing is still scheduled.
       expect((await sqlGet<{ next_due: number }>(other.rt, "SELECT next_due FROM schedule_jobs WHERE ref = ?", id))!.next_due).toBe(T0 + 60_000 + 86_400_000);
