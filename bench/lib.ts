@@ -227,9 +227,29 @@ async function cannon(name: string, opts: LoadOptions): Promise<Row> {
  * (errors summed): a drift in the machine's load then touches every row alike.
  */
 export async function interleaved(scenarios: [string, LoadOptions][], rounds: number): Promise<Row[]> {
+  return medianRows(scenarios, await eachRound(scenarios, rounds));
+}
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Each scenario's row of every round, `runs[scenario][round]`: the scenarios
+ * run one after another within a round, in turn forwards and backwards with
+ * `alternate` (so the first and the last of a round change places, and a
+ * scenario is never always the one run just after another).
+ */
+export async function eachRound(scenarios: [string, LoadOptions][], rounds: number, o: { alternate?: boolean } = {}): Promise<Row[][]> {
   const runs: Row[][] = scenarios.map(() => []);
-  for (let r = 0; r < rounds; r++) for (let i = 0; i < scenarios.length; i++) runs[i].push(await load(...scenarios[i]));
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (let r = 0; r < rounds; r++) {
+    const order = scenarios.map((_, i) => i);
+    if (o.alternate && r % 2) order.reverse();
+    for (const i of order) runs[i][r] = await load(...scenarios[i]);
+  }
+  return runs;
+}
+
+/** Each scenario's medians over its rounds (errors summed). */
+export function medianRows(scenarios: [string, LoadOptions][], runs: Row[][]): Row[] {
   return runs.map((rs, i) => {
     const row: Row = { name: scenarios[i][0], rps: median(rs.map((x) => x.rps)), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), errors: rs.reduce((n, x) => n + x.errors, 0) };
     if (rs.every((x) => x.cpu !== undefined)) row.cpu = median(rs.map((x) => x.cpu!));

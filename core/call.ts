@@ -25,7 +25,7 @@ export interface Call {
   readonly upstream: { network: number; cached: number };
   /** Nested calls made from this one so far, for their ids. */
   nested: number;
-  /** Where the call came in (http, mcp, dav, agent, ...), for the audit log; set by dispatch, or by a surface for a call of its own it makes outside dispatch (a DAV request). */
+  /** Where a call a surface makes for itself outside dispatch (a DAV request) came in (dav, ...): the calls made from it say the same in the audit log. Dispatch's own calls leave it unset (their children say "nested"). */
   surface?: string;
   /**
    * How to ask the person at the client this call came from, when its

@@ -7,9 +7,10 @@ import { assertScope } from "./auth/tokens.ts";
 import { finished, narrowed, newCall, stillHeld, writeFor, type Call } from "./call.ts";
 import type { Caller } from "./plugin.ts";
 import type { MethodEntry } from "./registry.ts";
-import type { Runtime } from "./runtime.ts";
+import { systemClock, type Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
 import { gate, refund, unspent } from "./policy/gate.ts";
+import type { Ended } from "./audit/log.ts";
 
 export interface CallInput {
   service: string;
@@ -35,21 +36,26 @@ export interface CallInput {
   roundTrip?: Call["roundTrip"];
 }
 
-/** What the audit log is told of a call while it runs: whether its entry is already in its transaction. */
-interface Audited {
-  call: Call | null;
-  surface: string;
+/**
+ * What the audit log is told of a call while it runs, and once it ends its
+ * entry itself (the one object a call's entry takes, made as it starts;
+ * its call is set once run() has made it, null before); `logged` says
+ * whether that entry is already in the call's transaction.
+ */
+interface Audited extends Ended {
   logged: boolean;
 }
+
+/** The time now in ms: the system's read without a Date made for it. */
+const nowMs = (rt: Runtime) => (rt.clock === systemClock ? Date.now() : rt.clock.now().getTime());
 
 function surfaceOf(input: CallInput, caller: Caller, parent: Call | null): string {
   if (input.surface) return input.surface;
   if (caller.agent) return "agent";
   if (!parent) return "local";
-  // A call a surface made for itself outside dispatch (a DAV request) lends its surface to the calls made from it.
-  return parent.surface && !dispatched.has(parent) ? parent.surface : "nested";
+  // A call a surface made for itself outside dispatch (a DAV request) lends its surface to the calls made from it; dispatch's own calls never carry one.
+  return parent.surface ?? "nested";
 }
-const dispatched = new WeakSet<Call>();
 
 export function lookup(rt: Runtime, service: string, method: string): MethodEntry {
   const entry = rt.registry.get(service, method);
@@ -113,10 +119,13 @@ function tellWithCommit(rt: Runtime, input: CallInput) {
 async function audited(rt: Runtime, input: CallInput): Promise<unknown> {
   const audit = rt.audit;
   if (!audit) return run(rt, input, null);
-  const a: Audited = { call: null, surface: "", logged: false };
+  const a: Audited = { call: null as unknown as Call, surface: "", service: input.service, method: input.method, args: input.args, error: undefined, at: 0, logged: false };
   try {
     const out = await run(rt, input, a);
-    if (!a.logged) audit.later({ call: a.call!, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
+    if (!a.logged) {
+      a.at = nowMs(rt);
+      audit.later(a);
+    }
     return out;
   } catch (error) {
     // Credits a failed call took from its credential's day go back: the day's spending is what was charged.
@@ -124,7 +133,7 @@ async function audited(rt: Runtime, input: CallInput): Promise<unknown> {
     // An entry written inside the call's transaction went with it when it rolled back: the refusal is what is kept.
     const parent = input.parent ?? null;
     const call = a.call ?? newCall(narrowed(input.caller, parent), { id: input.requestId, parent });
-    audit.later({ call, surface: a.surface || surfaceOf(input, call.caller, parent), service: input.service, method: input.method, args: input.args, error, at: rt.clock.now().getTime() });
+    audit.later({ call, surface: a.surface || surfaceOf(input, call.caller, parent), service: input.service, method: input.method, args: input.args, error, at: nowMs(rt) });
     throw error;
   }
 }
@@ -140,13 +149,13 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   const caller = call.caller;
   if (a) {
     a.call = call;
-    a.surface = call.surface = surfaceOf(input, caller, parent);
-    dispatched.add(call);
+    a.surface = surfaceOf(input, caller, parent);
   }
   // Keeps the entry in the transaction now running, so it commits or rolls back with what the call did.
   const within = async () => {
     if (!a) return;
-    await rt.audit!.within({ call, surface: a.surface, service: input.service, method: input.method, args: input.args, at: rt.clock.now().getTime() });
+    a.at = nowMs(rt);
+    await rt.audit!.within(a);
     a.logged = true;
   };
   // Every call takes its turn here, over any surface and nested ones too, against whoever started the chain.

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { hashArgs, previewArgs } from "../../core/audit/preview.ts";
 import { withHashes } from "./entries.ts";
-import { newCall } from "../../core/call.ts";
+import { newCall, type Call } from "../../core/call.ts";
+import { dispatch } from "../../core/dispatch.ts";
 import { HearthError } from "../../core/errors.ts";
 import type { Caller } from "../../core/plugin.ts";
 import { startHearth, type Hearth } from "../harness.ts";
@@ -88,4 +89,38 @@ test("a batch mixing plain arguments (hashed with the batch) and others (hashed 
   await h.rt.audit!.flush();
   const got = withHashes(await h.rows<{ args: string; args_hash: string }>(`SELECT args, args_hash FROM audit_entries ORDER BY id LIMIT 1000 OFFSET ${before}`));
   expect(got).toEqual(sent.map((args) => ({ args: previewArgs(args), args_hash: hashArgs(args) })));
+});
+
+test("a call made from another says where it came in: a call dispatch made lends it nothing (nested), one a surface made for itself (a DAV request) its surface", async () => {
+  const rt = h.rt;
+  const log = rt.audit!;
+  await log.flush();
+  const before = Number((await h.row<{ n: number }>("SELECT count(*) AS n FROM audit_log"))!.n);
+  const caller: Caller = { account: null, scopes: "*", via: "local" };
+  const get = (title: string, o: { parent?: Call; surface?: string }) => dispatch(rt, { service: "notes", method: "get", args: { title }, caller, ...o }).catch(() => null);
+  // The outermost call dispatch made, taken as its entry is handed to the log.
+  let outer: Call | undefined;
+  const later = log.later.bind(log);
+  log.later = (e) => {
+    outer ??= e.call;
+    later(e);
+  };
+  try {
+    await get("outer", { surface: "http" });
+  } finally {
+    log.later = later;
+  }
+  await get("from a dispatched call", { parent: outer! });
+  await get("from a DAV request", { parent: newCall(caller, { id: "dav-request", surface: "dav" }) });
+  await get("from a call of no surface", { parent: newCall(caller, { id: "plain" }) });
+  await get("said by its surface", { parent: outer!, surface: "mcp" });
+  await log.flush();
+  const got = await h.rows<{ args: string; surface: string }>(`SELECT args, surface FROM audit_entries ORDER BY id LIMIT 1000 OFFSET ${before}`);
+  expect(got.map((r) => [JSON.parse(r.args).title, r.surface])).toEqual([
+    ["outer", "http"],
+    ["from a dispatched call", "nested"],
+    ["from a DAV request", "dav"],
+    ["from a call of no surface", "nested"],
+    ["said by its surface", "mcp"],
+  ]);
 });
