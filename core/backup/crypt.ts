@@ -15,7 +15,18 @@ const age = () => import("age-encryption");
 export interface Sealing {
   passphrase?: string;
   recipients?: string[];
+  /** log2 of scrypt's cost for a passphrase; the file records it, so opening one needs no setting. */
+  workFactor?: number;
 }
+
+/**
+ * scrypt's cost for a backup's passphrase: age's own (2^18, about a second of
+ * CPU each time a backup is sealed, checked or opened), or at
+ * HEARTH_PASSWORD_COST=test next to nothing, as passwords' hashes are, so a
+ * suite that seals and opens backups by the dozen does not spend its CPU
+ * stretching passphrases.
+ */
+export const SCRYPT_WORK_FACTOR = { standard: 18, test: 10 } as const;
 
 /** The sealing the settings give; a scheduled backup is never written in the clear. */
 export function sealingOf(config: Readonly<Record<string, string>>): Sealing {
@@ -27,7 +38,8 @@ export function sealingOf(config: Readonly<Record<string, string>>): Sealing {
   if (passphrase && recipients.length) throw invalid("HEARTH_BACKUP_RECIPIENTS", "set HEARTH_BACKUP_PASSPHRASE or HEARTH_BACKUP_RECIPIENTS, not both: age encrypts a file to one or the other");
   if (!passphrase && !recipients.length) throw notConfigured("backups are encrypted: set HEARTH_BACKUP_PASSPHRASE, or HEARTH_BACKUP_RECIPIENTS to an age public key (age1…) whose secret key you keep elsewhere");
   for (const r of recipients) if (!/^age1[0-9a-z]+$/.test(r)) throw invalid("HEARTH_BACKUP_RECIPIENTS", `${JSON.stringify(r)} is not an age recipient (one starts age1…; make one with age-keygen)`);
-  return passphrase ? { passphrase } : { recipients };
+  const cost = (config.HEARTH_PASSWORD_COST || "").trim().toLowerCase() === "test" ? "test" : "standard";
+  return passphrase ? { passphrase, workFactor: SCRYPT_WORK_FACTOR[cost] } : { recipients };
 }
 
 /** Whether a file starts as an age file does. */
@@ -55,8 +67,10 @@ async function pipe(stream: ReadableStream<Uint8Array>, dest: string) {
 export async function seal(src: string, dest: string, sealing: Sealing, extra: string[] = []): Promise<void> {
   const e = new (await age()).Encrypter();
   // age gives a passphrase file no other recipient, so a passphrase backup is checked with the passphrase itself.
-  if (sealing.passphrase) e.setPassphrase(sealing.passphrase);
-  else for (const r of [...(sealing.recipients ?? []), ...extra]) e.addRecipient(r);
+  if (sealing.passphrase) {
+    e.setPassphrase(sealing.passphrase);
+    e.setScryptWorkFactor(sealing.workFactor ?? SCRYPT_WORK_FACTOR.standard);
+  } else for (const r of [...(sealing.recipients ?? []), ...extra]) e.addRecipient(r);
   await pipe(await e.encrypt(Bun.file(src).stream()), dest);
   await chmod(dest, FILE_MODE).catch(() => {});
 }

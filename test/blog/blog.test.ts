@@ -44,6 +44,11 @@ describe("blog/create", () => {
     expect(longFirst.body.result.title.endsWith("…")).toBe(true);
     const md = await create({ content: "# A *markdown* heading\n\nAnd then a body that is long enough to be accepted as a post." });
     expect(md.body.result.title).toBe("A markdown heading");
+    // The title is looked for in a post's head; one whose head is all code takes its title from the first words after.
+    const code = await create({ content: `\`\`\`\n${"let x = 1;\n".repeat(2000)}\`\`\`\n\nAfter the listing. It ran.` });
+    expect(code.body.result.title).toBe("After the listing");
+    const huge = await create({ content: `A long first sentence, ${"and on ".repeat(14_000)}to the end.` });
+    expect(huge.body.result.title).toBe("A long first sentence, and on and on and on and on and on and on and on and on…");
   });
 });
 

@@ -68,42 +68,40 @@ const connections: [string, "2025" | "2026", () => Promise<Connected>][] = [
 
 for (const [name, era, connect] of connections) {
   describe(name, () => {
+    // One connection for both tests: over stdio each is a process of its own, loading the app, and the refusals leave
+    // it answering (the first test checks that it does).
+    let c: Connected;
+    beforeAll(async () => {
+      c = await connect();
+    });
+    afterAll(() => c?.close());
+
     test("arguments that are null, an array or a string are -32602 naming arguments, not a schema dump", async () => {
-      const c = await connect();
-      try {
-        for (const [args, kind] of [[null, "null"], [["Garden"], "an array"], ["Garden", "a string"]] as const) {
-          const e = await refusal(c.client.callTool({ name: "notes_get", arguments: args }));
-          expect(e.code).toBe(-32602);
-          expect(e.message).toContain(`arguments must be an object`);
-          expect(e.message).toContain(`(got ${kind})`);
-          expect(e.message).not.toContain("expected");
-          expect(e.message).not.toContain("[\n");
-          expect(e.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
-        }
-        // The connection still answers.
-        expect(await c.client.callTool({ name: "notes_get", arguments: { title: "Garden" } })).toMatchObject({ structuredContent: { result: { text: "plant beans" } } });
-      } finally {
-        await c.close();
+      for (const [args, kind] of [[null, "null"], [["Garden"], "an array"], ["Garden", "a string"]] as const) {
+        const e = await refusal(c.client.callTool({ name: "notes_get", arguments: args }));
+        expect(e.code).toBe(-32602);
+        expect(e.message).toContain(`arguments must be an object`);
+        expect(e.message).toContain(`(got ${kind})`);
+        expect(e.message).not.toContain("expected");
+        expect(e.message).not.toContain("[\n");
+        expect(e.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
       }
+      // The connection still answers.
+      expect(await c.client.callTool({ name: "notes_get", arguments: { title: "Garden" } })).toMatchObject({ structuredContent: { result: { text: "plant beans" } } });
     });
 
     test("an unknown tool and an unknown resource say so once, the resource with its URI and its era's code", async () => {
-      const c = await connect();
-      try {
-        const tool = await refusal(c.client.callTool({ name: "no_such_tool", arguments: {} }));
-        expect(tool.code).toBe(-32602);
-        expect(tool.message).toContain('no tool "no_such_tool" here');
-        expect(tool.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
-        const uri = "ui://hearth/apps/no-such-app";
-        const res = await refusal(c.client.readResource({ uri }));
-        // 2025-11-25 says -32002; 2026-07-28 says -32602 with the URI as the data.
-        expect(res.code).toBe(era === "2025" ? -32002 : -32602);
-        expect(res.data).toEqual({ uri });
-        expect(res.message).toContain(`no resource "${uri}" here`);
-        expect(res.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
-      } finally {
-        await c.close();
-      }
+      const tool = await refusal(c.client.callTool({ name: "no_such_tool", arguments: {} }));
+      expect(tool.code).toBe(-32602);
+      expect(tool.message).toContain('no tool "no_such_tool" here');
+      expect(tool.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
+      const uri = "ui://hearth/apps/no-such-app";
+      const res = await refusal(c.client.readResource({ uri }));
+      // 2025-11-25 says -32002; 2026-07-28 says -32602 with the URI as the data.
+      expect(res.code).toBe(era === "2025" ? -32002 : -32602);
+      expect(res.data).toEqual({ uri });
+      expect(res.message).toContain(`no resource "${uri}" here`);
+      expect(res.message.match(/MCP error/g)?.length ?? 0).toBeLessThanOrEqual(1);
     });
   });
 }
