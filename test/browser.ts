@@ -1,6 +1,7 @@
-// Headless Debian Chromium for the browser tests, started the one way this
-// machine allows: no sandbox (root), no GPU, and nothing that reaches out on
-// its own (the network is closed; background lookups would be refused).
+// Debian's headless Chromium shell (see test/prepare.ts) for the browser
+// tests, started the one way this machine allows: no sandbox (root), no GPU,
+// and nothing that reaches out on its own (the network is closed; background
+// lookups would be refused).
 import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
