@@ -5,7 +5,8 @@
 // leaves the machine. Target: 95 or more in each. Used by bench/views.ts.
 import lighthouse from "lighthouse";
 import * as chromeLauncher from "chrome-launcher";
-import { CHROMIUM } from "../test/prepare.ts";
+import { existsSync } from "node:fs";
+import { CHROMIUM, FULL_CHROMIUM } from "../test/prepare.ts";
 
 export interface Scores {
   performance: number;
@@ -21,7 +22,8 @@ const CATEGORIES = ["performance", "accessibility", "best-practices"] as const;
 export async function lighthouseScores(url: string, cookie: string, paths: string[]): Promise<Map<string, Scores>> {
   const out = new Map<string, Scores>();
   const chrome = await chromeLauncher.launch({
-    chromePath: CHROMIUM,
+    // The full browser where it is installed: the scores are for the browser people run, not the tests' headless shell.
+    chromePath: existsSync(FULL_CHROMIUM) ? FULL_CHROMIUM : CHROMIUM,
     chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     logLevel: "silent",
   });

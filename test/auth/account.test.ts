@@ -8,18 +8,16 @@
 // out (account-sessions.test.ts, a file of its own so the two run at once). Each page passes axe in light and dark at a phone's and a desktop's
 // width; screenshots are left in test/artifacts/account (or HEARTH_SHOTS).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createInvite, signUp } from "../../core/auth/people.ts";
-import { accountMenu, chromiumPresent, everyLook, laidOut, launchChromium, LOOKS } from "../browser.ts";
+import { accountMenu, axeOn, chromiumPresent, everyLook, laidOut, launchChromium, LOOKS } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { header, PASSWORD, signInWithPassword, WIDTHS } from "./account-pages.ts";
 
 const SHOTS = process.env.HEARTH_SHOTS ?? join(import.meta.dir, "..", "artifacts", "account");
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let h: Hearth;
 let browser: Browser;
@@ -46,16 +44,6 @@ async function audit(ctx: BrowserContext, url: string, name: string): Promise<Re
   const found = await everyLook(await c.newPage(), "", [{ name, path: url, fullPage: true }], { shots: SHOTS });
   await c.close();
   return found;
-}
-
-async function axeOn(p: Page) {
-  // Evaluated through the debugging protocol, which the page's script policy does not govern.
-  await p.evaluate(axeSource);
-  return p.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(d: Document, o: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] });
-    return r.violations.map((v) => ({ id: v.id, at: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-  });
 }
 
 /** The code an authenticator app shows now, by the server's clock. */
