@@ -5,8 +5,12 @@
 // from Bun's SQL client, five at a time. Prints PostgreSQL's CPU (the
 // postmaster and its children, from /proc) and this process's per write, in
 // rounds, so a shared machine's load falls on every shape alike. Beside
-// them, two shapes Hearth does not send: the transaction's statements sent
-// at once, and the upsert, the audit entry and the notice as one statement.
+// them, shapes Hearth does not send: the notices published after the commit
+// in batches (the other way core/shared/pg.ts has), BEGIN and COMMIT as
+// simple queries (a string without parameters: Bun's client sends one only
+// once what is ahead of it has answered, a round trip of its own), the
+// transaction's statements sent at once, and the upsert, the audit entry and
+// the notice as one statement.
 //
 //   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=50 (1: the benchmark's one hot row)
 import { SQL } from "bun";
@@ -39,17 +43,17 @@ const upsertArgs = (i: number) => ["account", `title ${i % TITLES}`, "written", 
 const auditArgs = () => [Date.now(), crypto.randomUUID(), "account", "token", "token-id", "cli", "http", "notes", "add", '{"title":"bench","text":"written"}', "0".repeat(64), 0, null, "ok", 200, "policy"];
 const notice = ["hearth_shared", '["views:changes:account","{\\"service\\":\\"notes\\",\\"method\\":\\"add\\"}"]'];
 
-/** Hearth's write, as core/db/pg.ts sends it: what follows the handler's statement goes with the COMMIT. */
-async function transaction(i: number, after: [string, unknown[]][]) {
+/** Hearth's write, as core/db/pg.ts sends it (prepared: BEGIN and COMMIT tagged): what follows the handler's statement goes with the COMMIT. */
+async function transaction(i: number, after: [string, unknown[]][], prepared = true) {
   const conn = await sql.reserve();
   try {
-    const begun = conn.unsafe("BEGIN");
+    const begun = prepared ? conn`BEGIN` : conn.unsafe("BEGIN");
     begun.catch(() => {});
     await conn.unsafe(UPSERT, upsertArgs(i)).values();
     await begun;
     const sent = after.map(([text, params]) => conn.unsafe(text, params));
     for (const p of sent) p.catch(() => {});
-    const committed = conn.unsafe("COMMIT");
+    const committed = prepared ? conn`COMMIT` : conn.unsafe("COMMIT");
     for (const p of sent) await p;
     await committed;
   } finally {
@@ -67,7 +71,7 @@ const ONE = `WITH w AS (${UPSERT}),
 async function pipelined(i: number) {
   const conn = await sql.reserve();
   try {
-    const sent = [conn.unsafe("BEGIN"), conn.unsafe(UPSERT, upsertArgs(i)), conn.unsafe(AUDIT, auditArgs()), conn.unsafe(NOTIFY, notice), conn.unsafe("COMMIT")];
+    const sent = [conn`BEGIN`, conn.unsafe(UPSERT, upsertArgs(i)), conn.unsafe(AUDIT, auditArgs()), conn.unsafe(NOTIFY, notice), conn`COMMIT`];
     for (const p of sent) p.catch(() => {});
     for (const p of sent) await p;
   } finally {
@@ -75,11 +79,33 @@ async function pipelined(i: number) {
   }
 }
 
+// The notices' other way (core/shared/pg.ts publish): the write commits without one, and what was published meanwhile
+// goes out after it from a connection of its own, the notices waiting then as one statement in a transaction of their own.
+const notifier = new SQL({ url, max: 1 });
+let outbox: string[] = [];
+let publishing: Promise<unknown> = Promise.resolve();
+function publish(payload: string) {
+  if (outbox.push(payload) > 1) return;
+  publishing = publishing.then(() => {
+    const batch = outbox;
+    outbox = [];
+    return batch.length === 1
+      ? notifier.unsafe(NOTIFY, [notice[0], batch[0]])
+      : notifier.unsafe("SELECT pg_notify($1, m) FROM json_array_elements_text($2::text::json) AS m", [notice[0], JSON.stringify(batch)]);
+  });
+}
+async function thenPublished(i: number) {
+  await transaction(i, [[AUDIT, auditArgs()]]);
+  publish(notice[1]);
+}
+
 const shapes: [string, (i: number) => Promise<unknown>][] = [
   ["the limit's upsert", (i) => sql.unsafe(UPSERT, upsertArgs(i))],
   ["transaction: upsert", (i) => transaction(i, [])],
   ["transaction: upsert, audit entry", (i) => transaction(i, [[AUDIT, auditArgs()]])],
   ["transaction: upsert, audit entry, notice", (i) => transaction(i, [[AUDIT, auditArgs()], [NOTIFY, notice]])],
+  ["transaction: upsert, audit entry; notices batched after", thenPublished],
+  ["the same, BEGIN and COMMIT as simple queries", (i) => transaction(i, [[AUDIT, auditArgs()], [NOTIFY, notice]], false)],
   ["a notice on its own", () => sql.unsafe(NOTIFY, notice)],
   ["one statement: upsert, audit entry, notice", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs(), ...notice])],
   ["pipelined: the transaction in one round trip", (i) => pipelined(i)],
@@ -97,6 +123,7 @@ for (let r = 0; r < rounds; r++)
     await Promise.all(Array.from({ length: AT_ONCE }, async () => {
       while (i < N) await write(i++);
     }));
+    await publishing;
     (per[name] ??= { db: [], client: [], rate: [] }).db.push((treeCpuUs(pid) - db0) / N);
     per[name].rate.push((N * 1000) / (performance.now() - t0));
     per[name].client.push((cpuUs(process.pid) - me0) / N);
@@ -107,9 +134,10 @@ console.log(`CPU per write, median of ${rounds} rounds of ${N}, ${AT_ONCE} at on
 for (const [name] of shapes) {
   const { db, client, rate } = per[name];
   console.log(
-    `${name.padEnd(42)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)   ${Math.round(median(rate)).toString().padStart(6)}/s`,
+    `${name.padEnd(55)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)   ${Math.round(median(rate)).toString().padStart(6)}/s`,
   );
 }
 await sql.close();
 await listener.close();
+await notifier.close();
 pg.stop();

@@ -1,7 +1,8 @@
 // Counts the SQL statements a store runs, on either store, for tests that
 // hold a request to a number of them: on SQLite every run of a statement
 // (bun:sqlite's Statement, and Database.run for BEGIN and COMMIT); on
-// PostgreSQL every text sent on the pool or a reserved connection.
+// PostgreSQL every text sent on the pool or a reserved connection, as a string
+// or as a tag.
 import { Database, type Statement } from "bun:sqlite";
 import type { Store } from "../core/db/store.ts";
 
@@ -63,7 +64,13 @@ export function statementLog(store: Store): StatementLog {
         note(text);
         return cu.call(conn, text, params);
       };
-      return conn;
+      // A write's BEGIN and COMMIT are the connection called as a tag (core/db/pg.ts), counted here.
+      return new Proxy(conn, {
+        apply(target, self, args) {
+          note((args[0] as string[]).join("?"));
+          return Reflect.apply(target, self, args);
+        },
+      });
     };
     undo.push(() => {
       sql.unsafe = unsafe;

@@ -90,10 +90,16 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
  * connection without waiting between them. One that fails fails the write,
  * as if it had been awaited: PostgreSQL ends a transaction one of whose
  * statements failed with a rollback, whatever COMMIT then asks.
+ *
+ * BEGIN and COMMIT are sent as the connection's tagged statements, prepared
+ * as the others are: Bun's client sends a string without parameters as a
+ * simple query, and sends a simple query only once what is ahead of it has
+ * answered, so COMMIT took one more round trip of its own with the write's
+ * row locks held (and BEGIN one before the first statement).
  */
 async function commit(conn: ReservedSQL, ahead: Tx["withCommit"]): Promise<void> {
   if (ahead.length === 0) {
-    await conn.unsafe("COMMIT");
+    await conn`COMMIT`;
     return;
   }
   // A query is sent when it is first waited on: each is, in order, before COMMIT is made.
@@ -102,7 +108,7 @@ async function commit(conn: ReservedSQL, ahead: Tx["withCommit"]): Promise<void>
     p.catch(() => {});
     return { p, text: q.text };
   });
-  const committed = conn.unsafe("COMMIT");
+  const committed = conn`COMMIT`;
   committed.catch(() => {});
   for (const { p, text } of sent)
     try {
@@ -206,8 +212,8 @@ export class PgStore implements Store {
       try {
         out = await this.inTx.run(state, async () => {
           if (!tx) return await fn();
-          // Sent, not awaited: the connection runs statements in order, so the call's first query follows it without a round trip of its own.
-          const begun = conn.unsafe("BEGIN");
+          // Sent, not awaited: the connection runs statements in order, so the call's first query follows it without a round trip of its own (see commit()).
+          const begun = conn`BEGIN`;
           begun.catch(() => {});
           state.open = true;
           try {

@@ -165,6 +165,64 @@ test("work left for after a write runs once it commits, and never when it rolls 
   await store.write(() => db.delete(notes).run());
 });
 
+test("what a write sends with its COMMIT goes out with the COMMIT, not a round trip ahead of it: the COMMIT is on the wire while the statement before it still runs", async () => {
+  const { createServer, connect } = await import("node:net");
+  const url = new URL(await pg.database());
+  const cluster = Number(url.port);
+  // What the store's connection says to the cluster, carried through a proxy that keeps it.
+  let said = "";
+  const proxy = createServer((c) => {
+    const up = connect(cluster, "127.0.0.1");
+    c.on("data", (b) => {
+      said += b.toString("latin1");
+      up.write(b);
+    });
+    up.pipe(c);
+    for (const [a, b] of [[c, up], [up, c]]) {
+      a.on("error", () => {});
+      a.on("close", () => b.destroy());
+    }
+  });
+  await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+  const direct = new PgStore(url.toString(), { max: 2 });
+  url.port = String((proxy.address() as { port: number }).port);
+  // One connection, so the write below finds its statements prepared by the first.
+  const through = new PgStore(url.toString(), { max: 1 });
+  const LOCK = 4242;
+  const write = () =>
+    through.write(async () => {
+      await through.wdb.run(sql`insert into marks (n) values (${1})`);
+      expect(through.sendWithCommit("SELECT pg_advisory_xact_lock($1)", [LOCK])).toBe(true);
+    });
+  const held = await direct.sql.reserve();
+  try {
+    await direct.sql.unsafe("CREATE TABLE marks (n INT NOT NULL)");
+    await write();
+    // The statement sent with the COMMIT waits for a lock this other connection holds: the COMMIT is on the wire already, or not yet.
+    await held.unsafe("SELECT pg_advisory_lock($1)", [LOCK]);
+    said = "";
+    const second = write();
+    const waiting = async () =>
+      ((await direct.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [url.pathname.slice(1)])) as { n: number }[])[0].n;
+    while ((await waiting()) === 0) await Bun.sleep(20);
+    // The messages sent since: each statement run is an Execute ("E", a prepared one's, the COMMIT's included: its text is not sent again) or a simple Query ("Q").
+    const bytes = Buffer.from(said, "latin1");
+    let runs = 0;
+    for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x45 || bytes[at] === 0x51) runs++;
+    await held.unsafe("SELECT pg_advisory_unlock($1)", [LOCK]);
+    await second;
+    // BEGIN, the insert, the statement sent with the COMMIT, and the COMMIT.
+    expect(runs).toBe(4);
+    expect(((await direct.sql.unsafe("SELECT count(*)::int AS n FROM marks")) as { n: number }[])[0].n).toBe(2);
+  } finally {
+    await held.unsafe("SELECT pg_advisory_unlock_all()").catch(() => {});
+    held.release();
+    await through.close();
+    await direct.close();
+    proxy.close();
+  }
+});
+
 test("writes run side by side, and two that each read then write under one lock lose neither change", async () => {
   const db = store.wdb;
   await store.write(() => db.insert(notes).values(note("count", "")).run());
