@@ -61,8 +61,8 @@ function watchInteractive() {
 async function interactiveTimes(url: string, cookie: string, paths: string[]): Promise<Map<string, number[]>> {
   const out = new Map<string, number[]>(paths.map((p) => [p, []]));
   if (!chromiumPresent) return out;
-  // With V8's optimising compiler, which the tests leave off: what is timed here is a page as people's browsers run it.
-  const browser = await launchChromium([], { optimised: true });
+  // The full browser with V8's optimising compiler, which the tests leave off: what is timed here is a page as people's browsers run it.
+  const browser = await launchChromium([], { timed: true });
   try {
     const [name, value] = cookie.split("=");
     // Each screen once first, so every bundle is built (from source, a view is bundled when first asked for) before anything is timed.

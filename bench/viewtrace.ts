@@ -144,8 +144,8 @@ function summarize(events: TraceEvent[]): Omit<Load, "resources" | "interactive"
 async function main() {
   if (!chromiumPresent) throw new Error("no Chromium");
   const h = await startHearth({ env: { HEARTH_SIGNUP: "open", HEARTH_METERING: "off" } });
-  // With V8's optimising compiler, which the tests leave off: what is timed here is a page as people's browsers run it.
-  const browser = await launchChromium([], { optimised: true });
+  // The full browser with V8's optimising compiler, which the tests leave off: what is timed here is a page as people's browsers run it.
+  const browser = await launchChromium([], { timed: true });
   try {
     const who = await signUp(h, "bench");
     const paths = screensOf(h.rt).filter((s) => s.file).map((s) => s.href).filter((p) => !wanted.length || wanted.includes(p));
