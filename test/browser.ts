@@ -55,8 +55,8 @@ let shared: Promise<Launched> | null = null;
  * compiled for it on its background threads was mostly thrown away with the page. Without it the renderers used a
  * sixth less CPU on the front door's pages under axe (8.0 s against 9.4 s), axe's own loops included; what a page
  * does is the same, only its script runs more slowly, and no test times one. A benchmark that times a page asks for
- * the browser people run: the full Chromium where it is installed (the headless shell, which has no browser UI to
- * draw, made every screen look three to four times faster), with the optimising compiler.
+ * the browser people run: the full Chromium where it is installed, not the headless shell, whose times are not
+ * those people see, with the optimising compiler.
  */
 async function launch(extraArgs: string[], timed = false): Promise<Launched> {
   const { chromium } = await import("playwright-core");
