@@ -8,6 +8,7 @@ import { conflict, forbidden, HearthError, invalid, notConfigured, unauthenticat
 import type { Account } from "../plugin.ts";
 import type { Runtime } from "../runtime.ts";
 import { backoffOf } from "./backoff.ts";
+import { passwordCost } from "./cost.ts";
 import { knownDevice } from "./devices.ts";
 import { hashToken, newId, newSecret } from "./ids.ts";
 import { limiterOf, rateLimited } from "./limits.ts";
@@ -54,17 +55,7 @@ export function checkPassword(raw: unknown, username: string): string {
   return raw;
 }
 
-/**
- * HEARTH_PASSWORD_COST: argon2id at Bun's default cost, or (test) at the
- * least it allows, so a suite signing in hundreds of times does not spend its
- * CPU hashing. Verifying reads the cost from the hash itself.
- */
-function passwordCost(config: Record<string, string>): "standard" | "test" {
-  const c = (config.HEARTH_PASSWORD_COST || "standard").trim().toLowerCase();
-  if (c === "standard" || c === "test") return c;
-  throw notConfigured(`HEARTH_PASSWORD_COST must be standard or test (it is "${config.HEARTH_PASSWORD_COST}")`);
-}
-
+/** argon2id at Bun's default cost, or at HEARTH_PASSWORD_COST=test the least it allows; verifying reads the cost from the hash itself. */
 export function hashPassword(pw: string, config: Record<string, string>): Promise<string> {
   return passwordCost(config) === "test" ? Bun.password.hash(pw, { algorithm: "argon2id", memoryCost: 8, timeCost: 1 }) : Bun.password.hash(pw, { algorithm: "argon2id" });
 }

@@ -3,6 +3,7 @@
 // secret keys the owner keeps off the machine. Files are streamed through,
 // so a large archive never sits in memory whole.
 import { chmod, rm } from "node:fs/promises";
+import { passwordCost } from "../auth/cost.ts";
 import { invalid, notConfigured } from "../errors.ts";
 import { FILE_MODE } from "../private.ts";
 
@@ -38,8 +39,7 @@ export function sealingOf(config: Readonly<Record<string, string>>): Sealing {
   if (passphrase && recipients.length) throw invalid("HEARTH_BACKUP_RECIPIENTS", "set HEARTH_BACKUP_PASSPHRASE or HEARTH_BACKUP_RECIPIENTS, not both: age encrypts a file to one or the other");
   if (!passphrase && !recipients.length) throw notConfigured("backups are encrypted: set HEARTH_BACKUP_PASSPHRASE, or HEARTH_BACKUP_RECIPIENTS to an age public key (age1…) whose secret key you keep elsewhere");
   for (const r of recipients) if (!/^age1[0-9a-z]+$/.test(r)) throw invalid("HEARTH_BACKUP_RECIPIENTS", `${JSON.stringify(r)} is not an age recipient (one starts age1…; make one with age-keygen)`);
-  const cost = (config.HEARTH_PASSWORD_COST || "").trim().toLowerCase() === "test" ? "test" : "standard";
-  return passphrase ? { passphrase, workFactor: SCRYPT_WORK_FACTOR[cost] } : { recipients };
+  return passphrase ? { passphrase, workFactor: SCRYPT_WORK_FACTOR[passwordCost(config)] } : { recipients };
 }
 
 /** Whether a file starts as an age file does. */
