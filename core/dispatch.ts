@@ -11,6 +11,7 @@ import { systemClock, type Runtime } from "./runtime.ts";
 import { validateArgs } from "./validate.ts";
 import { gate, refund, unspent } from "./policy/gate.ts";
 import type { Ended } from "./audit/log.ts";
+import { Lastly } from "./db/store.ts";
 
 export interface CallInput {
   service: string;
@@ -70,11 +71,18 @@ export function priceOf(entry: MethodEntry, args: Record<string, unknown>, rt: R
   return p(args, rt.makeCtx(entry.service, "read", newCall(caller, { id: "price" }), entry.name, ""));
 }
 
-/** Runs the handler in a context of its own, waits for what it left pending, and gives its answer (null for none). */
-async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write", call: Call, args: Record<string, unknown>, baseUrl: string, price: number): Promise<unknown> {
+/**
+ * Runs the handler in a context of its own, waits for what it left pending,
+ * and gives its answer (null for none). `own`: the call's transaction is its
+ * own and nothing is charged in it after the handler, so an answer left to
+ * its last statement (Lastly) may be waited on with the COMMIT; dispatch()
+ * shapes it once the call has ended.
+ */
+async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write", call: Call, args: Record<string, unknown>, baseUrl: string, price: number, own = false): Promise<unknown> {
   const ctx = rt.makeCtx(entry.service, kind, call, entry.name, baseUrl);
   if (price) ctx.price = price;
-  const out = await entry.def.run(args, ctx);
+  let out = await entry.def.run(args, ctx);
+  if (out instanceof Lastly && !(own && rt.store.settleAtCommit?.(out.answer))) out = await out.settle();
   if (call.pending) await finished(call);
   return out === undefined ? null : out;
 }
@@ -87,7 +95,7 @@ async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write
 export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> {
   const out = await audited(rt, input);
   if (rt.changed) tellChange(rt, input);
-  return out;
+  return out instanceof Lastly ? out.settle() : out;
 }
 
 /**
@@ -213,7 +221,7 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
   }
   const m = rt.metering;
   const runOnce = async (charge: boolean) => {
-    const out = await runHandler(rt, entry, kind, call, args, baseUrl, paid ? price : 0);
+    const out = await runHandler(rt, entry, kind, call, args, baseUrl, paid ? price : 0, charge && !paid && !inWrite);
     if (charge && paid) {
       await m?.settle?.(call);
       await m?.commit?.(call);

@@ -70,7 +70,7 @@ export { renderMarkdown, plainText } from "./publish/markdown.ts";
 export { escapeHtml, page as publicPage, notFoundPage } from "./publish/page.ts";
 export { retract } from "./db/retract.ts";
 // Which database ctx.db is ("sqlite" or "postgres"), for a query that uses an index only one of them has.
-export { storeKind } from "./db/store.ts";
+export { storeKind, lastly, type Lastly } from "./db/store.ts";
 export { coordinates, locate, type Located, type LocationFields } from "./where.ts";
 // Ids and secrets as the core makes them, and a caller's scopes kept in a column (work done later for them).
 export { newId, newSecret } from "./auth/ids.ts";

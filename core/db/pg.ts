@@ -36,6 +36,10 @@ interface Tx {
   after: (() => void | Promise<void>)[];
   /** Statements sent with the COMMIT (sendWithCommit). */
   withCommit: { text: string; params: unknown[] }[];
+  /** Statements of the write sent and not yet answered. */
+  unanswered: number;
+  /** Answers waited on with the COMMIT, ahead of everything sent with it (settleAtCommit). */
+  settle: Promise<unknown>[];
 }
 /** drizzle's, and "rows": every row, by position only (core/db/prepared.ts maps them itself). */
 type Method = "run" | "all" | "values" | "get" | "rows";
@@ -97,8 +101,8 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
  * answered, so COMMIT took one more round trip of its own with the write's
  * row locks held (and BEGIN one before the first statement).
  */
-async function commit(conn: ReservedSQL, ahead: Tx["withCommit"]): Promise<void> {
-  if (ahead.length === 0) {
+async function commit(conn: ReservedSQL, ahead: Tx["withCommit"], settle: Tx["settle"]): Promise<void> {
+  if (ahead.length === 0 && settle.length === 0) {
     await conn`COMMIT`;
     return;
   }
@@ -110,6 +114,14 @@ async function commit(conn: ReservedSQL, ahead: Tx["withCommit"]): Promise<void>
   });
   const committed = conn`COMMIT`;
   committed.catch(() => {});
+  // A statement sent before these and answered only now: its failure, not theirs in the transaction it aborted, is the write's.
+  for (const answer of settle)
+    try {
+      await answer;
+    } catch (e) {
+      await committed.catch(() => {});
+      throw e;
+    }
   for (const { p, text } of sent)
     try {
       await p;
@@ -157,7 +169,7 @@ export class PgStore implements Store {
     const max = opts.max ?? 10;
     this.sql = new SQL({ url, max, bigint: true, onnotice: () => {} } as ConstructorParameters<typeof SQL>[0]);
     this.gate = new Gate(Math.max(1, Math.floor(max / 2)));
-    this.wdb = drizzle((text, params, method) => runOn(this.writeConn(), text, params, method)) as unknown as Db;
+    this.wdb = drizzle((text, params, method) => this.runWrite(text, params, method)) as unknown as Db;
     this.rdb = drizzle((text, params, method) => runOn(this.sql, text, params, method)) as unknown as Db;
     ownWriter(this);
   }
@@ -167,9 +179,17 @@ export class PgStore implements Store {
     return tx && !tx.done ? tx : undefined;
   }
 
-  /** The write's connection inside a write; the pool (each query its own transaction) outside one. */
-  private writeConn(): Conn {
-    return this.active()?.conn ?? this.sql;
+  /** A writer's statement: on the write's connection inside a write, counted until answered (settleAtCommit); on the pool (its own transaction) outside one. */
+  private runWrite(text: string, params: unknown[], method: Method) {
+    const tx = this.active();
+    if (!tx) return runOn(this.sql, text, params, method);
+    tx.unanswered++;
+    const answered = runOn(tx.conn, text, params, method);
+    const done = () => {
+      tx.unanswered--;
+    };
+    answered.then(done, done);
+    return answered;
   }
 
   inWrite(): boolean {
@@ -204,7 +224,7 @@ export class PgStore implements Store {
    * so that work may write in turn.
    */
   private async held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [] };
+    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [], unanswered: 0, settle: [] };
     let out: T;
     await this.gate.enter(!tx);
     try {
@@ -219,7 +239,7 @@ export class PgStore implements Store {
           try {
             const out = await fn();
             await begun;
-            await commit(conn, state.withCommit);
+            await commit(conn, state.withCommit, state.settle);
             return out;
           } catch (e) {
             state.after = [];
@@ -250,6 +270,13 @@ export class PgStore implements Store {
     const tx = this.active();
     if (!tx?.open) return false;
     tx.withCommit.push({ text, params: params.map(pgParam) });
+    return true;
+  }
+
+  settleAtCommit(answer: Promise<unknown>): boolean {
+    const tx = this.active();
+    if (!tx?.open || tx.unanswered === 0) return false;
+    tx.settle.push(answer);
     return true;
   }
 

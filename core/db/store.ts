@@ -45,6 +45,14 @@ export interface Store {
    * statements cost no round trip): the caller runs it itself.
    */
   sendWithCommit?(text: string, params: unknown[]): boolean;
+  /**
+   * PostgreSQL: inside a write, takes the answer of a statement the write
+   * has sent and not yet had answered (its last, see Lastly), to be waited
+   * on with the COMMIT: the COMMIT follows it without a round trip between,
+   * and its failure is the write's. False where it cannot (no statement in
+   * flight, outside a write, SQLite): the caller waits for it itself.
+   */
+  settleAtCommit?(answer: Promise<unknown>): boolean;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
   /** SQLite: copies the WAL into the database file and empties it (start-up's migrations wrote it). PostgreSQL: nothing. */
@@ -93,6 +101,37 @@ export class Gate {
     else this.shared++;
   }
 }
+
+/**
+ * A write's answer made from its last statement, not yet waited on: a
+ * handler returns lastly(statement, shape) where it would await the
+ * statement and shape its rows. On PostgreSQL the statement, the call's
+ * audit entry and the COMMIT then go out together: a row the statement
+ * locks is held only while PostgreSQL runs them, not through a round trip
+ * to this process and back (what bounds how often one row can be written).
+ * The statement must be the handler's last, made on ctx.db, and its failure
+ * the call's (nothing catches it); shape only shapes the rows, after the
+ * commit. Elsewhere the statement is waited on where the handler returns.
+ */
+export class Lastly<R = unknown, T = unknown> {
+  /** The statement's answer, asked for once: a drizzle query runs each time it is waited on. */
+  readonly answer: Promise<R>;
+  constructor(
+    statement: R | PromiseLike<R>,
+    private readonly shape: (rows: R) => T,
+  ) {
+    // SQLite's prepared statements answer at once, with rows rather than a promise.
+    const lazy = statement !== null && typeof statement === "object" && typeof (statement as PromiseLike<R>).then === "function" && !(statement instanceof Promise);
+    this.answer = lazy ? new Promise<R>((ok, no) => (statement as PromiseLike<R>).then(ok, no)) : Promise.resolve(statement as R | Promise<R>);
+    // Waited on later (with the COMMIT, or by the call): a failure before then is not one nobody handles.
+    this.answer.catch(() => {});
+  }
+  async settle(): Promise<T> {
+    return this.shape(await this.answer);
+  }
+}
+
+export const lastly = <R, T>(statement: R | PromiseLike<R>, shape: (rows: R) => T): Lastly<R, T> => new Lastly(statement, shape);
 
 /** Queues async work one after another: the write lock of the SQLite store. `first` goes ahead of the work waiting. */
 export class Lock {

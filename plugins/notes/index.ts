@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { prepared, notFound, fileName, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Db } from "hearth";
+import { prepared, lastly, notFound, fileName, pageAnswer, pageArgs, pageOf, definePlugin, read, write, type Db } from "hearth";
 import { foundNotes } from "./find.ts";
 import { notes } from "./schema.ts";
 
@@ -54,8 +54,8 @@ export default definePlugin({
       destructive: true,
       async run({ title, text }, ctx) {
         const now = ctx.clock.now().getTime();
-        const [row] = await prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now });
-        return shape(row);
+        // Its one statement's answer is waited on with the COMMIT: the note's row is locked only while PostgreSQL runs it.
+        return lastly(prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now }), ([row]) => shape(row));
       },
     }),
     delete: write({

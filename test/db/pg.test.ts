@@ -9,6 +9,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { blob, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
 import { SqliteStore } from "../../core/db/index.ts";
+import { lastly } from "../../core/db/store.ts";
 import { prepared } from "../../core/db/prepared.ts";
 import type { Db } from "../../core/plugin.ts";
 import { makeIndex, makePgIndex } from "../../core/db/fts.ts";
@@ -221,6 +222,93 @@ test("what a write sends with its COMMIT goes out with the COMMIT, not a round t
     await direct.close();
     proxy.close();
   }
+});
+
+test("a write's last statement left to the COMMIT (settleAtCommit) goes out with it: the COMMIT is on the wire while that statement still waits for its row", async () => {
+  const { createServer, connect } = await import("node:net");
+  const url = new URL(await pg.database());
+  const cluster = Number(url.port);
+  let said = "";
+  const proxy = createServer((c) => {
+    const up = connect(cluster, "127.0.0.1");
+    c.on("data", (b) => {
+      said += b.toString("latin1");
+      up.write(b);
+    });
+    up.pipe(c);
+    for (const [a, b] of [[c, up], [up, c]]) {
+      a.on("error", () => {});
+      a.on("close", () => b.destroy());
+    }
+  });
+  await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+  const direct = new PgStore(url.toString(), { max: 2 });
+  url.port = String((proxy.address() as { port: number }).port);
+  const through = new PgStore(url.toString(), { max: 1 });
+  // The handler's one statement, whose answer it does not wait for: the row it writes is locked by another connection.
+  const write = (n: number) =>
+    through.write(async () => {
+      const { answer } = lastly(through.wdb.all(sql`insert into rows1 (k, n) values (1, ${n}) on conflict (k) do update set n = excluded.n returning n`), (rows) => rows);
+      expect(through.settleAtCommit(answer)).toBe(true);
+      expect(through.sendWithCommit("INSERT INTO marks1 (n) VALUES ($1)", [n])).toBe(true);
+      // Not the promise itself: an async function's caller would wait for it.
+      return { answer };
+    }).then((out) => out.answer);
+  const held = await direct.sql.reserve();
+  try {
+    await direct.sql.unsafe("CREATE TABLE rows1 (k INT PRIMARY KEY, n INT NOT NULL)");
+    await direct.sql.unsafe("CREATE TABLE marks1 (n INT NOT NULL)");
+    expect(await write(1)).toEqual([[1]]);
+    await held.unsafe("BEGIN");
+    await held.unsafe("UPDATE rows1 SET n = 0 WHERE k = 1");
+    said = "";
+    const second = write(2);
+    const waiting = async () =>
+      ((await direct.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [url.pathname.slice(1)])) as { n: number }[])[0].n;
+    while ((await waiting()) === 0) await Bun.sleep(20);
+    // Give the write every chance to send what it would send before the statement's answer.
+    await Bun.sleep(100);
+    const bytes = Buffer.from(said, "latin1");
+    let runs = 0;
+    for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x45 || bytes[at] === 0x51) runs++;
+    await held.unsafe("COMMIT");
+    expect(await second).toEqual([[2]]);
+    // BEGIN, the statement, the one sent with the COMMIT, and the COMMIT: all before the statement had its row.
+    expect(runs).toBe(4);
+    expect(((await direct.sql.unsafe("SELECT n FROM rows1")) as { n: number }[]).map((r) => r.n)).toEqual([2]);
+    expect(((await direct.sql.unsafe("SELECT n FROM marks1 ORDER BY n")) as { n: number }[]).map((r) => r.n)).toEqual([1, 2]);
+  } finally {
+    await held.unsafe("ROLLBACK").catch(() => {});
+    held.release();
+    await through.close();
+    await direct.close();
+    proxy.close();
+  }
+});
+
+test("a last statement left to the COMMIT that fails fails the write with its own error, and nothing sent with the COMMIT stays", async () => {
+  await store.sql.unsafe("CREATE TABLE rows2 (k INT PRIMARY KEY, n INT NOT NULL)");
+  await store.sql.unsafe("CREATE TABLE marks2 (n INT NOT NULL)");
+  let settled = false;
+  const failed = await store
+    .write(async () => {
+      const { answer } = lastly(store.wdb.all(sql`insert into rows2 (k, n) values (1, ${null})`), (rows) => rows);
+      settled = store.settleAtCommit(answer);
+      store.sendWithCommit("INSERT INTO marks2 (n) VALUES ($1)", [1]);
+    })
+    .then(
+      () => "committed",
+      (e: Error) => `${e.message} ${(e.cause as Error | undefined)?.message}`,
+    );
+  expect(settled).toBe(true);
+  expect(failed).toContain("null value");
+  expect(((await store.sql.unsafe("SELECT count(*)::int AS n FROM marks2")) as { n: number }[])[0].n).toBe(0);
+  // No statement in flight: nothing to leave to the COMMIT, and the caller waits itself.
+  await store.write(async () => {
+    await store.wdb.all(sql`insert into rows2 (k, n) values (2, 2)`);
+    expect(store.settleAtCommit(Promise.resolve())).toBe(false);
+  });
+  expect(store.settleAtCommit(Promise.resolve())).toBe(false);
 });
 
 test("writes run side by side, and two that each read then write under one lock lose neither change", async () => {
