@@ -91,7 +91,9 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
 
 /**
  * COMMIT, with the statements to send ahead of it sent first on the same
- * connection without waiting between them. One that fails fails the write,
+ * connection without waiting between them; `settle`, the answers of
+ * statements sent earlier and not yet waited on (BEGIN's, a Lastly's), are
+ * waited on only once the COMMIT is on its way. One that fails fails the write,
  * as if it had been awaited: PostgreSQL ends a transaction one of whose
  * statements failed with a rollback, whatever COMMIT then asks.
  *
@@ -102,10 +104,6 @@ export async function runOn(conn: Conn, sqlText: string, params: unknown[], meth
  * row locks held (and BEGIN one before the first statement).
  */
 async function commit(conn: ReservedSQL, ahead: Tx["withCommit"], settle: Tx["settle"]): Promise<void> {
-  if (ahead.length === 0 && settle.length === 0) {
-    await conn`COMMIT`;
-    return;
-  }
   // A query is sent when it is first waited on: each is, in order, before COMMIT is made.
   const sent = ahead.map((q) => {
     const p = conn.unsafe(q.text, q.params);
@@ -238,8 +236,8 @@ export class PgStore implements Store {
           state.open = true;
           try {
             const out = await fn();
-            await begun;
-            await commit(conn, state.withCommit, state.settle);
+            // BEGIN's answer is waited on with the COMMIT, not before it: a write whose statements PostgreSQL ran at once would otherwise hold their rows through the round trip that brings it.
+            await commit(conn, state.withCommit, [begun, ...state.settle]);
             return out;
           } catch (e) {
             state.after = [];
