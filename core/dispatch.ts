@@ -101,27 +101,21 @@ export async function dispatch(rt: Runtime, input: CallInput): Promise<unknown> 
 /**
  * Tells the person's open pages that a write of theirs went through (core/views
  * listens), once what it wrote is committed: after a nested call, with its
- * outer call's transaction.
+ * outer call's transaction. Not sent with the COMMIT (PostgreSQL's NOTIFY
+ * in the write's transaction): a notifying commit takes a lock of the whole
+ * cluster's, one at a time, and wakes the listeners once per write, where
+ * notices published after their commits go out a few at a time
+ * (core/shared/pg.ts); that cost a write on PostgreSQL ~40 µs of the
+ * database's CPU (bench/pgstat.ts).
  */
 function tellChange(rt: Runtime, input: CallInput) {
-  if (toldWithCommit.has(input)) return;
   const account = input.caller.account?.id;
   const entry = input.entry ?? rt.registry.get(input.service, input.method);
   if (!account || entry?.def.kind !== "write") return;
   const change = { account, service: input.service, method: input.method };
   const tell = () => rt.changed?.(change);
   if (!rt.store.inWrite()) tell();
-  else if (!rt.changedInWrite?.(change)) void rt.store.onCommit(tell);
-}
-
-/** Calls whose notice went out with their transaction's COMMIT: nothing is left for tellChange. */
-const toldWithCommit = new WeakSet<CallInput>();
-
-/** Inside a write call's own transaction, once it ran: its notice sent with the COMMIT where the store and rt.shared can (see Runtime.changedInWrite). */
-function tellWithCommit(rt: Runtime, input: CallInput) {
-  const account = input.caller.account?.id;
-  if (!account || !rt.changed || !rt.changedInWrite) return;
-  if (rt.changedInWrite({ account, service: input.service, method: input.method })) toldWithCommit.add(input);
+  else void rt.store.onCommit(tell);
 }
 
 async function audited(rt: Runtime, input: CallInput): Promise<unknown> {
@@ -228,7 +222,6 @@ async function run(rt: Runtime, input: CallInput, a: Audited | null): Promise<un
       await unspent(rt, call);
     }
     if (charge && (paid || def.kind === "write") && rt.store.inWrite()) await within();
-    if (charge && def.kind === "write" && rt.store.inWrite()) tellWithCommit(rt, input);
     return out;
   };
   let prepaid = false;

@@ -98,13 +98,6 @@ export class Runtime {
   /** Told of each write an account made, once committed (core/views: the live notices its pages hear). */
   changed: ((change: { account: string; service: string; method: string }) => void) | null = null;
   /**
-   * Inside the write: sends the notice with the write's COMMIT where that is
-   * how it would travel anyway (PostgreSQL's NOTIFY on the store's own
-   * database), so it costs no transaction of its own; false where it cannot,
-   * and `changed` is told once the write is committed.
-   */
-  changedInWrite: ((change: { account: string; service: string; method: string }) => boolean) | null = null;
-  /**
    * Restores the backup confirmed on /settings/restore at once, and goes on
    * serving from it (core/backup/inplace.ts): set when this instance is
    * `hearth serve`'s. Without it a confirmed restore waits for the next start.

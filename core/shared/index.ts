@@ -4,7 +4,6 @@
 // (a token revoked, a chat message posted). One instance keeps it in its own
 // memory (local.ts); several behind a load balancer share a Redis server
 // (redis.ts), chosen by HEARTH_REDIS_URL.
-import type { Store } from "../db/store.ts";
 import type { Logger } from "../plugin.ts";
 import { LocalShared } from "./local.ts";
 import { PgShared } from "./pg.ts";
@@ -36,13 +35,6 @@ export interface Shared {
    * something happened, not how often: one published again before the first has gone out may arrive once.
    */
   publish(channel: string, message: string): void;
-  /**
-   * Inside a write of `store`: has message sent as that write commits, and
-   * only if it does, when that needs no more than one statement sent with
-   * its COMMIT (PostgreSQL's NOTIFY, on the store's own database, while this
-   * instance hears it); false when it cannot, and nothing is sent.
-   */
-  publishWithCommit?(store: Store, channel: string, message: string): boolean;
   /** fn hears every message published on channel from now on; the returned function stops it. */
   subscribe(channel: string, fn: (message: string) => void): () => void;
   /** Whether messages from other instances reach this one now; false while the link to them is down (then some may be missed). */

@@ -19,7 +19,6 @@
 // each instance notifies itself twice a second, and one that does not hear
 // itself in time drops its listening connection and makes another.
 import { SQL } from "bun";
-import type { Store } from "../db/store.ts";
 import type { Logger } from "../plugin.ts";
 import type { Failures, Shared } from "./index.ts";
 import { LocalShared } from "./local.ts";
@@ -313,22 +312,6 @@ export class PgShared implements Shared {
     this.outbox.push(JSON.stringify([channel, message]));
     // One send at a time, whatever the first has to wait for (the tables being made); what is published meanwhile goes out with the next.
     if (first) this.publishing = this.publishing.then(() => this.send());
-  }
-
-  /**
-   * A write's message sent with its COMMIT: one more statement in the round
-   * trip the COMMIT takes, where a publish after it is a transaction of its
-   * own. Unheard, or for a long message, or another database: the usual way.
-   * NOTIFY's lock at commit (one notifying commit at a time in the cluster)
-   * did not show: against the same writes publishing after their commit, in
-   * batches (bench/pgshape.ts, bench/pgstat.ts), neither the database's CPU
-   * per write nor the rate on one hot row was better.
-   */
-  publishWithCommit(store: Store, channel: string, message: string): boolean {
-    if (!this.heard || this.closed || store.kind !== "postgres" || (store as Store & { url?: string }).url !== this.url) return false;
-    const payload = JSON.stringify([channel, message]);
-    if (Buffer.byteLength(payload) >= NOTIFY_BYTES) return false;
-    return store.sendWithCommit?.("SELECT pg_notify($1, $2)", [CHANNEL, payload]) ?? false;
   }
 
   /** Messages published since the last send began, in order. */

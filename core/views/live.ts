@@ -11,7 +11,6 @@ const channel = (account: string) => `views:changes:${account}`;
 export function tellPages(rt: Runtime) {
   const notice = (c: { service: string; method: string }) => JSON.stringify({ service: c.service, method: c.method });
   rt.changed = (c) => rt.shared.publish(channel(c.account), notice(c));
-  rt.changedInWrite = (c) => rt.shared.publishWithCommit?.(rt.store, channel(c.account), notice(c)) ?? false;
 }
 
 const encoder = new TextEncoder();

@@ -108,7 +108,7 @@ test("the live stream tells a person's pages of each write of theirs, from any c
     async () => {
       expect((await h.call("notes/add", { title: "olga's", text: "not erin's" }, { token: other })).status).toBe(200);
       expect((await h.call("notes/list", {}, { token })).status).toBe(200);
-      // A write refused inside its transaction is rolled back, and its notice with it (on PostgreSQL it rides with the COMMIT).
+      // A write refused inside its transaction is rolled back: its notice waits for a commit that never comes.
       expect((await h.call("notes/delete", { title: "never written" }, { token })).status).toBe(404);
       expect((await h.call("notes/add", { title: "Shopping", text: "milk" }, { token })).status).toBe(200);
       expect((await h.call("notes/delete", { title: "Shopping" }, { token })).status).toBe(200);
