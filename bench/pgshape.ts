@@ -1,18 +1,19 @@
 // What the shape of a write costs on PostgreSQL, apart from any Hearth code:
 // the limit's one upsert (bench/pglimit.ts) beside Hearth's write as the
-// store sends it (a reserved connection, BEGIN sent with the upsert, the
-// audit entry and the live notice sent with the COMMIT), on the same tables,
-// from Bun's SQL client, five at a time. Prints PostgreSQL's CPU (the
-// postmaster and its children, from /proc) and this process's per write, in
-// rounds, so a shared machine's load falls on every shape alike. Beside
-// them, shapes Hearth does not send: the notices published after the commit
-// in batches (the other way core/shared/pg.ts has), BEGIN and COMMIT as
-// simple queries (a string without parameters: Bun's client sends one only
-// once what is ahead of it has answered, a round trip of its own), the
-// transaction's statements sent at once, and the upsert, the audit entry and
-// the notice as one statement.
+// store sends it, on the same tables, from Bun's SQL client, five at a time.
+// Hearth's: a reserved connection; BEGIN, the upsert (a note's add leaves its
+// answer to the COMMIT: core/db/store.ts Lastly), the audit entry and the
+// COMMIT sent together, one round trip; the live notice published after the
+// commit, a few at a time, from a connection of its own (core/shared/pg.ts).
+// Prints PostgreSQL's CPU (the postmaster and its children, from /proc) and
+// this process's per write, in rounds, so a shared machine's load falls on
+// every shape alike. Beside them, shapes Hearth does not send: the notice
+// sent with the COMMIT, the upsert's answer waited for before the COMMIT is
+// sent (the row then locked through a round trip to the client), and the
+// upsert and the audit entry as one statement (the least a write that keeps
+// its entry can send).
 //
-//   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=50 (1: the benchmark's one hot row)
+//   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=1 (the benchmark's one hot row; 50: fifty rows)
 import { SQL } from "bun";
 import { launchPg } from "../test/pg.ts";
 import { cpuUs, treeCpuUs } from "./lib.ts";
@@ -38,22 +39,22 @@ const AUDIT = `INSERT INTO audit_log (at, call_id, account, via, credential, cre
 const NOTIFY = "SELECT pg_notify($1, $2)";
 // TITLES=1 writes one row over and over, as the benchmark's notes/add does: a writer then waits for the one before it
 // to commit, so what a transaction holds its row's lock through (a round trip to the client) is what bounds the rate.
-const TITLES = Number(process.env.TITLES ?? 50);
+const TITLES = Number(process.env.TITLES ?? 1);
 const upsertArgs = (i: number) => ["account", `title ${i % TITLES}`, "written", Date.now(), Date.now()];
 const auditArgs = () => [Date.now(), crypto.randomUUID(), "account", "token", "token-id", "cli", "http", "notes", "add", '{"title":"bench","text":"written"}', "0".repeat(64), 0, null, "ok", 200, "policy"];
 const notice = ["hearth_shared", '["views:changes:account","{\\"service\\":\\"notes\\",\\"method\\":\\"add\\"}"]'];
 
-/** Hearth's write, as core/db/pg.ts sends it (prepared: BEGIN and COMMIT tagged): what follows the handler's statement goes with the COMMIT. */
-async function transaction(i: number, after: [string, unknown[]][], prepared = true) {
+/** A transaction whose upsert is waited for before what follows it and the COMMIT are sent (BEGIN and COMMIT tagged, as core/db/pg.ts sends them). */
+async function awaited(i: number, after: [string, unknown[]][]) {
   const conn = await sql.reserve();
   try {
-    const begun = prepared ? conn`BEGIN` : conn.unsafe("BEGIN");
+    const begun = conn`BEGIN`;
     begun.catch(() => {});
     await conn.unsafe(UPSERT, upsertArgs(i)).values();
     await begun;
     const sent = after.map(([text, params]) => conn.unsafe(text, params));
     for (const p of sent) p.catch(() => {});
-    const committed = prepared ? conn`COMMIT` : conn.unsafe("COMMIT");
+    const committed = conn`COMMIT`;
     for (const p of sent) await p;
     await committed;
   } finally {
@@ -61,17 +62,11 @@ async function transaction(i: number, after: [string, unknown[]][], prepared = t
   }
 }
 
-/** The three in one statement, its own transaction: the upsert, the audit entry and the notice as CTEs (each runs whether or not the others give rows). */
-const ONE = `WITH w AS (${UPSERT}),
-  a AS (${AUDIT.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 5}`)}),
-  n AS (SELECT pg_notify($22, $23))
-  SELECT w.* FROM w CROSS JOIN n`;
-
-/** The transaction's five statements sent at once, without waiting for the upsert's answer before the COMMIT: one round trip, the row's lock held only while PostgreSQL runs them. */
-async function pipelined(i: number) {
+/** The transaction sent at once, without waiting for the upsert's answer before the COMMIT: one round trip, the row's lock held only while PostgreSQL runs it. */
+async function pipelined(i: number, after: [string, unknown[]][]) {
   const conn = await sql.reserve();
   try {
-    const sent = [conn`BEGIN`, conn.unsafe(UPSERT, upsertArgs(i)), conn.unsafe(AUDIT, auditArgs()), conn.unsafe(NOTIFY, notice), conn`COMMIT`];
+    const sent = [conn`BEGIN`, conn.unsafe(UPSERT, upsertArgs(i)), ...after.map(([text, params]) => conn.unsafe(text, params)), conn`COMMIT`];
     for (const p of sent) p.catch(() => {});
     for (const p of sent) await p;
   } finally {
@@ -79,7 +74,12 @@ async function pipelined(i: number) {
   }
 }
 
-// The notices' other way (core/shared/pg.ts publish): the write commits without one, and what was published meanwhile
+/** The upsert and the audit entry in one statement, its own transaction (a data-modifying WITH runs whether or not its rows are read). */
+const ONE = `WITH w AS (${UPSERT}),
+  a AS (${AUDIT.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 5}`)})
+  SELECT w.* FROM w`;
+
+// The notices' way (core/shared/pg.ts publish): the write commits without one, and what was published meanwhile
 // goes out after it from a connection of its own, the notices waiting then as one statement in a transaction of their own.
 const notifier = new SQL({ url, max: 1 });
 let outbox: string[] = [];
@@ -94,21 +94,19 @@ function publish(payload: string) {
       : notifier.unsafe("SELECT pg_notify($1, m) FROM json_array_elements_text($2::text::json) AS m", [notice[0], JSON.stringify(batch)]);
   });
 }
-async function thenPublished(i: number) {
-  await transaction(i, [[AUDIT, auditArgs()]]);
-  publish(notice[1]);
-}
 
+const audit = (): [string, unknown[]] => [AUDIT, auditArgs()];
 const shapes: [string, (i: number) => Promise<unknown>][] = [
   ["the limit's upsert", (i) => sql.unsafe(UPSERT, upsertArgs(i))],
-  ["transaction: upsert", (i) => transaction(i, [])],
-  ["transaction: upsert, audit entry", (i) => transaction(i, [[AUDIT, auditArgs()]])],
-  ["transaction: upsert, audit entry, notice", (i) => transaction(i, [[AUDIT, auditArgs()], [NOTIFY, notice]])],
-  ["transaction: upsert, audit entry; notices batched after", thenPublished],
-  ["the same, BEGIN and COMMIT as simple queries", (i) => transaction(i, [[AUDIT, auditArgs()], [NOTIFY, notice]], false)],
+  ["Hearth's: upsert, audit entry, COMMIT at once; notices after", async (i) => {
+    await pipelined(i, [audit()]);
+    publish(notice[1]);
+  }],
+  ["the same without the notices", (i) => pipelined(i, [audit()])],
+  ["the same, the notice sent with the COMMIT", (i) => pipelined(i, [audit(), [NOTIFY, notice]])],
+  ["upsert waited for, then audit entry, notice, COMMIT", (i) => awaited(i, [audit(), [NOTIFY, notice]])],
+  ["one statement: upsert, audit entry", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()])],
   ["a notice on its own", () => sql.unsafe(NOTIFY, notice)],
-  ["one statement: upsert, audit entry, notice", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs(), ...notice])],
-  ["pipelined: the transaction in one round trip", (i) => pipelined(i)],
 ];
 
 const rounds = Number(process.env.ROUNDS ?? 3);

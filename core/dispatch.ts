@@ -82,7 +82,7 @@ async function runHandler(rt: Runtime, entry: MethodEntry, kind: "read" | "write
   const ctx = rt.makeCtx(entry.service, kind, call, entry.name, baseUrl);
   if (price) ctx.price = price;
   let out = await entry.def.run(args, ctx);
-  if (out instanceof Lastly && !(own && rt.store.settleAtCommit?.(out.answer))) out = await out.settle();
+  if (out instanceof Lastly && !(own && rt.store.settleAtCommit?.(out))) out = await out.settle();
   if (call.pending) await finished(call);
   return out === undefined ? null : out;
 }

@@ -23,7 +23,7 @@ import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { Db } from "../plugin.ts";
 import { refuseNewer, type MigrationSet } from "./migrate.ts";
 import { toPostgres } from "./pgsql.ts";
-import { Gate, ownWriter, pgStandIns, runAfterCommit, type Store } from "./store.ts";
+import { Gate, ownWriter, pgStandIns, runAfterCommit, type Lastly, type Store } from "./store.ts";
 
 /** The advisory lock key for migrating (two instances starting at once migrate once). */
 const MIGRATE_KEY = 0x4865617274680002n;
@@ -36,10 +36,23 @@ interface Tx {
   after: (() => void | Promise<void>)[];
   /** Statements sent with the COMMIT (sendWithCommit). */
   withCommit: { text: string; params: unknown[] }[];
-  /** Statements of the write sent and not yet answered. */
-  unanswered: number;
+  /** BEGIN's answer, once it is sent: a write's transaction begins with its first statement. */
+  begun: Promise<unknown> | null;
   /** Answers waited on with the COMMIT, ahead of everything sent with it (settleAtCommit). */
   settle: Promise<unknown>[];
+  /** While settleAtCommit starts a write's last statement: that statement is kept, not sent, if it is the write's first. */
+  keep: boolean;
+  /** The write's one statement, kept to be sent at its end, alone or as one statement with those sent with the COMMIT (see finish()). */
+  kept: Kept | null;
+}
+
+/** A statement kept for the end of its write, with what its caller waits on. */
+interface Kept {
+  text: string;
+  params: unknown[];
+  method: Method;
+  ok: (answer: { rows: any; changes?: number }) => void;
+  no: (e: unknown) => void;
 }
 /** drizzle's, and "rows": every row, by position only (core/db/prepared.ts maps them itself). */
 type Method = "run" | "all" | "values" | "get" | "rows";
@@ -66,13 +79,17 @@ function pgParam(v: unknown): unknown {
 }
 
 /** Runs one statement and answers in the shape drizzle's sqlite-proxy driver reads. */
-export async function runOn(conn: Conn, sqlText: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
+export function runOn(conn: Conn, sqlText: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
   // drizzle's db.transaction() sends BEGIN through here: inside a write it would end the call's transaction early, and on the pool its statements would go to different connections.
-  if (/^\s*begin\b/i.test(sqlText)) throw new Error("a transaction within a call: each write call is already one transaction (store.write)");
-  const text = toPostgres(sqlText);
+  if (/^\s*begin\b/i.test(sqlText)) return Promise.reject(new Error("a transaction within a call: each write call is already one transaction (store.write)"));
+  return runPg(conn, toPostgres(sqlText), params.map(pgParam), method);
+}
+
+/** runOn for a statement already in PostgreSQL's form, its parameters bound as PostgreSQL takes them. */
+async function runPg(conn: Conn, text: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
   let res: any;
   try {
-    res = await conn.unsafe(text, params.map(pgParam)).values();
+    res = await conn.unsafe(text, params).values();
   } catch (e) {
     throw withQuery(e, text);
   }
@@ -130,6 +147,60 @@ async function commit(conn: ReservedSQL, ahead: Tx["withCommit"], settle: Tx["se
   await committed;
 }
 
+/** Sends BEGIN ahead of a write's first statement, not waiting for its answer: the connection runs statements in order (see commit()). */
+function begin(tx: Tx) {
+  if (tx.begun || !tx.open) return;
+  tx.begun = tx.conn`BEGIN`;
+  tx.begun.catch(() => {});
+}
+
+/**
+ * Ends a write that ran. Its one statement, kept for now (settleAtCommit),
+ * with the statements to send with its COMMIT (the audit entry), when each
+ * of them changes rows and the first gives its rows back or is a read:
+ * one statement of its own, PostgreSQL's one transaction, its parts as a
+ * WITH, each run whether or not its rows are read. It is what a write that
+ * keeps an entry can send least of (bench/pgshape.ts): no BEGIN, no COMMIT,
+ * and a row it writes locked only while it runs. Otherwise BEGIN, what was
+ * kept, and the COMMIT with what goes with it. BEGIN's answer is waited on
+ * with the COMMIT, not before it: a write whose statements PostgreSQL ran
+ * at once would otherwise hold their rows through the round trip that
+ * brings it.
+ */
+async function finish(tx: Tx): Promise<void> {
+  const kept = tx.kept;
+  tx.kept = null;
+  if (kept && !tx.begun && foldable(kept.text, tx.withCommit)) {
+    let text = `WITH w AS (${kept.text})`;
+    const params = [...kept.params];
+    tx.withCommit.forEach((q, i) => {
+      const at = params.length;
+      text += `, c${i} AS (${q.text.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + at}`)})`;
+      params.push(...q.params);
+    });
+    tx.withCommit = [];
+    runPg(tx.conn, `${text} SELECT * FROM w`, params, kept.method).then(kept.ok, kept.no);
+    for (const answer of tx.settle) await answer;
+    return;
+  }
+  if (kept) {
+    begin(tx);
+    runPg(tx.conn, kept.text, kept.params, kept.method).then(kept.ok, kept.no);
+  }
+  if (!tx.begun && tx.withCommit.length === 0) {
+    for (const answer of tx.settle) await answer;
+    return;
+  }
+  begin(tx);
+  await commit(tx.conn, tx.withCommit, [tx.begun!, ...tx.settle]);
+}
+
+/** A statement that gives its rows back (a read, or a write with RETURNING), and others that each change rows: the parts of one WITH that runs them all. */
+function foldable(text: string, others: Tx["withCommit"]): boolean {
+  const gives = /^\s*select\b/i.test(text) || (/^\s*(insert|update|delete)\b/i.test(text) && /\breturning\b/i.test(text));
+  return gives && others.every((q) => /^\s*(insert|update|delete)\b/i.test(q.text) && !/\breturning\b/i.test(q.text));
+}
+
 function withQuery(e: unknown, text: string): Error {
   const err = e instanceof Error ? e : new Error(String(e));
   (err as Error & { query?: string }).query = text;
@@ -177,17 +248,25 @@ export class PgStore implements Store {
     return tx && !tx.done ? tx : undefined;
   }
 
-  /** A writer's statement: on the write's connection inside a write, counted until answered (settleAtCommit); on the pool (its own transaction) outside one. */
+  /**
+   * A writer's statement: on the write's connection inside a write, BEGIN
+   * sent ahead of the first (a write in a transaction); on the pool (its own
+   * transaction) outside one. A last statement that would be the write's
+   * first is kept for its end (settleAtCommit).
+   */
   private runWrite(text: string, params: unknown[], method: Method) {
     const tx = this.active();
     if (!tx) return runOn(this.sql, text, params, method);
-    tx.unanswered++;
-    const answered = runOn(tx.conn, text, params, method);
-    const done = () => {
-      tx.unanswered--;
-    };
-    answered.then(done, done);
-    return answered;
+    if (tx.keep && !tx.begun && !tx.kept && !/^\s*begin\b/i.test(text)) {
+      const kept = { text: toPostgres(text), params: params.map(pgParam), method } as Kept;
+      tx.kept = kept;
+      return new Promise<{ rows: any; changes?: number }>((ok, no) => {
+        kept.ok = ok;
+        kept.no = no;
+      });
+    }
+    begin(tx);
+    return runOn(tx.conn, text, params, method);
   }
 
   inWrite(): boolean {
@@ -212,6 +291,7 @@ export class PgStore implements Store {
   async lock(key: string): Promise<void> {
     const tx = this.active();
     if (!tx?.open) throw new Error("store.lock: only inside a write transaction");
+    begin(tx);
     await runOn(tx.conn, "select pg_advisory_xact_lock(hashtextextended(?, 0))", [key], "run");
   }
 
@@ -222,7 +302,7 @@ export class PgStore implements Store {
    * so that work may write in turn.
    */
   private async held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [], unanswered: 0, settle: [] };
+    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [], begun: null, settle: [], keep: false, kept: null };
     let out: T;
     await this.gate.enter(!tx);
     try {
@@ -230,18 +310,14 @@ export class PgStore implements Store {
       try {
         out = await this.inTx.run(state, async () => {
           if (!tx) return await fn();
-          // Sent, not awaited: the connection runs statements in order, so the call's first query follows it without a round trip of its own (see commit()).
-          const begun = conn`BEGIN`;
-          begun.catch(() => {});
           state.open = true;
           try {
             const out = await fn();
-            // BEGIN's answer is waited on with the COMMIT, not before it: a write whose statements PostgreSQL ran at once would otherwise hold their rows through the round trip that brings it.
-            await commit(conn, state.withCommit, [begun, ...state.settle]);
+            await finish(state);
             return out;
           } catch (e) {
             state.after = [];
-            await conn.unsafe("ROLLBACK").catch(() => {});
+            if (state.begun) await conn.unsafe("ROLLBACK").catch(() => {});
             throw e;
           } finally {
             state.open = false;
@@ -271,10 +347,15 @@ export class PgStore implements Store {
     return true;
   }
 
-  settleAtCommit(answer: Promise<unknown>): boolean {
+  settleAtCommit(last: Lastly<any, any>): boolean {
     const tx = this.active();
-    if (!tx?.open || tx.unanswered === 0) return false;
-    tx.settle.push(answer);
+    if (!tx?.open) return false;
+    tx.keep = true;
+    try {
+      tx.settle.push(last.start());
+    } finally {
+      tx.keep = false;
+    }
     return true;
   }
 

@@ -46,13 +46,13 @@ export interface Store {
    */
   sendWithCommit?(text: string, params: unknown[]): boolean;
   /**
-   * PostgreSQL: inside a write, takes the answer of a statement the write
-   * has sent and not yet had answered (its last, see Lastly), to be waited
-   * on with the COMMIT: the COMMIT follows it without a round trip between,
-   * and its failure is the write's. False where it cannot (no statement in
-   * flight, outside a write, SQLite): the caller waits for it itself.
+   * PostgreSQL: inside a write, starts its last statement (Lastly), to be
+   * waited on with the COMMIT: the COMMIT follows it without a round trip
+   * between, or, the write's one statement, it goes as one statement with
+   * those sent with the COMMIT; its failure is the write's. False where it
+   * cannot (outside a write, SQLite): the caller runs and waits for it itself.
    */
-  settleAtCommit?(answer: Promise<unknown>): boolean;
+  settleAtCommit?(last: Lastly<any, any>): boolean;
   /** SQLite: the WAL size past which it is drained. PostgreSQL keeps its own WAL: nothing to bound here. */
   limitWal(bytes: number): void;
   /** SQLite: copies the WAL into the database file and empties it (start-up's migrations wrote it). PostgreSQL: nothing. */
@@ -103,35 +103,43 @@ export class Gate {
 }
 
 /**
- * A write's answer made from its last statement, not yet waited on: a
- * handler returns lastly(statement, shape) where it would await the
- * statement and shape its rows. On PostgreSQL the statement, the call's
- * audit entry and the COMMIT then go out together: a row the statement
- * locks is held only while PostgreSQL runs them, not through a round trip
- * to this process and back (what bounds how often one row can be written).
- * The statement must be the handler's last, made on ctx.db, and its failure
- * the call's (nothing catches it); shape only shapes the rows, after the
- * commit. Elsewhere the statement is waited on where the handler returns.
+ * A write's answer made from its last statement, not yet run: a handler
+ * returns lastly(() => statement, shape) where it would await the statement
+ * and shape its rows. On PostgreSQL the statement, the call's audit entry
+ * and the COMMIT then go out together, or as one statement when it is the
+ * write's only one: a row it locks is held only while PostgreSQL runs them,
+ * not through a round trip to this process and back (what bounds how often
+ * one row can be written). The statement must be the handler's last, made
+ * on ctx.db, and its failure the call's (nothing catches it); shape only
+ * shapes the rows, after the commit. Elsewhere the statement is run and
+ * waited on where the handler returns.
  */
 export class Lastly<R = unknown, T = unknown> {
-  /** The statement's answer, asked for once: a drizzle query runs each time it is waited on. */
-  readonly answer: Promise<R>;
+  private answer: Promise<R> | null = null;
   constructor(
-    statement: R | PromiseLike<R>,
+    private readonly statement: () => R | PromiseLike<R>,
     private readonly shape: (rows: R) => T,
-  ) {
-    // SQLite's prepared statements answer at once, with rows rather than a promise.
-    const lazy = statement !== null && typeof statement === "object" && typeof (statement as PromiseLike<R>).then === "function" && !(statement instanceof Promise);
-    this.answer = lazy ? new Promise<R>((ok, no) => (statement as PromiseLike<R>).then(ok, no)) : Promise.resolve(statement as R | Promise<R>);
+  ) {}
+  /** Runs the statement, once: a drizzle query runs each time it is waited on, and SQLite's prepared ones answer at once, with rows. */
+  start(): Promise<R> {
+    if (this.answer) return this.answer;
+    try {
+      const made = this.statement();
+      const lazy = made !== null && typeof made === "object" && typeof (made as PromiseLike<R>).then === "function" && !(made instanceof Promise);
+      this.answer = lazy ? new Promise<R>((ok, no) => (made as PromiseLike<R>).then(ok, no)) : Promise.resolve(made as R | Promise<R>);
+    } catch (e) {
+      this.answer = Promise.reject(e);
+    }
     // Waited on later (with the COMMIT, or by the call): a failure before then is not one nobody handles.
     this.answer.catch(() => {});
+    return this.answer;
   }
   async settle(): Promise<T> {
-    return this.shape(await this.answer);
+    return this.shape(await this.start());
   }
 }
 
-export const lastly = <R, T>(statement: R | PromiseLike<R>, shape: (rows: R) => T): Lastly<R, T> => new Lastly(statement, shape);
+export const lastly = <R, T>(statement: () => R | PromiseLike<R>, shape: (rows: R) => T): Lastly<R, T> => new Lastly(statement, shape);
 
 /** Queues async work one after another: the write lock of the SQLite store. `first` goes ahead of the work waiting. */
 export class Lock {

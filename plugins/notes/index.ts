@@ -54,8 +54,8 @@ export default definePlugin({
       destructive: true,
       async run({ title, text }, ctx) {
         const now = ctx.clock.now().getTime();
-        // Its one statement's answer is waited on with the COMMIT: the note's row is locked only while PostgreSQL runs it.
-        return lastly(prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now }), ([row]) => shape(row));
+        // Its one statement is the write's last: on PostgreSQL it goes with the audit entry as one statement, the note's row locked only while it runs.
+        return lastly(() => prepared(ctx.db, upsert).all({ owner: ctx.account.id, title, text, now }), ([row]) => shape(row));
       },
     }),
     delete: write({

@@ -9,7 +9,7 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { blob, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { generateDrizzleJson, generateMigration } from "drizzle-kit/api";
 import { SqliteStore } from "../../core/db/index.ts";
-import { lastly } from "../../core/db/store.ts";
+import { lastly, type Lastly } from "../../core/db/store.ts";
 import { prepared } from "../../core/db/prepared.ts";
 import type { Db } from "../../core/plugin.ts";
 import { makeIndex, makePgIndex } from "../../core/db/fts.ts";
@@ -166,11 +166,17 @@ test("work left for after a write runs once it commits, and never when it rolls 
   await store.write(() => db.delete(notes).run());
 });
 
-test("what a write sends with its COMMIT goes out with the COMMIT, not a round trip ahead of it: the COMMIT is on the wire while the statement before it still runs", async () => {
+/**
+ * A store whose connection to the cluster goes through a proxy that keeps
+ * what it says, beside one connected directly; `runs()` counts the
+ * statements run since `reset()`: each an Execute ("E", a prepared one's,
+ * BEGIN's and COMMIT's included: their text is not sent again) or a simple
+ * Query ("Q").
+ */
+async function overProxy() {
   const { createServer, connect } = await import("node:net");
   const url = new URL(await pg.database());
   const cluster = Number(url.port);
-  // What the store's connection says to the cluster, carried through a proxy that keeps it.
   let said = "";
   const proxy = createServer((c) => {
     const up = connect(cluster, "127.0.0.1");
@@ -186,9 +192,38 @@ test("what a write sends with its COMMIT goes out with the COMMIT, not a round t
   });
   await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
   const direct = new PgStore(url.toString(), { max: 2 });
+  const database = url.pathname.slice(1);
   url.port = String((proxy.address() as { port: number }).port);
-  // One connection, so the write below finds its statements prepared by the first.
+  // One connection, so a write finds its statements prepared by the one before.
   const through = new PgStore(url.toString(), { max: 1 });
+  return {
+    direct,
+    through,
+    reset: () => void (said = ""),
+    runs() {
+      const bytes = Buffer.from(said, "latin1");
+      let n = 0;
+      for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x45 || bytes[at] === 0x51) n++;
+      return n;
+    },
+    /** Resolves once a statement of this database waits for a lock. */
+    async waiting() {
+      const count = async () =>
+        ((await direct.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [database])) as { n: number }[])[0].n;
+      while ((await count()) === 0) await Bun.sleep(20);
+      // Every chance to send what the write would send before the statement's answer.
+      await Bun.sleep(100);
+    },
+    async close() {
+      await through.close();
+      await direct.close();
+      proxy.close();
+    },
+  };
+}
+
+test("what a write sends with its COMMIT goes out with the COMMIT, not a round trip ahead of it: the COMMIT is on the wire while the statement before it still runs", async () => {
+  const { direct, through, reset, runs, waiting, close } = await overProxy();
   const LOCK = 4242;
   const write = () =>
     through.write(async () => {
@@ -201,114 +236,82 @@ test("what a write sends with its COMMIT goes out with the COMMIT, not a round t
     await write();
     // The statement sent with the COMMIT waits for a lock this other connection holds: the COMMIT is on the wire already, or not yet.
     await held.unsafe("SELECT pg_advisory_lock($1)", [LOCK]);
-    said = "";
+    reset();
     const second = write();
-    const waiting = async () =>
-      ((await direct.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [url.pathname.slice(1)])) as { n: number }[])[0].n;
-    while ((await waiting()) === 0) await Bun.sleep(20);
-    // The messages sent since: each statement run is an Execute ("E", a prepared one's, the COMMIT's included: its text is not sent again) or a simple Query ("Q").
-    const bytes = Buffer.from(said, "latin1");
-    let runs = 0;
-    for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x45 || bytes[at] === 0x51) runs++;
+    await waiting();
+    const sent = runs();
     await held.unsafe("SELECT pg_advisory_unlock($1)", [LOCK]);
     await second;
     // BEGIN, the insert, the statement sent with the COMMIT, and the COMMIT.
-    expect(runs).toBe(4);
+    expect(sent).toBe(4);
     expect(((await direct.sql.unsafe("SELECT count(*)::int AS n FROM marks")) as { n: number }[])[0].n).toBe(2);
   } finally {
     await held.unsafe("SELECT pg_advisory_unlock_all()").catch(() => {});
     held.release();
-    await through.close();
-    await direct.close();
-    proxy.close();
+    await close();
   }
 });
 
-test("a write's last statement left to the COMMIT (settleAtCommit) goes out with it: the COMMIT is on the wire while that statement still waits for its row", async () => {
-  const { createServer, connect } = await import("node:net");
-  const url = new URL(await pg.database());
-  const cluster = Number(url.port);
-  let said = "";
-  const proxy = createServer((c) => {
-    const up = connect(cluster, "127.0.0.1");
-    c.on("data", (b) => {
-      said += b.toString("latin1");
-      up.write(b);
-    });
-    up.pipe(c);
-    for (const [a, b] of [[c, up], [up, c]]) {
-      a.on("error", () => {});
-      a.on("close", () => b.destroy());
+/** A write of `before` (awaited, each its own statement), then a last statement left to its end, and an entry sent with its COMMIT; its answer once it has committed. */
+function lastWrite(store: PgStore, table: string, n: number | null, before: number[] = []) {
+  let last!: Lastly<unknown[], unknown[]>;
+  return store
+    .write(async () => {
+      for (const b of before) await store.wdb.run(sql`insert into ${sql.raw(`marks_${table}`)} (n) values (${b})`);
+      last = lastly(() => store.wdb.all(sql`insert into ${sql.raw(`rows_${table}`)} (k, n) values (1, ${n}) on conflict (k) do update set n = excluded.n returning n`), (rows) => rows);
+      expect(store.settleAtCommit(last)).toBe(true);
+      expect(store.sendWithCommit(`INSERT INTO marks_${table} (n) VALUES ($1)`, [n ?? -1])).toBe(true);
+    })
+    .then(() => last.settle());
+}
+
+const tableValues = async (s: PgStore, table: string) => ((await s.sql.unsafe(`SELECT n FROM ${table} ORDER BY n`)) as { n: number }[]).map((r) => r.n);
+
+for (const [what, before, sent] of [
+  ["its one statement goes with what is sent with its COMMIT as one statement, no BEGIN and no COMMIT", [], 1],
+  ["after others, it goes out with the COMMIT: BEGIN, the one before it, it, the entry and the COMMIT are on the wire while it waits", [7], 5],
+] as const)
+  test(`a write's last statement left to its end (Lastly): ${what}, its row locked only while it runs`, async () => {
+    const { direct, through, reset, runs, waiting, close } = await overProxy();
+    const table = before.length ? "after" : "alone";
+    const held = await direct.sql.reserve();
+    try {
+      await direct.sql.unsafe(`CREATE TABLE rows_${table} (k INT PRIMARY KEY, n INT NOT NULL)`);
+      await direct.sql.unsafe(`CREATE TABLE marks_${table} (n INT NOT NULL)`);
+      expect(await lastWrite(through, table, 1, [...before])).toEqual([[1]]);
+      // The row the statement writes, locked by another transaction.
+      await held.unsafe("BEGIN");
+      await held.unsafe(`UPDATE rows_${table} SET n = 0 WHERE k = 1`);
+      reset();
+      const second = lastWrite(through, table, 2, [...before]);
+      await waiting();
+      const onTheWire = runs();
+      await held.unsafe("COMMIT");
+      expect(await second).toEqual([[2]]);
+      expect(onTheWire).toBe(sent);
+      expect(await tableValues(direct, `rows_${table}`)).toEqual([2]);
+      expect(await tableValues(direct, `marks_${table}`)).toEqual([...before, 1, ...before, 2].sort((a, b) => a - b));
+    } finally {
+      await held.unsafe("ROLLBACK").catch(() => {});
+      held.release();
+      await close();
     }
   });
-  await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
-  const direct = new PgStore(url.toString(), { max: 2 });
-  url.port = String((proxy.address() as { port: number }).port);
-  const through = new PgStore(url.toString(), { max: 1 });
-  // The handler's one statement, whose answer it does not wait for: the row it writes is locked by another connection.
-  const write = (n: number) =>
-    through.write(async () => {
-      const { answer } = lastly(through.wdb.all(sql`insert into rows1 (k, n) values (1, ${n}) on conflict (k) do update set n = excluded.n returning n`), (rows) => rows);
-      expect(through.settleAtCommit(answer)).toBe(true);
-      expect(through.sendWithCommit("INSERT INTO marks1 (n) VALUES ($1)", [n])).toBe(true);
-      // Not the promise itself: an async function's caller would wait for it.
-      return { answer };
-    }).then((out) => out.answer);
-  const held = await direct.sql.reserve();
-  try {
-    await direct.sql.unsafe("CREATE TABLE rows1 (k INT PRIMARY KEY, n INT NOT NULL)");
-    await direct.sql.unsafe("CREATE TABLE marks1 (n INT NOT NULL)");
-    expect(await write(1)).toEqual([[1]]);
-    await held.unsafe("BEGIN");
-    await held.unsafe("UPDATE rows1 SET n = 0 WHERE k = 1");
-    said = "";
-    const second = write(2);
-    const waiting = async () =>
-      ((await direct.sql.unsafe("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'", [url.pathname.slice(1)])) as { n: number }[])[0].n;
-    while ((await waiting()) === 0) await Bun.sleep(20);
-    // Give the write every chance to send what it would send before the statement's answer.
-    await Bun.sleep(100);
-    const bytes = Buffer.from(said, "latin1");
-    let runs = 0;
-    for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x45 || bytes[at] === 0x51) runs++;
-    await held.unsafe("COMMIT");
-    expect(await second).toEqual([[2]]);
-    // BEGIN, the statement, the one sent with the COMMIT, and the COMMIT: all before the statement had its row.
-    expect(runs).toBe(4);
-    expect(((await direct.sql.unsafe("SELECT n FROM rows1")) as { n: number }[]).map((r) => r.n)).toEqual([2]);
-    expect(((await direct.sql.unsafe("SELECT n FROM marks1 ORDER BY n")) as { n: number }[]).map((r) => r.n)).toEqual([1, 2]);
-  } finally {
-    await held.unsafe("ROLLBACK").catch(() => {});
-    held.release();
-    await through.close();
-    await direct.close();
-    proxy.close();
-  }
-});
 
-test("a last statement left to the COMMIT that fails fails the write with its own error, and nothing sent with the COMMIT stays", async () => {
-  await store.sql.unsafe("CREATE TABLE rows2 (k INT PRIMARY KEY, n INT NOT NULL)");
-  await store.sql.unsafe("CREATE TABLE marks2 (n INT NOT NULL)");
-  let settled = false;
-  const failed = await store
-    .write(async () => {
-      const { answer } = lastly(store.wdb.all(sql`insert into rows2 (k, n) values (1, ${null})`), (rows) => rows);
-      settled = store.settleAtCommit(answer);
-      store.sendWithCommit("INSERT INTO marks2 (n) VALUES ($1)", [1]);
-    })
-    .then(
+test("a last statement left to the write's end that fails fails the write with its own error, and nothing sent with the COMMIT stays, alone or after others", async () => {
+  for (const table of ["fails_alone", "fails_after"]) {
+    await store.sql.unsafe(`CREATE TABLE rows_${table} (k INT PRIMARY KEY, n INT NOT NULL)`);
+    await store.sql.unsafe(`CREATE TABLE marks_${table} (n INT NOT NULL)`);
+    const failed = await lastWrite(store, table, null, table.endsWith("after") ? [5] : []).then(
       () => "committed",
       (e: Error) => `${e.message} ${(e.cause as Error | undefined)?.message}`,
     );
-  expect(settled).toBe(true);
-  expect(failed).toContain("null value");
-  expect(((await store.sql.unsafe("SELECT count(*)::int AS n FROM marks2")) as { n: number }[])[0].n).toBe(0);
-  // No statement in flight: nothing to leave to the COMMIT, and the caller waits itself.
-  await store.write(async () => {
-    await store.wdb.all(sql`insert into rows2 (k, n) values (2, 2)`);
-    expect(store.settleAtCommit(Promise.resolve())).toBe(false);
-  });
-  expect(store.settleAtCommit(Promise.resolve())).toBe(false);
+    expect(failed).toContain("null value");
+    expect(await tableValues(store, `marks_${table}`)).toEqual([]);
+    expect(await tableValues(store, `rows_${table}`)).toEqual([]);
+  }
+  // Outside a write: nothing to leave to a COMMIT, and the caller runs it itself.
+  expect(store.settleAtCommit(lastly(() => [], (rows) => rows))).toBe(false);
 });
 
 test("writes run side by side, and two that each read then write under one lock lose neither change", async () => {
