@@ -1,17 +1,17 @@
 // What the shape of a write costs on PostgreSQL, apart from any Hearth code:
 // the limit's one upsert (bench/pglimit.ts) beside Hearth's write as the
 // store sends it, on the same tables, from Bun's SQL client, five at a time.
-// Hearth's: a reserved connection; BEGIN, the upsert (a note's add leaves its
-// answer to the COMMIT: core/db/store.ts Lastly), the audit entry and the
-// COMMIT sent together, one round trip; the live notice published after the
+// Hearth's: a note's add leaves its one statement to the write's end
+// (core/db/store.ts Lastly), where it goes with the audit entry as one
+// statement on a reserved connection; the live notice is published after the
 // commit, a few at a time, from a connection of its own (core/shared/pg.ts).
+// A write with statements before its last sends BEGIN, them, the last, the
+// audit entry and the COMMIT without waiting between the last three.
 // Prints PostgreSQL's CPU (the postmaster and its children, from /proc) and
 // this process's per write, in rounds, so a shared machine's load falls on
-// every shape alike. Beside them, shapes Hearth does not send: the notice
-// sent with the COMMIT, the upsert's answer waited for before the COMMIT is
-// sent (the row then locked through a round trip to the client), and the
-// upsert and the audit entry as one statement (the least a write that keeps
-// its entry can send).
+// every shape alike. Beside them, shapes Hearth no longer sends: the notice
+// sent with the COMMIT, and the upsert's answer waited for before the COMMIT
+// is sent (the row then locked through a round trip to the client).
 //
 //   bun bench/pgshape.ts          N=4000 writes per shape and round, ROUNDS=3, TITLES=1 (the benchmark's one hot row; 50: fifty rows)
 import { SQL } from "bun";
@@ -74,10 +74,18 @@ async function pipelined(i: number, after: [string, unknown[]][]) {
   }
 }
 
-/** The upsert and the audit entry in one statement, its own transaction (a data-modifying WITH runs whether or not its rows are read). */
-const ONE = `WITH w AS (${UPSERT}),
-  a AS (${AUDIT.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 5}`)})
-  SELECT w.* FROM w`;
+/** The upsert and the audit entry in one statement, its own transaction, as core/db/pg.ts folds them (a data-modifying WITH runs whether or not its rows are read). */
+const ONE = `WITH w AS (${UPSERT}), c0 AS (${AUDIT.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 5}`)}) SELECT * FROM w`;
+
+/** On a reserved connection, as a write's transaction holds one. */
+async function reserved(text: string, params: unknown[]) {
+  const conn = await sql.reserve();
+  try {
+    await conn.unsafe(text, params);
+  } finally {
+    conn.release();
+  }
+}
 
 // The notices' way (core/shared/pg.ts publish): the write commits without one, and what was published meanwhile
 // goes out after it from a connection of its own, the notices waiting then as one statement in a transaction of their own.
@@ -98,14 +106,14 @@ function publish(payload: string) {
 const audit = (): [string, unknown[]] => [AUDIT, auditArgs()];
 const shapes: [string, (i: number) => Promise<unknown>][] = [
   ["the limit's upsert", (i) => sql.unsafe(UPSERT, upsertArgs(i))],
-  ["Hearth's: upsert, audit entry, COMMIT at once; notices after", async (i) => {
-    await pipelined(i, [audit()]);
+  ["Hearth's: one statement, upsert and audit entry; notices after", async (i) => {
+    await reserved(ONE, [...upsertArgs(i), ...auditArgs()]);
     publish(notice[1]);
   }],
-  ["the same without the notices", (i) => pipelined(i, [audit()])],
+  ["the same without the notices", (i) => reserved(ONE, [...upsertArgs(i), ...auditArgs()])],
+  ["BEGIN, upsert, audit entry, COMMIT at once", (i) => pipelined(i, [audit()])],
   ["the same, the notice sent with the COMMIT", (i) => pipelined(i, [audit(), [NOTIFY, notice]])],
   ["upsert waited for, then audit entry, notice, COMMIT", (i) => awaited(i, [audit(), [NOTIFY, notice]])],
-  ["one statement: upsert, audit entry", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()])],
   ["a notice on its own", () => sql.unsafe(NOTIFY, notice)],
 ];
 
@@ -132,7 +140,7 @@ console.log(`CPU per write, median of ${rounds} rounds of ${N}, ${AT_ONCE} at on
 for (const [name] of shapes) {
   const { db, client, rate } = per[name];
   console.log(
-    `${name.padEnd(55)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)   ${Math.round(median(rate)).toString().padStart(6)}/s`,
+    `${name.padEnd(64)} PostgreSQL ${Math.round(median(db)).toString().padStart(5)} (${(median(db) / median(base.db)).toFixed(1)}×)   client ${Math.round(median(client)).toString().padStart(5)} (${(median(client) / median(base.client)).toFixed(1)}×)   ${Math.round(median(rate)).toString().padStart(6)}/s`,
   );
 }
 await sql.close();
