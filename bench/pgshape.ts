@@ -111,6 +111,7 @@ const shapes: [string, (i: number) => Promise<unknown>][] = [
     publish(notice[1]);
   }],
   ["the same without the notices", (i) => reserved(ONE, [...upsertArgs(i), ...auditArgs()])],
+  ["the same on the pool, no connection reserved", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()])],
   ["BEGIN, upsert, audit entry, COMMIT at once", (i) => pipelined(i, [audit()])],
   ["the same, the notice sent with the COMMIT", (i) => pipelined(i, [audit(), [NOTIFY, notice]])],
   ["upsert waited for, then audit entry, notice, COMMIT", (i) => awaited(i, [audit(), [NOTIFY, notice]])],
