@@ -78,6 +78,66 @@ function pgParam(v: unknown): unknown {
   return v;
 }
 
+/** A statement's rows by position, decoded as runOn's "rows" gives them; `params` are the runner's to change (fill() makes them anew each call). */
+export type RowsRunner = (params: unknown[]) => Promise<unknown[][]>;
+
+/** What the store's drizzle callback carries for core/db/prepared.ts: a runner for one statement's text, made once for it. */
+export interface WithRows {
+  rows(sqlText: string): RowsRunner;
+}
+
+/**
+ * A runner for one statement, for a prepared query that runs it again and
+ * again: its PostgreSQL text is made once, and each call only fills in its
+ * parameters, runs it and decodes, in the rows Bun gave, the columns whose
+ * values SQLite would give otherwise (int8 and numeric as numbers, booleans
+ * as 0/1). Every other column's values are already SQLite's: Bun gives
+ * bigints only for int8, booleans only for bool, and null for NULL.
+ */
+function rowsRunner(conn: () => Conn, sqlText: string): RowsRunner {
+  if (/^\s*begin\b/i.test(sqlText)) return (params) => runOn(conn(), sqlText, params, "rows") as Promise<never>;
+  const text = toPostgres(sqlText);
+  let seen: unknown = null;
+  let decode: number[] = [];
+  let types: number[] = [];
+  const decoded = (res: unknown[][] & { columns?: { type: number }[]; statement?: { columns?: { type: number }[] } }) => {
+    const columns = res.statement?.columns ?? res.columns ?? [];
+    // The same statement answers with the same columns: which need decoding is worked out once for them.
+    if (columns !== seen) {
+      seen = columns;
+      types = columns.map((c) => c.type);
+      decode = [];
+      types.forEach((t, i) => (t === INT8 || t === NUMERIC || t === BOOL) && decode.push(i));
+    }
+    if (decode.length)
+      for (const r of res)
+        for (const i of decode) r[i] = sqliteValue(r[i], types[i]);
+    return res;
+  };
+  const failed = (e: unknown) => {
+    throw withQuery(e, text);
+  };
+  return (params) => {
+    for (let i = 0; i < params.length; i++) {
+      const v = params[i];
+      if (typeof v === "boolean" || v instanceof Date) params[i] = pgParam(v);
+    }
+    let q;
+    try {
+      q = conn().unsafe(text, params).values();
+    } catch (e) {
+      return Promise.reject(withQuery(e, text));
+    }
+    return (q as Promise<unknown[][]>).then(decoded, failed);
+  };
+}
+
+/** The store's drizzle callback, carrying a runner maker for prepared queries (see WithRows). */
+function callback(conn: () => Conn) {
+  const run = (text: string, params: unknown[], method: Method) => runOn(conn(), text, params, method);
+  return Object.assign(run, { rows: (sqlText: string) => rowsRunner(conn, sqlText) } satisfies WithRows);
+}
+
 /** Runs one statement and answers in the shape drizzle's sqlite-proxy driver reads. */
 export function runOn(conn: Conn, sqlText: string, params: unknown[], method: Method): Promise<{ rows: any; changes?: number }> {
   // drizzle's db.transaction() sends BEGIN through here: inside a write it would end the call's transaction early, and on the pool its statements would go to different connections.
@@ -238,8 +298,9 @@ export class PgStore implements Store {
     const max = opts.max ?? 10;
     this.sql = new SQL({ url, max, bigint: true, onnotice: () => {} } as ConstructorParameters<typeof SQL>[0]);
     this.gate = new Gate(Math.max(1, Math.floor(max / 2)));
+    // A writer's statements go through runWrite (BEGIN ahead of the first, a last one kept for the write's end): its prepared queries ask it each call.
     this.wdb = drizzle((text, params, method) => this.runWrite(text, params, method)) as unknown as Db;
-    this.rdb = drizzle((text, params, method) => runOn(this.sql, text, params, method)) as unknown as Db;
+    this.rdb = drizzle(callback(() => this.sql)) as unknown as Db;
     ownWriter(this);
   }
 

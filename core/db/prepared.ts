@@ -11,6 +11,7 @@
 import { Column, is, NoopLogger, Param, Placeholder } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
 import type { Db } from "../plugin.ts";
+import type { WithRows } from "./pg.ts";
 
 const byDb = new WeakMap<Db, Map<unknown, unknown>>();
 
@@ -81,13 +82,15 @@ function quicken(q: unknown) {
   };
   const map = rowMaker(keys, columns);
   if (proxy) {
-    // Rows by position only ("rows", core/db/pg.ts runOn): the row maker reads them so, and naming each one's columns too cost as much as the rest of its decoding.
+    // Rows by position only ("rows", core/db/pg.ts): the row maker reads them so, and naming each one's columns too cost as much as the rest of its decoding.
+    // The store's callback makes a runner for the statement once (its PostgreSQL text, which columns to decode); a callback without one is asked each call.
     const text = p.query.sql;
+    const run = (proxy as Partial<WithRows>).rows?.(text) ?? (async (params: unknown[]) => (await proxy(text, params, "rows")).rows);
     p.get = async (values?: Record<string, unknown>) => {
-      const row = (await proxy(text, fill(values), "rows")).rows[0];
+      const row = (await run(fill(values)))[0];
       return row ? map(row) : undefined;
     };
-    p.all = async (values?: Record<string, unknown>) => (await proxy(text, fill(values), "rows")).rows.map(map);
+    p.all = async (values?: Record<string, unknown>) => (await run(fill(values))).map(map);
     return;
   }
   p.get = (values?: Record<string, unknown>) => {

@@ -394,6 +394,42 @@ test("timestamp, boolean, json, blob and real columns round-trip, and an integer
   expect((await store.rdb.select({ flag: kinds.flag }).from(kinds).where(eq(kinds.at, new Date(1))).get())?.flag).toBe(false);
 });
 
+test("a prepared query reads every column kind as the query builder does, and a failing one names its statement", async () => {
+  const byId = (db: Db) =>
+    db
+      .select()
+      .from(kinds)
+      .where(eq(kinds.id, sql.placeholder("id")))
+      .prepare();
+  const all = (db: Db) => db.select().from(kinds).orderBy(asc(kinds.id)).prepare();
+  const built = await store.rdb.select().from(kinds).orderBy(asc(kinds.id)).all();
+  expect(built.length).toBeGreaterThan(1);
+  for (const row of built) {
+    const got = await prepared(store.rdb, byId).get({ id: row.id });
+    expect(got).toEqual(row);
+    expect(typeof got!.id).toBe("number");
+  }
+  expect(await prepared(store.rdb, all).all()).toEqual(built);
+  // Inside a write, on the write's own connection: a row it inserted reads back before its COMMIT.
+  const seen = await store.write(async () => {
+    const [{ id }] = await store.wdb.insert(kinds).values({ at: new Date(2), flag: true, ratio: 1.5 }).returning({ id: kinds.id });
+    return prepared(store.wdb, byId).get({ id });
+  });
+  expect(seen).toMatchObject({ at: new Date(2), flag: true, ratio: 1.5, secs: null, data: null });
+  const gone = sqliteTable("kinds_never_made", { id: integer("id").primaryKey() });
+  const missing = (db: Db) =>
+    db
+      .select()
+      .from(gone)
+      .where(eq(gone.id, sql.placeholder("id")))
+      .prepare();
+  const err = (await prepared(store.rdb, missing)
+    .get({ id: 1 })
+    .catch((e: unknown) => e)) as Error & { query?: string };
+  expect(err).toBeInstanceOf(Error);
+  expect(err.query).toContain('"kinds_never_made"');
+});
+
 test("the core's tables: an identity primary key left out of an insert is filled in", async () => {
   const core = new PgStore(await pg.database());
   try {
