@@ -230,16 +230,12 @@ function begin(tx: Tx) {
 async function finish(tx: Tx): Promise<void> {
   const kept = tx.kept;
   tx.kept = null;
-  if (kept && !tx.begun && foldable(kept.text, tx.withCommit)) {
-    let text = `WITH w AS (${kept.text})`;
-    const params = [...kept.params];
-    tx.withCommit.forEach((q, i) => {
-      const at = params.length;
-      text += `, c${i} AS (${q.text.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + at}`)})`;
-      params.push(...q.params);
-    });
+  const folded = kept && !tx.begun ? foldedText(kept, tx.withCommit) : null;
+  if (kept && folded) {
+    const params = kept.params;
+    for (const q of tx.withCommit) params.push(...q.params);
     tx.withCommit = [];
-    runPg(tx.conn, `${text} SELECT * FROM w`, params, kept.method).then(kept.ok, kept.no);
+    runPg(tx.conn, folded, params, kept.method).then(kept.ok, kept.no);
     for (const answer of tx.settle) await answer;
     return;
   }
@@ -255,10 +251,38 @@ async function finish(tx: Tx): Promise<void> {
   await commit(tx.conn, tx.withCommit, [tx.begun!, ...tx.settle]);
 }
 
-/** A statement that gives its rows back (a read, or a write with RETURNING), and others that each change rows: the parts of one WITH that runs them all. */
-function foldable(text: string, others: Tx["withCommit"]): boolean {
-  const gives = /^\s*select\b/i.test(text) || (/^\s*(insert|update|delete)\b/i.test(text) && /\breturning\b/i.test(text));
-  return gives && others.every((q) => /^\s*(insert|update|delete)\b/i.test(q.text) && !/\breturning\b/i.test(q.text));
+/** The texts of statements folded into one (a write's few shapes, made again and again), by their parts' texts; "" for parts that cannot be. */
+const foldedTexts = new Map<string, string>();
+
+/**
+ * One WITH that runs them all, its parameters the first's, then each
+ * other's in turn: for a statement that gives its rows back (a read, or a
+ * write with RETURNING) and others that each change rows. Null otherwise.
+ */
+function foldedText(kept: Kept, others: Tx["withCommit"]): string | null {
+  let key = kept.text;
+  for (const q of others) key += `\u0000${q.text}`;
+  let text = foldedTexts.get(key);
+  if (text === undefined) {
+    const gives = /^\s*select\b/i.test(kept.text) || (/^\s*(insert|update|delete)\b/i.test(kept.text) && /\breturning\b/i.test(kept.text));
+    const changes = others.every((q) => /^\s*(insert|update|delete)\b/i.test(q.text) && !/\breturning\b/i.test(q.text));
+    text = "";
+    if (gives && changes) {
+      // A statement's text fixes how many parameters it takes.
+      let at = kept.params.length;
+      text = `WITH w AS (${kept.text})`;
+      others.forEach((q, i) => {
+        const from = at;
+        text += `, c${i} AS (${q.text.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + from}`)})`;
+        at += q.params.length;
+      });
+      text += " SELECT * FROM w";
+    }
+    // Bounded: a write's shapes are few, but a statement's text may carry its values.
+    if (foldedTexts.size >= 1000) foldedTexts.clear();
+    foldedTexts.set(key, text);
+  }
+  return text || null;
 }
 
 function withQuery(e: unknown, text: string): Error {
