@@ -8,7 +8,10 @@
 //
 // One write call is one transaction, as on SQLite: its queries run on one
 // reserved connection between BEGIN and COMMIT (ROLLBACK when it throws),
-// found through AsyncLocalStorage so nested calls join it. Unlike SQLite's,
+// found through AsyncLocalStorage so nested calls join it; the connection is
+// reserved and BEGIN sent with its first query, and a write whose one query
+// is left to its end (Lastly) sends it with its audit entry as one statement,
+// its own transaction, on the pool. Unlike SQLite's,
 // write transactions run side by side, in this process and across
 // instances: what must not interleave says so itself, with a unique
 // constraint, a conditional update, or store.lock(key) on what it reads
@@ -30,7 +33,15 @@ const MIGRATE_KEY = 0x4865617274680002n;
 
 type Conn = SQL | ReservedSQL;
 interface Tx {
-  conn: ReservedSQL;
+  /** The write's own connection, once a statement needs it (see onConn); exclusive() reserves it at once. */
+  conn: ReservedSQL | null;
+  /** The connection being reserved, and what waits to be sent on it, in order. */
+  reserving: Promise<unknown> | null;
+  queued: { go: () => void; no: (e: unknown) => void }[];
+  /** A statement of the write's own has been sent or queued: a last one is no longer its first. */
+  sent: boolean;
+  /** COMMIT answered: nothing is left to roll back. */
+  ended: boolean;
   open: boolean;
   done: boolean;
   after: (() => void | Promise<void>)[];
@@ -210,45 +221,8 @@ async function commit(conn: ReservedSQL, ahead: Tx["withCommit"], settle: Tx["se
 /** Sends BEGIN ahead of a write's first statement, not waiting for its answer: the connection runs statements in order (see commit()). */
 function begin(tx: Tx) {
   if (tx.begun || !tx.open) return;
-  tx.begun = tx.conn`BEGIN`;
+  tx.begun = tx.conn!`BEGIN`;
   tx.begun.catch(() => {});
-}
-
-/**
- * Ends a write that ran. Its one statement, kept for now (settleAtCommit),
- * with the statements to send with its COMMIT (the audit entry), when each
- * of them changes rows and the first gives its rows back or is a read:
- * one statement of its own, PostgreSQL's one transaction, its parts as a
- * WITH, each run whether or not its rows are read. It is what a write that
- * keeps an entry can send least of (bench/pgshape.ts): no BEGIN, no COMMIT,
- * and a row it writes locked only while it runs. Otherwise BEGIN, what was
- * kept, and the COMMIT with what goes with it. BEGIN's answer is waited on
- * with the COMMIT, not before it: a write whose statements PostgreSQL ran
- * at once would otherwise hold their rows through the round trip that
- * brings it.
- */
-async function finish(tx: Tx): Promise<void> {
-  const kept = tx.kept;
-  tx.kept = null;
-  const folded = kept && !tx.begun ? foldedText(kept, tx.withCommit) : null;
-  if (kept && folded) {
-    const params = kept.params;
-    for (const q of tx.withCommit) params.push(...q.params);
-    tx.withCommit = [];
-    runPg(tx.conn, folded, params, kept.method).then(kept.ok, kept.no);
-    for (const answer of tx.settle) await answer;
-    return;
-  }
-  if (kept) {
-    begin(tx);
-    runPg(tx.conn, kept.text, kept.params, kept.method).then(kept.ok, kept.no);
-  }
-  if (!tx.begun && tx.withCommit.length === 0) {
-    for (const answer of tx.settle) await answer;
-    return;
-  }
-  begin(tx);
-  await commit(tx.conn, tx.withCommit, [tx.begun!, ...tx.settle]);
 }
 
 /** The texts of statements folded into one (a write's few shapes, made again and again), by their parts' texts; "" for parts that cannot be. */
@@ -342,7 +316,7 @@ export class PgStore implements Store {
   private runWrite(text: string, params: unknown[], method: Method) {
     const tx = this.active();
     if (!tx) return runOn(this.sql, text, params, method);
-    if (tx.keep && !tx.begun && !tx.kept && !/^\s*begin\b/i.test(text)) {
+    if (tx.keep && !tx.sent && !tx.kept && !/^\s*begin\b/i.test(text)) {
       const kept = { text: toPostgres(text), params: params.map(pgParam), method } as Kept;
       tx.kept = kept;
       return new Promise<{ rows: any; changes?: number }>((ok, no) => {
@@ -350,8 +324,78 @@ export class PgStore implements Store {
         kept.no = no;
       });
     }
-    begin(tx);
-    return runOn(tx.conn, text, params, method);
+    return this.onConn(tx, () => {
+      begin(tx);
+      return runOn(tx.conn!, text, params, method);
+    });
+  }
+
+  /**
+   * Sends on the write's own connection, reserving it first if none is yet:
+   * a write whose one statement goes at its end as one statement (finish())
+   * runs it on the pool and reserves none. What is sent while the
+   * reservation is under way waits for it and goes out in order.
+   */
+  private onConn<R>(tx: Tx, send: () => Promise<R>): Promise<R> {
+    tx.sent = true;
+    if (tx.conn) return send();
+    return new Promise<R>((ok, no) => {
+      tx.queued.push({ go: () => void send().then(ok, no), no });
+      tx.reserving ??= this.sql.reserve().then(
+        (conn) => {
+          tx.conn = conn;
+          const queued = tx.queued;
+          tx.queued = [];
+          for (const q of queued) q.go();
+        },
+        (e) => {
+          tx.reserving = null;
+          const queued = tx.queued;
+          tx.queued = [];
+          for (const q of queued) q.no(e);
+        },
+      );
+    });
+  }
+
+  /**
+   * Ends a write that ran. Its one statement, kept for now (settleAtCommit),
+   * with the statements to send with its COMMIT (the audit entry), when
+   * each of them changes rows and the first gives its rows back or is a
+   * read: one statement of its own, PostgreSQL's one transaction, its parts
+   * as a WITH, each run whether or not its rows are read. It is what a write
+   * that keeps an entry can send least of (bench/pgshape.ts): no BEGIN, no
+   * COMMIT, no connection reserved, and a row it writes locked only while
+   * it runs. Otherwise BEGIN, what was kept, and the COMMIT with what goes
+   * with it. BEGIN's answer is waited on with the COMMIT, not before it: a
+   * write whose statements PostgreSQL ran at once would otherwise hold
+   * their rows through the round trip that brings it.
+   */
+  private async finish(tx: Tx): Promise<void> {
+    const kept = tx.kept;
+    tx.kept = null;
+    const folded = kept && !tx.sent ? foldedText(kept, tx.withCommit) : null;
+    if (kept && folded) {
+      const params = kept.params;
+      for (const q of tx.withCommit) params.push(...q.params);
+      tx.withCommit = [];
+      // One statement is its own transaction: on the pool, no connection reserved for it.
+      runPg(this.sql, folded, params, kept.method).then(kept.ok, kept.no);
+      for (const answer of tx.settle) await answer;
+      tx.ended = true;
+      return;
+    }
+    if (!kept && !tx.sent && tx.withCommit.length === 0) {
+      for (const answer of tx.settle) await answer;
+      tx.ended = true;
+      return;
+    }
+    await this.onConn(tx, () => {
+      begin(tx);
+      if (kept) runPg(tx.conn!, kept.text, kept.params, kept.method).then(kept.ok, kept.no);
+      return commit(tx.conn!, tx.withCommit, [tx.begun!, ...tx.settle]);
+    });
+    tx.ended = true;
   }
 
   inWrite(): boolean {
@@ -376,8 +420,10 @@ export class PgStore implements Store {
   async lock(key: string): Promise<void> {
     const tx = this.active();
     if (!tx?.open) throw new Error("store.lock: only inside a write transaction");
-    begin(tx);
-    await runOn(tx.conn, "select pg_advisory_xact_lock(hashtextextended(?, 0))", [key], "run");
+    await this.onConn(tx, () => {
+      begin(tx);
+      return runOn(tx.conn!, "select pg_advisory_xact_lock(hashtextextended(?, 0))", [key], "run");
+    });
   }
 
   /**
@@ -387,22 +433,35 @@ export class PgStore implements Store {
    * so that work may write in turn.
    */
   private async held<T>(tx: boolean, fn: () => T | Promise<T>): Promise<T> {
-    const state: Tx = { conn: undefined as unknown as ReservedSQL, open: false, done: false, after: [], withCommit: [], begun: null, settle: [], keep: false, kept: null };
+    const state: Tx = {
+      conn: null,
+      reserving: null,
+      queued: [],
+      sent: false,
+      ended: false,
+      open: false,
+      done: false,
+      after: [],
+      withCommit: [],
+      begun: null,
+      settle: [],
+      keep: false,
+      kept: null,
+    };
     let out: T;
     await this.gate.enter(!tx);
     try {
-      const conn = (state.conn = await this.sql.reserve());
+      if (!tx) state.conn = await this.sql.reserve();
       try {
         out = await this.inTx.run(state, async () => {
           if (!tx) return await fn();
           state.open = true;
           try {
             const out = await fn();
-            await finish(state);
+            await this.finish(state);
             return out;
           } catch (e) {
             state.after = [];
-            if (state.begun) await conn.unsafe("ROLLBACK").catch(() => {});
             throw e;
           } finally {
             state.open = false;
@@ -410,7 +469,12 @@ export class PgStore implements Store {
         });
       } finally {
         state.done = true;
-        conn.release();
+        // A reservation under way lands first, and what it sent is rolled back unless it committed.
+        if (state.reserving) await state.reserving.catch(() => {});
+        if (state.conn) {
+          if (state.begun && !state.ended) await state.conn.unsafe("ROLLBACK").catch(() => {});
+          state.conn.release();
+        }
       }
     } finally {
       this.gate.leave(!tx);
