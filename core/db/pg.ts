@@ -340,7 +340,16 @@ export class PgStore implements Store {
     tx.sent = true;
     if (tx.conn) return send();
     return new Promise<R>((ok, no) => {
-      tx.queued.push({ go: () => void send().then(ok, no), no });
+      tx.queued.push({
+        go: () => {
+          try {
+            send().then(ok, no);
+          } catch (e) {
+            no(e);
+          }
+        },
+        no,
+      });
       tx.reserving ??= this.sql.reserve().then(
         (conn) => {
           tx.conn = conn;

@@ -268,13 +268,19 @@ function lastWrite(store: PgStore, table: string, n: number | null, before: numb
 const tableValues = async (s: PgStore, table: string) => ((await s.sql.unsafe(`SELECT n FROM ${table} ORDER BY n`)) as { n: number }[]).map((r) => r.n);
 
 for (const [what, before, sent] of [
-  ["its one statement goes with what is sent with its COMMIT as one statement, no BEGIN and no COMMIT", [], 1],
+  ["its one statement goes with what is sent with its COMMIT as one statement, no BEGIN, no COMMIT and no connection reserved", [], 1],
   ["after others, it goes out with the COMMIT: BEGIN, the one before it, it, the entry and the COMMIT are on the wire while it waits", [7], 5],
 ] as const)
   test(`a write's last statement left to its end (Lastly): ${what}, its row locked only while it runs`, async () => {
     const { direct, through, reset, runs, waiting, close } = await overProxy();
     const table = before.length ? "after" : "alone";
     const held = await direct.sql.reserve();
+    let reserved = 0;
+    const reserve = through.sql.reserve.bind(through.sql);
+    through.sql.reserve = (() => {
+      reserved++;
+      return reserve();
+    }) as typeof reserve;
     try {
       await direct.sql.unsafe(`CREATE TABLE rows_${table} (k INT PRIMARY KEY, n INT NOT NULL)`);
       await direct.sql.unsafe(`CREATE TABLE marks_${table} (n INT NOT NULL)`);
@@ -289,6 +295,8 @@ for (const [what, before, sent] of [
       await held.unsafe("COMMIT");
       expect(await second).toEqual([[2]]);
       expect(onTheWire).toBe(sent);
+      // A connection of its own only for a write with more to send than the one statement.
+      expect(reserved).toBe(before.length ? 2 : 0);
       expect(await tableValues(direct, `rows_${table}`)).toEqual([2]);
       expect(await tableValues(direct, `marks_${table}`)).toEqual([...before, 1, ...before, 2].sort((a, b) => a - b));
     } finally {
