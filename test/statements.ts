@@ -92,3 +92,13 @@ export function statementLog(store: Store): StatementLog {
     },
   };
 }
+
+/**
+ * A call's own statements, without those identifying its caller: the token,
+ * its OAuth grant and its credential's policy are looked up again only when
+ * the instance may not keep them (on PostgreSQL, while its listening
+ * connection is not yet or no longer heard, which a busy machine can make
+ * happen at any moment), and those lookups are not the call's work.
+ */
+export const ownStatements = (statements: string[]) =>
+  statements.filter((q) => !q.startsWith('select "tokens".') && !q.startsWith('select "grant" from "oauth_access"') && !q.startsWith('select "policy" from "credential_policies"'));

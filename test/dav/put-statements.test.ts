@@ -11,17 +11,11 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "bun:test";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { statementLog } from "../statements.ts";
+import { ownStatements, statementLog } from "../statements.ts";
 import { vevent } from "./fixtures.ts";
 
 let h: Hearth | null = null;
 
-/**
- * What a PUT itself asked of the database: its caller's token is looked up again only when the instance may not
- * keep it (on PostgreSQL, while its listening connection is not yet or no longer heard, which a busy machine can
- * make happen at any moment), and that lookup is identifying, not the PUT's work.
- */
-const own = (statements: string[]) => statements.filter((q) => !q.startsWith('select "tokens".'));
 afterEach(async () => {
   await h?.stop();
   h = null;
@@ -45,13 +39,13 @@ describe("a new event's PUT", () => {
       const most = h.rt.store.kind === "sqlite" ? 10 : 12;
       log.start();
       const plain = await dav("PUT", "plain.ics", vevent("plain", "Plain", "20270302T090000Z"), { "if-none-match": "*" });
-      const plainStatements = own(log.stop());
+      const plainStatements = ownStatements(log.stop());
       expect(plain.status).toBe(201);
       expect({ count: plainStatements.length, plainStatements }).toEqual({ count: Math.min(plainStatements.length, most), plainStatements });
       // A series in a zone keeps its rule, zone and length on the event: one write more, no more reads.
       log.start();
       const kept = await dav("PUT", "series.ics", series("series"), { "if-none-match": "*" });
-      const seriesStatements = own(log.stop());
+      const seriesStatements = ownStatements(log.stop());
       expect(kept.status).toBe(201);
       expect({ count: seriesStatements.length, seriesStatements }).toEqual({ count: Math.min(seriesStatements.length, most + 2), seriesStatements });
       for (const [name, made] of [["plain.ics", plain], ["series.ics", kept]] as const) {
@@ -103,7 +97,7 @@ describe("a change's PUT", () => {
     try {
       log.start();
       changed = await dav("PUT", "standup.ics", vevent("standup", "Standup moved", "20270302T100000Z"), { "if-match": made.headers.get("etag")! });
-      statements = own(log.stop());
+      statements = ownStatements(log.stop());
     } finally {
       log.restore();
     }

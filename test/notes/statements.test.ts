@@ -10,7 +10,7 @@
 import "../statements.ts";
 import { afterEach, expect, test } from "bun:test";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
-import { statementLog } from "../statements.ts";
+import { ownStatements, statementLog } from "../statements.ts";
 
 let h: Hearth | null = null;
 afterEach(async () => {
@@ -18,8 +18,6 @@ afterEach(async () => {
   h = null;
 });
 
-/** The call's own statements: its caller's token is looked up again only while the instance may not keep it (see test/dav/put-statements.test.ts). */
-const own = (statements: string[]) => statements.filter((q) => !q.startsWith('select "tokens".'));
 /** Each statement by what it is, so a failure shows which one came or went. */
 const kinds = (statements: string[]) =>
   statements.map((q) => {
@@ -46,11 +44,11 @@ test("an add is its upsert and its audit entry in one transaction (on PostgreSQL
   try {
     log.start();
     const a = await add("milk, eggs");
-    added = own(log.stop());
+    added = ownStatements(log.stop());
     expect(a.status).toBe(200);
     log.start();
     const g = await h.call("notes/get", { title: "shopping" }, { token });
-    got = own(log.stop());
+    got = ownStatements(log.stop());
     expect(g.body.result.text).toBe("milk, eggs");
   } finally {
     log.restore();
