@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Secret, TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { backupsOf } from "../../core/backup/schedule.ts";
-import { chromiumPresent, everyLook, launchChromium } from "../browser.ts";
+import { answerTo, chromiumPresent, everyLook, launchChromium } from "../browser.ts";
 import { startHearth, TestClock, type Hearth } from "../harness.ts";
 import { post, signUp } from "../auth/people.ts";
 
@@ -66,14 +66,9 @@ test.skipIf(!chromiumPresent)("people: a lost phone; the admin turns off the per
   await page.getByText("Lost phone: turn off sam's two-factor sign-in…").click();
   await page.screenshot({ path: join(SHOTS, "people-reset-desktop-light.png"), fullPage: true });
   // The click and the form's answer are awaited together, and what the answering page says is read whichever kind of
-  // message it is: a refusal fails here at once with its status and reason, where waiting for a notice that never
-  // comes took the five minutes a page is given and, through expect().resolves, said nothing of why.
-  const [answer] = await Promise.all([
-    page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/people"),
-    page.getByRole("button", { name: "Turn off sam's two-factor sign-in" }).click(),
-  ]);
-  const said = await page.getByRole("status").or(page.getByRole("alert")).first().textContent();
-  expect({ status: answer.status(), said }).toMatchObject({ status: 200, said: expect.stringContaining("sam: two-factor sign-in is off") });
+  // message it is (test/browser.ts answerTo): a refusal fails here at once with its status and reason.
+  const reset = await answerTo(page, () => page.getByRole("button", { name: "Turn off sam's two-factor sign-in" }).click(), "/people");
+  expect(reset).toMatchObject({ status: 200, said: expect.stringContaining("sam: two-factor sign-in is off") });
 
   const theirs = await (await browser.newContext({ viewport: WIDTHS.phone })).newPage();
   await signInPage(theirs, "sam");
@@ -90,8 +85,8 @@ test.skipIf(!chromiumPresent)("restore: a backup from the destination is checked
   await page.goto(`${h.url}/settings/restore`);
   await page.getByLabel(/^From /).selectOption(b.name);
   await page.getByLabel("Passphrase").fill("not the passphrase");
-  await page.getByRole("button", { name: "Check the backup" }).click();
-  expect(await page.getByRole("alert").first().textContent()).toContain("Not restored, nothing changed");
+  const refused = await answerTo(page, () => page.getByRole("button", { name: "Check the backup" }).click(), "/settings/restore");
+  expect(refused.said).toContain("Not restored, nothing changed");
   await page.screenshot({ path: join(SHOTS, "restore-refused-desktop-light.png"), fullPage: true });
   await page.getByLabel(/^From /).selectOption(b.name);
   await page.getByRole("button", { name: "Check the backup" }).click();
