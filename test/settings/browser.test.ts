@@ -35,7 +35,11 @@ beforeAll(async () => {
   second = await startOpenAiFixture();
   h = await startHearth({ env: { HEARTH_CONFIG: file, AI_OLLAMA_URL: "", UPSTREAM_RETRY_MS: "0", HEARTH_METERING: "off", HEARTH_RATE_SIGNIN: "0" } });
   browser = await launchChromium();
-  owner = await browser.newContext({ viewport: WIDTHS.desktop });
+  // The app's worker is left out of every context here: these pages do not use it (the screens' own tests cover it),
+  // and with it Playwright now and then was handed the answer to a request the worker made after the worker had
+  // gone ("Cannot find parent object request@… to create response@…", "Cannot find object to __dispose__: worker@…"),
+  // which failed every test of the file from then on.
+  owner = await browser.newContext({ viewport: WIDTHS.desktop, serviceWorkers: "block" });
   mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -130,7 +134,7 @@ test.skipIf(!chromiumPresent)("people: an invited person signs up; disabled, the
   const link = (await page.locator("#made-link").textContent())!.trim();
   expect(link).toContain("/signup?invite=");
 
-  const guest = await browser.newContext({ viewport: WIDTHS.phone });
+  const guest = await browser.newContext({ viewport: WIDTHS.phone, serviceWorkers: "block" });
   const theirs = await guest.newPage();
   await theirs.goto(link);
   await theirs.getByLabel("Username").fill("pat");
@@ -154,7 +158,7 @@ test.skipIf(!chromiumPresent)("people: an invited person signs up; disabled, the
 
 test.skipIf(!chromiumPresent)("axe: no violations on the new pages, light and dark, 1280 and 390 px; screenshots", async () => {
   const cookies = await owner.cookies();
-  const ctx = await browser.newContext({ viewport: WIDTHS.desktop, bypassCSP: true });
+  const ctx = await browser.newContext({ viewport: WIDTHS.desktop, bypassCSP: true, serviceWorkers: "block" });
   await ctx.addCookies(cookies);
   const page = await ctx.newPage();
   const screens = ["", "setup", "settings", "people", "blog"].map((path) => ({ name: path || "home", path: `/${path}`, fullPage: path !== "settings" }));
