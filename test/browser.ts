@@ -311,3 +311,28 @@ export async function everyLook(page: Page, base: string, screens: Screen[], o: 
   await page.emulateMedia({ colorScheme: null });
   return found;
 }
+
+/** How long the page's message after a form's answer is looked for before the test says what the page shows instead. */
+const ANSWER_MS = 60_000;
+
+/**
+ * Clicks a form's button and awaits the server's answer to its POST to `path` with the click, then reads the message
+ * the answering page shows, a status or an alert, whichever it is. The answer's code comes back with what was said:
+ * a refusal fails the test with its status and reason. When no message can be read within a minute (the page was
+ * answered and loaded, but Chromium's page could not be read: seen now and then on this machine right after a
+ * form's answer), it fails saying so, with the answer's code and whatever the page's text is by then, rather than
+ * after the five minutes a page is given and with nothing said of why.
+ */
+export async function answerTo(page: Page, click: () => Promise<unknown>, path: string): Promise<{ status: number; said: string }> {
+  const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === path), click()]);
+  try {
+    const said = (await page.getByRole("status").or(page.getByRole("alert")).first().textContent({ timeout: ANSWER_MS })) ?? "";
+    return { status: answer.status(), said };
+  } catch (e) {
+    const shows = await page
+      .locator("main")
+      .innerText({ timeout: ANSWER_MS })
+      .catch((e2: Error) => `(unreadable: ${e2.message.split("\n")[0]})`);
+    throw new Error(`POST ${path} answered ${answer.status()} at ${page.url()}, but no status or alert could be read (${(e as Error).message.split("\n")[0]}); the page shows: ${shows.slice(0, 600)}`);
+  }
+}
