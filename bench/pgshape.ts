@@ -3,7 +3,7 @@
 // store sends it, on the same tables, from Bun's SQL client, five at a time.
 // Hearth's: a note's add leaves its one statement to the write's end
 // (core/db/store.ts Lastly), where it goes with the audit entry as one
-// statement on a reserved connection; the live notice is published after the
+// statement on the pool; the live notice is published after the
 // commit, a few at a time, from a connection of its own (core/shared/pg.ts).
 // A write with statements before its last sends BEGIN, them, the last, the
 // audit entry and the COMMIT without waiting between the last three.
@@ -107,11 +107,11 @@ const audit = (): [string, unknown[]] => [AUDIT, auditArgs()];
 const shapes: [string, (i: number) => Promise<unknown>][] = [
   ["the limit's upsert", (i) => sql.unsafe(UPSERT, upsertArgs(i))],
   ["Hearth's: one statement, upsert and audit entry; notices after", async (i) => {
-    await reserved(ONE, [...upsertArgs(i), ...auditArgs()]);
+    await sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()]);
     publish(notice[1]);
   }],
-  ["the same without the notices", (i) => reserved(ONE, [...upsertArgs(i), ...auditArgs()])],
-  ["the same on the pool, no connection reserved", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()])],
+  ["the same without the notices", (i) => sql.unsafe(ONE, [...upsertArgs(i), ...auditArgs()])],
+  ["the same on a reserved connection", (i) => reserved(ONE, [...upsertArgs(i), ...auditArgs()])],
   ["BEGIN, upsert, audit entry, COMMIT at once", (i) => pipelined(i, [audit()])],
   ["the same, the notice sent with the COMMIT", (i) => pipelined(i, [audit(), [NOTIFY, notice]])],
   ["upsert waited for, then audit entry, notice, COMMIT", (i) => awaited(i, [audit(), [NOTIFY, notice]])],
