@@ -120,16 +120,18 @@ export class Lastly<R = unknown, T = unknown> {
     private readonly statement: () => R | PromiseLike<R>,
     private readonly shape: (rows: R) => T,
   ) {}
-  /** Runs the statement, once: a drizzle query runs each time it is waited on, and SQLite's prepared ones answer at once, with rows. */
+  /**
+   * Runs the statement, once, and asks for its answer at once: a drizzle
+   * query is sent only when waited on, and each time it is; SQLite's
+   * prepared ones answer at once, with rows.
+   */
   start(): Promise<R> {
     if (this.answer) return this.answer;
-    try {
+    this.answer = new Promise<R>((ok, no) => {
       const made = this.statement();
-      const lazy = made !== null && typeof made === "object" && typeof (made as PromiseLike<R>).then === "function" && !(made instanceof Promise);
-      this.answer = lazy ? new Promise<R>((ok, no) => (made as PromiseLike<R>).then(ok, no)) : Promise.resolve(made as R | Promise<R>);
-    } catch (e) {
-      this.answer = Promise.reject(e);
-    }
+      if (typeof (made as PromiseLike<R> | null)?.then === "function") (made as PromiseLike<R>).then(ok, no);
+      else ok(made as R);
+    });
     // Waited on later (with the COMMIT, or by the call): a failure before then is not one nobody handles.
     this.answer.catch(() => {});
     return this.answer;
