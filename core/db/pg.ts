@@ -105,8 +105,8 @@ export interface WithRows {
  * as 0/1). Every other column's values are already SQLite's: Bun gives
  * bigints only for int8, booleans only for bool, and null for NULL.
  */
-function rowsRunner(conn: () => Conn, sqlText: string): RowsRunner {
-  if (/^\s*begin\b/i.test(sqlText)) return (params) => runOn(conn(), sqlText, params, "rows") as Promise<never>;
+function rowsRunner(conn: Conn, sqlText: string): RowsRunner {
+  if (/^\s*begin\b/i.test(sqlText)) return (params) => runOn(conn, sqlText, params, "rows") as Promise<never>;
   const text = toPostgres(sqlText);
   let seen: unknown = null;
   let decode: number[] = [];
@@ -135,7 +135,7 @@ function rowsRunner(conn: () => Conn, sqlText: string): RowsRunner {
     }
     let q;
     try {
-      q = conn().unsafe(text, params).values();
+      q = conn.unsafe(text, params).values();
     } catch (e) {
       return Promise.reject(withQuery(e, text));
     }
@@ -143,9 +143,9 @@ function rowsRunner(conn: () => Conn, sqlText: string): RowsRunner {
   };
 }
 
-/** The store's drizzle callback, carrying a runner maker for prepared queries (see WithRows). */
-function callback(conn: () => Conn) {
-  const run = (text: string, params: unknown[], method: Method) => runOn(conn(), text, params, method);
+/** The readers' drizzle callback, on the pool, carrying a runner maker for prepared queries (see WithRows). */
+function callback(conn: Conn) {
+  const run = (text: string, params: unknown[], method: Method) => runOn(conn, text, params, method);
   return Object.assign(run, { rows: (sqlText: string) => rowsRunner(conn, sqlText) } satisfies WithRows);
 }
 
@@ -225,8 +225,13 @@ function begin(tx: Tx) {
   tx.begun.catch(() => {});
 }
 
-/** The texts of statements folded into one (a write's few shapes, made again and again), by their parts' texts; "" for parts that cannot be. */
-const foldedTexts = new Map<string, string>();
+/**
+ * The texts of statements folded into one (a write's few shapes, made again
+ * and again), by the first's text, then the others' (most often one, the
+ * audit entry's); "" for parts that cannot be. Both keys are texts made
+ * once (toPostgres keeps its own), so a lookup builds no string.
+ */
+const foldedTexts = new Map<string, Map<string, string>>();
 
 /**
  * One WITH that runs them all, its parameters the first's, then each
@@ -234,9 +239,14 @@ const foldedTexts = new Map<string, string>();
  * write with RETURNING) and others that each change rows. Null otherwise.
  */
 function foldedText(kept: Kept, others: Tx["withCommit"]): string | null {
-  let key = kept.text;
-  for (const q of others) key += `\u0000${q.text}`;
-  let text = foldedTexts.get(key);
+  const key = others.length === 1 ? others[0].text : others.map((q) => q.text).join("\u0000");
+  let byOthers = foldedTexts.get(kept.text);
+  if (!byOthers) {
+    // Bounded: a write's shapes are few, but a statement's text may carry its values.
+    if (foldedTexts.size >= 1000) foldedTexts.clear();
+    foldedTexts.set(kept.text, (byOthers = new Map()));
+  }
+  let text = byOthers.get(key);
   if (text === undefined) {
     const gives = /^\s*select\b/i.test(kept.text) || (/^\s*(insert|update|delete)\b/i.test(kept.text) && /\breturning\b/i.test(kept.text));
     const changes = others.every((q) => /^\s*(insert|update|delete)\b/i.test(q.text) && !/\breturning\b/i.test(q.text));
@@ -252,9 +262,7 @@ function foldedText(kept: Kept, others: Tx["withCommit"]): string | null {
       });
       text += " SELECT * FROM w";
     }
-    // Bounded: a write's shapes are few, but a statement's text may carry its values.
-    if (foldedTexts.size >= 1000) foldedTexts.clear();
-    foldedTexts.set(key, text);
+    byOthers.set(key, text);
   }
   return text || null;
 }
@@ -298,7 +306,7 @@ export class PgStore implements Store {
     this.gate = new Gate(Math.max(1, Math.floor(max / 2)));
     // A writer's statements go through runWrite (BEGIN ahead of the first, a last one kept for the write's end): its prepared queries ask it each call.
     this.wdb = drizzle((text, params, method) => this.runWrite(text, params, method)) as unknown as Db;
-    this.rdb = drizzle(callback(() => this.sql)) as unknown as Db;
+    this.rdb = drizzle(callback(this.sql)) as unknown as Db;
     ownWriter(this);
   }
 
