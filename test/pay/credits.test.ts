@@ -7,6 +7,7 @@ import { cliHost, coreWiring } from "../../core/instance.ts";
 import { settle } from "../../core/upstream/index.ts";
 import { startHearth, storeEnv, type Hearth } from "../harness.ts";
 import { runs } from "./plugins/meter/index.ts";
+import { mcpClient } from "../mcp/client.ts";
 
 const PLUGINS = join(import.meta.dir, "plugins");
 /** Charging accounts is something an owner who hosts others turns on; these tests do. */
@@ -190,6 +191,39 @@ describe("price overrides and metering off", () => {
       expect((await credits(h, t)).balance).toBe(0);
       const list = (await (await fetch(`${h.url}/api/v1/prices`)).json()) as { result: { methods: { method: string; credits: number }[] } };
       expect(list.result.methods.find((m) => m.method === "meter/free")!.credits).toBe(4);
+    } finally {
+      await h.stop();
+    }
+  });
+
+  test("a priced write whose answer is its last statement (notes/add) is charged once for each note written, over HTTP and MCP; one refused writes nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hearth-prices-"));
+    const file = join(dir, "prices.json");
+    writeFileSync(file, JSON.stringify({ "notes/add": 2 }));
+    const h = await startHearth({ env: { HEARTH_PLUGINS: PLUGINS, HEARTH_PRICES: file, HEARTH_RATE_PRICED: "0", HEARTH_RATE_WRITES: "0", ...METERED } });
+    try {
+      const admin = await h.token("root", { admin: true });
+      const t = await h.token("nora");
+      await grant(h, admin, "nora", 5);
+      const overHttp = await h.call("notes/add", { title: "first", text: "over HTTP" }, { token: t });
+      expect(overHttp.status).toBe(200);
+      expect(overHttp.body.result).toMatchObject({ title: "first", text: "over HTTP" });
+      const mcp = await mcpClient(h.url, { token: t });
+      try {
+        const overMcp = await mcp.call("notes_add", { title: "second", text: "over MCP" });
+        expect(overMcp.isError).toBeFalsy();
+        expect(overMcp.structuredContent).toMatchObject({ result: { title: "second", text: "over MCP" } });
+      } finally {
+        await mcp.close();
+      }
+      // 5 credits, 2 a note: a third is refused before it runs.
+      expect((await h.call("notes/add", { title: "third", text: "unpaid" }, { token: t })).status).toBe(402);
+      expect((await credits(h, t)).balance).toBe(1);
+      const listed = await h.call("notes/list", {}, { token: t });
+      expect(listed.body.result.map((n: { title: string; text: string }) => [n.title, n.text])).toEqual([
+        ["first", "over HTTP"],
+        ["second", "over MCP"],
+      ]);
     } finally {
       await h.stop();
     }
